@@ -1,0 +1,126 @@
+package entail
+
+import "testing"
+
+var (
+	i, j, n, lo, hi = Var("i"), Var("j"), Var("n"), Var("lo"), Var("hi")
+	zero, one       = Const(0), Const(1)
+)
+
+func TestTermCanonical(t *testing.T) {
+	a := i.Add(n).Sub(one)
+	b := n.Sub(one).Add(i)
+	if !a.Equal(b) || a.String() != b.String() {
+		t.Errorf("%q and %q should be the same term", a, b)
+	}
+	if got := i.Sub(i); !got.IsConst() || got.Const != 0 {
+		t.Errorf("i - i = %v, want 0", got)
+	}
+	if got, want := i.Scale(2).Sub(n).AddConst(-3).String(), "2*i - n - 3"; got != want {
+		t.Errorf("String = %q, want %q", got, want)
+	}
+}
+
+func TestNot(t *testing.T) {
+	p := NewZ3(1000)
+	for _, f := range []Fact{Eq(i, n), Ne(i, n), Le(i, n), Lt(i, n), Ge(i, one)} {
+		// f and ¬f are contradictory and exhaustive.
+		if !p.Entails([]Fact{f, f.Not()}, Lt(one, zero)) {
+			t.Errorf("%v ∧ ¬%v should be unsatisfiable", f, f)
+		}
+		if p.Entails([]Fact{f}, f.Not()) {
+			t.Errorf("%v should not entail its negation", f)
+		}
+	}
+}
+
+// Each case is a question the placement rules ask; want is the answer.
+var cases = []struct {
+	name string
+	hyps []Fact
+	goal Fact
+	want bool
+}{
+	{"reflexive", []Fact{Le(i, n)}, Le(i, n), true},
+	{"loop exit gives bound", []Fact{Le(zero, i), Ge(i, n), Le(i, n)}, Eq(i, n), true},
+	{"strict to non-strict", []Fact{Lt(i, n)}, Le(i, n), true},
+	{"non-strict not strict", []Fact{Le(i, n)}, Lt(i, n), false},
+	{"transitive", []Fact{Le(lo, i), Le(i, hi)}, Le(lo, hi), true},
+	{"shift", []Fact{Eq(j, i.AddConst(1)), Lt(i, n)}, Le(j, n), true},
+	{"unrelated", []Fact{Le(lo, hi)}, Le(i, n), false},
+	{"no hypotheses", nil, Le(i, n), false},
+	{"parity", nil, Ne(i.Scale(2), one), true},
+	{"constant true", nil, Le(zero, one), true},
+	{"constant false", nil, Le(one, zero), false},
+	{"inconsistent", []Fact{Lt(i, zero), Le(zero, i)}, Eq(n, one), true},
+	{"range inclusion", []Fact{Le(zero, lo), Le(lo, hi), Le(hi, n)}, Le(hi.Sub(lo), n), true},
+}
+
+func TestZ3(t *testing.T) {
+	p := NewZ3(1000)
+	for _, c := range cases {
+		if got := p.Entails(c.hyps, c.goal); got != c.want {
+			t.Errorf("%s: %v ⊢ %v = %v, want %v", c.name, c.hyps, c.goal, got, c.want)
+		}
+	}
+	if p.Errors() != 0 {
+		t.Errorf("%d solver errors", p.Errors())
+	}
+}
+
+// TestCachedAgrees checks that the fast paths and the cache never change an
+// answer, and that a repeated query does not reach the solver again.
+func TestCachedAgrees(t *testing.T) {
+	c := NewCached(NewZ3(1000))
+	for round := 0; round < 2; round++ {
+		for _, cs := range cases {
+			if got := c.Entails(cs.hyps, cs.goal); got != cs.want {
+				t.Errorf("round %d %s: got %v, want %v", round, cs.name, got, cs.want)
+			}
+		}
+	}
+	st := c.Stats()
+	if st.Queries != 2*len(cases) {
+		t.Errorf("Queries = %d, want %d", st.Queries, 2*len(cases))
+	}
+	if st.Solver == 0 || st.CacheHits != st.Solver {
+		t.Errorf("stats %+v: second round should be answered from the cache", st)
+	}
+}
+
+// TestHypothesisOrder checks that the cache key treats hypotheses as a set.
+func TestHypothesisOrder(t *testing.T) {
+	a := []Fact{Le(lo, i), Le(i, hi)}
+	b := []Fact{Le(i, hi), Le(lo, i)}
+	if key(a, Le(lo, hi)) != key(b, Le(lo, hi)) {
+		t.Error("cache key depends on hypothesis order")
+	}
+}
+
+type counting struct{ calls int }
+
+func (c *counting) Entails([]Fact, Fact) bool { c.calls++; return false }
+
+// TestSyntacticFastPaths checks which queries never reach the solver.
+func TestSyntacticFastPaths(t *testing.T) {
+	under := &counting{}
+	c := NewCached(under)
+	for _, q := range []struct {
+		hyps []Fact
+		goal Fact
+		want bool
+	}{
+		{[]Fact{Le(i, n)}, Le(i, n), true},
+		{[]Fact{Le(i, n)}, Le(i, n.AddConst(3)), true}, // looser bound
+		{[]Fact{Eq(i, n)}, Le(i, n), true},
+		{nil, Le(zero, one), true},
+		{nil, Le(i, n), false},
+	} {
+		if got := c.Entails(q.hyps, q.goal); got != q.want {
+			t.Errorf("%v ⊢ %v = %v, want %v", q.hyps, q.goal, got, q.want)
+		}
+	}
+	if under.calls != 0 {
+		t.Errorf("%d queries reached the solver, want 0", under.calls)
+	}
+}

@@ -1,0 +1,129 @@
+package entail
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// A Term is a linear combination of integer variables plus a constant:
+// Const + Σ Coef·Var. The zero Term is the constant 0. Terms are values:
+// every operation returns a new Term in canonical form (monomials sorted by
+// variable name, no zero coefficients), so equal terms print equally.
+type Term struct {
+	Const int64
+	Monos []Mono
+}
+
+// A Mono is one monomial Coef·Var of a Term.
+type Mono struct {
+	Var  string
+	Coef int64
+}
+
+// Var returns the term 1·name.
+func Var(name string) Term { return Term{Monos: []Mono{{Var: name, Coef: 1}}} }
+
+// Const returns the constant term c.
+func Const(c int64) Term { return Term{Const: c} }
+
+// IsConst reports whether t has no variables.
+func (t Term) IsConst() bool { return len(t.Monos) == 0 }
+
+// Add returns t + u.
+func (t Term) Add(u Term) Term { return combine(t, u, 1) }
+
+// Sub returns t - u.
+func (t Term) Sub(u Term) Term { return combine(t, u, -1) }
+
+// AddConst returns t + c.
+func (t Term) AddConst(c int64) Term {
+	t.Monos = append([]Mono(nil), t.Monos...)
+	t.Const += c
+	return t
+}
+
+// Scale returns k·t.
+func (t Term) Scale(k int64) Term {
+	if k == 0 {
+		return Term{}
+	}
+	r := Term{Const: t.Const * k, Monos: make([]Mono, len(t.Monos))}
+	for i, m := range t.Monos {
+		r.Monos[i] = Mono{Var: m.Var, Coef: m.Coef * k}
+	}
+	return r
+}
+
+// Vars returns the variables of t in canonical order.
+func (t Term) Vars() []string {
+	vs := make([]string, len(t.Monos))
+	for i, m := range t.Monos {
+		vs[i] = m.Var
+	}
+	return vs
+}
+
+// Equal reports whether t and u are the same linear combination.
+func (t Term) Equal(u Term) bool {
+	if t.Const != u.Const || len(t.Monos) != len(u.Monos) {
+		return false
+	}
+	for i := range t.Monos {
+		if t.Monos[i] != u.Monos[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// String prints t canonically, e.g. "2*i + n - 1".
+func (t Term) String() string {
+	var b strings.Builder
+	for i, m := range t.Monos {
+		c := m.Coef
+		switch {
+		case i == 0 && c < 0:
+			b.WriteString("-")
+			c = -c
+		case i > 0 && c < 0:
+			b.WriteString(" - ")
+			c = -c
+		case i > 0:
+			b.WriteString(" + ")
+		}
+		if c != 1 {
+			b.WriteString(strconv.FormatInt(c, 10))
+			b.WriteString("*")
+		}
+		b.WriteString(m.Var)
+	}
+	switch {
+	case len(t.Monos) == 0:
+		b.WriteString(strconv.FormatInt(t.Const, 10))
+	case t.Const > 0:
+		b.WriteString(" + " + strconv.FormatInt(t.Const, 10))
+	case t.Const < 0:
+		b.WriteString(" - " + strconv.FormatInt(-t.Const, 10))
+	}
+	return b.String()
+}
+
+// combine returns t + k·u in canonical form.
+func combine(t, u Term, k int64) Term {
+	coef := make(map[string]int64, len(t.Monos)+len(u.Monos))
+	for _, m := range t.Monos {
+		coef[m.Var] += m.Coef
+	}
+	for _, m := range u.Monos {
+		coef[m.Var] += k * m.Coef
+	}
+	r := Term{Const: t.Const + k*u.Const}
+	for v, c := range coef {
+		if c != 0 {
+			r.Monos = append(r.Monos, Mono{Var: v, Coef: c})
+		}
+	}
+	sort.Slice(r.Monos, func(i, j int) bool { return r.Monos[i].Var < r.Monos[j].Var })
+	return r
+}
