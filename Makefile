@@ -1,0 +1,44 @@
+# bigfoot: build, demo and tests.
+#
+#   make build   build bin/bigfoot
+#   make demo    install what is missing, build bin/bigfoot, run it on a racy example
+#   make test    go vet, unit tests, end-to-end tests and Go's race-detector suite
+
+GO ?= go
+BIGFOOT := bin/bigfoot
+
+.PHONY: all build demo test deps z3 clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIGFOOT) ./cmd/bigfoot
+
+# deps installs what is missing. Only Go is needed today; libz3-dev will be
+# needed by the placement pass of -mode=bigfoot, so its absence is reported
+# here but does not stop the demo (set NEED_Z3=1 to install it).
+deps:
+	@command -v $(GO) >/dev/null || { echo "make: Go is required: https://go.dev/dl/ (Go 1.24 or newer)"; exit 1; }
+	@if [ -e /usr/include/z3.h ] || ldconfig -p 2>/dev/null | grep -q libz3; then :; \
+	elif [ "$(NEED_Z3)" = 1 ]; then $(MAKE) z3; \
+	else echo "note: libz3-dev is not installed; -mode=bigfoot will need it (make z3)"; fi
+
+z3:
+	@if [ -e /usr/include/z3.h ]; then echo "libz3-dev is installed"; \
+	elif [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y libz3-dev; \
+	else sudo apt-get update && sudo apt-get install -y libz3-dev; fi
+
+# demo runs the racy example; it exits with status 66, as a -race binary
+# does after a race, which is what we want to show, so 66 is not a failure.
+demo: deps build
+	@echo "$$ cd testdata/demo && ../../$(BIGFOOT) run ."
+	@cd testdata/demo && ../../$(BIGFOOT) run . ; status=$$?; \
+	echo "exit status $$status"; \
+	if [ $$status -ne 66 ] && [ $$status -ne 0 ]; then exit $$status; fi
+
+test:
+	$(GO) vet ./...
+	$(GO) test -timeout 25m ./...
+
+clean:
+	rm -rf bin

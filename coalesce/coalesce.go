@@ -1,0 +1,159 @@
+// Package coalesce implements the post-analysis steps of BigFoot's §3.4
+// (thesis 003_2c4adee4d326f5a8.txt:870-885): merging the paths of one check
+// site whose designators are equal into one coalesced field path
+// d.f1/f2/…/fn or one strided array range d[b..e:k], and the static shadow
+// proxy analysis that decides which fields of a struct type may share one
+// shadow location.
+//
+// The package is independent of how paths are represented: placement
+// groups paths by designator and calls Ranges on the index ranges of one
+// group and Proxies on the field sets of all checks.
+package coalesce
+
+import (
+	"go/types"
+	"sort"
+
+	"github.com/bigfoot-go/bigfoot/placement/entail"
+)
+
+// A Range is the strided range Lo..Hi:Stride, the indices
+// {Lo + i·Stride : Lo ≤ Lo + i·Stride < Hi} (003_2c4adee4d326f5a8.txt:744).
+type Range struct {
+	Lo, Hi entail.Term
+	Stride int64
+}
+
+// Single reports whether r selects exactly the index Lo.
+func (r Range) Single() bool { return r.Stride == 1 && r.Hi.Equal(r.Lo.AddConst(1)) }
+
+// Ranges coalesces strided ranges of one array into as few ranges as it
+// can, each selecting exactly the union of the ranges it replaces. Like the
+// thesis's implementation it tries combinations of the given bounds and
+// strides rather than solving the constraints in general
+// (003_2c4adee4d326f5a8.txt:878): two ranges merge when they have the same
+// stride and one starts where the other ends (eq decides term equality under
+// the check's history), or when two single indices differ by a constant,
+// which becomes the stride. A range contained in another is dropped. The
+// result is deterministic for a given input order.
+func Ranges(rs []Range, eq func(a, b entail.Term) bool) []Range {
+	out := append([]Range(nil), rs...)
+	for changed := true; changed; {
+		changed = false
+	loop:
+		for i := 0; i < len(out); i++ {
+			for j := 0; j < len(out); j++ {
+				if i == j {
+					continue
+				}
+				if m, ok := merge2(out[i], out[j], eq); ok {
+					out[i] = m
+					out = append(out[:j], out[j+1:]...)
+					changed = true
+					break loop
+				}
+			}
+		}
+	}
+	return out
+}
+
+func merge2(a, b Range, eq func(x, y entail.Term) bool) (Range, bool) {
+	// Equal ranges.
+	if a.Stride == b.Stride && eq(a.Lo, b.Lo) && eq(a.Hi, b.Hi) {
+		return a, true
+	}
+	sa, sb := stride(a), stride(b)
+	// Two singletons at a constant distance d: lo..hi+1:d.
+	if a.Single() && b.Single() {
+		d := b.Lo.Sub(a.Lo)
+		if d.IsConst() && d.Const > 0 {
+			return Range{Lo: a.Lo, Hi: b.Lo.AddConst(1), Stride: d.Const}, true
+		}
+		return Range{}, false
+	}
+	// A singleton extends a range at either end.
+	if b.Single() && !a.Single() {
+		if eq(a.Hi, b.Lo) && sa == 1 || sa > 1 && lastPlusStride(a, b.Lo, eq) {
+			return Range{Lo: a.Lo, Hi: b.Lo.AddConst(1), Stride: sa}, true
+		}
+		if eq(a.Lo.AddConst(-sa), b.Lo) {
+			return Range{Lo: b.Lo, Hi: a.Hi, Stride: sa}, true
+		}
+		return Range{}, false
+	}
+	// Adjacent ranges of stride 1.
+	if sa == 1 && sb == 1 {
+		if eq(a.Hi, b.Lo) {
+			return Range{Lo: a.Lo, Hi: b.Hi, Stride: 1}, true
+		}
+		return Range{}, false
+	}
+	return Range{}, false
+}
+
+func stride(r Range) int64 {
+	if r.Single() {
+		return 1
+	}
+	return r.Stride
+}
+
+// lastPlusStride reports whether x is the next index of strided range r
+// whose end is exact (Hi = last + 1, as ranges built from singletons are).
+func lastPlusStride(r Range, x entail.Term, eq func(a, b entail.Term) bool) bool {
+	return eq(r.Hi.AddConst(r.Stride-1), x)
+}
+
+// A FieldSet is the fields of one struct type that one check checks
+// together (a coalesced field path d.f1/…/fn, or a single field).
+type FieldSet struct {
+	Struct *types.Struct
+	Fields []int
+}
+
+// Proxies computes the static shadow layout of each struct type: groups of
+// field indices that may share one shadow location because every check
+// that checks one field of a group checks all of them (the symmetric shadow
+// proxy relation, 003_2c4adee4d326f5a8.txt:892-899 and its footnote). Fields
+// never checked are left out. Groups are sorted by their first field.
+func Proxies(uses []FieldSet) map[*types.Struct][][]int {
+	type sig = string
+	membership := make(map[*types.Struct]map[int][]byte)
+	for i, u := range uses {
+		m := membership[u.Struct]
+		if m == nil {
+			m = make(map[int][]byte)
+			membership[u.Struct] = m
+		}
+		for _, f := range u.Fields {
+			m[f] = append(m[f], []byte(itoa(i)+",")...)
+		}
+	}
+	out := make(map[*types.Struct][][]int)
+	for st, m := range membership {
+		groups := make(map[sig][]int)
+		for f, s := range m {
+			groups[string(s)] = append(groups[string(s)], f)
+		}
+		var gs [][]int
+		for _, g := range groups {
+			sort.Ints(g)
+			gs = append(gs, g)
+		}
+		sort.Slice(gs, func(i, j int) bool { return gs[i][0] < gs[j][0] })
+		out[st] = gs
+	}
+	return out
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; i > 0; i /= 10 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+	}
+	return string(b)
+}

@@ -1,0 +1,125 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+import "unsafe"
+
+// Addresses below this are never valid; an access to them panics in the
+// program itself, and the shadow reserves page 0.
+const minAddr = 4096
+
+// check checks an access of [p, p+size) by g at site and reports a race.
+// Checking never makes the variable escape to the heap (see
+// shadow.Space.Access).
+func (g *G) check(p unsafe.Pointer, size uintptr, write bool, site uint32) {
+	if countAccesses {
+		g.accesses++
+	}
+	if space.Same(&g.t, uintptr(p), size, write) {
+		return
+	}
+	g.checkSlow(p, size, write, site)
+}
+
+// checkSlow is the rest of check, kept out of line so that check inlines.
+func (g *G) checkSlow(p unsafe.Pointer, size uintptr, write bool, site uint32) {
+	if uintptr(p) < minAddr {
+		return
+	}
+	if r, ok := space.Access(&g.t, p, size, write, site); ok {
+		report(g, r, site)
+	}
+}
+
+// R checks a read of *p at site and returns p: *__bf.R(__bfg, &x.f, s).
+func R[T any](g *G, p *T, site uint32) *T {
+	g.check(unsafe.Pointer(p), unsafe.Sizeof(*p), false, site)
+	return p
+}
+
+// W checks a write of *p at site and returns p: *__bf.W(__bfg, &x.f, s) = v.
+func W[T any](g *G, p *T, site uint32) *T {
+	g.check(unsafe.Pointer(p), unsafe.Sizeof(*p), true, site)
+	return p
+}
+
+// Read checks a read of size bytes at addr.
+func (g *G) Read(addr unsafe.Pointer, size uintptr, site uint32) {
+	g.check(addr, size, false, site)
+}
+
+// Write checks a write of size bytes at addr.
+func (g *G) Write(addr unsafe.Pointer, size uintptr, site uint32) {
+	g.check(addr, size, true, site)
+}
+
+// ReadRange checks reads of the elements lo, lo+stride, ... < hi of an
+// array of elem-byte elements at base, in one call.
+func (g *G) ReadRange(base unsafe.Pointer, elem uintptr, lo, hi, stride int, site uint32) {
+	g.checkRange(base, elem, lo, hi, stride, false, site)
+}
+
+// WriteRange checks writes of the elements lo, lo+stride, ... < hi of an
+// array of elem-byte elements at base, in one call.
+func (g *G) WriteRange(base unsafe.Pointer, elem uintptr, lo, hi, stride int, site uint32) {
+	g.checkRange(base, elem, lo, hi, stride, true, site)
+}
+
+func (g *G) checkRange(base unsafe.Pointer, elem uintptr, lo, hi, stride int, write bool, site uint32) {
+	g.ranges++
+	if countAccesses && stride > 0 && hi > lo {
+		g.accesses += uint64((hi - lo + stride - 1) / stride)
+	}
+	if uintptr(base) < minAddr || hi <= lo || elem == 0 {
+		return
+	}
+	if r, ok := space.AccessRange(&g.t, base, elem, lo, hi, stride, write, site); ok {
+		report(g, r, site)
+	}
+}
+
+// Fields is a group of fields of a struct (offset and size of each), built
+// once by NewFields and checked together by ReadFields and WriteFields.
+type Fields struct {
+	off, size []uintptr
+}
+
+// NewFields returns the fields given as offset, size pairs.
+func NewFields(offsetSize ...uintptr) *Fields {
+	if len(offsetSize)%2 != 0 {
+		panic("bigfoot: NewFields needs offset, size pairs")
+	}
+	f := &Fields{}
+	for i := 0; i < len(offsetSize); i += 2 {
+		f.off = append(f.off, offsetSize[i])
+		f.size = append(f.size, offsetSize[i+1])
+	}
+	return f
+}
+
+// ReadFields checks reads of the fields f of the struct at base.
+func (g *G) ReadFields(base unsafe.Pointer, f *Fields, site uint32) {
+	for i := range f.off {
+		g.check(unsafe.Add(base, f.off[i]), f.size[i], false, site)
+	}
+}
+
+// WriteFields checks writes of the fields f of the struct at base.
+func (g *G) WriteFields(base unsafe.Pointer, f *Fields, site uint32) {
+	for i := range f.off {
+		g.check(unsafe.Add(base, f.off[i]), f.size[i], true, site)
+	}
+}
+
+// MapRead checks a read of map m (m[k], len(m), range m) as a read of one
+// location, its header, and returns m. A nil map is not checked.
+func MapRead[M any](g *G, m M, site uint32) M {
+	g.check(*(*unsafe.Pointer)(unsafe.Pointer(&m)), 1, false, site)
+	return m
+}
+
+// MapWrite checks a write of map m (m[k] = v, delete, clear) and returns m.
+func MapWrite[M any](g *G, m M, site uint32) M {
+	g.check(*(*unsafe.Pointer)(unsafe.Pointer(&m)), 1, true, site)
+	return m
+}

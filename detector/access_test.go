@@ -1,0 +1,391 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+func TestBytePrecision(t *testing.T) {
+	type pair struct {
+		a int32
+		b int32
+		c [6]byte
+		d uint16
+	}
+	// Adjacent fields written by unordered goroutines do not race.
+	expect(t, false, func(g *G) {
+		p := new(pair)
+		<-spawn(g, func(g *G) { *W(g, &p.a, 0) = 1; *W(g, &p.c[0], 0) = 1; *W(g, &p.c[2], 0) = 1 })
+		<-spawn(g, func(g *G) { *W(g, &p.b, 0) = 1; *W(g, &p.c[1], 0) = 1; *W(g, &p.d, 0) = 1 })
+		<-spawn(g, func(g *G) { _ = *R(g, &p.c[3], 0); g.Write(unsafe.Pointer(&p.c[4]), 2, 0) })
+	})
+	// Adjacent bytes of a []byte, including through range checks.
+	expect(t, false, func(g *G) {
+		b := make([]byte, 64)
+		<-spawn(g, func(g *G) { g.WriteRange(unsafe.Pointer(&b[0]), 1, 0, 64, 2, 0) })
+		<-spawn(g, func(g *G) { g.WriteRange(unsafe.Pointer(&b[0]), 1, 1, 64, 2, 0) })
+	})
+	// Overlapping ranges conflict: a whole-word write and a byte inside it.
+	expect(t, true, func(g *G) {
+		p := new(pair)
+		<-spawn(g, func(g *G) { *W(g, (*int64)(unsafe.Pointer(&p.a)), 0) = 1 })
+		<-spawn(g, func(g *G) { *W(g, &p.b, 0) = 2 })
+	})
+	expect(t, true, func(g *G) {
+		b := make([]byte, 64)
+		<-spawn(g, func(g *G) { _ = *W(g, &b[13], 0) })
+		<-spawn(g, func(g *G) { g.ReadRange(unsafe.Pointer(&b[0]), 1, 10, 20, 1, 0) })
+	})
+	// An access that crosses granules, unaligned.
+	expect(t, true, func(g *G) {
+		b := make([]byte, 64)
+		<-spawn(g, func(g *G) { g.Write(unsafe.Pointer(&b[5]), 6, 0) })
+		<-spawn(g, func(g *G) { g.Read(unsafe.Pointer(&b[9]), 1, 0) })
+	})
+	expect(t, false, func(g *G) {
+		b := make([]byte, 64)
+		<-spawn(g, func(g *G) { g.Write(unsafe.Pointer(&b[5]), 6, 0) })
+		<-spawn(g, func(g *G) { g.Read(unsafe.Pointer(&b[11]), 5, 0); g.Read(unsafe.Pointer(&b[0]), 5, 0) })
+	})
+}
+
+func TestRangeStride(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		s := make([]int64, 100)
+		mu := new(struct{ m [8]byte })
+		<-spawn(g, func(g *G) {
+			g.WriteRange(unsafe.Pointer(&s[0]), 8, 0, 100, 3, 0)
+			RaceRelease(unsafe.Pointer(mu))
+		})
+		<-spawn(g, func(g *G) {
+			if synced {
+				RaceAcquire(unsafe.Pointer(mu))
+			}
+			_ = *R(g, &s[99], 0) // 99 = 33*3
+		})
+	})
+	expect(t, false, func(g *G) {
+		s := make([]int64, 100)
+		<-spawn(g, func(g *G) { g.WriteRange(unsafe.Pointer(&s[0]), 8, 0, 100, 3, 0) })
+		<-spawn(g, func(g *G) { g.WriteRange(unsafe.Pointer(&s[0]), 8, 1, 100, 3, 0) })
+	})
+}
+
+func TestFields(t *testing.T) {
+	type s struct {
+		a, b, c int64
+	}
+	fa := NewFields(unsafe.Offsetof(s{}.a), 8, unsafe.Offsetof(s{}.c), 8)
+	expect(t, false, func(g *G) {
+		v := new(s)
+		<-spawn(g, func(g *G) { g.WriteFields(unsafe.Pointer(v), fa, 0) })
+		<-spawn(g, func(g *G) { *W(g, &v.b, 0) = 1 })
+	})
+	expect(t, true, func(g *G) {
+		v := new(s)
+		<-spawn(g, func(g *G) { g.WriteFields(unsafe.Pointer(v), fa, 0) })
+		<-spawn(g, func(g *G) { g.ReadFields(unsafe.Pointer(v), NewFields(unsafe.Offsetof(s{}.c), 8), 0) })
+	})
+}
+
+func TestMaps(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		m := map[int]int{}
+		mu := new(int)
+		<-spawn(g, func(g *G) {
+			MapWrite(g, m, 0)[1] = 1
+			RaceRelease(unsafe.Pointer(mu))
+		})
+		<-spawn(g, func(g *G) {
+			if synced {
+				RaceAcquire(unsafe.Pointer(mu))
+			}
+			_ = len(MapRead(g, m, 0))
+		})
+	})
+	// Concurrent reads do not race; a nil map is not checked.
+	expect(t, false, func(g *G) {
+		m := map[int]int{1: 1}
+		var nilm map[int]int
+		<-spawn(g, func(g *G) { _ = MapRead(g, m, 0)[1]; MapWrite(g, nilm, 0) })
+		<-spawn(g, func(g *G) { _ = MapRead(g, m, 0)[1]; MapWrite(g, nilm, 0) })
+	})
+}
+
+func TestGlobals(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		// Order after earlier runs of this test (go test -count).
+		RaceAcquire(unsafe.Pointer(&globalSync))
+		p := &globalVar[0]
+		if !synced {
+			p = &globalVar[1]
+		}
+		<-spawn(g, func(g *G) { *W(g, p, 0) = 1; RaceRelease(unsafe.Pointer(&globalSync)) })
+		<-spawn(g, func(g *G) {
+			if synced {
+				RaceAcquire(unsafe.Pointer(&globalSync))
+			}
+			*W(g, p, 0) = 2
+			RaceRelease(unsafe.Pointer(&globalSync))
+		})
+	})
+}
+
+var (
+	globalVar  [2]int64
+	globalSync int
+)
+
+// Stack memory is goroutine-local and reused: never recorded.
+func TestStackNotRecorded(t *testing.T) {
+	expect(t, false, func(g *G) {
+		for range 3 {
+			<-spawn(g, func(g *G) {
+				var local [16]int64
+				for i := range local {
+					*W(g, &local[i], 0) = int64(i)
+				}
+				recurse(g, 20)
+			})
+		}
+	})
+}
+
+//go:noinline
+func recurse(g *G, n int) int {
+	var v [4]int64
+	*W(g, &v[n%4], 0) = int64(n)
+	if n == 0 {
+		return int(v[0])
+	}
+	return recurse(g, n-1) + int(*R(g, &v[n%4], 0))
+}
+
+func TestRaceAPI(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		x, s := new([16]byte), new(int)
+		<-spawn(g, func(g *G) {
+			RaceWriteRange(unsafe.Pointer(&x[0]), 16)
+			RaceReleaseMerge(unsafe.Pointer(s))
+		})
+		<-spawn(g, func(g *G) {
+			if synced {
+				RaceAcquire(unsafe.Pointer(s))
+			}
+			RaceRead(unsafe.Pointer(&x[15]))
+		})
+	})
+	expect(t, true, func(g *G) {
+		x := new([16]byte)
+		<-spawn(g, func(g *G) { RaceReadRange(unsafe.Pointer(&x[0]), 16) })
+		<-spawn(g, func(g *G) { RaceWrite(unsafe.Pointer(&x[3])) })
+	})
+	// RaceDisable turns checks off, nesting.
+	expect(t, false, func(g *G) {
+		x := new(int)
+		<-spawn(g, func(g *G) { *W(g, x, 0) = 1 })
+		<-spawn(g, func(g *G) {
+			RaceDisable()
+			RaceDisable()
+			RaceEnable()
+			*W(g, x, 0) = 2
+			RaceEnable()
+		})
+	})
+}
+
+func TestGoidCalibrated(t *testing.T) {
+	if !haveG {
+		t.Skip("no getg on this architecture")
+	}
+	g := Cur()
+	if goidOff == 0 {
+		t.Fatal("goid offset not found in runtime.g")
+	}
+	if got, want := g.goid, uint64(stackGoid()); got != want {
+		t.Errorf("goid = %d, want %d", got, want)
+	}
+	// Cur is stable and distinct per goroutine.
+	if Cur() != g {
+		t.Error("Cur changed")
+	}
+	done := make(chan *G)
+	go func() { done <- Cur() }()
+	if o := <-done; o == g || o.tid == g.tid {
+		t.Error("two goroutines share a state")
+	}
+}
+
+func TestReportFormat(t *testing.T) {
+	base := RegisterSites("example.com/m/p", "p/file.go", "10:3:F\n14:9:F.func1\n9:2:F\n")
+	text := expect(t, true, func(g *G) {
+		x := new(int)
+		<-spawnAt(g, base+2, func(g *G) { _ = *R(g, x, base+1) })
+		<-spawnAt(g, base+2, func(g *G) { *W(g, x, base+0) = 1 })
+	})
+	pat := `(?s)^==================
+WARNING: DATA RACE
+Write at 0x[0-9a-f]{12} by goroutine \d+:
+  github.com/bigfoot-go/bigfoot/detector\.TestReportFormat\.func1\.2\(\)
+      .*/detector/access_test.go:\d+ \+0x[0-9a-f]+
+.*
+Previous read at 0x[0-9a-f]{12} by goroutine \d+:
+  example.com/m/p\.F\.func1\(\)
+      p/file.go:14
+
+Goroutine \d+ \(running\) created at:
+  example.com/m/p\.F\(\)
+      p/file.go:9
+
+Goroutine \d+ \(finished\) created at:
+  example.com/m/p\.F\(\)
+      p/file.go:9
+==================
+$`
+	if !regexp.MustCompile(pat).MatchString(text) {
+		t.Errorf("report does not match the expected format:\n%s", text)
+	}
+	if strings.Contains(text, "detector/access.go") || strings.Contains(text, "detector.W[") {
+		t.Errorf("report shows detector frames:\n%s", text)
+	}
+	// Dedup: the same pair of sites is reported once; dedup=0 reports all.
+	n, _ := run(t, func(g *G) {
+		for range 3 {
+			x := new(int)
+			<-spawn(g, func(g *G) { *W(g, x, base) = 1 })
+			<-spawn(g, func(g *G) { *W(g, x, base+1) = 1 })
+		}
+	})
+	if n != 1 {
+		t.Errorf("dedup: %d reports, want 1", n)
+	}
+	opts.dedup = false
+	n, _ = run(t, func(g *G) {
+		for range 3 {
+			x := new(int)
+			<-spawn(g, func(g *G) { *W(g, x, base) = 1 })
+			<-spawn(g, func(g *G) { *W(g, x, base+1) = 1 })
+		}
+	})
+	opts.dedup = true
+	if n != 3 {
+		t.Errorf("dedup=0: %d reports, want 3", n)
+	}
+}
+
+// racyProgram runs in a child process (see TestExit): a race, then Exit.
+func racyProgram() {
+	g := Cur()
+	x := new(int)
+	<-spawn(g, func(g *G) { *W(g, x, 0) = 1 })
+	<-spawn(g, func(g *G) { *W(g, x, 0) = 2 })
+	fmt.Println("after race")
+	Exit(0)
+}
+
+func TestExit(t *testing.T) {
+	if os.Getenv("BIGFOOT_TEST_CHILD") == "racy" {
+		racyProgram()
+		return
+	}
+	if os.Getenv("BIGFOOT_TEST_CHILD") == "clean" {
+		Main(func() {})
+		return
+	}
+	child := func(kind, options string) (int, string, string) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestExit$")
+		cmd.Env = append(os.Environ(), "BIGFOOT_TEST_CHILD="+kind, "BIGFOOT_OPTIONS="+options)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, stdout.String(), stderr.String()
+	}
+	code, _, stderr := child("racy", "")
+	if code != 66 {
+		t.Errorf("exit status %d, want 66; stderr:\n%s", code, stderr)
+	}
+	contains(t, stderr, "WARNING: DATA RACE")
+	if code, _, _ := child("racy", "exitcode=3"); code != 3 {
+		t.Errorf("exitcode=3: exit status %d", code)
+	}
+	if code, _, stderr := child("clean", "stats=1"); code != 0 || !regexp.MustCompile(
+		`(?m)^bigfoot stats: .*checks=\d+ ranges=\d+ syncs=\d+ goroutines=\d+ races=0`).MatchString(stderr) {
+		t.Errorf("clean: exit status %d, stderr:\n%s", code, stderr)
+	}
+	code, stdout, stderr := child("racy", "halt_on_error=1 stats=1")
+	if code != 66 || strings.Contains(stdout, "after race") {
+		t.Errorf("halt_on_error: exit status %d, stdout %q", code, stdout)
+	}
+	contains(t, stderr, "races=1")
+	dir := t.TempDir()
+	code, _, stderr = child("racy", "log_path="+dir+"/log")
+	if code != 66 || strings.Contains(stderr, "DATA RACE") {
+		t.Errorf("log_path: exit status %d, stderr:\n%s", code, stderr)
+	}
+	matches, _ := filepath.Glob(dir + "/log.*")
+	if len(matches) != 1 {
+		t.Fatalf("log files: %v", matches)
+	}
+	b, _ := os.ReadFile(matches[0])
+	contains(t, string(b), "WARNING: DATA RACE", "Previous write at")
+	_ = runtime.GOOS
+}
+
+type fakeTB struct {
+	cleanups []func()
+	errors   []string
+}
+
+func (f *fakeTB) Cleanup(c func()) { f.cleanups = append(f.cleanups, c) }
+func (f *fakeTB) Errorf(format string, args ...any) {
+	f.errors = append(f.errors, fmt.Sprintf(format, args...))
+}
+
+func TestTestStart(t *testing.T) {
+	for _, racy := range []bool{false, true} {
+		tb := new(fakeTB)
+		run(t, func(g *G) {
+			TestStart(g, tb)
+			x := new(int)
+			<-spawn(g, func(g *G) { *W(g, x, 0) = 1 })
+			if racy {
+				*W(g, x, 0) = 2
+			}
+			for _, c := range tb.cleanups {
+				c()
+			}
+		})
+		if got := len(tb.errors) > 0; got != racy {
+			t.Errorf("racy=%v: errors %q", racy, tb.errors)
+		}
+		if racy && tb.errors[0] != "race detected during execution of test" {
+			t.Errorf("message %q", tb.errors[0])
+		}
+	}
+}
+
+func TestRunSubtest(t *testing.T) {
+	expect(t, false, func(g *G) {
+		x := new(int)
+		*W(g, x, 0) = 1
+		Run(g, t.Run, "sub", func(t *testing.T) {
+			*W(Cur(), x, 0) = 2 // ordered by the handoff clock
+		})
+		_ = *R(g, x, 0)
+	})
+}

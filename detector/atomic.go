@@ -1,0 +1,51 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+//go:generate go run ./internal/genatomic -o atomic_gen.go
+
+import "unsafe"
+
+// An atomic variable is a sync object. The wrappers in atomic_gen.go run
+// the operation with the variable's clock locked, so that the order of the
+// operations and of their clocks agree: a load acquires what every earlier
+// operation released, a store releases before its value is visible. Every
+// operation both acquires and releases, which totally orders all atomic
+// operations on one variable. That is more synchronization than the memory
+// model's edges (a load does not happen before a later store), but it lets
+// each atomic operation be checked against plain accesses to the same
+// memory as an ordinary read (loads) or write (the others) without atomic
+// operations ever racing with each other, so a plain access racing with an
+// atomic one is reported.
+
+type atomicOp uint8
+
+const (
+	atomicLoad atomicOp = iota
+	atomicStore
+	atomicRMW
+)
+
+// atomicBegin locks the sync object of the variable at p, acquires it and
+// checks the access; atomicEnd releases and unlocks. A nil p locks nothing (the operation itself then panics).
+func (g *G) atomicBegin(p unsafe.Pointer, size uintptr, op atomicOp) *syncVar {
+	a := uintptr(p)
+	if a == 0 {
+		return nil
+	}
+	g.countSync()
+	v := g.syncOf(a)
+	v.mu.Lock()
+	g.t.VC = join(g.t.VC, v.vc)
+	g.check(p, size, op != atomicLoad, 0)
+	return v
+}
+
+func (g *G) atomicEnd(v *syncVar) {
+	if v == nil {
+		return
+	}
+	v.vc = join(v.vc, g.t.VC)
+	v.mu.Unlock()
+	g.tick()
+}

@@ -1,0 +1,334 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+import "testing"
+
+// Channel programs, modeled on $GOROOT/src/runtime/race/testdata/chan_test.go,
+// with the hooks called around real channel operations as emitted code
+// calls them.
+
+func send[T any](g *G, ch chan T, v T) {
+	ch <- Send(g, ch, cap(ch), v)
+	SendPost(g, ch, cap(ch))
+}
+
+func recv[T any](g *G, ch chan T) T {
+	v := <-RecvPre(g, ch, cap(ch))
+	return RecvPost(g, ch, cap(ch), v)
+}
+
+func recvOK[T any](g *G, ch chan T) (T, bool) {
+	v, ok := <-RecvPre(g, ch, cap(ch))
+	RecvPostOK(g, ch, cap(ch))
+	return v, ok
+}
+
+func TestChanUnbuffered(t *testing.T) {
+	// Send happens before the receive completes.
+	both(t, func(g *G, synced bool) {
+		x, ch := new(int), make(chan int)
+		done := spawn(g, func(g *G) {
+			*W(g, x, 0) = 1
+			if synced {
+				send(g, ch, 1)
+			} else {
+				ch <- 1
+			}
+		})
+		if synced {
+			recv(g, ch)
+		} else {
+			<-ch
+		}
+		_ = *R(g, x, 0)
+		<-done
+	})
+	// Unbuffered: the receive happens before the send completes
+	// (TestNoRaceChanSync-style reverse edge).
+	both(t, func(g *G, synced bool) {
+		x, ch := new(int), make(chan int)
+		done := spawn(g, func(g *G) {
+			*W(g, x, 0) = 1
+			if synced {
+				recv(g, ch)
+			} else {
+				<-ch
+			}
+		})
+		if synced {
+			send(g, ch, 1)
+		} else {
+			ch <- 1
+		}
+		<-done
+		_ = *R(g, x, 0)
+	})
+}
+
+func TestChanBuffered(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		x, ch := new(int), make(chan int, 10)
+		done := spawn(g, func(g *G) {
+			*W(g, x, 0) = 1
+			if synced {
+				send(g, ch, 1)
+			} else {
+				ch <- 1
+			}
+		})
+		<-done
+		if synced {
+			recv(g, ch)
+		} else {
+			<-ch
+		}
+		_ = *R(g, x, 0)
+	})
+	// TestRaceChanAsyncRev: on a buffered channel the receive does not
+	// happen before the send completes.
+	expect(t, true, func(g *G) {
+		x, ch := new(int), make(chan int, 10)
+		recvd := make(chan struct{})
+		done := spawn(g, func(g *G) {
+			*W(g, x, 0) = 1
+			recv(g, ch)
+			close(recvd)
+		})
+		send(g, ch, 1)
+		<-recvd
+		_ = *R(g, x, 0) // races with the write before the receive
+		<-done
+	})
+	// The k-th value received is the k-th sent: receiving the first
+	// value does not order after the second send.
+	expect(t, true, func(g *G) {
+		x, ch := new(int), make(chan int, 10)
+		<-spawn(g, func(g *G) {
+			send(g, ch, 1)
+			*W(g, x, 0) = 1
+			send(g, ch, 2)
+		})
+		recv(g, ch)
+		_ = *R(g, x, 0)
+	})
+}
+
+func TestChanCapacitySemaphore(t *testing.T) {
+	// sem := make(chan struct{}, 1) used as a mutex must not report.
+	expect(t, false, func(g *G) {
+		x, sem := new(int), make(chan struct{}, 1)
+		var ws []<-chan struct{}
+		for range 4 {
+			ws = append(ws, spawn(g, func(g *G) {
+				for range 50 {
+					send(g, sem, struct{}{})
+					*W(g, x, 0)++
+					recv(g, sem)
+				}
+			}))
+		}
+		for _, w := range ws {
+			<-w
+		}
+	})
+	// Without the semaphore, it races.
+	expect(t, true, func(g *G) {
+		x := new(int)
+		a := spawn(g, func(g *G) { *W(g, x, 0)++ })
+		b := spawn(g, func(g *G) { *W(g, x, 0)++ })
+		<-a
+		<-b
+	})
+	// Capacity C: the k-th receive happens before the (k+C)-th send completes.
+	both(t, func(g *G, synced bool) {
+		x, ch := new(int), make(chan int, 2)
+		send(g, ch, 1)
+		send(g, ch, 2)
+		done := spawn(g, func(g *G) {
+			*W(g, x, 0) = 1
+			if synced {
+				recv(g, ch) // 1st receive
+			} else {
+				<-ch
+			}
+		})
+		send(g, ch, 3) // 3rd send completes after the 1st receive
+		<-done
+		_ = *R(g, x, 0)
+	})
+}
+
+func TestChanClose(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		x, ch := new(int), make(chan int)
+		done := spawn(g, func(g *G) {
+			*W(g, x, 0) = 1
+			if synced {
+				close(Close(g, ch))
+			} else {
+				close(ch)
+			}
+		})
+		if _, ok := recvOK(g, ch); ok {
+			t.Error("received a value from a closed channel")
+		}
+		_ = *R(g, x, 0)
+		<-done
+	})
+	// len and cap are not synchronization.
+	expect(t, true, func(g *G) {
+		x, ch := new(int), make(chan int, 1)
+		<-spawn(g, func(g *G) {
+			*W(g, x, 0) = 1
+			send(g, ch, 1)
+		})
+		for len(ch) == 0 {
+		}
+		_ = *R(g, x, 0)
+		_ = cap(ch)
+		recv(g, ch) // orders, but too late
+	})
+}
+
+func TestChanRange(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		data, ch := make([]int, 5), make(chan int, 2)
+		done := spawn(g, func(g *G) {
+			for i := range data {
+				*W(g, &data[i], 0) = i
+				if synced {
+					send(g, ch, i)
+				} else {
+					ch <- i
+				}
+			}
+			if synced {
+				close(Close(g, ch))
+			} else {
+				close(ch)
+			}
+		})
+		// for i := range ch, as emitted: a receive per iteration.
+		for {
+			i, ok := <-RecvPre(g, ch, cap(ch))
+			if synced {
+				RecvPostOK(g, ch, cap(ch))
+			}
+			if !ok {
+				break
+			}
+			_ = *R(g, &data[i], 0)
+		}
+		<-done
+	})
+}
+
+func TestChanSelect(t *testing.T) {
+	// select receive.
+	both(t, func(g *G, synced bool) {
+		x, a, b := new(int), make(chan int), make(chan int)
+		done := spawn(g, func(g *G) {
+			*W(g, x, 0) = 1
+			if synced {
+				send(g, b, 1)
+			} else {
+				b <- 1
+			}
+		})
+		SelectPre(g, a, b)
+		select {
+		case <-a:
+			SelectPost(g, a, cap(a), true)
+		case <-b:
+			if synced {
+				SelectPost(g, b, cap(b), true)
+			}
+		}
+		_ = *R(g, x, 0)
+		<-done
+	})
+	// select send on an unbuffered channel: the receive happens before
+	// the send completes.
+	both(t, func(g *G, synced bool) {
+		x, a, b := new(int), make(chan int), make(chan int)
+		done := spawn(g, func(g *G) {
+			*W(g, x, 0) = 1
+			if synced {
+				recv(g, b)
+			} else {
+				<-b
+			}
+		})
+		SelectPre(g, a, b)
+		select {
+		case v := <-a:
+			_ = RecvPost(g, a, cap(a), v)
+		case b <- 1:
+			SelectPost(g, b, cap(b), false)
+		}
+		<-done
+		_ = *R(g, x, 0)
+	})
+	// A select with default that takes no case, in a loop, must not
+	// disturb later matching.
+	expect(t, false, func(g *G) {
+		x, ch := new(int), make(chan int, 1)
+		for range 100 {
+			SelectPre(g, ch)
+			select {
+			case <-ch:
+				SelectPost(g, ch, cap(ch), true)
+			default:
+			}
+		}
+		done := spawn(g, func(g *G) {
+			*W(g, x, 0) = 1
+			send(g, ch, 1)
+		})
+		recv(g, ch)
+		_ = *R(g, x, 0)
+		<-done
+	})
+}
+
+func TestChanNil(t *testing.T) {
+	var ch chan int
+	g := Cur()
+	SendPre(g, ch, 0)
+	SendPost(g, ch, 0)
+	RecvPre(g, ch, 0)
+	RecvPostOK(g, ch, 0)
+	SelectPre(g, ch, nil)
+	SelectPost(g, nil, 0, true)
+}
+
+// Many producers and consumers on one buffered channel: each value carries
+// a pointer to data its producer wrote; consumers read it. Whatever the
+// interleaving, this must not report (the matched send is always acquired).
+func TestChanManyToMany(t *testing.T) {
+	expect(t, false, func(g *G) {
+		ch := make(chan *int, 3)
+		var ws []<-chan struct{}
+		for range 4 {
+			ws = append(ws, spawn(g, func(g *G) {
+				for i := range 100 {
+					p := new(int)
+					*W(g, p, 0) = i
+					send(g, ch, p)
+				}
+			}))
+		}
+		for range 4 {
+			ws = append(ws, spawn(g, func(g *G) {
+				for range 100 {
+					p := recv(g, ch)
+					*W(g, p, 0)++
+				}
+			}))
+		}
+		for _, w := range ws {
+			<-w
+		}
+	})
+}

@@ -1,0 +1,270 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+import (
+	"bytes"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/bigfoot-go/bigfoot/shadow"
+)
+
+// A G is the detector's state of one goroutine: its thread id and vector
+// clock (in the embedded shadow.Thread) and its counters. Emitted code gets
+// it once per function with Cur and passes it to every hook. A G is owned by
+// its goroutine; other goroutines read only the fields that are atomic or
+// published before the G is shared.
+type G struct {
+	t        shadow.Thread
+	tid      uint32
+	goid     uint64 // set before the G is published in the registry
+	key      uintptr
+	forkSite uint32
+	parent   uint64 // goid of the creating goroutine, 0 if unknown
+	pub      atomic.Uint64
+	exited   atomic.Bool
+
+	selects []any // channels of a select in progress (SelectPre)
+
+	// Counters, flushed into the global statistics at sync operations
+	// and at exit (see stats.go).
+	syncs    uint64
+	ranges   uint64
+	accesses uint64
+}
+
+// A Child is a goroutine being created: the state the parent prepared for
+// it at the go statement (Fork), which the new goroutine adopts (Start).
+type Child struct{ g *G }
+
+// registry maps the calling goroutine (its runtime g pointer, or its goid
+// where getg is not available) to its G.
+var registry shadow.Map[G]
+
+// space is the process's shadow memory.
+var space = shadow.NewSpace()
+
+// Cur returns the calling goroutine's state, creating it if the goroutine
+// was started by uninstrumented code. It costs a few nanoseconds: getg and
+// a lock-free hash lookup, plus a comparison of goids that detects a g the
+// runtime reused for a new goroutine.
+func Cur() *G {
+	key, gp := curKey()
+	if g := registry.Load(key); g != nil && (goidOff == 0 || goidOf(gp) == g.goid) {
+		return g
+	}
+	return curSlow(key, gp)
+}
+
+var calibrated atomic.Bool
+
+// curSlow creates the state of a goroutine started elsewhere. It has no
+// fork edge, so it acquires the process-wide handoff clock (see docs/api.md,
+// "Goroutines started elsewhere").
+func curSlow(key uintptr, gp unsafe.Pointer) *G {
+	if !calibrated.Load() {
+		calibrateOnce.Do(calibrate)
+		calibrated.Store(true)
+		if g := registry.Load(key); g != nil && (goidOff == 0 || goidOf(gp) == g.goid) {
+			return g
+		}
+	}
+	handoff.mu.Lock()
+	vc := append([]uint64(nil), handoff.vc...)
+	handoff.mu.Unlock()
+	g := newG(vc, 0, 0)
+	g.start(key, gp)
+	return g
+}
+
+// newG allocates a thread id for a goroutine whose initial vector clock is
+// vc (which it takes over) and returns its state.
+func newG(vc []uint64, site uint32, parent uint64) *G {
+	tid, clock := tids.alloc(vc, site, parent)
+	if int(tid) >= len(vc) {
+		vc = append(vc, make([]uint64, int(tid)+1-len(vc))...)
+	}
+	vc[tid] = clock
+	g := &G{tid: tid, forkSite: site, parent: parent}
+	g.t.VC = vc
+	g.t.Epoch = shadow.MakeEpoch(tid, clock)
+	g.pub.Store(uint64(g.t.Epoch))
+	return g
+}
+
+// start registers g as the calling goroutine's state. An entry it replaces
+// belongs to a goroutine that exited without Exit (its g was reused), whose
+// thread id can now be recycled.
+func (g *G) start(key uintptr, gp unsafe.Pointer) {
+	g.key = key
+	g.t.GP = gp
+	g.goid = curGoid(gp)
+	tids.setGoid(g.tid, shadow.Epoch(g.pub.Load()).Clock(), g.goid)
+	stats.goroutines.Add(1)
+	if old := registry.Store(key, g); old != nil && old != g && !old.exited.Swap(true) {
+		tids.free(old.tid, shadow.Epoch(old.pub.Load()).Clock())
+	}
+}
+
+// Fork is called by the parent at a go statement: it prepares the child's
+// state, whose vector clock is a copy of the parent's (the go statement
+// happens before the goroutine starts), and advances the parent's clock.
+func (g *G) Fork(site uint32) *Child {
+	vc := make([]uint64, len(g.t.VC), len(g.t.VC)+1)
+	copy(vc, g.t.VC)
+	c := newG(vc, site, g.goid)
+	g.tick()
+	g.syncs++
+	return &Child{c}
+}
+
+// Start is the first statement of a goroutine created by an instrumented go
+// statement: it installs the state prepared by Fork.
+func Start(c *Child) *G {
+	key, gp := curKey()
+	c.g.start(key, gp)
+	return c.g
+}
+
+// Exit is deferred by every instrumented goroutine: it removes the state
+// and recycles the thread id.
+func (g *G) Exit() {
+	g.cancelSelect()
+	g.flush()
+	if g.exited.Swap(true) {
+		return
+	}
+	registry.CompareAndDelete(g.key, g)
+	tids.free(g.tid, g.t.Epoch.Clock())
+}
+
+// tick advances the goroutine's clock; called after every release.
+func (g *G) tick() {
+	g.t.VC[g.tid]++
+	g.t.Epoch++
+	g.pub.Store(uint64(g.t.Epoch))
+}
+
+// tids allocates thread ids. FastTrack needs a recycled id to continue from
+// a clock greater than any epoch its previous owner published, and the new
+// owner must be ordered after those epochs, because its own vector clock
+// entry claims them. An id freed at exit therefore waits in a FIFO until
+// a forking parent already knows its final epoch (it happens before the
+// parent, e.g. through WaitGroup.Wait) or the FIFO exceeds quarantine; in
+// the latter case the new owner is treated as ordered after the old one,
+// which may hide races between them (documented in docs/runtime.md). Memory
+// stays bounded by the peak number of live goroutines plus quarantine.
+var tids tidTable
+
+type tidTable struct {
+	mu     sync.Mutex
+	next   uint32
+	queue  []freeTID
+	head   int
+	owners [][]owner // per tid, its recent owners, newest last
+}
+
+const quarantine = 64
+
+type freeTID struct {
+	tid   uint32
+	final uint64
+}
+
+type owner struct {
+	start    uint64 // first clock of this owner
+	goid     uint64
+	site     uint32 // fork site
+	parent   uint64
+	finished bool
+}
+
+func init() { tids.next = 1 }
+
+func (ts *tidTable) alloc(vc []uint64, site uint32, parent uint64) (uint32, uint64) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	var tid uint32
+	var clock uint64 = 1
+	if n := len(ts.queue) - ts.head; n > 0 {
+		f := ts.queue[ts.head]
+		if n > quarantine || shadow.HB(shadow.MakeEpoch(f.tid, f.final), vc) {
+			ts.queue[ts.head] = freeTID{}
+			ts.head++
+			if ts.head > 1024 && ts.head*2 > len(ts.queue) {
+				ts.queue = append([]freeTID(nil), ts.queue[ts.head:]...)
+				ts.head = 0
+			}
+			tid, clock = f.tid, f.final+1
+		}
+	}
+	if tid == 0 {
+		if ts.next > shadow.MaxTID {
+			panic("bigfoot: too many live goroutines")
+		}
+		tid = ts.next
+		ts.next++
+		for len(ts.owners) <= int(tid) {
+			ts.owners = append(ts.owners, nil)
+		}
+	}
+	os := append(ts.owners[tid], owner{start: clock, site: site, parent: parent})
+	if len(os) > 4 {
+		os = append(os[:0:0], os[len(os)-4:]...)
+	}
+	ts.owners[tid] = os
+	return tid, clock
+}
+
+func (ts *tidTable) free(tid uint32, final uint64) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if os := ts.owners[tid]; len(os) > 0 {
+		os[len(os)-1].finished = true
+	}
+	ts.queue = append(ts.queue, freeTID{tid, final})
+}
+
+func (ts *tidTable) setGoid(tid uint32, start, goid uint64) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for i := range ts.owners[tid] {
+		if o := &ts.owners[tid][i]; o.start == start {
+			o.goid = goid
+		}
+	}
+}
+
+// ownerOf returns the owner of thread id e.TID() at e's clock.
+func ownerOf(e shadow.Epoch) (owner, bool) {
+	ts := &tids
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	t := e.TID()
+	if int(t) >= len(ts.owners) {
+		return owner{}, false
+	}
+	os := ts.owners[t]
+	for i := len(os) - 1; i >= 0; i-- {
+		if os[i].start <= e.Clock() {
+			return os[i], true
+		}
+	}
+	return owner{}, false
+}
+
+// stackGoid parses the calling goroutine's id from runtime.Stack.
+func stackGoid() int64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	if i := bytes.IndexByte(b, ' '); i >= 0 {
+		b = b[:i]
+	}
+	id, _ := strconv.ParseInt(string(b), 10, 64)
+	return id
+}

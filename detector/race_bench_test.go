@@ -1,0 +1,108 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+//go:build race
+
+package detector
+
+// The operations of bench_test.go with Go's own race runtime (ThreadSanitizer
+// v3), through the runtime.Race* hooks the compiler's instrumentation also
+// uses. Run with go test -race -bench.
+
+import (
+	"runtime"
+	"testing"
+	"unsafe"
+)
+
+var (
+	benchSink int64
+	benchHeap []any
+)
+
+func heap[T any](x T) T {
+	benchHeap = append(benchHeap, x)
+	return x
+}
+
+// Go's runtime finds the goroutine's race context in g, for free.
+func BenchmarkCur(b *testing.B) {
+	b.Skip("no equivalent: Go's race runtime reads the context from g")
+}
+
+func BenchmarkReadSameEpoch(b *testing.B) {
+	x := heap(new(int64))
+	runtime.RaceRead(unsafe.Pointer(x))
+	for b.Loop() {
+		runtime.RaceRead(unsafe.Pointer(x))
+	}
+}
+
+func BenchmarkWriteSameEpoch(b *testing.B) {
+	x := heap(new(int64))
+	for b.Loop() {
+		runtime.RaceWrite(unsafe.Pointer(x))
+	}
+}
+
+func BenchmarkWriteExclusive(b *testing.B) {
+	x, s := heap(new(int64)), heap(new(int64))
+	for b.Loop() {
+		runtime.RaceRelease(unsafe.Pointer(s))
+		runtime.RaceWrite(unsafe.Pointer(x))
+	}
+}
+
+func BenchmarkReadShared(b *testing.B) {
+	x, s := heap(new(int64)), heap(new(int64))
+	done := make(chan bool)
+	for range 2 {
+		go func() { runtime.RaceRead(unsafe.Pointer(x)); done <- true }()
+		<-done
+	}
+	for b.Loop() {
+		runtime.RaceRelease(unsafe.Pointer(s))
+		runtime.RaceRead(unsafe.Pointer(x))
+	}
+}
+
+func BenchmarkReadSharedSameEpoch(b *testing.B) {
+	x := heap(new(int64))
+	done := make(chan bool)
+	for range 2 {
+		go func() { runtime.RaceRead(unsafe.Pointer(x)); done <- true }()
+		<-done
+	}
+	for b.Loop() {
+		runtime.RaceRead(unsafe.Pointer(x))
+	}
+}
+
+func BenchmarkRange1024(b *testing.B) {
+	s := heap(make([]int64, 1024))
+	for b.Loop() {
+		runtime.RaceReadRange(unsafe.Pointer(&s[0]), 8*len(s))
+	}
+}
+
+func BenchmarkRange1024NewEpoch(b *testing.B) {
+	s, r := heap(make([]int64, 1024)), heap(new(int64))
+	for b.Loop() {
+		runtime.RaceRelease(unsafe.Pointer(r))
+		runtime.RaceWriteRange(unsafe.Pointer(&s[0]), 8*len(s))
+	}
+}
+
+func BenchmarkAcquire(b *testing.B) {
+	s := heap(new(int64))
+	runtime.RaceRelease(unsafe.Pointer(s))
+	for b.Loop() {
+		runtime.RaceAcquire(unsafe.Pointer(s))
+	}
+}
+
+func BenchmarkRelease(b *testing.B) {
+	s := heap(new(int64))
+	for b.Loop() {
+		runtime.RaceRelease(unsafe.Pointer(s))
+	}
+}

@@ -1,0 +1,250 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/bigfoot-go/bigfoot/shadow"
+)
+
+// Sites. Each instrumented file registers a table of its sites, one
+// "line:col:function" per line; site ids are global. The table is parsed
+// only when a report needs it.
+
+type siteTable struct {
+	base, n    uint32
+	pkg, file  string
+	table      string
+	parsedOnce sync.Once
+	lines      []siteInfo
+}
+
+type siteInfo struct {
+	line, col int
+	fn        string
+}
+
+var sites struct {
+	mu     sync.Mutex
+	next   uint32
+	tables []*siteTable // sorted by base
+}
+
+func init() { sites.next = 1 } // site 0 is "unknown"
+
+// RegisterSites registers the site table of one instrumented file and
+// returns the global id of its site 0.
+func RegisterSites(pkgPath, file string, table string) uint32 {
+	n := uint32(strings.Count(table, "\n"))
+	if table != "" && !strings.HasSuffix(table, "\n") {
+		n++
+	}
+	sites.mu.Lock()
+	defer sites.mu.Unlock()
+	base := sites.next
+	sites.next += n
+	sites.tables = append(sites.tables, &siteTable{base: base, n: n, pkg: pkgPath, file: file, table: table})
+	return base
+}
+
+// site returns the table and parsed entry of site id s.
+func site(s uint32) (*siteTable, siteInfo, bool) {
+	sites.mu.Lock()
+	ts := sites.tables
+	sites.mu.Unlock()
+	i := sort.Search(len(ts), func(i int) bool { return ts[i].base+ts[i].n > s })
+	if s == 0 || i == len(ts) || ts[i].base > s {
+		return nil, siteInfo{}, false
+	}
+	t := ts[i]
+	t.parsedOnce.Do(func() {
+		for _, l := range strings.Split(strings.TrimSuffix(t.table, "\n"), "\n") {
+			f := strings.SplitN(l, ":", 3)
+			var si siteInfo
+			if len(f) == 3 {
+				si.line, _ = strconv.Atoi(f[0])
+				si.col, _ = strconv.Atoi(f[1])
+				si.fn = f[2]
+			}
+			t.lines = append(t.lines, si)
+		}
+	})
+	k := int(s - t.base)
+	if k >= len(t.lines) {
+		return nil, siteInfo{}, false
+	}
+	return t, t.lines[k], true
+}
+
+// writeSite writes a site as a one-frame stack.
+func writeSite(w io.Writer, s uint32) {
+	t, si, ok := site(s)
+	if !ok {
+		fmt.Fprintf(w, "  ??()\n      ??:0\n")
+		return
+	}
+	fn := si.fn
+	if fn == "" {
+		fn = "??"
+	}
+	fmt.Fprintf(w, "  %s.%s()\n      %s:%d\n", t.pkg, fn, t.file, si.line)
+}
+
+// Options (BIGFOOT_OPTIONS, like GORACE).
+
+var opts = struct {
+	exitcode    int
+	haltOnError bool
+	logPath     string
+	stats       bool
+	dedup       bool
+}{exitcode: 66, dedup: true}
+
+func init() { parseOptions(os.Getenv("BIGFOOT_OPTIONS")) }
+
+func parseOptions(s string) {
+	for _, f := range strings.Fields(s) {
+		k, v, _ := strings.Cut(f, "=")
+		n, err := strconv.Atoi(v)
+		switch k {
+		case "exitcode":
+			if err == nil {
+				opts.exitcode = n
+			}
+		case "halt_on_error":
+			opts.haltOnError = err == nil && n != 0
+		case "log_path":
+			opts.logPath = v
+		case "stats":
+			opts.stats = err == nil && n != 0
+		case "dedup":
+			opts.dedup = err != nil || n != 0
+		default:
+			fmt.Fprintf(os.Stderr, "bigfoot: unknown option %q in BIGFOOT_OPTIONS\n", k)
+		}
+	}
+}
+
+// Reports.
+
+var (
+	races    atomic.Int64 // races reported
+	reportMu sync.Mutex   // serializes reports; guards the fields below
+	seen     = map[[2]uint64]bool{}
+	out      io.Writer // report destination; nil: stderr or log_path
+	logFile  *os.File
+)
+
+// output returns the report writer; reportMu is held.
+func output() io.Writer {
+	if out != nil {
+		return out
+	}
+	if opts.logPath != "" {
+		if logFile == nil {
+			f, err := os.OpenFile(opts.logPath+"."+strconv.Itoa(os.Getpid()), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o666)
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "bigfoot: %v\n", err)
+				return os.Stderr
+			}
+			logFile = f
+		}
+		return logFile
+	}
+	return os.Stderr
+}
+
+// detectorDir is the directory of this package's sources, whose frames are
+// dropped from report stacks.
+var detectorDir = func() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(file)
+}()
+
+func isDetectorFrame(f runtime.Frame) bool {
+	return filepath.Dir(f.File) == detectorDir && !strings.HasSuffix(f.File, "_test.go")
+}
+
+// report prints a race found by g's access at site.
+func report(g *G, r shadow.Race, site uint32) {
+	key := [2]uint64{uint64(site), uint64(r.PrevSite)}
+	if key[0] > key[1] {
+		key[0], key[1] = key[1], key[0]
+	}
+	if site == 0 || r.PrevSite == 0 {
+		key[0] |= uint64(r.Addr) << 32 // unknown sites: one report per address
+	}
+	var pcs [64]uintptr
+	n := runtime.Callers(2, pcs[:])
+	reportMu.Lock()
+	defer reportMu.Unlock()
+	if opts.dedup {
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+	}
+	races.Add(1)
+	w := bufio.NewWriter(output())
+	kind := func(write bool, cap bool) string {
+		s := "read"
+		if write {
+			s = "write"
+		}
+		if cap {
+			s = strings.ToUpper(s[:1]) + s[1:]
+		}
+		return s
+	}
+	fmt.Fprintf(w, "==================\nWARNING: DATA RACE\n")
+	fmt.Fprintf(w, "%s at 0x%012x by goroutine %d:\n", kind(r.Write, true), r.Addr, g.goid)
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		if !isDetectorFrame(f) && f.Function != "runtime.goexit" {
+			fmt.Fprintf(w, "  %s()\n      %s:%d +0x%x\n", f.Function, f.File, f.Line, f.PC-f.Entry)
+		}
+		if !more {
+			break
+		}
+	}
+	prev, havePrev := ownerOf(r.Prev)
+	prevID := "?"
+	if havePrev && prev.goid != 0 {
+		prevID = strconv.FormatUint(prev.goid, 10)
+	}
+	fmt.Fprintf(w, "\nPrevious %s at 0x%012x by goroutine %s:\n", kind(r.PrevWrite, false), r.Addr, prevID)
+	writeSite(w, r.PrevSite)
+	if g.forkSite != 0 {
+		fmt.Fprintf(w, "\nGoroutine %d (running) created at:\n", g.goid)
+		writeSite(w, g.forkSite)
+	}
+	if havePrev && prev.site != 0 && prev.goid != g.goid {
+		state := "running"
+		if prev.finished {
+			state = "finished"
+		}
+		fmt.Fprintf(w, "\nGoroutine %s (%s) created at:\n", prevID, state)
+		writeSite(w, prev.site)
+	}
+	fmt.Fprintf(w, "==================\n")
+	w.Flush()
+	if opts.haltOnError {
+		finishLocked(g)
+		os.Exit(opts.exitcode)
+	}
+}
+
+// RaceErrors returns the number of races reported so far.
+func RaceErrors() int { return int(races.Load()) }

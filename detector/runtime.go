@@ -1,0 +1,85 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+import (
+	"reflect"
+	"runtime"
+	"unsafe"
+)
+
+// snapshot releases the goroutine's clock into a new box.
+func (g *G) snapshot() *clockBox {
+	b := new(clockBox)
+	b.release(g)
+	return b
+}
+
+// SetFinalizer is runtime.SetFinalizer(obj, finalizer): the finalizer runs
+// after acquiring what the registering goroutine had done by the call.
+// The finalizer is wrapped with reflect.MakeFunc so that its (arbitrary)
+// type is preserved.
+func SetFinalizer(g *G, obj any, finalizer any) {
+	fv := reflect.ValueOf(finalizer)
+	if finalizer == nil || fv.Kind() != reflect.Func {
+		runtime.SetFinalizer(obj, finalizer) // clears, or panics as usual
+		return
+	}
+	b := g.snapshot()
+	wrapped := reflect.MakeFunc(fv.Type(), func(args []reflect.Value) []reflect.Value {
+		b.acquire(Cur())
+		return fv.Call(args)
+	})
+	runtime.SetFinalizer(obj, wrapped.Interface())
+}
+
+// AddCleanup is runtime.AddCleanup(ptr, cleanup, arg): the cleanup runs
+// after acquiring what the registering goroutine had done by the call.
+func AddCleanup[T, S any](g *G, ptr *T, cleanup func(S), arg S) runtime.Cleanup {
+	b := g.snapshot()
+	return runtime.AddCleanup(ptr, func(a S) {
+		b.acquire(Cur())
+		cleanup(a)
+	}, arg)
+}
+
+// RaceDisable turns off access checks in the calling goroutine until the
+// matching RaceEnable; calls nest. Synchronization is still tracked (fewer
+// edges could only produce false reports).
+func RaceDisable() { Cur().t.Disabled++ }
+
+// RaceEnable undoes one RaceDisable.
+func RaceEnable() {
+	if g := Cur(); g.t.Disabled > 0 {
+		g.t.Disabled--
+	}
+}
+
+// RaceRead checks a one-byte read at addr, like runtime.RaceRead.
+func RaceRead(addr unsafe.Pointer) { Cur().check(addr, 1, false, 0) }
+
+// RaceWrite checks a one-byte write at addr.
+func RaceWrite(addr unsafe.Pointer) { Cur().check(addr, 1, true, 0) }
+
+// RaceReadRange checks a read of n bytes at addr.
+func RaceReadRange(addr unsafe.Pointer, n int) {
+	if n > 0 {
+		Cur().check(addr, uintptr(n), false, 0)
+	}
+}
+
+// RaceWriteRange checks a write of n bytes at addr.
+func RaceWriteRange(addr unsafe.Pointer, n int) {
+	if n > 0 {
+		Cur().check(addr, uintptr(n), true, 0)
+	}
+}
+
+// RaceAcquire acquires the clock of the sync object at addr.
+func RaceAcquire(addr unsafe.Pointer) { Cur().acquire(uintptr(addr)) }
+
+// RaceRelease releases into the clock of the sync object at addr.
+func RaceRelease(addr unsafe.Pointer) { Cur().release(uintptr(addr)) }
+
+// RaceReleaseMerge is RaceRelease: releases always join clocks.
+func RaceReleaseMerge(addr unsafe.Pointer) { Cur().release(uintptr(addr)) }

@@ -1,0 +1,143 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+import (
+	"fmt"
+	"os"
+	"reflect"
+	"sync/atomic"
+
+	"github.com/bigfoot-go/bigfoot/shadow"
+)
+
+// stats holds the counters flushed from goroutine states. Goroutines count
+// in their own state (no shared cache line on the hot path) and flush here
+// every 64 sync operations and at exit; the counts of goroutines still
+// running at program exit are therefore approximate.
+var stats struct {
+	checks, ranges, syncs, accesses, goroutines atomic.Uint64
+	rules                                       [8]atomic.Uint64
+}
+
+func (g *G) countSync() {
+	g.syncs++
+	if g.syncs%64 == 0 {
+		g.flush()
+	}
+}
+
+// flush adds the goroutine's counters to stats and zeroes them.
+func (g *G) flush() {
+	stats.checks.Add(g.t.Stats.Checks)
+	stats.ranges.Add(g.ranges)
+	stats.syncs.Add(g.syncs)
+	stats.accesses.Add(g.accesses)
+	for i, n := range g.t.Stats.Rules {
+		stats.rules[i].Add(n)
+	}
+	g.t.Stats = shadow.Stats{}
+	g.ranges, g.syncs, g.accesses = 0, 0, 0
+}
+
+func statsLine() string {
+	s := "bigfoot stats:"
+	if countAccesses {
+		s += fmt.Sprintf(" accesses=%d", stats.accesses.Load())
+	}
+	s += fmt.Sprintf(" checks=%d ranges=%d syncs=%d goroutines=%d races=%d shadow_pages=%d",
+		stats.checks.Load(), stats.ranges.Load(), stats.syncs.Load(),
+		stats.goroutines.Load(), races.Load(), space.Len())
+	return s
+}
+
+// finish flushes the calling goroutine's counters, prints statistics if
+// asked and closes the log.
+func finish() {
+	reportMu.Lock()
+	defer reportMu.Unlock()
+	finishLocked(Cur())
+}
+
+func finishLocked(g *G) {
+	g.flush()
+	if opts.stats {
+		fmt.Fprintln(os.Stderr, statsLine())
+	}
+	if logFile != nil {
+		logFile.Sync()
+	}
+}
+
+// Exit replaces os.Exit in instrumented code: it prints statistics if
+// asked and exits with code, or with exitcode (default 66) if code is 0
+// and races were reported.
+func Exit(code int) {
+	finish()
+	if code == 0 && races.Load() > 0 {
+		code = opts.exitcode
+	}
+	os.Exit(code)
+}
+
+// Main runs the program's main function (renamed) and then exits like
+// Exit(0).
+func Main(main func()) {
+	main()
+	Exit(0)
+}
+
+// TestMain runs a test binary: user is the package's own TestMain (bound to
+// m), or nil, in which case TestMain runs m.Run(). Either way it then
+// exits like Exit with the tests' status.
+func TestMain(m interface{ Run() int }, user func()) {
+	if user == nil {
+		Exit(m.Run())
+	}
+	user()
+	// Like the go test driver, take the status m.Run recorded when the
+	// user's TestMain returns without exiting.
+	code := 0
+	if v := reflect.ValueOf(m); v.Kind() == reflect.Pointer && v.Elem().Kind() == reflect.Struct {
+		if f := v.Elem().FieldByName("exitCode"); f.IsValid() && f.CanInt() {
+			code = int(f.Int())
+		}
+	}
+	Exit(code)
+}
+
+// TB is the part of testing.TB the runtime uses.
+type TB interface {
+	Cleanup(func())
+	Errorf(format string, args ...any)
+}
+
+// TestStart is the first statement of every test, benchmark and fuzz
+// function: it releases into the handoff clock (for goroutines the test
+// starts through uninstrumented code) and makes the test fail if a race is
+// reported before it ends.
+func TestStart(g *G, t TB) {
+	base := races.Load()
+	handoff.release(g)
+	t.Cleanup(func() {
+		handoff.release(Cur())
+		if races.Load() > base {
+			t.Errorf("race detected during execution of test")
+		}
+	})
+}
+
+// Run is t.Run(name, f) or b.Run(name, f): the subtest runs in a goroutine
+// the testing package starts, which the handoff clock orders after the
+// parent's past.
+func Run[T any](g *G, run func(string, func(T)) bool, name string, f func(T)) bool {
+	handoff.release(g)
+	ok := run(name, func(t T) {
+		cg := Cur()
+		defer handoff.release(cg)
+		handoff.acquire(cg)
+		f(t)
+	})
+	handoff.acquire(g)
+	return ok
+}

@@ -1,0 +1,423 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+import (
+	"sync"
+	"unsafe"
+	"weak"
+
+	"github.com/bigfoot-go/bigfoot/shadow"
+)
+
+// A syncVar is the vector clock of a synchronization object (a mutex, an
+// atomic variable, an address passed to RaceRelease, ...), keyed by address.
+// Releases join the releasing goroutine's clock into it; acquires join it
+// into the acquiring goroutine's clock (003_2c4adee4d326f5a8.txt:485).
+type syncVar struct {
+	mu sync.Mutex
+	vc []uint64
+	wp weak.Pointer[byte] // the object, for reclaiming; zero if immortal
+}
+
+var syncs shadow.Map[syncVar]
+
+func init() { shadow.AfterGC(sweepSyncs) }
+
+// syncOf returns the sync object at addr, creating it.
+func (g *G) syncOf(addr uintptr) *syncVar {
+	if v := syncs.Load(addr); v != nil {
+		return v
+	}
+	v, loaded := syncs.LoadOrStore(addr, func() *syncVar { return new(syncVar) })
+	if !loaded && !shadow.OnStack(g.t.GP, addr) && shadow.IsHeap(shadow.PtrOf(addr)) {
+		// A weak pointer lets the sweeper drop the clocks of dead objects.
+		// Memory reused by a new object may meanwhile inherit a stale
+		// clock; that only adds synchronization.
+		wp := weak.Make((*byte)(shadow.PtrOf(addr)))
+		v.mu.Lock()
+		v.wp = wp
+		v.mu.Unlock()
+	}
+	return v
+}
+
+// sweepSyncs drops the sync objects of dead heap objects.
+func sweepSyncs() {
+	syncs.Range(func(addr uintptr, v *syncVar) bool {
+		v.mu.Lock()
+		dead := v.wp != (weak.Pointer[byte]{}) && v.wp.Value() == nil
+		v.mu.Unlock()
+		if dead {
+			syncs.CompareAndDelete(addr, v)
+		}
+		return true
+	})
+	chans.Range(func(addr uintptr, c *chanState) bool {
+		if c.wp.Value() == nil {
+			chans.CompareAndDelete(addr, c)
+		}
+		return true
+	})
+}
+
+// join sets dst to the pointwise maximum of dst and src.
+func join(dst, src []uint64) []uint64 {
+	if len(src) > len(dst) {
+		dst = append(dst, make([]uint64, len(src)-len(dst))...)
+	}
+	for i, c := range src {
+		if c > dst[i] {
+			dst[i] = c
+		}
+	}
+	return dst
+}
+
+// acquire orders the goroutine after every release of the object at addr.
+func (g *G) acquire(addr uintptr) {
+	g.countSync()
+	v := syncs.Load(addr)
+	if v == nil {
+		return // never released: nothing to acquire
+	}
+	v.mu.Lock()
+	g.t.VC = join(g.t.VC, v.vc)
+	v.mu.Unlock()
+}
+
+// release orders the goroutine's past before later acquires of addr.
+func (g *G) release(addr uintptr) {
+	g.countSync()
+	v := g.syncOf(addr)
+	v.mu.Lock()
+	v.vc = join(v.vc, g.t.VC)
+	v.mu.Unlock()
+	g.tick()
+}
+
+// A clockBox is a vector clock held by a closure rather than keyed by an
+// address: the handoff clock, Once functions, finalizers and cleanups.
+type clockBox struct {
+	mu sync.Mutex
+	vc []uint64
+}
+
+func (b *clockBox) release(g *G) {
+	g.countSync()
+	b.mu.Lock()
+	b.vc = join(b.vc, g.t.VC)
+	b.mu.Unlock()
+	g.tick()
+}
+
+func (b *clockBox) acquire(g *G) {
+	g.countSync()
+	b.mu.Lock()
+	g.t.VC = join(g.t.VC, b.vc)
+	b.mu.Unlock()
+}
+
+// handoff is released by TestStart, Run and test ends and acquired by
+// goroutines whose creation the detector did not see.
+var handoff clockBox
+
+func addr[T any](p *T) uintptr { return uintptr(unsafe.Pointer(p)) }
+
+// dataWord returns the data word of an interface value: the pointer for
+// pointer-shaped dynamic types (channels, maps, pointers), else the address
+// of the boxed copy.
+func dataWord(x any) uintptr {
+	return (*[2]uintptr)(unsafe.Pointer(&x))[1]
+}
+
+// Lock locks m; the lock acquires m's clock.
+func Lock(g *G, m *sync.Mutex) {
+	m.Lock()
+	g.acquire(addr(m))
+}
+
+// Unlock releases into m's clock and unlocks m.
+func Unlock(g *G, m *sync.Mutex) {
+	g.release(addr(m))
+	m.Unlock()
+}
+
+// TryLock tries to lock m and acquires its clock if it succeeds.
+func TryLock(g *G, m *sync.Mutex) bool {
+	if !m.TryLock() {
+		return false
+	}
+	g.acquire(addr(m))
+	return true
+}
+
+// An RWMutex has two clocks: the writers' (at its address), released by
+// Unlock and acquired by every lock, and the readers' (at its address+1),
+// released by RUnlock and acquired by Lock. Readers are not ordered among
+// themselves.
+
+// RWLock write-locks m.
+func RWLock(g *G, m *sync.RWMutex) {
+	m.Lock()
+	g.acquire(addr(m))
+	g.acquire(addr(m) + 1)
+}
+
+// RWUnlock write-unlocks m.
+func RWUnlock(g *G, m *sync.RWMutex) {
+	g.release(addr(m))
+	m.Unlock()
+}
+
+// RWRLock read-locks m.
+func RWRLock(g *G, m *sync.RWMutex) {
+	m.RLock()
+	g.acquire(addr(m))
+}
+
+// RWRUnlock read-unlocks m.
+func RWRUnlock(g *G, m *sync.RWMutex) {
+	g.release(addr(m) + 1)
+	m.RUnlock()
+}
+
+// RWTryLock tries to write-lock m.
+func RWTryLock(g *G, m *sync.RWMutex) bool {
+	if !m.TryLock() {
+		return false
+	}
+	g.acquire(addr(m))
+	g.acquire(addr(m) + 1)
+	return true
+}
+
+// RWTryRLock tries to read-lock m.
+func RWTryRLock(g *G, m *sync.RWMutex) bool {
+	if !m.TryRLock() {
+		return false
+	}
+	g.acquire(addr(m))
+	return true
+}
+
+// LockerLock locks l; the clock is keyed by l's data word, which for the
+// usual *sync.Mutex is the same object Lock uses. (RWMutex.RLocker's
+// locker shares the writers' clock of its RWMutex: more synchronization
+// than the readers' true order, never less.)
+func LockerLock(g *G, l sync.Locker) {
+	l.Lock()
+	g.acquire(dataWord(l))
+}
+
+// LockerUnlock unlocks l.
+func LockerUnlock(g *G, l sync.Locker) {
+	g.release(dataWord(l))
+	l.Unlock()
+}
+
+// WaitGroupAdd releases into wg's clock (Done is Add(-1)) and adds delta.
+func WaitGroupAdd(g *G, wg *sync.WaitGroup, delta int) {
+	g.release(addr(wg))
+	wg.Add(delta)
+}
+
+// WaitGroupDone releases into wg's clock and calls Done.
+func WaitGroupDone(g *G, wg *sync.WaitGroup) {
+	g.release(addr(wg))
+	wg.Done()
+}
+
+// WaitGroupWait waits and then acquires wg's clock.
+func WaitGroupWait(g *G, wg *sync.WaitGroup) {
+	wg.Wait()
+	g.acquire(addr(wg))
+}
+
+// WaitGroupGo is wg.Go(f) with a fork edge to the new goroutine and a
+// release into wg's clock when f returns.
+func WaitGroupGo(g *G, wg *sync.WaitGroup, f func(), site uint32) {
+	c := g.Fork(site)
+	a := addr(wg)
+	wg.Go(func() {
+		cg := Start(c)
+		defer cg.Exit()
+		defer cg.release(a)
+		f()
+	})
+}
+
+// OnceDo is o.Do(f): the end of f happens before every Do returns.
+func OnceDo(g *G, o *sync.Once, f func()) {
+	a := addr(o)
+	o.Do(func() {
+		defer g.release(a)
+		f()
+	})
+	g.acquire(a)
+}
+
+// OnceFunc is sync.OnceFunc(f) with the same edge as OnceDo.
+func OnceFunc(g *G, f func()) func() {
+	b := new(clockBox)
+	once := sync.OnceFunc(func() {
+		cg := Cur()
+		defer b.release(cg)
+		f()
+	})
+	return func() {
+		once()
+		b.acquire(Cur())
+	}
+}
+
+// OnceValue is sync.OnceValue(f) with the same edge as OnceDo.
+func OnceValue[T any](g *G, f func() T) func() T {
+	b := new(clockBox)
+	once := sync.OnceValue(func() T {
+		cg := Cur()
+		defer b.release(cg)
+		return f()
+	})
+	return func() T {
+		v := once()
+		b.acquire(Cur())
+		return v
+	}
+}
+
+// OnceValues is sync.OnceValues(f) with the same edge as OnceDo.
+func OnceValues[T1, T2 any](g *G, f func() (T1, T2)) func() (T1, T2) {
+	b := new(clockBox)
+	once := sync.OnceValues(func() (T1, T2) {
+		cg := Cur()
+		defer b.release(cg)
+		return f()
+	})
+	return func() (T1, T2) {
+		v1, v2 := once()
+		b.acquire(Cur())
+		return v1, v2
+	}
+}
+
+// CondWait is c.Wait: it unlocks c.L (a release of L) and, woken by
+// Signal or Broadcast (releases of c), acquires c and then L again.
+func CondWait(g *G, c *sync.Cond) {
+	l := dataWord(c.L)
+	g.release(l)
+	c.Wait()
+	g.acquire(addr(c))
+	g.acquire(l)
+}
+
+// CondSignal releases into c's clock and signals.
+func CondSignal(g *G, c *sync.Cond) {
+	g.release(addr(c))
+	c.Signal()
+}
+
+// CondBroadcast releases into c's clock and broadcasts.
+func CondBroadcast(g *G, c *sync.Cond) {
+	g.release(addr(c))
+	c.Broadcast()
+}
+
+// A sync.Map is one sync object: every operation that may publish releases
+// into its clock and every operation that may observe acquires it. This
+// orders operations on different keys too (more synchronization than the
+// map guarantees, so it can hide races, never invent them).
+
+// SyncMapLoad is m.Load(key).
+func SyncMapLoad(g *G, m *sync.Map, key any) (any, bool) {
+	v, ok := m.Load(key)
+	g.acquire(addr(m))
+	return v, ok
+}
+
+// SyncMapStore is m.Store(key, value).
+func SyncMapStore(g *G, m *sync.Map, key, value any) {
+	g.release(addr(m))
+	m.Store(key, value)
+}
+
+// SyncMapLoadOrStore is m.LoadOrStore(key, value).
+func SyncMapLoadOrStore(g *G, m *sync.Map, key, value any) (any, bool) {
+	g.release(addr(m))
+	v, ok := m.LoadOrStore(key, value)
+	g.acquire(addr(m))
+	return v, ok
+}
+
+// SyncMapLoadAndDelete is m.LoadAndDelete(key).
+func SyncMapLoadAndDelete(g *G, m *sync.Map, key any) (any, bool) {
+	g.release(addr(m))
+	v, ok := m.LoadAndDelete(key)
+	g.acquire(addr(m))
+	return v, ok
+}
+
+// SyncMapDelete is m.Delete(key).
+func SyncMapDelete(g *G, m *sync.Map, key any) {
+	g.release(addr(m))
+	m.Delete(key)
+}
+
+// SyncMapSwap is m.Swap(key, value).
+func SyncMapSwap(g *G, m *sync.Map, key, value any) (any, bool) {
+	g.release(addr(m))
+	v, ok := m.Swap(key, value)
+	g.acquire(addr(m))
+	return v, ok
+}
+
+// SyncMapCompareAndSwap is m.CompareAndSwap(key, old, new).
+func SyncMapCompareAndSwap(g *G, m *sync.Map, key, old, new any) bool {
+	g.release(addr(m))
+	ok := m.CompareAndSwap(key, old, new)
+	g.acquire(addr(m))
+	return ok
+}
+
+// SyncMapCompareAndDelete is m.CompareAndDelete(key, old).
+func SyncMapCompareAndDelete(g *G, m *sync.Map, key, old any) bool {
+	g.release(addr(m))
+	ok := m.CompareAndDelete(key, old)
+	g.acquire(addr(m))
+	return ok
+}
+
+// SyncMapRange is m.Range(f); f runs after an acquire of m's clock.
+func SyncMapRange(g *G, m *sync.Map, f func(key, value any) bool) {
+	a := addr(m)
+	m.Range(func(k, v any) bool {
+		g.acquire(a)
+		return f(k, v)
+	})
+	g.acquire(a)
+}
+
+// SyncMapClear is m.Clear().
+func SyncMapClear(g *G, m *sync.Map) {
+	g.release(addr(m))
+	m.Clear()
+}
+
+// PoolPut releases into the clock of x itself (keyed by its data word, as
+// Go's race runtime does) and puts it: whoever gets x next is ordered after
+// the putter's uses of it.
+func PoolPut(g *G, p *sync.Pool, x any) {
+	if x != nil {
+		g.release(dataWord(x))
+	}
+	p.Put(x)
+}
+
+// PoolGet gets an item and acquires its clock.
+func PoolGet(g *G, p *sync.Pool) any {
+	x := p.Get()
+	if x != nil {
+		g.acquire(dataWord(x))
+	}
+	return x
+}

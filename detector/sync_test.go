@@ -1,0 +1,523 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"unsafe"
+)
+
+// Hand-written programs that use the API the way emitted code does, one
+// racy and one race-free variant per synchronization primitive.
+
+func TestMutex(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		x, mu := new(int), new(sync.Mutex)
+		<-spawn(g, func(g *G) { Lock(g, mu); *W(g, x, 0)++; Unlock(g, mu) })
+		<-spawn(g, func(g *G) {
+			if synced {
+				Lock(g, mu)
+				defer Unlock(g, mu)
+			}
+			*W(g, x, 0)++
+		})
+	})
+	t.Run("trylock", func(t *testing.T) {
+		expect(t, false, func(g *G) {
+			x, mu := new(int), new(sync.Mutex)
+			<-spawn(g, func(g *G) { Lock(g, mu); *W(g, x, 0)++; Unlock(g, mu) })
+			<-spawn(g, func(g *G) {
+				if TryLock(g, mu) {
+					*W(g, x, 0)++
+					Unlock(g, mu)
+				}
+			})
+		})
+	})
+}
+
+func TestRWMutex(t *testing.T) {
+	// Writer then writer.
+	both(t, func(g *G, synced bool) {
+		x, mu := new(int), new(sync.RWMutex)
+		<-spawn(g, func(g *G) { RWLock(g, mu); *W(g, x, 0)++; RWUnlock(g, mu) })
+		<-spawn(g, func(g *G) {
+			if synced {
+				RWLock(g, mu)
+				defer RWUnlock(g, mu)
+			}
+			*W(g, x, 0)++
+		})
+	})
+	// Writer then reader.
+	both(t, func(g *G, synced bool) {
+		x, mu := new(int), new(sync.RWMutex)
+		<-spawn(g, func(g *G) { RWLock(g, mu); *W(g, x, 0)++; RWUnlock(g, mu) })
+		<-spawn(g, func(g *G) {
+			if synced {
+				RWRLock(g, mu)
+				defer RWRUnlock(g, mu)
+			}
+			_ = *R(g, x, 0)
+		})
+	})
+	// Reader then writer.
+	both(t, func(g *G, synced bool) {
+		x, mu := new(int), new(sync.RWMutex)
+		<-spawn(g, func(g *G) { RWRLock(g, mu); _ = *R(g, x, 0); RWRUnlock(g, mu) })
+		<-spawn(g, func(g *G) {
+			if synced {
+				RWLock(g, mu)
+				defer RWUnlock(g, mu)
+			}
+			*W(g, x, 0)++
+		})
+	})
+	// Readers do not order each other: a write under RLock races.
+	expect(t, true, func(g *G) {
+		x, mu := new(int), new(sync.RWMutex)
+		<-spawn(g, func(g *G) { RWRLock(g, mu); *W(g, x, 0)++; RWRUnlock(g, mu) })
+		<-spawn(g, func(g *G) { RWRLock(g, mu); *W(g, x, 0)++; RWRUnlock(g, mu) })
+	})
+	expect(t, false, func(g *G) {
+		x, mu := new(int), new(sync.RWMutex)
+		<-spawn(g, func(g *G) {
+			if RWTryLock(g, mu) {
+				*W(g, x, 0)++
+				RWUnlock(g, mu)
+			}
+		})
+		<-spawn(g, func(g *G) {
+			if RWTryRLock(g, mu) {
+				_ = *R(g, x, 0)
+				RWRUnlock(g, mu)
+			}
+		})
+	})
+}
+
+func TestLocker(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		x := new(int)
+		var l sync.Locker = new(sync.Mutex)
+		<-spawn(g, func(g *G) { LockerLock(g, l); *W(g, x, 0)++; LockerUnlock(g, l) })
+		<-spawn(g, func(g *G) {
+			if synced {
+				LockerLock(g, l)
+				defer LockerUnlock(g, l)
+			}
+			*W(g, x, 0)++
+		})
+	})
+	// A Locker and a direct Lock of the same mutex share one clock.
+	expect(t, false, func(g *G) {
+		x, mu := new(int), new(sync.Mutex)
+		<-spawn(g, func(g *G) { LockerLock(g, mu); *W(g, x, 0)++; LockerUnlock(g, mu) })
+		<-spawn(g, func(g *G) { Lock(g, mu); *W(g, x, 0)++; Unlock(g, mu) })
+	})
+}
+
+func TestWaitGroup(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		x, wg := new(int), new(sync.WaitGroup)
+		WaitGroupAdd(g, wg, 1)
+		<-spawn(g, func(g *G) {
+			*W(g, x, 0) = 1
+			if synced {
+				WaitGroupDone(g, wg)
+			} else {
+				wg.Done() // uninstrumented: no edge
+			}
+		})
+		WaitGroupWait(g, wg)
+		_ = *R(g, x, 0)
+	})
+	t.Run("go", func(t *testing.T) {
+		both(t, func(g *G, synced bool) {
+			x, wg := new(int), new(sync.WaitGroup)
+			WaitGroupGo(g, wg, func() { *W(Cur(), x, 0) = 1 }, 0)
+			if synced {
+				WaitGroupWait(g, wg)
+			} else {
+				wg.Wait()
+			}
+			_ = *R(g, x, 0)
+		})
+		// The fork edge: the parent's writes before Go happen before f.
+		expect(t, false, func(g *G) {
+			x, wg := new(int), new(sync.WaitGroup)
+			*W(g, x, 0) = 1
+			WaitGroupGo(g, wg, func() { _ = *R(Cur(), x, 0) }, 0)
+			WaitGroupWait(g, wg)
+		})
+	})
+}
+
+func TestOnce(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		x, o := new(int), new(sync.Once)
+		<-spawn(g, func(g *G) { OnceDo(g, o, func() { *W(g, x, 0) = 1 }) })
+		<-spawn(g, func(g *G) {
+			if synced {
+				OnceDo(g, o, func() { *W(g, x, 0) = 2 })
+			}
+			_ = *R(g, x, 0)
+		})
+	})
+}
+
+func TestOnceFunc(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		x := new(int)
+		f := OnceFunc(g, func() { *W(Cur(), x, 0) = 1 })
+		<-spawn(g, func(g *G) { f() })
+		<-spawn(g, func(g *G) {
+			if synced {
+				f()
+			}
+			_ = *R(g, x, 0)
+		})
+	})
+	both(t, func(g *G, synced bool) {
+		x := new(int)
+		f := OnceValue(g, func() int { *W(Cur(), x, 0) = 1; return 7 })
+		<-spawn(g, func(g *G) { f() })
+		<-spawn(g, func(g *G) {
+			if synced && f() != 7 {
+				t.Error("OnceValue returned the wrong value")
+			}
+			_ = *R(g, x, 0)
+		})
+	})
+	both(t, func(g *G, synced bool) {
+		x := new(int)
+		f := OnceValues(g, func() (int, error) { *W(Cur(), x, 0) = 1; return 7, nil })
+		<-spawn(g, func(g *G) { f() })
+		<-spawn(g, func(g *G) {
+			if synced {
+				f()
+			}
+			_ = *R(g, x, 0)
+		})
+	})
+}
+
+func TestCond(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		x := new(int)
+		mu := new(sync.Mutex)
+		c := sync.NewCond(mu)
+		ready := new(bool)
+		woken := make(chan struct{})
+		waiter := spawn(g, func(g *G) {
+			Lock(g, mu)
+			for !*R(g, ready, 0) {
+				close(woken)
+				CondWait(g, c)
+			}
+			Unlock(g, mu)
+			_ = *R(g, x, 0)
+		})
+		<-woken
+		*W(g, x, 0) = 1
+		if synced {
+			Lock(g, mu)
+			*W(g, ready, 0) = true
+			CondSignal(g, c)
+			Unlock(g, mu)
+		} else {
+			// Wake the waiter without the detector seeing any edge:
+			// write ready under the real lock only.
+			mu.Lock()
+			*ready = true
+			c.Broadcast()
+			mu.Unlock()
+		}
+		<-waiter
+	})
+	expect(t, false, func(g *G) {
+		x := new(int)
+		mu := new(sync.Mutex)
+		c := sync.NewCond(mu)
+		n := new(int)
+		var ws []<-chan struct{}
+		for range 3 {
+			ws = append(ws, spawn(g, func(g *G) {
+				Lock(g, mu)
+				for *R(g, n, 0) == 0 {
+					CondWait(g, c)
+				}
+				Unlock(g, mu)
+				_ = *R(g, x, 0)
+			}))
+		}
+		*W(g, x, 0) = 1
+		Lock(g, mu)
+		*W(g, n, 0) = 1
+		CondBroadcast(g, c)
+		Unlock(g, mu)
+		for _, w := range ws {
+			<-w
+		}
+	})
+}
+
+func TestSyncMap(t *testing.T) {
+	ops := []struct {
+		name  string
+		store func(g *G, m *sync.Map)
+		load  func(g *G, m *sync.Map)
+	}{
+		{"Store/Load", func(g *G, m *sync.Map) { SyncMapStore(g, m, 1, 1) }, func(g *G, m *sync.Map) { SyncMapLoad(g, m, 1) }},
+		{"LoadOrStore", func(g *G, m *sync.Map) { SyncMapLoadOrStore(g, m, 1, 1) }, func(g *G, m *sync.Map) { SyncMapLoadOrStore(g, m, 1, 2) }},
+		{"Swap/LoadAndDelete", func(g *G, m *sync.Map) { SyncMapSwap(g, m, 1, 1) }, func(g *G, m *sync.Map) { SyncMapLoadAndDelete(g, m, 1) }},
+		{"CompareAndSwap", func(g *G, m *sync.Map) { SyncMapStore(g, m, 1, 1) }, func(g *G, m *sync.Map) { SyncMapCompareAndSwap(g, m, 1, 1, 2) }},
+		{"CompareAndDelete", func(g *G, m *sync.Map) { SyncMapStore(g, m, 1, 1) }, func(g *G, m *sync.Map) { SyncMapCompareAndDelete(g, m, 1, 1) }},
+		{"Delete/Range", func(g *G, m *sync.Map) { SyncMapDelete(g, m, 2) }, func(g *G, m *sync.Map) {
+			SyncMapRange(g, m, func(k, v any) bool { return true })
+		}},
+		{"Clear/Load", func(g *G, m *sync.Map) { SyncMapClear(g, m) }, func(g *G, m *sync.Map) { SyncMapLoad(g, m, 1) }},
+	}
+	for _, op := range ops {
+		t.Run(op.name, func(t *testing.T) {
+			both(t, func(g *G, synced bool) {
+				x, m := new(int), new(sync.Map)
+				<-spawn(g, func(g *G) {
+					*W(g, x, 0) = 1
+					if synced {
+						op.store(g, m)
+					}
+				})
+				<-spawn(g, func(g *G) {
+					if synced {
+						op.load(g, m)
+					}
+					_ = *R(g, x, 0)
+				})
+			})
+		})
+	}
+}
+
+type pooled struct{ v int }
+
+func TestPool(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		p := new(sync.Pool)
+		obj := &pooled{}
+		var got *pooled
+		<-spawn(g, func(g *G) {
+			*W(g, &obj.v, 0) = 1
+			if synced {
+				PoolPut(g, p, obj)
+			}
+		})
+		<-spawn(g, func(g *G) {
+			if synced {
+				if x, _ := PoolGet(g, p).(*pooled); x != nil {
+					got = x
+				}
+			}
+			if got == nil {
+				got = obj // the pool may drop items; model the hand-off anyway
+				if synced {
+					RaceAcquire(unsafe.Pointer(obj))
+				}
+			}
+			*W(g, &got.v, 0) = 2
+		})
+	})
+}
+
+func TestAtomicFunctions(t *testing.T) {
+	// A flag published with an atomic store and observed with a load.
+	both(t, func(g *G, synced bool) {
+		x, flag := new(int), new(int32)
+		<-spawn(g, func(g *G) {
+			*W(g, x, 0) = 1
+			if synced {
+				AtomicStoreInt32(g, flag, 1)
+			}
+		})
+		<-spawn(g, func(g *G) {
+			if synced && AtomicLoadInt32(g, flag) != 1 {
+				t.Error("flag not set")
+			}
+			_ = *R(g, x, 0)
+		})
+	})
+	// Every kind of operation orders, and atomics never race with each other.
+	expect(t, false, func(g *G) {
+		i32, i64, u32, u64, up := new(int32), new(int64), new(uint32), new(uint64), new(uintptr)
+		p := new(unsafe.Pointer)
+		var ws []<-chan struct{}
+		for range 3 {
+			ws = append(ws, spawn(g, func(g *G) {
+				AtomicAddInt32(g, i32, 1)
+				AtomicAndInt32(g, i32, 7)
+				AtomicOrInt32(g, i32, 8)
+				AtomicSwapInt32(g, i32, 3)
+				AtomicCompareAndSwapInt32(g, i32, 3, 4)
+				AtomicAddInt64(g, i64, 1)
+				AtomicOrInt64(g, i64, 2)
+				AtomicAndInt64(g, i64, 3)
+				AtomicStoreInt64(g, i64, AtomicLoadInt64(g, i64))
+				AtomicAddUint32(g, u32, 1)
+				AtomicSwapUint32(g, u32, AtomicLoadUint32(g, u32))
+				AtomicStoreUint64(g, u64, AtomicAddUint64(g, u64, 1))
+				AtomicCompareAndSwapUint64(g, u64, 0, 1)
+				AtomicStoreUintptr(g, up, AtomicLoadUintptr(g, up)+1)
+				AtomicCompareAndSwapUintptr(g, up, 1, 2)
+				AtomicStorePointer(g, p, unsafe.Pointer(i32))
+				AtomicCompareAndSwapPointer(g, p, unsafe.Pointer(i32), unsafe.Pointer(i64))
+				_ = AtomicSwapPointer(g, p, AtomicLoadPointer(g, p))
+			}))
+		}
+		for _, w := range ws {
+			<-w
+		}
+	})
+	// A plain write racing with an atomic load is a race.
+	expect(t, true, func(g *G) {
+		v := new(int64)
+		<-spawn(g, func(g *G) { *W(g, v, 0) = 1 })
+		<-spawn(g, func(g *G) { AtomicLoadInt64(g, v) })
+	})
+}
+
+func TestAtomicTypes(t *testing.T) {
+	type vals struct {
+		b  atomic.Bool
+		i  atomic.Int64
+		u  atomic.Uint32
+		up atomic.Uintptr
+		v  atomic.Value
+		p  atomic.Pointer[int]
+	}
+	publish := []struct {
+		name       string
+		store, obs func(g *G, v *vals)
+	}{
+		{"Bool", func(g *G, v *vals) { AtomicBoolStore(g, &v.b, true) }, func(g *G, v *vals) { AtomicBoolLoad(g, &v.b) }},
+		{"Int64", func(g *G, v *vals) { AtomicInt64Add(g, &v.i, 1) }, func(g *G, v *vals) { AtomicInt64Load(g, &v.i) }},
+		{"Uint32", func(g *G, v *vals) { AtomicUint32Or(g, &v.u, 1) }, func(g *G, v *vals) { AtomicUint32CompareAndSwap(g, &v.u, 1, 2) }},
+		{"Uintptr", func(g *G, v *vals) { AtomicUintptrSwap(g, &v.up, 1) }, func(g *G, v *vals) { AtomicUintptrAnd(g, &v.up, 1) }},
+		{"Value", func(g *G, v *vals) { AtomicValueStore(g, &v.v, 1) }, func(g *G, v *vals) { AtomicValueLoad(g, &v.v) }},
+		{"Pointer", func(g *G, v *vals) { AtomicPointerStore(g, &v.p, new(int)) }, func(g *G, v *vals) { AtomicPointerLoad(g, &v.p) }},
+	}
+	for _, op := range publish {
+		t.Run(op.name, func(t *testing.T) {
+			both(t, func(g *G, synced bool) {
+				x, v := new(int), new(vals)
+				<-spawn(g, func(g *G) {
+					*W(g, x, 0) = 1
+					if synced {
+						op.store(g, v)
+					}
+				})
+				<-spawn(g, func(g *G) {
+					if synced {
+						op.obs(g, v)
+					}
+					_ = *R(g, x, 0)
+				})
+			})
+		})
+	}
+}
+
+func TestGoroutines(t *testing.T) {
+	// The go statement orders the parent's past before the child.
+	expect(t, false, func(g *G) {
+		x := new(int)
+		*W(g, x, 0) = 1
+		<-spawn(g, func(g *G) { *W(g, x, 0) = 2 })
+	})
+	// But not the parent's future.
+	expect(t, true, func(g *G) {
+		x := new(int)
+		started := make(chan struct{})
+		done := spawn(g, func(g *G) { <-started; *W(g, x, 0) = 2 })
+		*W(g, x, 0) = 1
+		close(started)
+		<-done
+	})
+	// Siblings are unordered; a child's exit is not a join.
+	expect(t, true, func(g *G) {
+		x := new(int)
+		<-spawn(g, func(g *G) { *W(g, x, 0) = 1 })
+		*W(g, x, 0) = 2
+	})
+}
+
+func TestFinalizer(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		x := new(int)
+		done := make(chan struct{})
+		obj := new([32]byte)
+		*W(g, x, 0) = 1
+		// A second goroutine's access makes the shadow track x across
+		// GC cycles (see shadow/gc.go); the runtime.GC calls below would
+		// otherwise drop the single-goroutine state.
+		<-spawn(g, func(g *G) { _ = *R(g, x, 0) })
+		fin := func(*[32]byte) {
+			cg := Cur()
+			if !synced {
+				cg = newG(nil, 0, 0) // a goroutine that saw no edge
+				cg.start(curKey())
+			}
+			_ = *R(cg, x, 0)
+			close(done)
+		}
+		if synced {
+			SetFinalizer(g, obj, fin)
+		} else {
+			runtime.SetFinalizer(obj, fin)
+		}
+		obj = nil
+		for {
+			runtime.GC()
+			select {
+			case <-done:
+				return
+			default:
+			}
+		}
+	})
+	both(t, func(g *G, synced bool) {
+		x := new(int)
+		done := make(chan struct{})
+		obj := new([32]byte)
+		*W(g, x, 0) = 1
+		// A second goroutine's access makes the shadow track x across
+		// GC cycles (see shadow/gc.go); the runtime.GC calls below would
+		// otherwise drop the single-goroutine state.
+		<-spawn(g, func(g *G) { _ = *R(g, x, 0) })
+		cleanup := func(int) {
+			cg := Cur()
+			if !synced {
+				cg = newG(nil, 0, 0)
+				cg.start(curKey())
+			}
+			_ = *R(cg, x, 0)
+			close(done)
+		}
+		if synced {
+			AddCleanup(g, obj, cleanup, 0)
+		} else {
+			runtime.AddCleanup(obj, cleanup, 0)
+		}
+		obj = nil
+		for {
+			runtime.GC()
+			select {
+			case <-done:
+				return
+			default:
+			}
+		}
+	})
+}

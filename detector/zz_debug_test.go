@@ -1,0 +1,5 @@
+package detector
+
+import "github.com/bigfoot-go/bigfoot/shadow"
+
+func init() { shadow.DebugGetg = getg }

@@ -1,0 +1,257 @@
+package driver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// A Request is what the driver asks the instrumenter to do: load the
+// packages matching Patterns in Dir and return their instrumented sources.
+type Request struct {
+	Dir        string   // directory to load in (inside the user's module)
+	Patterns   []string // package patterns or .go files
+	Tests      bool     // include _test.go files and external test packages
+	BuildFlags []string // flags that affect loading (-tags, ...)
+	Env        []string // environment of the go command
+	Mode       string   // "fasttrack", ...
+}
+
+// Files are the instrumenter's output.
+type Files struct {
+	Replace map[string][]byte // absolute path of an existing file -> content
+	Add     map[string][]byte // absolute path of a new file -> content
+	Notes   []string          // remarks for the user (files left uninstrumented, ...)
+}
+
+// A LoadError reports packages that do not load or type-check. The driver
+// then runs the plain go command so that the user sees the compiler's own
+// errors.
+type LoadError struct{ Errors []string }
+
+func (e *LoadError) Error() string { return strings.Join(e.Errors, "\n") }
+
+// An Instrumenter instruments the packages a Request names. The CLI adapts
+// instrument.Run to it; tests use fakes.
+type Instrumenter func(ctx context.Context, req Request) (*Files, error)
+
+// Config is the environment of one run of the driver.
+type Config struct {
+	Runtime    fs.FS        // runtime sources: detector/, shadow/, ... (see package bigfoot)
+	Instrument Instrumenter // the source rewriter
+	GoCmd      string       // the go command; "" means "go"
+	Env        []string     // nil means os.Environ()
+	// CacheDir keeps the runtime module between runs; "" means
+	// bigfoot/ in os.UserCacheDir, or none if there is no such directory.
+	CacheDir string
+	Stdin    io.Reader
+	Stdout   io.Writer
+	Stderr   io.Writer
+}
+
+// maxNotes is how many instrumenter notes are printed without -bfv.
+const maxNotes = 10
+
+// Run carries out inv: it instruments the packages, writes the runtime,
+// workspace and overlay into a temporary directory, and runs the go command
+// (for run, builds and then runs the program). It returns the exit status
+// bigfoot should exit with; a non-nil error is to be printed first.
+func Run(ctx context.Context, cfg *Config, inv *Invocation) (int, error) {
+	d := &run{cfg: cfg, inv: inv, start: time.Now()}
+	if d.cfg.GoCmd == "" {
+		d.cfg.GoCmd = "go"
+	}
+	if d.cfg.Env == nil {
+		d.cfg.Env = os.Environ()
+	}
+	if d.cfg.CacheDir == "" {
+		if dir, err := os.UserCacheDir(); err == nil {
+			d.cfg.CacheDir = filepath.Join(dir, "bigfoot")
+		}
+	}
+	return d.do(ctx)
+}
+
+// run is the state of one invocation.
+type run struct {
+	cfg   *Config
+	inv   *Invocation
+	start time.Time
+	dir   string   // absolute directory the go command runs in
+	tmp   string   // the temporary directory
+	env   []string // environment of the instrumented build
+}
+
+func (d *run) logf(format string, args ...any) {
+	if d.inv.Verbose {
+		fmt.Fprintf(d.cfg.Stderr, "bigfoot: %.3fs: %s\n", time.Since(d.start).Seconds(), fmt.Sprintf(format, args...))
+	}
+}
+
+func (d *run) do(ctx context.Context) (int, error) {
+	dir, err := filepath.Abs(d.inv.Dir)
+	if err != nil {
+		return 1, err
+	}
+	d.dir = dir
+
+	ge, err := readGoEnv(ctx, d.cfg.GoCmd, d.dir, d.cfg.Env)
+	if err != nil {
+		return 1, err
+	}
+	ws, err := userWorkspace(ctx, d.cfg.GoCmd, d.dir, d.cfg.Env, ge)
+	if err != nil {
+		return 1, err
+	}
+	d.logf("modules %s, go %s", strings.Join(ws.Use, " "), ws.GoVersion)
+
+	d.tmp, err = os.MkdirTemp("", "bigfoot-")
+	if err != nil {
+		return 1, fmt.Errorf("creating temporary directory: %w", err)
+	}
+	if d.inv.Work {
+		fmt.Fprintf(d.cfg.Stderr, "BIGFOOT_WORK=%s\n", d.tmp)
+	} else {
+		defer os.RemoveAll(d.tmp)
+	}
+
+	rtDir, err := runtimeDir(d.cfg.Runtime, d.cfg.CacheDir, d.tmp)
+	if err != nil {
+		return 1, err
+	}
+	d.logf("runtime module in %s", rtDir)
+	work := filepath.Join(d.tmp, "go.work")
+	if err := writeWorkspace(work, ws, rtDir, ge.GOWORK); err != nil {
+		return 1, err
+	}
+	d.env = setEnv(d.cfg.Env, "GOWORK", work)
+	if flags, dropped := filterGOFLAGS(ge.GOFLAGS); len(dropped) > 0 {
+		d.env = setEnv(d.env, "GOFLAGS", flags)
+		d.inv.Dropped = append(d.inv.Dropped, dropped...)
+	}
+	if len(d.inv.Dropped) > 0 {
+		d.logf("ignoring %s: the build uses a temporary workspace (docs/build.md)", strings.Join(d.inv.Dropped, " "))
+	}
+
+	mode := d.inv.Mode
+	if !Implemented(mode) {
+		fmt.Fprintf(d.cfg.Stderr, "bigfoot: -mode=%s not implemented yet; using fasttrack\n", mode)
+		mode = "fasttrack"
+	}
+	patterns := d.inv.Patterns
+	if len(patterns) == 0 {
+		patterns = []string{"."}
+	}
+	d.logf("instrumenting %s (mode %s)", strings.Join(patterns, " "), mode)
+	files, err := d.cfg.Instrument(ctx, Request{
+		Dir:        d.dir,
+		Patterns:   patterns,
+		Tests:      d.inv.Verb == "test",
+		BuildFlags: d.inv.BuildFlags,
+		Env:        d.env,
+		Mode:       mode,
+	})
+	var lerr *LoadError
+	if errors.As(err, &lerr) {
+		return d.plain(ctx, lerr)
+	}
+	if err != nil {
+		return 1, fmt.Errorf("instrumenting: %w", err)
+	}
+	d.logf("instrumented %d files, added %d", len(files.Replace), len(files.Add))
+	d.printNotes(files.Notes)
+
+	overlay := filepath.Join(d.tmp, "overlay.json")
+	if err := writeOverlay(overlay, filepath.Join(d.tmp, "files"), files.Replace, files.Add); err != nil {
+		return 1, err
+	}
+
+	if d.inv.Verb == "run" {
+		return d.buildAndRun(ctx, overlay)
+	}
+	args := append([]string{d.inv.Verb, "-overlay", overlay}, d.inv.GoArgs...)
+	return d.goCommand(ctx, d.env, args)
+}
+
+// buildAndRun builds the program of bigfoot run and runs it, so that its
+// exit status (66 after a race) is bigfoot's, which go run would turn into 1.
+func (d *run) buildAndRun(ctx context.Context, overlay string) (int, error) {
+	name := strings.TrimSuffix(filepath.Base(d.inv.Patterns[0]), ".go")
+	if name == "." || name == string(filepath.Separator) || name == "" {
+		name = filepath.Base(d.dir)
+	}
+	exe := filepath.Join(d.tmp, "exe", name)
+	args := append([]string{"build", "-overlay", overlay, "-o", exe}, d.inv.GoArgs...)
+	if code, err := d.goCommand(ctx, d.env, args); code != 0 || err != nil {
+		return code, err
+	}
+	if d.hasGoFlag("n") {
+		return 0, nil
+	}
+	argv := append(append(append([]string{}, d.inv.Exec...), exe), d.inv.ProgArgs...)
+	// The program gets the user's environment, not the workspace's.
+	return d.command(ctx, d.cfg.Env, argv)
+}
+
+// plain runs the go command without instrumentation after the instrumenter
+// could not load the packages, so that the compiler reports the errors in its
+// own words. Nothing is run and nothing is written outside the temporary
+// directory: build and run compile into it, test compiles the test binaries
+// with -c into it.
+func (d *run) plain(ctx context.Context, lerr *LoadError) (int, error) {
+	d.logf("packages do not load; running the plain go command for its errors")
+	out := filepath.Join(d.tmp, "plain") + string(filepath.Separator)
+	if err := os.MkdirAll(out, 0o777); err != nil {
+		return 1, err
+	}
+	verb := "build"
+	args := []string{}
+	if d.inv.Verb == "test" {
+		verb = "test"
+		args = append(args, "-c")
+	}
+	args = append(append([]string{verb}, args...), "-o", out)
+	args = append(args, d.inv.plainArgs()...)
+	code, err := d.goCommand(ctx, d.cfg.Env, args)
+	if err != nil || code != 0 {
+		return code, err
+	}
+	for _, e := range lerr.Errors {
+		fmt.Fprintf(d.cfg.Stderr, "%s\n", e)
+	}
+	return 2, errors.New("the instrumenter could not load the packages, but the go command builds them")
+}
+
+// printNotes prints the instrumenter's notes once each, a few unless -bfv.
+func (d *run) printNotes(notes []string) {
+	seen := map[string]bool{}
+	n := 0
+	for _, note := range notes {
+		if seen[note] {
+			continue
+		}
+		seen[note] = true
+		if n == maxNotes && !d.inv.Verbose {
+			fmt.Fprintf(d.cfg.Stderr, "bigfoot: ... and more notes (-bfv prints all)\n")
+			return
+		}
+		fmt.Fprintf(d.cfg.Stderr, "bigfoot: %s\n", note)
+		n++
+	}
+}
+
+// hasGoFlag reports whether the boolean go flag -name is among the go args.
+func (d *run) hasGoFlag(name string) bool {
+	for _, a := range d.inv.GoArgs {
+		if n, v, hasVal, ok := splitFlag(a); ok && n == name && (!hasVal || v == "true") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,153 @@
+package driver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// errNoModule is reported outside module mode.
+var errNoModule = errors.New("bigfoot works on modules; run it inside a module (no go.mod found)")
+
+// goEnv is what the driver needs to know from go env about the user's setup.
+type goEnv struct {
+	GOMOD     string // the main module's go.mod, "" outside module mode
+	GOWORK    string // the active go.work, "" or "off" when none
+	GOVERSION string // the toolchain, e.g. "go1.26.8"
+	GOFLAGS   string // effective GOFLAGS (environment and go env -w)
+}
+
+// readGoEnv runs go env -json in dir.
+func readGoEnv(ctx context.Context, gocmd, dir string, env []string) (*goEnv, error) {
+	out, err := runQuiet(ctx, gocmd, dir, env, "env", "-json", "GOMOD", "GOWORK", "GOVERSION", "GOFLAGS")
+	if err != nil {
+		return nil, err
+	}
+	var e goEnv
+	if err := json.Unmarshal(out, &e); err != nil {
+		return nil, fmt.Errorf("parsing go env output: %w", err)
+	}
+	return &e, nil
+}
+
+// A workspace describes the modules the temporary go.work must use.
+type workspace struct {
+	GoVersion string    // for the go line: the toolchain's version
+	Use       []string  // absolute module directories, the user's first
+	Replace   []replace // replace directives of the user's own go.work
+}
+
+// replace is one replace directive of a go.work file.
+type replace struct {
+	Old, New modVersion
+}
+
+type modVersion struct {
+	Path    string
+	Version string `json:",omitempty"`
+}
+
+// userWorkspace finds the user's main module(s): the module containing dir,
+// and when a go.work is active, every module it uses and its replacements.
+func userWorkspace(ctx context.Context, gocmd, dir string, env []string, ge *goEnv) (*workspace, error) {
+	ws := &workspace{GoVersion: toolchainVersion(ge.GOVERSION)}
+	active := ge.GOWORK != "" && ge.GOWORK != "off"
+	if ge.GOMOD == "" || (ge.GOMOD == os.DevNull && !active) {
+		return nil, errNoModule
+	}
+	if ge.GOMOD != os.DevNull {
+		ws.Use = append(ws.Use, filepath.Dir(ge.GOMOD))
+	}
+	if active {
+		out, err := runQuiet(ctx, gocmd, dir, env, "work", "edit", "-json", ge.GOWORK)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", ge.GOWORK, err)
+		}
+		var wf struct {
+			Go      string
+			Use     []struct{ DiskPath string }
+			Replace []replace
+		}
+		if err := json.Unmarshal(out, &wf); err != nil {
+			return nil, fmt.Errorf("parsing go work edit -json output: %w", err)
+		}
+		base := filepath.Dir(ge.GOWORK)
+		abs := func(p string) string {
+			if filepath.IsAbs(p) {
+				return filepath.Clean(p)
+			}
+			return filepath.Join(base, p)
+		}
+		for _, u := range wf.Use {
+			ws.Use = appendUnique(ws.Use, abs(u.DiskPath))
+		}
+		for _, r := range wf.Replace {
+			if r.New.Version == "" { // a directory
+				r.New.Path = abs(r.New.Path)
+			}
+			ws.Replace = append(ws.Replace, r)
+		}
+		if ws.GoVersion == "" {
+			ws.GoVersion = wf.Go
+		}
+	}
+	if len(ws.Use) == 0 {
+		return nil, errNoModule
+	}
+	if ws.GoVersion == "" {
+		// A development toolchain: use the main module's go line.
+		out, err := runQuiet(ctx, gocmd, dir, env, "list", "-m", "-f", "{{.GoVersion}}")
+		if err != nil {
+			return nil, err
+		}
+		ws.GoVersion = strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+	}
+	return ws, nil
+}
+
+// toolchainVersion turns "go1.26.8" into "1.26.8", and returns "" for
+// versions that are not release versions ("devel ...").
+func toolchainVersion(v string) string {
+	v = strings.TrimPrefix(v, "go")
+	if v == "" || v[0] < '0' || v[0] > '9' {
+		return ""
+	}
+	if i := strings.IndexAny(v, " -+"); i >= 0 {
+		v = v[:i]
+	}
+	return v
+}
+
+func appendUnique(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// runQuiet runs the go command with the given arguments and returns its
+// standard output; on failure the error carries its standard error.
+func runQuiet(ctx context.Context, gocmd, dir string, env []string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, gocmd, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return nil, fmt.Errorf("go %s: %s", strings.Join(args, " "), msg)
+	}
+	return out, nil
+}

@@ -1,0 +1,27 @@
+// Package bigfoot holds the sources of the race-detection runtime that the
+// build driver writes into every instrumented build.
+//
+// The runtime (packages detector and shadow, and any subpackages) is
+// compiled into the user's binary, whose module does not require this one;
+// so the bigfoot command carries its sources and makes them resolvable
+// through a temporary workspace (see docs/build.md and driver.Run).
+package bigfoot
+
+import (
+	"embed"
+	"io/fs"
+)
+
+// ModulePath is the module path of this module, which instrumented code
+// imports the runtime from.
+const ModulePath = "github.com/bigfoot-go/bigfoot"
+
+// runtimeFS holds detector/ and shadow/ with everything below them; the
+// driver writes out only the Go files other than tests, assembly and headers.
+//
+//go:embed detector shadow
+var runtimeFS embed.FS
+
+// Runtime returns the runtime sources, rooted at the module root: paths are
+// "detector/...", "shadow/...".
+func Runtime() fs.FS { return runtimeFS }

@@ -1,0 +1,366 @@
+package instrument
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+)
+
+// mode says how an expression's value is used.
+type mode int
+
+const (
+	// mValue: the value is used; if the expression denotes a shared
+	// location, evaluating it is a read of that location.
+	mValue mode = iota
+	// mAddr: the location's address is used (&x, the x of x.f, a pointer
+	// receiver); no access of its own, but the operands of the address
+	// computation (pointers, slice headers, indices) are read.
+	mAddr
+)
+
+// expr renders an expression. Reads of shared locations are wrapped in
+// place, so each check happens exactly where (and whether) the original
+// expression is evaluated.
+func (r *fileRewriter) expr(e ast.Expr, m mode) string {
+	if e == nil {
+		return ""
+	}
+	if tv, ok := r.info.Types[e]; ok && (tv.IsType() || tv.Value != nil) {
+		return r.text(e) // types and constants: nothing is evaluated
+	}
+	switch e := e.(type) {
+	case *ast.Ident:
+		if m == mValue && r.fn != nil {
+			if v := r.varOf(e); v != nil && r.sharedVar(v) {
+				return r.wrapRead(e.Pos(), e.Name)
+			}
+		}
+		return e.Name
+	case *ast.ParenExpr:
+		return r.spliceNode(e, subOf(e.X, r.expr(e.X, m)))
+	case *ast.SelectorExpr:
+		return r.selector(e, m)
+	case *ast.IndexExpr:
+		return r.index(e, m)
+	case *ast.IndexListExpr:
+		return r.spliceNode(e, subOf(e.X, r.expr(e.X, mValue)))
+	case *ast.StarExpr:
+		inner := r.spliceNode(e, subOf(e.X, r.expr(e.X, mValue)))
+		if m == mValue && r.fn != nil && !isTypeParam(r.typeOf(e.X)) {
+			return r.wrapRead(e.Pos(), inner)
+		}
+		return inner
+	case *ast.UnaryExpr:
+		switch e.Op {
+		case token.AND:
+			return r.spliceNode(e, subOf(e.X, r.expr(e.X, mAddr)))
+		case token.ARROW:
+			return r.recvExpr(e, false)
+		}
+		return r.spliceNode(e, subOf(e.X, r.expr(e.X, mValue)))
+	case *ast.BinaryExpr:
+		return r.spliceNode(e, subOf(e.X, r.expr(e.X, mValue)), subOf(e.Y, r.expr(e.Y, mValue)))
+	case *ast.CallExpr:
+		return r.call(e)
+	case *ast.CompositeLit:
+		return r.composite(e)
+	case *ast.FuncLit:
+		return r.funcLit(e)
+	case *ast.SliceExpr:
+		xm := mValue
+		if _, ok := coreType(r.typeOf(e.X)).(*types.Array); ok {
+			xm = mAddr // slicing an array takes its address
+		}
+		return r.spliceNode(e, subOf(e.X, r.expr(e.X, xm)), r.exprSub(e.Low), r.exprSub(e.High), r.exprSub(e.Max))
+	case *ast.TypeAssertExpr:
+		return r.spliceNode(e, subOf(e.X, r.expr(e.X, mValue)))
+	case *ast.KeyValueExpr:
+		return r.spliceNode(e, subOf(e.Key, r.expr(e.Key, mValue)), subOf(e.Value, r.expr(e.Value, mValue)))
+	}
+	return r.text(e)
+}
+
+// exprSub is the substitution rendering e (possibly nil) in value mode.
+func (r *fileRewriter) exprSub(e ast.Expr) sub {
+	if e == nil {
+		return sub{}
+	}
+	return subOf(e, r.expr(e, mValue))
+}
+
+// wrapRead wraps the rendered addressable expression inner in a read check.
+func (r *fileRewriter) wrapRead(pos token.Pos, inner string) string {
+	return "(*__bf.R(" + r.g() + ", &" + inner + ", " + r.site(pos) + "))"
+}
+
+// wrapWrite is the in-place write form of the rendered addressable inner.
+func (r *fileRewriter) wrapWrite(pos token.Pos, inner string) string {
+	return "*__bf.W(" + r.g() + ", &" + inner + ", " + r.site(pos) + ")"
+}
+
+func (r *fileRewriter) selector(e *ast.SelectorExpr, m mode) string {
+	sel := r.info.Selections[e]
+	if sel == nil {
+		// A qualified identifier: a global of another package.
+		if m == mValue && r.fn != nil {
+			if v, ok := r.info.Uses[e.Sel].(*types.Var); ok && r.sharedVar(v) {
+				return r.wrapRead(e.Pos(), r.text(e))
+			}
+		}
+		return r.text(e)
+	}
+	switch sel.Kind() {
+	case types.FieldVal:
+		inner := r.spliceNode(e, subOf(e.X, r.operand(e.X)))
+		shared := sel.Indirect() || (r.addressable(e.X) && r.sharedLoc(e.X))
+		if m == mValue && shared && r.fn != nil {
+			return r.wrapRead(e.Pos(), inner)
+		}
+		return inner
+	case types.MethodVal:
+		return r.methodValue(e, sel)
+	}
+	return r.text(e)
+}
+
+// operand renders the x of x.f: a pointer is read, an addressable struct
+// only provides its address, any other value is read.
+func (r *fileRewriter) operand(x ast.Expr) string {
+	if isPointer(r.typeOf(x)) || !r.addressable(x) {
+		return r.expr(x, mValue)
+	}
+	return r.expr(x, mAddr)
+}
+
+func (r *fileRewriter) index(e *ast.IndexExpr, m mode) string {
+	xt := r.typeOf(e.X)
+	if _, ok := xt.(*types.Signature); ok || r.info.Types[e.X].IsType() {
+		// Instantiation of a generic function or type.
+		return r.spliceNode(e, subOf(e.X, r.expr(e.X, mValue)))
+	}
+	idx := r.expr(e.Index, mValue)
+	var x string
+	shared := false
+	switch u := coreType(xt).(type) {
+	case *types.Map:
+		x = r.expr(e.X, mValue)
+		if m == mValue && r.fn != nil {
+			x = "__bf.MapRead(" + r.g() + ", " + x + ", " + r.site(e.Pos()) + ")"
+		}
+		return r.spliceNode(e, subOf(e.X, x), subOf(e.Index, idx))
+	case *types.Slice:
+		x, shared = r.expr(e.X, mValue), true
+	case *types.Pointer:
+		_ = u
+		x, shared = r.expr(e.X, mValue), true
+	case *types.Array:
+		if r.addressable(e.X) {
+			x, shared = r.expr(e.X, mAddr), r.sharedLoc(e.X)
+		} else {
+			x = r.expr(e.X, mValue)
+		}
+	default: // strings are immutable; type parameters are not checked
+		x = r.expr(e.X, mValue)
+	}
+	inner := r.spliceNode(e, subOf(e.X, x), subOf(e.Index, idx))
+	if m == mValue && shared && r.fn != nil {
+		return r.wrapRead(e.Pos(), inner)
+	}
+	return inner
+}
+
+func (r *fileRewriter) composite(e *ast.CompositeLit) string {
+	_, isStruct := coreType(r.typeOf(e)).(*types.Struct)
+	var subs []sub
+	for _, elt := range e.Elts {
+		if kv, ok := elt.(*ast.KeyValueExpr); ok {
+			if !isStruct {
+				subs = append(subs, subOf(kv.Key, r.expr(kv.Key, mValue)))
+			}
+			subs = append(subs, subOf(kv.Value, r.expr(kv.Value, mValue)))
+			continue
+		}
+		subs = append(subs, subOf(elt, r.expr(elt, mValue)))
+	}
+	return r.spliceNode(e, subs...)
+}
+
+// varOf returns the variable (not field) an identifier denotes, or nil.
+func (r *fileRewriter) varOf(id *ast.Ident) *types.Var {
+	obj := r.info.Uses[id]
+	if obj == nil {
+		obj = r.info.Defs[id]
+	}
+	if v, ok := obj.(*types.Var); ok && !v.IsField() {
+		return v
+	}
+	return nil
+}
+
+// sharedVar reports whether v may be accessed by more than one goroutine:
+// package-level variables, and locals that go/ssa puts on the heap.
+func (r *fileRewriter) sharedVar(v *types.Var) bool {
+	if v.Pkg() == nil || v.IsField() || v.Name() == "_" {
+		return false
+	}
+	if v.Parent() == v.Pkg().Scope() || (v.Parent() == nil && v.Pkg().Scope().Lookup(v.Name()) == v) {
+		return true
+	}
+	return r.p.heap[v.Pos()]
+}
+
+// sharedLoc reports whether the addressable expression e denotes memory
+// another goroutine may reach.
+func (r *fileRewriter) sharedLoc(e ast.Expr) bool {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		v := r.varOf(e)
+		return v != nil && r.sharedVar(v)
+	case *ast.SelectorExpr:
+		sel := r.info.Selections[e]
+		if sel == nil {
+			v, ok := r.info.Uses[e.Sel].(*types.Var)
+			return ok && r.sharedVar(v)
+		}
+		if sel.Kind() != types.FieldVal {
+			return false
+		}
+		return sel.Indirect() || (r.addressable(e.X) && r.sharedLoc(e.X))
+	case *ast.IndexExpr:
+		switch coreType(r.typeOf(e.X)).(type) {
+		case *types.Slice, *types.Pointer:
+			return true
+		case *types.Array:
+			return r.addressable(e.X) && r.sharedLoc(e.X)
+		}
+	case *ast.StarExpr:
+		return !isTypeParam(r.typeOf(e.X))
+	}
+	return false
+}
+
+func (r *fileRewriter) addressable(e ast.Expr) bool {
+	tv, ok := r.info.Types[e]
+	return ok && tv.Addressable()
+}
+
+func (r *fileRewriter) typeOf(e ast.Expr) types.Type {
+	if tv, ok := r.info.Types[e]; ok && tv.Type != nil {
+		return tv.Type
+	}
+	if id, ok := e.(*ast.Ident); ok {
+		if obj := r.info.ObjectOf(id); obj != nil {
+			return obj.Type()
+		}
+	}
+	return types.Typ[types.Invalid]
+}
+
+// coreType is the underlying type of t, or nil for type parameters (whose
+// accesses fasttrack mode does not check).
+func coreType(t types.Type) types.Type {
+	if t == nil || isTypeParam(t) {
+		return nil
+	}
+	return t.Underlying()
+}
+
+func isTypeParam(t types.Type) bool {
+	_, ok := types.Unalias(t).(*types.TypeParam)
+	return ok
+}
+
+func isPointer(t types.Type) bool {
+	_, ok := coreType(t).(*types.Pointer)
+	return ok
+}
+
+// callFree reports whether evaluating e calls no function, receives from no
+// channel and creates no closure: it may be evaluated again after the
+// statement it belongs to.
+func (r *fileRewriter) callFree(e ast.Expr) bool {
+	ok := true
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if !r.info.Types[n.Fun].IsType() {
+				ok = false
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.ARROW {
+				ok = false
+			}
+		case *ast.FuncLit:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// maySync reports whether evaluating the expressions may synchronize: they
+// call a function (other than a builtin or conversion) or receive.
+func (r *fileRewriter) maySync(es ...ast.Expr) bool {
+	for _, e := range es {
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.CallExpr:
+				if !r.info.Types[n.Fun].IsType() && r.builtinName(n.Fun) == "" {
+					found = true
+				}
+			case *ast.UnaryExpr:
+				if n.Op == token.ARROW {
+					found = true
+				}
+			}
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// builtinName is the name of the builtin fun denotes, or "".
+func (r *fileRewriter) builtinName(fun ast.Expr) string {
+	switch f := ast.Unparen(fun).(type) {
+	case *ast.Ident:
+		if b, ok := r.info.Uses[f].(*types.Builtin); ok {
+			return b.Name()
+		}
+	case *ast.SelectorExpr:
+		if b, ok := r.info.Uses[f.Sel].(*types.Builtin); ok {
+			return "unsafe." + b.Name()
+		}
+	}
+	return ""
+}
+
+// mentions reports whether e refers to any of the objects.
+func (r *fileRewriter) mentions(e ast.Expr, objs map[types.Object]bool) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && objs[r.info.ObjectOf(id)] {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// paren parenthesizes rendered text of e unless e is a primary expression.
+func paren(e ast.Expr, text string) string {
+	switch ast.Unparen(e).(type) {
+	case *ast.Ident, *ast.SelectorExpr, *ast.IndexExpr, *ast.IndexListExpr, *ast.CallExpr, *ast.CompositeLit:
+		return text
+	}
+	if _, ok := e.(*ast.ParenExpr); ok {
+		return text
+	}
+	return "(" + text + ")"
+}

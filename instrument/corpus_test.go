@@ -1,0 +1,114 @@
+package instrument
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of TestGolden")
+
+// corpus lists the programs under testdata/src.
+func corpus(t *testing.T) []string {
+	ents, err := os.ReadDir(filepath.Join("testdata", "src"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, e := range ents {
+		if e.IsDir() {
+			dirs = append(dirs, e.Name())
+		}
+	}
+	return dirs
+}
+
+// TestDifferential instruments each corpus program, builds it against the
+// runtime, and requires it to print exactly what the plain program prints,
+// to report no race (they are race-free), and its tests to pass.
+func TestDifferential(t *testing.T) {
+	for _, name := range corpus(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			w := newWorkspace(t, filepath.Join("testdata", "src", name))
+			plain, err := w.goCmd(t, false, "run", ".")
+			if err != nil {
+				t.Fatalf("plain run: %v\n%s", err, plain)
+			}
+			res := w.instrument(t, true)
+			for _, n := range res.Notes {
+				t.Log("note:", n)
+			}
+			if len(res.Replace) == 0 {
+				t.Fatal("nothing instrumented")
+			}
+			got, err := w.goCmd(t, true, "run", ".")
+			if err != nil {
+				t.Fatalf("instrumented run: %v\n%s", err, got)
+			}
+			if got != plain {
+				t.Errorf("instrumented output differs:\n--- plain\n%s\n--- instrumented\n%s", plain, got)
+			}
+			if out, err := w.goCmd(t, true, "test", "-count=1", "."); err != nil {
+				t.Errorf("instrumented tests fail: %v\n%s", err, out)
+			}
+			if out, err := w.goCmd(t, true, "vet", "."); err != nil && !w.fake {
+				t.Logf("go vet of the instrumented program: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// TestGolden compares the instrumented text of the corpus with
+// testdata/golden/<program>/<file>.golden (go test -run TestGolden -update
+// rewrites them). The goldens are the reviewed record of what each
+// construct becomes.
+func TestGolden(t *testing.T) {
+	for _, name := range corpus(t) {
+		t.Run(name, func(t *testing.T) {
+			w := newWorkspace(t, filepath.Join("testdata", "src", name))
+			res := w.instrument(t, true)
+			got := map[string]string{}
+			for path, b := range res.Replace {
+				got[strings.TrimPrefix(filepath.ToSlash(strings.TrimPrefix(path, w.mod)), "/")] = string(b)
+			}
+			for path, b := range res.Add {
+				got[strings.TrimPrefix(filepath.ToSlash(strings.TrimPrefix(path, w.mod)), "/")] = string(b)
+			}
+			dir := filepath.Join("testdata", "golden", name)
+			if *update {
+				os.RemoveAll(dir)
+				os.MkdirAll(dir, 0o755)
+				for rel, s := range got {
+					os.WriteFile(filepath.Join(dir, strings.ReplaceAll(rel, "/", "__")+".golden"), []byte(s), 0o644)
+				}
+				return
+			}
+			ents, _ := os.ReadDir(dir)
+			var want []string
+			for _, e := range ents {
+				want = append(want, e.Name())
+			}
+			var have []string
+			for rel := range got {
+				have = append(have, strings.ReplaceAll(rel, "/", "__")+".golden")
+			}
+			sort.Strings(have)
+			if strings.Join(have, " ") != strings.Join(want, " ") {
+				t.Fatalf("instrumented files %v, golden files %v", have, want)
+			}
+			for rel, s := range got {
+				b, err := os.ReadFile(filepath.Join(dir, strings.ReplaceAll(rel, "/", "__")+".golden"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(b) != s {
+					t.Errorf("%s differs from its golden file; got:\n%s", rel, s)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,212 @@
+package instrument
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// copyTree copies the regular files of src into dst, skipping _test.go
+// files when noTests is set.
+func copyTree(t testing.TB, src, dst string, keep func(rel string) bool) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		if keep != nil && !keep(rel) {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+var (
+	realRuntimeOnce sync.Once
+	realRuntimeOK   bool
+)
+
+// realRuntime reports whether ../detector builds and declares every name
+// of the API (those of fakeRuntime); if not, tests compile against
+// fakeRuntime.
+func realRuntime() bool {
+	realRuntimeOnce.Do(func() {
+		if os.Getenv("BIGFOOT_FAKE_RUNTIME") != "" {
+			return
+		}
+		cmd := exec.Command("go", "build", "./detector/", "./shadow/")
+		cmd.Dir = ".."
+		if cmd.Run() != nil {
+			return
+		}
+		missing := missingAPI(filepath.Join("..", "detector"))
+		if len(missing) > 0 {
+			fmt.Fprintf(os.Stderr, "instrument tests: ../detector lacks %d API names (e.g. %v): using the fake runtime\n", len(missing), missing[:min(5, len(missing))])
+			return
+		}
+		realRuntimeOK = true
+	})
+	return realRuntimeOK
+}
+
+// missingAPI returns the exported names of fakeRuntime that the package in
+// dir does not declare.
+func missingAPI(dir string) []string {
+	fset := token.NewFileSet()
+	names := func(files map[string]*ast.File) map[string]bool {
+		m := map[string]bool{}
+		for _, f := range files {
+			for _, d := range f.Decls {
+				switch d := d.(type) {
+				case *ast.FuncDecl:
+					if d.Recv != nil {
+						m["(G)."+d.Name.Name] = true
+					} else {
+						m[d.Name.Name] = true
+					}
+				case *ast.GenDecl:
+					for _, s := range d.Specs {
+						if ts, ok := s.(*ast.TypeSpec); ok {
+							m[ts.Name.Name] = true
+						}
+					}
+				}
+			}
+		}
+		return m
+	}
+	fake, err := parser.ParseFile(fset, "fake.go", fakeRuntime, 0)
+	if err != nil {
+		panic(err)
+	}
+	want := names(map[string]*ast.File{"fake.go": fake})
+	have := map[string]bool{}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, 0)
+		if err != nil {
+			continue
+		}
+		for n := range names(map[string]*ast.File{e.Name(): f}) {
+			have[n] = true
+		}
+	}
+	var missing []string
+	for n := range want {
+		if ast.IsExported(strings.TrimPrefix(n, "(G).")) && !have[n] {
+			missing = append(missing, n)
+		}
+	}
+	sort.Strings(missing)
+	return missing
+}
+
+// workspace is a temporary build setup: the user's module, the runtime
+// module and a go.work using both, plus the overlay of an instrumentation.
+type workspace struct {
+	root    string
+	mod     string // the user's module directory
+	overlay string // overlay.json
+	env     []string
+	fake    bool
+}
+
+// newWorkspace copies the module in srcDir into a temporary directory.
+func newWorkspace(t testing.TB, srcDir string) *workspace {
+	t.Helper()
+	root := t.TempDir()
+	w := &workspace{root: root, mod: filepath.Join(root, "m")}
+	copyTree(t, srcDir, w.mod, nil)
+	if _, err := os.Stat(filepath.Join(w.mod, "go.mod")); err != nil {
+		os.WriteFile(filepath.Join(w.mod, "go.mod"), []byte("module example.com/m\n\ngo 1.26.0\n"), 0o644)
+	}
+	rt := filepath.Join(root, "rt")
+	if realRuntime() {
+		for _, dir := range []string{"detector", "shadow"} {
+			copyTree(t, filepath.Join("..", dir), filepath.Join(rt, dir), func(rel string) bool {
+				return (strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go") || strings.HasSuffix(rel, ".s")) &&
+					!strings.Contains(rel, "testdata")
+			})
+		}
+	} else {
+		w.fake = true
+		os.MkdirAll(filepath.Join(rt, "detector"), 0o755)
+		os.WriteFile(filepath.Join(rt, "detector", "fake.go"), []byte(fakeRuntime), 0o644)
+	}
+	os.WriteFile(filepath.Join(rt, "go.mod"), []byte("module github.com/bigfoot-go/bigfoot\n\ngo 1.24\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "go.work"), []byte("go 1.26.0\n\nuse (\n\t./m\n\t./rt\n)\n"), 0o644)
+	w.env = append(os.Environ(), "GOWORK="+filepath.Join(root, "go.work"), "GOFLAGS=", "GOPROXY=off", "GOMAXPROCS=2")
+	return w
+}
+
+// instrument runs the instrumenter on the workspace's module and writes the
+// overlay.
+func (w *workspace) instrument(t testing.TB, tests bool, patterns ...string) *Result {
+	t.Helper()
+	if len(patterns) == 0 {
+		patterns = []string{"./..."}
+	}
+	env := append(os.Environ(), "GOFLAGS=", "GOWORK=off", "GOPROXY=off")
+	res, err := Run(context.Background(), Config{Dir: w.mod, Patterns: patterns, Tests: tests, Env: env, Mode: "fasttrack"})
+	if err != nil {
+		t.Fatalf("instrument: %v", err)
+	}
+	ov := map[string]string{}
+	out := filepath.Join(w.root, "overlay")
+	os.MkdirAll(out, 0o755)
+	n := 0
+	write := func(m map[string][]byte) {
+		for path, b := range m {
+			n++
+			p := filepath.Join(out, strings.ReplaceAll(strings.TrimPrefix(path, w.mod), string(filepath.Separator), "_"))
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ov[path] = p
+		}
+	}
+	write(res.Replace)
+	write(res.Add)
+	b, _ := json.Marshal(map[string]any{"Replace": ov})
+	w.overlay = filepath.Join(w.root, "overlay.json")
+	os.WriteFile(w.overlay, b, 0o644)
+	return res
+}
+
+// goCmd runs the go command in the module with the overlay (if any).
+func (w *workspace) goCmd(t testing.TB, overlay bool, args ...string) (string, error) {
+	t.Helper()
+	if overlay && len(args) > 0 {
+		args = append([]string{args[0], "-overlay", w.overlay}, args[1:]...)
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Dir = w.mod
+	cmd.Env = w.env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}

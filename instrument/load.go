@@ -1,0 +1,180 @@
+package instrument
+
+import (
+	"context"
+	"fmt"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/ssa"
+)
+
+// loadMode is what the instrumenter needs from go/packages: syntax and full
+// type information for the packages it rewrites, module membership, and the
+// other files of each package (assembly makes a package uninstrumentable).
+const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles |
+	packages.NeedImports | packages.NeedDeps | packages.NeedTypes | packages.NeedSyntax |
+	packages.NeedTypesInfo | packages.NeedModule | packages.NeedTypesSizes
+
+// load runs go/packages and returns the packages of the main module that are
+// to be instrumented, test variants first. It fails with a *LoadError if any
+// package has errors other than the expected undefined runtime.RaceXxx.
+func load(ctx context.Context, cfg Config) ([]*packages.Package, error) {
+	env := cfg.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	pcfg := &packages.Config{
+		Context:    ctx,
+		Mode:       loadMode,
+		Dir:        cfg.Dir,
+		Env:        env,
+		BuildFlags: cfg.BuildFlags,
+		Tests:      cfg.Tests,
+	}
+	patterns := cfg.Patterns
+	if len(patterns) == 0 {
+		patterns = []string{"."}
+	}
+	roots, err := packages.Load(pcfg, patterns...)
+	if err != nil {
+		return nil, &LoadError{Errors: []string{err.Error()}}
+	}
+	var errs []string
+	var mains []*packages.Package
+	packages.Visit(roots, nil, func(p *packages.Package) {
+		for _, e := range p.Errors {
+			if isExpectedError(e) {
+				continue
+			}
+			errs = append(errs, e.Error())
+		}
+		if p.Module != nil && p.Module.Main && p.Types != nil && len(p.Syntax) > 0 {
+			mains = append(mains, p)
+		}
+	})
+	if len(errs) > 0 {
+		return nil, &LoadError{Errors: errs}
+	}
+	// Test variants ("p [p.test]") are supersets of the plain package:
+	// visit them first so that each file is rewritten from the variant that
+	// sees all of the package's files. Generated test mains are skipped.
+	var out []*packages.Package
+	for _, p := range mains {
+		if strings.HasSuffix(p.PkgPath, ".test") && p.Name == "main" && strings.HasSuffix(p.ID, ".test") {
+			continue
+		}
+		out = append(out, p)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		return isTestVariant(out[i]) && !isTestVariant(out[j])
+	})
+	return out, nil
+}
+
+func isTestVariant(p *packages.Package) bool { return strings.Contains(p.ID, " [") }
+
+// isExpectedError reports whether e is a type error the instrumenter
+// expects and repairs: runtime.RaceXxx exists only in -race builds.
+func isExpectedError(e packages.Error) bool {
+	return e.Kind == packages.TypeError && strings.Contains(e.Msg, "undefined: runtime.Race")
+}
+
+// heapVars returns the declaring positions of the local variables of pkg that
+// live on the heap: captured by a closure or with their address taken. go/ssa
+// gives each such variable an *ssa.Alloc with Heap set whose Pos is the
+// variable's declaring identifier.
+func heapVars(pkg *packages.Package) (set map[token.Pos]bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			set, err = nil, fmt.Errorf("building SSA for %s: %v", pkg.ID, r)
+		}
+	}()
+	prog := ssa.NewProgram(pkg.Fset, ssa.BuilderMode(0))
+	created := map[*types.Package]bool{pkg.Types: true}
+	var create func(p *types.Package)
+	create = func(p *types.Package) {
+		for _, imp := range p.Imports() {
+			if !created[imp] {
+				created[imp] = true
+				create(imp)
+				prog.CreatePackage(imp, nil, nil, true)
+			}
+		}
+	}
+	create(pkg.Types)
+	spkg := prog.CreatePackage(pkg.Types, pkg.Syntax, pkg.TypesInfo, false)
+	spkg.Build()
+	set = make(map[token.Pos]bool)
+	var visit func(fn *ssa.Function)
+	seen := map[*ssa.Function]bool{}
+	visit = func(fn *ssa.Function) {
+		if fn == nil || seen[fn] {
+			return
+		}
+		seen[fn] = true
+		for _, b := range fn.Blocks {
+			for _, ins := range b.Instrs {
+				if a, ok := ins.(*ssa.Alloc); ok && a.Heap && a.Pos().IsValid() {
+					set[a.Pos()] = true
+				}
+			}
+		}
+		for _, anon := range fn.AnonFuncs {
+			visit(anon)
+		}
+	}
+	for _, m := range spkg.Members {
+		switch m := m.(type) {
+		case *ssa.Function:
+			visit(m)
+		case *ssa.Type:
+			for _, recvT := range []types.Type{m.Type(), types.NewPointer(m.Type())} {
+				mset := prog.MethodSets.MethodSet(recvT)
+				for i := 0; i < mset.Len(); i++ {
+					if f := prog.MethodValue(mset.At(i)); f != nil && f.Pkg == spkg {
+						visit(f)
+					}
+				}
+			}
+		}
+	}
+	// Methods of generic types and init functions are reached through the
+	// package's functions list as well.
+	for fn := range allFunctions(spkg) {
+		visit(fn)
+	}
+	return set, nil
+}
+
+// allFunctions yields the source functions of spkg that are not package
+// members: methods of generic types, whose bodies go/ssa builds once.
+func allFunctions(spkg *ssa.Package) map[*ssa.Function]bool {
+	out := map[*ssa.Function]bool{}
+	for _, m := range spkg.Members {
+		if t, ok := m.(*ssa.Type); ok {
+			if named, ok := t.Type().(*types.Named); ok {
+				for i := 0; i < named.NumMethods(); i++ {
+					if f := spkg.Prog.FuncValue(named.Method(i)); f != nil {
+						out[f] = true
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// inModule reports whether file lies in the directory tree of pkg's module.
+func inModule(pkg *packages.Package, file string) bool {
+	if pkg.Module == nil || pkg.Module.Dir == "" {
+		return false
+	}
+	rel, err := filepath.Rel(pkg.Module.Dir, file)
+	return err == nil && !strings.HasPrefix(rel, "..") && !filepath.IsAbs(rel)
+}

@@ -1,0 +1,42 @@
+package instrument
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRealModules instruments modules from the module cache and runs their
+// tests (BIGFOOT_REAL_MODULES="dir1 dir2", directories of modules whose
+// dependencies are in the module cache; BIGFOOT_REAL_RUN="^$" only compiles
+// them). Their tests must pass as they do
+// plainly, with no race reported.
+func TestRealModules(t *testing.T) {
+	mods := strings.Fields(os.Getenv("BIGFOOT_REAL_MODULES"))
+	if len(mods) == 0 {
+		t.Skip("set BIGFOOT_REAL_MODULES")
+	}
+	for _, dir := range mods {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			w := newWorkspace(t, dir)
+			exec.Command("chmod", "-R", "u+w", w.mod).Run()
+			w.env = append(w.env, "GOPROXY="+os.Getenv("GOPROXY"))
+			res := w.instrument(t, true)
+			for _, n := range res.Notes {
+				t.Log("note:", n)
+			}
+			args := []string{"test", "-count=1", "./..."}
+			if run := os.Getenv("BIGFOOT_REAL_RUN"); run != "" {
+				args = append(args, "-run", run) // e.g. "^$": compile only
+			}
+			out, err := w.goCmd(t, true, args...)
+			if err != nil {
+				t.Errorf("instrumented tests: %v\n%s", err, tail(out, 80))
+			} else {
+				t.Logf("%s", tail(out, 20))
+			}
+		})
+	}
+}

@@ -1,0 +1,469 @@
+package instrument
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// instrumentPackages rewrites the files of pkgs (test variants first) and
+// collects the overlay. Each file is rewritten once, from the first variant
+// that contains it; the rewrite of a file depends only on that file, so the
+// variants agree.
+func instrumentPackages(pkgs []*packages.Package) *Result {
+	res := &Result{Replace: map[string][]byte{}, Add: map[string][]byte{}}
+	done := map[string]bool{}
+	helpers := map[string]bool{} // dir + package name
+	testMains := map[string]*testMainInfo{}
+	for _, pkg := range pkgs {
+		instrumentPackage(pkg, res, done, helpers, testMains)
+	}
+	for _, tm := range testMains {
+		tm.emit(res)
+	}
+	sort.Strings(res.Notes)
+	return res
+}
+
+// pkgRewriter is what the file rewriter needs of a package.
+type pkgRewriter struct {
+	pkg  *packages.Package
+	info *types.Info
+	heap map[token.Pos]bool // declaring positions of heap (escaping) locals
+}
+
+func instrumentPackage(pkg *packages.Package, res *Result, done, helpers map[string]bool, testMains map[string]*testMainInfo) {
+	var files []int
+	for i, f := range pkg.CompiledGoFiles {
+		if i >= len(pkg.Syntax) || done[f] || !inModule(pkg, f) || !strings.HasSuffix(f, ".go") {
+			continue
+		}
+		files = append(files, i)
+	}
+	if len(files) == 0 {
+		return
+	}
+	for _, i := range files {
+		done[pkg.CompiledGoFiles[i]] = true
+	}
+	for _, o := range pkg.OtherFiles {
+		if strings.HasSuffix(o, ".s") || strings.HasSuffix(o, ".S") {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: package has assembly (%s): left uninstrumented", pkg.PkgPath, filepath.Base(o)))
+			return
+		}
+	}
+	heap, err := heapVars(pkg)
+	if err != nil {
+		heap = syntacticHeapVars(pkg)
+	}
+	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap}
+	dir := ""
+	rewrote := false
+	for _, i := range files {
+		path := pkg.CompiledGoFiles[i]
+		file := pkg.Syntax[i]
+		dir = filepath.Dir(path)
+		if isTestFile(path) {
+			testMainFor(testMains, pkg, dir).scan(file, path)
+		}
+		if usesCgo(file) {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: uses cgo: left uninstrumented", relPath(pkg, path)))
+			continue
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: %v: left uninstrumented", relPath(pkg, path), err))
+			continue
+		}
+		out, notes, err := pr.rewriteFile(path, file, src)
+		res.Notes = append(res.Notes, notes...)
+		if err != nil {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: %v: left uninstrumented", relPath(pkg, path), err))
+			continue
+		}
+		if out != nil {
+			res.Replace[path] = out
+			rewrote = true
+		}
+	}
+	if dir == "" {
+		return
+	}
+	key := dir + "\x00" + pkg.Name
+	if rewrote && !helpers[key] {
+		helpers[key] = true
+		name := "zz_bigfoot_rt.go"
+		if strings.HasSuffix(pkg.Name, "_test") {
+			name = "zz_bigfoot_rt_x_test.go"
+		}
+		res.Add[filepath.Join(dir, name)] = helperFile(pkg.Name)
+	}
+}
+
+func isTestFile(path string) bool { return strings.HasSuffix(path, "_test.go") }
+
+func usesCgo(f *ast.File) bool {
+	for _, imp := range f.Imports {
+		if imp.Path.Value == `"C"` {
+			return true
+		}
+	}
+	return false
+}
+
+// relPath is file relative to its module root, slash-separated, as the
+// site tables name it.
+func relPath(pkg *packages.Package, file string) string {
+	if pkg.Module != nil {
+		if rel, err := filepath.Rel(pkg.Module.Dir, file); err == nil {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.Base(file)
+}
+
+// rewriteFile returns the instrumented content of one file, or nil if the
+// file needs no change. It never panics: a failure to rewrite is an error,
+// and the caller leaves the file as it was.
+func (p *pkgRewriter) rewriteFile(path string, file *ast.File, src []byte) (out []byte, notes []string, err error) {
+	fset := p.pkg.Fset
+	tf := fset.File(file.Pos())
+	if tf == nil || tf.Size() != len(src) {
+		return nil, nil, fmt.Errorf("source changed since it was loaded")
+	}
+	r := &fileRewriter{
+		p:    p,
+		info: p.info,
+		file: file,
+		src:  src,
+		tf:   tf,
+		rel:  relPath(p.pkg, path),
+	}
+	r.siteVar = "__bfS_" + shortHash(filepath.Base(path))
+	defer func() {
+		if e := recover(); e != nil {
+			out, notes, err = nil, nil, fmt.Errorf("internal error: %v\n%s", e, debug.Stack())
+		}
+	}()
+	body := r.renderFile()
+	if body == string(src) && r.trailer.Len() == 0 {
+		return nil, r.notes, nil
+	}
+	if len(r.sites) > 0 || strings.Contains(body, "__bf.") || strings.Contains(r.trailer.String(), "__bf.") {
+		// Import the runtime right after the package name: no line moves.
+		at := r.off(r.file.Name.End())
+		body = body[:at] + "; import __bf " + fmt.Sprintf("%q", RuntimePath) + body[at:]
+	}
+	var b bytes.Buffer
+	b.WriteString(body)
+	if !strings.HasSuffix(body, "\n") {
+		b.WriteString("\n")
+	}
+	if len(r.sites) > 0 {
+		pkgPath := p.pkg.PkgPath
+		if p.pkg.Name == "main" {
+			pkgPath = "main" // as the race detector prints it
+		}
+		fmt.Fprintf(&b, "var %s = __bf.RegisterSites(%q, %q, %q)\n", r.siteVar, pkgPath, r.rel, strings.Join(r.sites, "\n"))
+	}
+	b.WriteString(r.trailer.String())
+	out = languageUpgrade(r.info.FileVersions[file], path, b.Bytes())
+	// The rewrite must parse; the type checker of the go command does the rest.
+	if _, perr := parser.ParseFile(token.NewFileSet(), path, out, parser.SkipObjectResolution); perr != nil {
+		return nil, nil, fmt.Errorf("instrumented source does not parse: %v", perr)
+	}
+	if n1, n2 := bytes.Count(src, []byte("\n")), strings.Count(body, "\n"); n1 != n2 {
+		return nil, nil, fmt.Errorf("internal error: rewrite changed line count %d -> %d", n1, n2)
+	}
+	return out, r.notes, nil
+}
+
+// languageUpgrade raises the language version of an instrumented file to
+// at least go1.21 (the emitted code instantiates generic functions), with a
+// //go:build constraint: an existing constraint line gets "&& go1.21" in
+// place; otherwise a constraint is added above the file, followed by a
+// //line directive so that every line keeps its number.
+func languageUpgrade(fileVersion, path string, src []byte) []byte {
+	if fileVersion != "" && versionAtLeast(fileVersion, "go1.21") {
+		return src
+	}
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	found := false
+	for i, l := range lines {
+		t := bytes.TrimSpace(l)
+		if bytes.HasPrefix(t, []byte("package ")) {
+			break
+		}
+		if expr, ok := bytes.CutPrefix(t, []byte("//go:build ")); ok {
+			lines[i] = []byte("//go:build (" + string(expr) + ") && go1.21\n")
+			found = true
+		}
+		if rest, ok := bytes.CutPrefix(t, []byte("// +build")); ok {
+			// Old-style constraints would no longer match (go vet
+			// checks); the file is in this build anyway.
+			lines[i] = []byte("// (bigfoot) build" + string(rest) + "\n")
+		}
+	}
+	src = bytes.Join(lines, nil)
+	if found {
+		return src
+	}
+	return append([]byte("//go:build go1.21\n\n//line "+path+":1\n"), src...)
+}
+
+// fileRewriter renders one file. Rendering is a recursive function of the
+// syntax tree: a node's text is the original bytes of the node with the
+// rendered text of some of its children spliced in, so everything the
+// rewriter does not touch (comments, directives, layout) is preserved.
+type fileRewriter struct {
+	p       *pkgRewriter
+	info    *types.Info
+	file    *ast.File
+	src     []byte
+	tf      *token.File
+	rel     string
+	siteVar string
+	sites   []string
+	notes   []string
+	fn      *funcCtx // innermost function being rendered; nil at package level
+	tmp     int      // counter for temporaries (__bft<n>), unique in the file
+	trailer strings.Builder
+}
+
+// funcCtx is the state of one function or function literal being rendered.
+type funcCtx struct {
+	name     string // as the race detector prints it, without the package: F, (*T).M, F.func1
+	closures int    // function literals seen so far directly in this function
+	uses     int    // references emitted to this function's __bfg
+	parent   *funcCtx
+	gotos    map[string]bool // labels that are goto targets in the enclosing FuncDecl
+	results  []*ast.Ident    // named results
+}
+
+func resultNames(ft *ast.FuncType) []*ast.Ident {
+	var out []*ast.Ident
+	if ft.Results != nil {
+		for _, f := range ft.Results.List {
+			out = append(out, f.Names...)
+		}
+	}
+	return out
+}
+
+func (r *fileRewriter) off(p token.Pos) int { return r.tf.Offset(p) }
+
+// text is the original source of n.
+func (r *fileRewriter) text(n ast.Node) string {
+	return string(r.src[r.off(n.Pos()):r.off(n.End())])
+}
+
+func (r *fileRewriter) note(pos token.Pos, format string, args ...any) {
+	p := r.tf.Position(pos)
+	r.notes = append(r.notes, fmt.Sprintf("%s:%d:%d: %s", r.rel, p.Line, p.Column, fmt.Sprintf(format, args...)))
+}
+
+// sub replaces the source range [lo, hi) by text.
+type sub struct {
+	lo, hi token.Pos
+	text   string
+}
+
+func subOf(n ast.Node, text string) sub { return sub{n.Pos(), n.End(), text} }
+
+// splice returns the source of [lo, hi) with subs (sorted, disjoint, inside
+// the range) replaced.
+func (r *fileRewriter) splice(lo, hi token.Pos, subs ...sub) string {
+	var b strings.Builder
+	at := r.off(lo)
+	for _, s := range subs {
+		if !s.lo.IsValid() {
+			continue
+		}
+		o := r.off(s.lo)
+		if o < at {
+			panic(fmt.Sprintf("splice: overlapping substitutions at %s", r.tf.Position(s.lo)))
+		}
+		b.Write(r.src[at:o])
+		b.WriteString(s.text)
+		at = r.off(s.hi)
+	}
+	b.Write(r.src[at:r.off(hi)])
+	return b.String()
+}
+
+func (r *fileRewriter) spliceNode(n ast.Node, subs ...sub) string {
+	return r.splice(n.Pos(), n.End(), subs...)
+}
+
+// g returns the name of the current goroutine state and records its use.
+func (r *fileRewriter) g() string {
+	r.fn.uses++
+	return "__bfg"
+}
+
+// newTemp returns a fresh temporary name.
+func (r *fileRewriter) newTemp() string {
+	r.tmp++
+	return fmt.Sprintf("__bft%d", r.tmp)
+}
+
+// renderFile renders the whole file: the import of the runtime is added on
+// the package clause's line, so no line moves.
+func (r *fileRewriter) renderFile() string {
+	var subs []sub
+	for _, d := range r.file.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Body != nil {
+				subs = append(subs, r.funcDecl(d)...)
+			}
+		case *ast.GenDecl:
+			// Package-level initializers run before main, on the main
+			// goroutine, outside any instrumented function: only the
+			// function literals in them are instrumented.
+			subs = append(subs, subOf(d, r.funcLitsOnly(d)))
+		}
+	}
+	out := r.splice(r.file.Pos(), r.file.End(), subs...)
+	// r.file.Pos() is the package keyword; keep what precedes it.
+	head := string(r.src[:r.off(r.file.Pos())])
+	tail := string(r.src[r.off(r.file.End()):])
+	return head + out + tail
+}
+
+// funcLitsOnly renders n with only its function literals instrumented.
+func (r *fileRewriter) funcLitsOnly(n ast.Node) string {
+	var subs []sub
+	ast.Inspect(n, func(c ast.Node) bool {
+		if fl, ok := c.(*ast.FuncLit); ok {
+			subs = append(subs, subOf(fl, r.funcLit(fl)))
+			return false
+		}
+		return true
+	})
+	return r.spliceNode(n, subs...)
+}
+
+// funcDecl renders a function declaration's body (with prologue) and, for
+// main.main and TestMain, the renaming that lets the runtime wrap them.
+func (r *fileRewriter) funcDecl(d *ast.FuncDecl) []sub {
+	ctx := &funcCtx{name: r.funcName(d), gotos: gotoTargets(d.Body), results: resultNames(d.Type)}
+	saved := r.fn
+	r.fn = ctx
+	body := r.block(d.Body)
+	r.fn = saved
+	var extra []string
+	if tb := r.testParam(d); tb != "" {
+		ctx.uses++
+		extra = append(extra, "__bf.TestStart(__bfg, "+tb+");")
+	}
+	var subs []sub
+	switch {
+	case d.Recv == nil && d.Name.Name == "main" && r.p.pkg.Name == "main" && d.Type.TypeParams == nil:
+		subs = append(subs, sub{d.Name.Pos(), d.Name.End(), "__bfMain"})
+		// A test may call main: then it must not exit the test binary.
+		r.trailer.WriteString("func main() { if __bfTesting() { __bfMain(); return }; __bf.Main(__bfMain) }\n")
+	case d.Recv == nil && d.Name.Name == "TestMain" && isTestFile(r.tf.Name()) && isTestMainSig(r.info, d):
+		subs = append(subs, sub{d.Name.Pos(), d.Name.End(), "__bfTestMain"})
+	}
+	subs = append(subs, subOf(d.Body, withPrologue(body, ctx.uses, extra)))
+	return subs
+}
+
+// withPrologue inserts the goroutine-state prologue after the opening brace
+// of a rendered body, if the body uses it.
+func withPrologue(body string, uses int, extra []string) string {
+	if uses == 0 {
+		return body
+	}
+	return "{ __bfg := __bf.Cur(); " + strings.Join(extra, " ") + body[1:]
+}
+
+// funcLit renders a function literal: a new function with its own prologue
+// (it may run on another goroutine than its creator).
+func (r *fileRewriter) funcLit(fl *ast.FuncLit) string {
+	parent := r.fn
+	var name string
+	var gotos map[string]bool
+	if parent != nil {
+		parent.closures++
+		if parent.parent == nil {
+			name = fmt.Sprintf("%s.func%d", parent.name, parent.closures)
+		} else {
+			name = fmt.Sprintf("%s.%d", parent.name, parent.closures)
+		}
+		gotos = parent.gotos
+	} else {
+		name = "init.func"
+		gotos = gotoTargets(fl.Body)
+	}
+	ctx := &funcCtx{name: name, parent: parent, gotos: gotos, results: resultNames(fl.Type)}
+	r.fn = ctx
+	body := r.block(fl.Body)
+	r.fn = parent
+	return r.splice(fl.Pos(), fl.End(), subOf(fl.Body, withPrologue(body, ctx.uses, nil)))
+}
+
+// gotoTargets returns the labels of body that some goto names.
+func gotoTargets(body *ast.BlockStmt) map[string]bool {
+	m := map[string]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		if b, ok := n.(*ast.BranchStmt); ok && b.Tok == token.GOTO && b.Label != nil {
+			m[b.Label.Name] = true
+		}
+		return true
+	})
+	return m
+}
+
+// funcName is the name of d as the race detector prints it after the
+// package path (the runtime adds the path): F, T.M, (*T).M.
+func (r *fileRewriter) funcName(d *ast.FuncDecl) string {
+	if d.Recv == nil || len(d.Recv.List) == 0 {
+		return d.Name.Name
+	}
+	t := d.Recv.List[0].Type
+	ptr := false
+	if s, ok := t.(*ast.StarExpr); ok {
+		ptr, t = true, s.X
+	}
+	generic := false
+	switch x := t.(type) {
+	case *ast.IndexExpr:
+		t, generic = x.X, true
+	case *ast.IndexListExpr:
+		t, generic = x.X, true
+	}
+	tn := "?"
+	if id, ok := t.(*ast.Ident); ok {
+		tn = id.Name
+	}
+	if generic {
+		tn += "[...]"
+	}
+	if ptr {
+		return fmt.Sprintf("(*%s).%s", tn, d.Name.Name)
+	}
+	return fmt.Sprintf("%s.%s", tn, d.Name.Name)
+}
+
+// site allocates a check site at pos and returns the expression naming it.
+func (r *fileRewriter) site(pos token.Pos) string {
+	p := r.tf.Position(pos)
+	name := "?"
+	if r.fn != nil {
+		name = r.fn.name
+	}
+	r.sites = append(r.sites, fmt.Sprintf("%d:%d:%s", p.Line, p.Column, name))
+	return fmt.Sprintf("%s+%d", r.siteVar, len(r.sites)-1)
+}

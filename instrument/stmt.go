@@ -1,0 +1,429 @@
+package instrument
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+)
+
+// stmtOut is a rendered statement with the statements that must run right
+// before and after it. pre and post are only produced for statements in a
+// statement list; pre ends and post starts with a separator.
+type stmtOut struct {
+	pre     string
+	preDecl bool // pre declares temporaries: wrap the whole in a block
+	text    string
+	post    string
+}
+
+func (r *fileRewriter) block(b *ast.BlockStmt) string {
+	return r.spliceNode(b, r.stmtList(b.List)...)
+}
+
+func (r *fileRewriter) stmtList(list []ast.Stmt) []sub {
+	subs := make([]sub, 0, len(list))
+	for _, s := range list {
+		subs = append(subs, subOf(s, r.compose(s, r.stmt(s, true))))
+	}
+	return subs
+}
+
+// compose joins a statement of a list with its pre and post statements.
+// Temporaries are scoped in a block (so that no goto jumps over their
+// declaration) unless the statement itself declares variables.
+func (r *fileRewriter) compose(s ast.Stmt, o stmtOut) string {
+	if o.pre == "" && o.post == "" {
+		return o.text
+	}
+	if o.preDecl && !declares(s) {
+		return "{ " + o.pre + o.text + o.post + " }"
+	}
+	return o.pre + o.text + o.post
+}
+
+func declares(s ast.Stmt) bool {
+	switch s := s.(type) {
+	case *ast.AssignStmt:
+		return s.Tok == token.DEFINE
+	case *ast.DeclStmt:
+		return true
+	case *ast.LabeledStmt:
+		return declares(s.Stmt)
+	}
+	return false
+}
+
+// simple renders a statement in a position that takes one simple statement
+// (if/for/switch init, for post).
+func (r *fileRewriter) simple(s ast.Stmt) sub {
+	if s == nil {
+		return sub{}
+	}
+	o := r.stmt(s, false)
+	if o.pre != "" || o.post != "" {
+		r.note(s.Pos(), "internal: statement hooks dropped in init/post position")
+	}
+	return subOf(s, o.text)
+}
+
+func (r *fileRewriter) stmt(s ast.Stmt, list bool) stmtOut {
+	switch s := s.(type) {
+	case *ast.ExprStmt:
+		return stmtOut{text: r.spliceNode(s, subOf(s.X, r.expr(s.X, mValue)))}
+	case *ast.SendStmt:
+		return stmtOut{text: r.send(s)}
+	case *ast.IncDecStmt:
+		text, _ := r.lvalue(s.X, false, false, nil)
+		return stmtOut{text: r.spliceNode(s, subOf(s.X, text))}
+	case *ast.AssignStmt:
+		return r.assign(s, list)
+	case *ast.GoStmt:
+		return r.goStmt(s)
+	case *ast.DeferStmt:
+		return r.deferStmt(s)
+	case *ast.ReturnStmt:
+		var subs []sub
+		for _, e := range s.Results {
+			subs = append(subs, subOf(e, r.expr(e, mValue)))
+		}
+		var pre strings.Builder
+		if len(s.Results) == 0 && list && r.fn != nil {
+			// A bare return reads the named results.
+			for _, id := range r.fn.results {
+				if v := r.varOf(id); v != nil && r.sharedVar(v) {
+					pre.WriteString("__bf.R(" + r.g() + ", &" + id.Name + ", " + r.site(s.Pos()) + "); ")
+				}
+			}
+		}
+		return stmtOut{pre: pre.String(), text: r.spliceNode(s, subs...)}
+	case *ast.BlockStmt:
+		return stmtOut{text: r.block(s)}
+	case *ast.IfStmt:
+		var els sub
+		if s.Else != nil {
+			els = subOf(s.Else, r.stmt(s.Else, false).text)
+		}
+		return stmtOut{text: r.spliceNode(s, r.simple(s.Init), r.exprSub(s.Cond), subOf(s.Body, r.block(s.Body)), els)}
+	case *ast.ForStmt:
+		return stmtOut{text: r.spliceNode(s, r.simple(s.Init), r.exprSub(s.Cond), r.simple(s.Post), subOf(s.Body, r.block(s.Body)))}
+	case *ast.RangeStmt:
+		return r.rangeStmt(s)
+	case *ast.SwitchStmt:
+		return stmtOut{text: r.spliceNode(s, r.simple(s.Init), r.exprSub(s.Tag), subOf(s.Body, r.clauses(s.Body)))}
+	case *ast.TypeSwitchStmt:
+		var assign sub
+		ast.Inspect(s.Assign, func(n ast.Node) bool {
+			if ta, ok := n.(*ast.TypeAssertExpr); ok {
+				assign = subOf(ta.X, r.expr(ta.X, mValue))
+				return false
+			}
+			return true
+		})
+		return stmtOut{text: r.spliceNode(s, r.simple(s.Init), assign, subOf(s.Body, r.clauses(s.Body)))}
+	case *ast.SelectStmt:
+		return r.selectStmt(s)
+	case *ast.LabeledStmt:
+		return r.labeled(s, list)
+	case *ast.DeclStmt:
+		return r.declStmt(s, list)
+	}
+	return stmtOut{text: r.text(s)}
+}
+
+// clauses renders the case clauses of a switch body.
+func (r *fileRewriter) clauses(body *ast.BlockStmt) string {
+	var subs []sub
+	for _, c := range body.List {
+		cc, ok := c.(*ast.CaseClause)
+		if !ok {
+			continue
+		}
+		var cs []sub
+		for _, e := range cc.List {
+			cs = append(cs, subOf(e, r.expr(e, mValue)))
+		}
+		cs = append(cs, r.stmtList(cc.Body)...)
+		subs = append(subs, subOf(cc, r.spliceNode(cc, cs...)))
+	}
+	return r.spliceNode(body, subs...)
+}
+
+func (r *fileRewriter) labeled(s *ast.LabeledStmt, list bool) stmtOut {
+	o := r.stmt(s.Stmt, list)
+	label := r.splice(s.Pos(), s.Stmt.Pos())
+	if o.pre == "" {
+		return stmtOut{text: label + o.text, post: o.post}
+	}
+	if r.fn != nil && r.fn.gotos[s.Label.Name] {
+		// A goto may not jump into a block: keep the label outside.
+		if o.preDecl {
+			return stmtOut{text: label + "{ " + o.pre + o.text + o.post + " }"}
+		}
+		return stmtOut{text: label + o.pre + o.text, post: o.post}
+	}
+	// break/continue need the label on the statement itself.
+	return stmtOut{pre: o.pre, preDecl: o.preDecl, text: label + o.text, post: o.post}
+}
+
+// lvalue renders the target of an assignment. When the right-hand side may
+// synchronize (rhsSync), the write check must follow its evaluation: the
+// check is then emitted after the statement (post), which is possible only
+// in a statement list and when the target's address is call-free and not
+// changed by the assignment itself.
+func (r *fileRewriter) lvalue(e ast.Expr, rhsSync, list bool, assigned map[types.Object]bool) (text, post string) {
+	if id, ok := e.(*ast.Ident); ok && id.Name == "_" {
+		return "_", ""
+	}
+	if r.fn == nil {
+		return r.expr(e, mAddr), ""
+	}
+	u := ast.Unparen(e)
+	if ix, ok := u.(*ast.IndexExpr); ok {
+		if _, isMap := coreType(r.typeOf(ix.X)).(*types.Map); isMap {
+			x := r.expr(ix.X, mValue)
+			idx := r.expr(ix.Index, mValue)
+			if !rhsSync {
+				x = "__bf.MapWrite(" + r.g() + ", " + x + ", " + r.site(ix.Pos()) + ")"
+			} else if list && r.callFree(ix.X) {
+				post = "; __bf.MapWrite(" + r.g() + ", " + r.text(ix.X) + ", " + r.site(ix.Pos()) + ")"
+			} else {
+				r.note(e.Pos(), "map write not checked: right-hand side may synchronize")
+			}
+			return r.splice(e.Pos(), e.End(), subOf(ix.X, x), subOf(ix.Index, idx)), post
+		}
+	}
+	inner := r.expr(e, mAddr)
+	if !r.sharedLoc(e) {
+		return inner, ""
+	}
+	if !rhsSync {
+		return r.wrapWrite(e.Pos(), inner), ""
+	}
+	if _, isID := u.(*ast.Ident); list && r.callFree(e) && (isID || !r.mentions(e, assigned)) {
+		return inner, "; __bf.W(" + r.g() + ", &" + paren(e, r.text(e)) + ", " + r.site(e.Pos()) + ")"
+	}
+	r.note(e.Pos(), "write not checked: right-hand side may synchronize")
+	return inner, ""
+}
+
+func (r *fileRewriter) assign(s *ast.AssignStmt, list bool) stmtOut {
+	var subs []sub
+	var post strings.Builder
+	// Right-hand side: a single receive assigned to two values is a
+	// comma-ok receive.
+	commaOK := len(s.Lhs) == 2 && len(s.Rhs) == 1
+	for _, e := range s.Rhs {
+		if u, ok := ast.Unparen(e).(*ast.UnaryExpr); ok && u.Op == token.ARROW && commaOK {
+			subs = append(subs, subOf(e, r.recvExpr(u, true)))
+			continue
+		}
+		subs = append(subs, subOf(e, r.expr(e, mValue)))
+	}
+	var lhs []sub
+	if s.Tok == token.DEFINE {
+		for _, e := range s.Lhs {
+			id, ok := e.(*ast.Ident)
+			if !ok || r.fn == nil {
+				continue
+			}
+			if v := r.varOf(id); v != nil && r.sharedVar(v) {
+				if list {
+					post.WriteString("; __bf.W(" + r.g() + ", &" + id.Name + ", " + r.site(id.Pos()) + ")")
+				}
+			}
+		}
+	} else {
+		rhsSync := r.maySync(s.Rhs...)
+		assigned := map[types.Object]bool{}
+		for _, e := range s.Lhs {
+			if id, ok := e.(*ast.Ident); ok {
+				if obj := r.info.ObjectOf(id); obj != nil {
+					assigned[obj] = true
+				}
+			}
+		}
+		for _, e := range s.Lhs {
+			text, p := r.lvalue(e, rhsSync, list, assigned)
+			lhs = append(lhs, subOf(e, text))
+			post.WriteString(p)
+		}
+	}
+	return stmtOut{text: r.spliceNode(s, append(lhs, subs...)...), post: post.String()}
+}
+
+func (r *fileRewriter) declStmt(s *ast.DeclStmt, list bool) stmtOut {
+	gd, ok := s.Decl.(*ast.GenDecl)
+	if !ok || gd.Tok != token.VAR {
+		return stmtOut{text: r.text(s)}
+	}
+	var subs []sub
+	var post strings.Builder
+	for _, spec := range gd.Specs {
+		vs, ok := spec.(*ast.ValueSpec)
+		if !ok {
+			continue
+		}
+		commaOK := len(vs.Names) == 2 && len(vs.Values) == 1
+		for _, e := range vs.Values {
+			if u, ok := ast.Unparen(e).(*ast.UnaryExpr); ok && u.Op == token.ARROW && commaOK {
+				subs = append(subs, subOf(e, r.recvExpr(u, true)))
+				continue
+			}
+			subs = append(subs, subOf(e, r.expr(e, mValue)))
+		}
+		for _, id := range vs.Names {
+			if v := r.varOf(id); v != nil && r.sharedVar(v) && list && r.fn != nil {
+				post.WriteString("; __bf.W(" + r.g() + ", &" + id.Name + ", " + r.site(id.Pos()) + ")")
+			}
+		}
+	}
+	return stmtOut{text: r.spliceNode(s, subs...), post: post.String()}
+}
+
+// rangeStmt renders a range loop. Channels become a loop of instrumented
+// receives; slices and pointers to arrays whose elements the loop reads
+// become a counting loop that checks each element as it is read; maps are
+// one read of the map.
+func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
+	if r.fn == nil {
+		return stmtOut{text: r.text(s)}
+	}
+	xt := r.typeOf(s.X)
+	body := r.block(s.Body)
+	plain := func(x string) stmtOut {
+		var kv []sub
+		if s.Tok == token.ASSIGN {
+			for _, e := range []ast.Expr{s.Key, s.Value} {
+				if e != nil {
+					t, _ := r.lvalue(e, false, false, nil)
+					kv = append(kv, subOf(e, t))
+				}
+			}
+		}
+		return stmtOut{text: r.spliceNode(s, append(kv, subOf(s.X, x), subOf(s.Body, body))...)}
+	}
+	perIter := r.goVersionAtLeast(s.Pos(), "go1.22")
+	switch u := coreType(xt).(type) {
+	case *types.Chan:
+		if s.Tok == token.ASSIGN {
+			return r.rangeChanAssign(s, body)
+		}
+		c := r.newTemp()
+		ok := r.newTemp()
+		key := "_"
+		var decl strings.Builder
+		if s.Key != nil {
+			key = r.text(s.Key)
+		}
+		if key != "_" {
+			decl.WriteString("_ = " + key + "; ")
+			if id, isID := s.Key.(*ast.Ident); isID {
+				if v := r.varOf(id); v != nil && r.sharedVar(v) {
+					decl.WriteString("__bf.W(" + r.g() + ", &" + key + ", " + r.site(s.Key.Pos()) + "); ")
+				}
+			}
+		}
+		head := "for " + c + " := " + r.expr(s.X, mValue) + "; ; { " + key + ", " + ok + " := __bfRecv2(" + r.g() + ", " + c + "); if !" + ok + " { break }; " + decl.String()
+		return stmtOut{text: padLines(r.text(s), head+body+" }")}
+	case *types.Map:
+		x := "__bf.MapRead(" + r.g() + ", " + r.expr(s.X, mValue) + ", " + r.site(s.X.Pos()) + ")"
+		return plain(x)
+	case *types.Slice, *types.Pointer, *types.Array:
+		if p, ok := u.(*types.Pointer); ok {
+			if _, isArr := coreType(p.Elem()).(*types.Array); !isArr {
+				return plain(r.expr(s.X, mValue))
+			}
+		}
+		_, isArray := u.(*types.Array)
+		if s.Value == nil || isBlank(s.Value) {
+			if isArray && s.Value == nil && r.callFree(s.X) {
+				return plain(r.text(s.X)) // len is constant: x is not evaluated
+			}
+			return plain(r.expr(s.X, mValue))
+		}
+		if !perIter || s.Tok != token.DEFINE {
+			return plain(r.expr(s.X, mValue))
+		}
+		i, x := r.newTemp(), r.newTemp()
+		elem := x + "[" + i + "]"
+		if !isArray {
+			elem = r.wrapRead(s.Value.Pos(), elem)
+		}
+		var decl strings.Builder
+		key := "_"
+		if s.Key != nil && !isBlank(s.Key) {
+			key = r.text(s.Key)
+		}
+		val := r.text(s.Value)
+		decl.WriteString(key + ", " + val + " := " + i + ", " + elem + "; ")
+		for _, n := range []string{key, val} {
+			if n != "_" {
+				decl.WriteString("_ = " + n + "; ")
+			}
+		}
+		for _, e := range []ast.Expr{s.Key, s.Value} {
+			if id, ok := e.(*ast.Ident); ok && !isBlank(id) {
+				if v := r.varOf(id); v != nil && r.sharedVar(v) {
+					decl.WriteString("__bf.W(" + r.g() + ", &" + id.Name + ", " + r.site(id.Pos()) + "); ")
+				}
+			}
+		}
+		head := "for " + i + ", " + x + " := 0, " + r.expr(s.X, mValue) + "; " + i + " < len(" + x + "); " + i + "++ { " + decl.String()
+		return stmtOut{text: padLines(r.text(s), head+body+" }")}
+	}
+	return plain(r.expr(s.X, mValue))
+}
+
+// rangeChanAssign renders `for k = range ch`. (`for k := range ch` is
+// rendered with a variable per iteration whatever the Go version: that
+// differs from Go < 1.22 only for closures that capture k.)
+func (r *fileRewriter) rangeChanAssign(s *ast.RangeStmt, body string) stmtOut {
+	c, v, ok := r.newTemp(), r.newTemp(), r.newTemp()
+	var assign string
+	if s.Key != nil && !isBlank(s.Key) {
+		t, _ := r.lvalue(s.Key, false, false, nil)
+		assign = t + " = " + v + "; "
+	}
+	head := "for " + c + " := " + r.expr(s.X, mValue) + "; ; { " + v + ", " + ok + " := __bfRecv2(" + r.g() + ", " + c + "); if !" + ok + " { break }; _ = " + v + "; " + assign
+	return stmtOut{text: padLines(r.text(s), head+body+" }")}
+}
+
+func isBlank(e ast.Expr) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == "_"
+}
+
+// goVersionAtLeast reports whether the file's Go version is at least v.
+func (r *fileRewriter) goVersionAtLeast(pos token.Pos, v string) bool {
+	fv := r.info.FileVersions[r.file]
+	if fv == "" {
+		return true
+	}
+	return versionAtLeast(fv, v)
+}
+
+// versionAtLeast compares "go1.N[.M]" versions.
+func versionAtLeast(have, want string) bool {
+	minor := func(s string) int {
+		s = strings.TrimPrefix(s, "go1.")
+		n := 0
+		for _, c := range s {
+			if c < '0' || c > '9' {
+				break
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n
+	}
+	return minor(have) >= minor(want)
+}
+
+// padLines appends newlines to out until it has as many as orig, so that a
+// rewrite never moves the lines that follow.
+func padLines(orig, out string) string {
+	for n := strings.Count(orig, "\n") - strings.Count(out, "\n"); n > 0; n-- {
+		out += "\n"
+	}
+	return out
+}

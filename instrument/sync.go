@@ -1,0 +1,490 @@
+package instrument
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strings"
+)
+
+// syncMethods maps "pkgpath.Type.Method" of the standard library's
+// synchronization methods to the runtime hook that performs them. The hook
+// takes the goroutine state, then a pointer to the receiver (for
+// interfaces, the interface value), then the method's arguments.
+var syncMethods = map[string]string{
+	"sync.Mutex.Lock":           "Lock",
+	"sync.Mutex.Unlock":         "Unlock",
+	"sync.Mutex.TryLock":        "TryLock",
+	"sync.RWMutex.Lock":         "RWLock",
+	"sync.RWMutex.Unlock":       "RWUnlock",
+	"sync.RWMutex.RLock":        "RWRLock",
+	"sync.RWMutex.RUnlock":      "RWRUnlock",
+	"sync.RWMutex.TryLock":      "RWTryLock",
+	"sync.RWMutex.TryRLock":     "RWTryRLock",
+	"sync.Locker.Lock":          "LockerLock",
+	"sync.Locker.Unlock":        "LockerUnlock",
+	"sync.WaitGroup.Add":        "WaitGroupAdd",
+	"sync.WaitGroup.Done":       "WaitGroupDone",
+	"sync.WaitGroup.Wait":       "WaitGroupWait",
+	"sync.WaitGroup.Go":         "WaitGroupGo",
+	"sync.Once.Do":              "OnceDo",
+	"sync.Cond.Wait":            "CondWait",
+	"sync.Cond.Signal":          "CondSignal",
+	"sync.Cond.Broadcast":       "CondBroadcast",
+	"sync.Pool.Get":             "PoolGet",
+	"sync.Pool.Put":             "PoolPut",
+	"testing.T.Run":             "Run",
+	"testing.B.Run":             "Run",
+	"sync.Map.Load":             "SyncMapLoad",
+	"sync.Map.Store":            "SyncMapStore",
+	"sync.Map.LoadOrStore":      "SyncMapLoadOrStore",
+	"sync.Map.LoadAndDelete":    "SyncMapLoadAndDelete",
+	"sync.Map.Delete":           "SyncMapDelete",
+	"sync.Map.Swap":             "SyncMapSwap",
+	"sync.Map.CompareAndSwap":   "SyncMapCompareAndSwap",
+	"sync.Map.CompareAndDelete": "SyncMapCompareAndDelete",
+	"sync.Map.Range":            "SyncMapRange",
+	"sync.Map.Clear":            "SyncMapClear",
+}
+
+// syncFuncs maps "pkgpath.Func" of synchronizing package-level functions
+// to their hook. Hooks marked noG take no goroutine state.
+var syncFuncs = map[string]string{
+	"sync.OnceFunc":        "OnceFunc",
+	"sync.OnceValue":       "OnceValue",
+	"sync.OnceValues":      "OnceValues",
+	"runtime.SetFinalizer": "SetFinalizer",
+	"runtime.AddCleanup":   "AddCleanup",
+	"os.Exit":              "Exit",
+}
+
+var noG = map[string]bool{"Exit": true}
+
+// asyncFuncs maps "pkgpath.Func" of functions that run a callback on a
+// goroutine the standard library starts to the index of the callback
+// argument, which is wrapped in __bfAsync.
+var asyncFuncs = map[string]int{
+	"time.AfterFunc":    1,
+	"context.AfterFunc": 1,
+}
+
+// keepUsed names, per package, a non-generic exported function or variable
+// that keeps an import used when the rewrite removes its last use.
+var keepUsed = map[string]string{
+	"sync/atomic": "AddInt32",
+	"sync":        "NewCond",
+	"runtime":     "GOOS",
+	"os":          "Exit",
+}
+
+// hook is a resolved call of a synchronization function or method.
+type hook struct {
+	name string            // runtime function, without the __bf. qualifier
+	sel  *ast.SelectorExpr // the method selector, nil for functions
+	ptr  bool              // receiver is passed by address (not an interface value)
+	site bool              // the hook takes a site after the arguments
+	fn   *types.Func
+}
+
+// resolveHook resolves the callee fun of a call (or a method value) to its
+// runtime hook.
+func (r *fileRewriter) resolveHook(fun ast.Expr) (hook, bool) {
+	fun = ast.Unparen(fun)
+	var id *ast.Ident
+	switch f := fun.(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		if sel := r.info.Selections[f]; sel != nil {
+			if sel.Kind() != types.MethodVal {
+				return hook{}, false
+			}
+			fn, ok := sel.Obj().(*types.Func)
+			if !ok || fn.Pkg() == nil {
+				return hook{}, false
+			}
+			recv := fn.Type().(*types.Signature).Recv()
+			if recv == nil {
+				return hook{}, false
+			}
+			rt := recv.Type()
+			if p, ok := rt.(*types.Pointer); ok {
+				rt = p.Elem()
+			}
+			named, ok := types.Unalias(rt).(*types.Named)
+			if !ok {
+				return hook{}, false
+			}
+			tn := named.Obj().Name()
+			path := fn.Pkg().Path()
+			key := path + "." + tn + "." + fn.Name()
+			name, ok := syncMethods[key]
+			if !ok && path == "sync/atomic" {
+				name, ok = "Atomic"+tn+fn.Name(), true
+			}
+			if !ok {
+				return hook{}, false
+			}
+			_, isIface := named.Underlying().(*types.Interface)
+			return hook{name: name, sel: f, ptr: !isIface && name != "Run", site: name == "WaitGroupGo", fn: fn}, true
+		}
+		id = f.Sel
+	default:
+		return hook{}, false
+	}
+	fn, ok := r.info.Uses[id].(*types.Func)
+	if !ok || fn.Pkg() == nil || fn.Type().(*types.Signature).Recv() != nil {
+		return hook{}, false
+	}
+	path := fn.Pkg().Path()
+	if path == "sync/atomic" {
+		return hook{name: "Atomic" + fn.Name(), fn: fn}, true
+	}
+	if name, ok := syncFuncs[path+"."+fn.Name()]; ok {
+		return hook{name: name, fn: fn}, true
+	}
+	return hook{}, false
+}
+
+// isRaceFunc reports whether fun is runtime.RaceXxx, which exists only in
+// race builds (the type checker reports it undefined).
+func (r *fileRewriter) isRaceFunc(fun ast.Expr) (*ast.SelectorExpr, bool) {
+	sel, ok := ast.Unparen(fun).(*ast.SelectorExpr)
+	if !ok || !strings.HasPrefix(sel.Sel.Name, "Race") {
+		return nil, false
+	}
+	x, ok := sel.X.(*ast.Ident)
+	if !ok {
+		return nil, false
+	}
+	pn, ok := r.info.Uses[x].(*types.PkgName)
+	return sel, ok && pn.Imported().Path() == "runtime" && r.info.Uses[sel.Sel] == nil
+}
+
+// keepImport makes sure the import of fn's package stays used after a call
+// of fn was replaced by a hook.
+func (r *fileRewriter) keepImport(fn *types.Func, fun ast.Expr) {
+	sym, ok := keepUsed[fn.Pkg().Path()]
+	if !ok {
+		return
+	}
+	var ref string
+	switch f := ast.Unparen(fun).(type) {
+	case *ast.Ident: // dot import
+		ref = sym
+	case *ast.SelectorExpr:
+		x, ok := f.X.(*ast.Ident)
+		if !ok {
+			return
+		}
+		ref = x.Name + "." + sym
+	}
+	line := "var _ = " + ref + "\n"
+	if !strings.Contains(r.trailer.String(), line) {
+		r.trailer.WriteString(line)
+	}
+}
+
+// hookRecv renders the receiver of a hooked method: a pointer to the
+// (possibly embedded) receiver, or the interface value.
+func (r *fileRewriter) hookRecv(h hook) string {
+	sel := h.sel
+	selection := r.info.Selections[sel]
+	xt := r.typeOf(sel.X)
+	x := paren(sel.X, r.operand(sel.X))
+	cur := xt
+	idx := selection.Index()
+	for _, i := range idx[:len(idx)-1] {
+		t := coreType(cur)
+		if p, ok := t.(*types.Pointer); ok {
+			t = coreType(p.Elem())
+		}
+		st, ok := t.(*types.Struct)
+		if !ok {
+			break
+		}
+		f := st.Field(i)
+		x += "." + f.Name()
+		cur = f.Type()
+	}
+	if !h.ptr || isPointer(cur) {
+		return x
+	}
+	return "&" + x
+}
+
+// call renders a call expression.
+func (r *fileRewriter) call(e *ast.CallExpr) string {
+	args := make([]sub, 0, len(e.Args))
+	for _, a := range e.Args {
+		args = append(args, subOf(a, r.expr(a, mValue)))
+	}
+	if sel, ok := r.isRaceFunc(e.Fun); ok {
+		r.keepImport(types.NewFunc(token.NoPos, types.NewPackage("runtime", "runtime"), "GOOS", nil), sel)
+		return r.spliceNode(e, append([]sub{{sel.X.Pos(), sel.Sel.Pos(), "__bf."}}, args...)...)
+	}
+	if r.info.Types[e.Fun].IsType() {
+		return r.conversion(e, args)
+	}
+	if b := r.builtinName(e.Fun); b != "" {
+		return r.builtinCall(e, b, args)
+	}
+	if r.fn != nil {
+		if h, ok := r.resolveHook(e.Fun); ok {
+			return r.hookCall(e, h, args)
+		}
+	}
+	fun := ast.Unparen(e.Fun)
+	if i, ok := r.asyncCallback(fun); ok && i < len(args) && r.fn != nil {
+		args[i].text = "__bfAsync(" + r.g() + ", " + args[i].text + ")"
+	}
+	if sel, ok := fun.(*ast.SelectorExpr); ok {
+		if s := r.info.Selections[sel]; s != nil && s.Kind() == types.MethodVal {
+			return r.spliceNode(e, append([]sub{subOf(sel.X, r.methodRecv(sel, s))}, args...)...)
+		}
+	}
+	return r.spliceNode(e, append([]sub{subOf(e.Fun, r.expr(e.Fun, mValue))}, args...)...)
+}
+
+// hookCall renders a call of a synchronization function or method as a
+// call of its hook, keeping the original argument text in place.
+func (r *fileRewriter) hookCall(e *ast.CallExpr, h hook, args []sub) string {
+	var head strings.Builder
+	head.WriteString("__bf." + h.name + "(")
+	sep := ""
+	if !noG[h.name] {
+		head.WriteString(r.g())
+		sep = ", "
+	}
+	if h.sel != nil {
+		recv := r.hookRecv(h)
+		if h.name == "Run" {
+			recv += ".Run"
+		}
+		head.WriteString(sep + recv)
+		sep = ", "
+	} else {
+		r.keepImport(h.fn, e.Fun)
+	}
+	if len(e.Args) > 0 {
+		head.WriteString(sep)
+	}
+	subs := append([]sub{{e.Pos(), e.Lparen + 1, head.String()}}, args...)
+	if h.site {
+		at := e.Rparen
+		if len(e.Args) > 0 {
+			at = e.Args[len(e.Args)-1].End()
+		}
+		subs = append(subs, sub{at, at, sep + r.site(e.Pos())})
+	}
+	return r.spliceNode(e, subs...)
+}
+
+// methodRecv renders the receiver x of a method call or value x.m. A
+// value receiver is a copy: a read of x (through the pointer, if x is one).
+func (r *fileRewriter) methodRecv(sel *ast.SelectorExpr, s *types.Selection) string {
+	xt := r.typeOf(sel.X)
+	fn, _ := s.Obj().(*types.Func)
+	if fn == nil || isTypeParam(xt) {
+		return r.operand(sel.X)
+	}
+	recv := fn.Type().(*types.Signature).Recv()
+	ptrRecv := recv != nil && isPointer(recv.Type())
+	if len(s.Index()) > 1 {
+		return r.promotedRecv(sel, s, ptrRecv)
+	}
+	switch {
+	case ptrRecv:
+		return r.operand(sel.X)
+	case isPointer(xt):
+		// (*x).m: the method copies *x.
+		x := r.expr(sel.X, mValue)
+		if r.fn == nil {
+			return x
+		}
+		return "(*__bf.R(" + r.g() + ", " + x + ", " + r.site(sel.Pos()) + "))"
+	default:
+		return r.expr(sel.X, mValue)
+	}
+}
+
+// promotedRecv renders the receiver of a method promoted through embedded
+// fields as the explicit path to it (x.m -> x.E.m), reading each embedded
+// pointer or interface it loads on the way, and the receiver itself if the
+// method copies it.
+func (r *fileRewriter) promotedRecv(sel *ast.SelectorExpr, s *types.Selection, ptrRecv bool) string {
+	x := paren(sel.X, r.operand(sel.X))
+	cur := r.typeOf(sel.X)
+	shared := isPointer(cur) || (r.addressable(sel.X) && r.sharedLoc(sel.X))
+	idx := s.Index()
+	for _, i := range idx[:len(idx)-1] {
+		t := coreType(cur)
+		viaPtr := false
+		if p, ok := t.(*types.Pointer); ok {
+			t, viaPtr = coreType(p.Elem()), true
+		}
+		st, ok := t.(*types.Struct)
+		if !ok {
+			return r.operand(sel.X)
+		}
+		f := st.Field(i)
+		if !f.Exported() && f.Pkg() != r.p.pkg.Types {
+			return r.operand(sel.X) // the path cannot be spelled here
+		}
+		loc := x + "." + f.Name()
+		shared = shared || viaPtr
+		switch coreType(f.Type()).(type) {
+		case *types.Pointer, *types.Interface:
+			// The embedded pointer or interface is loaded.
+			if shared && r.fn != nil {
+				x = r.wrapRead(sel.Pos(), loc)
+			} else {
+				x = loc
+			}
+			shared = true
+		default:
+			x = loc
+		}
+		cur = f.Type()
+	}
+	if ptrRecv || r.fn == nil {
+		return x
+	}
+	switch coreType(cur).(type) {
+	case *types.Pointer:
+		return "(*__bf.R(" + r.g() + ", " + x + ", " + r.site(sel.Pos()) + "))"
+	case *types.Interface:
+		return x
+	}
+	if shared {
+		return r.wrapRead(sel.Pos(), x)
+	}
+	return x
+}
+
+// methodValue renders a method value x.m (not called). A synchronizing
+// method becomes a closure that runs the hook on the goroutine that calls
+// it, with the receiver evaluated now.
+func (r *fileRewriter) methodValue(e *ast.SelectorExpr, s *types.Selection) string {
+	if h, ok := r.resolveHook(e); ok && !h.site && h.name != "Run" {
+		sig := h.fn.Type().(*types.Signature)
+		helper := ""
+		switch {
+		case sig.Params().Len() == 0 && sig.Results().Len() == 0:
+			helper = "__bfMV"
+		case sig.Params().Len() == 1 && sig.Results().Len() == 0 && !sig.Variadic():
+			helper = "__bfMV1"
+		case sig.Params().Len() == 0 && sig.Results().Len() == 1:
+			helper = "__bfMVR"
+		case sig.Params().Len() == 1 && sig.Results().Len() == 1 && !sig.Variadic():
+			helper = "__bfMV1R"
+		}
+		if helper != "" && (h.fn.Type().(*types.Signature).Recv() == nil || !isGenericRecv(h.fn)) {
+			return helper + "(" + r.hookRecv(h) + ", __bf." + h.name + ")"
+		}
+		r.note(e.Pos(), "method value %s: synchronization not modeled", h.fn.FullName())
+	}
+	return r.spliceNode(e, subOf(e.X, r.methodRecv(e, s)))
+}
+
+func isGenericRecv(fn *types.Func) bool {
+	recv := fn.Type().(*types.Signature).Recv()
+	t := recv.Type()
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.TypeArgs().Len() > 0
+}
+
+// conversion renders T(x). Converting a slice to a string reads its
+// elements.
+func (r *fileRewriter) conversion(e *ast.CallExpr, args []sub) string {
+	if len(e.Args) == 1 && r.fn != nil {
+		if b, ok := coreType(r.typeOf(e.Fun)).(*types.Basic); ok && b.Info()&types.IsString != 0 {
+			if _, ok := coreType(r.typeOf(e.Args[0])).(*types.Slice); ok {
+				args[0].text = "__bfReadAll(" + r.g() + ", " + r.site(e.Pos()) + ", " + args[0].text + ")"
+			}
+		}
+	}
+	return r.spliceNode(e, args...)
+}
+
+// builtinCall renders a call of a builtin function.
+func (r *fileRewriter) builtinCall(e *ast.CallExpr, name string, args []sub) string {
+	if r.fn == nil || len(e.Args) == 0 {
+		return r.spliceNode(e, args...)
+	}
+	argType := func(i int) types.Type { return coreType(r.typeOf(e.Args[i])) }
+	switch name {
+	case "len", "cap":
+		if _, ok := argType(0).(*types.Map); ok {
+			args[0].text = "__bf.MapRead(" + r.g() + ", " + args[0].text + ", " + r.site(e.Pos()) + ")"
+		}
+	case "delete", "clear":
+		switch argType(0).(type) {
+		case *types.Map:
+			args[0].text = "__bf.MapWrite(" + r.g() + ", " + args[0].text + ", " + r.site(e.Pos()) + ")"
+		case *types.Slice:
+			args[0].text = "__bfWriteAll(" + r.g() + ", " + r.site(e.Pos()) + ", " + args[0].text + ")"
+		}
+	case "close":
+		args[0].text = "__bf.Close(" + r.g() + ", " + args[0].text + ")"
+	case "copy":
+		if len(e.Args) != 2 {
+			break
+		}
+		helper := "__bfCopy"
+		if b, ok := argType(1).(*types.Basic); ok && b.Info()&types.IsString != 0 {
+			helper = "__bfCopyString"
+		}
+		return r.splice(e.Pos(), e.End(), append([]sub{{e.Pos(), e.Lparen + 1, helper + "(" + r.g() + ", " + r.site(e.Pos()) + ", "}}, args...)...)
+	case "append":
+		if len(e.Args) < 2 {
+			break
+		}
+		if e.Ellipsis.IsValid() {
+			if b, ok := argType(1).(*types.Basic); ok && b.Info()&types.IsString != 0 {
+				// append([]byte, string...): strings are immutable; only
+				// the new elements are written.
+				if _, ok := argType(0).(*types.Slice); !ok {
+					break
+				}
+				sub0 := sub{e.Pos(), e.Lparen + 1, "__bfAppendString(" + r.g() + ", " + r.site(e.Pos()) + ", "}
+				end := sub{e.Ellipsis, e.Ellipsis + 3, ""}
+				return r.spliceNode(e, append(append([]sub{sub0}, args...), end)...)
+			}
+			if _, ok := argType(1).(*types.Slice); !ok {
+				break
+			}
+			sub0 := sub{e.Pos(), e.Lparen + 1, "__bfAppendSlice(" + r.g() + ", " + r.site(e.Pos()) + ", "}
+			return r.spliceNode(e, append([]sub{sub0}, args...)...)
+		}
+		if _, ok := argType(0).(*types.Slice); !ok {
+			break
+		}
+		sub0 := sub{e.Pos(), e.Lparen + 1, "__bfAppend(" + r.g() + ", " + r.site(e.Pos()) + ", "}
+		return r.spliceNode(e, append([]sub{sub0}, args...)...)
+	}
+	return r.spliceNode(e, args...)
+}
+
+// asyncCallback reports the callback argument index of a call of one of
+// asyncFuncs.
+func (r *fileRewriter) asyncCallback(fun ast.Expr) (int, bool) {
+	var id *ast.Ident
+	switch f := fun.(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		id = f.Sel
+	default:
+		return 0, false
+	}
+	fn, ok := r.info.Uses[id].(*types.Func)
+	if !ok || fn.Pkg() == nil {
+		return 0, false
+	}
+	i, ok := asyncFuncs[fn.Pkg().Path()+"."+fn.Name()]
+	return i, ok
+}

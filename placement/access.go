@@ -1,0 +1,461 @@
+package placement
+
+import (
+	"fmt"
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/bigfoot-go/bigfoot/placement/entail"
+)
+
+// An Access is one SSA instruction that touches shared memory: what the
+// fasttrack placement checks in place. Path names the location in terms of
+// SSA values; Write distinguishes the two kinds of §3.5
+// (003_2c4adee4d326f5a8.txt:925-929).
+type Access struct {
+	Instr ssa.Instruction
+	Path  Path
+	Write bool
+	Pos   token.Pos
+	ID    int // index in Plan.Accesses
+}
+
+func (a *Access) String() string { return kindName(a.Write) + " " + a.Path.String() }
+
+// A Step is one selector of a Path after its base: a field, or a strided
+// index range Lo..Hi:Stride, the set {Lo + i·Stride : Lo ≤ Lo + i·Stride <
+// Hi} of BFJ (003_2c4adee4d326f5a8.txt:744).
+type Step struct {
+	Field  int           // field index, or -1 for an index step
+	Name   string        // field name
+	Struct *types.Struct // the struct type whose field this is
+	Lo, Hi entail.Term
+	Stride int64
+}
+
+// IsIndex reports whether s selects array or slice elements.
+func (s Step) IsIndex() bool { return s.Field < 0 }
+
+// A Path designates heap locations: a base SSA value followed by field and
+// index selectors, as the BFJ paths x.f and x[r] and the extended paths
+// a[i].f, b.f.g of §3.5 (003_2c4adee4d326f5a8.txt:744, 912). With no steps
+// it is the whole pointee of Base (*p), or with Map the map object Base.
+type Path struct {
+	Base  ssa.Value
+	Steps []Step
+	Map   bool
+
+	names *namer // for printing; nil prints raw SSA names
+}
+
+// Key returns a string identifying the path within its function.
+func (p Path) Key() string { return p.render(false, true) }
+
+// Shape returns the key with index ranges erased: paths of equal shape
+// differ at most in the ranges they select.
+func (p Path) Shape() string { return p.render(true, true) }
+
+// String prints the path in the notation of doc.go: p.x, a[i], a[0..n],
+// a[0..n:2], *p, m{}.
+func (p Path) String() string { return p.render(false, false) }
+
+func (p Path) render(shape, raw bool) string {
+	var b strings.Builder
+	name := func(v ssa.Value) string {
+		if raw || p.names == nil {
+			return valueKey(v)
+		}
+		return p.names.pretty(v)
+	}
+	term := func(t entail.Term) string {
+		if raw || p.names == nil {
+			return t.String()
+		}
+		return p.names.term(t)
+	}
+	if len(p.Steps) == 0 && !p.Map {
+		b.WriteString("*")
+	}
+	b.WriteString(name(p.Base))
+	if p.Map {
+		b.WriteString("{}")
+	}
+	for _, s := range p.Steps {
+		switch {
+		case !s.IsIndex():
+			b.WriteString("." + s.Name)
+		case shape:
+			b.WriteString("[]")
+		case s.Stride == 1 && s.Hi.Equal(s.Lo.AddConst(1)):
+			fmt.Fprintf(&b, "[%s]", term(s.Lo))
+		case s.Stride == 1:
+			fmt.Fprintf(&b, "[%s..%s]", term(s.Lo), term(s.Hi))
+		default:
+			fmt.Fprintf(&b, "[%s..%s:%d]", term(s.Lo), term(s.Hi), s.Stride)
+		}
+	}
+	return b.String()
+}
+
+// index returns the position of p's last index step, or -1.
+func (p Path) index() int {
+	for i := len(p.Steps) - 1; i >= 0; i-- {
+		if p.Steps[i].IsIndex() {
+			return i
+		}
+	}
+	return -1
+}
+
+// withRange returns p with its index step at position i replaced.
+func (p Path) withRange(i int, lo, hi entail.Term, stride int64) Path {
+	q := p
+	q.Steps = append([]Step(nil), p.Steps...)
+	q.Steps[i] = Step{Field: -1, Lo: lo, Hi: hi, Stride: stride}
+	return q
+}
+
+// values returns the SSA values p mentions: its base and the atoms of its
+// index terms.
+func (p Path) atoms(n *namer) []ssa.Value {
+	vs := []ssa.Value{p.Base}
+	for _, s := range p.Steps {
+		if s.IsIndex() {
+			for _, t := range []entail.Term{s.Lo, s.Hi} {
+				for _, v := range t.Vars() {
+					vs = append(vs, n.atom(v))
+				}
+			}
+		}
+	}
+	return vs
+}
+
+// valueKey names an SSA value uniquely within its function.
+func valueKey(v ssa.Value) string {
+	switch v := v.(type) {
+	case *ssa.Global:
+		return "g:" + v.Pkg.Pkg.Path() + "." + v.Name()
+	case *ssa.Parameter:
+		return "p:" + v.Name()
+	case *ssa.FreeVar:
+		return "f:" + v.Name()
+	case *ssa.Function:
+		return "fn:" + v.String()
+	case *ssa.Const:
+		return "c:" + v.String()
+	}
+	return v.Name()
+}
+
+// A namer maps term variables back to SSA values and prints them the way
+// the source names them.
+type namer struct {
+	vals map[string]ssa.Value // term variable → value (len atoms: the operand)
+	lens map[string]bool      // variables that are len(v)
+	fn   *ssa.Function
+}
+
+func newNamer(fn *ssa.Function) *namer {
+	return &namer{vals: make(map[string]ssa.Value), lens: make(map[string]bool), fn: fn}
+}
+
+func (n *namer) atom(name string) ssa.Value { return n.vals[name] }
+
+func (n *namer) variable(v ssa.Value) entail.Term {
+	k := valueKey(v)
+	n.vals[k] = v
+	return entail.Var(k)
+}
+
+func (n *namer) length(v ssa.Value) entail.Term {
+	k := "len(" + valueKey(v) + ")"
+	n.vals[k] = v
+	n.lens[k] = true
+	return entail.Var(k)
+}
+
+// term returns the linear term for integer value v, expanding constant
+// arithmetic, additions, subtractions, scaling by constants and integer
+// conversions (overflow is ignored), so that i+1 is the term i + 1 over the
+// atom i. Every other value is an atom.
+func (n *namer) termOf(v ssa.Value) entail.Term {
+	switch v := v.(type) {
+	case *ssa.Const:
+		if v.Value != nil && isInteger(v.Type()) {
+			if c, ok := constInt(v); ok {
+				return entail.Const(c)
+			}
+		}
+	case *ssa.BinOp:
+		if isInteger(v.Type()) {
+			switch v.Op {
+			case token.ADD:
+				return n.termOf(v.X).Add(n.termOf(v.Y))
+			case token.SUB:
+				return n.termOf(v.X).Sub(n.termOf(v.Y))
+			case token.MUL:
+				if c, ok := v.Y.(*ssa.Const); ok {
+					if k, ok := constInt(c); ok {
+						return n.termOf(v.X).Scale(k)
+					}
+				}
+				if c, ok := v.X.(*ssa.Const); ok {
+					if k, ok := constInt(c); ok {
+						return n.termOf(v.Y).Scale(k)
+					}
+				}
+			}
+		}
+	case *ssa.Convert:
+		if isInteger(v.Type()) && isInteger(v.X.Type()) {
+			return n.termOf(v.X)
+		}
+	case *ssa.Call:
+		if b, ok := v.Call.Value.(*ssa.Builtin); ok && b.Name() == "len" && len(v.Call.Args) == 1 {
+			return n.length(v.Call.Args[0])
+		}
+	}
+	return n.variable(v)
+}
+
+func constInt(c *ssa.Const) (int64, bool) {
+	defer func() { recover() }()
+	if c.Value == nil {
+		return 0, true
+	}
+	return c.Int64(), true
+}
+
+func isInteger(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsInteger != 0
+}
+
+// pretty prints v as the source names it where it can.
+func (n *namer) pretty(v ssa.Value) string {
+	switch v := v.(type) {
+	case *ssa.Parameter, *ssa.FreeVar, *ssa.Global:
+		return v.Name()
+	case *ssa.Phi:
+		if v.Comment != "" {
+			return v.Comment
+		}
+	case *ssa.Alloc:
+		if v.Comment != "" {
+			return v.Comment
+		}
+	case *ssa.Const:
+		return v.Value.String()
+	case *ssa.UnOp:
+		if v.Op == token.MUL {
+			if p, ok := n.addrPath(v.X); ok {
+				s := p.String()
+				return strings.TrimPrefix(s, "*")
+			}
+		}
+	}
+	return v.Name()
+}
+
+// addrPath is pathOf for printing only (no canonicalization).
+func (n *namer) addrPath(addr ssa.Value) (Path, bool) {
+	p, local := pathOf(addr, n, nil)
+	return p, !local
+}
+
+// term prints t with source names.
+func (n *namer) term(t entail.Term) string {
+	var b strings.Builder
+	for i, m := range t.Monos {
+		c := m.Coef
+		switch {
+		case i == 0 && c < 0:
+			b.WriteString("-")
+			c = -c
+		case i > 0 && c < 0:
+			b.WriteString("-")
+			c = -c
+		case i > 0:
+			b.WriteString("+")
+		}
+		if c != 1 {
+			fmt.Fprintf(&b, "%d*", c)
+		}
+		v := n.vals[m.Var]
+		switch {
+		case v == nil:
+			b.WriteString(m.Var)
+		case n.lens[m.Var]:
+			b.WriteString("len(" + n.pretty(v) + ")")
+		default:
+			b.WriteString(n.pretty(v))
+		}
+	}
+	switch {
+	case len(t.Monos) == 0:
+		fmt.Fprintf(&b, "%d", t.Const)
+	case t.Const > 0:
+		fmt.Fprintf(&b, "+%d", t.Const)
+	case t.Const < 0:
+		fmt.Fprintf(&b, "-%d", -t.Const)
+	}
+	return b.String()
+}
+
+// pathOf returns the path of the location addr points to, and whether that
+// location is thread-local (a non-escaping Alloc, 003 §3.5 treats locals as
+// unshared). canon maps a load to an equal earlier load (alias facts); nil
+// means no canonicalization.
+func pathOf(addr ssa.Value, n *namer, canon map[ssa.Value]ssa.Value) (p Path, local bool) {
+	switch a := addr.(type) {
+	case *ssa.FieldAddr:
+		p, local = pathOf(a.X, n, canon)
+		if local {
+			return p, true
+		}
+		st := a.X.Type().Underlying().(*types.Pointer).Elem().Underlying().(*types.Struct)
+		p.Steps = append(append([]Step(nil), p.Steps...), Step{Field: a.Field, Name: st.Field(a.Field).Name(), Struct: st})
+		return p, false
+	case *ssa.IndexAddr:
+		i := n.termOf(a.Index)
+		step := Step{Field: -1, Lo: i, Hi: i.AddConst(1), Stride: 1}
+		if _, isPtr := a.X.Type().Underlying().(*types.Pointer); isPtr {
+			p, local = pathOf(a.X, n, canon)
+			if local {
+				return p, true
+			}
+			p.Steps = append(append([]Step(nil), p.Steps...), step)
+			return p, false
+		}
+		return Path{Base: canonical(a.X, canon), Steps: []Step{step}, names: n}, false
+	case *ssa.Alloc:
+		if !a.Heap {
+			return Path{}, true
+		}
+	case *ssa.Global:
+		if strings.Contains(a.Name(), "$") {
+			return Path{}, true // synthetic (init$guard): not user memory
+		}
+	case *ssa.ChangeType:
+		return pathOf(a.X, n, canon)
+	}
+	return Path{Base: canonical(addr, canon), names: n}, false
+}
+
+func canonical(v ssa.Value, canon map[ssa.Value]ssa.Value) ssa.Value {
+	for canon != nil {
+		w, ok := canon[v]
+		if !ok || w == v {
+			break
+		}
+		v = w
+	}
+	return v
+}
+
+// wholeSlice returns the path s[lo..hi] of slice (or array pointer) s.
+func wholeSlice(s ssa.Value, lo, hi entail.Term, n *namer, canon map[ssa.Value]ssa.Value) (Path, bool) {
+	step := Step{Field: -1, Lo: lo, Hi: hi, Stride: 1}
+	switch s.Type().Underlying().(type) {
+	case *types.Slice:
+		return Path{Base: canonical(s, canon), Steps: []Step{step}, names: n}, true
+	case *types.Pointer:
+		p, local := pathOf(s, n, canon)
+		if local {
+			return p, false
+		}
+		p.Steps = append(append([]Step(nil), p.Steps...), step)
+		return p, true
+	}
+	return Path{}, false // strings are immutable
+}
+
+// accessesOf returns the accesses instr performs, in evaluation order.
+func accessesOf(instr ssa.Instruction, n *namer, canon map[ssa.Value]ssa.Value) []*Access {
+	var out []*Access
+	add := func(p Path, write bool) {
+		p.names = n
+		out = append(out, &Access{Instr: instr, Path: p, Write: write, Pos: instr.Pos()})
+	}
+	mem := func(addr ssa.Value, write bool) {
+		if p, local := pathOf(addr, n, canon); !local {
+			add(p, write)
+		}
+	}
+	mapObj := func(m ssa.Value, write bool) {
+		add(Path{Base: canonical(m, canon), Map: true}, write)
+	}
+	switch in := instr.(type) {
+	case *ssa.UnOp:
+		if in.Op == token.MUL {
+			mem(in.X, false)
+		}
+	case *ssa.Store:
+		mem(in.Addr, true)
+	case *ssa.Lookup:
+		if _, ok := in.X.Type().Underlying().(*types.Map); ok {
+			mapObj(in.X, false)
+		}
+	case *ssa.MapUpdate:
+		mapObj(in.Map, true)
+	case *ssa.Next:
+		if r, ok := in.Iter.(*ssa.Range); ok && !in.IsString {
+			mapObj(r.X, false)
+		}
+	case *ssa.Convert:
+		if _, ok := in.X.Type().Underlying().(*types.Slice); ok {
+			if p, ok := wholeSlice(in.X, entail.Const(0), n.length(in.X), n, canon); ok {
+				add(p, false)
+			}
+		}
+	case *ssa.Call:
+		b, ok := in.Call.Value.(*ssa.Builtin)
+		if !ok {
+			break
+		}
+		args := in.Call.Args
+		switch b.Name() {
+		case "delete":
+			mapObj(args[0], true)
+		case "len", "cap":
+			if _, ok := args[0].Type().Underlying().(*types.Map); ok {
+				mapObj(args[0], false)
+			}
+		case "clear":
+			if _, ok := args[0].Type().Underlying().(*types.Map); ok {
+				mapObj(args[0], true)
+			} else if p, ok := wholeSlice(args[0], entail.Const(0), n.length(args[0]), n, canon); ok {
+				add(p, true)
+			}
+		case "copy":
+			cnt := n.variable(in)
+			if p, ok := wholeSlice(args[1], entail.Const(0), cnt, n, canon); ok {
+				add(p, false)
+			}
+			if p, ok := wholeSlice(args[0], entail.Const(0), cnt, n, canon); ok {
+				add(p, true)
+			}
+		case "append":
+			if len(args) == 2 {
+				if p, ok := wholeSlice(args[1], entail.Const(0), n.length(args[1]), n, canon); ok {
+					add(p, false)
+				}
+			}
+			if p, ok := wholeSlice(in, n.length(args[0]), n.length(in), n, canon); ok {
+				add(p, true)
+			}
+		}
+	}
+	return out
+}
+
+func kindName(write bool) string {
+	if write {
+		return "W"
+	}
+	return "R"
+}

@@ -1,0 +1,293 @@
+package placement
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"time"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/bigfoot-go/bigfoot/coalesce"
+	"github.com/bigfoot-go/bigfoot/placement/entail"
+)
+
+// Analyze computes the check placement for fn in cfg.Mode. It never fails:
+// if the analysis cannot finish (no fixed point within the visit budget, or
+// an internal error), the plan has a Fallback reason and one check per
+// access.
+func Analyze(fn *ssa.Function, cfg Config) (plan *Plan) {
+	start := time.Now()
+	plan = &Plan{Func: fn, Mode: cfg.Mode}
+	defer func() { plan.Elapsed = time.Since(start) }()
+	if len(fn.Blocks) == 0 {
+		return plan
+	}
+	if cfg.Prover == nil {
+		cfg.Prover = entail.NewCached(entail.NewZ3(1000))
+	}
+	a := &analysis{
+		fn: fn, cfg: cfg, n: newNamer(fn), en: &entailer{prover: cfg.Prover},
+		acc: make(map[ssa.Instruction][]*Access), siteIDs: make(map[string]int),
+		placed: make(map[int]bool), redundant: make(map[int][]int),
+	}
+	if cfg.Mode != FastTrack {
+		a.canon = a.aliases()
+	}
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			for _, acc := range accessesOf(instr, a.n, a.canon) {
+				acc.ID = len(a.accesses)
+				a.accesses = append(a.accesses, acc)
+				a.acc[instr] = append(a.acc[instr], acc)
+			}
+		}
+	}
+	plan.Accesses = a.accesses
+	fallback := func(reason string) *Plan {
+		plan.Fallback = reason
+		plan.Checks = perAccess(a.accesses)
+		return plan
+	}
+	if cfg.Mode == FastTrack {
+		plan.Checks = perAccess(a.accesses)
+		return plan
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			plan = fallback(fmt.Sprintf("internal error: %v\n%s", r, debug.Stack()))
+		}
+	}()
+	a.loops = a.findLoops()
+	a.facts = make(map[*ssa.BasicBlock][]entail.Fact)
+	for _, b := range fn.Blocks {
+		a.facts[b] = a.blockFacts(b)
+	}
+	if !a.anticipate() {
+		return fallback("anticipated accesses: no fixed point within the visit budget")
+	}
+	if !a.forward() {
+		return fallback("history: no fixed point within the visit budget")
+	}
+	a.recordPass()
+	plan.Checks = a.checks()
+	return plan
+}
+
+// perAccess returns the fasttrack plan: each access checked where it is.
+func perAccess(accs []*Access) []*Check {
+	out := make([]*Check, 0, len(accs))
+	for _, acc := range accs {
+		b := acc.Instr.Block()
+		i := indexOf(b, acc.Instr)
+		if v, ok := acc.Instr.(ssa.Value); ok && mentions(acc.Path, v, acc.Path.names) {
+			i++
+		}
+		out = append(out, &Check{At: Point{Block: b, Index: i}, Paths: []Path{acc.Path}, Write: acc.Write,
+			Covers: []*Access{acc}, Why: AtAccess})
+	}
+	return out
+}
+
+func indexOf(b *ssa.BasicBlock, instr ssa.Instruction) int {
+	for i, in := range b.Instrs {
+		if in == instr {
+			return i
+		}
+	}
+	return -1
+}
+
+// checks turns the recorded sites into Checks: at each point, a read of a
+// path also written there is dropped (the write check covers it and is
+// legitimate for the write, §3.5), fields of one designator are coalesced
+// into a field group and index ranges of one array into strided ranges
+// (§3.4, package coalesce).
+func (a *analysis) checks() []*Check {
+	type group struct {
+		at    Point
+		write bool
+		sites []*site
+	}
+	var order []string
+	groups := make(map[string]*group)
+	var ids []int
+	for id := range a.placed {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	written := make(map[string]*site)
+	for _, id := range ids {
+		s := a.sites[id]
+		if s.write {
+			written[s.at.String()+" "+s.path.Key()+" "+s.guard.String()] = s
+		}
+	}
+	siteCheck := make(map[int]*Check)
+	for _, id := range ids {
+		s := a.sites[id]
+		if w, ok := written[s.at.String()+" "+s.path.Key()+" "+s.guard.String()]; ok && !s.write {
+			w.ids = unionIDs(w.ids, s.ids)
+			w.why |= s.why
+			continue
+		}
+		k := fmt.Sprintf("%v %s %s %s", s.at, kindName(s.write), designatorKey(s.path), s.guard)
+		g := groups[k]
+		if g == nil {
+			g = &group{at: s.at, write: s.write}
+			groups[k] = g
+			order = append(order, k)
+		}
+		g.sites = append(g.sites, s)
+	}
+	var out []*Check
+	for _, k := range order {
+		g := groups[k]
+		for _, c := range a.coalesceGroup(g.at, g.write, g.sites) {
+			out = append(out, c.check)
+			for _, s := range c.sites {
+				siteCheck[s.id] = c.check
+			}
+		}
+	}
+	// Resolve the dropped reads, then credit redundant accesses.
+	for _, id := range ids {
+		if siteCheck[id] == nil {
+			if s := a.sites[id]; s != nil {
+				if w, ok := written[s.at.String()+" "+s.path.Key()+" "+s.guard.String()]; ok {
+					siteCheck[id] = siteCheck[w.id]
+				}
+			}
+		}
+	}
+	for _, acc := range a.accesses {
+		for _, sid := range a.redundant[acc.ID] {
+			if c := siteCheck[sid]; c != nil && !containsAccess(c.Covers, acc) {
+				c.Covers = append(c.Covers, acc)
+				c.Why |= Merged
+			}
+		}
+	}
+	for _, c := range out {
+		sort.Slice(c.Covers, func(i, j int) bool { return c.Covers[i].ID < c.Covers[j].ID })
+		for _, acc := range c.Covers {
+			if acc.Instr.Block() != c.At.Block || indexOf(c.At.Block, acc.Instr) != c.At.Index {
+				if c.Why&AtAccess == 0 {
+					c.Why |= Moved
+				}
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		x, y := out[i].At, out[j].At
+		if x.Block.Index != y.Block.Index {
+			return x.Block.Index < y.Block.Index
+		}
+		if x.Index != y.Index {
+			return x.Index < y.Index
+		}
+		return edgeIndex(x) < edgeIndex(y)
+	})
+	return out
+}
+
+func edgeIndex(p Point) int {
+	if p.Edge == nil {
+		return -1
+	}
+	return p.Edge.Index
+}
+
+func containsAccess(as []*Access, x *Access) bool {
+	for _, a := range as {
+		if a == x {
+			return true
+		}
+	}
+	return false
+}
+
+// designatorKey identifies the designator of p: everything but its last
+// step, with the last step's kind (field or index) so that fields group
+// with fields and ranges with ranges.
+func designatorKey(p Path) string {
+	n := len(p.Steps)
+	if n == 0 || p.Map {
+		return p.Key()
+	}
+	q := p
+	q.Steps = p.Steps[:n-1]
+	if p.Steps[n-1].IsIndex() {
+		return q.Key() + "[]"
+	}
+	return q.Key() + ".{}"
+}
+
+type coalesced struct {
+	check *Check
+	sites []*site
+}
+
+func (a *analysis) coalesceGroup(at Point, write bool, sites []*site) []coalesced {
+	mk := func(paths []Path, ss []*site, why Reason) coalesced {
+		c := &Check{At: at, Paths: paths, Write: write}
+		if g := ss[0].guard; g != nil {
+			c.Guard = &Guard{Lo: g.lo, Hi: g.hi, names: a.n}
+		}
+		for _, s := range ss {
+			why |= s.why
+			for _, id := range s.ids {
+				if !containsAccess(c.Covers, a.accesses[id]) {
+					c.Covers = append(c.Covers, a.accesses[id])
+				}
+			}
+			for _, st := range s.path.Steps {
+				if st.IsIndex() && !(st.Stride == 1 && st.Hi.Equal(st.Lo.AddConst(1))) {
+					why |= LoopRange
+				}
+			}
+		}
+		if len(c.Covers) > 1 {
+			why |= Merged
+		}
+		c.Why = why
+		return coalesced{c, ss}
+	}
+	if len(sites) == 1 {
+		return []coalesced{mk([]Path{sites[0].path}, sites, 0)}
+	}
+	last := sites[0].path.Steps[len(sites[0].path.Steps)-1]
+	if !last.IsIndex() {
+		// One coalesced field path d.f1/…/fn.
+		sort.Slice(sites, func(i, j int) bool {
+			return sites[i].path.Steps[len(sites[i].path.Steps)-1].Field < sites[j].path.Steps[len(sites[j].path.Steps)-1].Field
+		})
+		paths := make([]Path, len(sites))
+		for i, s := range sites {
+			paths[i] = s.path
+		}
+		return []coalesced{mk(paths, sites, FieldGroup)}
+	}
+	// Index ranges of one array.
+	j := len(sites[0].path.Steps) - 1
+	var rs []coalesce.Range
+	for _, s := range sites {
+		st := s.path.Steps[j]
+		rs = append(rs, coalesce.Range{Lo: st.Lo, Hi: st.Hi, Stride: st.Stride})
+	}
+	facts := a.facts[at.Block]
+	eq := func(x, y entail.Term) bool { return a.equal(x, y, facts) }
+	merged := coalesce.Ranges(rs, eq)
+	var out []coalesced
+	for _, r := range merged {
+		p := sites[0].path.withRange(j, r.Lo, r.Hi, r.Stride)
+		var ss []*site
+		for _, s := range sites {
+			if a.en.contains(p, s.path, facts) {
+				ss = append(ss, s)
+			}
+		}
+		out = append(out, mk([]Path{p}, ss, 0))
+	}
+	return out
+}

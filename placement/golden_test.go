@@ -1,0 +1,199 @@
+package placement
+
+import (
+	"fmt"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/ssa"
+	"golang.org/x/tools/go/ssa/ssautil"
+
+	"github.com/bigfoot-go/bigfoot/placement/entail"
+)
+
+// The golden tests follow x/tools' analysistest: each directory
+// testdata/src/<case> is a package whose comments state the checks placed
+// at their line (see doc.go, "Golden tests"):
+//
+//	// want "W p.x,p.y,p.z"        BigFoot checks at this line
+//	// redcard "W p.x" "R q.f"     RedCard checks at this line
+//
+// BigFoot expectations are exact for every case: a line with checks and no
+// want comment fails, as does a want with no check. RedCard expectations
+// are exact for the cases that have at least one redcard comment.
+
+var wantRE = regexp.MustCompile(`//\s*(want|redcard)((?:\s+"[^"]*")+)`)
+var strRE = regexp.MustCompile(`"([^"]*)"`)
+
+// loadCase parses and type-checks testdata/src/<name> and builds its SSA.
+func loadCase(t *testing.T, name string) (*ssa.Package, *token.FileSet, []*ast.File) {
+	t.Helper()
+	dir := filepath.Join("testdata", "src", name)
+	fset := token.NewFileSet()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []*ast.File
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	pkg := types.NewPackage(name, name)
+	conf := &types.Config{Importer: importer.Default()}
+	ssapkg, _, err := ssautil.BuildPackage(conf, fset, pkg, files, ssa.SanityCheckFunctions|ssa.InstantiateGenerics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ssapkg, fset, files
+}
+
+// expectations maps "file:line" to the sorted expected checks, per mode.
+func expectations(fset *token.FileSet, files []*ast.File) (bf, rc map[string][]string, hasRC bool) {
+	bf, rc = make(map[string][]string), make(map[string][]string)
+	for _, f := range files {
+		for _, cg := range f.Comments {
+			for _, c := range cg.List {
+				m := wantRE.FindStringSubmatch(c.Text)
+				if m == nil {
+					continue
+				}
+				pos := fset.Position(c.Pos())
+				key := fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line)
+				for _, s := range strRE.FindAllStringSubmatch(m[2], -1) {
+					if m[1] == "want" {
+						bf[key] = append(bf[key], s[1])
+					} else {
+						rc[key] = append(rc[key], s[1])
+						hasRC = true
+					}
+				}
+			}
+		}
+	}
+	for _, m := range []map[string][]string{bf, rc} {
+		for k := range m {
+			sort.Strings(m[k])
+		}
+	}
+	return bf, rc, hasRC
+}
+
+// analyzeCase runs Analyze on every function of pkg and returns the checks
+// by "file:line", checking on the way that every access is covered.
+func analyzeCase(t *testing.T, pkg *ssa.Package, fset *token.FileSet, mode Mode, prover entail.Prover) map[string][]string {
+	t.Helper()
+	ks := NewKillSets(pkg.Prog)
+	got := make(map[string][]string)
+	var fns []*ssa.Function
+	for fn := range allFunctions(pkg.Prog) {
+		if fn.Pkg == pkg && len(fn.Blocks) > 0 {
+			fns = append(fns, fn)
+		}
+	}
+	sort.Slice(fns, func(i, j int) bool { return fns[i].String() < fns[j].String() })
+	for _, fn := range fns {
+		plan := Analyze(fn, Config{Mode: mode, Effects: ks, Prover: prover})
+		if plan.Fallback != "" {
+			t.Errorf("%s: %s fallback: %s", fn, mode, plan.Fallback)
+			continue
+		}
+		covered := make(map[*Access]bool)
+		for _, c := range plan.Checks {
+			for _, acc := range c.Covers {
+				covered[acc] = true
+			}
+			pos := fset.Position(c.At.Pos())
+			key := fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line)
+			got[key] = append(got[key], c.String())
+		}
+		for _, acc := range plan.Accesses {
+			if !covered[acc] {
+				t.Errorf("%s: %s: %s access %v at %v is covered by no check", fn, mode, kindName(acc.Write), acc.Path, fset.Position(acc.Pos))
+			}
+		}
+	}
+	for k := range got {
+		sort.Strings(got[k])
+	}
+	return got
+}
+
+func compare(t *testing.T, mode Mode, want, got map[string][]string) {
+	t.Helper()
+	var keys []string
+	for k := range want {
+		keys = append(keys, k)
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		w, g := strings.Join(want[k], " ; "), strings.Join(got[k], " ; ")
+		if w != g {
+			t.Errorf("%s %s: got checks [%s], want [%s]", mode, k, g, w)
+		}
+	}
+}
+
+var cases = []string{
+	"fig31", "fig33", "fig36a", "fig36b",
+	"rel", "acq", "readwrite", "ifrule", "looprule", "call", "unknown",
+	"selectcase", "deferred", "closures", "ranges", "labels", "switches",
+	"panics", "generics", "methodvalue", "alias", "unbounded", "coalesce",
+}
+
+func TestGolden(t *testing.T) {
+	prover := entail.NewCached(entail.NewZ3(1000))
+	for _, name := range cases {
+		t.Run(name, func(t *testing.T) {
+			pkg, fset, files := loadCase(t, name)
+			bf, rc, hasRC := expectations(fset, files)
+			compare(t, BigFoot, bf, analyzeCase(t, pkg, fset, BigFoot, prover))
+			if hasRC {
+				compare(t, RedCard, rc, analyzeCase(t, pkg, fset, RedCard, prover))
+			} else {
+				analyzeCase(t, pkg, fset, RedCard, prover) // coverage only
+			}
+		})
+	}
+	t.Logf("prover: %+v", prover.Stats())
+}
+
+// TestFastTrack checks the trivial plan: one check per access, in place.
+func TestFastTrack(t *testing.T) {
+	pkg, fset, _ := loadCase(t, "fig31")
+	ks := NewKillSets(pkg.Prog)
+	for fn := range allFunctions(pkg.Prog) {
+		if fn.Pkg != pkg {
+			continue
+		}
+		plan := Analyze(fn, Config{Mode: FastTrack, Effects: ks})
+		if len(plan.Checks) != len(plan.Accesses) {
+			t.Errorf("%s: %d checks for %d accesses", fn, len(plan.Checks), len(plan.Accesses))
+		}
+		for i, c := range plan.Checks {
+			if c.Covers[0] != plan.Accesses[i] || c.Why != AtAccess {
+				t.Errorf("%s: check %d at %v does not check access %d in place", fn, i, fset.Position(c.At.Pos()), i)
+			}
+		}
+	}
+}

@@ -1,0 +1,328 @@
+package placement
+
+import (
+	"go/token"
+	"go/types"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// Effects says which kinds of synchronization an operation may perform.
+// KillSetHistory and KillSetAnticipated of [Call] follow from it: an acquire
+// kills anticipated accesses, a release kills past accesses and past checks
+// (003_2c4adee4d326f5a8.txt:843-853).
+type Effects uint8
+
+const (
+	Acquire Effects = 1 << iota // may acquire: later checks do not cover earlier accesses
+	Release                     // may release: earlier checks do not cover later accesses
+	Both    = Acquire | Release
+)
+
+func (e Effects) String() string {
+	switch e {
+	case Acquire:
+		return "acquire"
+	case Release:
+		return "release"
+	case Both:
+		return "acquire+release"
+	}
+	return "none"
+}
+
+// KillSets holds each function's transitive synchronization effects, the
+// whole-program pass of §3.5 (003_2c4adee4d326f5a8.txt:910). Calls are
+// resolved statically (ssa.CallCommon.StaticCallee); a call through an
+// interface or a func value, or to a function without a body in the
+// program, may do anything (Both), except the known synchronization
+// functions of sync and sync/atomic, which are classified exactly, and the
+// sync-free standard packages of pureStd.
+type KillSets struct {
+	fx map[*ssa.Function]Effects
+}
+
+// pureStd lists standard packages whose functions never synchronize and
+// never call back into user code, provided no parameter is a func or an
+// interface (through which user code could run: sort.Slice's less, the
+// Stringer that fmt calls). fmt and sort are therefore absent.
+var pureStd = map[string]bool{
+	"math": true, "math/bits": true, "math/cmplx": true, "strings": true,
+	"strconv": true, "unicode": true, "unicode/utf8": true, "unicode/utf16": true,
+	"bytes": true, "errors": true, "unsafe": true, "slices": true, "maps": true,
+	"cmp": true, "hash/crc32": true, "hash/fnv": true, "encoding/binary": true,
+}
+
+// NewKillSets computes the effects of every function with a body in prog.
+func NewKillSets(prog *ssa.Program) *KillSets {
+	ks := &KillSets{fx: make(map[*ssa.Function]Effects)}
+	var fns []*ssa.Function
+	for fn := range allFunctions(prog) {
+		if len(fn.Blocks) > 0 {
+			fns = append(fns, fn)
+		}
+	}
+	callees := make(map[*ssa.Function][]*ssa.Function)
+	for _, fn := range fns {
+		var direct Effects
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				e, callee := ks.instrEffects(instr, true)
+				direct |= e
+				if callee != nil {
+					callees[fn] = append(callees[fn], callee)
+				}
+			}
+		}
+		ks.fx[fn] = direct
+	}
+	// Propagate to callers until nothing changes (effects only grow).
+	for changed := true; changed; {
+		changed = false
+		for _, fn := range fns {
+			e := ks.fx[fn]
+			for _, c := range callees[fn] {
+				e |= ks.fx[c]
+			}
+			if e != ks.fx[fn] {
+				ks.fx[fn], changed = e, true
+			}
+		}
+	}
+	return ks
+}
+
+func allFunctions(prog *ssa.Program) map[*ssa.Function]bool {
+	seen := make(map[*ssa.Function]bool)
+	var visit func(fn *ssa.Function)
+	visit = func(fn *ssa.Function) {
+		if fn == nil || seen[fn] {
+			return
+		}
+		seen[fn] = true
+		for _, an := range fn.AnonFuncs {
+			visit(an)
+		}
+	}
+	for _, pkg := range prog.AllPackages() {
+		for _, mem := range pkg.Members {
+			switch m := mem.(type) {
+			case *ssa.Function:
+				visit(m)
+			case *ssa.Type:
+				for _, t := range []types.Type{m.Type(), types.NewPointer(m.Type())} {
+					ms := prog.MethodSets.MethodSet(t)
+					for i := 0; i < ms.Len(); i++ {
+						if f := prog.MethodValue(ms.At(i)); f != nil && f.Pkg == pkg {
+							visit(f)
+						}
+					}
+				}
+			}
+		}
+	}
+	// Instantiations of generic functions.
+	for fn := range seen {
+		for _, b := range fn.Blocks {
+			for _, instr := range b.Instrs {
+				if c, ok := instr.(ssa.CallInstruction); ok {
+					if f := c.Common().StaticCallee(); f != nil && f.Origin() != nil {
+						visit(f)
+					}
+				}
+			}
+		}
+	}
+	return seen
+}
+
+// Of returns the effects of calling fn (Both if unknown).
+func (ks *KillSets) Of(fn *ssa.Function) Effects {
+	if e, ok := syncFunc(fn); ok {
+		return e
+	}
+	if ks != nil {
+		if e, ok := ks.fx[fn]; ok {
+			return e
+		}
+	}
+	if len(fn.Blocks) > 0 && ks == nil {
+		return Both
+	}
+	if isPure(fn) {
+		return 0
+	}
+	return Both
+}
+
+// Instr returns the synchronization effects of one instruction.
+func (ks *KillSets) Instr(instr ssa.Instruction) Effects {
+	e, _ := ks.instrEffects(instr, false)
+	return e
+}
+
+// instrEffects classifies instr. When building (collect), a call to a
+// function with a body in the program is returned as callee and
+// contributes no direct effects.
+func (ks *KillSets) instrEffects(instr ssa.Instruction, collect bool) (Effects, *ssa.Function) {
+	switch in := instr.(type) {
+	case *ssa.Go:
+		return Release, nil // fork: the parent's prior accesses happen before the child
+	case *ssa.Send, *ssa.Select:
+		// An unbuffered send completes after the receive (acquire) and
+		// a receive completes after the send (release): channel
+		// operations are both.
+		return Both, nil
+	case *ssa.UnOp:
+		if in.Op == token.ARROW {
+			return Both, nil
+		}
+	case *ssa.RunDefers:
+		return ks.deferEffects(in.Parent()), nil
+	case *ssa.Defer:
+		return 0, nil // runs at RunDefers or on panic
+	case *ssa.Call:
+		return ks.callEffects(in.Common(), collect)
+	}
+	return 0, nil
+}
+
+func (ks *KillSets) callEffects(c *ssa.CallCommon, collect bool) (Effects, *ssa.Function) {
+	if b, ok := c.Value.(*ssa.Builtin); ok {
+		if b.Name() == "close" {
+			return Release, nil
+		}
+		return 0, nil // len, cap, append, copy, delete, ...: no synchronization
+	}
+	fn := c.StaticCallee()
+	if fn == nil {
+		return Both, nil // interface method or func value: unknown
+	}
+	if e, ok := syncFunc(fn); ok {
+		return e, nil
+	}
+	if collect && len(fn.Blocks) > 0 {
+		return 0, fn
+	}
+	return ks.Of(fn), nil
+}
+
+func (ks *KillSets) deferEffects(fn *ssa.Function) Effects {
+	var e Effects
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			if d, ok := instr.(*ssa.Defer); ok {
+				x, callee := ks.callEffects(d.Common(), false)
+				if callee != nil {
+					x = ks.Of(callee)
+				}
+				e |= x
+			}
+		}
+	}
+	return e
+}
+
+// syncFunc classifies the functions of sync and sync/atomic (ARCHITECTURE.md
+// §3 "Go synchronization").
+func syncFunc(fn *ssa.Function) (Effects, bool) {
+	if fn.Pkg == nil && fn.Origin() != nil {
+		fn = fn.Origin()
+	}
+	pkg := fn.Package()
+	if pkg == nil && fn.Signature.Recv() != nil {
+		if n, ok := derefNamed(fn.Signature.Recv().Type()); ok && n.Obj().Pkg() != nil {
+			return classify(n.Obj().Pkg().Path(), n.Obj().Name(), fn.Name())
+		}
+	}
+	if pkg == nil {
+		if fn.Object() != nil && fn.Object().Pkg() != nil {
+			return classify(fn.Object().Pkg().Path(), recvName(fn), fn.Name())
+		}
+		return 0, false
+	}
+	return classify(pkg.Pkg.Path(), recvName(fn), fn.Name())
+}
+
+func recvName(fn *ssa.Function) string {
+	if r := fn.Signature.Recv(); r != nil {
+		if n, ok := derefNamed(r.Type()); ok {
+			return n.Obj().Name()
+		}
+	}
+	return ""
+}
+
+func derefNamed(t types.Type) (*types.Named, bool) {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := t.(*types.Named)
+	return n, ok
+}
+
+func classify(pkg, recv, name string) (Effects, bool) {
+	switch pkg {
+	case "sync":
+		switch recv + "." + name {
+		case "Mutex.Lock", "RWMutex.Lock", "RWMutex.RLock", "Mutex.TryLock",
+			"RWMutex.TryLock", "RWMutex.TryRLock", "WaitGroup.Wait":
+			return Acquire, true
+		case "Mutex.Unlock", "RWMutex.Unlock", "RWMutex.RUnlock", "WaitGroup.Done",
+			"WaitGroup.Add", "Cond.Signal", "Cond.Broadcast":
+			return Release, true
+		}
+		return Both, true // Once.Do, Cond.Wait, Map, Pool, OnceFunc, WaitGroup.Go, ...
+	case "sync/atomic":
+		switch {
+		case strings.HasPrefix(name, "Load"):
+			return Acquire, true
+		case strings.HasPrefix(name, "Store"):
+			return Release, true
+		}
+		return Both, true
+	}
+	return 0, false
+}
+
+// isPure reports whether fn is a sync-free standard function that cannot
+// call back into user code.
+func isPure(fn *ssa.Function) bool {
+	var path string
+	switch {
+	case fn.Pkg != nil:
+		path = fn.Pkg.Pkg.Path()
+	case fn.Object() != nil && fn.Object().Pkg() != nil:
+		path = fn.Object().Pkg().Path()
+	case fn.Origin() != nil && fn.Origin().Pkg != nil:
+		path = fn.Origin().Pkg.Pkg.Path()
+	}
+	if !pureStd[path] {
+		return false
+	}
+	sig := fn.Signature
+	params := sig.Params()
+	for i := 0; i < params.Len(); i++ {
+		if callsBack(params.At(i).Type()) {
+			return false
+		}
+	}
+	if r := sig.Recv(); r != nil && callsBack(r.Type()) {
+		return false
+	}
+	return true
+}
+
+func callsBack(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Signature, *types.Interface:
+		return true
+	case *types.Slice:
+		return callsBack(u.Elem())
+	}
+	if _, ok := t.(*types.TypeParam); ok {
+		return true // may be instantiated with a type whose methods run
+	}
+	return false
+}

@@ -1,0 +1,376 @@
+package placement
+
+import (
+	"go/token"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/bigfoot-go/bigfoot/placement/entail"
+)
+
+// A loop is a natural loop of the SSA CFG: the header and the blocks that
+// reach a back edge to it without passing it.
+type loop struct {
+	header  *ssa.BasicBlock
+	body    map[*ssa.BasicBlock]bool
+	latches []*ssa.BasicBlock
+	ivs     []iv
+	// bounded reports a provable trip bound: an exit test executed every
+	// iteration compares an induction variable against a loop-invariant
+	// bound in the direction of its step, or the loop ranges over a map or
+	// string. Checks are deferred past bounded loops only; see doc.go.
+	bounded bool
+}
+
+// An iv is a linear induction variable φ = φ[init, φ+step] of a loop header
+// (the [Loop] heuristic of §3.5, 003_2c4adee4d326f5a8.txt:933).
+type iv struct {
+	phi  *ssa.Phi
+	init entail.Term
+	step int64
+}
+
+// findLoops returns the natural loops of fn keyed by header.
+func (a *analysis) findLoops() map[*ssa.BasicBlock]*loop {
+	loops := make(map[*ssa.BasicBlock]*loop)
+	for _, b := range a.fn.Blocks {
+		for _, s := range b.Succs {
+			if !s.Dominates(b) {
+				continue
+			}
+			l := loops[s]
+			if l == nil {
+				l = &loop{header: s, body: map[*ssa.BasicBlock]bool{s: true}}
+				loops[s] = l
+			}
+			l.latches = append(l.latches, b)
+			stack := []*ssa.BasicBlock{b}
+			for len(stack) > 0 {
+				x := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				if l.body[x] {
+					continue
+				}
+				l.body[x] = true
+				stack = append(stack, x.Preds...)
+			}
+		}
+	}
+	for _, l := range loops {
+		a.inductionVars(l)
+		l.bounded = a.isBounded(l)
+	}
+	return loops
+}
+
+func (a *analysis) inductionVars(l *loop) {
+	for _, instr := range l.header.Instrs {
+		phi, ok := instr.(*ssa.Phi)
+		if !ok {
+			break
+		}
+		if !isInteger(phi.Type()) {
+			continue
+		}
+		self := a.n.termOf(phi)
+		var init *entail.Term
+		step, okStep := int64(0), true
+		for i, p := range l.header.Preds {
+			t := a.n.termOf(phi.Edges[i])
+			if l.body[p] {
+				d := t.Sub(self)
+				if !d.IsConst() || d.Const == 0 || step != 0 && step != d.Const {
+					okStep = false
+				}
+				step = d.Const
+				continue
+			}
+			if init != nil && !init.Equal(t) || !a.availableTerm(t, l.header) {
+				okStep = false
+			}
+			init = &t
+		}
+		if okStep && init != nil && step != 0 {
+			l.ivs = append(l.ivs, iv{phi: phi, init: *init, step: step})
+		}
+	}
+}
+
+// isBounded looks for an exit test that bounds the trip count.
+func (a *analysis) isBounded(l *loop) bool {
+	for b := range l.body {
+		ifi, ok := b.Instrs[len(b.Instrs)-1].(*ssa.If)
+		if !ok || l.body[b.Succs[0]] == l.body[b.Succs[1]] {
+			continue
+		}
+		every := true
+		for _, latch := range l.latches {
+			if !b.Dominates(latch) {
+				every = false
+			}
+		}
+		if !every {
+			continue
+		}
+		stayOnTrue := l.body[b.Succs[0]]
+		if ex, ok := ifi.Cond.(*ssa.Extract); ok && ex.Index == 0 {
+			if nx, ok := ex.Tuple.(*ssa.Next); ok {
+				if _, ok := nx.Iter.(*ssa.Range); ok {
+					return true // range over a map or string
+				}
+			}
+		}
+		f, ok := a.condFact(ifi.Cond, stayOnTrue)
+		if !ok {
+			continue
+		}
+		for _, v := range l.ivs {
+			if a.boundsIV(f, v, l) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// boundsIV reports whether the stay condition f is "φ + c < B" (or ≤) for
+// an increasing φ, or "φ + c > B" (or ≥) for a decreasing one, with B
+// invariant in the loop.
+func (a *analysis) boundsIV(f entail.Fact, v iv, l *loop) bool {
+	if f.Op != entail.LE {
+		return false
+	}
+	name := valueKey(v.phi)
+	var coef int64
+	rest := entail.Term{Const: f.T.Const}
+	for _, m := range f.T.Monos {
+		if m.Var == name {
+			coef = m.Coef
+			continue
+		}
+		rest = rest.Add(entail.Var(m.Var).Scale(m.Coef))
+	}
+	if coef == 0 || !a.availableTerm(rest, l.header) {
+		return false
+	}
+	// f: coef·φ + rest ≤ 0. With coef > 0 it bounds φ from above.
+	return coef > 0 && v.step > 0 || coef < 0 && v.step < 0
+}
+
+// condFact returns the integer comparison cond (or its negation when
+// !sense) as a fact.
+func (a *analysis) condFact(cond ssa.Value, sense bool) (entail.Fact, bool) {
+	bin, ok := cond.(*ssa.BinOp)
+	if !ok || !isInteger(bin.X.Type()) {
+		return entail.Fact{}, false
+	}
+	x, y := a.n.termOf(bin.X), a.n.termOf(bin.Y)
+	var f entail.Fact
+	switch bin.Op {
+	case token.LSS:
+		f = entail.Lt(x, y)
+	case token.LEQ:
+		f = entail.Le(x, y)
+	case token.GTR:
+		f = entail.Gt(x, y)
+	case token.GEQ:
+		f = entail.Ge(x, y)
+	case token.EQL:
+		f = entail.Eq(x, y)
+	case token.NEQ:
+		f = entail.Ne(x, y)
+	default:
+		return entail.Fact{}, false
+	}
+	if !sense {
+		f = f.Not()
+	}
+	return f, true
+}
+
+// available reports whether v denotes the same value everywhere in block
+// s: it is not an instruction, or is defined in a block strictly
+// dominating s.
+func available(v ssa.Value, s *ssa.BasicBlock) bool {
+	instr, ok := v.(ssa.Instruction)
+	if !ok || v == nil {
+		return true
+	}
+	b := instr.Block()
+	return b != s && b.Dominates(s)
+}
+
+func (a *analysis) availableTerm(t entail.Term, s *ssa.BasicBlock) bool {
+	for _, name := range t.Vars() {
+		if !available(a.n.atom(name), s) {
+			return false
+		}
+	}
+	return true
+}
+
+// candidates seeds the invariant history H_heuristic of a bounded loop
+// (003_2c4adee4d326f5a8.txt:933): for each access a[φ+r] in the body whose
+// other parts are invariant, the accesses of the iterations so far,
+// a[init+r .. φ+r : k] (k > 0) or a[φ+r-k .. init+r-k : -k] (k < 0). The
+// meet keeps a candidate only if it holds on entry (vacuously: the range is
+// empty when φ = init) and is preserved by every back edge.
+func (a *analysis) candidates(l *loop) []*elem {
+	if !l.bounded {
+		return nil
+	}
+	var out []*elem
+	seen := make(map[string]bool)
+	add := func(e *elem) {
+		if !seen[e.key()] {
+			seen[e.key()] = true
+			out = append(out, e)
+		}
+	}
+	for _, b := range a.fn.Blocks {
+		if !l.body[b] {
+			continue
+		}
+		every := true // b runs on every iteration
+		for _, latch := range l.latches {
+			every = every && b.Dominates(latch)
+		}
+		for _, instr := range b.Instrs {
+			for _, acc := range a.acc[instr] {
+				// An invariant path accessed on every iteration: "p◁
+				// if the loop ran" (see guard).
+				if every && len(l.ivs) > 0 && a.availablePath(acc.Path, l.header) && !mentionsPhis(a, acc.Path, l.header) {
+					v := l.ivs[0]
+					g := &guard{lo: v.init, hi: a.n.termOf(v.phi)}
+					if v.step < 0 {
+						g = &guard{lo: a.n.termOf(v.phi), hi: v.init}
+					}
+					add(&elem{path: acc.Path, write: acc.Write, guard: g})
+				}
+				i := acc.Path.index()
+				if i < 0 {
+					continue
+				}
+				st := acc.Path.Steps[i]
+				if st.Stride != 1 || !st.Hi.Equal(st.Lo.AddConst(1)) {
+					continue
+				}
+				for _, v := range l.ivs {
+					name := valueKey(v.phi)
+					r := st.Lo.Sub(entail.Var(name))
+					if containsVar(r, name) || !a.availableTerm(r, l.header) {
+						continue
+					}
+					var p Path
+					if v.step > 0 {
+						p = acc.Path.withRange(i, v.init.Add(r), entail.Var(name).Add(r), v.step)
+					} else {
+						p = acc.Path.withRange(i, entail.Var(name).Add(r).AddConst(-v.step), v.init.Add(r).AddConst(-v.step), -v.step)
+					}
+					if !a.availablePath(p, l.header) {
+						continue
+					}
+					add(&elem{path: p, write: acc.Write})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func mentionsPhis(a *analysis, p Path, s *ssa.BasicBlock) bool {
+	for _, v := range p.atoms(a.n) {
+		if isPhiOf(v, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsVar(t entail.Term, name string) bool {
+	for _, v := range t.Vars() {
+		if v == name {
+			return true
+		}
+	}
+	return false
+}
+
+// availablePath reports whether every value p mentions is available in s;
+// the phis of s count as available (they are s's own names).
+func (a *analysis) availablePath(p Path, s *ssa.BasicBlock) bool {
+	for _, v := range p.atoms(a.n) {
+		if phi, ok := v.(*ssa.Phi); ok && phi.Block() == s {
+			continue
+		}
+		if !available(v, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// blockFacts returns the boolean facts in force throughout b: the
+// conditions of the branch edges that dominate b, and φ ≥ init (φ ≤ init)
+// for the increasing (decreasing) induction variables of the loops whose
+// headers dominate b. SSA values never change, so these facts need no
+// [Assign] bookkeeping (003_2c4adee4d326f5a8.txt:829).
+func (a *analysis) blockFacts(b *ssa.BasicBlock) []entail.Fact {
+	var fs []entail.Fact
+	for d := b; d != nil; d = d.Idom() {
+		if len(d.Preds) == 1 {
+			p := d.Preds[0]
+			if ifi, ok := p.Instrs[len(p.Instrs)-1].(*ssa.If); ok && p.Succs[0] != p.Succs[1] {
+				if f, ok := a.condFact(ifi.Cond, p.Succs[0] == d); ok {
+					fs = append(fs, f)
+				}
+			}
+		}
+		if l := a.loops[d]; l != nil {
+			for _, v := range l.ivs {
+				if v.step > 0 {
+					fs = append(fs, entail.Le(v.init, a.n.termOf(v.phi)))
+				} else {
+					fs = append(fs, entail.Le(a.n.termOf(v.phi), v.init))
+				}
+			}
+		}
+	}
+	return fs
+}
+
+// edgeFacts returns facts that hold on the edge p→s in s's names: p's
+// branch condition and the φ equations of s whose incoming values are
+// available in s (for a loop's entry edge, φ = init).
+func (a *analysis) edgeFacts(p, s *ssa.BasicBlock) []entail.Fact {
+	var fs []entail.Fact
+	if ifi, ok := p.Instrs[len(p.Instrs)-1].(*ssa.If); ok && p.Succs[0] != p.Succs[1] {
+		if f, ok := a.condFact(ifi.Cond, p.Succs[0] == s); ok && a.availableTerm(f.T, s) {
+			fs = append(fs, f)
+		}
+	}
+	idx := predIndex(s, p)
+	for _, instr := range s.Instrs {
+		phi, ok := instr.(*ssa.Phi)
+		if !ok {
+			break
+		}
+		if !isInteger(phi.Type()) {
+			continue
+		}
+		t := a.n.termOf(phi.Edges[idx])
+		if a.availableTerm(t, s) {
+			fs = append(fs, entail.Eq(a.n.termOf(phi), t))
+		}
+	}
+	return fs
+}
+
+func predIndex(s, p *ssa.BasicBlock) int {
+	for i, q := range s.Preds {
+		if q == p {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,261 @@
+package placement
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/bigfoot-go/bigfoot/placement/entail"
+)
+
+// A Mode selects how much of the analysis runs.
+type Mode int
+
+const (
+	// FastTrack checks every access in place: the trivial plan.
+	FastTrack Mode = iota
+	// RedCard checks accesses in place but drops a check already covered
+	// by an earlier check of the same or a larger location, of a covering
+	// kind, with no release in between (redundant-check elimination; no
+	// motion, no coalescing).
+	RedCard
+	// BigFoot runs the full placement: checks are deferred to
+	// synchronization, merges and returns, coalesced into field groups and
+	// strided ranges, and moved out of bounded loops.
+	BigFoot
+)
+
+func (m Mode) String() string {
+	return [...]string{"fasttrack", "redcard", "bigfoot"}[m]
+}
+
+// Config configures Analyze.
+type Config struct {
+	Mode Mode
+	// Effects gives the synchronization effects of calls; nil treats
+	// every call with a body as unknown (may acquire and release).
+	Effects *KillSets
+	// Prover decides entailment; nil uses a fresh cached Z3 prover per
+	// call of Analyze. Share one entail.Cached across functions (per
+	// goroutine) to share its cache.
+	Prover entail.Prover
+	// MaxVisits bounds the fixed-point iteration (block visits per block);
+	// past it the analysis falls back to per-access checks. 0 means 50.
+	MaxVisits int
+}
+
+// A Plan is the outcome of Analyze for one function: the checks the
+// instrumenter emits instead of one check per access.
+type Plan struct {
+	Func     *ssa.Function
+	Mode     Mode
+	Accesses []*Access // every access the fasttrack placement would check
+	Checks   []*Check  // the placed checks, in block and instruction order
+	Fallback string    // non-empty: analysis gave up, use per-access checks (reason)
+	Elapsed  time.Duration
+}
+
+// A Check is one placed check statement.
+type Check struct {
+	At    Point
+	Paths []Path // one field group, one strided range, or single paths
+	Write bool
+	// Guard, if non-nil, makes the check conditional: emit it as
+	// `if Guard.Lo < Guard.Hi { check }` (a check deferred past a loop of
+	// an access made on every iteration is legitimate only if the loop
+	// ran; see doc.go).
+	Guard *Guard
+	// Covers lists the accesses this check covers: those whose past
+	// access it commits, and later accesses made redundant by it.
+	Covers []*Access
+	Why    Reason
+}
+
+// A Guard is the condition Lo < Hi over SSA values.
+type Guard struct {
+	Lo, Hi entail.Term
+	names  *namer
+}
+
+func (g *Guard) String() string { return g.names.term(g.Lo) + "<" + g.names.term(g.Hi) }
+
+// A Reason says why a check is where it is; several bits may be set.
+type Reason uint16
+
+const (
+	AtAccess     Reason = 1 << iota // at the access itself (fasttrack, redcard)
+	Merged                          // covers other accesses of the same location (redundant checks dropped)
+	Moved                           // placed away from the accesses it covers
+	LoopRange                       // a range covering the accesses of many loop iterations
+	FieldGroup                      // several fields of one object coalesced
+	BeforeSync                      // before an acquire or release
+	BeforeCall                      // before a call that may synchronize
+	BeforeReturn                    // before the function returns
+	BeforePanic                     // before an explicit panic
+	AtMerge                         // where a control-flow merge forgets the access
+	LoopEntry                       // before entering a loop with no trip bound
+)
+
+var reasonNames = []string{"at-access", "merged", "moved", "loop-range", "field-group",
+	"before-sync", "before-call", "before-return", "before-panic", "at-merge", "loop-entry"}
+
+func (r Reason) String() string {
+	var parts []string
+	for i, n := range reasonNames {
+		if r&(1<<i) != 0 {
+			parts = append(parts, n)
+		}
+	}
+	return strings.Join(parts, "|")
+}
+
+// A Point is where a check goes.
+//
+//   - Edge == nil: immediately before Block.Instrs[Index]. Index is never
+//     that of a φ. Index == len(Block.Instrs)-1 is the end of the block,
+//     before its terminator (Jump, If, Return, Panic).
+//   - Edge != nil: on the CFG edge Block→Edge, which is critical (Block has
+//     several successors and Edge several predecessors): the emitter must
+//     split it. Index is len(Block.Instrs)-1.
+//
+// A check after the instruction at i (the write of append, whose path names
+// the result) is the point before i+1.
+type Point struct {
+	Block *ssa.BasicBlock
+	Index int
+	Edge  *ssa.BasicBlock
+}
+
+// Pos returns a source position for p, best effort: the instruction's own
+// position, else the nearest positioned instruction after it in the block,
+// else before it, else the function's.
+func (p Point) Pos() token.Pos {
+	instrs := p.Block.Instrs
+	if p.Edge != nil {
+		for _, in := range p.Edge.Instrs {
+			if in.Pos().IsValid() {
+				return in.Pos()
+			}
+		}
+	}
+	for i := p.Index; i < len(instrs); i++ {
+		if pos := instrPos(instrs[i]); pos.IsValid() {
+			return pos
+		}
+	}
+	for i := p.Index - 1; i >= 0; i-- {
+		if pos := instrPos(instrs[i]); pos.IsValid() {
+			return pos
+		}
+	}
+	return p.Block.Parent().Pos()
+}
+
+// instrPos is in.Pos(), except that an implicit return (falling off the
+// end of the body) is placed at the body's closing brace.
+func instrPos(in ssa.Instruction) token.Pos {
+	if r, ok := in.(*ssa.Return); ok && !r.Pos().IsValid() {
+		switch syn := r.Parent().Syntax().(type) {
+		case *ast.FuncDecl:
+			if syn.Body != nil {
+				return syn.Body.Rbrace
+			}
+		case *ast.FuncLit:
+			return syn.Body.Rbrace
+		}
+		return token.NoPos
+	}
+	return in.Pos()
+}
+
+func (p Point) String() string {
+	if p.Edge != nil {
+		return fmt.Sprintf("edge %d→%d", p.Block.Index, p.Edge.Index)
+	}
+	return fmt.Sprintf("b%d[%d]", p.Block.Index, p.Index)
+}
+
+// String prints the check as "W p.x,p.y" (the golden-test notation).
+func (c *Check) String() string {
+	ps := make([]string, len(c.Paths))
+	for i, p := range c.Paths {
+		ps[i] = p.String()
+	}
+	s := kindName(c.Write) + " " + strings.Join(ps, ",")
+	if c.Guard != nil {
+		s += " if " + c.Guard.String()
+	}
+	return s
+}
+
+// StaticChecks returns the number of check statements the plan emits.
+func (p *Plan) StaticChecks() int {
+	if p.Fallback != "" {
+		return len(p.Accesses)
+	}
+	return len(p.Checks)
+}
+
+// Summary aggregates plans for a package.
+type Summary struct {
+	Pkg             string
+	Funcs           []FuncStat
+	Accesses        int // accesses = fasttrack static checks
+	RedCardChecks   int
+	Checks          int // bigfoot static checks
+	Fallbacks       int
+	Elapsed         time.Duration
+	Prover          entail.Stats
+	MaxFuncDuration time.Duration
+}
+
+// FuncStat is one function's line of a Summary.
+type FuncStat struct {
+	Func     string
+	Accesses int
+	RedCard  int
+	Checks   int
+	Fallback string
+	Elapsed  time.Duration
+}
+
+// Summarize analyzes every function of pkg (members, methods, closures) in
+// RedCard and BigFoot modes with one shared cached Z3 prover, and returns
+// the BigFoot plans.
+func Summarize(pkg *ssa.Package, effects *KillSets) (*Summary, []*Plan) {
+	prover := entail.NewCached(entail.NewZ3(1000))
+	sum := &Summary{Pkg: pkg.Pkg.Path()}
+	var fns []*ssa.Function
+	for fn := range allFunctions(pkg.Prog) {
+		if fn.Pkg == pkg && len(fn.Blocks) > 0 && fn.TypeParams().Len() == 0 {
+			fns = append(fns, fn)
+		}
+	}
+	sort.Slice(fns, func(i, j int) bool { return fns[i].String() < fns[j].String() })
+	var plans []*Plan
+	for _, fn := range fns {
+		rc := Analyze(fn, Config{Mode: RedCard, Effects: effects, Prover: prover})
+		bf := Analyze(fn, Config{Mode: BigFoot, Effects: effects, Prover: prover})
+		plans = append(plans, bf)
+		st := FuncStat{Func: fn.String(), Accesses: len(bf.Accesses), RedCard: rc.StaticChecks(),
+			Checks: bf.StaticChecks(), Fallback: bf.Fallback, Elapsed: bf.Elapsed}
+		sum.Funcs = append(sum.Funcs, st)
+		sum.Accesses += st.Accesses
+		sum.RedCardChecks += st.RedCard
+		sum.Checks += st.Checks
+		if st.Fallback != "" {
+			sum.Fallbacks++
+		}
+		sum.Elapsed += bf.Elapsed
+		if bf.Elapsed > sum.MaxFuncDuration {
+			sum.MaxFuncDuration = bf.Elapsed
+		}
+	}
+	sum.Prover = prover.Stats()
+	return sum, plans
+}

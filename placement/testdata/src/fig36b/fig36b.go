@@ -1,0 +1,22 @@
+// Package fig36b renders Figure 3.6(b) (003_2c4adee4d326f5a8.txt:780-786):
+// a loop writing a[i] = b.f; one range check of a[0..i] and one check of
+// b.f after the loop replace the per-iteration checks.
+package fig36b
+
+type B struct{ f int }
+
+func fig36b(a []int, b *B, n int) {
+	for i := 0; i < n; i++ {
+		a[i] = b.f
+	}
+} // want "W a[0..i]" "R b.f"
+
+// movePts is Figure 3.1's movePts: the reads of a[lo..hi] are checked once
+// after the loop (003_2c4adee4d326f5a8.txt:585).
+func movePts(a []*Point, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		a[i].x++
+	}
+} // want "R a[lo..i]"
+
+type Point struct{ x int }

@@ -1,0 +1,257 @@
+// Package racesuite runs Go's own race-detector test suite,
+// $GOROOT/src/runtime/race/testdata, under bigfoot test, and classifies
+// each test the way runtime/race/race_test.go does: a TestRace* test must
+// report a race, a TestNoRace* test must not.
+//
+// The suite is read from the installed Go at test time; it is never copied
+// into this repository. See racesuite_test.go for the harness.
+package racesuite
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// A File is one file of the suite.
+type File struct {
+	Name  string   // base name
+	Path  string   // absolute path
+	Tests []string // top-level TestXxx functions (without TestMain), in order
+	Skip  string   // why the file is left out, or ""
+}
+
+// Files lists the _test.go files of dir (the suite's testdata), with the
+// tests each declares, marking files that need cgo or import internal
+// packages (which a module outside GOROOT cannot import) as skipped.
+func Files(dir string) ([]File, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	var files []File
+	fset := token.NewFileSet()
+	for _, p := range paths {
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, fmt.Errorf("parsing suite: %w", err)
+		}
+		file := File{Name: filepath.Base(p), Path: p}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			switch {
+			case path == "C":
+				file.Skip = "needs cgo"
+			case path == "internal" || strings.HasPrefix(path, "internal/") || strings.Contains(path, "/internal/"):
+				file.Skip = "imports " + path
+			}
+			if file.Skip != "" {
+				break
+			}
+		}
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if ok && fd.Recv == nil && strings.HasPrefix(fd.Name.Name, "Test") && fd.Name.Name != "TestMain" {
+				file.Tests = append(file.Tests, fd.Name.Name)
+			}
+		}
+		files = append(files, file)
+	}
+	return files, nil
+}
+
+// testPrefix starts the line go test -v prints when a test starts.
+const testPrefix = "=== RUN   Test"
+
+// A Result is the verdict on one test, as processLog in
+// runtime/race/race_test.go reaches it.
+type Result struct {
+	Name    string // without the "Test" prefix, as processLog names it
+	Skipped bool
+	Passed  bool   // race reported if and only if expected
+	Failing bool   // an expected failure ("Failing" in the name)
+	GotRace bool   // a race was reported (or the runtime's map fatal error)
+	Crashed string // the binary stopped during the test: the first line of why
+}
+
+// ExpectRace reports whether the test is expected to report a race.
+func (r *Result) ExpectRace() bool { return !strings.HasPrefix(r.Name, "No") }
+
+// FalsePositive reports a race in a NoRace test.
+func (r *Result) FalsePositive() bool { return !r.Skipped && !r.ExpectRace() && r.GotRace }
+
+// String is one line of the report for a test that did not pass.
+func (r *Result) String() string {
+	switch {
+	case r.Skipped:
+		return fmt.Sprintf("Test%-40s SKIPPED", r.Name)
+	case r.Passed:
+		return fmt.Sprintf("Test%-40s .", r.Name)
+	case r.Crashed != "":
+		return fmt.Sprintf("Test%-40s FAILED (crashed: %s)", r.Name, r.Crashed)
+	case r.GotRace:
+		return fmt.Sprintf("Test%-40s FAILED+ (false positive)", r.Name)
+	}
+	return fmt.Sprintf("Test%-40s FAILED (race not reported)", r.Name)
+}
+
+// Classify splits the output of a go test -v run of the suite into tests
+// and judges each exactly as processLog does. Tests whose names start with
+// neither Race nor NoRace are left out. If crashed is non-empty, the last
+// test that started is marked crashed with that reason, unless its log holds
+// the runtime's concurrent map error, which counts as a race as in Go.
+func Classify(out []byte, crashed string) []*Result {
+	var results []*Result
+	name := ""
+	var log []string
+	flush := func(last bool) {
+		r := processLog(name, log)
+		if r == nil {
+			return
+		}
+		if last && crashed != "" && !r.GotRace && !r.Skipped {
+			r.Passed = false
+			r.Crashed = crashed
+		}
+		results = append(results, r)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for sc.Scan() {
+		s := sc.Text()
+		if rest, ok := strings.CutPrefix(s, testPrefix); ok {
+			flush(false)
+			name, log = rest, nil
+			continue
+		}
+		log = append(log, s)
+	}
+	flush(true)
+	return results
+}
+
+// processLog is runtime/race/race_test.go's processLog, returning a
+// Result instead of counting in globals.
+func processLog(testName string, tsanLog []string) *Result {
+	if !strings.HasPrefix(testName, "Race") && !strings.HasPrefix(testName, "NoRace") {
+		return nil
+	}
+	r := &Result{Name: testName, Failing: strings.Contains(testName, "Failing")}
+	for _, s := range tsanLog {
+		if strings.Contains(s, "DATA RACE") {
+			r.GotRace = true
+			break
+		}
+		if strings.Contains(s, "fatal error: concurrent map") {
+			// Detected by the runtime, not the race detector.
+			r.GotRace = true
+			break
+		}
+		if strings.Contains(s, "--- SKIP:") {
+			r.Skipped = true
+			return r
+		}
+	}
+	r.Passed = r.ExpectRace() == r.GotRace
+	return r
+}
+
+// Started returns the top-level tests that started in out.
+func Started(out []byte) map[string]bool {
+	started := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if rest, ok := strings.CutPrefix(line, "=== RUN   "); ok {
+			name, _, _ := strings.Cut(strings.TrimSpace(rest), "/")
+			started[name] = true
+		}
+	}
+	return started
+}
+
+// CrashReason returns why a run's output ends early: the first line of a
+// panic or fatal error, or a timeout; "" if the run completed (the suite's
+// TestMain prints ALL TESTS COMPLETE).
+func CrashReason(out []byte) string {
+	if bytes.Contains(out, []byte("ALL TESTS COMPLETE")) {
+		return ""
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		for _, p := range []string{"panic: ", "fatal error: ", "SIGSEGV", "unexpected fault"} {
+			if strings.Contains(line, p) {
+				return strings.TrimSpace(line)
+			}
+		}
+	}
+	return "the test binary stopped without finishing"
+}
+
+// RunAll runs tests through run, which runs the suite binary on the named
+// tests and returns its output, and classifies them. When the binary
+// crashes, the crashed test counts as failed and run is called again on the
+// tests that have not started; restart is told each time. Tests that never
+// start count as failed ("did not run").
+func RunAll(tests []string, run func(tests []string) []byte, restart func(crash string, left int)) map[string]*Result {
+	results := map[string]*Result{}
+	remaining := tests
+	for {
+		out := run(remaining)
+		crash := CrashReason(out)
+		for _, r := range Classify(out, crash) {
+			results[r.Name] = r
+		}
+		started := Started(out)
+		var next []string
+		for _, name := range remaining {
+			if !started[name] {
+				next = append(next, name)
+			}
+		}
+		if crash == "" || len(next) == 0 || len(next) == len(remaining) {
+			// Done, or the binary stopped before any test started.
+			for _, name := range next {
+				reason := "did not run"
+				if crash != "" {
+					reason = "did not run: " + crash
+				}
+				if r := processLog(strings.TrimPrefix(name, "Test"), nil); r != nil {
+					r.Passed, r.Crashed = false, reason
+					results[r.Name] = r
+				}
+			}
+			return results
+		}
+		restart(crash, len(next))
+		remaining = next
+	}
+}
+
+// Floors reads a floor file: lines "mode passes", '#' comments.
+func Floors(file string) (map[string]int, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	floors := map[string]int{}
+	for i, line := range strings.Split(string(data), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		n, err := strconv.Atoi(f[len(f)-1])
+		if len(f) != 2 || err != nil {
+			return nil, fmt.Errorf("%s:%d: want \"mode passes\"", file, i+1)
+		}
+		floors[f[0]] = n
+	}
+	return floors, nil
+}

@@ -1,0 +1,140 @@
+package racesuite
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func TestClassify(t *testing.T) {
+	out := `=== RUN   TestRaceA
+==================
+WARNING: DATA RACE
+--- FAIL: TestRaceA (0.00s)
+=== RUN   TestNoRaceB
+--- PASS: TestNoRaceB (0.00s)
+=== RUN   TestRaceC
+--- PASS: TestRaceC (0.00s)
+=== RUN   TestNoRaceD
+WARNING: DATA RACE
+=== RUN   TestIssue1
+=== RUN   TestRaceSkipped
+    x_test.go:1: skip
+--- SKIP: TestRaceSkipped (0.00s)
+=== RUN   TestRaceMap
+fatal error: concurrent map writes
+`
+	got := map[string]string{}
+	for _, r := range Classify([]byte(out), "fatal error: concurrent map writes") {
+		got[r.Name] = strings.Fields(r.String())[1]
+	}
+	want := map[string]string{
+		"RaceA": ".", "NoRaceB": ".", "RaceC": "FAILED", "NoRaceD": "FAILED+",
+		"RaceSkipped": "SKIPPED", "RaceMap": ".",
+	}
+	if len(got) != len(want) {
+		t.Errorf("got %d results %v, want %d", len(got), got, len(want))
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: got %q, want %q", k, got[k], v)
+		}
+	}
+}
+
+func TestClassifyCrash(t *testing.T) {
+	out := "=== RUN   TestNoRaceA\n--- PASS: TestNoRaceA (0.00s)\n=== RUN   TestNoRaceB\npanic: boom\n"
+	crash := CrashReason([]byte(out))
+	if crash != "panic: boom" {
+		t.Fatalf("CrashReason = %q", crash)
+	}
+	rs := Classify([]byte(out), crash)
+	if len(rs) != 2 || !rs[0].Passed || rs[1].Passed || rs[1].Crashed != "panic: boom" {
+		t.Errorf("Classify = %+v %+v", rs[0], rs[1])
+	}
+	if started := Started([]byte(out)); !started["TestNoRaceA"] || !started["TestNoRaceB"] || len(started) != 2 {
+		t.Errorf("Started = %v", started)
+	}
+	if CrashReason([]byte(out+"ALL TESTS COMPLETE\n")) != "" {
+		t.Errorf("complete run reported as crashed")
+	}
+}
+
+func TestFiles(t *testing.T) {
+	dir := filepath.Join(runtime.GOROOT(), "src", "runtime", "race", "testdata")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("no race suite in GOROOT")
+	}
+	files, err := Files(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		if f.Name == "cgo_test.go" && f.Skip == "" {
+			t.Errorf("cgo_test.go (imports internal/testenv) not skipped")
+		}
+		if f.Name == "mop_test.go" && (f.Skip != "" || len(f.Tests) < 100) {
+			t.Errorf("mop_test.go: skip %q, %d tests", f.Skip, len(f.Tests))
+		}
+		n += len(f.Tests)
+	}
+	if n < 300 {
+		t.Errorf("found %d tests, want more than 300", n)
+	}
+}
+
+func TestFloors(t *testing.T) {
+	floors, err := Floors("floor.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := floors["fasttrack"]; !ok {
+		t.Errorf("floor.txt has no fasttrack line")
+	}
+}
+
+func TestRunAll(t *testing.T) {
+	tests := []string{"TestNoRaceA", "TestRaceB", "TestNoRaceC", "TestIssue1", "TestRaceD"}
+	var runs [][]string
+	run := func(tests []string) []byte {
+		runs = append(runs, tests)
+		var out strings.Builder
+		for _, name := range tests {
+			out.WriteString("=== RUN   " + name + "\n")
+			switch name {
+			case "TestRaceB":
+				out.WriteString("WARNING: DATA RACE\n")
+			case "TestNoRaceC":
+				out.WriteString("panic: crash in C\n")
+				return []byte(out.String())
+			}
+		}
+		out.WriteString("ALL TESTS COMPLETE\n")
+		return []byte(out.String())
+	}
+	restarts := 0
+	results := RunAll(tests, run, func(crash string, left int) {
+		restarts++
+		if crash != "panic: crash in C" || left != 2 {
+			t.Errorf("restart(%q, %d)", crash, left)
+		}
+	})
+	if len(runs) != 2 || restarts != 1 || strings.Join(runs[1], " ") != "TestIssue1 TestRaceD" {
+		t.Errorf("runs = %q", runs)
+	}
+	want := map[string]bool{"NoRaceA": true, "RaceB": true, "NoRaceC": false, "RaceD": false}
+	if len(results) != len(want) {
+		t.Errorf("results = %v", results)
+	}
+	for name, passed := range want {
+		if r := results[name]; r == nil || r.Passed != passed {
+			t.Errorf("%s: %+v, want passed=%v", name, r, passed)
+		}
+	}
+	if r := results["NoRaceC"]; r == nil || r.Crashed != "panic: crash in C" {
+		t.Errorf("NoRaceC: %+v", r)
+	}
+}

@@ -1,0 +1,261 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package shadow
+
+// Memory freed by the garbage collector and reused for a new object must not
+// inherit the shadow state of the old one: the old object's accesses are
+// unordered with the new object's and would be reported as races.
+//
+// The runtime offers no allocation hook, so the shadow detects reuse lazily,
+// with two tools:
+//
+//   - The GC generation: the number of completed GC cycles. An object's
+//     memory is freed only in the sweep after a cycle completes, and an
+//     object unreachable at that cycle is never accessed again, so state
+//     recorded at generation n can be stale only if the generation is now
+//     greater than n. lagGen is a cheap lower bound of the generation,
+//     advanced by a finalizer that runs after each cycle; exactGen reads the
+//     exact count from runtime/metrics (about 100ns).
+//
+//   - Weak pointers (package weak, which supports interior pointers): a
+//     weak pointer to the object becomes nil in the sweep that frees the
+//     object, before the memory can be reused, so it answers "is this still
+//     the object the state belongs to" exactly and synchronously.
+//
+// Making a weak pointer costs about a microsecond, too much for every
+// granule. But races need two goroutines, so a granule makes one only when
+// a second goroutine touches it ("adopt"), after checking with exactGen
+// that no cycle completed since the state was recorded (so the memory still
+// holds the same object). Until then the granule carries the generation of
+// its first record, and state older than the current generation is simply
+// dropped: it could be stale, and one goroutine's accesses never race among
+// themselves. A granule with a weak pointer is revalidated when the
+// generation advances, and always before it reports a race.
+//
+// Memory that is never freed (globals) or not managed by the Go heap is
+// classified once per page by probing runtime.AddCleanup, which returns a
+// no-op Cleanup for globals and panics for non-heap memory; such granules
+// are "immortal". Stacks are excluded earlier (onStack).
+//
+// After each cycle a sweeper drops granules of dead objects and stale
+// granules, and frees empty pages, so shadow memory is bounded by the live
+// memory instrumented code touched.
+
+import (
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+	"weak"
+)
+
+var (
+	lagGen   atomic.Uint64
+	spacesMu sync.Mutex
+	spaces   []*Space
+)
+
+func init() {
+	lagGen.Store(exactGen())
+	armSentinel()
+}
+
+// exactGen returns the number of completed GC cycles.
+func exactGen() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+// Gen returns the GC generation as last observed after a cycle.
+func Gen() uint64 { return lagGen.Load() }
+
+type sentinel struct {
+	_ *int
+	_ [3]uintptr
+}
+
+// armSentinel allocates an unreachable object whose finalizer, run after the
+// next GC cycle, advances lagGen, starts a sweep and re-arms itself.
+func armSentinel() {
+	runtime.SetFinalizer(new(sentinel), func(*sentinel) {
+		lagGen.Store(exactGen())
+		spacesMu.Lock()
+		ss := append([]*Space(nil), spaces...)
+		spacesMu.Unlock()
+		for _, s := range ss {
+			if s.sweeping.CompareAndSwap(false, true) {
+				go func() {
+					defer s.sweeping.Store(false)
+					s.Sweep()
+				}()
+			}
+		}
+		hooksMu.Lock()
+		hs := append([]func(){}, hooks...)
+		hooksMu.Unlock()
+		for _, h := range hs {
+			go h()
+		}
+		armSentinel()
+	})
+}
+
+func registerSpace(s *Space) {
+	spacesMu.Lock()
+	spaces = append(spaces, s)
+	spacesMu.Unlock()
+}
+
+const (
+	kindUnknown uint32 = iota
+	kindHeap
+	kindImmortal
+)
+
+// classify reports whether p points into the garbage-collected heap
+// (kindHeap) or into memory that is never freed by it (kindImmortal:
+// globals, and memory not managed by Go). p must not be on a stack.
+func classify(p unsafe.Pointer) (kind uint32) {
+	defer func() {
+		if recover() != nil {
+			kind = kindImmortal // not Go memory
+		}
+	}()
+	c := runtime.AddCleanup((*byte)(p), func(int) {}, 0)
+	if c == (runtime.Cleanup{}) {
+		return kindImmortal // global: AddCleanup is a no-op
+	}
+	c.Stop()
+	return kindHeap
+}
+
+// ptrOf turns the address of memory the caller keeps reachable back into a
+// pointer. Addresses travel as uintptr through the shadow so that checking
+// an access never makes the checked variable escape to the heap.
+func ptrOf(addr uintptr) unsafe.Pointer {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&addr))
+}
+
+// validate returns the granule to use for an access by t at addr, replacing
+// gr by a fresh one if its state may belong to a dead object, and adopting
+// it (giving it a weak pointer) when a second goroutine touches it. The
+// stripe lock is held.
+func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uintptr, lo, hi uint8) *granule {
+	if gr.immortal {
+		return gr
+	}
+	gen := uint32(lagGen.Load())
+	if gr.hasWP {
+		if gr.gen != gen {
+			gr.gen = gen
+			if gr.wp.Value() == nil {
+				return pg.replace(gi, lo, hi)
+			}
+		}
+		return gr
+	}
+	if gr.empty() {
+		gr.gen = gen
+		return gr
+	}
+	if gr.gen != gen {
+		// Recorded before a GC cycle: possibly another object's.
+		return pg.replace(gi, lo, hi)
+	}
+	if !gr.cross(t) {
+		return gr
+	}
+	kind := pg.kind.Load()
+	if kind == kindUnknown {
+		kind = classify(ptrOf(addr))
+		pg.kind.Store(kind)
+	}
+	if kind != kindHeap {
+		gr.immortal = true
+		return gr
+	}
+	if uint32(exactGen()) != gr.gen {
+		gr = pg.replace(gi, lo, hi)
+	}
+	gr.wp = weak.Make((*byte)(ptrOf(addr)))
+	gr.hasWP = true
+	gr.gen = gen
+	return gr
+}
+
+// reclaimable reports whether gr's state can be dropped: it belongs to a
+// dead object, or it was recorded before the last GC cycle and never shared
+// (so validate would drop it anyway). The stripe lock is held.
+func (gr *granule) reclaimable(gen uint32) bool {
+	switch {
+	case gr.immortal:
+		return false
+	case gr.hasWP:
+		return gr.wp.Value() == nil
+	default:
+		return gr.gen != gen
+	}
+}
+
+// Sweep drops the shadow state of dead objects and frees empty pages. It
+// runs after every GC cycle; tests call it directly.
+func (s *Space) Sweep() {
+	gen := uint32(lagGen.Load())
+	s.pages.Range(func(key uintptr, pg *page) bool {
+		for gi := range pg.slots {
+			if pg.slots[gi].Load() == nil {
+				continue
+			}
+			mu := s.stripe(key, uintptr(gi))
+			mu.Lock()
+			if gr := pg.slots[gi].Load(); gr != nil && gr.reclaimable(gen) {
+				pg.mu.Lock()
+				pg.slots[gi].Store(nil)
+				pg.live--
+				pg.mu.Unlock()
+			}
+			mu.Unlock()
+		}
+		pg.mu.Lock()
+		if pg.live == 0 && !pg.dead.Load() {
+			s.pages.CompareAndDelete(key, pg)
+			pg.dead.Store(true)
+		}
+		pg.mu.Unlock()
+		return true
+	})
+}
+
+var (
+	hooksMu sync.Mutex
+	hooks   []func()
+)
+
+// AfterGC registers f to run (in its own goroutine) after every GC cycle,
+// once lagGen has advanced. The detector sweeps its sync-object tables this
+// way.
+func AfterGC(f func()) {
+	hooksMu.Lock()
+	hooks = append(hooks, f)
+	hooksMu.Unlock()
+}
+
+// IsHeap reports whether p, which must not point into a goroutine stack,
+// points into the garbage-collected heap.
+func IsHeap(p unsafe.Pointer) bool { return classify(p) == kindHeap }
+
+// PtrOf converts an address the caller keeps reachable back to a pointer.
+func PtrOf(addr uintptr) unsafe.Pointer { return ptrOf(addr) }
+
+// OnStack reports whether addr lies on the stack of the goroutine whose
+// runtime g is gp (nil: unknown, false).
+func OnStack(gp unsafe.Pointer, addr uintptr) bool { return onStack(gp, addr) }
+
+// ExactGen returns the number of completed GC cycles, read from
+// runtime/metrics.
+func ExactGen() uint64 { return exactGen() }

@@ -1,0 +1,204 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package shadow
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// Map is a concurrent hash map from uintptr keys to *V, used for the shadow
+// page table, the sync-object table and the goroutine registry.
+//
+// Lookups are lock-free (a few atomic loads in an open-addressed table), so
+// the hot paths of the detector never contend; updates are serialized by a
+// mutex, because they are rare (a new page, a new goroutine, a new mutex).
+// Keys 0 and ^0 are reserved (empty slot and tombstone).
+type Map[V any] struct {
+	mu   sync.Mutex
+	tab  atomic.Pointer[mapTable[V]]
+	live int // keys present; guarded by mu
+	used int // live keys plus tombstones; guarded by mu
+}
+
+type mapTable[V any] struct {
+	mask  uintptr
+	slots []mapSlot[V]
+}
+
+type mapSlot[V any] struct {
+	key atomic.Uintptr
+	val atomic.Pointer[V]
+}
+
+const tombstone = ^uintptr(0)
+
+// hash is a multiplicative (Fibonacci) hash; addresses are 8-aligned and
+// page numbers are dense, both of which it spreads well.
+func hash(k uintptr) uintptr {
+	return uintptr(uint64(k)*0x9E3779B97F4A7C15>>17) ^ k
+}
+
+// Load returns the value stored under key, or nil.
+func (m *Map[V]) Load(key uintptr) *V {
+	t := m.tab.Load()
+	if t == nil {
+		return nil
+	}
+	for i := hash(key) & t.mask; ; i = (i + 1) & t.mask {
+		s := &t.slots[i]
+		switch s.key.Load() {
+		case key:
+			return s.val.Load()
+		case 0:
+			return nil
+		}
+	}
+}
+
+// LoadOrStore returns the value under key, storing the result of mk if
+// there is none. mk runs with the map's lock held and must not use m.
+func (m *Map[V]) LoadOrStore(key uintptr, mk func() *V) (v *V, loaded bool) {
+	if v := m.Load(key); v != nil {
+		return v, true
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if v := m.loadLocked(key); v != nil {
+		return v, true
+	}
+	v = mk()
+	m.insertLocked(key, v)
+	return v, false
+}
+
+// Store sets the value under key and returns the previous one, if any.
+func (m *Map[V]) Store(key uintptr, v *V) (old *V) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s := m.slotLocked(key); s != nil {
+		old = s.val.Load()
+		s.val.Store(v)
+		return old
+	}
+	m.insertLocked(key, v)
+	return nil
+}
+
+// CompareAndDelete deletes key if its value is old.
+func (m *Map[V]) CompareAndDelete(key uintptr, old *V) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.slotLocked(key)
+	if s == nil || s.val.Load() != old {
+		return false
+	}
+	s.val.Store(nil)
+	s.key.Store(tombstone)
+	m.live--
+	return true
+}
+
+// Len returns the number of keys.
+func (m *Map[V]) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.live
+}
+
+// Range calls f for every key and value present when Range starts (and
+// possibly some added later), without holding the lock during f.
+func (m *Map[V]) Range(f func(key uintptr, v *V) bool) {
+	t := m.tab.Load()
+	if t == nil {
+		return
+	}
+	for i := range t.slots {
+		s := &t.slots[i]
+		k := s.key.Load()
+		if k == 0 || k == tombstone {
+			continue
+		}
+		if v := s.val.Load(); v != nil && !f(k, v) {
+			return
+		}
+	}
+}
+
+func (m *Map[V]) slotLocked(key uintptr) *mapSlot[V] {
+	t := m.tab.Load()
+	if t == nil {
+		return nil
+	}
+	for i := hash(key) & t.mask; ; i = (i + 1) & t.mask {
+		s := &t.slots[i]
+		switch s.key.Load() {
+		case key:
+			return s
+		case 0:
+			return nil
+		}
+	}
+}
+
+func (m *Map[V]) loadLocked(key uintptr) *V {
+	if s := m.slotLocked(key); s != nil {
+		return s.val.Load()
+	}
+	return nil
+}
+
+func (m *Map[V]) insertLocked(key uintptr, v *V) {
+	if key == 0 || key == tombstone {
+		panic("shadow: reserved Map key")
+	}
+	t := m.tab.Load()
+	if t == nil || (m.used+1)*4 > len(t.slots)*3 {
+		t = m.resizeLocked()
+	}
+	for i := hash(key) & t.mask; ; i = (i + 1) & t.mask {
+		s := &t.slots[i]
+		k := s.key.Load()
+		if k == 0 || k == tombstone {
+			// Publish the value before the key, so that a reader that
+			// finds the key also finds the value.
+			s.val.Store(v)
+			s.key.Store(key)
+			m.live++
+			if k == 0 {
+				m.used++
+			}
+			return
+		}
+	}
+}
+
+// resizeLocked rehashes the live keys into a new table sized for twice the
+// live count, dropping tombstones; it may shrink the table. Readers of the
+// old table keep a consistent, if stale, snapshot.
+func (m *Map[V]) resizeLocked() *mapTable[V] {
+	n := 16
+	for n*3 < (m.live+1)*2*4 {
+		n *= 2
+	}
+	nt := &mapTable[V]{mask: uintptr(n - 1), slots: make([]mapSlot[V], n)}
+	if old := m.tab.Load(); old != nil {
+		for i := range old.slots {
+			s := &old.slots[i]
+			k := s.key.Load()
+			if k == 0 || k == tombstone {
+				continue
+			}
+			for j := hash(k) & nt.mask; ; j = (j + 1) & nt.mask {
+				if nt.slots[j].key.Load() == 0 {
+					nt.slots[j].val.Store(s.val.Load())
+					nt.slots[j].key.Store(k)
+					break
+				}
+			}
+		}
+	}
+	m.used = m.live
+	m.tab.Store(nt)
+	return nt
+}

@@ -1,0 +1,662 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package shadow
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+	"weak"
+)
+
+// A Rule names a FastTrack transition (Flanagan & Freund, PLDI 2009, Fig. 2).
+type Rule int
+
+// The FastTrack rules, in the order of the paper.
+const (
+	ReadSameEpoch       Rule = iota // last read was this epoch: nothing to do
+	ReadSharedSameEpoch             // read-shared, and this thread already read in this epoch
+	ReadExclusive                   // last read happens before: replace it by this epoch
+	ReadShare                       // last read concurrent: inflate to a read vector clock
+	ReadShared                      // read-shared: set this thread's entry
+	WriteSameEpoch                  // last write was this epoch: nothing to do
+	WriteExclusive                  // check the last read epoch, record the write
+	WriteShared                     // check the read vector clock, deflate it, record the write
+	NumRules
+)
+
+var ruleNames = [NumRules]string{
+	"read-same-epoch", "read-shared-same-epoch", "read-exclusive", "read-share",
+	"read-shared", "write-same-epoch", "write-exclusive", "write-shared",
+}
+
+func (r Rule) String() string { return ruleNames[r] }
+
+// Stats counts the shadow operations of one thread. It is owned by that
+// thread, so counting needs no atomic operations.
+type Stats struct {
+	Checks uint64           // shadow location operations
+	Rules  [NumRules]uint64 // how often each FastTrack rule applied
+}
+
+// A Thread is the state of an accessing goroutine that the shadow memory
+// needs. It is owned by one goroutine: only that goroutine passes it to
+// [Space] methods or modifies it.
+type Thread struct {
+	// Epoch is the thread's current epoch; Epoch.Clock() == VC[Epoch.TID()].
+	Epoch Epoch
+	// VC is the thread's vector clock, indexed by thread id.
+	VC []uint64
+	// GP is the runtime's g of the goroutine, or nil if unknown. Its first
+	// two words are the bounds of the goroutine's stack (runtime.g.stack),
+	// which the shadow uses to skip goroutine-local stack memory.
+	GP unsafe.Pointer
+	// Disabled, when positive, turns checks off (runtime.RaceDisable).
+	Disabled int32
+	// Stats counts this thread's shadow operations.
+	Stats Stats
+
+	cacheKey uintptr
+	cache    *page
+}
+
+// A Race describes a conflict found by an access.
+type Race struct {
+	Addr      uintptr // address of the access that found the conflict
+	Write     bool    // whether that access is a write
+	Prev      Epoch   // epoch of the earlier, conflicting access
+	PrevSite  uint32  // site of the earlier access
+	PrevWrite bool    // whether the earlier access was a write
+}
+
+const (
+	pageShift       = 12
+	pageSize        = 1 << pageShift
+	granulesPerPage = pageSize / 8
+	nstripes        = 1024
+)
+
+// A Space is a shadow memory: a concurrent map from page number to shadow
+// pages. A page holds one granule per 8 aligned bytes of memory; a granule
+// holds one FastTrack cell while every access to it covers the same byte
+// sub-range (the common case: a field or an element), and splits into one
+// cell per byte once accesses of different ranges touch it, so that
+// adjacent fields and bytes never alias.
+//
+// Same-epoch accesses (the fast path) only load atomics; all updates take a
+// lock striped by granule.
+type Space struct {
+	pages   Map[page]
+	stripes [nstripes]struct {
+		sync.Mutex
+		_ [64 - 8]byte
+	}
+	sweeping atomic.Bool
+}
+
+// NewSpace returns an empty shadow memory that is swept of the state of dead
+// objects after garbage collections.
+func NewSpace() *Space {
+	s := new(Space)
+	registerSpace(s)
+	return s
+}
+
+type page struct {
+	mu    sync.Mutex
+	live  int         // non-nil slots; guarded by mu
+	dead  atomic.Bool // removed from the page table; set under mu
+	kind  atomic.Uint32
+	slots [granulesPerPage]atomic.Pointer[granule]
+}
+
+// A granule is the shadow of 8 aligned bytes.
+type granule struct {
+	lo, hi uint8 // byte range of whole; immutable
+	split  atomic.Pointer[[8]cell]
+	whole  cell
+
+	// GC reuse state, guarded by the granule's stripe lock. See gc.go.
+	immortal bool               // memory is never freed (globals, foreign)
+	hasWP    bool               // wp is a weak pointer to the object
+	gen      uint32             // GC generation stamp
+	wp       weak.Pointer[byte] // the object this state belongs to
+}
+
+// A cell is the FastTrack state of one shadow location.
+type cell struct {
+	w, r  atomic.Uint64 // last write epoch; last read epoch or shared
+	rvc   atomic.Pointer[readVC]
+	wsite uint32 // guarded by the stripe lock, like all updates
+	rsite uint32
+}
+
+// A readVC is the read vector clock of a read-shared cell. Entries change
+// under the stripe lock; the fast path reads its own entry atomically.
+type readVC struct {
+	c    []atomic.Uint64
+	site []uint32
+}
+
+func (v *readVC) get(t uint32) uint64 {
+	if v == nil || int(t) >= len(v.c) {
+		return 0
+	}
+	return v.c[t].Load()
+}
+
+// with returns v with entry t set, copying v if it must grow.
+func (v *readVC) with(t uint32, c uint64, site uint32) *readVC {
+	if v == nil || int(t) >= len(v.c) {
+		n := int(t) + 1
+		if v != nil && n < 2*len(v.c) {
+			n = 2 * len(v.c)
+		}
+		nv := &readVC{c: make([]atomic.Uint64, n), site: make([]uint32, n)}
+		if v != nil {
+			for i := range v.c {
+				nv.c[i].Store(v.c[i].Load())
+			}
+			copy(nv.site, v.site)
+		}
+		v = nv
+	}
+	v.c[t].Store(c)
+	v.site[t] = site
+	return v
+}
+
+func (c *cell) empty() bool { return c.w.Load() == 0 && c.r.Load() == 0 }
+
+func (c *cell) copyFrom(o *cell) {
+	c.w.Store(o.w.Load())
+	c.r.Store(o.r.Load())
+	c.wsite, c.rsite = o.wsite, o.rsite
+	if v := o.rvc.Load(); v != nil {
+		var nv *readVC
+		for i := range v.c {
+			if x := v.c[i].Load(); x != 0 {
+				nv = nv.with(uint32(i), x, v.site[i])
+			}
+		}
+		c.rvc.Store(nv)
+	}
+}
+
+// cross reports whether the cell records an access by a thread other than t.
+func (c *cell) cross(t *Thread) bool {
+	tid := t.Epoch.TID()
+	w, r := c.w.Load(), c.r.Load()
+	return w != 0 && Epoch(w).TID() != tid || r == shared || r != 0 && Epoch(r).TID() != tid
+}
+
+// same is the lock-free fast path: it reports whether the access is in the
+// same epoch as the recorded one ([READ SAME EPOCH], [READ SHARED SAME
+// EPOCH], [WRITE SAME EPOCH]).
+func (c *cell) same(t *Thread, write bool) bool {
+	e := uint64(t.Epoch)
+	if write {
+		if c.w.Load() == e {
+			t.Stats.Rules[WriteSameEpoch]++
+			return true
+		}
+		return false
+	}
+	switch c.r.Load() {
+	case e:
+		t.Stats.Rules[ReadSameEpoch]++
+		return true
+	case shared:
+		if c.rvc.Load().get(t.Epoch.TID()) == t.Epoch.Clock() {
+			t.Stats.Rules[ReadSharedSameEpoch]++
+			return true
+		}
+	}
+	return false
+}
+
+// access applies the FastTrack rule for an access by t to c, with the
+// stripe lock held, and reports a conflict with an earlier access if any.
+// After a conflict the state is updated as if there were none, so that one
+// race is reported once.
+func (c *cell) access(t *Thread, write bool, site uint32) (race Race, found bool) {
+	t.Stats.Checks++
+	e := t.Epoch
+	tid, clk := e.TID(), e.Clock()
+	w := Epoch(c.w.Load())
+	r := c.r.Load()
+	if !write {
+		if r == uint64(e) {
+			t.Stats.Rules[ReadSameEpoch]++
+			return
+		}
+		if r == shared && c.rvc.Load().get(tid) == clk {
+			t.Stats.Rules[ReadSharedSameEpoch]++
+			return
+		}
+		if !HB(w, t.VC) { // write-read race
+			race, found = Race{Prev: w, PrevSite: c.wsite, PrevWrite: true}, true
+		}
+		switch {
+		case r != shared && HB(Epoch(r), t.VC):
+			t.Stats.Rules[ReadExclusive]++
+			c.r.Store(uint64(e))
+			c.rsite = site
+		case r != shared:
+			t.Stats.Rules[ReadShare]++
+			v := (*readVC)(nil).with(Epoch(r).TID(), Epoch(r).Clock(), c.rsite).with(tid, clk, site)
+			c.rvc.Store(v)
+			c.r.Store(shared)
+		default:
+			t.Stats.Rules[ReadShared]++
+			v := c.rvc.Load()
+			if nv := v.with(tid, clk, site); nv != v {
+				c.rvc.Store(nv)
+			}
+		}
+		return
+	}
+	if w == e {
+		t.Stats.Rules[WriteSameEpoch]++
+		return
+	}
+	if !HB(w, t.VC) { // write-write race
+		race, found = Race{Prev: w, PrevSite: c.wsite, PrevWrite: true}, true
+	}
+	if r != shared {
+		t.Stats.Rules[WriteExclusive]++
+		if !found && !HB(Epoch(r), t.VC) { // read-write race
+			race, found = Race{Prev: Epoch(r), PrevSite: c.rsite}, true
+		}
+	} else {
+		t.Stats.Rules[WriteShared]++
+		v := c.rvc.Load()
+		for i := range v.c {
+			x := v.c[i].Load()
+			if x != 0 && !found && !HB(MakeEpoch(uint32(i), x), t.VC) {
+				race, found = Race{Prev: MakeEpoch(uint32(i), x), PrevSite: v.site[i]}, true
+			}
+		}
+		c.rvc.Store(nil)
+		c.r.Store(0)
+	}
+	c.w.Store(uint64(e))
+	c.wsite = site
+	return
+}
+
+// Read checks a read of [p, p+size) by t at site.
+func (s *Space) Read(t *Thread, p unsafe.Pointer, size uintptr, site uint32) (Race, bool) {
+	return s.Access(t, p, size, false, site)
+}
+
+// Write checks a write of [p, p+size) by t at site.
+func (s *Space) Write(t *Thread, p unsafe.Pointer, size uintptr, site uint32) (Race, bool) {
+	return s.Access(t, p, size, true, site)
+}
+
+// Access checks an access of [p, p+size) by t at site and reports the
+// first conflict it finds. The caller must keep the memory reachable
+// during the call.
+//
+// The address travels as an unsafe.Pointer, not a uintptr, until it is
+// known not to be on the goroutine's stack: any call may grow the stack,
+// which moves it and adjusts pointers to it, but not integers. (Callers
+// must not let p escape because of this; the shadow only converts it to a
+// pointer the compiler can track where it is needed, in ptrOf.)
+func (s *Space) Access(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32) (race Race, found bool) {
+	for off := uintptr(0); off < size; {
+		q := unsafe.Add(p, off)
+		a := uintptr(q)
+		n := 8 - a&7
+		if n > size-off {
+			n = size - off
+		}
+		lo, hi := uint8(a&7), uint8(a&7+n)
+		if !s.fast(t, a, lo, hi, write) {
+			if r, ok := s.slow(t, q, lo, hi, write, site); ok && !found {
+				race, found = r, true
+			}
+		}
+		off += n
+	}
+	if found {
+		race.Write = write
+	}
+	return race, found
+}
+
+// AccessRange checks accesses of the elements lo, lo+stride, ... < hi of
+// an array of elem-byte elements at base, and reports the first conflict.
+// It is the single entry point for range checks, so that a compressed
+// array shadow can later replace the loop. Elements whose shadow is in the
+// current epoch are recognized in a tight loop over the cached page.
+func (s *Space) AccessRange(t *Thread, base unsafe.Pointer, elem uintptr, lo, hi, stride int, write bool, site uint32) (race Race, found bool) {
+	if stride <= 0 {
+		stride = 1
+	}
+	if stride == 1 && elem&7 == 0 && uintptr(base)&7 == 0 {
+		return s.accessWords(t, base, elem, lo, hi, write, site)
+	}
+	for i := lo; i < hi; i += stride {
+		q := unsafe.Add(base, uintptr(i)*elem)
+		if s.sameSpan(t, uintptr(q), elem, write) {
+			continue
+		}
+		if r, ok := s.Access(t, q, elem, write, site); ok && !found {
+			race, found = r, true
+		}
+	}
+	return race, found
+}
+
+// accessWords is AccessRange for contiguous elements made of whole,
+// aligned granules: it scans the granules of each page in one loop and
+// falls back to Access for the elements not in the current epoch.
+func (s *Space) accessWords(t *Thread, base unsafe.Pointer, elem uintptr, lo, hi int, write bool, site uint32) (race Race, found bool) {
+	e := uint64(t.Epoch)
+	b := uintptr(base)
+	for i := lo; i < hi; {
+		a := b + uintptr(i)*elem
+		key := a >> pageShift
+		pg := t.cache
+		if t.cacheKey != key || pg == nil {
+			pg = s.pages.Load(key)
+		}
+		// Granules [gi, gn) of this page belong to the remaining elements.
+		gi := (a & (pageSize - 1)) >> 3
+		gn := uintptr(granulesPerPage)
+		if rest := (uintptr(hi-i)*elem + 7) >> 3; gi+rest < gn {
+			gn = gi + rest
+		}
+		n := uintptr(0) // granules in the current epoch
+		if pg != nil {
+			for ; gi+n < gn; n++ {
+				gr := pg.slots[gi+n].Load()
+				if gr == nil || gr.lo != 0 || gr.hi != 8 {
+					break
+				}
+				if write && gr.whole.w.Load() != e || !write && gr.whole.r.Load() != e {
+					break
+				}
+			}
+		}
+		if n > 0 {
+			t.Stats.Checks += uint64(n)
+			if write {
+				t.Stats.Rules[WriteSameEpoch] += uint64(n)
+			} else {
+				t.Stats.Rules[ReadSameEpoch] += uint64(n)
+			}
+		}
+		// Skip the elements wholly covered; check the next one fully.
+		j := i + int(n*8/elem)
+		if j >= hi {
+			break
+		}
+		q := unsafe.Add(base, uintptr(j)*elem)
+		if r, ok := s.Access(t, q, elem, write, site); ok && !found {
+			race, found = r, true
+		}
+		i = j + 1
+	}
+	return race, found
+}
+
+// sameSpan reports whether every granule of [a, a+size) is in t's cached
+// page and already records this epoch, for the exact byte ranges the access
+// covers.
+func (s *Space) sameSpan(t *Thread, a, size uintptr, write bool) bool {
+	pg := t.cache
+	if pg == nil || t.cacheKey != a>>pageShift || (a+size-1)>>pageShift != t.cacheKey {
+		return false
+	}
+	e := uint64(t.Epoch)
+	for end := a + size; a < end; {
+		off := a & 7
+		n := min(8-off, end-a)
+		gr := pg.slots[(a&(pageSize-1))>>3].Load()
+		if gr == nil || uintptr(gr.lo) != off || uintptr(gr.hi) != off+n {
+			return false
+		}
+		if write {
+			if gr.whole.w.Load() != e {
+				return false
+			}
+		} else if gr.whole.r.Load() != e {
+			return false
+		}
+		a += n
+	}
+	if write {
+		t.Stats.Rules[WriteSameEpoch]++
+	} else {
+		t.Stats.Rules[ReadSameEpoch]++
+	}
+	t.Stats.Checks++
+	return true
+}
+
+// Same is the inlinable fast path of Access for an access that lies within
+// one granule of the page t used last: it reports whether the access is in
+// the epoch already recorded ([READ SAME EPOCH], [READ SHARED SAME EPOCH],
+// [WRITE SAME EPOCH]), in which case there is nothing to do. Otherwise the
+// caller calls Access.
+func (s *Space) Same(t *Thread, a, size uintptr, write bool) bool {
+	off := a & 7
+	if off+size > 8 || t.cacheKey != a>>pageShift || t.cache == nil {
+		return false
+	}
+	gr := t.cache.slots[(a&(pageSize-1))>>3].Load()
+	if gr == nil || uintptr(gr.lo) != off || uintptr(gr.hi) != off+size || !gr.whole.same(t, write) {
+		return false
+	}
+	t.Stats.Checks++
+	return true
+}
+
+func (s *Space) fast(t *Thread, addr uintptr, lo, hi uint8, write bool) bool {
+	key := addr >> pageShift
+	pg := t.cache
+	if t.cacheKey != key || pg == nil {
+		if pg = s.pages.Load(key); pg == nil {
+			return false
+		}
+		t.cacheKey, t.cache = key, pg
+	}
+	gr := pg.slots[(addr&(pageSize-1))>>3].Load()
+	if gr == nil {
+		return false
+	}
+	if sp := gr.split.Load(); sp != nil {
+		for b := lo; b < hi; b++ {
+			if !sp[b].same(t, write) {
+				return false
+			}
+		}
+		t.Stats.Checks += uint64(hi - lo)
+		return true
+	}
+	if gr.lo != lo || gr.hi != hi || !gr.whole.same(t, write) {
+		return false
+	}
+	t.Stats.Checks++
+	return true
+}
+
+func (s *Space) stripe(key, gi uintptr) *sync.Mutex {
+	return &s.stripes[hash(key<<9|gi)&(nstripes-1)].Mutex
+}
+
+// page returns the live page for key, creating it if needed.
+func (s *Space) page(key uintptr) *page {
+	for {
+		pg, _ := s.pages.LoadOrStore(key, func() *page { return new(page) })
+		if !pg.dead.Load() {
+			return pg
+		}
+		// pg was reclaimed after we found it; it is no longer in the table.
+	}
+}
+
+func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site uint32) (Race, bool) {
+	addr := uintptr(p)
+	if t.Disabled > 0 || onStack(t.GP, addr) {
+		return Race{}, false
+	}
+	// addr is not on this goroutine's stack, so it does not move.
+	if DebugGetg != nil && t.GP != nil && addr >= 0xc000000000 && addr < 0xc000100000 {
+		lo := *(*uintptr)(t.GP)
+		hi := *(*uintptr)(unsafe.Add(t.GP, 8))
+		gp := DebugGetg()
+		println("DEBUG slow record", addr, lo, hi, t.GP, gp, *(*uintptr)(gp), *(*uintptr)(unsafe.Add(gp, 8)))
+		debugStack()
+	}
+	key := addr >> pageShift
+	gi := (addr & (pageSize - 1)) >> 3
+	mu := s.stripe(key, gi)
+	for {
+		pg := t.cache
+		if t.cacheKey != key || pg == nil || pg.dead.Load() {
+			pg = s.page(key)
+			t.cacheKey, t.cache = key, pg
+		}
+		mu.Lock()
+		gr := pg.slots[gi].Load()
+		if gr == nil {
+			gr = &granule{lo: lo, hi: hi, gen: uint32(lagGen.Load())}
+			if !pg.add(gi, gr) {
+				mu.Unlock()
+				continue
+			}
+		}
+		race, found := s.update(t, pg, gi, gr, addr, lo, hi, write, site)
+		mu.Unlock()
+		if found {
+			race.Addr = addr
+		}
+		return race, found
+	}
+}
+
+// add installs gr in the empty slot gi, unless the page was reclaimed.
+func (pg *page) add(gi uintptr, gr *granule) bool {
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	if pg.dead.Load() {
+		return false
+	}
+	pg.slots[gi].Store(gr)
+	pg.live++
+	return true
+}
+
+// replace installs a fresh, empty granule for [lo, hi) in slot gi; the
+// stripe lock is held.
+func (pg *page) replace(gi uintptr, lo, hi uint8) *granule {
+	gr := &granule{lo: lo, hi: hi, gen: uint32(lagGen.Load())}
+	pg.slots[gi].Store(gr)
+	return gr
+}
+
+func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintptr, lo, hi uint8, write bool, site uint32) (race Race, found bool) {
+	gr = s.validate(t, pg, gi, gr, addr, lo, hi)
+	if gr.split.Load() == nil && (gr.lo != lo || gr.hi != hi) {
+		if gr.whole.empty() {
+			ngr := &granule{lo: lo, hi: hi, immortal: gr.immortal, hasWP: gr.hasWP, gen: gr.gen, wp: gr.wp}
+			pg.slots[gi].Store(ngr)
+			gr = ngr
+		} else {
+			sp := new([8]cell)
+			for b := gr.lo; b < gr.hi; b++ {
+				sp[b].copyFrom(&gr.whole)
+			}
+			gr.split.Store(sp)
+			// Fast paths that test only the whole cell (Same, sameSpan,
+			// accessWords) must fail from now on: no epoch is 0.
+			gr.whole.w.Store(0)
+			gr.whole.r.Store(0)
+			gr.whole.rvc.Store(nil)
+		}
+	}
+	race, found = gr.access(t, lo, hi, write, site)
+	if found && gr.hasWP && gr.wp.Value() == nil {
+		// The object the state belonged to died and its memory was reused
+		// before the GC generation we saw advanced: the conflict is with
+		// a dead object. Start afresh.
+		gr = pg.replace(gi, lo, hi)
+		race, found = gr.access(t, lo, hi, write, site)
+	}
+	return race, found
+}
+
+func (gr *granule) access(t *Thread, lo, hi uint8, write bool, site uint32) (race Race, found bool) {
+	sp := gr.split.Load()
+	if sp == nil {
+		return gr.whole.access(t, write, site)
+	}
+	for b := lo; b < hi; b++ {
+		if r, ok := sp[b].access(t, write, site); ok && !found {
+			race, found = r, true
+		}
+	}
+	return race, found
+}
+
+func (gr *granule) cells() []cell {
+	if sp := gr.split.Load(); sp != nil {
+		return sp[:]
+	}
+	return unsafe.Slice(&gr.whole, 1)
+}
+
+func (gr *granule) empty() bool {
+	for i := range gr.cells() {
+		if !gr.cells()[i].empty() {
+			return false
+		}
+	}
+	return true
+}
+
+func (gr *granule) cross(t *Thread) bool {
+	cs := gr.cells()
+	for i := range cs {
+		if cs[i].cross(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// onStack reports whether addr is on the stack of the goroutine whose
+// runtime g is gp. Stack memory is goroutine-local (the compiler moves
+// shared variables to the heap) and is reused by other goroutines after
+// this one exits, so the shadow never records it.
+func onStack(gp unsafe.Pointer, addr uintptr) bool {
+	if gp == nil {
+		return false
+	}
+	lo := *(*uintptr)(gp)
+	hi := *(*uintptr)(unsafe.Add(gp, unsafe.Sizeof(uintptr(0))))
+	return lo <= addr && addr < hi
+}
+
+// Len returns the number of shadow pages, for tests and statistics.
+func (s *Space) Len() int { return s.pages.Len() }
+
+var DebugGetg func() unsafe.Pointer
+
+func debugStack() {
+	var pcs [20]uintptr
+	n := runtime.Callers(1, pcs[:])
+	fr := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := fr.Next()
+		println("   ", f.Function, f.Line)
+		if !more {
+			break
+		}
+	}
+}

@@ -1,0 +1,196 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package shadow
+
+import (
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"testing"
+	"unsafe"
+)
+
+// thread returns a thread with id tid at clock c that knows the clocks in
+// others (tid: clock).
+func thread(tid uint32, c uint64, others map[uint32]uint64) *Thread {
+	vc := make([]uint64, tid+1)
+	for t, x := range others {
+		for int(t) >= len(vc) {
+			vc = append(vc, 0)
+		}
+		vc[t] = x
+	}
+	vc[tid] = c
+	return &Thread{Epoch: MakeEpoch(tid, c), VC: vc}
+}
+
+// quiet keeps GC cycles from starting during a test and waits until the
+// last one is observed: state that straddles a cycle is dropped by design
+// (gc.go), which would make the expected races flaky.
+func quiet(t *testing.T) {
+	old := debug.SetGCPercent(-1)
+	t.Cleanup(func() { debug.SetGCPercent(old) })
+	for Gen() != ExactGen() {
+		runtime.Gosched()
+	}
+}
+
+func TestEpoch(t *testing.T) {
+	e := MakeEpoch(MaxTID, 1<<ClockBits-1)
+	if e.TID() != MaxTID || e.Clock() != 1<<ClockBits-1 || uint64(e) == shared {
+		t.Errorf("epoch round trip: %d %d", e.TID(), e.Clock())
+	}
+	if !HB(0, nil) || HB(MakeEpoch(3, 1), []uint64{5, 5}) || !HB(MakeEpoch(1, 5), []uint64{0, 5}) {
+		t.Error("HB")
+	}
+}
+
+func TestSpaceRules(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	x := escape(new([4]int64))
+	p := unsafe.Pointer(&x[0])
+	a := thread(1, 1, nil)
+	b := thread(2, 1, nil)
+	if _, race := s.Write(a, p, 8, 1); race {
+		t.Fatal("first write races")
+	}
+	if _, race := s.Write(a, p, 8, 1); race || a.Stats.Rules[WriteSameEpoch] != 1 {
+		t.Fatal("write same epoch")
+	}
+	r, race := s.Read(b, p, 8, 2)
+	if !race || !r.PrevWrite || r.Prev != MakeEpoch(1, 1) || r.PrevSite != 1 || r.Write {
+		t.Fatalf("write-read race: %+v %v", r, race)
+	}
+	// b now knows a's write; c reads concurrently with b: read-share.
+	c := thread(3, 1, map[uint32]uint64{1: 1})
+	if _, race := s.Read(c, p, 8, 3); race || c.Stats.Rules[ReadShare] != 1 {
+		t.Fatalf("read share: %v %v", race, c.Stats.Rules)
+	}
+	if _, race := s.Read(c, p, 8, 3); race || c.Stats.Rules[ReadSharedSameEpoch] != 1 {
+		t.Fatal("read shared same epoch")
+	}
+	// A writer that knows only c's read races with b's.
+	w := thread(4, 1, map[uint32]uint64{1: 1, 3: 1})
+	r, race = s.Write(w, p, 8, 4)
+	if !race || r.PrevWrite || r.Prev != MakeEpoch(2, 1) || r.PrevSite != 2 {
+		t.Fatalf("write-shared race: %+v %v", r, race)
+	}
+	if w.Stats.Rules[WriteShared] != 1 {
+		t.Fatal("write shared")
+	}
+	// Deflated: a reader ordered after w reads exclusively.
+	d := thread(5, 1, map[uint32]uint64{4: 1})
+	if _, race := s.Read(d, p, 8, 5); race || d.Stats.Rules[ReadExclusive] != 1 {
+		t.Fatal("read exclusive after write shared")
+	}
+}
+
+func TestSpaceBytePrecision(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	b := escape(make([]byte, 32))
+	p := unsafe.Pointer(&b[0])
+	a := thread(1, 1, nil)
+	c := thread(2, 1, nil)
+	// Unordered threads write alternate bytes, then disjoint sub-ranges.
+	for i := 0; i < 32; i += 2 {
+		if _, race := s.Write(a, unsafe.Add(p, i), 1, 0); race {
+			t.Fatal("race on disjoint bytes")
+		}
+		if _, race := s.Write(c, unsafe.Add(p, i+1), 1, 0); race {
+			t.Fatal("race on disjoint bytes")
+		}
+	}
+	if _, race := s.Write(a, unsafe.Add(p, 3), 1, 0); !race {
+		t.Fatal("no race on the same byte")
+	}
+	// A whole-word read overlaps both threads' bytes.
+	d := thread(3, 1, map[uint32]uint64{1: 1})
+	if r, race := s.Read(d, unsafe.Add(p, 8), 8, 0); !race || r.Prev.TID() != 2 {
+		t.Fatalf("word read over bytes: %+v %v", r, race)
+	}
+	// Accesses crossing a granule boundary, unaligned.
+	q := escape(make([]byte, 32))
+	pq := unsafe.Pointer(&q[0])
+	if _, race := s.Write(a, unsafe.Add(pq, 6), 4, 0); race {
+		t.Fatal("first write")
+	}
+	if _, race := s.Write(c, unsafe.Add(pq, 10), 4, 0); race {
+		t.Fatal("adjacent unaligned range")
+	}
+	if _, race := s.Read(c, unsafe.Add(pq, 9), 1, 0); !race {
+		t.Fatal("no race inside a crossing write")
+	}
+}
+
+func TestSpaceRange(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	v := escape(make([]int32, 1024))
+	p := unsafe.Pointer(&v[0])
+	a := thread(1, 1, nil)
+	c := thread(2, 1, nil)
+	if _, race := s.AccessRange(a, p, 4, 0, 1024, 2, true, 0); race {
+		t.Fatal("even elements")
+	}
+	if _, race := s.AccessRange(c, p, 4, 1, 1024, 2, true, 0); race {
+		t.Fatal("odd elements race with even ones")
+	}
+	if _, race := s.AccessRange(c, p, 4, 1000, 1001, 1, false, 0); !race {
+		t.Fatal("no race on element 1000")
+	}
+}
+
+func TestMap(t *testing.T) {
+	var m Map[int]
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 10000 {
+				k := uintptr(w*100000 + i + 1)
+				v := new(int)
+				*v = i
+				m.Store(k, v)
+				if got := m.Load(k); got != v {
+					t.Errorf("Load(%d) = %v", k, got)
+					return
+				}
+				if i%2 == 0 && !m.CompareAndDelete(k, v) {
+					t.Errorf("CompareAndDelete(%d)", k)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := m.Len(); n != 4*5000 {
+		t.Errorf("Len = %d, want %d", n, 4*5000)
+	}
+	n := 0
+	m.Range(func(k uintptr, v *int) bool {
+		if *v%2 != 1 {
+			t.Errorf("deleted key %d present", k)
+		}
+		n++
+		return true
+	})
+	if n != 4*5000 {
+		t.Errorf("Range saw %d keys", n)
+	}
+	v, loaded := m.LoadOrStore(7, func() *int { return new(int) })
+	if loaded || m.Load(7) != v {
+		t.Error("LoadOrStore")
+	}
+}
+
+var sink []any
+
+// escape moves x to the heap: the shadow never makes its argument escape,
+// and stack memory would be shared between test runs.
+func escape[T any](x T) T {
+	sink = append(sink, x)
+	return x
+}
