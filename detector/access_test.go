@@ -282,13 +282,18 @@ $`
 	}
 }
 
-// racyProgram runs in a child process (see TestExit): a race, then Exit.
-func racyProgram() {
+// racyBody races.
+func racyBody() {
 	g := Cur()
 	x := new(int)
 	<-spawn(g, func(g *G) { *W(g, x, 0) = 1 })
 	<-spawn(g, func(g *G) { *W(g, x, 0) = 2 })
 	fmt.Println("after race")
+}
+
+// racyProgram runs in a child process (see TestExit): a race, then Exit.
+func racyProgram() {
+	racyBody()
 	Exit(0)
 }
 
@@ -297,8 +302,19 @@ func TestExit(t *testing.T) {
 		racyProgram()
 		return
 	}
-	if os.Getenv("BIGFOOT_TEST_CHILD") == "clean" {
+	switch os.Getenv("BIGFOOT_TEST_CHILD") {
+	case "clean":
 		Main(func() {})
+		return
+	case "testmain":
+		TestMain(&fakeM{code: 3}, nil)
+		return
+	case "testmain-user":
+		m := &fakeM{}
+		TestMain(m, func() { m.exitCode = m.Run() })
+		return
+	case "testmain-racy":
+		TestMain(&fakeM{run: racyBody}, nil)
 		return
 	}
 	child := func(kind, options string) (int, string, string) {
@@ -327,6 +343,9 @@ func TestExit(t *testing.T) {
 		`(?m)^bigfoot stats: .*checks=\d+ ranges=\d+ syncs=\d+ goroutines=\d+ races=0`).MatchString(stderr) {
 		t.Errorf("clean: exit status %d, stderr:\n%s", code, stderr)
 	}
+	if _, _, stderr := child("racy", "stats=1"); countAccesses != strings.Contains(stderr, " accesses=") {
+		t.Errorf("stats with bigfoot_count=%v:\n%s", countAccesses, stderr)
+	}
 	code, stdout, stderr := child("racy", "halt_on_error=1 stats=1")
 	if code != 66 || strings.Contains(stdout, "after race") {
 		t.Errorf("halt_on_error: exit status %d, stdout %q", code, stdout)
@@ -337,6 +356,11 @@ func TestExit(t *testing.T) {
 	if code != 66 || strings.Contains(stderr, "DATA RACE") {
 		t.Errorf("log_path: exit status %d, stderr:\n%s", code, stderr)
 	}
+	for kind, want := range map[string]int{"testmain": 3, "testmain-user": 4, "testmain-racy": 66} {
+		if code, _, stderr := child(kind, ""); code != want {
+			t.Errorf("%s: exit status %d, want %d; stderr:\n%s", kind, code, want, stderr)
+		}
+	}
 	matches, _ := filepath.Glob(dir + "/log.*")
 	if len(matches) != 1 {
 		t.Fatalf("log files: %v", matches)
@@ -344,6 +368,24 @@ func TestExit(t *testing.T) {
 	b, _ := os.ReadFile(matches[0])
 	contains(t, string(b), "WARNING: DATA RACE", "Previous write at")
 	_ = runtime.GOOS
+}
+
+// fakeM stands for *testing.M: Run returns code, and a user TestMain
+// records its status in exitCode as the testing package does.
+type fakeM struct {
+	code     int
+	exitCode int
+	run      func()
+}
+
+func (m *fakeM) Run() int {
+	if m.run != nil {
+		m.run()
+	}
+	if m.code == 0 && m.run == nil {
+		return 4
+	}
+	return m.code
 }
 
 type fakeTB struct {

@@ -30,7 +30,7 @@ func (g *G) syncOf(addr uintptr) *syncVar {
 		return v
 	}
 	v, loaded := syncs.LoadOrStore(addr, func() *syncVar { return new(syncVar) })
-	if !loaded && !shadow.OnStack(g.t.GP, addr) && shadow.IsHeap(shadow.PtrOf(addr)) {
+	if !loaded && !shadow.OnStack(g.t.GP, shadow.PtrOf(addr)) && shadow.IsHeap(shadow.PtrOf(addr)) {
 		// A weak pointer lets the sweeper drop the clocks of dead objects.
 		// Memory reused by a new object may meanwhile inherit a stale
 		// clock; that only adds synchronization.

@@ -7,18 +7,20 @@ import (
 	"strings"
 )
 
-// send renders a send statement as a call of the package's __bfSend
-// helper, which runs the runtime's Send and SendPost hooks around the send.
+// send renders a send statement ch <- v as __bfChan(ch).send(__bfg, v),
+// a helper of the package that runs the runtime's Send and SendPost hooks
+// around the send.
 // A call is a simple statement, so this works in any statement position.
 func (r *fileRewriter) send(s *ast.SendStmt) string {
-	if r.fn == nil {
+	if r.fn == nil || !r.helper("send", s.Pos()) {
 		return r.text(s)
 	}
-	head := "__bfSend(" + r.g() + ", "
+	gap := r.splice(s.Chan.End(), s.Value.Pos())
+	gap = strings.Replace(gap, "<-", "", 1)
 	return r.spliceNode(s,
-		sub{s.Chan.Pos(), s.Chan.Pos(), head},
+		sub{s.Chan.Pos(), s.Chan.Pos(), "__bfChan("},
 		subOf(s.Chan, r.expr(s.Chan, mValue)),
-		sub{s.Chan.End(), s.Value.Pos(), ", "},
+		sub{s.Chan.End(), s.Value.Pos(), ").send(" + r.g() + "," + gap},
 		subOf(s.Value, r.expr(s.Value, mValue)),
 		sub{s.Value.End(), s.Value.End(), ")"})
 }
@@ -26,8 +28,8 @@ func (r *fileRewriter) send(s *ast.SendStmt) string {
 // recvExpr renders a receive <-c as a call of __bfRecv (or __bfRecv2 in a
 // comma-ok assignment), which runs RecvPre and RecvPost around it.
 func (r *fileRewriter) recvExpr(e *ast.UnaryExpr, commaOK bool) string {
-	if r.fn == nil {
-		return r.text(e)
+	if r.fn == nil || !r.helper("recv", e.Pos()) {
+		return r.spliceNode(e, subOf(e.X, r.expr(e.X, mValue)))
 	}
 	helper := "__bfRecv("
 	if commaOK {
@@ -227,6 +229,10 @@ type commCase struct {
 // before the select, SelectPost the chosen one first thing in its case.
 func (r *fileRewriter) selectStmt(s *ast.SelectStmt) stmtOut {
 	if r.fn == nil {
+		return stmtOut{text: r.text(s)}
+	}
+	if !r.universe(s.Pos(), "cap", "true", "false", "nil") {
+		r.note(s.Pos(), "select not instrumented: cap, true, false or nil is redeclared")
 		return stmtOut{text: r.text(s)}
 	}
 	var cases []commCase

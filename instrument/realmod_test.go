@@ -32,6 +32,9 @@ func TestRealModules(t *testing.T) {
 				args = append(args, "-run", run) // e.g. "^$": compile only
 			}
 			out, err := w.goCmd(t, true, args...)
+			full := filepath.Join(os.TempDir(), "bigfoot-real-"+filepath.Base(dir)+".out")
+			os.WriteFile(full, []byte(out), 0o644)
+			t.Logf("full output in %s", full)
 			if err != nil {
 				t.Errorf("instrumented tests: %v\n%s", err, tail(out, 80))
 			} else {

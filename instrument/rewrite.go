@@ -37,9 +37,35 @@ func instrumentPackages(pkgs []*packages.Package) *Result {
 
 // pkgRewriter is what the file rewriter needs of a package.
 type pkgRewriter struct {
-	pkg  *packages.Package
-	info *types.Info
-	heap map[token.Pos]bool // declaring positions of heap (escaping) locals
+	pkg   *packages.Package
+	info  *types.Info
+	heap  map[token.Pos]bool // declaring positions of heap (escaping) locals
+	avail map[string]bool    // helpers the package can declare (helpers.go)
+}
+
+// helper reports whether the named helper is available, noting where an
+// operation stays uninstrumented because it is not.
+func (r *fileRewriter) helper(name string, pos token.Pos) bool {
+	if r.p.avail[name] {
+		return true
+	}
+	r.note(pos, "package redeclares a predeclared identifier helper %q needs: operation not instrumented", name)
+	return false
+}
+
+// universe reports whether the names denote the predeclared identifiers at
+// pos (emitted code uses them there).
+func (r *fileRewriter) universe(pos token.Pos, names ...string) bool {
+	scope := r.p.pkg.Types.Scope().Innermost(pos)
+	if scope == nil {
+		scope = r.p.pkg.Types.Scope()
+	}
+	for _, n := range names {
+		if _, obj := scope.LookupParent(n, pos); obj == nil || obj.Parent() != types.Universe {
+			return false
+		}
+	}
+	return true
 }
 
 func instrumentPackage(pkg *packages.Package, res *Result, done, helpers map[string]bool, testMains map[string]*testMainInfo) {
@@ -66,7 +92,7 @@ func instrumentPackage(pkg *packages.Package, res *Result, done, helpers map[str
 	if err != nil {
 		heap = syntacticHeapVars(pkg)
 	}
-	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap}
+	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, avail: availableHelpers(pkg.Types)}
 	dir := ""
 	rewrote := false
 	for _, i := range files {
@@ -106,7 +132,7 @@ func instrumentPackage(pkg *packages.Package, res *Result, done, helpers map[str
 		if strings.HasSuffix(pkg.Name, "_test") {
 			name = "zz_bigfoot_rt_x_test.go"
 		}
-		res.Add[filepath.Join(dir, name)] = helperFile(pkg.Name)
+		res.Add[filepath.Join(dir, name)] = helperFile(pkg.Name, pr.avail)
 	}
 }
 
@@ -324,9 +350,14 @@ func (r *fileRewriter) renderFile() string {
 	for _, d := range r.file.Decls {
 		switch d := d.(type) {
 		case *ast.FuncDecl:
-			if d.Body != nil {
-				subs = append(subs, r.funcDecl(d)...)
+			if d.Body == nil {
+				continue
 			}
+			if dir := skipDirective(d); dir != "" {
+				r.note(d.Pos(), "%s: %s function left uninstrumented", d.Name.Name, dir)
+				continue
+			}
+			subs = append(subs, r.funcDecl(d)...)
 		case *ast.GenDecl:
 			// Package-level initializers run before main, on the main
 			// goroutine, outside any instrumented function: only the
@@ -339,6 +370,22 @@ func (r *fileRewriter) renderFile() string {
 	head := string(r.src[:r.off(r.file.Pos())])
 	tail := string(r.src[r.off(r.file.End()):])
 	return head + out + tail
+}
+
+// skipDirective returns the compiler directive of d under which no call
+// may be added to it (stack or write-barrier constraints), or that asks
+// for no race instrumentation.
+func skipDirective(d *ast.FuncDecl) string {
+	if d.Doc == nil {
+		return ""
+	}
+	for _, c := range d.Doc.List {
+		switch dir, _, _ := strings.Cut(c.Text, " "); dir {
+		case "//go:nosplit", "//go:norace", "//go:systemstack", "//go:nowritebarrier", "//go:nowritebarrierrec":
+			return dir
+		}
+	}
+	return ""
 }
 
 // funcLitsOnly renders n with only its function literals instrumented.

@@ -306,6 +306,9 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 	perIter := r.goVersionAtLeast(s.Pos(), "go1.22")
 	switch u := coreType(xt).(type) {
 	case *types.Chan:
+		if !r.helper("recv", s.Pos()) {
+			return plain(r.expr(s.X, mValue))
+		}
 		if s.Tok == token.ASSIGN {
 			return r.rangeChanAssign(s, body)
 		}
@@ -342,7 +345,7 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 			}
 			return plain(r.expr(s.X, mValue))
 		}
-		if !perIter || s.Tok != token.DEFINE {
+		if !perIter || s.Tok != token.DEFINE || !r.universe(s.Pos(), "len") {
 			return plain(r.expr(s.X, mValue))
 		}
 		i, x := r.newTemp(), r.newTemp()

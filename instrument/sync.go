@@ -235,7 +235,7 @@ func (r *fileRewriter) call(e *ast.CallExpr) string {
 		}
 	}
 	fun := ast.Unparen(e.Fun)
-	if i, ok := r.asyncCallback(fun); ok && i < len(args) && r.fn != nil {
+	if i, ok := r.asyncCallback(fun); ok && i < len(args) && r.fn != nil && r.helper("async", e.Pos()) {
 		args[i].text = "__bfAsync(" + r.g() + ", " + args[i].text + ")"
 	}
 	if sel, ok := fun.(*ast.SelectorExpr); ok {
@@ -379,8 +379,8 @@ func (r *fileRewriter) methodValue(e *ast.SelectorExpr, s *types.Selection) stri
 		case sig.Params().Len() == 1 && sig.Results().Len() == 1 && !sig.Variadic():
 			helper = "__bfMV1R"
 		}
-		if helper != "" && (h.fn.Type().(*types.Signature).Recv() == nil || !isGenericRecv(h.fn)) {
-			return helper + "(" + r.hookRecv(h) + ", __bf." + h.name + ")"
+		if helper != "" && (h.fn.Type().(*types.Signature).Recv() == nil || !isGenericRecv(h.fn)) && r.helper("mv", e.Pos()) {
+			return helper + "(__bf." + h.name + ").bind(" + r.hookRecv(h) + ")"
 		}
 		r.note(e.Pos(), "method value %s: synchronization not modeled", h.fn.FullName())
 	}
@@ -402,7 +402,7 @@ func isGenericRecv(fn *types.Func) bool {
 func (r *fileRewriter) conversion(e *ast.CallExpr, args []sub) string {
 	if len(e.Args) == 1 && r.fn != nil {
 		if b, ok := coreType(r.typeOf(e.Fun)).(*types.Basic); ok && b.Info()&types.IsString != 0 {
-			if _, ok := coreType(r.typeOf(e.Args[0])).(*types.Slice); ok {
+			if _, ok := coreType(r.typeOf(e.Args[0])).(*types.Slice); ok && r.helper("readall", e.Pos()) {
 				args[0].text = "__bfReadAll(" + r.g() + ", " + r.site(e.Pos()) + ", " + args[0].text + ")"
 			}
 		}
@@ -426,6 +426,9 @@ func (r *fileRewriter) builtinCall(e *ast.CallExpr, name string, args []sub) str
 		case *types.Map:
 			args[0].text = "__bf.MapWrite(" + r.g() + ", " + args[0].text + ", " + r.site(e.Pos()) + ")"
 		case *types.Slice:
+			if !r.helper("writeall", e.Pos()) {
+				break
+			}
 			args[0].text = "__bfWriteAll(" + r.g() + ", " + r.site(e.Pos()) + ", " + args[0].text + ")"
 		}
 	case "close":
@@ -434,9 +437,12 @@ func (r *fileRewriter) builtinCall(e *ast.CallExpr, name string, args []sub) str
 		if len(e.Args) != 2 {
 			break
 		}
-		helper := "__bfCopy"
+		helper, name := "__bfCopy", "copy"
 		if b, ok := argType(1).(*types.Basic); ok && b.Info()&types.IsString != 0 {
-			helper = "__bfCopyString"
+			helper, name = "__bfCopyString", "copystr"
+		}
+		if !r.helper(name, e.Pos()) {
+			break
 		}
 		return r.splice(e.Pos(), e.End(), append([]sub{{e.Pos(), e.Lparen + 1, helper + "(" + r.g() + ", " + r.site(e.Pos()) + ", "}}, args...)...)
 	case "append":
@@ -447,24 +453,22 @@ func (r *fileRewriter) builtinCall(e *ast.CallExpr, name string, args []sub) str
 			if b, ok := argType(1).(*types.Basic); ok && b.Info()&types.IsString != 0 {
 				// append([]byte, string...): strings are immutable; only
 				// the new elements are written.
-				if _, ok := argType(0).(*types.Slice); !ok {
+				if _, ok := argType(0).(*types.Slice); !ok || !r.helper("appendstr", e.Pos()) {
 					break
 				}
 				sub0 := sub{e.Pos(), e.Lparen + 1, "__bfAppendString(" + r.g() + ", " + r.site(e.Pos()) + ", "}
 				end := sub{e.Ellipsis, e.Ellipsis + 3, ""}
 				return r.spliceNode(e, append(append([]sub{sub0}, args...), end)...)
 			}
-			if _, ok := argType(1).(*types.Slice); !ok {
+			if _, ok := argType(1).(*types.Slice); !ok || !r.helper("append", e.Pos()) {
 				break
 			}
-			sub0 := sub{e.Pos(), e.Lparen + 1, "__bfAppendSlice(" + r.g() + ", " + r.site(e.Pos()) + ", "}
-			return r.spliceNode(e, append([]sub{sub0}, args...)...)
+			return r.appendCall(e, args, "addSlice")
 		}
-		if _, ok := argType(0).(*types.Slice); !ok {
+		if _, ok := argType(0).(*types.Slice); !ok || !r.helper("append", e.Pos()) {
 			break
 		}
-		sub0 := sub{e.Pos(), e.Lparen + 1, "__bfAppend(" + r.g() + ", " + r.site(e.Pos()) + ", "}
-		return r.spliceNode(e, append([]sub{sub0}, args...)...)
+		return r.appendCall(e, args, "add")
 	}
 	return r.spliceNode(e, args...)
 }
@@ -487,4 +491,17 @@ func (r *fileRewriter) asyncCallback(fun ast.Expr) (int, bool) {
 	}
 	i, ok := asyncFuncs[fn.Pkg().Path()+"."+fn.Name()]
 	return i, ok
+}
+
+// appendCall renders append(s, xs...) as __bfAppend(g, site, s).method(xs...):
+// the elements are then assigned to the slice's element type, as append
+// assigns them. The text between s and the first element keeps its
+// layout, minus the comma.
+func (r *fileRewriter) appendCall(e *ast.CallExpr, args []sub, method string) string {
+	head := sub{e.Pos(), e.Lparen + 1, "__bfAppend(" + r.g() + ", " + r.site(e.Pos()) + ", "}
+	gap := r.splice(e.Args[0].End(), e.Args[1].Pos())
+	gap = strings.Replace(gap, ",", "", 1)
+	mid := sub{e.Args[0].End(), e.Args[1].Pos(), ")." + method + "(" + gap}
+	subs := []sub{head, args[0], mid}
+	return r.spliceNode(e, append(subs, args[1:]...)...)
 }

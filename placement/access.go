@@ -333,12 +333,14 @@ func pathOf(addr ssa.Value, n *namer, canon map[ssa.Value]ssa.Value) (p Path, lo
 		}
 		return Path{Base: canonical(a.X, canon), Steps: []Step{step}, names: n}, false
 	case *ssa.Alloc:
-		if !a.Heap {
+		if !a.Heap || strings.Contains(a.Comment, "$") {
+			// Not escaping, or compiler-made state such as the jump
+			// variable of range-over-func: thread-local.
 			return Path{}, true
 		}
-	case *ssa.Global:
+	case *ssa.Global, *ssa.FreeVar:
 		if strings.Contains(a.Name(), "$") {
-			return Path{}, true // synthetic (init$guard): not user memory
+			return Path{}, true // synthetic (init$guard, jump$1): not user memory
 		}
 	case *ssa.ChangeType:
 		return pathOf(a.X, n, canon)

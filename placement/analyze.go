@@ -58,6 +58,9 @@ func Analyze(fn *ssa.Function, cfg Config) (plan *Plan) {
 			plan = fallback(fmt.Sprintf("internal error: %v\n%s", r, debug.Stack()))
 		}
 	}()
+	if irreducible(fn) {
+		return fallback("irreducible control flow")
+	}
 	a.loops = a.findLoops()
 	a.facts = make(map[*ssa.BasicBlock][]entail.Fact)
 	for _, b := range fn.Blocks {
@@ -66,12 +69,116 @@ func Analyze(fn *ssa.Function, cfg Config) (plan *Plan) {
 	if !a.anticipate() {
 		return fallback("anticipated accesses: no fixed point within the visit budget")
 	}
-	if !a.forward() {
+	checks, ok := a.place(nil)
+	if !ok {
 		return fallback("history: no fixed point within the visit budget")
 	}
-	a.recordPass()
-	plan.Checks = a.checks()
+	if cfg.Mode == BigFoot {
+		checks = a.refine(checks)
+	}
+	plan.Checks = checks
 	return plan
+}
+
+// place runs the forward pass and records the checks, committing the
+// accesses in eager right where they happen.
+func (a *analysis) place(eager map[int]bool) ([]*Check, bool) {
+	a.eager = eager
+	a.siteIDs = make(map[string]int)
+	a.sites = nil
+	a.placed = make(map[int]bool)
+	a.redundant = make(map[int][]int)
+	if !a.forward() {
+		return nil, false
+	}
+	a.recordPass()
+	return a.checks(), true
+}
+
+// maxRefine bounds the re-analyses of refine per function.
+const maxRefine = 8
+
+// refine trades deferral for fewer static checks where deferral only
+// duplicates a check. The rules defer every check to the points where its
+// past access is forgotten, so an access followed by a branch whose arms
+// forget it separately (one before a synchronization, one at the merge) is
+// checked on every arm: the same dynamic cost, more code. Committing a
+// past access right after the access that creates it is always legitimate
+// and covering (no acquire or release can intervene), so refine tries it,
+// greedily, for the first access of each path checked at two or more
+// points, and keeps it when the plan has fewer checks. It never commits an
+// access eagerly inside a loop that one of its deferred checks is outside
+// of: that would trade one check after the loop for one per iteration.
+func (a *analysis) refine(checks []*Check) []*Check {
+	eager := make(map[int]bool)
+	tried := make(map[int]bool)
+	for n := 0; n < maxRefine; n++ {
+		cand := a.eagerCandidate(checks, tried)
+		if cand < 0 {
+			break
+		}
+		tried[cand] = true
+		next := make(map[int]bool, len(eager)+1)
+		for id := range eager {
+			next[id] = true
+		}
+		next[cand] = true
+		if cs, ok := a.place(next); ok && len(cs) < len(checks) {
+			checks, eager = cs, next
+		}
+	}
+	if len(tried) > 0 {
+		a.place(eager) // leave the analysis state matching the result
+	}
+	return checks
+}
+
+// eagerCandidate returns the first access (in block order) of a path whose
+// checks are at several points, or -1.
+func (a *analysis) eagerCandidate(checks []*Check, tried map[int]bool) int {
+	points := make(map[string]map[string]bool) // path kind+key → points
+	for _, c := range checks {
+		for _, p := range c.Paths {
+			k := kindName(c.Write) + p.Key()
+			if points[k] == nil {
+				points[k] = make(map[string]bool)
+			}
+			points[k][c.At.String()] = true
+		}
+	}
+	for _, c := range checks {
+		for _, p := range c.Paths {
+			if len(points[kindName(c.Write)+p.Key()]) < 2 {
+				continue
+			}
+			for _, acc := range c.Covers {
+				if tried[acc.ID] || acc.Path.Key() != p.Key() || !a.sameLoops(acc, checks, p) {
+					continue
+				}
+				return acc.ID
+			}
+		}
+	}
+	return -1
+}
+
+// sameLoops reports whether every loop containing acc also contains every
+// check of path p.
+func (a *analysis) sameLoops(acc *Access, checks []*Check, p Path) bool {
+	b := acc.Instr.Block()
+	for _, l := range a.loops {
+		if !l.body[b] {
+			continue
+		}
+		for _, c := range checks {
+			for _, q := range c.Paths {
+				if q.Key() == p.Key() && (!l.body[c.At.Block] || c.At.Edge != nil && !l.body[c.At.Edge]) {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // perAccess returns the fasttrack plan: each access checked where it is.

@@ -26,12 +26,13 @@ import (
 //
 //	// want "W p.x,p.y,p.z"        BigFoot checks at this line
 //	// redcard "W p.x" "R q.f"     RedCard checks at this line
+//	// want "fallback <reason>"    on a func line: the analysis gave up
 //
 // BigFoot expectations are exact for every case: a line with checks and no
 // want comment fails, as does a want with no check. RedCard expectations
 // are exact for the cases that have at least one redcard comment.
 
-var wantRE = regexp.MustCompile(`//\s*(want|redcard)((?:\s+"[^"]*")+)`)
+var wantRE = regexp.MustCompile(`\b(want|redcard)((?:\s+"[^"]*")+)`)
 var strRE = regexp.MustCompile(`"([^"]*)"`)
 
 // loadCase parses and type-checks testdata/src/<name> and builds its SSA.
@@ -69,18 +70,16 @@ func expectations(fset *token.FileSet, files []*ast.File) (bf, rc map[string][]s
 	for _, f := range files {
 		for _, cg := range f.Comments {
 			for _, c := range cg.List {
-				m := wantRE.FindStringSubmatch(c.Text)
-				if m == nil {
-					continue
-				}
 				pos := fset.Position(c.Pos())
 				key := fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line)
-				for _, s := range strRE.FindAllStringSubmatch(m[2], -1) {
-					if m[1] == "want" {
-						bf[key] = append(bf[key], s[1])
-					} else {
-						rc[key] = append(rc[key], s[1])
-						hasRC = true
+				for _, m := range wantRE.FindAllStringSubmatch(c.Text, -1) {
+					for _, s := range strRE.FindAllStringSubmatch(m[2], -1) {
+						if m[1] == "want" {
+							bf[key] = append(bf[key], s[1])
+						} else {
+							rc[key] = append(rc[key], s[1])
+							hasRC = true
+						}
 					}
 				}
 			}
@@ -100,21 +99,23 @@ func analyzeCase(t *testing.T, pkg *ssa.Package, fset *token.FileSet, mode Mode,
 	t.Helper()
 	ks := NewKillSets(pkg.Prog)
 	got := make(map[string][]string)
-	var fns []*ssa.Function
-	for fn := range allFunctions(pkg.Prog) {
-		if fn.Pkg == pkg && len(fn.Blocks) > 0 {
-			fns = append(fns, fn)
-		}
-	}
-	sort.Slice(fns, func(i, j int) bool { return fns[i].String() < fns[j].String() })
-	for _, fn := range fns {
+	for _, fn := range AnalyzedFunctions(pkg) {
 		plan := Analyze(fn, Config{Mode: mode, Effects: ks, Prover: prover})
 		if plan.Fallback != "" {
-			t.Errorf("%s: %s fallback: %s", fn, mode, plan.Fallback)
+			// Expected as `// want "fallback <reason>"` on the func line.
+			pos := fset.Position(fn.Pos())
+			key := fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line)
+			got[key] = append(got[key], "fallback "+plan.Fallback)
+			if len(plan.Checks) != len(plan.Accesses) {
+				t.Errorf("%s: fallback plan has %d checks for %d accesses", fn, len(plan.Checks), len(plan.Accesses))
+			}
 			continue
 		}
 		covered := make(map[*Access]bool)
 		for _, c := range plan.Checks {
+			if len(c.Covers) == 0 {
+				t.Errorf("%s: %s: check %v at %v covers no access (cannot be legitimate)", fn, mode, c, fset.Position(c.At.Pos()))
+			}
 			for _, acc := range c.Covers {
 				covered[acc] = true
 			}

@@ -3,6 +3,7 @@ package placement
 import (
 	"go/token"
 	"go/types"
+	"sort"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -93,16 +94,16 @@ func NewKillSets(prog *ssa.Program) *KillSets {
 	return ks
 }
 
+// allFunctions returns the functions of prog's packages: members, the
+// declared methods of named types (generic ones too), their closures, and
+// the instantiations of generic functions they call.
 func allFunctions(prog *ssa.Program) map[*ssa.Function]bool {
 	seen := make(map[*ssa.Function]bool)
-	var visit func(fn *ssa.Function)
-	visit = func(fn *ssa.Function) {
-		if fn == nil || seen[fn] {
-			return
-		}
-		seen[fn] = true
-		for _, an := range fn.AnonFuncs {
-			visit(an)
+	var work []*ssa.Function
+	visit := func(fn *ssa.Function) {
+		if fn != nil && !seen[fn] {
+			seen[fn] = true
+			work = append(work, fn)
 		}
 	}
 	for _, pkg := range prog.AllPackages() {
@@ -111,19 +112,20 @@ func allFunctions(prog *ssa.Program) map[*ssa.Function]bool {
 			case *ssa.Function:
 				visit(m)
 			case *ssa.Type:
-				for _, t := range []types.Type{m.Type(), types.NewPointer(m.Type())} {
-					ms := prog.MethodSets.MethodSet(t)
-					for i := 0; i < ms.Len(); i++ {
-						if f := prog.MethodValue(ms.At(i)); f != nil && f.Pkg == pkg {
-							visit(f)
-						}
+				if named, ok := m.Type().(*types.Named); ok {
+					for i := 0; i < named.NumMethods(); i++ {
+						visit(prog.FuncValue(named.Method(i)))
 					}
 				}
 			}
 		}
 	}
-	// Instantiations of generic functions.
-	for fn := range seen {
+	for len(work) > 0 {
+		fn := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, an := range fn.AnonFuncs {
+			visit(an)
+		}
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
 				if c, ok := instr.(ssa.CallInstruction); ok {
@@ -137,6 +139,21 @@ func allFunctions(prog *ssa.Program) map[*ssa.Function]bool {
 	return seen
 }
 
+// AnalyzedFunctions returns the functions of pkg whose source placement
+// emits: members, methods (of generic types too) and closures, including
+// generic functions themselves (their bodies are the source) and excluding
+// instantiations and synthetic wrappers, sorted by name.
+func AnalyzedFunctions(pkg *ssa.Package) []*ssa.Function {
+	var fns []*ssa.Function
+	for fn := range allFunctions(pkg.Prog) {
+		if fn.Pkg == pkg && len(fn.Blocks) > 0 && fn.Origin() == nil && (fn.Synthetic == "" || fn.Parent() != nil) {
+			fns = append(fns, fn)
+		}
+	}
+	sort.Slice(fns, func(i, j int) bool { return fns[i].String() < fns[j].String() })
+	return fns
+}
+
 // Of returns the effects of calling fn (Both if unknown).
 func (ks *KillSets) Of(fn *ssa.Function) Effects {
 	if e, ok := syncFunc(fn); ok {
@@ -146,6 +163,9 @@ func (ks *KillSets) Of(fn *ssa.Function) Effects {
 		if e, ok := ks.fx[fn]; ok {
 			return e
 		}
+		if len(fn.Blocks) > 0 {
+			return ks.lazy(fn)
+		}
 	}
 	if len(fn.Blocks) > 0 && ks == nil {
 		return Both
@@ -154,6 +174,26 @@ func (ks *KillSets) Of(fn *ssa.Function) Effects {
 		return 0
 	}
 	return Both
+}
+
+// lazy computes the effects of a function with a body that the initial
+// pass did not see (a synthetic wrapper: bound method, thunk,
+// instantiation). A function reached again while its effects are being
+// computed counts as Both until done, which keeps recursion sound.
+func (ks *KillSets) lazy(fn *ssa.Function) Effects {
+	ks.fx[fn] = Both
+	var e Effects
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			x, callee := ks.instrEffects(instr, false)
+			e |= x
+			if callee != nil {
+				e |= ks.Of(callee)
+			}
+		}
+	}
+	ks.fx[fn] = e
+	return e
 }
 
 // Instr returns the synchronization effects of one instruction.

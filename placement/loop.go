@@ -30,6 +30,38 @@ type iv struct {
 	step int64
 }
 
+// irreducible reports whether fn has a cycle that is not a natural loop (a
+// retreating edge whose target does not dominate its source, made by
+// goto). Such a cycle has no header at which to stop anticipation or to
+// seed invariants, so Analyze falls back to per-access checks.
+func irreducible(fn *ssa.Function) bool {
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := make([]int, len(fn.Blocks))
+	var visit func(b *ssa.BasicBlock) bool
+	visit = func(b *ssa.BasicBlock) bool {
+		state[b.Index] = active
+		for _, s := range b.Succs {
+			switch state[s.Index] {
+			case unseen:
+				if visit(s) {
+					return true
+				}
+			case active:
+				if !s.Dominates(b) {
+					return true
+				}
+			}
+		}
+		state[b.Index] = done
+		return false
+	}
+	return visit(fn.Blocks[0])
+}
+
 // findLoops returns the natural loops of fn keyed by header.
 func (a *analysis) findLoops() map[*ssa.BasicBlock]*loop {
 	loops := make(map[*ssa.BasicBlock]*loop)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
-	"sort"
 	"strings"
 	"time"
 
@@ -138,8 +137,8 @@ func (p Point) Pos() token.Pos {
 	instrs := p.Block.Instrs
 	if p.Edge != nil {
 		for _, in := range p.Edge.Instrs {
-			if in.Pos().IsValid() {
-				return in.Pos()
+			if pos := instrPos(in); pos.IsValid() {
+				return pos
 			}
 		}
 	}
@@ -230,13 +229,7 @@ type FuncStat struct {
 func Summarize(pkg *ssa.Package, effects *KillSets) (*Summary, []*Plan) {
 	prover := entail.NewCached(entail.NewZ3(1000))
 	sum := &Summary{Pkg: pkg.Pkg.Path()}
-	var fns []*ssa.Function
-	for fn := range allFunctions(pkg.Prog) {
-		if fn.Pkg == pkg && len(fn.Blocks) > 0 && fn.TypeParams().Len() == 0 {
-			fns = append(fns, fn)
-		}
-	}
-	sort.Slice(fns, func(i, j int) bool { return fns[i].String() < fns[j].String() })
+	fns := AnalyzedFunctions(pkg)
 	var plans []*Plan
 	for _, fn := range fns {
 		rc := Analyze(fn, Config{Mode: RedCard, Effects: effects, Prover: prover})

@@ -26,6 +26,7 @@ type analysis struct {
 	hIn   []*set // history at block entry (nil: ⊤, not yet reached)
 	hOut  []*set
 
+	eager     map[int]bool   // accesses committed where they happen (refine)
 	siteIDs   map[string]int // check sites by point, kind and path
 	record    bool
 	sites     []*site
@@ -62,7 +63,27 @@ func (a *analysis) effects(instr ssa.Instruction) Effects {
 
 // commit places checks of xs at at: it records the sites (in the recording
 // pass) and adds the checks p✓ to h.
+//
+// A new check of a write also covers the unchecked past reads of its path
+// (no acquire since them, or they would be checked); in the recording pass
+// those reads are credited to it.
 func (a *analysis) commit(h *set, xs []*elem, at Point, why Reason) {
+	var prev []*elem
+	if a.record && len(xs) > 0 {
+		prev = a.unchecked(h, a.facts[at.Block])
+	}
+	defer func() {
+		for _, y := range prev {
+			c := *y
+			c.checked = true
+			if !a.en.entails(h, &c, a.facts[at.Block]) {
+				continue
+			}
+			for _, sid := range a.coveringIDs(h, &c, a.facts[at.Block]) {
+				a.sites[sid].ids = unionIDs(a.sites[sid].ids, y.ids)
+			}
+		}
+	}()
 	for _, x := range xs {
 		id := a.siteID(at, x)
 		if a.record {
@@ -201,6 +222,9 @@ func (a *analysis) access(h *set, acc *Access, b *ssa.BasicBlock, i int, facts [
 		a.commit(h, []*elem{x}, at, AtAccess)
 		return
 	}
+	if a.eager[acc.ID] {
+		defer a.commitEager(h, acc, b, i)
+	}
 	if !x.write {
 		w := &elem{path: x.path, write: true}
 		if y, ok := h.m[w.key()]; ok {
@@ -242,6 +266,18 @@ func (a *analysis) access(h *set, acc *Access, b *ssa.BasicBlock, i int, facts [
 		}
 	}
 	h.add(x)
+}
+
+// commitEager checks, right after acc, the unchecked past accesses of
+// acc's path (see refine).
+func (a *analysis) commitEager(h *set, acc *Access, b *ssa.BasicBlock, i int) {
+	var xs []*elem
+	for _, x := range a.unchecked(h, a.facts[b]) {
+		if x.path.Key() == acc.Path.Key() && x.guard == nil {
+			xs = append(xs, x)
+		}
+	}
+	a.commit(h, xs, Point{Block: b, Index: i + 1}, AtAccess)
 }
 
 // sameButLast reports whether p and q agree on every index step but the last.
@@ -653,9 +689,16 @@ func (a *analysis) merge(s *ssa.BasicBlock) *set {
 	}
 	meet := func() *set {
 		res := newSet()
+		// At a loop header the invariant is drawn from H_heuristic only:
+		// what enters the loop and the seeded candidates
+		// (003_2c4adee4d326f5a8.txt:933), never the back edges'
+		// renamed histories, so the iteration descends and ends.
 		var union []*elem
+		l := a.loops[s]
 		for _, x := range ins {
-			union = append(union, x.tr.sorted()...)
+			if l == nil || !l.body[x.p] {
+				union = append(union, x.tr.sorted()...)
+			}
 		}
 		union = append(union, cands...)
 		for _, e := range union {
@@ -717,7 +760,7 @@ func (a *analysis) merge(s *ssa.BasicBlock) *set {
 			continue
 		}
 		why := AtMerge
-		if a.cut(x.p, s) {
+		if l := a.loops[s]; a.cut(x.p, s) && !l.body[x.p] {
 			why = LoopEntry
 		}
 		chk := newSet()
@@ -729,6 +772,7 @@ func (a *analysis) merge(s *ssa.BasicBlock) *set {
 		}
 	}
 	res := meet()
+	res.normalize()
 	for k, ids := range owed {
 		res.owe(k, ids)
 	}
@@ -795,4 +839,4 @@ func structOf(p Path) *types.Struct {
 	return nil
 }
 
-const debugPlacement = true
+const debugPlacement = false

@@ -252,9 +252,9 @@ func IsHeap(p unsafe.Pointer) bool { return classify(p) == kindHeap }
 // PtrOf converts an address the caller keeps reachable back to a pointer.
 func PtrOf(addr uintptr) unsafe.Pointer { return ptrOf(addr) }
 
-// OnStack reports whether addr lies on the stack of the goroutine whose
+// OnStack reports whether p points into the stack of the goroutine whose
 // runtime g is gp (nil: unknown, false).
-func OnStack(gp unsafe.Pointer, addr uintptr) bool { return onStack(gp, addr) }
+func OnStack(gp, p unsafe.Pointer) bool { return onStack(gp, p) }
 
 // ExactGen returns the number of completed GC cycles, read from
 // runtime/metrics.

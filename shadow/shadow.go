@@ -3,7 +3,6 @@
 package shadow
 
 import (
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -337,7 +336,7 @@ func (s *Space) AccessRange(t *Thread, base unsafe.Pointer, elem uintptr, lo, hi
 		stride = 1
 	}
 	if stride == 1 && elem&7 == 0 && uintptr(base)&7 == 0 {
-		return s.accessWords(t, base, elem, lo, hi, write, site)
+		return s.accessWords(t, base, uintptr(lo)*elem, uintptr(hi)*elem, write, site)
 	}
 	for i := lo; i < hi; i += stride {
 		q := unsafe.Add(base, uintptr(i)*elem)
@@ -352,24 +351,21 @@ func (s *Space) AccessRange(t *Thread, base unsafe.Pointer, elem uintptr, lo, hi
 }
 
 // accessWords is AccessRange for contiguous elements made of whole,
-// aligned granules: it scans the granules of each page in one loop and
-// falls back to Access for the elements not in the current epoch.
-func (s *Space) accessWords(t *Thread, base unsafe.Pointer, elem uintptr, lo, hi int, write bool, site uint32) (race Race, found bool) {
+// aligned granules: the bytes [start, end) from base are a run of whole
+// granules, each accessed as [0, 8). It counts the granules of a page
+// already in the current epoch in a tight loop and hands the others to
+// slowWords, which takes each stripe lock once per group of granules.
+func (s *Space) accessWords(t *Thread, base unsafe.Pointer, start, end uintptr, write bool, site uint32) (race Race, found bool) {
 	e := uint64(t.Epoch)
-	b := uintptr(base)
-	for i := lo; i < hi; {
-		a := b + uintptr(i)*elem
+	for off := start; off < end; {
+		a := uintptr(base) + off
 		key := a >> pageShift
 		pg := t.cache
 		if t.cacheKey != key || pg == nil {
 			pg = s.pages.Load(key)
 		}
-		// Granules [gi, gn) of this page belong to the remaining elements.
 		gi := (a & (pageSize - 1)) >> 3
-		gn := uintptr(granulesPerPage)
-		if rest := (uintptr(hi-i)*elem + 7) >> 3; gi+rest < gn {
-			gn = gi + rest
-		}
+		gn := min(uintptr(granulesPerPage), gi+(end-off)>>3)
 		n := uintptr(0) // granules in the current epoch
 		if pg != nil {
 			for ; gi+n < gn; n++ {
@@ -381,8 +377,6 @@ func (s *Space) accessWords(t *Thread, base unsafe.Pointer, elem uintptr, lo, hi
 					break
 				}
 			}
-		}
-		if n > 0 {
 			t.Stats.Checks += uint64(n)
 			if write {
 				t.Stats.Rules[WriteSameEpoch] += uint64(n)
@@ -390,17 +384,55 @@ func (s *Space) accessWords(t *Thread, base unsafe.Pointer, elem uintptr, lo, hi
 				t.Stats.Rules[ReadSameEpoch] += uint64(n)
 			}
 		}
-		// Skip the elements wholly covered; check the next one fully.
-		j := i + int(n*8/elem)
-		if j >= hi {
-			break
+		off += n << 3
+		if gi+n == gn {
+			continue
 		}
-		q := unsafe.Add(base, uintptr(j)*elem)
-		if r, ok := s.Access(t, q, elem, write, site); ok && !found {
+		g0 := gi + n
+		ge := min(gn, g0|(stripeGroup-1)+1)
+		if r, ok := s.slowWords(t, unsafe.Add(base, off), g0, ge, write, site); ok && !found {
 			race, found = r, true
 		}
-		i = j + 1
+		off += (ge - g0) << 3
 	}
+	if found {
+		race.Write = write
+	}
+	return race, found
+}
+
+// slowWords is the slow path for the whole granules [g0, ge) of the page
+// of p, which share a stripe lock.
+func (s *Space) slowWords(t *Thread, p unsafe.Pointer, g0, ge uintptr, write bool, site uint32) (race Race, found bool) {
+	if t.Disabled > 0 || onStack(t.GP, p) {
+		return Race{}, false
+	}
+	key := uintptr(p) >> pageShift
+	mu := s.stripe(key, g0)
+retry:
+	pg := t.cache
+	if t.cacheKey != key || pg == nil || pg.dead.Load() {
+		pg = s.page(key)
+		t.cacheKey, t.cache = key, pg
+	}
+	mu.Lock()
+	for gi := g0; gi < ge; gi++ {
+		gr := pg.slots[gi].Load()
+		if gr == nil {
+			gr = &granule{lo: 0, hi: 8, gen: uint32(lagGen.Load())}
+			if !pg.add(gi, gr) {
+				mu.Unlock()
+				g0 = gi
+				goto retry
+			}
+		}
+		a := key<<pageShift | gi<<3
+		if r, ok := s.update(t, pg, gi, gr, a, 0, 8, write, site); ok && !found {
+			race, found = r, true
+			race.Addr = a
+		}
+	}
+	mu.Unlock()
 	return race, found
 }
 
@@ -485,8 +517,12 @@ func (s *Space) fast(t *Thread, addr uintptr, lo, hi uint8, write bool) bool {
 	return true
 }
 
+// stripeGroup consecutive granules share a stripe lock, so that range
+// checks lock once per group.
+const stripeGroup = 8
+
 func (s *Space) stripe(key, gi uintptr) *sync.Mutex {
-	return &s.stripes[hash(key<<9|gi)&(nstripes-1)].Mutex
+	return &s.stripes[hash(key<<9|gi/stripeGroup)&(nstripes-1)].Mutex
 }
 
 // page returns the live page for key, creating it if needed.
@@ -501,18 +537,11 @@ func (s *Space) page(key uintptr) *page {
 }
 
 func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site uint32) (Race, bool) {
-	addr := uintptr(p)
-	if t.Disabled > 0 || onStack(t.GP, addr) {
+	if t.Disabled > 0 || onStack(t.GP, p) {
 		return Race{}, false
 	}
-	// addr is not on this goroutine's stack, so it does not move.
-	if DebugGetg != nil && t.GP != nil && addr >= 0xc000000000 && addr < 0xc000100000 {
-		lo := *(*uintptr)(t.GP)
-		hi := *(*uintptr)(unsafe.Add(t.GP, 8))
-		gp := DebugGetg()
-		println("DEBUG slow record", addr, lo, hi, t.GP, gp, *(*uintptr)(gp), *(*uintptr)(unsafe.Add(gp, 8)))
-		debugStack()
-	}
+	// p is not on this goroutine's stack, so it does not move.
+	addr := uintptr(p)
 	key := addr >> pageShift
 	gi := (addr & (pageSize - 1)) >> 3
 	mu := s.stripe(key, gi)
@@ -630,33 +659,23 @@ func (gr *granule) cross(t *Thread) bool {
 	return false
 }
 
-// onStack reports whether addr is on the stack of the goroutine whose
-// runtime g is gp. Stack memory is goroutine-local (the compiler moves
-// shared variables to the heap) and is reused by other goroutines after
-// this one exits, so the shadow never records it.
-func onStack(gp unsafe.Pointer, addr uintptr) bool {
+// onStack reports whether p is on the stack of the goroutine whose runtime
+// g is gp. Stack memory is goroutine-local (the compiler moves shared
+// variables to the heap) and is reused by other goroutines after this one
+// exits, so the shadow never records it.
+//
+// p must stay a pointer until here: the stack may move (and p with it)
+// whenever a function's prologue grows it, including this one's, so the
+// address is taken only after the prologue and compared at once.
+func onStack(gp, p unsafe.Pointer) bool {
 	if gp == nil {
 		return false
 	}
 	lo := *(*uintptr)(gp)
 	hi := *(*uintptr)(unsafe.Add(gp, unsafe.Sizeof(uintptr(0))))
-	return lo <= addr && addr < hi
+	a := uintptr(p)
+	return lo <= a && a < hi
 }
 
 // Len returns the number of shadow pages, for tests and statistics.
 func (s *Space) Len() int { return s.pages.Len() }
-
-var DebugGetg func() unsafe.Pointer
-
-func debugStack() {
-	var pcs [20]uintptr
-	n := runtime.Callers(1, pcs[:])
-	fr := runtime.CallersFrames(pcs[:n])
-	for {
-		f, more := fr.Next()
-		println("   ", f.Function, f.Line)
-		if !more {
-			break
-		}
-	}
-}

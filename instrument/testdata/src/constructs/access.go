@@ -33,7 +33,7 @@ func accesses() {
 	p.x = 7
 	(*p).y = 8
 	counter++
-	global = *p          // whole-struct copy: read *p, write global
+	global = *p            // whole-struct copy: read *p, write global
 	copyOfGlobal := global // read of the whole struct
 	table["b"] = 2
 	v, ok := table["a"]

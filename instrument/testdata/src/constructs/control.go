@@ -98,4 +98,5 @@ func main() {
 	syncs()
 	chans()
 	control()
+	pitfalls()
 }

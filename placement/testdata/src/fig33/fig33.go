@@ -10,7 +10,7 @@ import "sync"
 type Obj struct{ f int }
 
 func fig33(y *Obj, m *sync.Mutex) int {
-	a := y.f  // access 1 (read)
+	a := y.f   // access 1 (read)
 	m.Unlock() // release: y.f anticipated, no check
 	y.f = a + 1
 	m.Lock() // want "W y.f"

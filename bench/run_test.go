@@ -1,0 +1,111 @@
+package bench
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// checkShort checks that a Short report has every workload, every tool
+// with one successful run, and matching checksums.
+func checkShort(t *testing.T, rep *Report, tools []string) {
+	t.Helper()
+	if err := rep.Err(); err != nil {
+		t.Errorf("report has errors:\n%v", err)
+	}
+	if len(rep.Workloads) != len(Workloads) {
+		t.Fatalf("report has %d workloads, want %d", len(rep.Workloads), len(Workloads))
+	}
+	for i, wr := range rep.Workloads {
+		if wr.Name != Workloads[i].Name {
+			t.Errorf("workload %d is %s, want %s", i, wr.Name, Workloads[i].Name)
+		}
+		if wr.Checksum == "" {
+			t.Errorf("%s: no checksum", wr.Name)
+		}
+		for _, tool := range tools {
+			tr := wr.Tool(tool)
+			if tr == nil || tr.Err != "" || len(tr.Runs) != 1 {
+				t.Errorf("%s/%s: %+v", wr.Name, tool, tr)
+				continue
+			}
+			if run := tr.Runs[0]; run.Err != "" || run.Checksum != wr.Checksum {
+				t.Errorf("%s/%s: checksum %q, err %q; plain printed %q", wr.Name, tool, run.Checksum, run.Err, wr.Checksum)
+			}
+		}
+	}
+}
+
+// TestRunShort runs the harness in Short mode with plain and go -race: no
+// bigfoot binary needed.
+func TestRunShort(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	out := t.TempDir()
+	var progress strings.Builder
+	rep, err := Run(context.Background(), Options{
+		Short:    true,
+		Modes:    []string{Plain, Race},
+		OutDir:   out,
+		Progress: &progress,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkShort(t, rep, []string{Plain, Race})
+	if !strings.Contains(progress.String(), "crypt      race         run 1 of 1") {
+		t.Errorf("progress lacks the run lines:\n%s", progress.String())
+	}
+	for _, f := range []string{MarkdownFile, SVGFile, CSVFile, JSONFile} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestRunOptions(t *testing.T) {
+	ctx := context.Background()
+	if _, err := Run(ctx, Options{Modes: []string{"nosuch"}}); err == nil {
+		t.Error("Run accepted an unknown mode")
+	}
+	if _, err := Run(ctx, Options{Modes: []string{FastTrack}}); err == nil {
+		t.Error("Run accepted a bigfoot mode without BigfootBin")
+	}
+	if _, err := Run(ctx, Options{Modes: []string{Plain}, Workloads: []string{"nosuch"}}); err == nil {
+		t.Error("Run accepted an unknown workload")
+	}
+}
+
+// TestRunShortBigfoot builds cmd/bigfoot and runs the harness in Short
+// mode with fasttrack as well.
+func TestRunShortBigfoot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cmd/bigfoot and instruments every workload")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	if _, err := os.Stat("../cmd/bigfoot"); err != nil {
+		t.Skip("no cmd/bigfoot")
+	}
+	bin := filepath.Join(t.TempDir(), "bigfoot")
+	build := exec.Command(goCmd, "build", "-o", bin, "./cmd/bigfoot")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Skipf("cmd/bigfoot does not build: %v\n%s", err, out)
+	}
+	rep, err := Run(context.Background(), Options{
+		Short:      true,
+		Modes:      []string{Plain, FastTrack},
+		BigfootBin: bin,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkShort(t, rep, []string{Plain, FastTrack})
+}

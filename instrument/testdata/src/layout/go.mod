@@ -1,0 +1,3 @@
+module example.com/layout
+
+go 1.16

@@ -1,0 +1,5 @@
+// +build linux
+
+package main
+
+func platform() string { return "linux" }

@@ -1,0 +1,6 @@
+//go:build !linux
+// +build !linux
+
+package main
+
+func platform() string { return "other" }

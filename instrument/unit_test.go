@@ -1,0 +1,58 @@
+package instrument
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestVersionAtLeast(t *testing.T) {
+	for _, c := range []struct {
+		have, want string
+		ok         bool
+	}{
+		{"go1.22", "go1.22", true},
+		{"go1.21.3", "go1.22", false},
+		{"go1.26", "go1.21", true},
+		{"go1.9", "go1.21", false},
+	} {
+		if got := versionAtLeast(c.have, c.want); got != c.ok {
+			t.Errorf("versionAtLeast(%q, %q) = %v", c.have, c.want, got)
+		}
+	}
+}
+
+func TestLanguageUpgrade(t *testing.T) {
+	src := "// +build linux\n\npackage p\n"
+	got := string(languageUpgrade("go1.16", "/m/p.go", []byte(src)))
+	want := "//go:build go1.21\n\n//line /m/p.go:1\n// (bigfoot) build linux\n\npackage p\n"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	src = "//go:build linux\n\npackage p\n"
+	got = string(languageUpgrade("go1.16", "/m/p.go", []byte(src)))
+	if want := "//go:build (linux) && go1.21\n\npackage p\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := string(languageUpgrade("go1.22", "/m/p.go", []byte(src))); got != src {
+		t.Errorf("a go1.22 file was changed: %q", got)
+	}
+}
+
+func TestClassifyRaceOutput(t *testing.T) {
+	out := strings.Join([]string{
+		"=== RUN   TestRaceA", "WARNING: DATA RACE", "--- FAIL: TestRaceA (0.00s)",
+		"=== RUN   TestRaceB", "--- PASS: TestRaceB (0.00s)",
+		"=== RUN   TestNoRaceC", "WARNING: DATA RACE", "--- FAIL: TestNoRaceC (0.00s)",
+		"=== RUN   TestRaceSkipped", "--- SKIP: TestRaceSkipped (0.00s)",
+	}, "\n")
+	fp, miss, pass := classifyRaceOutput(out)
+	if strings.Join(fp, ",") != "TestNoRaceC" || strings.Join(miss, ",") != "TestRaceB" || strings.Join(pass, ",") != "TestRaceA,TestRaceSkipped" {
+		t.Errorf("fp=%v miss=%v pass=%v", fp, miss, pass)
+	}
+}
+
+func TestShortHashStable(t *testing.T) {
+	if shortHash("main.go") != shortHash("main.go") || shortHash("a.go") == shortHash("b.go") {
+		t.Error("shortHash is not a stable function of the name")
+	}
+}

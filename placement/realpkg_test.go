@@ -1,0 +1,94 @@
+package placement
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/ssa"
+	"golang.org/x/tools/go/ssa/ssautil"
+)
+
+// TestRealPackages analyzes real packages and prints per-package static
+// check counts (fasttrack = accesses, redcard, bigfoot) and analysis times:
+//
+//	BIGFOOT_PKGS=golang.org/x/sync/... go test -run TestRealPackages -v ./placement
+//
+// Every access of every plan must be covered, and every check must cover
+// an access.
+func TestRealPackages(t *testing.T) {
+	patterns := os.Getenv("BIGFOOT_PKGS")
+	if patterns == "" {
+		t.Skip("set BIGFOOT_PKGS to package patterns")
+	}
+	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Tests: false}
+	pkgs, err := packages.Load(cfg, strings.Fields(patterns)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, ssapkgs := ssautil.AllPackages(pkgs, ssa.InstantiateGenerics)
+	prog.Build()
+	start := time.Now()
+	ks := NewKillSets(prog)
+	t.Logf("kill sets: %v", time.Since(start))
+	var total Summary
+	for _, p := range ssapkgs {
+		if p == nil {
+			continue
+		}
+		sum, plans := Summarize(p, ks)
+		for _, plan := range plans {
+			covered := make(map[*Access]bool)
+			for _, c := range plan.Checks {
+				if len(c.Covers) == 0 {
+					t.Errorf("%s: check %v covers nothing", plan.Func, c)
+				}
+				for _, a := range c.Covers {
+					covered[a] = true
+				}
+			}
+			for _, a := range plan.Accesses {
+				if !covered[a] {
+					t.Errorf("%s: access %v uncovered", plan.Func, a)
+				}
+			}
+		}
+		var avg time.Duration
+		if len(sum.Funcs) > 0 {
+			avg = sum.Elapsed / time.Duration(len(sum.Funcs))
+		}
+		fmt.Printf("%-40s funcs=%4d fasttrack=%5d redcard=%5d bigfoot=%5d fallbacks=%d time=%v avg=%v max=%v prover=%+v\n",
+			sum.Pkg, len(sum.Funcs), sum.Accesses, sum.RedCardChecks, sum.Checks, sum.Fallbacks,
+			sum.Elapsed.Round(time.Millisecond), avg.Round(time.Microsecond), sum.MaxFuncDuration.Round(time.Microsecond), sum.Prover)
+		if os.Getenv("BIGFOOT_VERBOSE") != "" {
+			for _, plan := range plans {
+				if f := os.Getenv("BIGFOOT_FUNC"); f != "" && !strings.Contains(plan.Func.String(), f) {
+					continue
+				}
+				if os.Getenv("BIGFOOT_SSA") != "" {
+					plan.Func.WriteTo(os.Stdout)
+				}
+				rc := Analyze(plan.Func, Config{Mode: RedCard, Effects: ks})
+				fmt.Printf("  %s: accesses=%d redcard=%d bigfoot=%d %v\n", plan.Func, len(plan.Accesses), rc.StaticChecks(), plan.StaticChecks(), plan.Elapsed)
+				for _, c := range plan.Checks {
+					fmt.Printf("      BF %v %v %v covers=%d\n", prog.Fset.Position(c.At.Pos()), c, c.Why, len(c.Covers))
+				}
+				for _, c := range rc.Checks {
+					fmt.Printf("      RC %v %v %v covers=%d\n", prog.Fset.Position(c.At.Pos()), c, c.Why, len(c.Covers))
+				}
+			}
+		}
+		for _, f := range sum.Funcs {
+			if f.Fallback != "" && !strings.HasPrefix(f.Fallback, "irreducible") {
+				fmt.Printf("    fallback %s: %.200s\n", f.Func, f.Fallback)
+			}
+		}
+		total.Accesses += sum.Accesses
+		total.RedCardChecks += sum.RedCardChecks
+		total.Checks += sum.Checks
+	}
+	fmt.Printf("TOTAL fasttrack=%d redcard=%d bigfoot=%d\n", total.Accesses, total.RedCardChecks, total.Checks)
+}

@@ -1,0 +1,21 @@
+// Package alias tests alias facts x = y.f (003_2c4adee4d326f5a8.txt:887-899):
+// two loads of s.p with no store, call or synchronization in between yield
+// the same pointer, so s.p.x and s.p.y are one designator and coalesce.
+package alias
+
+type P struct{ x, y int }
+type S struct{ p *P }
+
+func same(s *S) int {
+	a := s.p.x
+	b := s.p.y
+	return a + b // want "R s.p" "R s.p.x,s.p.y"
+}
+
+// A store to s.p in between breaks the alias: two designators.
+func broken(s *S, q *P) int {
+	a := s.p.x
+	s.p = q
+	b := s.p.y
+	return a + b // want "R s.p.x" "R s.p.y" "W s.p"
+}
