@@ -265,13 +265,13 @@ func Close[C any](g *G, ch C) C {
 // and receiver on each.
 func SelectPre(g *G, chans ...any) {
 	g.cancelSelect()
-	any := false
+	announced := false
 	for _, ch := range chans {
 		p := chanPtr(ch)
 		if p == 0 {
 			continue
 		}
-		any = true
+		announced = true
 		c := chanOf(p)
 		c.mu.Lock()
 		c.announceSend(g.t.VC)
@@ -279,7 +279,7 @@ func SelectPre(g *G, chans ...any) {
 		c.mu.Unlock()
 		g.selects = append(g.selects, ch)
 	}
-	if any {
+	if announced {
 		g.countSync()
 		g.tick()
 	}

@@ -4,6 +4,7 @@ package detector
 
 import (
 	"runtime"
+	"sync/atomic"
 	"testing"
 )
 
@@ -17,7 +18,7 @@ func churn(g *G, n, batch int) {
 			ws = append(ws, spawn(g, func(g *G) {
 				x := new(int64)
 				*W(g, x, 0) = 1
-				benchHeapSink = x
+				benchHeapSink.Store(x) // keep x on the heap
 			}))
 		}
 		for _, w := range ws {
@@ -26,7 +27,7 @@ func churn(g *G, n, batch int) {
 	}
 }
 
-var benchHeapSink *int64
+var benchHeapSink atomic.Pointer[int64]
 
 func tidHighWater() int {
 	tids.mu.Lock()

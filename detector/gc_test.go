@@ -15,13 +15,6 @@ type gcObj struct {
 	c    [2]int32
 }
 
-// waitGen waits until the detector has observed the last GC cycle.
-func waitGen() {
-	for shadow.Gen() != shadow.ExactGen() {
-		runtime.Gosched()
-	}
-}
-
 // TestGCReuse allocates and drops millions of objects in phases separated
 // only by runtime.GC, never by synchronization: each phase's goroutines
 // write memory the previous phase's goroutines wrote and the GC freed.
@@ -91,9 +84,10 @@ func TestGCReuse(t *testing.T) {
 	// background sweeper's weak.Pointer.Value calls keep objects alive if
 	// they run during a mark phase.
 	for range 2 {
+		shadow.Quiesce()
 		runtime.GC()
-		waitGen()
 	}
+	shadow.Quiesce()
 	space.Sweep()
 	if after := space.Len(); after > peak/10 {
 		t.Errorf("shadow pages after sweep: %d, peak %d", after, peak)

@@ -1,5 +1,7 @@
 // Copyright 2026 The bigfoot Authors. All rights reserved.
 
+//go:build !bigfoot_portable
+
 #include "textflag.h"
 
 // func getg() unsafe.Pointer

@@ -4,10 +4,7 @@
 
 package detector
 
-import (
-	"sync"
-	"unsafe"
-)
+import "unsafe"
 
 // haveG reports whether getg is implemented: the registry is then keyed by
 // the runtime's g pointer and stack memory is recognized.
@@ -22,7 +19,7 @@ func getg() unsafe.Pointer
 // registry entry is valid only while the goid stored in the g matches.
 var goidOff uintptr
 
-var calibrateOnce sync.Once
+func init() { calibrate() }
 
 // calibrate finds goidOff by scanning the g of several goroutines for a
 // word equal to their goid (parsed from runtime.Stack); the offset common

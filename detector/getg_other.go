@@ -13,8 +13,6 @@ const haveG = false
 
 var goidOff uintptr
 
-func calibrate() {}
-
 func curKey() (uintptr, unsafe.Pointer) {
 	return uintptr(stackGoid()), nil
 }

@@ -60,19 +60,10 @@ func Cur() *G {
 	return curSlow(key, gp)
 }
 
-var calibrated atomic.Bool
-
 // curSlow creates the state of a goroutine started elsewhere. It has no
 // fork edge, so it acquires the process-wide handoff clock (see docs/api.md,
 // "Goroutines started elsewhere").
 func curSlow(key uintptr, gp unsafe.Pointer) *G {
-	if !calibrated.Load() {
-		calibrateOnce.Do(calibrate)
-		calibrated.Store(true)
-		if g := registry.Load(key); g != nil && (goidOff == 0 || goidOf(gp) == g.goid) {
-			return g
-		}
-	}
 	handoff.mu.Lock()
 	vc := append([]uint64(nil), handoff.vc...)
 	handoff.mu.Unlock()

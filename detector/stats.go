@@ -17,7 +17,7 @@ import (
 // running at program exit are therefore approximate.
 var stats struct {
 	checks, ranges, syncs, accesses, goroutines atomic.Uint64
-	rules                                       [8]atomic.Uint64
+	rules                                       [shadow.NumRules]atomic.Uint64
 }
 
 func (g *G) countSync() {

@@ -14,50 +14,84 @@ import (
 	"golang.org/x/tools/go/ssa"
 )
 
-// loadMode is what the instrumenter needs from go/packages: syntax and full
-// type information for the packages it rewrites, module membership, and the
-// other files of each package (assembly makes a package uninstrumentable).
+// loadMode is what the instrumenter needs from go/packages for the packages
+// it rewrites: syntax and full type information, module membership, and
+// the other files of each package (assembly makes a package
+// uninstrumentable). Dependencies come from export data (no NeedDeps):
+// type-checking the whole import graph from source would cost most of the
+// time of a load.
 const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledGoFiles |
-	packages.NeedImports | packages.NeedDeps | packages.NeedTypes | packages.NeedSyntax |
+	packages.NeedImports | packages.NeedTypes | packages.NeedSyntax |
 	packages.NeedTypesInfo | packages.NeedModule | packages.NeedTypesSizes
+
+// graphMode lists the import graph: enough to find the main module's
+// packages that the patterns depend on.
+const graphMode = packages.NeedName | packages.NeedModule | packages.NeedImports | packages.NeedDeps
 
 // load runs go/packages and returns the packages of the main module that are
 // to be instrumented, test variants first. It fails with a *LoadError if any
-// package has errors other than the expected undefined runtime.RaceXxx.
+// of them has errors other than the expected undefined runtime.RaceXxx.
+//
+// It loads in two steps: the import graph of the patterns, then syntax and
+// types for the patterns (with tests, if asked) and, separately and
+// without tests, for the main module's packages they import.
 func load(ctx context.Context, cfg Config) ([]*packages.Package, error) {
 	env := cfg.Env
 	if env == nil {
 		env = os.Environ()
 	}
-	pcfg := &packages.Config{
-		Context:    ctx,
-		Mode:       loadMode,
-		Dir:        cfg.Dir,
-		Env:        env,
-		BuildFlags: cfg.BuildFlags,
-		Tests:      cfg.Tests,
+	config := func(mode packages.LoadMode, tests bool) *packages.Config {
+		return &packages.Config{Context: ctx, Mode: mode, Dir: cfg.Dir, Env: env, BuildFlags: cfg.BuildFlags, Tests: tests}
 	}
 	patterns := cfg.Patterns
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
-	roots, err := packages.Load(pcfg, patterns...)
+	graph, err := packages.Load(config(graphMode, cfg.Tests), patterns...)
 	if err != nil {
 		return nil, &LoadError{Errors: []string{err.Error()}}
 	}
 	var errs []string
-	var mains []*packages.Package
-	packages.Visit(roots, nil, func(p *packages.Package) {
-		for _, e := range p.Errors {
-			if isExpectedError(e) {
-				continue
-			}
-			errs = append(errs, e.Error())
+	rootPaths := map[string]bool{}
+	for _, p := range graph {
+		rootPaths[p.PkgPath] = true
+	}
+	var deps []string
+	seen := map[string]bool{}
+	packages.Visit(graph, nil, func(p *packages.Package) {
+		if p.Module == nil || !p.Module.Main || p.ID != p.PkgPath || rootPaths[p.PkgPath] || seen[p.PkgPath] {
+			return
 		}
-		if p.Module != nil && p.Module.Main && p.Types != nil && len(p.Syntax) > 0 {
-			mains = append(mains, p)
-		}
+		seen[p.PkgPath] = true
+		deps = append(deps, p.PkgPath)
 	})
+	sort.Strings(deps)
+
+	var loaded []*packages.Package
+	collect := func(pkgs []*packages.Package) {
+		for _, p := range pkgs {
+			for _, e := range p.Errors {
+				if !isExpectedError(e) {
+					errs = append(errs, e.Error())
+				}
+			}
+			if p.Module != nil && p.Module.Main && p.Types != nil && len(p.Syntax) > 0 {
+				loaded = append(loaded, p)
+			}
+		}
+	}
+	roots, err := packages.Load(config(loadMode, cfg.Tests), patterns...)
+	if err != nil {
+		return nil, &LoadError{Errors: []string{err.Error()}}
+	}
+	collect(roots)
+	if len(deps) > 0 {
+		more, err := packages.Load(config(loadMode, false), deps...)
+		if err != nil {
+			return nil, &LoadError{Errors: []string{err.Error()}}
+		}
+		collect(more)
+	}
 	if len(errs) > 0 {
 		return nil, &LoadError{Errors: errs}
 	}
@@ -65,8 +99,8 @@ func load(ctx context.Context, cfg Config) ([]*packages.Package, error) {
 	// visit them first so that each file is rewritten from the variant that
 	// sees all of the package's files. Generated test mains are skipped.
 	var out []*packages.Package
-	for _, p := range mains {
-		if strings.HasSuffix(p.PkgPath, ".test") && p.Name == "main" && strings.HasSuffix(p.ID, ".test") {
+	for _, p := range loaded {
+		if p.Name == "main" && strings.HasSuffix(p.ID, ".test") {
 			continue
 		}
 		out = append(out, p)
@@ -79,10 +113,23 @@ func load(ctx context.Context, cfg Config) ([]*packages.Package, error) {
 
 func isTestVariant(p *packages.Package) bool { return strings.Contains(p.ID, " [") }
 
-// isExpectedError reports whether e is a type error the instrumenter
-// expects and repairs: runtime.RaceXxx exists only in -race builds.
+// isExpectedError reports whether e is an error the instrumenter expects
+// and repairs: runtime.RaceXxx exists only in -race builds. The type
+// checker reports it; so does the compiler when go list builds export data
+// (one message with a "# pkg" header and one line per error).
 func isExpectedError(e packages.Error) bool {
-	return e.Kind == packages.TypeError && strings.Contains(e.Msg, "undefined: runtime.Race")
+	n := 0
+	for _, line := range strings.Split(e.Msg, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if !strings.Contains(line, "undefined: runtime.Race") {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // heapVars returns the declaring positions of the local variables of pkg that

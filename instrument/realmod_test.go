@@ -11,7 +11,7 @@ import (
 // TestRealModules instruments modules from the module cache and runs their
 // tests (BIGFOOT_REAL_MODULES="dir1 dir2", directories of modules whose
 // dependencies are in the module cache; BIGFOOT_REAL_RUN="^$" only compiles
-// them). Their tests must pass as they do
+// them; BIGFOOT_REAL_PKGS selects packages). Their tests must pass as they do
 // plainly, with no race reported.
 func TestRealModules(t *testing.T) {
 	mods := strings.Fields(os.Getenv("BIGFOOT_REAL_MODULES"))
@@ -27,7 +27,11 @@ func TestRealModules(t *testing.T) {
 			for _, n := range res.Notes {
 				t.Log("note:", n)
 			}
-			args := []string{"test", "-count=1", "./..."}
+			pkgs := []string{"./..."}
+			if p := os.Getenv("BIGFOOT_REAL_PKGS"); p != "" {
+				pkgs = strings.Fields(p)
+			}
+			args := append([]string{"test", "-count=1"}, pkgs...)
 			if run := os.Getenv("BIGFOOT_REAL_RUN"); run != "" {
 				args = append(args, "-run", run) // e.g. "^$": compile only
 			}

@@ -29,15 +29,27 @@ func (a *Access) String() string { return kindName(a.Write) + " " + a.Path.Strin
 // index range Lo..Hi:Stride, the set {Lo + i·Stride : Lo ≤ Lo + i·Stride <
 // Hi} of BFJ (003_2c4adee4d326f5a8.txt:744).
 type Step struct {
-	Field  int           // field index, or -1 for an index step
+	Field  int           // field index, or stepIndex, or stepDeref
 	Name   string        // field name
 	Struct *types.Struct // the struct type whose field this is
+	Loaded types.Type    // deref step: the type of the pointer or slice loaded
 	Lo, Hi entail.Term
 	Stride int64
 }
 
 // IsIndex reports whether s selects array or slice elements.
-func (s Step) IsIndex() bool { return s.Field < 0 }
+func (s Step) IsIndex() bool { return s.Field == stepIndex }
+
+// IsDeref reports whether s loads a pointer (or slice header) from the
+// location so far and continues from what it points to: the p in s.p.x
+// when p is a *T, the buf in s.buf[i] when buf is a slice.
+func (s Step) IsDeref() bool { return s.Field == stepDeref }
+
+// Step.Field values that are not field indices.
+const (
+	stepIndex = -1
+	stepDeref = -2
+)
 
 // A Path designates heap locations: a base SSA value followed by field and
 // index selectors, as the BFJ paths x.f and x[r] and the extended paths
@@ -48,15 +60,33 @@ type Path struct {
 	Steps []Step
 	Map   bool
 
-	names *namer // for printing; nil prints raw SSA names
+	names      *namer // for printing; nil prints raw SSA names
+	key, shape string // memoized Key and Shape; see finish
+}
+
+// finish memoizes p's key and shape. Code that builds or changes a path
+// calls it last.
+func (p *Path) finish() {
+	p.key, p.shape = "", ""
+	p.key, p.shape = p.render(false, true), p.render(true, true)
 }
 
 // Key returns a string identifying the path within its function.
-func (p Path) Key() string { return p.render(false, true) }
+func (p Path) Key() string {
+	if p.key != "" {
+		return p.key
+	}
+	return p.render(false, true)
+}
 
 // Shape returns the key with index ranges erased: paths of equal shape
 // differ at most in the ranges they select.
-func (p Path) Shape() string { return p.render(true, true) }
+func (p Path) Shape() string {
+	if p.shape != "" {
+		return p.shape
+	}
+	return p.render(true, true)
+}
 
 // String prints the path in the notation of doc.go: p.x, a[i], a[0..n],
 // a[0..n:2], *p, m{}.
@@ -76,15 +106,24 @@ func (p Path) render(shape, raw bool) string {
 		}
 		return p.names.term(t)
 	}
-	if len(p.Steps) == 0 && !p.Map {
+	steps := p.Steps
+	if len(steps) == 0 && !p.Map {
 		b.WriteString("*")
+	}
+	if n := len(steps); n > 0 && steps[n-1].IsDeref() && !raw {
+		b.WriteString("*") // *s.p: the whole pointee
+		steps = steps[:n-1]
 	}
 	b.WriteString(name(p.Base))
 	if p.Map {
 		b.WriteString("{}")
 	}
-	for _, s := range p.Steps {
+	for _, s := range steps {
 		switch {
+		case s.IsDeref():
+			if raw {
+				b.WriteString("→") // printed implicitly, as Go does
+			}
 		case !s.IsIndex():
 			b.WriteString("." + s.Name)
 		case shape:
@@ -115,6 +154,7 @@ func (p Path) withRange(i int, lo, hi entail.Term, stride int64) Path {
 	q := p
 	q.Steps = append([]Step(nil), p.Steps...)
 	q.Steps[i] = Step{Field: -1, Lo: lo, Hi: hi, Stride: stride}
+	q.finish()
 	return q
 }
 
@@ -154,13 +194,15 @@ func valueKey(v ssa.Value) string {
 // A namer maps term variables back to SSA values and prints them the way
 // the source names them.
 type namer struct {
-	vals map[string]ssa.Value // term variable → value (len atoms: the operand)
-	lens map[string]bool      // variables that are len(v)
-	fn   *ssa.Function
+	vals  map[string]ssa.Value // term variable → value (len atoms: the operand)
+	lens  map[string]bool      // variables that are len(v)
+	fn    *ssa.Function
+	local  map[ssa.Value]bool // fresh: allocations that do not escape
+	derefs int                // depth of base's recursion
 }
 
 func newNamer(fn *ssa.Function) *namer {
-	return &namer{vals: make(map[string]ssa.Value), lens: make(map[string]bool), fn: fn}
+	return &namer{vals: make(map[string]ssa.Value), lens: make(map[string]bool), fn: fn, local: make(map[ssa.Value]bool)}
 }
 
 func (n *namer) atom(name string) ssa.Value { return n.vals[name] }
@@ -331,9 +373,14 @@ func pathOf(addr ssa.Value, n *namer, canon map[ssa.Value]ssa.Value) (p Path, lo
 			p.Steps = append(append([]Step(nil), p.Steps...), step)
 			return p, false
 		}
-		return Path{Base: canonical(a.X, canon), Steps: []Step{step}, names: n}, false
+		if n.fresh(a.X) {
+			return Path{}, true
+		}
+		p = n.base(a.X, canon)
+		p.Steps = append(append([]Step(nil), p.Steps...), step)
+		return p, false
 	case *ssa.Alloc:
-		if !a.Heap || strings.Contains(a.Comment, "$") {
+		if !a.Heap || strings.Contains(a.Comment, "$") || n.fresh(a) {
 			// Not escaping, or compiler-made state such as the jump
 			// variable of range-over-func: thread-local.
 			return Path{}, true
@@ -345,7 +392,30 @@ func pathOf(addr ssa.Value, n *namer, canon map[ssa.Value]ssa.Value) (p Path, lo
 	case *ssa.ChangeType:
 		return pathOf(a.X, n, canon)
 	}
-	return Path{Base: canonical(addr, canon), names: n}, false
+	return n.base(addr, canon), false
+}
+
+// maxDerefs bounds the loads an extended path looks through.
+const maxDerefs = 2
+
+// base returns the path that designates the object v points to: v itself,
+// or, when v was loaded from a shared location p, the extended path p→
+// (003_2c4adee4d326f5a8.txt:912, "extended paths containing multiple
+// field/array references"). An extended path names the same object only
+// while nothing stores to p; the rules invalidate it at stores that may
+// alias p and at calls (see invalidates).
+func (n *namer) base(v ssa.Value, canon map[ssa.Value]ssa.Value) Path {
+	v = canonical(v, canon)
+	if ld, ok := v.(*ssa.UnOp); ok && ld.Op == token.MUL && n.derefs < maxDerefs {
+		n.derefs++
+		p, local := pathOf(ld.X, n, canon)
+		n.derefs--
+		if !local && p.Base != nil && !p.Map {
+			p.Steps = append(append([]Step(nil), p.Steps...), Step{Field: stepDeref, Struct: nil, Loaded: ld.Type()})
+			return p
+		}
+	}
+	return Path{Base: v, names: n}
 }
 
 func canonical(v ssa.Value, canon map[ssa.Value]ssa.Value) ssa.Value {
@@ -364,7 +434,12 @@ func wholeSlice(s ssa.Value, lo, hi entail.Term, n *namer, canon map[ssa.Value]s
 	step := Step{Field: -1, Lo: lo, Hi: hi, Stride: 1}
 	switch s.Type().Underlying().(type) {
 	case *types.Slice:
-		return Path{Base: canonical(s, canon), Steps: []Step{step}, names: n}, true
+		if n.fresh(s) {
+			return Path{}, false
+		}
+		p := n.base(s, canon)
+		p.Steps = append(append([]Step(nil), p.Steps...), step)
+		return p, true
 	case *types.Pointer:
 		p, local := pathOf(s, n, canon)
 		if local {
@@ -381,6 +456,7 @@ func accessesOf(instr ssa.Instruction, n *namer, canon map[ssa.Value]ssa.Value) 
 	var out []*Access
 	add := func(p Path, write bool) {
 		p.names = n
+		p.finish()
 		out = append(out, &Access{Instr: instr, Path: p, Write: write, Pos: instr.Pos()})
 	}
 	mem := func(addr ssa.Value, write bool) {
@@ -389,6 +465,9 @@ func accessesOf(instr ssa.Instruction, n *namer, canon map[ssa.Value]ssa.Value) 
 		}
 	}
 	mapObj := func(m ssa.Value, write bool) {
+		if n.fresh(m) {
+			return
+		}
 		add(Path{Base: canonical(m, canon), Map: true}, write)
 	}
 	switch in := instr.(type) {

@@ -24,7 +24,7 @@ func Analyze(fn *ssa.Function, cfg Config) (plan *Plan) {
 		return plan
 	}
 	if cfg.Prover == nil {
-		cfg.Prover = entail.NewCached(entail.NewZ3(1000))
+		cfg.Prover = entail.NewCached(&entail.Linear{Fallback: entail.NewZ3(1000)})
 	}
 	a := &analysis{
 		fn: fn, cfg: cfg, n: newNamer(fn), en: &entailer{prover: cfg.Prover},
@@ -73,8 +73,8 @@ func Analyze(fn *ssa.Function, cfg Config) (plan *Plan) {
 	if !ok {
 		return fallback("history: no fixed point within the visit budget")
 	}
-	if cfg.Mode == BigFoot {
-		checks = a.refine(checks)
+	if cfg.Mode == BigFoot && time.Since(start) < refineBudget {
+		checks = a.refine(checks, start)
 	}
 	plan.Checks = checks
 	return plan
@@ -95,8 +95,12 @@ func (a *analysis) place(eager map[int]bool) ([]*Check, bool) {
 	return a.checks(), true
 }
 
-// maxRefine bounds the re-analyses of refine per function.
-const maxRefine = 8
+// maxRefine bounds the re-analyses of refine per function, and
+// refineBudget the time after which refine starts no new one.
+const (
+	maxRefine    = 8
+	refineBudget = 50 * time.Millisecond
+)
 
 // refine trades deferral for fewer static checks where deferral only
 // duplicates a check. The rules defer every check to the points where its
@@ -109,10 +113,10 @@ const maxRefine = 8
 // points, and keeps it when the plan has fewer checks. It never commits an
 // access eagerly inside a loop that one of its deferred checks is outside
 // of: that would trade one check after the loop for one per iteration.
-func (a *analysis) refine(checks []*Check) []*Check {
+func (a *analysis) refine(checks []*Check, start time.Time) []*Check {
 	eager := make(map[int]bool)
 	tried := make(map[int]bool)
-	for n := 0; n < maxRefine; n++ {
+	for n := 0; n < maxRefine && time.Since(start) < refineBudget; n++ {
 		cand := a.eagerCandidate(checks, tried)
 		if cand < 0 {
 			break
@@ -268,10 +272,34 @@ func (a *analysis) checks() []*Check {
 		}
 	}
 	for _, acc := range a.accesses {
-		for _, sid := range a.redundant[acc.ID] {
-			if c := siteCheck[sid]; c != nil && !containsAccess(c.Covers, acc) {
-				c.Covers = append(c.Covers, acc)
-				c.Why |= Merged
+		sids, ok := a.redundant[acc.ID]
+		if !ok {
+			continue
+		}
+		credited := false
+		for _, sid := range sids {
+			if c := siteCheck[sid]; c != nil && a.placed[sid] {
+				credited = true
+				if !containsAccess(c.Covers, acc) {
+					c.Covers = append(c.Covers, acc)
+					c.Why |= Merged
+				}
+			}
+		}
+		if credited {
+			continue
+		}
+		// The past check's site ids went stale in the fixed point (they
+		// need not converge; see forward): credit the placed checks of
+		// the access's path instead.
+		for _, id := range ids {
+			s := a.sites[id]
+			if c := siteCheck[id]; c != nil && (s.write || !acc.Write) && s.path.Shape() == acc.Path.Shape() &&
+				(s.path.Key() == acc.Path.Key() || a.en.contains(s.path, acc.Path, a.facts[acc.Instr.Block()])) {
+				if !containsAccess(c.Covers, acc) {
+					c.Covers = append(c.Covers, acc)
+					c.Why |= Merged
+				}
 			}
 		}
 	}
@@ -319,11 +347,12 @@ func containsAccess(as []*Access, x *Access) bool {
 // with fields and ranges with ranges.
 func designatorKey(p Path) string {
 	n := len(p.Steps)
-	if n == 0 || p.Map {
+	if n == 0 || p.Map || p.Steps[n-1].IsDeref() {
 		return p.Key()
 	}
 	q := p
 	q.Steps = p.Steps[:n-1]
+	q.finish()
 	if p.Steps[n-1].IsIndex() {
 		return q.Key() + "[]"
 	}
@@ -364,7 +393,7 @@ func (a *analysis) coalesceGroup(at Point, write bool, sites []*site) []coalesce
 		return []coalesced{mk([]Path{sites[0].path}, sites, 0)}
 	}
 	last := sites[0].path.Steps[len(sites[0].path.Steps)-1]
-	if !last.IsIndex() {
+	if last.Field >= 0 {
 		// One coalesced field path d.f1/…/fn.
 		sort.Slice(sites, func(i, j int) bool {
 			return sites[i].path.Steps[len(sites[i].path.Steps)-1].Field < sites[j].path.Steps[len(sites[j].path.Steps)-1].Field

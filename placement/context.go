@@ -141,7 +141,7 @@ func (s *set) normalize() {
 	}
 }
 
-func (s *set) equal(t *set) bool {
+func (s *set) equal(t *set, withIDs bool) bool {
 	if (s == nil) != (t == nil) {
 		return false
 	}
@@ -151,15 +151,17 @@ func (s *set) equal(t *set) bool {
 	if len(s.m) != len(t.m) || len(s.owed) != len(t.owed) {
 		return false
 	}
-	for k, ids := range s.owed {
-		if len(t.owed[k]) != len(ids) {
+	for k, e := range s.m {
+		f, ok := t.m[k]
+		if !ok || withIDs && !e.checked && len(e.ids) != len(f.ids) {
 			return false
 		}
 	}
-	for k, e := range s.m {
-		f, ok := t.m[k]
-		if !ok || len(e.ids) != len(f.ids) {
-			return false
+	if withIDs {
+		for k, ids := range s.owed {
+			if len(t.owed[k]) != len(ids) {
+				return false
+			}
 		}
 	}
 	return true
@@ -253,7 +255,7 @@ func (en *entailer) entails(s *set, x *elem, facts []entail.Fact) bool {
 		return true
 	}
 	shape, key := x.path.Shape(), x.path.Key()
-	for _, y := range s.sorted() {
+	for _, y := range s.m {
 		if y.checked != x.checked || y.path.Shape() != shape {
 			continue
 		}
@@ -279,7 +281,7 @@ func (en *entailer) anticipated(a *set, x *elem, facts []entail.Fact) bool {
 	if a == nil {
 		return false
 	}
-	for _, y := range a.sorted() {
+	for _, y := range a.m {
 		if x.write && !y.write || y.path.Shape() != x.path.Shape() {
 			continue
 		}

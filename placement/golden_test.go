@@ -163,7 +163,7 @@ var cases = []string{
 }
 
 func TestGolden(t *testing.T) {
-	prover := entail.NewCached(entail.NewZ3(1000))
+	prover := entail.NewCached(&entail.Linear{Fallback: entail.NewZ3(1000)})
 	for _, name := range cases {
 		t.Run(name, func(t *testing.T) {
 			pkg, fset, files := loadCase(t, name)

@@ -284,7 +284,7 @@ func (a *analysis) candidates(l *loop) []*elem {
 					continue
 				}
 				st := acc.Path.Steps[i]
-				if st.Stride != 1 || !st.Hi.Equal(st.Lo.AddConst(1)) {
+				if st.Stride != 1 || !st.Hi.Equal(st.Lo.AddConst(1)) || derefAfter(acc.Path, i) {
 					continue
 				}
 				for _, v := range l.ivs {
@@ -313,6 +313,18 @@ func (a *analysis) candidates(l *loop) []*elem {
 func mentionsPhis(a *analysis, p Path, s *ssa.BasicBlock) bool {
 	for _, v := range p.atoms(a.n) {
 		if isPhiOf(v, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// derefAfter reports whether a deref step follows step i of p: a range
+// there would be a gather (a[0..n].p.x), which a strided range check
+// cannot express.
+func derefAfter(p Path, i int) bool {
+	for _, st := range p.Steps[i+1:] {
+		if st.IsDeref() {
 			return true
 		}
 	}

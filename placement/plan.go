@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"math"
 	"strings"
 	"time"
 
@@ -98,10 +99,11 @@ const (
 	BeforePanic                     // before an explicit panic
 	AtMerge                         // where a control-flow merge forgets the access
 	LoopEntry                       // before entering a loop with no trip bound
+	BeforeWrite                     // before a store or call that may redirect an extended path
 )
 
 var reasonNames = []string{"at-access", "merged", "moved", "loop-range", "field-group",
-	"before-sync", "before-call", "before-return", "before-panic", "at-merge", "loop-entry"}
+	"before-sync", "before-call", "before-return", "before-panic", "at-merge", "loop-entry", "before-write"}
 
 func (r Reason) String() string {
 	var parts []string
@@ -201,12 +203,18 @@ func (p *Plan) StaticChecks() int {
 }
 
 // Summary aggregates plans for a package.
+//
+// Static counts are a proxy: BigFoot may place more check statements than
+// RedCard (a pending range is checked at every exit of a loop with early
+// returns) while executing far fewer. The weighted counts estimate dynamic
+// frequency by weighting each check with 10^(loop depth) of its point.
 type Summary struct {
 	Pkg             string
 	Funcs           []FuncStat
 	Accesses        int // accesses = fasttrack static checks
 	RedCardChecks   int
 	Checks          int // bigfoot static checks
+	Weighted        [3]float64 // loop-weighted checks, indexed by Mode
 	Fallbacks       int
 	Elapsed         time.Duration
 	Prover          entail.Stats
@@ -227,7 +235,7 @@ type FuncStat struct {
 // RedCard and BigFoot modes with one shared cached Z3 prover, and returns
 // the BigFoot plans.
 func Summarize(pkg *ssa.Package, effects *KillSets) (*Summary, []*Plan) {
-	prover := entail.NewCached(entail.NewZ3(1000))
+	prover := entail.NewCached(&entail.Linear{Fallback: entail.NewZ3(1000)})
 	sum := &Summary{Pkg: pkg.Pkg.Path()}
 	fns := AnalyzedFunctions(pkg)
 	var plans []*Plan
@@ -238,6 +246,15 @@ func Summarize(pkg *ssa.Package, effects *KillSets) (*Summary, []*Plan) {
 		st := FuncStat{Func: fn.String(), Accesses: len(bf.Accesses), RedCard: rc.StaticChecks(),
 			Checks: bf.StaticChecks(), Fallback: bf.Fallback, Elapsed: bf.Elapsed}
 		sum.Funcs = append(sum.Funcs, st)
+		depth := loopDepths(fn)
+		for _, p := range []*Plan{rc, bf} {
+			for _, c := range p.Checks {
+				sum.Weighted[p.Mode] += weight(depth, c.At)
+			}
+		}
+		for _, a := range bf.Accesses {
+			sum.Weighted[FastTrack] += weight(depth, Point{Block: a.Instr.Block()})
+		}
 		sum.Accesses += st.Accesses
 		sum.RedCardChecks += st.RedCard
 		sum.Checks += st.Checks
@@ -251,4 +268,26 @@ func Summarize(pkg *ssa.Package, effects *KillSets) (*Summary, []*Plan) {
 	}
 	sum.Prover = prover.Stats()
 	return sum, plans
+}
+
+// loopDepths returns the natural-loop nesting depth of each block.
+func loopDepths(fn *ssa.Function) map[*ssa.BasicBlock]int {
+	a := &analysis{fn: fn, n: newNamer(fn), acc: map[ssa.Instruction][]*Access{}}
+	depth := make(map[*ssa.BasicBlock]int)
+	for _, l := range a.findLoops() {
+		for b := range l.body {
+			depth[b]++
+		}
+	}
+	return depth
+}
+
+// weight estimates how often a check at p runs: 10^depth, with the
+// shallower end of an edge.
+func weight(depth map[*ssa.BasicBlock]int, p Point) float64 {
+	d := depth[p.Block]
+	if p.Edge != nil && depth[p.Edge] < d {
+		d = depth[p.Edge]
+	}
+	return math.Pow(10, float64(d))
 }

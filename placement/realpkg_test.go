@@ -3,6 +3,7 @@ package placement
 import (
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -60,8 +61,9 @@ func TestRealPackages(t *testing.T) {
 		if len(sum.Funcs) > 0 {
 			avg = sum.Elapsed / time.Duration(len(sum.Funcs))
 		}
-		fmt.Printf("%-40s funcs=%4d fasttrack=%5d redcard=%5d bigfoot=%5d fallbacks=%d time=%v avg=%v max=%v prover=%+v\n",
-			sum.Pkg, len(sum.Funcs), sum.Accesses, sum.RedCardChecks, sum.Checks, sum.Fallbacks,
+		fmt.Printf("%-30s funcs=%4d static ft/rc/bf=%5d %5d %5d  weighted=%.0f %.0f %.0f  fallbacks=%d time=%v avg=%v max=%v prover=%+v\n",
+			sum.Pkg, len(sum.Funcs), sum.Accesses, sum.RedCardChecks, sum.Checks,
+			sum.Weighted[FastTrack], sum.Weighted[RedCard], sum.Weighted[BigFoot], sum.Fallbacks,
 			sum.Elapsed.Round(time.Millisecond), avg.Round(time.Microsecond), sum.MaxFuncDuration.Round(time.Microsecond), sum.Prover)
 		if os.Getenv("BIGFOOT_VERBOSE") != "" {
 			for _, plan := range plans {
@@ -81,6 +83,18 @@ func TestRealPackages(t *testing.T) {
 				}
 			}
 		}
+		slow := append([]FuncStat(nil), sum.Funcs...)
+		sort.Slice(slow, func(i, j int) bool { return slow[i].Elapsed > slow[j].Elapsed })
+		for i := 0; i < len(slow) && i < 2; i++ {
+			fmt.Printf("    slowest %s: %v (accesses=%d)\n", slow[i].Func, slow[i].Elapsed.Round(time.Microsecond), slow[i].Accesses)
+		}
+		if os.Getenv("BIGFOOT_WORSE") != "" {
+			for _, f := range sum.Funcs {
+				if f.Checks > f.RedCard {
+					fmt.Printf("    worse %s: redcard=%d bigfoot=%d\n", f.Func, f.RedCard, f.Checks)
+				}
+			}
+		}
 		for _, f := range sum.Funcs {
 			if f.Fallback != "" && !strings.HasPrefix(f.Fallback, "irreducible") {
 				fmt.Printf("    fallback %s: %.200s\n", f.Func, f.Fallback)
@@ -89,6 +103,12 @@ func TestRealPackages(t *testing.T) {
 		total.Accesses += sum.Accesses
 		total.RedCardChecks += sum.RedCardChecks
 		total.Checks += sum.Checks
+		for i := range total.Weighted {
+			total.Weighted[i] += sum.Weighted[i]
+		}
+		total.Elapsed += sum.Elapsed
+		total.Funcs = append(total.Funcs, sum.Funcs...)
 	}
-	fmt.Printf("TOTAL fasttrack=%d redcard=%d bigfoot=%d\n", total.Accesses, total.RedCardChecks, total.Checks)
+	fmt.Printf("TOTAL funcs=%d static ft/rc/bf=%d %d %d weighted=%.0f %.0f %.0f time=%v\n", len(total.Funcs), total.Accesses, total.RedCardChecks, total.Checks,
+		total.Weighted[FastTrack], total.Weighted[RedCard], total.Weighted[BigFoot], total.Elapsed.Round(time.Millisecond))
 }

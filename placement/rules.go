@@ -3,6 +3,7 @@ package placement
 import (
 	"fmt"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 
@@ -174,6 +175,10 @@ func (a *analysis) transfer(b *ssa.BasicBlock, h *set) *set {
 			}
 		}
 		switch instr.(type) {
+		case *ssa.Store, *ssa.Call, *ssa.RunDefers:
+			a.invalidate(h, instr, at, facts)
+		}
+		switch instr.(type) {
 		case *ssa.Return:
 			a.commit(h, a.unchecked(h, facts), at, BeforeReturn)
 		case *ssa.Panic:
@@ -236,7 +241,7 @@ func (a *analysis) access(h *set, acc *Access, b *ssa.BasicBlock, i int, facts [
 		y.ids = unionIDs(y.ids, x.ids)
 		return
 	}
-	if j := x.path.index(); j >= 0 {
+	if j := x.path.index(); j >= 0 && !derefAfter(x.path, j) {
 		st := x.path.Steps[j]
 		single := st.Stride == 1 && st.Hi.Equal(st.Lo.AddConst(1))
 		for _, y := range h.sorted() {
@@ -266,6 +271,68 @@ func (a *analysis) access(h *set, acc *Access, b *ssa.BasicBlock, i int, facts [
 		}
 	}
 	h.add(x)
+}
+
+// invalidates reports whether instr may change the object a deref step of
+// p designates (the alias fact behind an extended path, 003_2c4adee4d326f5a8.txt:
+// 887-899): a store to the loaded location or to one of an identical type
+// (type-based may-alias), or a call or builtin that may write memory.
+func (a *analysis) invalidates(instr ssa.Instruction, p Path) bool {
+	var deref []int
+	for i, st := range p.Steps {
+		if st.IsDeref() {
+			deref = append(deref, i)
+		}
+	}
+	if len(deref) == 0 {
+		return false
+	}
+	switch in := instr.(type) {
+	case *ssa.Store:
+		for _, acc := range a.acc[instr] {
+			k := acc.Path.Key()
+			for _, i := range deref {
+				loc := Path{Base: p.Base, Steps: p.Steps[:i]}
+				lk := loc.render(false, true)
+				if lk == k || strings.HasPrefix(lk, k+".") || strings.HasPrefix(lk, k+"[") || strings.HasPrefix(lk, k+"→") ||
+					types.Identical(p.Steps[i].Loaded, in.Val.Type()) {
+					return true
+				}
+			}
+		}
+	case *ssa.Call:
+		if b, ok := in.Call.Value.(*ssa.Builtin); ok {
+			switch b.Name() {
+			case "copy", "clear", "append":
+				return true
+			}
+			return false
+		}
+		if fn := in.Call.StaticCallee(); fn != nil && isPure(fn) {
+			return false
+		}
+		return true
+	case *ssa.RunDefers:
+		return true
+	}
+	return false
+}
+
+// invalidate checks the unchecked past accesses whose extended paths instr
+// may redirect, then forgets them and the past checks of such paths.
+func (a *analysis) invalidate(h *set, instr ssa.Instruction, at Point, facts []entail.Fact) {
+	var xs []*elem
+	for _, x := range a.unchecked(h, facts) {
+		if a.invalidates(instr, x.path) {
+			xs = append(xs, x)
+		}
+	}
+	a.commit(h, xs, at, BeforeWrite)
+	for k, e := range h.m {
+		if a.invalidates(instr, e.path) {
+			delete(h.m, k)
+		}
+	}
 }
 
 // commitEager checks, right after acc, the unchecked past accesses of
@@ -298,7 +365,7 @@ func (a *analysis) equal(x, y entail.Term, facts []entail.Fact) bool {
 // coveringIDs returns the sites of the checks in h that cover x.
 func (a *analysis) coveringIDs(h *set, x *elem, facts []entail.Fact) []int {
 	var ids []int
-	for _, y := range h.sorted() {
+	for _, y := range h.m {
 		if !y.checked || x.write && !y.write || y.path.Shape() != x.path.Shape() {
 			continue
 		}
@@ -341,6 +408,7 @@ func (a *analysis) translate(x *elem, p, s *ssa.BasicBlock) (*elem, bool) {
 		}
 		q.Steps[i].Lo, q.Steps[i].Hi = lo, hi
 	}
+	q.finish()
 	y := *x
 	y.path = q
 	y.ids = append([]int(nil), x.ids...)
@@ -477,6 +545,7 @@ func (a *analysis) translateBack(x *elem, p, s *ssa.BasicBlock) (*elem, bool) {
 			q.Steps[i].Lo, q.Steps[i].Hi = sub(st.Lo), sub(st.Hi)
 		}
 	}
+	q.finish()
 	y := *x
 	y.path = q
 	return &y, true
@@ -555,6 +624,11 @@ func (a *analysis) stepBack(instr ssa.Instruction, after *set) *set {
 		return newSet()
 	}
 	out := after.clone()
+	for k, x := range out.m {
+		if a.invalidates(instr, x.path) {
+			delete(out.m, k)
+		}
+	}
 	v, isValue := instr.(ssa.Value)
 	if isValue {
 		for k, x := range out.m {
@@ -606,7 +680,7 @@ func (a *analysis) anticipate() bool {
 			for j := len(b.Instrs) - 1; j >= 0; j-- {
 				cur = a.stepBack(b.Instrs[j], cur)
 			}
-			if !cur.equal(a.antIn[i]) {
+			if !cur.equal(a.antIn[i], false) {
 				a.antIn[i] = cur
 				changed = true
 			}
@@ -717,7 +791,7 @@ func (a *analysis) merge(s *ssa.BasicBlock) *set {
 			}
 			c := &elem{path: e.path, write: e.write, checked: e.checked, guard: e.guard}
 			for _, x := range ins {
-				for _, y := range x.tr.sorted() {
+				for _, y := range x.tr.m {
 					if y.checked == c.checked && y.write == c.write && y.path.Shape() == c.path.Shape() && (y.guard == nil || y.guard.String() == c.guard.String()) &&
 						(y.path.Key() == c.path.Key() || c.path.index() >= 0 && a.en.contains(y.path, c.path, x.facts)) {
 						c.ids = unionIDs(c.ids, y.ids)
@@ -786,14 +860,15 @@ func (a *analysis) forward() bool {
 	a.hIn = make([]*set, nb)
 	a.hOut = make([]*set, nb)
 	limit := a.maxVisits()
+	order := reversePostorder(a.fn)
 	for changed, n := true, 0; changed; n++ {
 		if n > limit {
 			return false
 		}
 		changed = false
-		for _, b := range a.fn.Blocks {
-			if debugPlacement {
-				fmt.Println("iter", n, "block", b.Index, a.hIn[b.Index].sorted(), a.hOut[b.Index].sorted())
+		for _, b := range order {
+			if debugPlacement && n > a.maxVisits()-3 {
+				fmt.Println("iter", n, "block", b.Index, a.hIn[b.Index].sorted())
 			}
 			var h *set
 			if b.Index == 0 || b == a.fn.Recover {
@@ -806,13 +881,41 @@ func (a *analysis) forward() bool {
 			}
 			a.hIn[b.Index] = h
 			out := a.transfer(b, h)
-			if !out.equal(a.hOut[b.Index]) {
+			// The ids of past accesses (which accesses a check will
+			// cover) only grow; past checks' site ids need not settle,
+			// and after half the budget only the properties count.
+			if !out.equal(a.hOut[b.Index], n < limit/2) {
 				a.hOut[b.Index] = out
 				changed = true
 			}
 		}
 	}
 	return true
+}
+
+// reversePostorder returns fn's reachable blocks in reverse postorder, the
+// order in which a forward pass converges fastest.
+func reversePostorder(fn *ssa.Function) []*ssa.BasicBlock {
+	seen := make([]bool, len(fn.Blocks))
+	var post []*ssa.BasicBlock
+	var visit func(b *ssa.BasicBlock)
+	visit = func(b *ssa.BasicBlock) {
+		seen[b.Index] = true
+		for _, s := range b.Succs {
+			if !seen[s.Index] {
+				visit(s)
+			}
+		}
+		post = append(post, b)
+	}
+	visit(fn.Blocks[0])
+	if fn.Recover != nil && !seen[fn.Recover.Index] {
+		visit(fn.Recover)
+	}
+	for i, j := 0, len(post)-1; i < j; i, j = i+1, j-1 {
+		post[i], post[j] = post[j], post[i]
+	}
+	return post
 }
 
 // recordPass reruns the transfer functions and merges once over the fixed
@@ -833,7 +936,7 @@ func (a *analysis) recordPass() {
 
 // structOf returns the struct type whose field the last step of p selects.
 func structOf(p Path) *types.Struct {
-	if n := len(p.Steps); n > 0 && !p.Steps[n-1].IsIndex() {
+	if n := len(p.Steps); n > 0 && p.Steps[n-1].Field >= 0 {
 		return p.Steps[n-1].Struct
 	}
 	return nil

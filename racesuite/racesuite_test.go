@@ -141,7 +141,7 @@ func runSuite(t *testing.T, bigfoot, mod, mode string, tests []string, floors ma
 func runBinary(t *testing.T, bin, dir string, tests []string) []byte {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-test.v", "-test.timeout=5m", "-test.run=^("+strings.Join(tests, "|")+")$")
+	cmd := exec.CommandContext(ctx, bin, "-test.v", "-test.timeout=3m", "-test.run=^("+strings.Join(tests, "|")+")$")
 	cmd.Dir = dir
 	cmd.Env = append(suiteEnv(),
 		"GOMAXPROCS=1",

@@ -32,10 +32,12 @@ package shadow
 // themselves. A granule with a weak pointer is revalidated when the
 // generation advances, and always before it reports a race.
 //
-// Memory that is never freed (globals) or not managed by the Go heap is
-// classified once per page by probing runtime.AddCleanup, which returns a
-// no-op Cleanup for globals and panics for non-heap memory; such granules
-// are "immortal". Stacks are excluded earlier (onStack).
+// Memory is classified once per page, at its first adoption, by probing
+// runtime.AddCleanup, which returns a no-op Cleanup for globals and panics
+// for memory outside the heap. Globals are never freed ("immortal"). Other
+// memory ("foreign": mmap, or a stack where getg is unavailable) cannot
+// have weak pointers; its state is dropped at the next cycle like unshared
+// state. Stacks are normally excluded earlier (onStack).
 //
 // After each cycle a sweeper drops granules of dead objects and stale
 // granules, and frees empty pages, so shadow memory is bounded by the live
@@ -112,18 +114,20 @@ func registerSpace(s *Space) {
 }
 
 const (
-	kindUnknown uint32 = iota
-	kindHeap
-	kindImmortal
+	kindUnknown  uint32 = iota
+	kindHeap            // the garbage-collected heap
+	kindImmortal        // globals: never freed
+	kindForeign         // neither: memory not managed by Go, or a stack
 )
 
-// classify reports whether p points into the garbage-collected heap
-// (kindHeap) or into memory that is never freed by it (kindImmortal:
-// globals, and memory not managed by Go). p must not be on a stack.
+// classify reports whether p points into the garbage-collected heap, into
+// globals, or elsewhere (memory not managed by Go, or, without getg, a
+// goroutine stack). Only the first two are properties of the page: a stack
+// span can be freed and reused for heap objects.
 func classify(p unsafe.Pointer) (kind uint32) {
 	defer func() {
 		if recover() != nil {
-			kind = kindImmortal // not Go memory
+			kind = kindForeign
 		}
 	}()
 	c := runtime.AddCleanup((*byte)(p), func(int) {}, 0)
@@ -170,17 +174,28 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	if !gr.cross(t) {
 		return gr
 	}
+	if gr.foreign {
+		return gr
+	}
 	kind := pg.kind.Load()
 	if kind == kindUnknown {
 		kind = classify(ptrOf(addr))
-		pg.kind.Store(kind)
+		if kind != kindForeign {
+			pg.kind.Store(kind) // heap and global pages keep their role
+		}
 	}
-	if kind != kindHeap {
+	if kind == kindImmortal {
 		gr.immortal = true
 		return gr
 	}
 	if uint32(exactGen()) != gr.gen {
 		gr = pg.replace(gi, lo, hi)
+	}
+	if kind == kindForeign {
+		// No weak pointer is possible: keep the generation stamp, so the
+		// state is dropped after the next cycle like unshared state.
+		gr.foreign = true
+		return gr
 	}
 	gr.wp = weak.Make((*byte)(ptrOf(addr)))
 	gr.hasWP = true
@@ -259,3 +274,22 @@ func OnStack(gp, p unsafe.Pointer) bool { return onStack(gp, p) }
 // ExactGen returns the number of completed GC cycles, read from
 // runtime/metrics.
 func ExactGen() uint64 { return exactGen() }
+
+// Quiesce waits until the shadow has observed the last GC cycle and no
+// background sweep is running. Tests use it before they trigger cycles:
+// the sweeper's weak.Pointer.Value calls keep objects alive if they run
+// during a mark phase.
+func Quiesce() {
+	for {
+		busy := lagGen.Load() != exactGen()
+		spacesMu.Lock()
+		for _, s := range spaces {
+			busy = busy || s.sweeping.Load()
+		}
+		spacesMu.Unlock()
+		if !busy {
+			return
+		}
+		runtime.Gosched()
+	}
+}

@@ -77,11 +77,10 @@ func TestSweepReclaims(t *testing.T) {
 	// Two cycles: weak.Pointer.Value, which the sweeper calls, keeps an
 	// object alive if it runs during a cycle's mark phase.
 	for range 2 {
+		Quiesce()
 		runtime.GC()
-		for Gen() != ExactGen() {
-			runtime.Gosched()
-		}
 	}
+	Quiesce()
 	s.Sweep()
 	if after := s.Len(); after > before/10 {
 		t.Errorf("pages: %d before, %d after sweep", before, after)

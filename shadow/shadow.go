@@ -117,7 +117,8 @@ type granule struct {
 	whole  cell
 
 	// GC reuse state, guarded by the granule's stripe lock. See gc.go.
-	immortal bool               // memory is never freed (globals, foreign)
+	immortal bool               // memory is never freed (globals)
+	foreign  bool               // memory outside the heap: no weak pointer
 	hasWP    bool               // wp is a weak pointer to the object
 	gen      uint32             // GC generation stamp
 	wp       weak.Pointer[byte] // the object this state belongs to

@@ -11,6 +11,13 @@
 // queries never reach the solver (the thesis reports ~10% of analysis time
 // in the solver thanks to caching; 003_2c4adee4d326f5a8.txt, §3.6).
 //
+// Linear answers most placement queries itself, by Fourier–Motzkin
+// elimination with integer tightening over the hypotheses relevant to the
+// goal, and passes the rest (those a ≠ hypothesis might decide) to Z3:
+// placement queries are tiny, and a cgo round trip to Z3 costs
+// milliseconds. The placement analysis uses NewCached(&Linear{Fallback:
+// NewZ3(...)}).
+//
 // Every prover is conservative: a query that times out, comes back unknown
 // or makes the solver fail is answered "not entailed", which keeps a check
 // where it is rather than moving it unsoundly.

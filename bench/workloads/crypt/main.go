@@ -24,7 +24,7 @@ func main() {
 	short := flag.Bool("short", false, "tiny size, for tests")
 	workers := flag.Int("workers", 4, "goroutines")
 	flag.Parse()
-	n := 12 << 20
+	n := 24 << 20
 	if *short {
 		n = 256 << 10
 	}

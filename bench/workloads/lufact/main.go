@@ -22,7 +22,7 @@ func main() {
 	short := flag.Bool("short", false, "tiny size, for tests")
 	workers := flag.Int("workers", 4, "goroutines")
 	flag.Parse()
-	n := 1400
+	n := 1600
 	if *short {
 		n = 160
 	}

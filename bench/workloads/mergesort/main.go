@@ -22,7 +22,7 @@ func main() {
 	size := flag.Int("size", 0, "number of elements (0: default)")
 	short := flag.Bool("short", false, "tiny size, for tests")
 	flag.Parse()
-	n := 6_000_000
+	n := 8_000_000
 	if *short {
 		n = 100_000
 	}

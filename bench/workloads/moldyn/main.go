@@ -40,7 +40,7 @@ func main() {
 	steps := flag.Int("steps", 0, "time steps (0: default)")
 	workers := flag.Int("workers", 4, "goroutines")
 	flag.Parse()
-	cells, nsteps := 8, 90
+	cells, nsteps := 8, 120
 	if *short {
 		cells, nsteps = 4, 6
 	}

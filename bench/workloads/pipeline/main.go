@@ -27,7 +27,7 @@ func main() {
 	short := flag.Bool("short", false, "tiny size, for tests")
 	workers := flag.Int("workers", 4, "transformer goroutines")
 	flag.Parse()
-	n := 2_000_000
+	n := 3_000_000
 	if *short {
 		n = 10_000
 	}

@@ -72,7 +72,7 @@ func main() {
 	short := flag.Bool("short", false, "tiny size, for tests")
 	workers := flag.Int("workers", 4, "goroutines")
 	flag.Parse()
-	n := 1200
+	n := 1500
 	if *short {
 		n = 96
 	}

@@ -23,7 +23,7 @@ func main() {
 	short := flag.Bool("short", false, "tiny size, for tests")
 	workers := flag.Int("workers", 4, "goroutines")
 	flag.Parse()
-	n := 5000
+	n := 10000
 	if *short {
 		n = 200
 	}

@@ -24,7 +24,7 @@ func main() {
 	iters := flag.Int("iters", 0, "iterations (0: default)")
 	workers := flag.Int("workers", 4, "goroutines")
 	flag.Parse()
-	n, nit := 1000, 200
+	n, nit := 1000, 500
 	if *short {
 		n, nit = 200, 10
 	}

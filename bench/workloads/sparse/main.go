@@ -29,7 +29,7 @@ func main() {
 	iters := flag.Int("iters", 0, "multiplications (0: default)")
 	workers := flag.Int("workers", 4, "goroutines")
 	flag.Parse()
-	n, perRow, nit := 100000, 10, 100
+	n, perRow, nit := 100000, 10, 200
 	if *short {
 		n, nit = 5000, 10
 	}

@@ -30,7 +30,7 @@ func main() {
 	short := flag.Bool("short", false, "tiny size, for tests")
 	workers := flag.Int("workers", 4, "pool size")
 	flag.Parse()
-	n := 140_000
+	n := 250_000
 	if *short {
 		n = 1000
 	}
