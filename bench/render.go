@@ -228,9 +228,18 @@ func (r *Report) Markdown(w io.Writer) error {
 func (r *Report) timeTable(b *strings.Builder) {
 	modes, checked, rel := r.modes(), r.checked(), r.relTools()
 	hasBF := slices.Contains(r.Tools, BigFoot)
+	hasAnalysis := false // did any build report its analysis time?
+	for _, wr := range r.Workloads {
+		if tr := wr.Tool(BigFoot); tr != nil && tr.AnalysisSeconds > 0 {
+			hasAnalysis = true
+		}
+	}
 	header := []string{"Program"}
 	if hasBF {
-		header = append(header, "BF build (s)", "BF analysis (s)")
+		header = append(header, "BF build (s)")
+	}
+	if hasAnalysis {
+		header = append(header, "BF analysis (s)")
 	}
 	for _, m := range modes {
 		header = append(header, "Check ratio "+Label(m))
@@ -262,7 +271,10 @@ func (r *Report) timeTable(b *strings.Builder) {
 				}
 			}
 			builds, analyses = append(builds, bt), append(analyses, at)
-			row = append(row, failed(wr, BigFoot, num(bt, 2)), failed(wr, BigFoot, num(at, 2)))
+			row = append(row, failed(wr, BigFoot, num(bt, 2)))
+			if hasAnalysis {
+				row = append(row, failed(wr, BigFoot, num(at, 2)))
+			}
 		}
 		for _, m := range modes {
 			v := wr.Tool(m).CheckRatio()
@@ -284,7 +296,10 @@ func (r *Report) timeTable(b *strings.Builder) {
 	}
 	row := []string{"**Mean**"}
 	if hasBF {
-		row = append(row, num(Mean(builds), 2), num(Mean(analyses), 2))
+		row = append(row, num(Mean(builds), 2))
+	}
+	if hasAnalysis {
+		row = append(row, num(Mean(analyses), 2))
 	}
 	for _, m := range modes {
 		row = append(row, ratio(Mean(ratios[m])))

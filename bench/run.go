@@ -64,6 +64,10 @@ const (
 	PeerVersion = "v0.4.10"
 )
 
+// waitDelay bounds the wait for a killed command's output pipes, which
+// processes it started may hold open.
+const waitDelay = 10 * time.Second
+
 // runner carries the state of one Run.
 type runner struct {
 	opts  Options
@@ -366,6 +370,7 @@ func (r *runner) build(ctx context.Context, tool string, w Workload, bin string,
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = r.opts.Dir
+	cmd.WaitDelay = waitDelay
 	var out capped
 	cmd.Stdout, cmd.Stderr = &out, &out
 	t0 := time.Now()
@@ -398,6 +403,7 @@ func (r *runner) run(ctx context.Context, bin string, env []string) (RunResult, 
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = r.tmp
+	cmd.WaitDelay = waitDelay
 	cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(r.opts.GOMAXPROCS))
 	cmd.Env = append(cmd.Env, env...)
 	var stdout, stderr capped

@@ -121,7 +121,11 @@ func (r *Report) SVG(w io.Writer) error {
 		d.Ticks = append(d.Ticks, svgTick{Y: y(math.Pow(10, e)), Label: strconv.FormatFloat(math.Pow(10, e), 'g', -1, 64) + "x"})
 	}
 	for i, t := range tools {
-		d.Legend = append(d.Legend, svgLegend{X: svgLeft + float64(i)*110, Fill: palette[i%len(palette)], Text: Label(t) + " (" + t + ")"})
+		text := t
+		if l := Label(t); l != t {
+			text = l + " (" + t + ")"
+		}
+		d.Legend = append(d.Legend, svgLegend{X: svgLeft + float64(i)*110, Fill: palette[i%len(palette)], Text: text})
 	}
 	for g, vs := range values {
 		x0 := d.Left + svgGap/2 + float64(g)*groupW

@@ -153,6 +153,12 @@ func (c *chanState) completeRecv(g *G) {
 	if c.closed {
 		g.t.VC = join(g.t.VC, c.close)
 	}
+	if c.rcvd > c.sent && !c.closed {
+		// More receives than announced sends: a value (or a close) came
+		// from uninstrumented code, such as a timer or a context's cancel
+		// function. Order the receive after everything published.
+		g.acquireWorld()
+	}
 }
 
 func (c *chanState) retractSend() {

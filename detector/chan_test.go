@@ -163,18 +163,19 @@ func TestChanClose(t *testing.T) {
 	both(t, func(g *G, synced bool) {
 		x, ch := new(int), make(chan int)
 		done := spawn(g, func(g *G) {
-			*W(g, x, 0) = 1
 			if synced {
+				*W(g, x, 0) = 1
 				close(Close(g, ch))
 			} else {
-				close(ch)
+				close(Close(g, ch))
+				*W(g, x, 0) = 1 // after the close: not ordered
 			}
 		})
 		if _, ok := recvOK(g, ch); ok {
 			t.Error("received a value from a closed channel")
 		}
-		_ = *R(g, x, 0)
 		<-done
+		_ = *R(g, x, 0)
 	})
 	// len and cap are not synchronization.
 	expect(t, true, func(g *G) {
@@ -330,5 +331,31 @@ func TestChanManyToMany(t *testing.T) {
 		for _, w := range ws {
 			<-w
 		}
+	})
+}
+
+// A value or close from uninstrumented code (a timer, a context's cancel
+// function) orders the receive after everything instrumented goroutines
+// published; simulated here with a raw close and a raw send.
+func TestChanUninstrumentedSender(t *testing.T) {
+	expect(t, false, func(g *G) {
+		x, ch := new(int), make(chan int)
+		done := spawn(g, func(g *G) {
+			*W(g, x, 0) = 1
+			close(ch) // e.g. inside context.CancelFunc
+		})
+		<-done
+		recvOK(g, ch)
+		_ = *R(g, x, 0)
+	})
+	expect(t, false, func(g *G) {
+		x, ch := new(int), make(chan int, 1)
+		done := spawn(g, func(g *G) {
+			*W(g, x, 0) = 1
+			ch <- 1 // e.g. the runtime's timer send
+		})
+		<-done
+		recv(g, ch)
+		_ = *R(g, x, 0)
 	})
 }

@@ -4,7 +4,6 @@ package detector
 
 import (
 	"bytes"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -52,9 +51,7 @@ func run(t *testing.T, f func(g *G)) (int, string) {
 	// observe the last one: a race whose accesses straddle a cycle may be
 	// missed by design (shadow/gc.go), which would make tests flaky.
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	for shadow.Gen() != shadow.ExactGen() {
-		runtime.Gosched()
-	}
+	shadow.Quiesce()
 	before := races.Load()
 	<-spawn(Cur(), f)
 	n := int(races.Load() - before)

@@ -83,6 +83,7 @@ func Exit(code int) {
 // Main runs the program's main function (renamed) and then exits like
 // Exit(0).
 func Main(main func()) {
+	Cur().root.Store(true)
 	main()
 	Exit(0)
 }
@@ -91,6 +92,7 @@ func Main(main func()) {
 // m), or nil, in which case TestMain runs m.Run(). Either way it then
 // exits like Exit with the tests' status.
 func TestMain(m interface{ Run() int }, user func()) {
+	Cur().root.Store(true)
 	if user == nil {
 		Exit(m.Run())
 	}
@@ -118,6 +120,7 @@ type TB interface {
 // reported before it ends.
 func TestStart(g *G, t TB) {
 	base := races.Load()
+	g.root.Store(true)
 	handoff.release(g)
 	t.Cleanup(func() {
 		handoff.release(Cur())

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -519,5 +520,36 @@ func TestFinalizer(t *testing.T) {
 			default:
 			}
 		}
+	})
+}
+
+// Goroutines started by uninstrumented code (time.AfterFunc) are ordered
+// after what instrumented goroutines published before them, but two such
+// goroutines are not ordered with each other (Go's TestNoRaceAfterFuncReset
+// and TestRaceAfterFunc3).
+func TestAfterFunc(t *testing.T) {
+	expect(t, false, func(g *G) {
+		x := new(int)
+		done := make(chan struct{})
+		*W(g, x, 0) = 2
+		time.AfterFunc(0, func() {
+			*W(Cur(), x, 0) = 1
+			close(done)
+		})
+		<-done
+	})
+	expect(t, true, func(g *G) {
+		x := new(int)
+		first, second := make(chan struct{}), make(chan struct{})
+		time.AfterFunc(0, func() {
+			*W(Cur(), x, 0) = 1
+			close(first)
+		})
+		<-first
+		time.AfterFunc(0, func() {
+			*W(Cur(), x, 0) = 2
+			close(second)
+		})
+		<-second
 	})
 }

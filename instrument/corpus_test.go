@@ -52,7 +52,7 @@ func TestDifferential(t *testing.T) {
 			if got != plain {
 				t.Errorf("instrumented output differs:\n--- plain\n%s\n--- instrumented\n%s", plain, got)
 			}
-			if out, err := w.goCmd(t, true, "test", "-count=1", "."); err != nil {
+			if out, err := w.goCmd(t, true, "test", "-count=1", "./..."); err != nil {
 				t.Errorf("instrumented tests fail: %v\n%s", err, out)
 			}
 			if out, err := w.goCmd(t, true, "vet", "."); err != nil && !w.fake {
@@ -72,11 +72,11 @@ func TestGolden(t *testing.T) {
 			w := newWorkspace(t, filepath.Join("testdata", "src", name))
 			res := w.instrument(t, true)
 			got := map[string]string{}
-			for path, b := range res.Replace {
-				got[strings.TrimPrefix(filepath.ToSlash(strings.TrimPrefix(path, w.mod)), "/")] = string(b)
-			}
-			for path, b := range res.Add {
-				got[strings.TrimPrefix(filepath.ToSlash(strings.TrimPrefix(path, w.mod)), "/")] = string(b)
+			for _, m := range []map[string][]byte{res.Replace, res.Add} {
+				for path, b := range m {
+					rel := strings.TrimPrefix(filepath.ToSlash(strings.TrimPrefix(path, w.mod)), "/")
+					got[rel] = strings.ReplaceAll(string(b), w.mod, "$MOD")
+				}
 			}
 			dir := filepath.Join("testdata", "golden", name)
 			if *update {

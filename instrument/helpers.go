@@ -215,6 +215,42 @@ func (m __bfMV1Rf[P, A, R]) bind(p P) func(A) R {
 `,
 	},
 	{
+		name: "mrun",
+		uses: []string{"any", "int", "bool", "string", "true"},
+		src: `// __bfMRun is m.Run() in a TestMain: the tests run on goroutines the
+// testing package starts, which the runtime orders after what happened
+// before through its handoff clock, as for t.Run.
+func __bfMRun(g *__bf.G, m interface{ Run() int }) (code int) {
+	run := func(_ string, f func(struct{})) bool { f(struct{}{}); return true }
+	__bf.Run(g, run, "", func(struct{}) { code = m.Run() })
+	return code
+}
+`,
+	},
+	{
+		name: "group",
+		uses: []string{"any", "error"},
+		src: `// __bfGroupFn wraps a function given to errgroup.Group.Go, whose
+// goroutine is started by uninstrumented code: the call of Go happens
+// before the function, and the function before Wait returns
+// (__bfGroupWait).
+func __bfGroupFn[T any](key *T, f func() error) func() error {
+	start := new(byte)
+	__bf.RaceRelease(__bfunsafe.Pointer(start))
+	return func() error {
+		__bf.RaceAcquire(__bfunsafe.Pointer(start))
+		defer __bf.RaceReleaseMerge(__bfunsafe.Pointer(key))
+		return f()
+	}
+}
+
+func __bfGroupWait[T any](key *T, err error) error {
+	__bf.RaceAcquire(__bfunsafe.Pointer(key))
+	return err
+}
+`,
+	},
+	{
 		name: "min",
 		uses: []string{"int"},
 		src: `func __bfMin(a, b int) int {

@@ -90,7 +90,9 @@ func instrumentPackage(pkg *packages.Package, res *Result, done, helpers map[str
 	}
 	heap, err := heapVars(pkg)
 	if err != nil {
+		// go/ssa needs well-typed code; runtime.RaceXxx calls are not.
 		heap = syntacticHeapVars(pkg)
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: escape analysis from syntax (go/ssa: %v)", pkg.ID, firstLine(err.Error())))
 	}
 	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, avail: availableHelpers(pkg.Types)}
 	dir := ""
@@ -100,7 +102,7 @@ func instrumentPackage(pkg *packages.Package, res *Result, done, helpers map[str
 		file := pkg.Syntax[i]
 		dir = filepath.Dir(path)
 		if isTestFile(path) {
-			testMainFor(testMains, pkg, dir).scan(file, path)
+			testMainFor(testMains, dir).scan(file, path)
 		}
 		if usesCgo(file) {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: uses cgo: left uninstrumented", relPath(pkg, path)))
@@ -513,4 +515,9 @@ func (r *fileRewriter) site(pos token.Pos) string {
 	}
 	r.sites = append(r.sites, fmt.Sprintf("%d:%d:%s", p.Line, p.Column, name))
 	return fmt.Sprintf("%s+%d", r.siteVar, len(r.sites)-1)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

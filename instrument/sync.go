@@ -235,6 +235,14 @@ func (r *fileRewriter) call(e *ast.CallExpr) string {
 		}
 	}
 	fun := ast.Unparen(e.Fun)
+	if sel, ok := fun.(*ast.SelectorExpr); ok && r.fn != nil {
+		if text, ok := r.errgroupCall(e, sel, args); ok {
+			return text
+		}
+	}
+	if sel, ok := fun.(*ast.SelectorExpr); ok && r.fn != nil && r.isMethod(sel, "(*testing.M).Run") && r.helper("mrun", e.Pos()) {
+		return r.spliceNode(e, sub{e.Pos(), e.Rparen + 1, "__bfMRun(" + r.g() + ", " + r.expr(sel.X, mValue) + ")"})
+	}
 	if i, ok := r.asyncCallback(fun); ok && i < len(args) && r.fn != nil && r.helper("async", e.Pos()) {
 		args[i].text = "__bfAsync(" + r.g() + ", " + args[i].text + ")"
 	}
@@ -504,4 +512,42 @@ func (r *fileRewriter) appendCall(e *ast.CallExpr, args []sub, method string) st
 	mid := sub{e.Args[0].End(), e.Args[1].Pos(), ")." + method + "(" + gap}
 	subs := []sub{head, args[0], mid}
 	return r.spliceNode(e, append(subs, args[1:]...)...)
+}
+
+// isMethod reports whether sel selects the method with the given full name.
+func (r *fileRewriter) isMethod(sel *ast.SelectorExpr, fullName string) bool {
+	s := r.info.Selections[sel]
+	if s == nil || s.Kind() != types.MethodVal {
+		return false
+	}
+	fn, ok := s.Obj().(*types.Func)
+	return ok && fn.FullName() == fullName
+}
+
+// errgroupCall renders calls of golang.org/x/sync/errgroup.Group's Go,
+// TryGo and Wait: the group's goroutines are started by uninstrumented code
+// (the module's dependencies are not instrumented), so the instrumenter
+// adds the edges go statements and WaitGroup would give: Go happens before
+// the function, the function before Wait returns.
+func (r *fileRewriter) errgroupCall(e *ast.CallExpr, sel *ast.SelectorExpr, args []sub) (string, bool) {
+	const group = "(*golang.org/x/sync/errgroup.Group)."
+	isGo := r.isMethod(sel, group+"Go") || r.isMethod(sel, group+"TryGo")
+	isWait := r.isMethod(sel, group+"Wait")
+	if !isGo && !isWait || !r.plainOperand(sel.X, nil) || !r.helper("group", e.Pos()) {
+		return "", false
+	}
+	s := r.info.Selections[sel]
+	key := r.hookRecv(hook{sel: sel, ptr: true})
+	if len(s.Index()) > 1 {
+		return "", false
+	}
+	if isWait {
+		call := r.spliceNode(e, append([]sub{subOf(sel.X, r.methodRecv(sel, s))}, args...)...)
+		return "__bfGroupWait(" + key + ", " + call + ")", true
+	}
+	if len(args) != 1 {
+		return "", false
+	}
+	args[0].text = "__bfGroupFn(" + key + ", " + args[0].text + ")"
+	return r.spliceNode(e, append([]sub{subOf(sel.X, r.methodRecv(sel, s))}, args...)...), true
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/tools/go/packages"
 )
 
 // testParam returns the name of the *testing.T/B/F parameter of a test,
@@ -73,7 +71,7 @@ type testMainInfo struct {
 	userFile string // file declaring it
 }
 
-func testMainFor(m map[string]*testMainInfo, pkg *packages.Package, dir string) *testMainInfo {
+func testMainFor(m map[string]*testMainInfo, dir string) *testMainInfo {
 	tm := m[dir]
 	if tm == nil {
 		tm = &testMainInfo{dir: dir}

@@ -194,9 +194,9 @@ func valueKey(v ssa.Value) string {
 // A namer maps term variables back to SSA values and prints them the way
 // the source names them.
 type namer struct {
-	vals  map[string]ssa.Value // term variable → value (len atoms: the operand)
-	lens  map[string]bool      // variables that are len(v)
-	fn    *ssa.Function
+	vals   map[string]ssa.Value // term variable → value (len atoms: the operand)
+	lens   map[string]bool      // variables that are len(v)
+	fn     *ssa.Function
 	local  map[ssa.Value]bool // fresh: allocations that do not escape
 	derefs int                // depth of base's recursion
 }

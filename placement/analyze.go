@@ -73,8 +73,8 @@ func Analyze(fn *ssa.Function, cfg Config) (plan *Plan) {
 	if !ok {
 		return fallback("history: no fixed point within the visit budget")
 	}
-	if cfg.Mode == BigFoot && time.Since(start) < refineBudget {
-		checks = a.refine(checks, start)
+	if cfg.Mode == BigFoot && a.work < refineWork {
+		checks = a.refine(checks)
 	}
 	plan.Checks = checks
 	return plan
@@ -96,10 +96,12 @@ func (a *analysis) place(eager map[int]bool) ([]*Check, bool) {
 }
 
 // maxRefine bounds the re-analyses of refine per function, and
-// refineBudget the time after which refine starts no new one.
+// refineWork the work (block transfers, counted over all passes) after
+// which it starts no new one. The budget is in work, not time, so that a
+// plan does not depend on the machine's load.
 const (
-	maxRefine    = 8
-	refineBudget = 50 * time.Millisecond
+	maxRefine  = 8
+	refineWork = 20000
 )
 
 // refine trades deferral for fewer static checks where deferral only
@@ -113,10 +115,10 @@ const (
 // points, and keeps it when the plan has fewer checks. It never commits an
 // access eagerly inside a loop that one of its deferred checks is outside
 // of: that would trade one check after the loop for one per iteration.
-func (a *analysis) refine(checks []*Check, start time.Time) []*Check {
+func (a *analysis) refine(checks []*Check) []*Check {
 	eager := make(map[int]bool)
 	tried := make(map[int]bool)
-	for n := 0; n < maxRefine && time.Since(start) < refineBudget; n++ {
+	for n := 0; n < maxRefine && a.work < refineWork; n++ {
 		cand := a.eagerCandidate(checks, tried)
 		if cand < 0 {
 			break

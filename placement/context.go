@@ -125,22 +125,6 @@ func (s *set) add(e *elem) {
 
 func (s *set) remove(e *elem) { delete(s.m, e.key()) }
 
-// normalize removes guarded properties whose unguarded form is present:
-// p◁ entails "p◁ if g".
-func (s *set) normalize() {
-	for k, e := range s.m {
-		if e.guard == nil {
-			continue
-		}
-		u := *e
-		u.guard = nil
-		if v, ok := s.m[u.key()]; ok {
-			v.ids = unionIDs(v.ids, e.ids)
-			delete(s.m, k)
-		}
-	}
-}
-
 func (s *set) equal(t *set, withIDs bool) bool {
 	if (s == nil) != (t == nil) {
 		return false

@@ -160,6 +160,7 @@ var cases = []string{
 	"rel", "acq", "readwrite", "ifrule", "looprule", "call", "unknown",
 	"selectcase", "deferred", "closures", "ranges", "labels", "switches",
 	"panics", "generics", "methodvalue", "alias", "unbounded", "coalesce",
+	"extended", "fresh", "syncs",
 }
 
 func TestGolden(t *testing.T) {
@@ -195,6 +196,89 @@ func TestFastTrack(t *testing.T) {
 			if c.Covers[0] != plan.Accesses[i] || c.Why != AtAccess {
 				t.Errorf("%s: check %d at %v does not check access %d in place", fn, i, fset.Position(c.At.Pos()), i)
 			}
+		}
+	}
+}
+
+// TestShadowLayout checks the static field proxies: Point's three fields
+// are always checked together (Figure 3.1), so they share one shadow
+// location; in package rel, T.n is checked alone and with T.m.
+func TestShadowLayout(t *testing.T) {
+	for _, c := range []struct {
+		pkg, typ string
+		want     string
+	}{
+		{"fig31", "Point", "[[0 1 2]]"},
+		{"rel", "T", "[[1] [2]]"},
+		{"coalesce", "V", "[[0 1 2]]"},
+	} {
+		pkg, _, _ := loadCase(t, c.pkg)
+		ks := NewKillSets(pkg.Prog)
+		var plans []*Plan
+		for _, fn := range AnalyzedFunctions(pkg) {
+			plans = append(plans, Analyze(fn, Config{Mode: BigFoot, Effects: ks}))
+		}
+		st := pkg.Pkg.Scope().Lookup(c.typ).Type().Underlying().(*types.Struct)
+		if got := fmt.Sprint(ShadowLayout(plans)[st]); got != c.want {
+			t.Errorf("%s.%s: layout %s, want %s", c.pkg, c.typ, got, c.want)
+		}
+	}
+}
+
+// TestConcurrent analyzes the functions of a case from several goroutines
+// sharing one KillSets and one prover (as a parallel driver would) and
+// expects the sequential result.
+func TestConcurrent(t *testing.T) {
+	pkg, _, _ := loadCase(t, "methodvalue") // exercises KillSets' lazy wrappers
+	ks := NewKillSets(pkg.Prog)
+	prover := entail.NewCached(&entail.Linear{Fallback: entail.NewZ3(1000)})
+	fns := AnalyzedFunctions(pkg)
+	render := func(p *Plan) string { return fmt.Sprint(p.Checks) }
+	want := make([]string, len(fns))
+	for i, fn := range fns {
+		want[i] = render(Analyze(fn, Config{Mode: BigFoot, Effects: NewKillSets(pkg.Prog), Prover: prover}))
+	}
+	got := make([]string, len(fns))
+	done := make(chan bool)
+	for i, fn := range fns {
+		go func() {
+			got[i] = render(Analyze(fn, Config{Mode: BigFoot, Effects: ks, Prover: prover}))
+			done <- true
+		}()
+	}
+	for range fns {
+		<-done
+	}
+	for i := range fns {
+		if got[i] != want[i] {
+			t.Errorf("%s: concurrent %s, sequential %s", fns[i], got[i], want[i])
+		}
+	}
+}
+
+// TestFormatAndValues checks the report format and the values a check
+// names on Figure 3.6(b).
+func TestFormatAndValues(t *testing.T) {
+	pkg, fset, _ := loadCase(t, "fig36b")
+	fn := pkg.Func("fig36b")
+	plan := Analyze(fn, Config{Mode: BigFoot, Effects: NewKillSets(pkg.Prog)})
+	var b strings.Builder
+	plan.Format(&b, fset)
+	for _, want := range []string{"fig36b.fig36b: 2 accesses, bigfoot: 2 checks", "W a[0..i]", "R b.f if 0<i", "covers W a[i] at fig36b.go:11"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("Format output lacks %q:\n%s", want, b.String())
+		}
+	}
+	for _, c := range plan.Checks {
+		var names []string
+		for _, v := range c.Values() {
+			names = append(names, v.Name())
+		}
+		sort.Strings(names)
+		got := strings.Join(names, ",")
+		want := map[string]string{"W a[0..i]": "a,t0", "R b.f if 0<i": "b,t0"}[c.String()]
+		if got != want {
+			t.Errorf("%v: Values = %s, want %s", c, got, want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"go/token"
 	"go/types"
 	"sort"
+	"sync"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -40,7 +41,10 @@ func (e Effects) String() string {
 // program, may do anything (Both), except the known synchronization
 // functions of sync and sync/atomic, which are classified exactly, and the
 // sync-free standard packages of pureStd.
+//
+// A KillSets is safe for concurrent use.
 type KillSets struct {
+	mu sync.Mutex // guards fx, which lazy extends
 	fx map[*ssa.Function]Effects
 }
 
@@ -156,6 +160,15 @@ func AnalyzedFunctions(pkg *ssa.Package) []*ssa.Function {
 
 // Of returns the effects of calling fn (Both if unknown).
 func (ks *KillSets) Of(fn *ssa.Function) Effects {
+	if ks == nil {
+		return ks.of(fn)
+	}
+	ks.mu.Lock()
+	defer ks.mu.Unlock()
+	return ks.of(fn)
+}
+
+func (ks *KillSets) of(fn *ssa.Function) Effects {
 	if e, ok := syncFunc(fn); ok {
 		return e
 	}
@@ -188,7 +201,7 @@ func (ks *KillSets) lazy(fn *ssa.Function) Effects {
 			x, callee := ks.instrEffects(instr, false)
 			e |= x
 			if callee != nil {
-				e |= ks.Of(callee)
+				e |= ks.of(callee)
 			}
 		}
 	}
@@ -198,6 +211,10 @@ func (ks *KillSets) lazy(fn *ssa.Function) Effects {
 
 // Instr returns the synchronization effects of one instruction.
 func (ks *KillSets) Instr(instr ssa.Instruction) Effects {
+	if ks != nil {
+		ks.mu.Lock()
+		defer ks.mu.Unlock()
+	}
 	e, _ := ks.instrEffects(instr, false)
 	return e
 }
@@ -245,7 +262,7 @@ func (ks *KillSets) callEffects(c *ssa.CallCommon, collect bool) (Effects, *ssa.
 	if collect && len(fn.Blocks) > 0 {
 		return 0, fn
 	}
-	return ks.Of(fn), nil
+	return ks.of(fn), nil
 }
 
 func (ks *KillSets) deferEffects(fn *ssa.Function) Effects {
@@ -255,7 +272,7 @@ func (ks *KillSets) deferEffects(fn *ssa.Function) Effects {
 			if d, ok := instr.(*ssa.Defer); ok {
 				x, callee := ks.callEffects(d.Common(), false)
 				if callee != nil {
-					x = ks.Of(callee)
+					x = ks.of(callee)
 				}
 				e |= x
 			}

@@ -182,11 +182,55 @@ func (a *analysis) boundsIV(f entail.Fact, v iv, l *loop) bool {
 		}
 		rest = rest.Add(entail.Var(m.Var).Scale(m.Coef))
 	}
-	if coef == 0 || !a.availableTerm(rest, l.header) {
+	if coef == 0 || !a.invariantTerm(rest, l) {
 		return false
 	}
 	// f: coef·φ + rest ≤ 0. With coef > 0 it bounds φ from above.
 	return coef > 0 && v.step > 0 || coef < 0 && v.step < 0
+}
+
+// invariantTerm reports whether t has the same value on every iteration
+// of l: each atom is defined before the loop, or is a load (or the length
+// of a load) from a location of an extended path whose root is defined
+// before the loop, when nothing in the loop synchronizes or may store to
+// it: for i := 0; i < len(s.items); i++ reloads s.items in the header,
+// and the loop is still bounded if its body leaves s.items alone (under
+// the race-free assumption of alias facts, 003_2c4adee4d326f5a8.txt:887).
+func (a *analysis) invariantTerm(t entail.Term, l *loop) bool {
+	for _, name := range t.Vars() {
+		v := a.n.atom(name)
+		if available(v, l.header) {
+			continue
+		}
+		if !a.invariantLoad(v, l) {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *analysis) invariantLoad(v ssa.Value, l *loop) bool {
+	ld, ok := v.(*ssa.UnOp)
+	if !ok || ld.Op != token.MUL {
+		return false
+	}
+	p := a.n.base(ld, a.canon) // the location, with a deref step
+	if p.Base == v || !available(p.Base, l.header) {
+		return false
+	}
+	for _, st := range p.Steps {
+		if st.IsIndex() && !a.availableTerm(st.Lo, l.header) {
+			return false
+		}
+	}
+	for b := range l.body {
+		for _, instr := range b.Instrs {
+			if a.effects(instr) != 0 || a.invalidates(instr, p) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // condFact returns the integer comparison cond (or its negation when

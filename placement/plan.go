@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"go/types"
 	"math"
 	"strings"
 	"time"
 
 	"golang.org/x/tools/go/ssa"
+
+	"github.com/bigfoot-go/bigfoot/coalesce"
 
 	"github.com/bigfoot-go/bigfoot/placement/entail"
 )
@@ -213,7 +216,7 @@ type Summary struct {
 	Funcs           []FuncStat
 	Accesses        int // accesses = fasttrack static checks
 	RedCardChecks   int
-	Checks          int // bigfoot static checks
+	Checks          int        // bigfoot static checks
 	Weighted        [3]float64 // loop-weighted checks, indexed by Mode
 	Fallbacks       int
 	Elapsed         time.Duration
@@ -290,4 +293,36 @@ func weight(depth map[*ssa.BasicBlock]int, p Point) float64 {
 		d = depth[p.Edge]
 	}
 	return math.Pow(10, float64(d))
+}
+
+// ShadowLayout computes the static field proxies of §3.4
+// (003_2c4adee4d326f5a8.txt:892-899) from the checks of plans: for each
+// struct type, the groups of field indices that every check checks
+// together, which may share one shadow location. Fields no check names are
+// absent; a field checked alone is its own group.
+func ShadowLayout(plans []*Plan) map[*types.Struct][][]int {
+	var uses []coalesce.FieldSet
+	for _, p := range plans {
+		if p.Fallback != "" {
+			continue
+		}
+		for _, c := range p.Checks {
+			byStruct := make(map[*types.Struct][]int)
+			var order []*types.Struct
+			for _, path := range c.Paths {
+				st := structOf(path)
+				if st == nil {
+					continue
+				}
+				if _, ok := byStruct[st]; !ok {
+					order = append(order, st)
+				}
+				byStruct[st] = append(byStruct[st], path.Steps[len(path.Steps)-1].Field)
+			}
+			for _, st := range order {
+				uses = append(uses, coalesce.FieldSet{Struct: st, Fields: byStruct[st]})
+			}
+		}
+	}
+	return coalesce.Proxies(uses)
 }

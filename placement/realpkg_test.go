@@ -18,6 +18,12 @@ import (
 //
 //	BIGFOOT_PKGS=golang.org/x/sync/... go test -run TestRealPackages -v ./placement
 //
+// BIGFOOT_DIR sets the directory packages are loaded from, BIGFOOT_TESTS
+// includes test files (e.g. a copy of $GOROOT/src/runtime/race/testdata),
+// BIGFOOT_VERBOSE prints every plan, BIGFOOT_FUNC restricts that to
+// functions whose name contains it, BIGFOOT_WORSE lists functions where
+// BigFoot places more static checks than RedCard.
+//
 // Every access of every plan must be covered, and every check must cover
 // an access.
 func TestRealPackages(t *testing.T) {
@@ -25,11 +31,12 @@ func TestRealPackages(t *testing.T) {
 	if patterns == "" {
 		t.Skip("set BIGFOOT_PKGS to package patterns")
 	}
-	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Tests: false}
+	cfg := &packages.Config{Mode: packages.LoadAllSyntax, Tests: os.Getenv("BIGFOOT_TESTS") != "", Dir: os.Getenv("BIGFOOT_DIR")}
 	pkgs, err := packages.Load(cfg, strings.Fields(patterns)...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	packages.PrintErrors(pkgs)
 	prog, ssapkgs := ssautil.AllPackages(pkgs, ssa.InstantiateGenerics)
 	prog.Build()
 	start := time.Now()

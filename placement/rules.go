@@ -28,6 +28,7 @@ type analysis struct {
 	hOut  []*set
 
 	eager     map[int]bool   // accesses committed where they happen (refine)
+	work      int            // block transfers so far, over all passes
 	siteIDs   map[string]int // check sites by point, kind and path
 	record    bool
 	sites     []*site
@@ -830,6 +831,17 @@ func (a *analysis) merge(s *ssa.BasicBlock) *set {
 			}
 			forgotten = append(forgotten, e)
 		}
+		narrowed := forgotten[:0]
+		for _, e := range forgotten {
+			if !lost[e.key()] {
+				e = a.remainder(e, x.p, s, pre, x.facts)
+				if y, ok := a.translate(e, x.p, s); ok && a.en.entails(pre, y, x.facts) {
+					continue // the rest is kept, e.g. by "a[i] if 0<j"
+				}
+			}
+			narrowed = append(narrowed, e)
+		}
+		forgotten = narrowed
 		if len(forgotten) == 0 {
 			continue
 		}
@@ -846,11 +858,76 @@ func (a *analysis) merge(s *ssa.BasicBlock) *set {
 		}
 	}
 	res := meet()
-	res.normalize()
+	a.normalize(res, sFacts)
 	for k, ids := range owed {
 		res.owe(k, ids)
 	}
 	return res
+}
+
+// remainder narrows a forgotten strided range to the part the merged
+// history does not keep: a range grown by this iteration's access,
+// a[lo..i+1] against a kept a[lo..i], needs a check of a[i] only, since the
+// kept part is checked later by whoever checks a[lo..i]. Without this the
+// whole range would be checked on every iteration.
+func (a *analysis) remainder(e *elem, p, s *ssa.BasicBlock, pre *set, facts []entail.Fact) *elem {
+	j := e.path.index()
+	if j < 0 || e.guard != nil {
+		return e
+	}
+	y, ok := a.translate(e, p, s)
+	if !ok {
+		return e
+	}
+	ys, es := y.path.Steps[j], e.path.Steps[j]
+	k := es.Stride
+	for _, z := range pre.sorted() {
+		if z.checked || z.guard != nil || z.write != e.write || z.path.Shape() != y.path.Shape() || !sameButLast(z.path, y.path) {
+			continue
+		}
+		zs := z.path.Steps[j]
+		if zs.Stride != k && !(zs.Stride == 1 && k == 1) {
+			continue
+		}
+		if !a.en.contains(y.path, z.path, facts) {
+			continue
+		}
+		r := *e
+		if d := ys.Hi.Sub(zs.Hi); a.equal(ys.Lo, zs.Lo, facts) && d.IsConst() && d.Const > 0 && d.Const%k == 0 {
+			r.path = e.path.withRange(j, es.Hi.AddConst(-d.Const), es.Hi, k)
+			return &r
+		}
+		if d := zs.Lo.Sub(ys.Lo); a.equal(ys.Hi, zs.Hi, facts) && d.IsConst() && d.Const > 0 && d.Const%k == 0 {
+			r.path = e.path.withRange(j, es.Lo, es.Lo.AddConst(d.Const), k)
+			return &r
+		}
+	}
+	return e
+}
+
+// normalize removes the past accesses of h that another past access of
+// the same kind subsumes (an unguarded property entails a guarded one; a
+// range entails the indices it contains), crediting their accesses to it.
+func (a *analysis) normalize(h *set, facts []entail.Fact) {
+	for _, x := range h.sorted() {
+		if x.checked {
+			continue
+		}
+		for _, y := range h.sorted() {
+			if y == x || y.checked || y.write != x.write || y.guard != nil && y.guard.String() != x.guard.String() ||
+				y.path.Shape() != x.path.Shape() {
+				continue
+			}
+			if x.guard == nil && y.guard == nil && y.path.Key() == x.path.Key() {
+				continue
+			}
+			if y.path.Key() == x.path.Key() || x.path.index() >= 0 && a.en.contains(y.path, x.path, facts) {
+				y.ids = unionIDs(y.ids, x.ids)
+				h.remove(x)
+				break
+			}
+		}
+	}
 }
 
 // forward computes the history at every block entry: a greatest fixed
@@ -867,9 +944,6 @@ func (a *analysis) forward() bool {
 		}
 		changed = false
 		for _, b := range order {
-			if debugPlacement && n > a.maxVisits()-3 {
-				fmt.Println("iter", n, "block", b.Index, a.hIn[b.Index].sorted())
-			}
 			var h *set
 			if b.Index == 0 || b == a.fn.Recover {
 				h = newSet()
@@ -880,6 +954,7 @@ func (a *analysis) forward() bool {
 				continue
 			}
 			a.hIn[b.Index] = h
+			a.work++
 			out := a.transfer(b, h)
 			// The ids of past accesses (which accesses a check will
 			// cover) only grow; past checks' site ids need not settle,
@@ -941,5 +1016,3 @@ func structOf(p Path) *types.Struct {
 	}
 	return nil
 }
-
-const debugPlacement = false

@@ -85,6 +85,10 @@ type sentinel struct {
 // next GC cycle, advances lagGen, starts a sweep and re-arms itself.
 func armSentinel() {
 	runtime.SetFinalizer(new(sentinel), func(*sentinel) {
+		// Re-arm first: a cycle that completes after the new sentinel
+		// exists collects it, so every cycle completing after the read
+		// below runs this finalizer again.
+		armSentinel()
 		lagGen.Store(exactGen())
 		spacesMu.Lock()
 		ss := append([]*Space(nil), spaces...)
@@ -103,7 +107,6 @@ func armSentinel() {
 		for _, h := range hs {
 			go h()
 		}
-		armSentinel()
 	})
 }
 
@@ -280,7 +283,7 @@ func ExactGen() uint64 { return exactGen() }
 // the sweeper's weak.Pointer.Value calls keep objects alive if they run
 // during a mark phase.
 func Quiesce() {
-	for {
+	for i := 1; ; i++ {
 		busy := lagGen.Load() != exactGen()
 		spacesMu.Lock()
 		for _, s := range spaces {
@@ -289,6 +292,11 @@ func Quiesce() {
 		spacesMu.Unlock()
 		if !busy {
 			return
+		}
+		if i%1000 == 0 {
+			// A sentinel allocated during a cycle's mark phase survives
+			// that cycle; only a later cycle runs its finalizer.
+			runtime.GC()
 		}
 		runtime.Gosched()
 	}

@@ -3,7 +3,6 @@
 package shadow
 
 import (
-	"runtime"
 	"runtime/debug"
 	"sync"
 	"testing"
@@ -30,9 +29,7 @@ func thread(tid uint32, c uint64, others map[uint32]uint64) *Thread {
 func quiet(t *testing.T) {
 	old := debug.SetGCPercent(-1)
 	t.Cleanup(func() { debug.SetGCPercent(old) })
-	for Gen() != ExactGen() {
-		runtime.Gosched()
-	}
+	Quiesce()
 }
 
 func TestEpoch(t *testing.T) {

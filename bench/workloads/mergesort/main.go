@@ -24,7 +24,7 @@ func main() {
 	flag.Parse()
 	n := 8_000_000
 	if *short {
-		n = 100_000
+		n = 50_000
 	}
 	if *size > 0 {
 		n = *size
