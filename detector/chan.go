@@ -191,6 +191,9 @@ func SendPre(g *G, ch any, capacity int) {
 		return
 	}
 	g.countSync()
+	// Like Go's race runtime, a send reads the channel and a close writes
+	// it, so that a close racing with a send is reported.
+	g.check(*(*unsafe.Pointer)(unsafe.Pointer(&ch)), 1, false, 0)
 	c := chanOf(p)
 	c.mu.Lock()
 	c.announceSend(g.t.VC)
@@ -257,6 +260,7 @@ func Close[C any](g *G, ch C) C {
 		return ch
 	}
 	g.countSync()
+	g.check(*(*unsafe.Pointer)(unsafe.Pointer(&ch)), 1, true, 0)
 	c := chanOf(p)
 	c.mu.Lock()
 	c.closed = true

@@ -2,7 +2,10 @@
 
 package detector
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+)
 
 // Channel programs, modeled on $GOROOT/src/runtime/race/testdata/chan_test.go,
 // with the hooks called around real channel operations as emitted code
@@ -357,5 +360,24 @@ func TestChanUninstrumentedSender(t *testing.T) {
 		<-done
 		recv(g, ch)
 		_ = *R(g, x, 0)
+	})
+}
+
+// A close racing with a send is a race on the channel itself (Go's
+// TestRaceChanSendClose); a close after the sends it follows is not.
+func TestChanSendClose(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		ch := make(chan int, 2)
+		mu := new(int)
+		<-spawn(g, func(g *G) {
+			send(g, ch, 1)
+			RaceRelease(unsafe.Pointer(mu))
+		})
+		<-spawn(g, func(g *G) {
+			if synced {
+				RaceAcquire(unsafe.Pointer(mu))
+			}
+			close(Close(g, ch))
+		})
 	})
 }

@@ -75,8 +75,31 @@ func curSlow(key uintptr, gp unsafe.Pointer) *G {
 	handoff.mu.Unlock()
 	g := newG(vc, 0, 0)
 	g.acquireWorld()
+	g.root.Store(createdByTesting())
 	g.start(key, gp)
 	return g
+}
+
+// createdByTesting reports whether the calling goroutine is the main
+// goroutine or was created by package testing (a test, benchmark or fuzz
+// goroutine): such goroutines are roots even when their test function got
+// no TestStart. It parses the "created by" line of runtime.Stack, which
+// costs microseconds, once per goroutine started by uninstrumented code.
+func createdByTesting() bool {
+	buf := make([]byte, 4096)
+	for {
+		n := runtime.Stack(buf, false)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	i := bytes.LastIndex(buf, []byte("\ncreated by "))
+	if i < 0 {
+		return true // the main goroutine
+	}
+	return bytes.HasPrefix(buf[i+len("\ncreated by "):], []byte("testing."))
 }
 
 // acquireWorld orders the goroutine after every event that root

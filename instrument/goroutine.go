@@ -48,13 +48,18 @@ type hoister struct {
 // value returns text naming e's value at this point of the evaluation:
 // a temporary holding it, or e itself when evaluating it later is the same
 // (constants, nil, function literals, untyped values).
-func (h *hoister) value(e ast.Expr) string {
+func (h *hoister) value(e ast.Expr, param types.Type) string {
 	r := h.r
 	tv := r.info.Types[e]
 	if tv.Value != nil || tv.IsNil() || tv.IsType() {
 		return r.text(e)
 	}
 	if b, ok := tv.Type.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
+		// An untyped boolean (a comparison) takes the parameter's type:
+		// hoist it only where its default type, bool, is assignable.
+		if b.Kind() == types.UntypedBool && param != nil && types.AssignableTo(types.Typ[types.Bool], param) {
+			return h.bind(r.expr(e, mValue), 1)
+		}
 		return r.expr(e, mValue)
 	}
 	if _, ok := ast.Unparen(e).(*ast.FuncLit); ok {
@@ -81,9 +86,25 @@ func (h *hoister) args(call *ast.CallExpr) string {
 			return h.bind(h.r.expr(call.Args[0], mValue), t.Len())
 		}
 	}
+	var params *types.Tuple
+	variadic := false
+	if sig, ok := coreType(h.r.typeOf(call.Fun)).(*types.Signature); ok {
+		params, variadic = sig.Params(), sig.Variadic()
+	}
 	var out []string
-	for _, a := range call.Args {
-		out = append(out, h.value(a))
+	for i, a := range call.Args {
+		var pt types.Type
+		if params != nil && params.Len() > 0 {
+			switch {
+			case variadic && i >= params.Len()-1 && !call.Ellipsis.IsValid():
+				if sl, ok := params.At(params.Len() - 1).Type().(*types.Slice); ok {
+					pt = sl.Elem()
+				}
+			case i < params.Len():
+				pt = params.At(i).Type()
+			}
+		}
+		out = append(out, h.value(a, pt))
 	}
 	s := strings.Join(out, ", ")
 	if call.Ellipsis.IsValid() {
@@ -282,7 +303,7 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt) stmtOut {
 			chans[i] = h.bind(r.expr(c.ch, mValue), 1)
 			chOps[i] = chans[i]
 			if c.val != nil {
-				vals[i] = h.value(c.val)
+				vals[i] = h.value(c.val, elemType(r.typeOf(c.ch)))
 			}
 		} else {
 			chans[i] = r.text(c.ch)
@@ -403,4 +424,12 @@ func boolText(b bool) string {
 		return "true"
 	}
 	return "false"
+}
+
+// elemType is the element type of a channel type, or nil.
+func elemType(t types.Type) types.Type {
+	if c, ok := coreType(t).(*types.Chan); ok {
+		return c.Elem()
+	}
+	return nil
 }

@@ -101,7 +101,7 @@ func (a *analysis) place(eager map[int]bool) ([]*Check, bool) {
 // plan does not depend on the machine's load.
 const (
 	maxRefine  = 8
-	refineWork = 20000
+	refineWork = 10000
 )
 
 // refine trades deferral for fewer static checks where deferral only

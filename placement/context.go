@@ -55,7 +55,7 @@ func (e *elem) key() string {
 // A set is a history H (past accesses and checks) or an anticipated set A.
 // Boolean facts are not stored in sets: SSA values are defined once, so a
 // branch condition holds in every block the branch's edge dominates; see
-// facts.go. A nil *set is ⊤, the start of the greatest-fixed-point
+// blockFacts. A nil *set is ⊤, the start of the greatest-fixed-point
 // iteration (003_2c4adee4d326f5a8.txt:910-912).
 type set struct {
 	m map[string]*elem
@@ -286,4 +286,5 @@ func mentions(p Path, v ssa.Value, n *namer) bool {
 	return false
 }
 
+// String prints e with its ids, for debugging.
 func (e *elem) String() string { return e.key() + fmt.Sprint(e.ids) }

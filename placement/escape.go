@@ -86,7 +86,9 @@ func escapes(root ssa.Value) bool {
 				switch b.Name() {
 				case "len", "cap", "copy", "clear", "delete":
 				case "append":
-					derive(r) // the result may share v's array
+					if r.Call.Args[0] == v {
+						derive(r) // the result may share v's array
+					} // else v is only read from
 				default:
 					return true
 				}

@@ -160,7 +160,7 @@ var cases = []string{
 	"rel", "acq", "readwrite", "ifrule", "looprule", "call", "unknown",
 	"selectcase", "deferred", "closures", "ranges", "labels", "switches",
 	"panics", "generics", "methodvalue", "alias", "unbounded", "coalesce",
-	"extended", "fresh", "syncs",
+	"extended", "fresh", "syncs", "loops2",
 }
 
 func TestGolden(t *testing.T) {

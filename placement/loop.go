@@ -20,6 +20,9 @@ type loop struct {
 	// bound in the direction of its step, or the loop ranges over a map or
 	// string. Checks are deferred past bounded loops only; see doc.go.
 	bounded bool
+
+	cands  []*elem // the invariant candidates, once seeded
+	seeded bool
 }
 
 // An iv is a linear induction variable φ = φ[init, φ+step] of a loop header

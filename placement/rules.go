@@ -760,7 +760,10 @@ func (a *analysis) merge(s *ssa.BasicBlock) *set {
 	}
 	var cands []*elem
 	if l := a.loops[s]; l != nil && a.cfg.Mode == BigFoot {
-		cands = a.candidates(l)
+		if !l.seeded {
+			l.cands, l.seeded = a.candidates(l), true
+		}
+		cands = l.cands
 	}
 	meet := func() *set {
 		res := newSet()

@@ -1,7 +1,6 @@
 package entail
 
 import (
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -109,21 +108,36 @@ func (t Term) String() string {
 	return b.String()
 }
 
-// combine returns t + k·u in canonical form.
+// combine returns t + k·u in canonical form. Both monomial lists are
+// sorted by variable, so this is a merge (placement adds terms in its inner
+// loops; a map per call made the garbage collector the analysis's main
+// cost).
 func combine(t, u Term, k int64) Term {
-	coef := make(map[string]int64, len(t.Monos)+len(u.Monos))
-	for _, m := range t.Monos {
-		coef[m.Var] += m.Coef
-	}
-	for _, m := range u.Monos {
-		coef[m.Var] += k * m.Coef
-	}
 	r := Term{Const: t.Const + k*u.Const}
-	for v, c := range coef {
-		if c != 0 {
-			r.Monos = append(r.Monos, Mono{Var: v, Coef: c})
+	if len(t.Monos)+len(u.Monos) > 0 {
+		r.Monos = make([]Mono, 0, len(t.Monos)+len(u.Monos))
+	}
+	i, j := 0, 0
+	for i < len(t.Monos) || j < len(u.Monos) {
+		switch {
+		case j == len(u.Monos) || i < len(t.Monos) && t.Monos[i].Var < u.Monos[j].Var:
+			r.Monos = append(r.Monos, t.Monos[i])
+			i++
+		case i == len(t.Monos) || u.Monos[j].Var < t.Monos[i].Var:
+			if c := k * u.Monos[j].Coef; c != 0 {
+				r.Monos = append(r.Monos, Mono{Var: u.Monos[j].Var, Coef: c})
+			}
+			j++
+		default:
+			if c := t.Monos[i].Coef + k*u.Monos[j].Coef; c != 0 {
+				r.Monos = append(r.Monos, Mono{Var: t.Monos[i].Var, Coef: c})
+			}
+			i++
+			j++
 		}
 	}
-	sort.Slice(r.Monos, func(i, j int) bool { return r.Monos[i].Var < r.Monos[j].Var })
+	if len(r.Monos) == 0 {
+		r.Monos = nil
+	}
 	return r
 }
