@@ -193,7 +193,7 @@ func SendPre(g *G, ch any, capacity int) {
 	g.countSync()
 	// Like Go's race runtime, a send reads the channel and a close writes
 	// it, so that a close racing with a send is reported.
-	g.check(*(*unsafe.Pointer)(unsafe.Pointer(&ch)), 1, false, 0)
+	g.check((*[2]unsafe.Pointer)(unsafe.Pointer(&ch))[1], 1, false, 0)
 	c := chanOf(p)
 	c.mu.Lock()
 	c.announceSend(g.t.VC)

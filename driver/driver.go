@@ -121,11 +121,17 @@ func (d *run) do(ctx context.Context) (int, error) {
 		defer os.RemoveAll(d.tmp)
 	}
 
-	rtDir, err := runtimeDir(d.cfg.Runtime, d.cfg.CacheDir, d.tmp)
-	if err != nil {
-		return 1, err
+	// When the user's workspace is bigfoot's own module (our tests and
+	// benchmark workloads), its detector package is the runtime: adding a
+	// second module with the same path would make the workspace invalid.
+	rtDir := ""
+	if !usesModule(ws.Use, ModulePath) {
+		rtDir, err = runtimeDir(d.cfg.Runtime, d.cfg.CacheDir, d.tmp)
+		if err != nil {
+			return 1, err
+		}
+		d.logf("runtime module in %s", rtDir)
 	}
-	d.logf("runtime module in %s", rtDir)
 	work := filepath.Join(d.tmp, "go.work")
 	if err := writeWorkspace(work, ws, rtDir, ge.GOWORK); err != nil {
 		return 1, err

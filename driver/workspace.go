@@ -8,6 +8,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/mod/modfile"
 )
 
 // ModulePath is the module path of the runtime the instrumented code imports.
@@ -134,13 +136,17 @@ func compiled(name string) bool {
 }
 
 // writeWorkspace writes the temporary go.work: the user's modules, the
-// runtime module at rtDir, and the replacements of the user's own go.work.
+// runtime module at rtDir (none if rtDir is ""), and the replacements of the user's own go.work.
 // It also copies the user's go.work.sum, if any, so that no checksum needs
 // to be fetched again.
 func writeWorkspace(file string, ws *workspace, rtDir, userWork string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "go %s\n\nuse (\n", ws.GoVersion)
-	for _, dir := range append(append([]string{}, ws.Use...), rtDir) {
+	dirs := append([]string{}, ws.Use...)
+	if rtDir != "" {
+		dirs = append(dirs, rtDir)
+	}
+	for _, dir := range dirs {
 		fmt.Fprintf(&b, "\t%s\n", quoteWorkPath(dir))
 	}
 	b.WriteString(")\n")
@@ -176,4 +182,16 @@ func modString(m modVersion) string {
 		s += " " + m.Version
 	}
 	return s
+}
+
+// usesModule reports whether one of the module directories dirs holds the
+// module with the given path, according to its go.mod.
+func usesModule(dirs []string, modPath string) bool {
+	for _, dir := range dirs {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && modfile.ModulePath(data) == modPath {
+			return true
+		}
+	}
+	return false
 }

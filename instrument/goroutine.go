@@ -35,7 +35,11 @@ func (r *fileRewriter) recvExpr(e *ast.UnaryExpr, commaOK bool) string {
 	if commaOK {
 		helper = "__bfRecv2("
 	}
-	return r.spliceNode(e, sub{e.OpPos, e.X.Pos(), helper + r.g() + ", "}, subOf(e.X, r.expr(e.X, mValue)), sub{e.End(), e.End(), ")"})
+	text := r.spliceNode(e, sub{e.OpPos, e.X.Pos(), helper + r.g() + ", "}, subOf(e.X, r.expr(e.X, mValue)), sub{e.End(), e.End(), ")"})
+	if t := r.timerOf(e.X); t != nil && !commaOK {
+		text = "__bfTimerAcquire(" + r.text(t) + ", " + text + ")"
+	}
+	return text
 }
 
 // hoister collects temporaries evaluated, in order, before a go or defer
@@ -330,6 +334,9 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt) stmtOut {
 		var hookText strings.Builder
 		if c.ch != nil {
 			hookText.WriteString("__bf.SelectPost(" + r.g() + ", " + chans[i] + ", cap(" + chans[i] + "), " + boolText(c.recv != nil) + "); ")
+			if t := r.timerOf(c.ch); t != nil && c.recv != nil {
+				hookText.WriteString("__bfTimerAcquire(" + r.text(t) + ", 0); ")
+			}
 		} else if len(all) > 0 {
 			// default: retract what SelectPre announced.
 			hookText.WriteString("__bf.SelectPost(" + r.g() + ", nil, 0, false); ")

@@ -251,6 +251,22 @@ func __bfGroupWait[T any](key *T, err error) error {
 `,
 	},
 	{
+		name: "timer",
+		uses: []string{"any"},
+		src: `// Timers and tickers send on their channel from the runtime: creating or
+// resetting one happens before the receives it causes.
+func __bfTimerRelease[T any](t *T) *T {
+	__bf.RaceReleaseMerge(__bfunsafe.Pointer(t))
+	return t
+}
+
+func __bfTimerAcquire[T, V any](t *T, v V) V {
+	__bf.RaceAcquire(__bfunsafe.Pointer(t))
+	return v
+}
+`,
+	},
+	{
 		name: "min",
 		uses: []string{"int"},
 		src: `func __bfMin(a, b int) int {

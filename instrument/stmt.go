@@ -327,6 +327,9 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 				}
 			}
 		}
+		if t := r.timerOf(s.X); t != nil {
+			decl.WriteString("__bfTimerAcquire(" + r.text(t) + ", 0); ")
+		}
 		head := "for " + c + " := " + r.expr(s.X, mValue) + "; ; { " + key + ", " + ok + " := __bfRecv2(" + r.g() + ", " + c + "); if !" + ok + " { break }; " + decl.String()
 		return stmtOut{text: padLines(r.text(s), head+body+" }")}
 	case *types.Map:

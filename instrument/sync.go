@@ -239,6 +239,9 @@ func (r *fileRewriter) call(e *ast.CallExpr) string {
 		if text, ok := r.errgroupCall(e, sel, args); ok {
 			return text
 		}
+		if text, ok := r.timerCall(e, sel, args); ok {
+			return text
+		}
 	}
 	if sel, ok := fun.(*ast.SelectorExpr); ok && r.fn != nil && r.isMethod(sel, "(*testing.M).Run") && r.helper("mrun", e.Pos()) {
 		return r.spliceNode(e, sub{e.Pos(), e.Rparen + 1, "__bfMRun(" + r.g() + ", " + r.expr(sel.X, mValue) + ")"})
@@ -550,4 +553,41 @@ func (r *fileRewriter) errgroupCall(e *ast.CallExpr, sel *ast.SelectorExpr, args
 	}
 	args[0].text = "__bfGroupFn(" + key + ", " + args[0].text + ")"
 	return r.spliceNode(e, append([]sub{subOf(sel.X, r.methodRecv(sel, s))}, args...)...), true
+}
+
+// timerCall renders time.NewTimer, time.NewTicker and the Reset methods so
+// that they release into the timer (see timerRecv).
+func (r *fileRewriter) timerCall(e *ast.CallExpr, sel *ast.SelectorExpr, args []sub) (string, bool) {
+	if !r.p.avail["timer"] {
+		return "", false
+	}
+	if r.isMethod(sel, "(*time.Timer).Reset") || r.isMethod(sel, "(*time.Ticker).Reset") {
+		if !isPointer(r.typeOf(sel.X)) {
+			return "", false
+		}
+		x := "__bfTimerRelease(" + r.expr(sel.X, mValue) + ")"
+		return r.spliceNode(e, append([]sub{subOf(sel.X, x)}, args...)...), true
+	}
+	if fn, ok := r.info.Uses[sel.Sel].(*types.Func); ok && fn.Pkg() != nil && fn.Pkg().Path() == "time" &&
+		(fn.Name() == "NewTimer" || fn.Name() == "NewTicker") && r.info.Selections[sel] == nil {
+		return "__bfTimerRelease(" + r.spliceNode(e, args...) + ")", true
+	}
+	return "", false
+}
+
+// timerOf returns the timer or ticker x of a channel operand x.C, or nil.
+func (r *fileRewriter) timerOf(ch ast.Expr) ast.Expr {
+	sel, ok := ast.Unparen(ch).(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != "C" || !r.p.avail["timer"] || !r.plainOperand(sel.X, nil) {
+		return nil
+	}
+	p, ok := coreType(r.typeOf(sel.X)).(*types.Pointer)
+	if !ok {
+		return nil
+	}
+	n, ok := types.Unalias(p.Elem()).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "time" || (n.Obj().Name() != "Timer" && n.Obj().Name() != "Ticker") {
+		return nil
+	}
+	return sel.X
 }

@@ -4,8 +4,8 @@ import (
 	"go/token"
 	"go/types"
 	"sort"
-	"sync"
 	"strings"
+	"sync"
 
 	"golang.org/x/tools/go/ssa"
 )
