@@ -132,7 +132,9 @@
 // splits), with its coalesced Paths, kind, optional Guard, the accesses it
 // Covers, and a Reason. Plans whose analysis failed have a Fallback reason
 // and one check per access. Summarize reports per-package static and
-// loop-weighted counts for FastTrack, RedCard and BigFoot.
+// loop-weighted counts for FastTrack, RedCard and BigFoot; Verify checks a
+// plan's structural invariants (coverage, well-formed points, names in
+// scope); Format prints it for `bigfoot analyze`.
 //
 // # Golden tests
 //
