@@ -3,11 +3,12 @@
 #   make build   build bin/bigfoot
 #   make demo    install what is missing, build bin/bigfoot, run it on a racy example
 #   make test    go vet, unit tests, end-to-end tests and Go's race-detector suite
+#   make bench   the full comparison (bigfoot bench), written to bench-results/
 
 GO ?= go
 BIGFOOT := bin/bigfoot
 
-.PHONY: all build demo test deps z3 clean
+.PHONY: all build demo test bench deps z3 clean
 
 all: build
 
@@ -39,6 +40,12 @@ demo: deps build
 test:
 	$(GO) vet ./...
 	$(GO) test -timeout 25m ./...
+
+# bench runs every workload plain, under go -race and in each bigfoot mode,
+# BENCH_RUNS times each, and writes the tables and chart to bench-results/.
+BENCH_RUNS ?= 3
+bench: build
+	$(BIGFOOT) bench -runs $(BENCH_RUNS) -o bench-results
 
 clean:
 	rm -rf bin

@@ -79,11 +79,12 @@ var keepUsed = map[string]string{
 
 // hook is a resolved call of a synchronization function or method.
 type hook struct {
-	name string            // runtime function, without the __bf. qualifier
-	sel  *ast.SelectorExpr // the method selector, nil for functions
-	ptr  bool              // receiver is passed by address (not an interface value)
-	site bool              // the hook takes a site after the arguments
-	fn   *types.Func
+	name  string            // runtime function, without the __bf. qualifier
+	sel   *ast.SelectorExpr // the method selector, nil for functions
+	ptr   bool              // receiver is passed by address (not an interface value)
+	site  bool              // the hook takes a site after the arguments
+	outer bool              // pass a pointer to the selector's operand itself (see resolveHook)
+	fn    *types.Func
 }
 
 // resolveHook resolves the callee fun of a call (or a method value) to its
@@ -123,6 +124,24 @@ func (r *fileRewriter) resolveHook(fun ast.Expr) (hook, bool) {
 				name, ok = "Atomic"+tn+fn.Name(), true
 			}
 			if !ok {
+				return hook{}, false
+			}
+			if !r.spellablePath(r.typeOf(f.X), sel.Index()) {
+				// The receiver is reached through an unexported embedded
+				// field of another package: it cannot be named here. Lock
+				// and Unlock go through sync.Locker on the outer value,
+				// which the runtime keys by the outer address.
+				if name == "Lock" || name == "Unlock" || name == "RWLock" || name == "RWUnlock" {
+					locker := "LockerLock"
+					if strings.HasSuffix(name, "Unlock") {
+						locker = "LockerUnlock"
+					}
+					if isPointer(r.typeOf(f.X)) || r.addressable(f.X) {
+						r.note(f.Pos(), "%s through an unexported embedded field: synchronizes on the outer value", fn.FullName())
+						return hook{name: locker, sel: f, outer: true, fn: fn}, true
+					}
+				}
+				r.note(f.Pos(), "%s through an unexported embedded field: not hooked", fn.FullName())
 				return hook{}, false
 			}
 			_, isIface := named.Underlying().(*types.Interface)
@@ -189,6 +208,12 @@ func (r *fileRewriter) keepImport(fn *types.Func, fun ast.Expr) {
 // (possibly embedded) receiver, or the interface value.
 func (r *fileRewriter) hookRecv(h hook) string {
 	sel := h.sel
+	if h.outer {
+		if isPointer(r.typeOf(sel.X)) {
+			return r.expr(sel.X, mValue)
+		}
+		return "&" + paren(sel.X, r.expr(sel.X, mAddr))
+	}
 	selection := r.info.Selections[sel]
 	xt := r.typeOf(sel.X)
 	x := paren(sel.X, r.operand(sel.X))
@@ -540,10 +565,10 @@ func (r *fileRewriter) errgroupCall(e *ast.CallExpr, sel *ast.SelectorExpr, args
 		return "", false
 	}
 	s := r.info.Selections[sel]
-	key := r.hookRecv(hook{sel: sel, ptr: true})
 	if len(s.Index()) > 1 {
 		return "", false
 	}
+	key := r.hookRecv(hook{sel: sel, ptr: true})
 	if isWait {
 		call := r.spliceNode(e, append([]sub{subOf(sel.X, r.methodRecv(sel, s))}, args...)...)
 		return "__bfGroupWait(" + key + ", " + call + ")", true
@@ -590,4 +615,26 @@ func (r *fileRewriter) timerOf(ch ast.Expr) ast.Expr {
 		return nil
 	}
 	return sel.X
+}
+
+// spellablePath reports whether the embedded fields on the path index
+// (all but its last element) from a value of type t can be named in this
+// package.
+func (r *fileRewriter) spellablePath(t types.Type, index []int) bool {
+	for _, i := range index[:len(index)-1] {
+		u := coreType(t)
+		if p, ok := u.(*types.Pointer); ok {
+			u = coreType(p.Elem())
+		}
+		st, ok := u.(*types.Struct)
+		if !ok {
+			return false
+		}
+		f := st.Field(i)
+		if !f.Exported() && f.Pkg() != r.p.pkg.Types {
+			return false
+		}
+		t = f.Type()
+	}
+	return true
 }

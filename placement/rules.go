@@ -212,8 +212,12 @@ func (a *analysis) access(h *set, acc *Access, b *ssa.BasicBlock, i int, facts [
 		}
 		return
 	}
-	if a.cfg.Mode == RedCard {
-		if !x.write && a.en.anticipated(ant, &elem{path: x.path, write: true}, facts) {
+	// An access whose own instruction may redirect its extended path (a
+	// store to n.next.next when n.next may be n) is checked in place,
+	// before the instruction, while the path still designates it.
+	selfRedirect := a.invalidates(acc.Instr, acc.Path)
+	if a.cfg.Mode == RedCard || selfRedirect {
+		if !selfRedirect && !x.write && a.en.anticipated(ant, &elem{path: x.path, write: true}, facts) {
 			h.add(x)
 			return
 		}
@@ -296,7 +300,7 @@ func (a *analysis) invalidates(instr ssa.Instruction, p Path) bool {
 				loc := Path{Base: p.Base, Steps: p.Steps[:i]}
 				lk := loc.render(false, true)
 				if lk == k || strings.HasPrefix(lk, k+".") || strings.HasPrefix(lk, k+"[") || strings.HasPrefix(lk, k+"→") ||
-					types.Identical(p.Steps[i].Loaded, in.Val.Type()) {
+					mayAlias(acc.Path, loc, in.Val.Type(), p.Steps[i].Loaded) {
 					return true
 				}
 			}
@@ -305,7 +309,16 @@ func (a *analysis) invalidates(instr ssa.Instruction, p Path) bool {
 		if b, ok := in.Call.Value.(*ssa.Builtin); ok {
 			switch b.Name() {
 			case "copy", "clear", "append":
-				return true
+				s, ok := in.Call.Args[0].Type().Underlying().(*types.Slice)
+				if !ok {
+					return false // clear of a map writes no addressable memory
+				}
+				for _, i := range deref {
+					loc := Path{Base: p.Base, Steps: p.Steps[:i]}
+					if elemMayAlias(loc, s.Elem(), p.Steps[i].Loaded) {
+						return true
+					}
+				}
 			}
 			return false
 		}
@@ -317,6 +330,46 @@ func (a *analysis) invalidates(instr ssa.Instruction, p Path) bool {
 		return true
 	}
 	return false
+}
+
+// mayAlias reports whether a store of a stored-typed value to path s may
+// write the location l from which a deref step loads a loaded-typed value.
+// Go's types separate memory: a field is written only through the same
+// field of the same struct type, an element only through an element, and
+// whole variables (*p) through a pointer of an identical type; storing a
+// whole struct or array may write any part of it.
+func mayAlias(s, l Path, stored, loaded types.Type) bool {
+	switch stored.Underlying().(type) {
+	case *types.Struct, *types.Array:
+		return true
+	}
+	sl, ll := lastStep(s), lastStep(l)
+	switch {
+	case sl == nil || ll == nil || sl.IsDeref() || ll.IsDeref():
+		return types.Identical(stored, loaded)
+	case sl.Field >= 0 && ll.Field >= 0:
+		return sl.Field == ll.Field && types.Identical(sl.Struct, ll.Struct)
+	case sl.IsIndex() && ll.IsIndex():
+		return types.Identical(stored, loaded)
+	}
+	return false
+}
+
+// elemMayAlias reports whether writing slice elements of type elem (copy,
+// clear, append) may write the location l of a deref step.
+func elemMayAlias(l Path, elem, loaded types.Type) bool {
+	ll := lastStep(l)
+	if ll != nil && ll.Field >= 0 {
+		return false
+	}
+	return types.Identical(elem, loaded)
+}
+
+func lastStep(p Path) *Step {
+	if len(p.Steps) == 0 {
+		return nil
+	}
+	return &p.Steps[len(p.Steps)-1]
 }
 
 // invalidate checks the unchecked past accesses whose extended paths instr

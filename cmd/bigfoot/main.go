@@ -6,6 +6,7 @@
 //	bigfoot build [-mode mode] [-work] [-bfv] [build flags] [packages]
 //	bigfoot test  [-mode mode] [-work] [-bfv] [build/test flags] [packages] [build/test flags & test binary flags]
 //	bigfoot run   [-mode mode] [-work] [-bfv] [build flags] [-exec xprog] package [arguments...]
+//	bigfoot bench [-runs N] [-short] [-peer] [-modes list] [-o dir] [workloads]
 //	bigfoot version
 //	bigfoot help [command]
 //
@@ -19,6 +20,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/bigfoot-go/bigfoot"
 	"github.com/bigfoot-go/bigfoot/driver"
@@ -41,6 +43,8 @@ func bigfootMain(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	case "version":
 		fmt.Fprintln(stdout, version())
 		return 0
+	case "bench":
+		return benchMain(ctx, args, stdout, stderr)
 	case "build", "test", "run":
 	default:
 		fmt.Fprintf(stderr, "bigfoot %s: unknown command\nRun 'bigfoot help' for usage.\n", verb)
@@ -78,6 +82,9 @@ func help(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(args) == 0:
 		fmt.Fprint(stdout, mainUsage)
+		return 0
+	case len(args) == 1 && args[0] == "bench":
+		fmt.Fprintf(stdout, benchUsage, strings.Join(workloadNames(), ", "))
 		return 0
 	case len(args) == 1 && verbUsage[args[0]] != "":
 		fmt.Fprint(stdout, verbUsage[args[0]])

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/bigfoot-go/bigfoot/bench"
+)
+
+const benchUsage = `usage: bigfoot bench [-runs N] [-short] [-peer] [-modes list] [-o dir] [-size N] [workloads]
+
+Bench builds each workload of bench/workloads plain, with go build -race
+and in each bigfoot mode, runs the binaries interleaved N times each with
+GOMAXPROCS=2, verifies that every run prints the plain binary's checksum,
+and writes the comparison in the shape of Tables 3.1 and 3.2 of the BigFoot
+paper: median time overhead per tool, check ratio (from a separate counting
+build), peak memory. It must run inside the bigfoot module (the workloads
+live there).
+
+	-runs N      timed runs per workload and tool (default 3)
+	-short       run each workload once per tool at its -short size and
+	             only verify checksums (what CI runs)
+	-peer        also measure github.com/kolkov/racedetector v0.4.10
+	-modes list  comma-separated tools (default plain,race,fasttrack,redcard,slimstate,bigfoot)
+	-o dir       write results.md, overhead.svg, runs.csv and report.json
+	             there (default bench-results)
+	-size N      pass -size=N to every workload (0: its default size)
+
+Workloads: ` + "%s" + `.
+Exit status: 0 when every run matched, 1 otherwise.
+`
+
+// benchMain runs the bench command.
+func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	usage := fmt.Sprintf(benchUsage, strings.Join(workloadNames(), ", "))
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	runs := fs.Int("runs", 3, "")
+	short := fs.Bool("short", false, "")
+	peer := fs.Bool("peer", false, "")
+	modes := fs.String("modes", "", "")
+	out := fs.String("o", "bench-results", "")
+	size := fs.Int("size", 0, "")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 2
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "bigfoot bench: finding the bigfoot binary: %v\n", err)
+		return 1
+	}
+	opts := bench.Options{
+		Workloads:  fs.Args(),
+		Runs:       *runs,
+		Short:      *short,
+		Peer:       *peer,
+		BigfootBin: self,
+		OutDir:     *out,
+		Progress:   stderr,
+	}
+	if *modes != "" {
+		opts.Modes = strings.Split(*modes, ",")
+	}
+	if *size != 0 {
+		opts.Args = []string{fmt.Sprintf("-size=%d", *size)}
+	}
+	rep, err := bench.Run(ctx, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "bigfoot bench: %v\n", err)
+		return 1
+	}
+	if err := rep.Markdown(stdout); err != nil {
+		fmt.Fprintf(stderr, "bigfoot bench: %v\n", err)
+		return 1
+	}
+	if err := rep.Err(); err != nil {
+		fmt.Fprintf(stderr, "bigfoot bench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func workloadNames() []string {
+	var names []string
+	for _, w := range bench.Workloads {
+		names = append(names, w.Name)
+	}
+	return names
+}

@@ -1,0 +1,3 @@
+module example.com/embedded
+
+go 1.26
