@@ -134,7 +134,9 @@
 // and one check per access. Summarize reports per-package static and
 // loop-weighted counts for FastTrack, RedCard and BigFoot; Verify checks a
 // plan's structural invariants (coverage, well-formed points, names in
-// scope); Format prints it for `bigfoot analyze`.
+// scope); Format prints it for `bigfoot analyze`. The tests also replay
+// every plan on bounded CFG paths and check the definitions of precise
+// checks directly (pathcheck_test.go).
 //
 // # Golden tests
 //

@@ -280,8 +280,8 @@ func (a *analysis) access(h *set, acc *Access, b *ssa.BasicBlock, i int, facts [
 
 // invalidates reports whether instr may change the object a deref step of
 // p designates (the alias fact behind an extended path, 003_2c4adee4d326f5a8.txt:
-// 887-899): a store to the loaded location or to one of an identical type
-// (type-based may-alias), or a call or builtin that may write memory.
+// 887-899): a store to the loaded location or one that may alias it
+// (mayAlias), or a call or builtin that may write memory.
 func (a *analysis) invalidates(instr ssa.Instruction, p Path) bool {
 	var deref []int
 	for i, st := range p.Steps {
