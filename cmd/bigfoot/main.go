@@ -6,6 +6,7 @@
 //	bigfoot build [-mode mode] [-work] [-bfv] [build flags] [packages]
 //	bigfoot test  [-mode mode] [-work] [-bfv] [build/test flags] [packages] [build/test flags & test binary flags]
 //	bigfoot run   [-mode mode] [-work] [-bfv] [build flags] [-exec xprog] package [arguments...]
+//	bigfoot analyze [-json] [-html dir] [packages]
 //	bigfoot bench [-runs N] [-short] [-peer] [-modes list] [-o dir] [workloads]
 //	bigfoot version
 //	bigfoot help [command]
@@ -45,6 +46,8 @@ func bigfootMain(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return 0
 	case "bench":
 		return benchMain(ctx, args, stdout, stderr)
+	case "analyze":
+		return analyzeMain(ctx, args, stdout, stderr)
 	case "build", "test", "run":
 	default:
 		fmt.Fprintf(stderr, "bigfoot %s: unknown command\nRun 'bigfoot help' for usage.\n", verb)
@@ -82,6 +85,9 @@ func help(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(args) == 0:
 		fmt.Fprint(stdout, mainUsage)
+		return 0
+	case len(args) == 1 && args[0] == "analyze":
+		fmt.Fprint(stdout, analyzeUsage)
 		return 0
 	case len(args) == 1 && args[0] == "bench":
 		fmt.Fprintf(stdout, benchUsage, strings.Join(workloadNames(), ", "))

@@ -12,6 +12,7 @@ The commands are:
 	build       compile packages and dependencies, race-checked
 	test        test packages, race-checked
 	run         compile and run a Go program, race-checked
+	analyze     show where checks go, per function (text, JSON, HTML)
 	bench       compare bigfoot's modes with go -race on the bench workloads
 	version     print bigfoot's version
 	help        print this text, or a command's

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"go/token"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/ssa"
+	"golang.org/x/tools/go/ssa/ssautil"
+
+	"github.com/bigfoot-go/bigfoot/placement"
+)
+
+const analyzeUsage = `usage: bigfoot analyze [-json] [-html dir] [-test] [-tags list] [-func substr] [packages]
+
+Analyze runs the check-placement pass on the packages of your module and
+shows, per function, the accesses fasttrack mode checks and the checks
+bigfoot mode places: each with its position, read (R) or write (W), the
+paths it checks (a field group p.x,p.y, or a strided range a[lo..hi:k]),
+why it sits there (merged, moved, loop range, field group, before a
+synchronization, before return, ...) and the accesses it covers. A total
+line per package gives the static counts in fasttrack, redcard and bigfoot
+modes, the loop-weighted counts (each check weighted by 10^loop depth, a
+stand-in for how often it runs) and the analysis time.
+
+	-json        print the plans as JSON instead of text
+	-html dir    also write dir/index.html: the source of each file with
+	             the placed checks beside the lines they cover
+	-test        include _test.go files
+	-tags list   build tags, as for go build
+	-func s      show only functions whose name contains s
+`
+
+// analyzeMain runs the analyze command.
+func analyzeMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("analyze", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, analyzeUsage) }
+	asJSON := fs.Bool("json", false, "")
+	htmlDir := fs.String("html", "", "")
+	tests := fs.Bool("test", false, "")
+	tags := fs.String("tags", "", "")
+	only := fs.String("func", "", "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	patterns := fs.Args()
+	if len(patterns) == 0 {
+		patterns = []string{"."}
+	}
+	res, err := analyzePackages(ctx, patterns, *tests, *tags)
+	if err != nil {
+		fmt.Fprintf(stderr, "bigfoot analyze: %v\n", err)
+		return 1
+	}
+	res.filter(*only)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res.report()); err != nil {
+			fmt.Fprintf(stderr, "bigfoot analyze: %v\n", err)
+			return 1
+		}
+	} else {
+		res.text(stdout)
+	}
+	if *htmlDir != "" {
+		if err := res.html(*htmlDir); err != nil {
+			fmt.Fprintf(stderr, "bigfoot analyze: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stderr, "bigfoot analyze: wrote %s\n", filepath.Join(*htmlDir, "index.html"))
+	}
+	return 0
+}
+
+// analysisResult holds the plans of every analyzed package.
+type analysisResult struct {
+	fset *token.FileSet
+	pkgs []*pkgResult
+}
+
+type pkgResult struct {
+	sum   *placement.Summary
+	plans []*placement.Plan
+	files []string // the package's Go files
+}
+
+// analyzePackages loads the packages, builds SSA for the whole program (the
+// kill sets of the [Call] rule need every callee), and analyzes the
+// packages of the main module.
+func analyzePackages(ctx context.Context, patterns []string, tests bool, tags string) (*analysisResult, error) {
+	cfg := &packages.Config{Context: ctx, Mode: packages.LoadAllSyntax | packages.NeedModule, Tests: tests}
+	if tags != "" {
+		cfg.BuildFlags = []string{"-tags=" + tags}
+	}
+	pkgs, err := packages.Load(cfg, patterns...)
+	if err != nil {
+		return nil, fmt.Errorf("loading packages: %w", err)
+	}
+	var errs []string
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		for _, e := range p.Errors {
+			errs = append(errs, e.Error())
+		}
+	})
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("packages do not load:\n\t%s", strings.Join(errs, "\n\t"))
+	}
+	prog, ssapkgs := ssautil.AllPackages(pkgs, ssa.InstantiateGenerics)
+	prog.Build()
+	effects := placement.NewKillSets(prog)
+	res := &analysisResult{fset: prog.Fset}
+	seen := make(map[string]bool)
+	for i, p := range pkgs {
+		sp := ssapkgs[i]
+		if sp == nil || p.Module == nil || !p.Module.Main || strings.HasSuffix(p.ID, ".test") || seen[p.ID] {
+			continue
+		}
+		seen[p.ID] = true
+		sum, plans := placement.Summarize(sp, effects)
+		res.pkgs = append(res.pkgs, &pkgResult{sum: sum, plans: plans, files: p.CompiledGoFiles})
+	}
+	if len(res.pkgs) == 0 {
+		return nil, fmt.Errorf("no packages of the main module match %s", strings.Join(patterns, " "))
+	}
+	return res, nil
+}
+
+// filter keeps the plans of functions whose name contains s.
+func (r *analysisResult) filter(s string) {
+	if s == "" {
+		return
+	}
+	for _, p := range r.pkgs {
+		var kept []*placement.Plan
+		for _, plan := range p.plans {
+			if strings.Contains(plan.Func.String(), s) {
+				kept = append(kept, plan)
+			}
+		}
+		p.plans = kept
+	}
+}
+
+// text prints every plan and a total line per package.
+func (r *analysisResult) text(w io.Writer) {
+	for _, p := range r.pkgs {
+		for _, plan := range p.plans {
+			plan.Format(w, r.fset)
+		}
+		s := p.sum
+		fmt.Fprintf(w, "%s: %d functions, static checks fasttrack=%d redcard=%d bigfoot=%d, loop-weighted %.0f/%.0f/%.0f, %d fallbacks, analysis %v (max %v per function)\n\n",
+			s.Pkg, len(s.Funcs), s.Accesses, s.RedCardChecks, s.Checks,
+			s.Weighted[placement.FastTrack], s.Weighted[placement.RedCard], s.Weighted[placement.BigFoot],
+			s.Fallbacks, s.Elapsed.Round(time.Microsecond), s.MaxFuncDuration.Round(time.Microsecond))
+	}
+}
+
+// The JSON form of the analysis.
+type (
+	jsonReport struct {
+		Packages []jsonPackage `json:"packages"`
+	}
+	jsonPackage struct {
+		Path         string     `json:"path"`
+		Functions    []jsonFunc `json:"functions"`
+		Accesses     int        `json:"accesses"`
+		RedCard      int        `json:"redcard_checks"`
+		BigFoot      int        `json:"bigfoot_checks"`
+		Weighted     [3]float64 `json:"loop_weighted_fasttrack_redcard_bigfoot"`
+		Fallbacks    int        `json:"fallbacks"`
+		AnalysisNano int64      `json:"analysis_ns"`
+	}
+	jsonFunc struct {
+		Name         string      `json:"name"`
+		Pos          string      `json:"pos"`
+		Accesses     []jsonSite  `json:"accesses"`
+		Checks       []jsonCheck `json:"checks"`
+		Fallback     string      `json:"fallback,omitempty"`
+		AnalysisNano int64       `json:"analysis_ns"`
+	}
+	jsonSite struct {
+		Pos   string `json:"pos"`
+		Write bool   `json:"write"`
+		Path  string `json:"path"`
+	}
+	jsonCheck struct {
+		Pos    string     `json:"pos"`
+		Check  string     `json:"check"`
+		Write  bool       `json:"write"`
+		Why    string     `json:"why"`
+		Covers []jsonSite `json:"covers"`
+	}
+)
+
+func (r *analysisResult) report() jsonReport {
+	pos := func(p token.Pos) string {
+		if !p.IsValid() {
+			return ""
+		}
+		return r.fset.Position(p).String()
+	}
+	site := func(a *placement.Access) jsonSite {
+		return jsonSite{Pos: pos(a.Pos), Write: a.Write, Path: a.Path.String()}
+	}
+	var rep jsonReport
+	for _, p := range r.pkgs {
+		s := p.sum
+		jp := jsonPackage{Path: s.Pkg, Accesses: s.Accesses, RedCard: s.RedCardChecks, BigFoot: s.Checks,
+			Weighted: s.Weighted, Fallbacks: s.Fallbacks, AnalysisNano: int64(s.Elapsed)}
+		for _, plan := range p.plans {
+			jf := jsonFunc{Name: plan.Func.String(), Pos: pos(plan.Func.Pos()), Fallback: plan.Fallback,
+				AnalysisNano: int64(plan.Elapsed), Accesses: []jsonSite{}, Checks: []jsonCheck{}}
+			for _, a := range plan.Accesses {
+				jf.Accesses = append(jf.Accesses, site(a))
+			}
+			for _, c := range plan.Checks {
+				jc := jsonCheck{Pos: pos(c.At.Pos()), Check: c.String(), Write: c.Write, Why: c.Why.String(), Covers: []jsonSite{}}
+				for _, a := range c.Covers {
+					jc.Covers = append(jc.Covers, site(a))
+				}
+				jf.Checks = append(jf.Checks, jc)
+			}
+			jp.Functions = append(jp.Functions, jf)
+		}
+		rep.Packages = append(rep.Packages, jp)
+	}
+	return rep
+}
+
+// lineNotes groups, per file and line, the accesses and checks to show.
+func (r *analysisResult) lineNotes() map[string]map[int]*notes {
+	byFile := make(map[string]map[int]*notes)
+	at := func(p token.Pos) *notes {
+		if !p.IsValid() {
+			return nil
+		}
+		q := r.fset.Position(p)
+		m := byFile[q.Filename]
+		if m == nil {
+			m = make(map[int]*notes)
+			byFile[q.Filename] = m
+		}
+		n := m[q.Line]
+		if n == nil {
+			n = &notes{}
+			m[q.Line] = n
+		}
+		return n
+	}
+	for _, p := range r.pkgs {
+		for _, plan := range p.plans {
+			for _, a := range plan.Accesses {
+				if n := at(a.Pos); n != nil {
+					n.accesses = append(n.accesses, a.String())
+				}
+			}
+			for _, c := range plan.Checks {
+				if n := at(c.At.Pos()); n != nil {
+					lines := make([]string, 0, len(c.Covers))
+					for _, a := range c.Covers {
+						lines = append(lines, fmt.Sprint(r.fset.Position(a.Pos).Line))
+					}
+					sort.Strings(lines)
+					n.checks = append(n.checks, fmt.Sprintf("%s  (%v; covers lines %s)", c, c.Why, strings.Join(dedup(lines), ",")))
+				}
+			}
+		}
+	}
+	return byFile
+}
+
+type notes struct {
+	accesses []string
+	checks   []string
+}
+
+func dedup(s []string) []string {
+	var out []string
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// readSource reads a file for the HTML view.
+func readSource(name string) ([]string, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return strings.Split(string(data), "\n"), nil
+}
