@@ -37,8 +37,11 @@ demo: deps build
 	echo "exit status $$status"; \
 	if [ $$status -ne 66 ] && [ $$status -ne 0 ]; then exit $$status; fi
 
+# test also runs the runtime's own tests under go's race detector: the
+# runtime must itself be race-free.
 test:
 	$(GO) vet ./...
+	$(GO) test -race ./detector/... ./shadow/...
 	$(GO) test -timeout 25m ./...
 
 # bench runs every workload plain, under go -race and in each bigfoot mode,
