@@ -97,6 +97,13 @@ func instrumentPackage(pkg *packages.Package, res *Result, done, helpers map[str
 	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, avail: availableHelpers(pkg.Types)}
 	dir := ""
 	rewrote := false
+	// With cgo, CompiledGoFiles holds the cgo-generated files, not the
+	// user's: name the user's cgo files here, once.
+	for _, path := range pkg.GoFiles {
+		if fileImportsC(path) {
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: uses cgo: left uninstrumented", relPath(pkg, path)))
+		}
+	}
 	for _, i := range files {
 		path := pkg.CompiledGoFiles[i]
 		file := pkg.Syntax[i]
@@ -105,8 +112,7 @@ func instrumentPackage(pkg *packages.Package, res *Result, done, helpers map[str
 			testMainFor(testMains, dir).scan(file, path)
 		}
 		if usesCgo(file) {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s: uses cgo: left uninstrumented", relPath(pkg, path)))
-			continue
+			continue // named above
 		}
 		src, err := os.ReadFile(path)
 		if err != nil {
@@ -416,6 +422,10 @@ func (r *fileRewriter) funcDecl(d *ast.FuncDecl) []sub {
 		ctx.uses++
 		extra = append(extra, "__bf.TestStart(__bfg, "+tb+");")
 	}
+	if fn, ok := r.info.Defs[d.Name].(*types.Func); ok && isHTTPHandler(fn.Type().(*types.Signature)) {
+		ctx.uses++
+		extra = append(extra, httpHandlerPrologue)
+	}
 	var subs []sub
 	switch {
 	case d.Recv == nil && d.Name.Name == "main" && r.p.pkg.Name == "main" && d.Type.TypeParams == nil:
@@ -460,7 +470,12 @@ func (r *fileRewriter) funcLit(fl *ast.FuncLit) string {
 	r.fn = ctx
 	body := r.block(fl.Body)
 	r.fn = parent
-	return r.splice(fl.Pos(), fl.End(), subOf(fl.Body, withPrologue(body, ctx.uses, nil)))
+	var extra []string
+	if sig, ok := r.info.Types[fl].Type.(*types.Signature); ok && isHTTPHandler(sig) {
+		ctx.uses++
+		extra = append(extra, httpHandlerPrologue)
+	}
+	return r.splice(fl.Pos(), fl.End(), subOf(fl.Body, withPrologue(body, ctx.uses, extra)))
 }
 
 // gotoTargets returns the labels of body that some goto names.
@@ -520,4 +535,10 @@ func (r *fileRewriter) site(pos token.Pos) string {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// fileImportsC reports whether the Go file at path imports "C".
+func fileImportsC(path string) bool {
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+	return err == nil && usesCgo(f)
 }
