@@ -70,6 +70,7 @@ func Cur() *G {
 // fork edge, so it acquires the process-wide handoff clock (see docs/api.md,
 // "Goroutines started elsewhere").
 func curSlow(key uintptr, gp unsafe.Pointer) *G {
+	shadow.RefreshGen() // see shadow.RefreshGen: goroutine boundaries
 	handoff.mu.Lock()
 	vc := append([]uint64(nil), handoff.vc...)
 	handoff.mu.Unlock()
@@ -97,7 +98,15 @@ func createdByTesting() bool {
 	}
 	i := bytes.LastIndex(buf, []byte("\ncreated by "))
 	if i < 0 {
-		return true // the main goroutine
+		// No creator: the main goroutine (goid 1), or a goroutine of the
+		// runtime itself, such as the finalizer and cleanup goroutines,
+		// whose stacks omit the line. Those are not roots: a root's
+		// current epoch is acquired by every goroutine created later
+		// without a visible edge, and the finalizer goroutine lives for
+		// the whole run, so its later finalizers would all look ordered
+		// before every test goroutine started after its first one (Go's
+		// TestRaceFin after TestNoRaceFin).
+		return bytes.HasPrefix(buf, []byte("goroutine 1 ["))
 	}
 	return bytes.HasPrefix(buf[i+len("\ncreated by "):], []byte("testing."))
 }
@@ -172,6 +181,9 @@ func (g *G) start(key uintptr, gp unsafe.Pointer) {
 // state, whose vector clock is a copy of the parent's (the go statement
 // happens before the goroutine starts), and advances the parent's clock.
 func (g *G) Fork(site uint32) *Child {
+	// Keep the GC generation current, so that what the child (and the
+	// parent) record next is not taken for state from before a cycle.
+	shadow.RefreshGen()
 	vc := make([]uint64, len(g.t.VC), len(g.t.VC)+1)
 	copy(vc, g.t.VC)
 	c := newG(vc, site, g.goid)

@@ -120,6 +120,7 @@ type TB interface {
 // reported before it ends.
 func TestStart(g *G, t TB) {
 	base := races.Load()
+	shadow.RefreshGen()
 	g.root.Store(true)
 	handoff.release(g)
 	t.Cleanup(func() {

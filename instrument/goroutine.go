@@ -7,37 +7,37 @@ import (
 	"strings"
 )
 
-// send renders a send statement ch <- v as __bfChan(ch).send(__bfg, v),
-// a helper of the package that runs the runtime's Send and SendPost hooks
+// send renders a send statement ch <- v as __bf.Chan(ch).Send(__bfg, v),
+// a runtime helper that runs the runtime's Send and SendPost hooks
 // around the send.
 // A call is a simple statement, so this works in any statement position.
 func (r *fileRewriter) send(s *ast.SendStmt) string {
-	if r.fn == nil || !r.helper("send", s.Pos()) {
+	if r.fn == nil {
 		return r.text(s)
 	}
 	gap := r.splice(s.Chan.End(), s.Value.Pos())
 	gap = strings.Replace(gap, "<-", "", 1)
 	return r.spliceNode(s,
-		sub{s.Chan.Pos(), s.Chan.Pos(), "__bfChan("},
+		sub{s.Chan.Pos(), s.Chan.Pos(), "__bf.Chan("},
 		subOf(s.Chan, r.expr(s.Chan, mValue)),
-		sub{s.Chan.End(), s.Value.Pos(), ").send(" + r.g() + "," + gap},
+		sub{s.Chan.End(), s.Value.Pos(), ").Send(" + r.g() + "," + gap},
 		subOf(s.Value, r.expr(s.Value, mValue)),
 		sub{s.Value.End(), s.Value.End(), ")"})
 }
 
-// recvExpr renders a receive <-c as a call of __bfRecv (or __bfRecv2 in a
+// recvExpr renders a receive <-c as a call of __bf.Recv (or __bf.Recv2 in a
 // comma-ok assignment), which runs RecvPre and RecvPost around it.
 func (r *fileRewriter) recvExpr(e *ast.UnaryExpr, commaOK bool) string {
-	if r.fn == nil || !r.helper("recv", e.Pos()) {
+	if r.fn == nil {
 		return r.spliceNode(e, subOf(e.X, r.expr(e.X, mValue)))
 	}
-	helper := "__bfRecv("
+	helper := "__bf.Recv("
 	if commaOK {
-		helper = "__bfRecv2("
+		helper = "__bf.Recv2("
 	}
 	text := r.spliceNode(e, sub{e.OpPos, e.X.Pos(), helper + r.g() + ", "}, subOf(e.X, r.expr(e.X, mValue)), sub{e.End(), e.End(), ")"})
 	if t := r.timerOf(e.X); t != nil && !commaOK {
-		text = "__bfTimerAcquire(" + r.text(t) + ", " + text + ")"
+		text = "__bf.TimerAcquire(" + r.text(t) + ", " + text + ")"
 	}
 	return text
 }
@@ -129,6 +129,9 @@ func (r *fileRewriter) goStmt(s *ast.GoStmt) stmtOut {
 	}
 	h := &hoister{r: r}
 	inner := r.deferredCall(h, s.Call, true)
+	if k := r.ioCall(s.Call.Fun); k != 0 {
+		inner = deferredIO(k, "__bfg", inner)
+	}
 	c := r.newTemp()
 	h.pre.WriteString(c + " := " + r.g() + ".Fork(" + r.site(s.Pos()) + "); ")
 	text := "go func() { __bfg := __bf.Start(" + c + "); defer __bfg.Exit(); " + inner + " }()"
@@ -235,6 +238,12 @@ func (r *fileRewriter) deferStmt(s *ast.DeferStmt) stmtOut {
 		inner := r.deferredCall(h, s.Call, false)
 		return stmtOut{pre: h.pre.String(), preDecl: true, text: padLines(r.text(s), "defer func() { "+inner+" }()")}
 	}
+	if k := r.ioCall(s.Call.Fun); k != 0 {
+		// The I/O hooks run when the deferred call does.
+		h := &hoister{r: r}
+		inner := deferredIO(k, r.g(), r.deferredCall(h, s.Call, false))
+		return stmtOut{pre: h.pre.String(), preDecl: true, text: padLines(r.text(s), "defer func() { "+inner+" }()")}
+	}
 	return stmtOut{text: r.spliceNode(s, subOf(s.Call, r.expr(s.Call, mValue)))}
 }
 
@@ -335,7 +344,7 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt) stmtOut {
 		if c.ch != nil {
 			hookText.WriteString("__bf.SelectPost(" + r.g() + ", " + chans[i] + ", cap(" + chans[i] + "), " + boolText(c.recv != nil) + "); ")
 			if t := r.timerOf(c.ch); t != nil && c.recv != nil {
-				hookText.WriteString("__bfTimerAcquire(" + r.text(t) + ", 0); ")
+				hookText.WriteString("__bf.TimerAcquire(" + r.text(t) + ", 0); ")
 			}
 		} else if len(all) > 0 {
 			// default: retract what SelectPre announced.

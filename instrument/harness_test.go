@@ -4,14 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -44,86 +40,32 @@ func copyTree(t testing.TB, src, dst string, keep func(rel string) bool) {
 }
 
 var (
-	realRuntimeOnce sync.Once
-	realRuntimeOK   bool
+	runtimeOnce sync.Once
+	runtimeErr  error
 )
 
-// realRuntime reports whether ../detector builds and declares every name
-// of the API (those of fakeRuntime); if not, tests compile against
-// fakeRuntime.
-func realRuntime() bool {
-	realRuntimeOnce.Do(func() {
-		if os.Getenv("BIGFOOT_FAKE_RUNTIME") != "" {
-			return
-		}
+// checkRuntime fails the test unless ../detector and ../shadow build:
+// instrumented code is always compiled and run against the real runtime.
+func checkRuntime(t testing.TB) {
+	t.Helper()
+	runtimeOnce.Do(func() {
 		cmd := exec.Command("go", "build", "./detector/", "./shadow/")
 		cmd.Dir = ".."
-		if cmd.Run() != nil {
-			return
+		if out, err := cmd.CombinedOutput(); err != nil {
+			runtimeErr = fmt.Errorf("the runtime does not build: %v\n%s", err, out)
 		}
-		missing := missingAPI(filepath.Join("..", "detector"))
-		if len(missing) > 0 {
-			fmt.Fprintf(os.Stderr, "instrument tests: ../detector lacks %d API names (e.g. %v): using the fake runtime\n", len(missing), missing[:min(5, len(missing))])
-			return
-		}
-		realRuntimeOK = true
 	})
-	return realRuntimeOK
+	if runtimeErr != nil {
+		t.Fatal(runtimeErr)
+	}
 }
 
-// missingAPI returns the exported names of fakeRuntime that the package in
-// dir does not declare.
-func missingAPI(dir string) []string {
-	fset := token.NewFileSet()
-	names := func(files map[string]*ast.File) map[string]bool {
-		m := map[string]bool{}
-		for _, f := range files {
-			for _, d := range f.Decls {
-				switch d := d.(type) {
-				case *ast.FuncDecl:
-					if d.Recv != nil {
-						m["(G)."+d.Name.Name] = true
-					} else {
-						m[d.Name.Name] = true
-					}
-				case *ast.GenDecl:
-					for _, s := range d.Specs {
-						if ts, ok := s.(*ast.TypeSpec); ok {
-							m[ts.Name.Name] = true
-						}
-					}
-				}
-			}
-		}
-		return m
+func tail(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
 	}
-	fake, err := parser.ParseFile(fset, "fake.go", fakeRuntime, 0)
-	if err != nil {
-		panic(err)
-	}
-	want := names(map[string]*ast.File{"fake.go": fake})
-	have := map[string]bool{}
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, 0)
-		if err != nil {
-			continue
-		}
-		for n := range names(map[string]*ast.File{e.Name(): f}) {
-			have[n] = true
-		}
-	}
-	var missing []string
-	for n := range want {
-		if ast.IsExported(strings.TrimPrefix(n, "(G).")) && !have[n] {
-			missing = append(missing, n)
-		}
-	}
-	sort.Strings(missing)
-	return missing
+	return strings.Join(lines, "\n")
 }
 
 // workspace is a temporary build setup: the user's module, the runtime
@@ -133,7 +75,6 @@ type workspace struct {
 	mod     string // the user's module directory
 	overlay string // overlay.json
 	env     []string
-	fake    bool
 }
 
 // newWorkspace copies the module in srcDir into a temporary directory.
@@ -145,18 +86,13 @@ func newWorkspace(t testing.TB, srcDir string) *workspace {
 	if _, err := os.Stat(filepath.Join(w.mod, "go.mod")); err != nil {
 		os.WriteFile(filepath.Join(w.mod, "go.mod"), []byte("module example.com/m\n\ngo 1.26.0\n"), 0o644)
 	}
+	checkRuntime(t)
 	rt := filepath.Join(root, "rt")
-	if realRuntime() {
-		for _, dir := range []string{"detector", "shadow"} {
-			copyTree(t, filepath.Join("..", dir), filepath.Join(rt, dir), func(rel string) bool {
-				return (strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go") || strings.HasSuffix(rel, ".s")) &&
-					!strings.Contains(rel, "testdata")
-			})
-		}
-	} else {
-		w.fake = true
-		os.MkdirAll(filepath.Join(rt, "detector"), 0o755)
-		os.WriteFile(filepath.Join(rt, "detector", "fake.go"), []byte(fakeRuntime), 0o644)
+	for _, dir := range []string{"detector", "shadow"} {
+		copyTree(t, filepath.Join("..", dir), filepath.Join(rt, dir), func(rel string) bool {
+			return (strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go") || strings.HasSuffix(rel, ".s")) &&
+				!strings.Contains(rel, "testdata")
+		})
 	}
 	os.WriteFile(filepath.Join(rt, "go.mod"), []byte("module github.com/bigfoot-go/bigfoot\n\ngo 1.24\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "go.work"), []byte("go 1.26.0\n\nuse (\n\t./m\n\t./rt\n)\n"), 0o644)

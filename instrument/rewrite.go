@@ -37,20 +37,9 @@ func instrumentPackages(pkgs []*packages.Package) *Result {
 
 // pkgRewriter is what the file rewriter needs of a package.
 type pkgRewriter struct {
-	pkg   *packages.Package
-	info  *types.Info
-	heap  map[token.Pos]bool // declaring positions of heap (escaping) locals
-	avail map[string]bool    // helpers the package can declare (helpers.go)
-}
-
-// helper reports whether the named helper is available, noting where an
-// operation stays uninstrumented because it is not.
-func (r *fileRewriter) helper(name string, pos token.Pos) bool {
-	if r.p.avail[name] {
-		return true
-	}
-	r.note(pos, "package redeclares a predeclared identifier helper %q needs: operation not instrumented", name)
-	return false
+	pkg  *packages.Package
+	info *types.Info
+	heap map[token.Pos]bool // declaring positions of heap (escaping) locals
 }
 
 // universe reports whether the names denote the predeclared identifiers at
@@ -94,7 +83,7 @@ func instrumentPackage(pkg *packages.Package, res *Result, done, helpers map[str
 		heap = syntacticHeapVars(pkg)
 		res.Notes = append(res.Notes, fmt.Sprintf("%s: escape analysis from syntax (go/ssa: %v)", pkg.ID, firstLine(err.Error())))
 	}
-	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, avail: availableHelpers(pkg.Types)}
+	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap}
 	dir := ""
 	rewrote := false
 	// With cgo, CompiledGoFiles holds the cgo-generated files, not the
@@ -134,13 +123,11 @@ func instrumentPackage(pkg *packages.Package, res *Result, done, helpers map[str
 		return
 	}
 	key := dir + "\x00" + pkg.Name
-	if rewrote && !helpers[key] {
+	if rewrote && pkg.Name == "main" && !helpers[key] {
+		// main.main is renamed and wrapped; the wrapper asks whether it
+		// runs in a test binary (a test that calls main must not exit).
 		helpers[key] = true
-		name := "zz_bigfoot_rt.go"
-		if strings.HasSuffix(pkg.Name, "_test") {
-			name = "zz_bigfoot_rt_x_test.go"
-		}
-		res.Add[filepath.Join(dir, name)] = helperFile(pkg.Name, pr.avail)
+		res.Add[filepath.Join(dir, "zz_bigfoot_rt.go")] = []byte(mainHelperFile)
 	}
 }
 

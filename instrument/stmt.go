@@ -306,9 +306,6 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 	perIter := r.goVersionAtLeast(s.Pos(), "go1.22")
 	switch u := coreType(xt).(type) {
 	case *types.Chan:
-		if !r.helper("recv", s.Pos()) {
-			return plain(r.expr(s.X, mValue))
-		}
 		if s.Tok == token.ASSIGN {
 			return r.rangeChanAssign(s, body)
 		}
@@ -328,9 +325,9 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 			}
 		}
 		if t := r.timerOf(s.X); t != nil {
-			decl.WriteString("__bfTimerAcquire(" + r.text(t) + ", 0); ")
+			decl.WriteString("__bf.TimerAcquire(" + r.text(t) + ", 0); ")
 		}
-		head := "for " + c + " := " + r.expr(s.X, mValue) + "; ; { " + key + ", " + ok + " := __bfRecv2(" + r.g() + ", " + c + "); if !" + ok + " { break }; " + decl.String()
+		head := "for " + c + " := " + r.expr(s.X, mValue) + "; ; { " + key + ", " + ok + " := __bf.Recv2(" + r.g() + ", " + c + "); if !" + ok + " { break }; " + decl.String()
 		return stmtOut{text: padLines(r.text(s), head+body+" }")}
 	case *types.Map:
 		x := "__bf.MapRead(" + r.g() + ", " + r.expr(s.X, mValue) + ", " + r.site(s.X.Pos()) + ")"
@@ -391,7 +388,7 @@ func (r *fileRewriter) rangeChanAssign(s *ast.RangeStmt, body string) stmtOut {
 		t, _ := r.lvalue(s.Key, false, false, nil)
 		assign = t + " = " + v + "; "
 	}
-	head := "for " + c + " := " + r.expr(s.X, mValue) + "; ; { " + v + ", " + ok + " := __bfRecv2(" + r.g() + ", " + c + "); if !" + ok + " { break }; _ = " + v + "; " + assign
+	head := "for " + c + " := " + r.expr(s.X, mValue) + "; ; { " + v + ", " + ok + " := __bf.Recv2(" + r.g() + ", " + c + "); if !" + ok + " { break }; _ = " + v + "; " + assign
 	return stmtOut{text: padLines(r.text(s), head+body+" }")}
 }
 

@@ -62,7 +62,7 @@ var noG = map[string]bool{"Exit": true}
 
 // asyncFuncs maps "pkgpath.Func" of functions that run a callback on a
 // goroutine the standard library starts to the index of the callback
-// argument, which is wrapped in __bfAsync.
+// argument, which is wrapped in __bf.Async.
 var asyncFuncs = map[string]int{
 	"time.AfterFunc":    1,
 	"context.AfterFunc": 1,
@@ -268,18 +268,30 @@ func (r *fileRewriter) call(e *ast.CallExpr) string {
 			return text
 		}
 	}
-	if sel, ok := fun.(*ast.SelectorExpr); ok && r.fn != nil && r.isMethod(sel, "(*testing.M).Run") && r.helper("mrun", e.Pos()) {
-		return r.spliceNode(e, sub{e.Pos(), e.Rparen + 1, "__bfMRun(" + r.g() + ", " + r.expr(sel.X, mValue) + ")"})
+	if sel, ok := fun.(*ast.SelectorExpr); ok && r.fn != nil && r.isMethod(sel, "(*testing.M).Run") {
+		return r.spliceNode(e, sub{e.Pos(), e.Rparen + 1, "__bf.MRun(" + r.g() + ", " + r.expr(sel.X, mValue) + ")"})
 	}
-	if i, ok := r.asyncCallback(fun); ok && i < len(args) && r.fn != nil && r.helper("async", e.Pos()) {
-		args[i].text = "__bfAsync(" + r.g() + ", " + args[i].text + ")"
+	if i, ok := r.asyncCallback(fun); ok && i < len(args) && r.fn != nil {
+		args[i].text = "__bf.Async(" + r.g() + ", " + args[i].text + ")"
+	}
+	var io ioKind
+	if r.fn != nil {
+		io = r.ioCall(fun)
 	}
 	if sel, ok := fun.(*ast.SelectorExpr); ok {
 		if s := r.info.Selections[sel]; s != nil && s.Kind() == types.MethodVal {
-			return r.spliceNode(e, append([]sub{subOf(sel.X, r.methodRecv(sel, s))}, args...)...)
+			recv := subOf(sel.X, r.methodRecv(sel, s))
+			if io != 0 {
+				return r.ioWrap(e, io, recv, args)
+			}
+			return r.spliceNode(e, append([]sub{recv}, args...)...)
 		}
 	}
-	return r.spliceNode(e, append([]sub{subOf(e.Fun, r.expr(e.Fun, mValue))}, args...)...)
+	f := subOf(e.Fun, r.expr(e.Fun, mValue))
+	if io != 0 {
+		return r.ioWrap(e, io, f, args)
+	}
+	return r.spliceNode(e, append([]sub{f}, args...)...)
 }
 
 // hookCall renders a call of a synchronization function or method as a
@@ -407,16 +419,16 @@ func (r *fileRewriter) methodValue(e *ast.SelectorExpr, s *types.Selection) stri
 		helper := ""
 		switch {
 		case sig.Params().Len() == 0 && sig.Results().Len() == 0:
-			helper = "__bfMV"
+			helper = "__bf.MV"
 		case sig.Params().Len() == 1 && sig.Results().Len() == 0 && !sig.Variadic():
-			helper = "__bfMV1"
+			helper = "__bf.MV1"
 		case sig.Params().Len() == 0 && sig.Results().Len() == 1:
-			helper = "__bfMVR"
+			helper = "__bf.MVR"
 		case sig.Params().Len() == 1 && sig.Results().Len() == 1 && !sig.Variadic():
-			helper = "__bfMV1R"
+			helper = "__bf.MV1R"
 		}
-		if helper != "" && (h.fn.Type().(*types.Signature).Recv() == nil || !isGenericRecv(h.fn)) && r.helper("mv", e.Pos()) {
-			return helper + "(__bf." + h.name + ").bind(" + r.hookRecv(h) + ")"
+		if helper != "" && (h.fn.Type().(*types.Signature).Recv() == nil || !isGenericRecv(h.fn)) {
+			return helper + "(__bf." + h.name + ").Bind(" + r.hookRecv(h) + ")"
 		}
 		r.note(e.Pos(), "method value %s: synchronization not modeled", h.fn.FullName())
 	}
@@ -438,8 +450,8 @@ func isGenericRecv(fn *types.Func) bool {
 func (r *fileRewriter) conversion(e *ast.CallExpr, args []sub) string {
 	if len(e.Args) == 1 && r.fn != nil {
 		if b, ok := coreType(r.typeOf(e.Fun)).(*types.Basic); ok && b.Info()&types.IsString != 0 {
-			if _, ok := coreType(r.typeOf(e.Args[0])).(*types.Slice); ok && r.helper("readall", e.Pos()) {
-				args[0].text = "__bfReadAll(" + r.g() + ", " + r.site(e.Pos()) + ", " + args[0].text + ")"
+			if _, ok := coreType(r.typeOf(e.Args[0])).(*types.Slice); ok {
+				args[0].text = "__bf.ReadAll(" + r.g() + ", " + r.site(e.Pos()) + ", " + args[0].text + ")"
 			}
 		}
 	}
@@ -462,10 +474,7 @@ func (r *fileRewriter) builtinCall(e *ast.CallExpr, name string, args []sub) str
 		case *types.Map:
 			args[0].text = "__bf.MapWrite(" + r.g() + ", " + args[0].text + ", " + r.site(e.Pos()) + ")"
 		case *types.Slice:
-			if !r.helper("writeall", e.Pos()) {
-				break
-			}
-			args[0].text = "__bfWriteAll(" + r.g() + ", " + r.site(e.Pos()) + ", " + args[0].text + ")"
+			args[0].text = "__bf.WriteAll(" + r.g() + ", " + r.site(e.Pos()) + ", " + args[0].text + ")"
 		}
 	case "close":
 		args[0].text = "__bf.Close(" + r.g() + ", " + args[0].text + ")"
@@ -473,12 +482,9 @@ func (r *fileRewriter) builtinCall(e *ast.CallExpr, name string, args []sub) str
 		if len(e.Args) != 2 {
 			break
 		}
-		helper, name := "__bfCopy", "copy"
+		helper := "__bf.Copy"
 		if b, ok := argType(1).(*types.Basic); ok && b.Info()&types.IsString != 0 {
-			helper, name = "__bfCopyString", "copystr"
-		}
-		if !r.helper(name, e.Pos()) {
-			break
+			helper = "__bf.CopyString"
 		}
 		return r.splice(e.Pos(), e.End(), append([]sub{{e.Pos(), e.Lparen + 1, helper + "(" + r.g() + ", " + r.site(e.Pos()) + ", "}}, args...)...)
 	case "append":
@@ -489,22 +495,22 @@ func (r *fileRewriter) builtinCall(e *ast.CallExpr, name string, args []sub) str
 			if b, ok := argType(1).(*types.Basic); ok && b.Info()&types.IsString != 0 {
 				// append([]byte, string...): strings are immutable; only
 				// the new elements are written.
-				if _, ok := argType(0).(*types.Slice); !ok || !r.helper("appendstr", e.Pos()) {
+				if _, ok := argType(0).(*types.Slice); !ok {
 					break
 				}
-				sub0 := sub{e.Pos(), e.Lparen + 1, "__bfAppendString(" + r.g() + ", " + r.site(e.Pos()) + ", "}
+				sub0 := sub{e.Pos(), e.Lparen + 1, "__bf.AppendString(" + r.g() + ", " + r.site(e.Pos()) + ", "}
 				end := sub{e.Ellipsis, e.Ellipsis + 3, ""}
 				return r.spliceNode(e, append(append([]sub{sub0}, args...), end)...)
 			}
-			if _, ok := argType(1).(*types.Slice); !ok || !r.helper("append", e.Pos()) {
+			if _, ok := argType(1).(*types.Slice); !ok {
 				break
 			}
-			return r.appendCall(e, args, "addSlice")
+			return r.appendCall(e, args, "AddSlice")
 		}
-		if _, ok := argType(0).(*types.Slice); !ok || !r.helper("append", e.Pos()) {
+		if _, ok := argType(0).(*types.Slice); !ok {
 			break
 		}
-		return r.appendCall(e, args, "add")
+		return r.appendCall(e, args, "Add")
 	}
 	return r.spliceNode(e, args...)
 }
@@ -529,12 +535,12 @@ func (r *fileRewriter) asyncCallback(fun ast.Expr) (int, bool) {
 	return i, ok
 }
 
-// appendCall renders append(s, xs...) as __bfAppend(g, site, s).method(xs...):
+// appendCall renders append(s, xs...) as __bf.Append(g, site, s).Method(xs...):
 // the elements are then assigned to the slice's element type, as append
 // assigns them. The text between s and the first element keeps its
 // layout, minus the comma.
 func (r *fileRewriter) appendCall(e *ast.CallExpr, args []sub, method string) string {
-	head := sub{e.Pos(), e.Lparen + 1, "__bfAppend(" + r.g() + ", " + r.site(e.Pos()) + ", "}
+	head := sub{e.Pos(), e.Lparen + 1, "__bf.Append(" + r.g() + ", " + r.site(e.Pos()) + ", "}
 	gap := r.splice(e.Args[0].End(), e.Args[1].Pos())
 	gap = strings.Replace(gap, ",", "", 1)
 	mid := sub{e.Args[0].End(), e.Args[1].Pos(), ")." + method + "(" + gap}
@@ -561,7 +567,7 @@ func (r *fileRewriter) errgroupCall(e *ast.CallExpr, sel *ast.SelectorExpr, args
 	const group = "(*golang.org/x/sync/errgroup.Group)."
 	isGo := r.isMethod(sel, group+"Go") || r.isMethod(sel, group+"TryGo")
 	isWait := r.isMethod(sel, group+"Wait")
-	if !isGo && !isWait || !r.plainOperand(sel.X, nil) || !r.helper("group", e.Pos()) {
+	if !isGo && !isWait || !r.plainOperand(sel.X, nil) {
 		return "", false
 	}
 	s := r.info.Selections[sel]
@@ -571,31 +577,28 @@ func (r *fileRewriter) errgroupCall(e *ast.CallExpr, sel *ast.SelectorExpr, args
 	key := r.hookRecv(hook{sel: sel, ptr: true})
 	if isWait {
 		call := r.spliceNode(e, append([]sub{subOf(sel.X, r.methodRecv(sel, s))}, args...)...)
-		return "__bfGroupWait(" + key + ", " + call + ")", true
+		return "__bf.GroupWait(" + key + ", " + call + ")", true
 	}
 	if len(args) != 1 {
 		return "", false
 	}
-	args[0].text = "__bfGroupFn(" + key + ", " + args[0].text + ")"
+	args[0].text = "__bf.GroupFn(" + key + ", " + args[0].text + ")"
 	return r.spliceNode(e, append([]sub{subOf(sel.X, r.methodRecv(sel, s))}, args...)...), true
 }
 
 // timerCall renders time.NewTimer, time.NewTicker and the Reset methods so
 // that they release into the timer (see timerRecv).
 func (r *fileRewriter) timerCall(e *ast.CallExpr, sel *ast.SelectorExpr, args []sub) (string, bool) {
-	if !r.p.avail["timer"] {
-		return "", false
-	}
 	if r.isMethod(sel, "(*time.Timer).Reset") || r.isMethod(sel, "(*time.Ticker).Reset") {
 		if !isPointer(r.typeOf(sel.X)) {
 			return "", false
 		}
-		x := "__bfTimerRelease(" + r.expr(sel.X, mValue) + ")"
+		x := "__bf.TimerRelease(" + r.expr(sel.X, mValue) + ")"
 		return r.spliceNode(e, append([]sub{subOf(sel.X, x)}, args...)...), true
 	}
 	if fn, ok := r.info.Uses[sel.Sel].(*types.Func); ok && fn.Pkg() != nil && fn.Pkg().Path() == "time" &&
 		(fn.Name() == "NewTimer" || fn.Name() == "NewTicker") && r.info.Selections[sel] == nil {
-		return "__bfTimerRelease(" + r.spliceNode(e, args...) + ")", true
+		return "__bf.TimerRelease(" + r.spliceNode(e, args...) + ")", true
 	}
 	return "", false
 }
@@ -603,7 +606,7 @@ func (r *fileRewriter) timerCall(e *ast.CallExpr, sel *ast.SelectorExpr, args []
 // timerOf returns the timer or ticker x of a channel operand x.C, or nil.
 func (r *fileRewriter) timerOf(ch ast.Expr) ast.Expr {
 	sel, ok := ast.Unparen(ch).(*ast.SelectorExpr)
-	if !ok || sel.Sel.Name != "C" || !r.p.avail["timer"] || !r.plainOperand(sel.X, nil) {
+	if !ok || sel.Sel.Name != "C" || !r.plainOperand(sel.X, nil) {
 		return nil
 	}
 	p, ok := coreType(r.typeOf(sel.X)).(*types.Pointer)

@@ -54,13 +54,44 @@ import (
 
 var (
 	lagGen   atomic.Uint64
+	sentGen  atomic.Uint64 // the generation the sentinel last observed
 	spacesMu sync.Mutex
 	spaces   []*Space
 )
 
 func init() {
 	lagGen.Store(exactGen())
+	sentGen.Store(lagGen.Load())
 	armSentinel()
+}
+
+// advanceGen raises lagGen to n unless it is already there. lagGen never
+// decreases: several goroutines refresh it, each with an exact count read
+// at some point, and an older read must not undo a newer one.
+func advanceGen(n uint64) {
+	for {
+		cur := lagGen.Load()
+		if n <= cur || lagGen.CompareAndSwap(cur, n) {
+			return
+		}
+	}
+}
+
+// RefreshGen brings lagGen up to date with the exact GC generation (about
+// 100ns) and returns it. The sentinel's finalizer alone can leave lagGen
+// behind for a long time: the finalizer runs only when the finalizer
+// goroutine is scheduled, and a sentinel it allocates while the next cycle
+// is marking is allocated black, survives that cycle and reports only the
+// one after (with GOGC=off, never). Every granule created meanwhile is
+// stamped with an old generation, so the first access by a second
+// goroutine (adoption) takes it for state recorded before a cycle and drops
+// it: the race is missed. So the runtime also refreshes lagGen where it
+// pays for it easily: when a page is created, at adoption (which reads the
+// exact count anyway), and at goroutine and test boundaries (detector).
+func RefreshGen() uint64 {
+	n := exactGen()
+	advanceGen(n)
+	return n
 }
 
 // exactGen returns the number of completed GC cycles.
@@ -89,7 +120,9 @@ func armSentinel() {
 		// exists collects it, so every cycle completing after the read
 		// below runs this finalizer again.
 		armSentinel()
-		lagGen.Store(exactGen())
+		n := exactGen()
+		advanceGen(n)
+		sentGen.Store(n)
 		spacesMu.Lock()
 		ss := append([]*Space(nil), spaces...)
 		spacesMu.Unlock()
@@ -102,10 +135,19 @@ func armSentinel() {
 			}
 		}
 		hooksMu.Lock()
-		hs := append([]func(){}, hooks...)
+		hs := append([]*hook{}, hooks...)
 		hooksMu.Unlock()
 		for _, h := range hs {
-			go h()
+			// Like the shadow sweep, at most one run per hook at a
+			// time: back-to-back cycles (a program calling runtime.GC
+			// from thousands of goroutines) must not pile up sweepers
+			// that compete with the program for the CPU.
+			if h.running.CompareAndSwap(false, true) {
+				go func() {
+					defer h.running.Store(false)
+					h.f()
+				}()
+			}
 		}
 	})
 }
@@ -191,7 +233,7 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		gr.immortal = true
 		return gr
 	}
-	if uint32(exactGen()) != gr.gen {
+	if uint32(RefreshGen()) != gr.gen {
 		gr = pg.replace(gi, lo, hi)
 	}
 	if kind == kindForeign {
@@ -216,7 +258,10 @@ func (gr *granule) reclaimable(gen uint32) bool {
 	case gr.hasWP:
 		return gr.wp.Value() == nil
 	default:
-		return gr.gen != gen
+		// Older than the sweep's generation. Not "different": lagGen
+		// may have been refreshed since the sweep read it, and a granule
+		// stamped with the newer generation is current.
+		return int32(gr.gen-gen) < 0
 	}
 }
 
@@ -249,9 +294,14 @@ func (s *Space) Sweep() {
 	})
 }
 
+type hook struct {
+	f       func()
+	running atomic.Bool
+}
+
 var (
 	hooksMu sync.Mutex
-	hooks   []func()
+	hooks   []*hook
 )
 
 // AfterGC registers f to run (in its own goroutine) after every GC cycle,
@@ -259,7 +309,7 @@ var (
 // way.
 func AfterGC(f func()) {
 	hooksMu.Lock()
-	hooks = append(hooks, f)
+	hooks = append(hooks, &hook{f: f})
 	hooksMu.Unlock()
 }
 
@@ -284,12 +334,17 @@ func ExactGen() uint64 { return exactGen() }
 // during a mark phase.
 func Quiesce() {
 	for i := 1; ; i++ {
-		busy := lagGen.Load() != exactGen()
+		busy := sentGen.Load() != exactGen()
 		spacesMu.Lock()
 		for _, s := range spaces {
 			busy = busy || s.sweeping.Load()
 		}
 		spacesMu.Unlock()
+		hooksMu.Lock()
+		for _, h := range hooks {
+			busy = busy || h.running.Load()
+		}
+		hooksMu.Unlock()
 		if !busy {
 			return
 		}

@@ -529,7 +529,13 @@ func (s *Space) stripe(key, gi uintptr) *sync.Mutex {
 // page returns the live page for key, creating it if needed.
 func (s *Space) page(key uintptr) *page {
 	for {
-		pg, _ := s.pages.LoadOrStore(key, func() *page { return new(page) })
+		pg, loaded := s.pages.LoadOrStore(key, func() *page { return new(page) })
+		if !loaded {
+			// New memory is being touched: a cheap moment (next to
+			// allocating 4 KiB of slots) to make sure the granules
+			// about to be created get the current generation.
+			RefreshGen()
+		}
 		if !pg.dead.Load() {
 			return pg
 		}

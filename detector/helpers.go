@@ -1,0 +1,234 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+import "unsafe"
+
+// Helpers of emitted code: small generic functions for operations that need
+// several runtime calls in one expression (channel operations), must keep
+// Go's assignment rules (append, send: the value is assigned to the
+// element type, which inferring one type parameter from a channel and a
+// value together would not do), or need a closure (method values of
+// synchronization methods). They used to be declared in each instrumented
+// package, where a package that redeclared a predeclared identifier they use
+// (copy, min, cap, ...) lost them; here they cannot be shadowed.
+
+// Recv is <-c: RecvPre, the receive, RecvPost.
+func Recv[T any](g *G, c <-chan T) T {
+	v := <-RecvPre(g, c, cap(c))
+	return RecvPost(g, c, cap(c), v)
+}
+
+// Recv2 is v, ok := <-c.
+func Recv2[T any](g *G, c <-chan T) (T, bool) {
+	v, ok := <-RecvPre(g, c, cap(c))
+	RecvPostOK(g, c, cap(c))
+	return v, ok
+}
+
+// A Sender is a channel whose sends are checked: Chan(c).Send(g, v) is
+// c <- v, with v assigned to the channel's element type as in a send
+// statement.
+type Sender[T any] struct{ c chan<- T }
+
+// Chan returns c's Sender.
+func Chan[T any](c chan<- T) Sender[T] { return Sender[T]{c} }
+
+// Send sends v: Send (release), the send, SendPost.
+func (s Sender[T]) Send(g *G, v T) {
+	c := s.c
+	c <- Send(g, c, cap(c), v)
+	SendPost(g, c, cap(c))
+}
+
+// Copy is copy(dst, src) with the elements copied written and read.
+func Copy[E any](g *G, site uint32, dst, src []E) int {
+	if n := min(len(dst), len(src)); n > 0 {
+		size := unsafe.Sizeof(dst[0])
+		g.WriteRange(unsafe.Pointer(&dst[0]), size, 0, n, 1, site)
+		g.ReadRange(unsafe.Pointer(&src[0]), size, 0, n, 1, site)
+	}
+	return copy(dst, src)
+}
+
+// CopyString is copy(dst, src) from a string (immutable: not read).
+func CopyString[B ~[]byte, T ~string](g *G, site uint32, dst B, src T) int {
+	if n := min(len(dst), len(src)); n > 0 {
+		g.WriteRange(unsafe.Pointer(&dst[0]), 1, 0, n, 1, site)
+	}
+	return copy(dst, src)
+}
+
+// An Appender holds the slice of append(s, xs...) so that the elements are
+// assigned to the slice's element type, as append does:
+// Append(g, site, s).Add(xs...).
+type Appender[S ~[]E, E any] struct {
+	g    *G
+	site uint32
+	s    S
+}
+
+// Append starts append(s, ...).
+func Append[S ~[]E, E any](g *G, site uint32, s S) Appender[S, E] {
+	return Appender[S, E]{g, site, s}
+}
+
+// Add is append(s, xs...): the old elements are read if they move, the new
+// ones written.
+func (a Appender[S, E]) Add(xs ...E) S {
+	g, site, s := a.g, a.site, a.s
+	if len(s)+len(xs) > cap(s) && len(s) > 0 {
+		g.ReadRange(unsafe.Pointer(&s[0]), unsafe.Sizeof(s[0]), 0, len(s), 1, site)
+	}
+	r := append(s, xs...)
+	if len(xs) > 0 {
+		g.WriteRange(unsafe.Pointer(&r[0]), unsafe.Sizeof(r[0]), len(s), len(r), 1, site)
+	}
+	return r
+}
+
+// AddSlice is append(s, xs...) of a slice xs, whose elements are read.
+func (a Appender[S, E]) AddSlice(xs ...E) S {
+	if len(xs) > 0 {
+		a.g.ReadRange(unsafe.Pointer(&xs[0]), unsafe.Sizeof(xs[0]), 0, len(xs), 1, a.site)
+	}
+	return a.Add(xs...)
+}
+
+// AppendString is append(s, str...).
+func AppendString[S ~[]byte, T ~string](g *G, site uint32, s S, str T) S {
+	if len(s)+len(str) > cap(s) && len(s) > 0 {
+		g.ReadRange(unsafe.Pointer(&s[0]), 1, 0, len(s), 1, site)
+	}
+	r := append(s, str...)
+	if len(str) > 0 {
+		g.WriteRange(unsafe.Pointer(&r[0]), 1, len(s), len(r), 1, site)
+	}
+	return r
+}
+
+// ReadAll reads every element of s and returns s (string(b)).
+func ReadAll[S ~[]E, E any](g *G, site uint32, s S) S {
+	if len(s) > 0 {
+		g.ReadRange(unsafe.Pointer(&s[0]), unsafe.Sizeof(s[0]), 0, len(s), 1, site)
+	}
+	return s
+}
+
+// WriteAll writes every element of s and returns s (clear(s)).
+func WriteAll[S ~[]E, E any](g *G, site uint32, s S) S {
+	if len(s) > 0 {
+		g.WriteRange(unsafe.Pointer(&s[0]), unsafe.Sizeof(s[0]), 0, len(s), 1, site)
+	}
+	return s
+}
+
+// Async wraps a callback that the standard library runs on a goroutine of
+// its own (time.AfterFunc, context.AfterFunc): what happened before the
+// registration happens before the callback.
+func Async(g *G, f func()) func() {
+	b := new(clockBox)
+	b.release(g)
+	return func() {
+		b.acquire(Cur())
+		f()
+	}
+}
+
+// Method values of synchronization methods: MV(hook).Bind(recv) is a func
+// that runs the hook on the goroutine that calls it. The hook fixes the
+// receiver type; the receiver is assigned to it.
+
+// An MVHook is a hook taking a receiver.
+type MVHook[P any] struct{ f func(*G, P) }
+
+// MV is a hook with no argument and no result.
+func MV[P any](f func(*G, P)) MVHook[P] { return MVHook[P]{f} }
+
+// Bind returns the method value.
+func (m MVHook[P]) Bind(p P) func() {
+	f := m.f
+	return func() { f(Cur(), p) }
+}
+
+// An MV1Hook is a hook taking a receiver and one argument.
+type MV1Hook[P, A any] struct{ f func(*G, P, A) }
+
+// MV1 is a hook with one argument and no result.
+func MV1[P, A any](f func(*G, P, A)) MV1Hook[P, A] { return MV1Hook[P, A]{f} }
+
+// Bind returns the method value.
+func (m MV1Hook[P, A]) Bind(p P) func(A) {
+	f := m.f
+	return func(a A) { f(Cur(), p, a) }
+}
+
+// An MVRHook is a hook taking a receiver and returning a result.
+type MVRHook[P, R any] struct{ f func(*G, P) R }
+
+// MVR is a hook with no argument and one result.
+func MVR[P, R any](f func(*G, P) R) MVRHook[P, R] { return MVRHook[P, R]{f} }
+
+// Bind returns the method value.
+func (m MVRHook[P, R]) Bind(p P) func() R {
+	f := m.f
+	return func() R { return f(Cur(), p) }
+}
+
+// An MV1RHook is a hook taking a receiver and one argument and returning a
+// result.
+type MV1RHook[P, A, R any] struct{ f func(*G, P, A) R }
+
+// MV1R is a hook with one argument and one result.
+func MV1R[P, A, R any](f func(*G, P, A) R) MV1RHook[P, A, R] {
+	return MV1RHook[P, A, R]{f}
+}
+
+// Bind returns the method value.
+func (m MV1RHook[P, A, R]) Bind(p P) func(A) R {
+	f := m.f
+	return func(a A) R { return f(Cur(), p, a) }
+}
+
+// MRun is m.Run() in a TestMain: the tests run on goroutines the testing
+// package starts, which the runtime orders after what happened before
+// through its handoff clock, as for t.Run.
+func MRun(g *G, m interface{ Run() int }) (code int) {
+	run := func(_ string, f func(struct{})) bool { f(struct{}{}); return true }
+	Run(g, run, "", func(struct{}) { code = m.Run() })
+	return code
+}
+
+// GroupFn wraps a function given to errgroup.Group.Go, whose goroutine is
+// started by uninstrumented code: the call of Go happens before the
+// function, and the function before Wait returns (GroupWait). key is the
+// group.
+func GroupFn[T any](key *T, f func() error) func() error {
+	start := new(byte)
+	RaceRelease(unsafe.Pointer(start))
+	return func() error {
+		RaceAcquire(unsafe.Pointer(start))
+		defer RaceReleaseMerge(unsafe.Pointer(key))
+		return f()
+	}
+}
+
+// GroupWait follows errgroup.Group.Wait: GroupWait(&g, g.Wait()).
+func GroupWait[T any](key *T, err error) error {
+	RaceAcquire(unsafe.Pointer(key))
+	return err
+}
+
+// TimerRelease marks the creation or reset of a timer or ticker t, which
+// send on their channel from the runtime: it happens before the receives
+// it causes (TimerAcquire).
+func TimerRelease[T any](t *T) *T {
+	RaceReleaseMerge(unsafe.Pointer(t))
+	return t
+}
+
+// TimerAcquire follows a receive of v from t's channel.
+func TimerAcquire[T, V any](t *T, v V) V {
+	RaceAcquire(unsafe.Pointer(t))
+	return v
+}

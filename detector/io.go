@@ -1,0 +1,55 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+// I/O as synchronization. The operating system orders a write to a file,
+// socket or pipe before a read that sees the data; the standard library is
+// not instrumented, so the instrumenter announces I/O at the call sites in
+// instrumented code. As in Go's race detector (internal/poll: an fd write
+// does race.ReleaseMerge(&ioSync) before, an fd read race.Acquire(&ioSync)
+// after), there is one process-wide sync object for all I/O: writes release
+// into it, reads acquire from it. This over-synchronizes (every read is
+// ordered after every earlier write, whatever the file): it may hide a race,
+// never invent one. Writes only release, so goroutines that only print stay
+// unordered with each other.
+
+// ioSync is the process-wide I/O sync object.
+var ioSync clockBox
+
+// IOWrite is called before an operation that writes to a file, socket or
+// pipe (or otherwise changes what another reader of the OS sees: create,
+// rename, remove, close): it releases the goroutine's clock into the I/O
+// sync object.
+func IOWrite(g *G) { ioSync.release(g) }
+
+// IORead is called after an operation that reads from a file, socket or
+// pipe (open, stat, accept, ...): it acquires the I/O sync object.
+func IORead(g *G) { ioSync.acquire(g) }
+
+// IOW is IOWrite followed by returning v: emitted code wraps the last
+// argument a writing call evaluates, so that the release follows the
+// argument's evaluation (and its checks) and precedes the call.
+func IOW[T any](g *G, v T) T {
+	ioSync.release(g)
+	return v
+}
+
+// IOR is IORead after a reading call with one result: IOR(g, f.Stat()).
+func IOR[T any](g *G, v T) T {
+	ioSync.acquire(g)
+	return v
+}
+
+// IOR2 is IORead after a reading call with two results:
+// IOR2(f.Read(buf)). A multi-valued call must be the only argument, so the
+// goroutine state is found with Cur.
+func IOR2[A, B any](a A, b B) (A, B) {
+	ioSync.acquire(Cur())
+	return a, b
+}
+
+// IOR3 is IOR2 for calls with three results.
+func IOR3[A, B, C any](a A, b B, c C) (A, B, C) {
+	ioSync.acquire(Cur())
+	return a, b, c
+}

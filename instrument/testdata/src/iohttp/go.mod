@@ -1,0 +1,3 @@
+module example.com/iohttp
+
+go 1.26
