@@ -2,6 +2,8 @@
 
 package detector
 
+import "unsafe"
+
 // I/O as synchronization. The operating system orders a write to a file,
 // socket or pipe before a read that sees the data; the standard library is
 // not instrumented, so the instrumenter announces I/O at the call sites in
@@ -52,4 +54,35 @@ func IOR2[A, B any](a A, b B) (A, B) {
 func IOR3[A, B, C any](a A, b B, c C) (A, B, C) {
 	ioSync.acquire(Cur())
 	return a, b, c
+}
+
+// ReadInto performs read(p), a Read method of the standard library's shape
+// (io.Reader), and then treats it as Go's race runtime treats a read system
+// call (syscall.Read: race.WriteRange of the bytes read): the first n
+// bytes of p are written by the calling goroutine. Emitted code turns
+// r.Read(p), for a Read the standard library or another uninstrumented
+// package implements, into __bf.ReadInto(g, site, r.Read, p), which
+// evaluates the receiver and p in the original order; a read from a file or
+// socket is wrapped in IOR2 as well.
+func ReadInto(g *G, site uint32, read func([]byte) (int, error), p []byte) (int, error) {
+	n, err := read(p)
+	readBytes(g, p, n, site)
+	return n, err
+}
+
+// ReadAtInto is ReadInto for ReadAt methods (io.ReaderAt).
+func ReadAtInto(g *G, site uint32, readAt func([]byte, int64) (int, error), p []byte, off int64) (int, error) {
+	n, err := readAt(p, off)
+	readBytes(g, p, n, site)
+	return n, err
+}
+
+// readBytes checks the write of p[:n] by a read into p.
+func readBytes(g *G, p []byte, n int, site uint32) {
+	if n > len(p) {
+		n = len(p) // a misbehaving reader; check what exists
+	}
+	if n > 0 {
+		g.WriteRange(unsafe.Pointer(&p[0]), 1, 0, n, 1, site)
+	}
 }

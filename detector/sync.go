@@ -122,6 +122,15 @@ func (b *clockBox) acquire(g *G) {
 // goroutines whose creation the detector did not see.
 var handoff clockBox
 
+// lockRead checks a read of a lock's memory by a Lock or Unlock. The lock
+// changes its state with atomic operations, which Go's race detector sees:
+// they do not race with each other, but a plain write of the lock (m =
+// sync.Mutex{}) concurrent with them does. A read models exactly that:
+// reads never conflict with reads, only with writes.
+func (g *G) lockRead(p unsafe.Pointer, size uintptr) {
+	g.Read(p, size, 0)
+}
+
 func addr[T any](p *T) uintptr { return uintptr(unsafe.Pointer(p)) }
 
 // dataWord returns the data word of an interface value: the pointer for
@@ -135,10 +144,12 @@ func dataWord(x any) uintptr {
 func Lock(g *G, m *sync.Mutex) {
 	m.Lock()
 	g.acquire(addr(m))
+	g.lockRead(unsafe.Pointer(m), unsafe.Sizeof(*m))
 }
 
 // Unlock releases into m's clock and unlocks m.
 func Unlock(g *G, m *sync.Mutex) {
+	g.lockRead(unsafe.Pointer(m), unsafe.Sizeof(*m))
 	g.release(addr(m))
 	m.Unlock()
 }

@@ -26,6 +26,29 @@ func TestMutex(t *testing.T) {
 			*W(g, x, 0)++
 		})
 	})
+	// A plain write of a mutex concurrent with Lock or Unlock races (Go's
+	// suite: TestRaceMutexOverwrite); Lock/Unlock among themselves do not.
+	t.Run("overwrite", func(t *testing.T) {
+		both(t, func(g *G, synced bool) {
+			mu, done := new(sync.Mutex), new(sync.Mutex)
+			Lock(g, done)
+			<-spawn(g, func(g *G) { *W(g, mu, 0) = sync.Mutex{}; Unlock(g, done) })
+			if synced {
+				Lock(g, done)
+			}
+			Lock(g, mu)
+			Unlock(g, mu)
+		})
+	})
+	t.Run("lock-unlock-no-race", func(t *testing.T) {
+		expect(t, false, func(g *G) {
+			mu := new(sync.Mutex)
+			a := spawn(g, func(g *G) { Lock(g, mu); Unlock(g, mu) })
+			b := spawn(g, func(g *G) { Lock(g, mu); Unlock(g, mu) })
+			<-a
+			<-b
+		})
+	})
 	t.Run("trylock", func(t *testing.T) {
 		expect(t, false, func(g *G) {
 			x, mu := new(int), new(sync.Mutex)

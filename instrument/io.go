@@ -221,6 +221,11 @@ func ioInterfaceMethod(fn *types.Func) ioKind {
 // arguments do are released too), else around the function value. A read
 // acquires after the call, around its results.
 func (r *fileRewriter) ioWrap(e *ast.CallExpr, kind ioKind, fun sub, args []sub) string {
+	if kind == ioRead {
+		if text, ok := r.readInto(e, fun, args); ok {
+			return "__bf.IOR2(" + text + ")"
+		}
+	}
 	if kind&ioWrite != 0 {
 		wrapped := false
 		for i := len(e.Args) - 1; i >= 0; i-- {
@@ -356,4 +361,68 @@ func isHTTPHandler(sig *types.Signature) bool {
 	}
 	p, ok := sig.Params().At(1).Type().(*types.Pointer)
 	return ok && isNamed(sig.Params().At(0).Type(), "ResponseWriter") && isNamed(p.Elem(), "Request")
+}
+
+// readInto renders a call of a Read or ReadAt method of the io.Reader or
+// io.ReaderAt shape, declared outside the instrumented packages or called
+// through an interface, as __bf.ReadInto(g, site, x.Read, p) (or ReadAtInto):
+// the runtime calls the method and checks the write of the bytes it read,
+// p[:n], as Go's race runtime does for a read system call. Evaluating the
+// method value x.Read and then p keeps the original evaluation order.
+func (r *fileRewriter) readInto(e *ast.CallExpr, fun sub, args []sub) (string, bool) {
+	sel, ok := ast.Unparen(e.Fun).(*ast.SelectorExpr)
+	if !ok || e.Ellipsis.IsValid() {
+		return "", false
+	}
+	s := r.info.Selections[sel]
+	if s == nil || s.Kind() != types.MethodVal {
+		return "", false
+	}
+	fn, ok := s.Obj().(*types.Func)
+	if !ok || r.instrumented(fn) {
+		return "", false // its body checks its own writes
+	}
+	hook := ""
+	switch sig := fn.Type().(*types.Signature); {
+	case fn.Name() == "Read" && len(args) == 1 && isReadSig(sig, 1):
+		hook = "ReadInto"
+	case fn.Name() == "ReadAt" && len(args) == 2 && isReadSig(sig, 2) && types.Identical(sig.Params().At(1).Type(), types.Typ[types.Int64]):
+		hook = "ReadAtInto"
+	default:
+		return "", false
+	}
+	method := fun.text
+	if fun.lo != e.Fun.Pos() || fun.hi != e.Fun.End() {
+		method = r.spliceNode(e.Fun, fun) // fun replaces only the receiver
+	}
+	parts := []string{r.g(), r.site(e.Lparen), method}
+	for i, a := range e.Args {
+		parts = append(parts, r.spliceNode(a, args[i]))
+	}
+	return "__bf." + hook + "(" + strings.Join(parts, ", ") + ")", true
+}
+
+// isReadSig reports whether sig is func([]byte[, ...]) (int, error) with
+// nparams parameters.
+func isReadSig(sig *types.Signature, nparams int) bool {
+	if sig.Params().Len() != nparams || sig.Results().Len() != 2 || sig.Variadic() {
+		return false
+	}
+	sl, ok := sig.Params().At(0).Type().(*types.Slice)
+	if !ok || !types.Identical(sl.Elem(), types.Typ[types.Byte]) {
+		return false
+	}
+	return types.Identical(sig.Results().At(0).Type(), types.Typ[types.Int]) &&
+		types.Identical(sig.Results().At(1).Type(), types.Universe.Lookup("error").Type())
+}
+
+// instrumented reports whether fn belongs to the main module, whose
+// packages bigfoot instruments (a method there checks its own accesses).
+func (r *fileRewriter) instrumented(fn *types.Func) bool {
+	m := r.p.pkg.Module
+	if fn.Pkg() == nil || m == nil {
+		return false
+	}
+	path := fn.Pkg().Path()
+	return path == m.Path || strings.HasPrefix(path, m.Path+"/") || strings.HasPrefix(path, m.Path+"_test")
 }

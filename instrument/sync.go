@@ -281,11 +281,23 @@ func (r *fileRewriter) call(e *ast.CallExpr) string {
 	if sel, ok := fun.(*ast.SelectorExpr); ok {
 		if s := r.info.Selections[sel]; s != nil && s.Kind() == types.MethodVal {
 			recv := subOf(sel.X, r.methodRecv(sel, s))
+			if hook := reflectHook(s); hook != "" && r.fn != nil && (hook == "ReflectR" || r.reflectArgsSyncFree(e.Args)) {
+				recv.text = "__bf." + hook + "(" + r.g() + ", " + r.site(sel.Sel.Pos()) + ", " + recv.text + ")"
+			}
 			if io != 0 {
 				return r.ioWrap(e, io, recv, args)
 			}
+			if r.fn != nil {
+				if text, ok := r.readInto(e, recv, args); ok {
+					return text
+				}
+			}
 			return r.spliceNode(e, append([]sub{recv}, args...)...)
 		}
+	}
+	if r.fn != nil && len(e.Args) == 2 && !e.Ellipsis.IsValid() && r.isReflectFunc(e.Fun, "Copy") {
+		return "__bf.ReflectCopy(" + r.g() + ", " + r.site(e.Lparen) + ", " +
+			r.spliceNode(e.Args[0], args[0]) + ", " + r.spliceNode(e.Args[1], args[1]) + ")"
 	}
 	f := subOf(e.Fun, r.expr(e.Fun, mValue))
 	if io != 0 {
