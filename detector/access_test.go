@@ -434,3 +434,16 @@ func TestRunSubtest(t *testing.T) {
 		_ = *R(g, x, 0)
 	})
 }
+
+func TestUserFuncName(t *testing.T) {
+	for in, want := range map[string]string{
+		"main.__bfMain":              "main.main",
+		"main.__bfMain.func1":        "main.main.func1",
+		"example.com/p.__bfTestMain": "example.com/p.TestMain",
+		"example.com/p.F":            "example.com/p.F",
+	} {
+		if got := userFuncName(in); got != want {
+			t.Errorf("userFuncName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

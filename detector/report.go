@@ -213,7 +213,7 @@ func report(g *G, r shadow.Race, site uint32) {
 	for {
 		f, more := frames.Next()
 		if !isDetectorFrame(f) && f.Function != "runtime.goexit" {
-			fmt.Fprintf(w, "  %s()\n      %s:%d +0x%x\n", f.Function, f.File, f.Line, f.PC-f.Entry)
+			fmt.Fprintf(w, "  %s()\n      %s:%d +0x%x\n", userFuncName(f.Function), f.File, f.Line, f.PC-f.Entry)
 		}
 		if !more {
 			break
@@ -248,3 +248,11 @@ func report(g *G, r shadow.Race, site uint32) {
 
 // RaceErrors returns the number of races reported so far.
 func RaceErrors() int { return int(races.Load()) }
+
+// userFuncName undoes the instrumenter's renaming of the functions it wraps
+// (main.main becomes main.__bfMain, a user TestMain __bfTestMain), so that
+// stacks name the functions the user wrote.
+func userFuncName(name string) string {
+	name = strings.Replace(name, ".__bfMain", ".main", 1)
+	return strings.Replace(name, ".__bfTestMain", ".TestMain", 1)
+}
