@@ -13,16 +13,14 @@ BIGFOOT := bin/bigfoot
 all: build
 
 build:
+	@[ -e /usr/include/z3.h ] || { echo "make: bigfoot needs Z3's headers and library: run 'make z3' or 'apt-get install -y libz3-dev'"; exit 1; }
 	$(GO) build -o $(BIGFOOT) ./cmd/bigfoot
 
-# deps installs what is missing. Only Go is needed today; libz3-dev will be
-# needed by the placement pass of -mode=bigfoot, so its absence is reported
-# here but does not stop the demo (set NEED_Z3=1 to install it).
+# deps installs what is missing: bigfoot links Z3 (Debian's libz3-dev)
+# through cgo for its placement pass, so the build needs it.
 deps:
 	@command -v $(GO) >/dev/null || { echo "make: Go is required: https://go.dev/dl/ (Go 1.24 or newer)"; exit 1; }
-	@if [ -e /usr/include/z3.h ] || ldconfig -p 2>/dev/null | grep -q libz3; then :; \
-	elif [ "$(NEED_Z3)" = 1 ]; then $(MAKE) z3; \
-	else echo "note: libz3-dev is not installed; -mode=bigfoot will need it (make z3)"; fi
+	@[ -e /usr/include/z3.h ] || $(MAKE) z3
 
 z3:
 	@if [ -e /usr/include/z3.h ]; then echo "libz3-dev is installed"; \
@@ -39,7 +37,7 @@ demo: deps build
 
 # test also runs the runtime's own tests under go's race detector: the
 # runtime must itself be race-free.
-test:
+test: deps
 	$(GO) vet ./...
 	$(GO) test -race ./detector/... ./shadow/...
 	$(GO) test -timeout 25m ./...
