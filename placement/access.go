@@ -309,43 +309,18 @@ func (n *namer) addrPath(addr ssa.Value) (Path, bool) {
 	return p, !local
 }
 
-// term prints t with source names.
+// term prints t with source names, compactly ("i+1").
 func (n *namer) term(t entail.Term) string {
-	var b strings.Builder
-	for i, m := range t.Monos {
-		c := m.Coef
-		switch {
-		case i == 0 && c < 0:
-			b.WriteString("-")
-			c = -c
-		case i > 0 && c < 0:
-			b.WriteString("-")
-			c = -c
-		case i > 0:
-			b.WriteString("+")
-		}
-		if c != 1 {
-			fmt.Fprintf(&b, "%d*", c)
-		}
-		v := n.vals[m.Var]
+	return t.Format(func(name string) string {
+		v := n.vals[name]
 		switch {
 		case v == nil:
-			b.WriteString(m.Var)
-		case n.lens[m.Var]:
-			b.WriteString("len(" + n.pretty(v) + ")")
-		default:
-			b.WriteString(n.pretty(v))
+			return name
+		case n.lens[name]:
+			return "len(" + n.pretty(v) + ")"
 		}
-	}
-	switch {
-	case len(t.Monos) == 0:
-		fmt.Fprintf(&b, "%d", t.Const)
-	case t.Const > 0:
-		fmt.Fprintf(&b, "+%d", t.Const)
-	case t.Const < 0:
-		fmt.Fprintf(&b, "-%d", -t.Const)
-	}
-	return b.String()
+		return n.pretty(v)
+	}, "")
 }
 
 // pathOf returns the path of the location addr points to, and whether that

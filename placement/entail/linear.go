@@ -77,8 +77,14 @@ func (t Term) Equal(u Term) bool {
 }
 
 // String prints t canonically, e.g. "2*i + n - 1".
-func (t Term) String() string {
+func (t Term) String() string { return t.Format(func(v string) string { return v }, " ") }
+
+// Format prints t with each variable named by name and the + and - signs
+// between monomials surrounded by space (" " or "" for the compact form
+// "2*i+n-1").
+func (t Term) Format(name func(string) string, space string) string {
 	var b strings.Builder
+	sign := func(s string) { b.WriteString(space + s + space) }
 	for i, m := range t.Monos {
 		c := m.Coef
 		switch {
@@ -86,24 +92,26 @@ func (t Term) String() string {
 			b.WriteString("-")
 			c = -c
 		case i > 0 && c < 0:
-			b.WriteString(" - ")
+			sign("-")
 			c = -c
 		case i > 0:
-			b.WriteString(" + ")
+			sign("+")
 		}
 		if c != 1 {
 			b.WriteString(strconv.FormatInt(c, 10))
 			b.WriteString("*")
 		}
-		b.WriteString(m.Var)
+		b.WriteString(name(m.Var))
 	}
 	switch {
 	case len(t.Monos) == 0:
 		b.WriteString(strconv.FormatInt(t.Const, 10))
 	case t.Const > 0:
-		b.WriteString(" + " + strconv.FormatInt(t.Const, 10))
+		sign("+")
+		b.WriteString(strconv.FormatInt(t.Const, 10))
 	case t.Const < 0:
-		b.WriteString(" - " + strconv.FormatInt(-t.Const, 10))
+		sign("-")
+		b.WriteString(strconv.FormatInt(-t.Const, 10))
 	}
 	return b.String()
 }
