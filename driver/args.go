@@ -8,9 +8,10 @@ import (
 // Modes lists the values -mode accepts, the default first.
 var Modes = []string{"bigfoot", "fasttrack", "redcard", "slimstate"}
 
-// Implemented reports whether mode has its own placement. The others run as
-// fasttrack until the placement pass lands.
-func Implemented(mode string) bool { return mode == "fasttrack" }
+// Implemented reports whether mode has its own placement (fasttrack, and
+// redcard: docs/instrument.md, "Modes"). The others run as fasttrack until
+// their plans are emitted.
+func Implemented(mode string) bool { return mode == "fasttrack" || mode == "redcard" }
 
 // An Invocation is one parsed command line of bigfoot build, test or run.
 //

@@ -33,6 +33,9 @@ func (r *fileRewriter) expr(e ast.Expr, m mode) string {
 	case *ast.Ident:
 		if m == mValue && r.fn != nil {
 			if v := r.varOf(e); v != nil && r.sharedVar(v) {
+				if r.dropCheck(e, false) {
+					return e.Name
+				}
 				return r.wrapRead(e.Pos(), e.Name)
 			}
 		}
@@ -48,6 +51,9 @@ func (r *fileRewriter) expr(e ast.Expr, m mode) string {
 	case *ast.StarExpr:
 		inner := r.spliceNode(e, subOf(e.X, r.expr(e.X, mValue)))
 		if m == mValue && r.fn != nil && !isTypeParam(r.typeOf(e.X)) {
+			if r.dropCheck(e, false) {
+				return inner
+			}
 			return r.wrapRead(e.Pos(), inner)
 		}
 		return inner
@@ -105,6 +111,9 @@ func (r *fileRewriter) selector(e *ast.SelectorExpr, m mode) string {
 		// A qualified identifier: a global of another package.
 		if m == mValue && r.fn != nil {
 			if v, ok := r.info.Uses[e.Sel].(*types.Var); ok && r.sharedVar(v) {
+				if r.dropCheck(e, false) {
+					return r.text(e)
+				}
 				return r.wrapRead(e.Pos(), r.text(e))
 			}
 		}
@@ -115,6 +124,9 @@ func (r *fileRewriter) selector(e *ast.SelectorExpr, m mode) string {
 		inner := r.spliceNode(e, subOf(e.X, r.operand(e.X)))
 		shared := sel.Indirect() || (r.addressable(e.X) && r.sharedLoc(e.X))
 		if m == mValue && shared && r.fn != nil {
+			if r.dropCheck(e, false) {
+				return inner
+			}
 			return r.wrapRead(e.Pos(), inner)
 		}
 		return inner
@@ -165,6 +177,9 @@ func (r *fileRewriter) index(e *ast.IndexExpr, m mode) string {
 	}
 	inner := r.spliceNode(e, subOf(e.X, x), subOf(e.Index, idx))
 	if m == mValue && shared && r.fn != nil {
+		if r.dropCheck(e, false) {
+			return inner
+		}
 		return r.wrapRead(e.Pos(), inner)
 	}
 	return inner

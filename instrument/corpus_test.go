@@ -26,6 +26,15 @@ func corpus(t *testing.T) []string {
 	return dirs
 }
 
+// corpusMode is the mode a corpus program is instrumented in: programs
+// named redcard* test -mode=redcard, the others fasttrack.
+func corpusMode(name string) string {
+	if strings.HasPrefix(name, "redcard") {
+		return "redcard"
+	}
+	return "fasttrack"
+}
+
 // TestDifferential instruments each corpus program, builds it against the
 // runtime, and requires it to print exactly what the plain program prints,
 // to report no race (they are race-free), and its tests to pass.
@@ -34,6 +43,7 @@ func TestDifferential(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			w := newWorkspace(t, filepath.Join("testdata", "src", name))
+			w.mode = corpusMode(name)
 			plain, err := w.goCmd(t, false, "run", ".")
 			if err != nil {
 				t.Fatalf("plain run: %v\n%s", err, plain)
@@ -70,6 +80,7 @@ func TestGolden(t *testing.T) {
 	for _, name := range corpus(t) {
 		t.Run(name, func(t *testing.T) {
 			w := newWorkspace(t, filepath.Join("testdata", "src", name))
+			w.mode = corpusMode(name)
 			res := w.instrument(t, true)
 			got := map[string]string{}
 			for _, m := range []map[string][]byte{res.Replace, res.Add} {

@@ -75,6 +75,7 @@ type workspace struct {
 	mod     string // the user's module directory
 	overlay string // overlay.json
 	env     []string
+	mode    string // instrumentation mode; "" is fasttrack
 }
 
 // newWorkspace copies the module in srcDir into a temporary directory.
@@ -108,7 +109,11 @@ func (w *workspace) instrument(t testing.TB, tests bool, patterns ...string) *Re
 		patterns = []string{"./..."}
 	}
 	env := append(os.Environ(), "GOFLAGS=", "GOWORK=off", "GOPROXY=off")
-	res, err := Run(context.Background(), Config{Dir: w.mod, Patterns: patterns, Tests: tests, Env: env, Mode: "fasttrack"})
+	mode := w.mode
+	if mode == "" {
+		mode = "fasttrack"
+	}
+	res, err := Run(context.Background(), Config{Dir: w.mod, Patterns: patterns, Tests: tests, Env: env, Mode: mode})
 	if err != nil {
 		t.Fatalf("instrument: %v", err)
 	}

@@ -17,7 +17,9 @@
 //	x.f          ->  (*__bf.R(__bfg, &x.f, __bfS_1a2b+3))
 //	x.f = v      ->  *__bf.W(__bfg, &x.f, __bfS_1a2b+4) = v
 //
-// plus a hook at every synchronization operation. Whatever cannot be
+// plus a hook at every synchronization operation. Mode "redcard" leaves out
+// the wrappers that RedCard plans of package placement make redundant
+// (redcard.go). Whatever cannot be
 // instrumented safely is left as it was and reported in Result.Notes: a
 // bigfoot build must never fail where the plain build succeeds.
 package instrument
@@ -31,7 +33,7 @@ type Config struct {
 	Tests      bool     // include _test.go files and external test packages (bigfoot test)
 	BuildFlags []string // flags that affect loading (-tags, -mod, ...), passed to go/packages
 	Env        []string // environment for go/packages (nil = os.Environ())
-	Mode       string   // "fasttrack" (others later: "bigfoot", "redcard", "slimstate")
+	Mode       string   // "fasttrack" or "redcard" ("bigfoot", "slimstate": as fasttrack for now)
 }
 
 // Result is the instrumented program as an overlay.
@@ -63,8 +65,9 @@ const RuntimePath = "github.com/bigfoot-go/bigfoot/detector"
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	switch cfg.Mode {
 	case "", "fasttrack", "bigfoot", "redcard", "slimstate":
-		// Every mode places a check at every access until placement/
-		// provides plans; the runtime is the same.
+		// "redcard" drops checks its plans make redundant (redcard.go);
+		// the other modes place a check at every access until their
+		// plans are emitted. The runtime is the same.
 	default:
 		return nil, &modeError{cfg.Mode}
 	}
@@ -72,7 +75,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return instrumentPackages(pkgs), nil
+	return instrumentPackages(pkgs, cfg.Mode), nil
 }
 
 type modeError struct{ mode string }

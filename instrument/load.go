@@ -137,12 +137,19 @@ func isExpectedError(e packages.Error) bool {
 // gives each such variable an *ssa.Alloc with Heap set whose Pos is the
 // variable's declaring identifier.
 func heapVars(pkg *packages.Package) (set map[token.Pos]bool, err error) {
+	set, _, _, err = buildSSA(pkg)
+	return set, err
+}
+
+// buildSSA builds pkg with go/ssa (imports from types only) and returns the
+// heap variables (see heapVars), the program and the package.
+func buildSSA(pkg *packages.Package) (set map[token.Pos]bool, prog *ssa.Program, spkg *ssa.Package, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			set, err = nil, fmt.Errorf("building SSA for %s: %v", pkg.ID, r)
+			set, prog, spkg, err = nil, nil, nil, fmt.Errorf("building SSA for %s: %v", pkg.ID, r)
 		}
 	}()
-	prog := ssa.NewProgram(pkg.Fset, ssa.BuilderMode(0))
+	prog = ssa.NewProgram(pkg.Fset, ssa.BuilderMode(0))
 	created := map[*types.Package]bool{pkg.Types: true}
 	var create func(p *types.Package)
 	create = func(p *types.Package) {
@@ -155,7 +162,7 @@ func heapVars(pkg *packages.Package) (set map[token.Pos]bool, err error) {
 		}
 	}
 	create(pkg.Types)
-	spkg := prog.CreatePackage(pkg.Types, pkg.Syntax, pkg.TypesInfo, false)
+	spkg = prog.CreatePackage(pkg.Types, pkg.Syntax, pkg.TypesInfo, false)
 	spkg.Build()
 	set = make(map[token.Pos]bool)
 	var visit func(fn *ssa.Function)
@@ -196,7 +203,7 @@ func heapVars(pkg *packages.Package) (set map[token.Pos]bool, err error) {
 	for fn := range allFunctions(spkg) {
 		visit(fn)
 	}
-	return set, nil
+	return set, prog, spkg, nil
 }
 
 // allFunctions yields the source functions of spkg that are not package

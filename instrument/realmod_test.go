@@ -11,8 +11,9 @@ import (
 // TestRealModules instruments modules from the module cache and runs their
 // tests (BIGFOOT_REAL_MODULES="dir1 dir2", directories of modules whose
 // dependencies are in the module cache; BIGFOOT_REAL_RUN="^$" only compiles
-// them; BIGFOOT_REAL_PKGS selects packages). Their tests must pass as they do
-// plainly, with no race reported.
+// them; BIGFOOT_REAL_PKGS selects packages; BIGFOOT_REAL_MODE=redcard
+// instruments in that mode). Their tests must pass as they do plainly, with
+// no race reported.
 func TestRealModules(t *testing.T) {
 	mods := strings.Fields(os.Getenv("BIGFOOT_REAL_MODULES"))
 	if len(mods) == 0 {
@@ -21,6 +22,7 @@ func TestRealModules(t *testing.T) {
 	for _, dir := range mods {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			w := newWorkspace(t, dir)
+			w.mode = os.Getenv("BIGFOOT_REAL_MODE")
 			exec.Command("chmod", "-R", "u+w", w.mod).Run()
 			w.env = append(w.env, "GOPROXY="+os.Getenv("GOPROXY"))
 			res := w.instrument(t, true)

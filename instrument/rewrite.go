@@ -14,19 +14,20 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/ssa"
 )
 
 // instrumentPackages rewrites the files of pkgs (test variants first) and
 // collects the overlay. Each file is rewritten once, from the first variant
 // that contains it; the rewrite of a file depends only on that file, so the
 // variants agree.
-func instrumentPackages(pkgs []*packages.Package) *Result {
+func instrumentPackages(pkgs []*packages.Package, mode string) *Result {
 	res := &Result{Replace: map[string][]byte{}, Add: map[string][]byte{}}
 	done := map[string]bool{}
 	helpers := map[string]bool{} // dir + package name
 	testMains := map[string]*testMainInfo{}
 	for _, pkg := range pkgs {
-		instrumentPackage(pkg, res, done, helpers, testMains)
+		instrumentPackage(pkg, mode, res, done, helpers, testMains)
 	}
 	for _, tm := range testMains {
 		tm.emit(res)
@@ -40,6 +41,7 @@ type pkgRewriter struct {
 	pkg  *packages.Package
 	info *types.Info
 	heap map[token.Pos]bool // declaring positions of heap (escaping) locals
+	rc   *redcardPkg        // -mode=redcard: the package's plans; nil otherwise
 }
 
 // universe reports whether the names denote the predeclared identifiers at
@@ -57,7 +59,7 @@ func (r *fileRewriter) universe(pos token.Pos, names ...string) bool {
 	return true
 }
 
-func instrumentPackage(pkg *packages.Package, res *Result, done, helpers map[string]bool, testMains map[string]*testMainInfo) {
+func instrumentPackage(pkg *packages.Package, mode string, res *Result, done, helpers map[string]bool, testMains map[string]*testMainInfo) {
 	var files []int
 	for i, f := range pkg.CompiledGoFiles {
 		if i >= len(pkg.Syntax) || done[f] || !inModule(pkg, f) || !strings.HasSuffix(f, ".go") {
@@ -77,13 +79,40 @@ func instrumentPackage(pkg *packages.Package, res *Result, done, helpers map[str
 			return
 		}
 	}
-	heap, err := heapVars(pkg)
+	heap, prog, spkg, err := buildSSA(pkg)
+	var prc *redcardPkg
 	if err != nil {
 		// go/ssa needs well-typed code; runtime.RaceXxx calls are not.
 		heap = syntacticHeapVars(pkg)
 		res.Notes = append(res.Notes, fmt.Sprintf("%s: escape analysis from syntax (go/ssa: %v)", pkg.ID, firstLine(err.Error())))
+		if mode == "redcard" {
+			// Plans from SSA of the package with the offending
+			// functions stubbed out; those keep their checks.
+			var rc *redcardPkg
+			if serr := stubbedSSA(pkg, func(prog *ssa.Program, spkg *ssa.Package) {
+				rc = safeRedcardPkg(prog, spkg, pkg.ID, res)
+			}); serr != nil || rc == nil {
+				res.Notes = append(res.Notes, fmt.Sprintf("%s: no SSA: redcard plans not used (fasttrack checks)", pkg.ID))
+			} else {
+				res.Notes = append(res.Notes, fmt.Sprintf("%s: redcard plans from SSA without the functions that do not type-check (those keep fasttrack checks)", pkg.ID))
+				prc = rc
+			}
+		}
 	}
 	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap}
+	if mode == "redcard" && err == nil {
+		prc = safeRedcardPkg(prog, spkg, pkg.ID, res)
+	}
+	pr.rc = prc
+	if prc != nil && rcDebug {
+		defer func() {
+			n := 0
+			for _, v := range prc.cover {
+				n += len(v)
+			}
+			fmt.Fprintf(os.Stderr, "rcdebug: %s: %d plans (%d fallbacks), %d covered pairs, %d verified, %d dropped\n", pkg.ID, prc.plans, prc.fallbk, prc.planned, n, prc.droppedTotal)
+		}()
+	}
 	dir := ""
 	rewrote := false
 	// With cgo, CompiledGoFiles holds the cgo-generated files, not the
@@ -162,21 +191,45 @@ func (p *pkgRewriter) rewriteFile(path string, file *ast.File, src []byte) (out 
 	if tf == nil || tf.Size() != len(src) {
 		return nil, nil, fmt.Errorf("source changed since it was loaded")
 	}
-	r := &fileRewriter{
-		p:    p,
-		info: p.info,
-		file: file,
-		src:  src,
-		tf:   tf,
-		rel:  relPath(p.pkg, path),
+	newRewriter := func() *fileRewriter {
+		r := &fileRewriter{
+			p:    p,
+			info: p.info,
+			file: file,
+			src:  src,
+			tf:   tf,
+			rel:  relPath(p.pkg, path),
+		}
+		r.siteVar = "__bfS_" + shortHash(filepath.Base(path))
+		return r
 	}
-	r.siteVar = "__bfS_" + shortHash(filepath.Base(path))
+	r := newRewriter()
 	defer func() {
 		if e := recover(); e != nil {
 			out, notes, err = nil, nil, fmt.Errorf("internal error: %v\n%s", e, debug.Stack())
 		}
 	}()
+	if p.rc != nil {
+		// -mode=redcard: pass 1 records the wrappers fasttrack emits,
+		// pass 2 leaves out those the plans make redundant.
+		r.rc = &fileRedcard{pkg: p.rc, emitted: map[siteKey]int{}}
+		body := r.renderFile()
+		r.rc.units = r.units()
+		r.rc.plan()
+		if len(r.rc.drop) > 0 {
+			rc := r.rc
+			r = newRewriter()
+			r.rc = rc
+		} else {
+			return p.finishFile(r, path, file, src, body)
+		}
+	}
 	body := r.renderFile()
+	return p.finishFile(r, path, file, src, body)
+}
+
+// finishFile completes the rewrite of a file from its rendered body.
+func (p *pkgRewriter) finishFile(r *fileRewriter, path string, file *ast.File, src []byte, body string) (out []byte, notes []string, err error) {
 	if body == string(src) && r.trailer.Len() == 0 {
 		return nil, r.notes, nil
 	}
@@ -259,6 +312,7 @@ type fileRewriter struct {
 	fn      *funcCtx // innermost function being rendered; nil at package level
 	tmp     int      // counter for temporaries (__bft<n>), unique in the file
 	trailer strings.Builder
+	rc      *fileRedcard // -mode=redcard only
 }
 
 // funcCtx is the state of one function or function literal being rendered.

@@ -198,9 +198,15 @@ func (r *fileRewriter) lvalue(e ast.Expr, rhsSync, list bool, assigned map[types
 		return inner, ""
 	}
 	if !rhsSync {
+		if r.dropCheck(e, true) {
+			return inner, ""
+		}
 		return r.wrapWrite(e.Pos(), inner), ""
 	}
 	if _, isID := u.(*ast.Ident); list && r.callFree(e) && (isID || !r.mentions(e, assigned)) {
+		if r.dropCheck(e, true) {
+			return inner, ""
+		}
 		return inner, "; __bf.W(" + r.g() + ", &" + paren(e, r.text(e)) + ", " + r.site(e.Pos()) + ")"
 	}
 	r.note(e.Pos(), "write not checked: right-hand side may synchronize")

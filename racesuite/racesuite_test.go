@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-var modesFlag = flag.String("modes", "fasttrack", "comma-separated -mode values to run the suite in (fasttrack, bigfoot, redcard, slimstate; gorace runs go test -race instead, as a reference)")
+var modesFlag = flag.String("modes", "fasttrack,redcard", "comma-separated -mode values to run the suite in (fasttrack, bigfoot, redcard, slimstate; gorace runs go test -race instead, as a reference)")
 
 // TestRaceSuite runs Go's race-detector suite under bigfoot test and fails
 // on any false positive (a race reported in a TestNoRace* test) or when
@@ -141,7 +141,7 @@ func runSuite(t *testing.T, bigfoot, mod, mode string, tests []string, floors ma
 func runBinary(t *testing.T, bin, dir string, tests []string) []byte {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-test.v", "-test.timeout=3m", "-test.run=^("+strings.Join(tests, "|")+")$")
+	cmd := exec.CommandContext(ctx, bin, "-test.v", "-test.timeout=90s", "-test.run=^("+strings.Join(tests, "|")+")$")
 	cmd.Dir = dir
 	cmd.Env = append(suiteEnv(),
 		"GOMAXPROCS=1",

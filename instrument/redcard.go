@@ -1,0 +1,646 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"os"
+
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/bigfoot-go/bigfoot/placement"
+	"github.com/bigfoot-go/bigfoot/placement/entail"
+)
+
+// RedCard emission (-mode=redcard).
+//
+// The placement package computes a RedCard plan for every function of the
+// package (placement.Analyze over the SSA program the escape analysis
+// built): checks stay at accesses, and a check covers later accesses of the
+// same location with no release in between (and, for a write check, earlier
+// reads with no acquire in between). The instrumenter renders each file in
+// fasttrack mode first, recording where it wraps an access in R or W; then
+// it renders it again, leaving out the wrappers of the accesses that are
+// droppable:
+//
+//   - the AST access maps one-to-one to an SSA access: exactly one wrapper
+//     of that kind at that SSA position (Sel of x.f, Lbrack of a[i], Star
+//     of *p, the identifier of a variable) and exactly one SSA access of
+//     that kind there, whose address has the same shape (field of the same
+//     name, index, variable of the same name);
+//   - the plan's check that covers it is anchored at another access (the
+//     check sits at that access's instruction, with its kind and path),
+//     which maps one-to-one too, is emitted, and is never itself dropped;
+//   - independently of the plan, their addresses are the same SSA address
+//     computation (same pointer register, same field, same index value),
+//     and either the two accesses are in one basic block and no
+//     instruction between them may release (the check precedes) or
+//     acquire (a write check that follows a read), or the check precedes
+//     in a block that dominates the access's, lies on no cycle through
+//     which the access is reached, and no instruction on any path between
+//     them may release (verifyAcross). A write check that follows a read
+//     also needs nothing between them that may panic (a recovered panic
+//     would leave the read unchecked). A call of a function with the
+//     signature of an HTTP handler counts as both acquire and release,
+//     since the instrumenter gives such functions I/O hooks the kill sets
+//     do not see.
+//
+// Go leaves the order of a plain load relative to the calls of its
+// statement unspecified (the compiler may read after a later call), so an
+// access is dropped only if the innermost statement or header expression
+// containing it calls nothing but builtins, conversions and functions the
+// kill sets find free of synchronization, and does not communicate: within
+// it, the load cannot move across a synchronization.
+//
+// BIGFOOT_RCDEBUG=1 prints what the plans proposed and why pairs were not
+// verified or wrappers not dropped.
+//
+// Anything else keeps its fasttrack check. Only the in-place wrappers of
+// reads (x, x.f, a[i], *p) and of written targets are ever dropped; map,
+// range, copy/append and variable-declaration checks are left alone.
+
+var rcDebug = os.Getenv("BIGFOOT_RCDEBUG") != ""
+
+// siteKey is an access site: its SSA position and kind.
+type siteKey struct {
+	pos   token.Pos
+	write bool
+}
+
+// redcardPkg holds the per-package plan data.
+type redcardPkg struct {
+	ssaAcc       map[siteKey][]*placement.Access // every SSA access, by site
+	anchors      map[siteKey]bool                // sites that anchor a check
+	cover        map[siteKey][]siteKey           // site -> anchors of verified covering checks
+	plans        int
+	fallbk       int
+	planned      int // (covered access, anchor) pairs of the plans
+	droppedTotal int
+	syncCall     map[token.Pos]bool // SSA call position (Lparen) -> may synchronize
+	fset         *token.FileSet
+}
+
+// fileRedcard is the per-file state of the two rendering passes.
+type fileRedcard struct {
+	pkg     *redcardPkg
+	emitted map[siteKey]int // pass 1: wrappers emitted (a bad match counts twice)
+	drop    map[siteKey]bool
+	dropped int
+	units   []unit
+}
+
+func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package) *redcardPkg {
+	rc := &redcardPkg{ssaAcc: map[siteKey][]*placement.Access{}, anchors: map[siteKey]bool{}, cover: map[siteKey][]siteKey{},
+		syncCall: map[token.Pos]bool{}}
+	rc.fset = prog.Fset
+	ks := placement.NewKillSets(prog)
+	prover := entail.NewCached(&entail.Linear{Fallback: entail.NewZ3(1000)})
+	for _, fn := range placement.AnalyzedFunctions(spkg) {
+		plan := placement.Analyze(fn, placement.Config{Mode: placement.RedCard, Effects: ks, Prover: prover})
+		rc.plans++
+		for _, b := range fn.Blocks {
+			for _, in := range b.Instrs {
+				if call, ok := in.(ssa.CallInstruction); ok && call.Pos().IsValid() {
+					rc.syncCall[call.Pos()] = rc.syncCall[call.Pos()] || ks.Instr(in) != 0 || handlerCall(in)
+				}
+			}
+		}
+		for _, a := range plan.Accesses {
+			if a.Pos.IsValid() {
+				k := siteKey{a.Pos, a.Write}
+				rc.ssaAcc[k] = append(rc.ssaAcc[k], a)
+			}
+		}
+		if plan.Fallback != "" {
+			rc.fallbk++
+			continue
+		}
+		for _, c := range plan.Checks {
+			anchor := anchorOf(c)
+			if anchor == nil {
+				if rcDebug {
+					fmt.Fprintf(os.Stderr, "rcdebug: %v: no anchor for %v (covers %d) %v\n", prog.Fset.Position(c.At.Pos()), c, len(c.Covers), c.Covers)
+				}
+				continue
+			}
+			ak := siteKey{anchor.Pos, anchor.Write}
+			rc.anchors[ak] = true
+			for _, b := range c.Covers {
+				if b == anchor || !b.Pos.IsValid() {
+					continue
+				}
+				rc.planned++
+				if !verifyCover(ks, anchor, b, c.Write) {
+					if rcDebug {
+						fmt.Fprintf(os.Stderr, "rcdebug: %v: %v not verified (anchor %v at %v, sameblock=%v)\n", prog.Fset.Position(b.Pos), b, anchor, prog.Fset.Position(anchor.Pos), b.Instr.Block() == anchor.Instr.Block())
+					}
+					continue
+				}
+				bk := siteKey{b.Pos, b.Write}
+				rc.cover[bk] = append(rc.cover[bk], ak)
+			}
+		}
+	}
+	return rc
+}
+
+// anchorOf returns the access a RedCard check sits at: the one access it
+// covers whose instruction is at the check's point, of the check's kind
+// and path; nil if there is no such single access.
+func anchorOf(c *placement.Check) *placement.Access {
+	if c.Guard != nil || c.At.Edge != nil || len(c.Paths) != 1 || c.At.Index >= len(c.At.Block.Instrs) {
+		return nil
+	}
+	at := c.At.Block.Instrs[c.At.Index]
+	var found *placement.Access
+	for _, a := range c.Covers {
+		if a.Instr == at && a.Write == c.Write && a.Path.Key() == c.Paths[0].Key() && a.Pos.IsValid() {
+			if found != nil {
+				return nil
+			}
+			found = a
+		}
+	}
+	return found
+}
+
+// addrOf is the address a load or store accesses, or nil.
+func addrOf(in ssa.Instruction) ssa.Value {
+	switch in := in.(type) {
+	case *ssa.UnOp:
+		if in.Op == token.MUL {
+			return in.X
+		}
+	case *ssa.Store:
+		return in.Addr
+	}
+	return nil
+}
+
+// sameAddr reports whether x and y compute the same address: the same
+// value, or the same field or index step from the same address.
+func sameAddr(x, y ssa.Value) bool {
+	if x == y {
+		return true
+	}
+	switch x := x.(type) {
+	case *ssa.FieldAddr:
+		y, ok := y.(*ssa.FieldAddr)
+		return ok && x.Field == y.Field && sameAddr(x.X, y.X)
+	case *ssa.IndexAddr:
+		y, ok := y.(*ssa.IndexAddr)
+		return ok && sameValue(x.Index, y.Index) && sameAddr(x.X, y.X)
+	}
+	return false
+}
+
+func sameValue(x, y ssa.Value) bool {
+	if x == y {
+		return true
+	}
+	cx, ok1 := x.(*ssa.Const)
+	cy, ok2 := y.(*ssa.Const)
+	return ok1 && ok2 && cx.Value != nil && cy.Value != nil && cx.Value.ExactString() == cy.Value.ExactString()
+}
+
+// verifyCover checks, independently of the plan, that a check of kind
+// write at anchor covers the access b: same block, same address, and no
+// release between them (anchor first) or, for a write check after a read,
+// no acquire between them.
+func verifyCover(ks *placement.KillSets, anchor, b *placement.Access, write bool) bool {
+	if b.Write && !write {
+		return false
+	}
+	xa, xb := addrOf(anchor.Instr), addrOf(b.Instr)
+	if xa == nil || xb == nil || !sameAddr(xa, xb) {
+		return false
+	}
+	if anchor.Instr.Block() != b.Instr.Block() {
+		return verifyAcross(ks, anchor.Instr, b.Instr)
+	}
+	instrs := anchor.Instr.Block().Instrs
+	ia, ib := indexIn(instrs, anchor.Instr), indexIn(instrs, b.Instr)
+	if ia < 0 || ib < 0 || ia == ib {
+		return false
+	}
+	kill := placement.Release
+	lo, hi := ia, ib
+	if ib < ia {
+		if !write || b.Write {
+			return false
+		}
+		kill, lo, hi = placement.Acquire, ib, ia
+	}
+	for _, in := range instrs[lo+1 : hi] {
+		if ks.Instr(in)&kill != 0 || handlerCall(in) {
+			return false
+		}
+		if kill == placement.Acquire && mayPanic(in) && !inAddrChain(in, addrOf(b.Instr)) {
+			// A recovered panic between the read and the write would
+			// leave the read unchecked.
+			return false
+		}
+	}
+	return true
+}
+
+// inAddrChain reports whether in computes the address addr or one it is
+// derived from (its field or index steps): if that panics, so did the
+// access through addr, before.
+func inAddrChain(in ssa.Instruction, addr ssa.Value) bool {
+	v, ok := in.(ssa.Value)
+	if !ok {
+		return false
+	}
+	for addr != nil {
+		if sameAddr(v, addr) {
+			return true
+		}
+		switch a := addr.(type) {
+		case *ssa.FieldAddr:
+			addr = a.X
+		case *ssa.IndexAddr:
+			addr = a.X
+		default:
+			addr = nil
+		}
+	}
+	return false
+}
+
+// mayPanic reports whether in may panic, conservatively: anything but
+// arithmetic other than integer division, conversions, closures and the
+// builtins append, len and cap.
+func mayPanic(in ssa.Instruction) bool {
+	switch in := in.(type) {
+	case *ssa.BinOp:
+		if in.Op == token.QUO || in.Op == token.REM || in.Op == token.SHL || in.Op == token.SHR {
+			b, ok := in.Y.Type().Underlying().(*types.Basic)
+			return !ok || b.Info()&types.IsInteger != 0
+		}
+		return false
+	case *ssa.UnOp:
+		return in.Op == token.MUL || in.Op == token.ARROW
+	case *ssa.ChangeType, *ssa.Convert, *ssa.MakeClosure, *ssa.DebugRef, *ssa.MakeInterface:
+		return false
+	case *ssa.Call:
+		if b, ok := in.Call.Value.(*ssa.Builtin); ok {
+			switch b.Name() {
+			case "append", "len", "cap":
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// verifyAcross checks that the check at instruction a covers the later
+// access at b in another block: a's block A dominates b's block B, A lies
+// on no cycle through which B is reached (so the registers a's address uses
+// are not redefined between them, and the last execution of a before b is
+// the one that dominates it), and no instruction that can run between
+// them may release: the rest of A, every block on a path from A to B, and
+// B up to b (all of B if B is on such a cycle itself).
+func verifyAcross(ks *placement.KillSets, a, b ssa.Instruction) bool {
+	A, B := a.Block(), b.Block()
+	if !A.Dominates(B) || B == B.Parent().Recover {
+		return false
+	}
+	// fwd: reachable from A's successors; bwd: reaching B's predecessors.
+	reach := func(start []*ssa.BasicBlock, next func(*ssa.BasicBlock) []*ssa.BasicBlock) map[*ssa.BasicBlock]bool {
+		seen := map[*ssa.BasicBlock]bool{}
+		work := append([]*ssa.BasicBlock(nil), start...)
+		for len(work) > 0 {
+			x := work[len(work)-1]
+			work = work[:len(work)-1]
+			if seen[x] {
+				continue
+			}
+			seen[x] = true
+			work = append(work, next(x)...)
+		}
+		return seen
+	}
+	fwd := reach(A.Succs, func(x *ssa.BasicBlock) []*ssa.BasicBlock { return x.Succs })
+	bwd := reach(B.Preds, func(x *ssa.BasicBlock) []*ssa.BasicBlock { return x.Preds })
+	if fwd[A] && (bwd[A] || A == B) {
+		return false // A is on a cycle that reaches B
+	}
+	if !fwd[B] {
+		return false
+	}
+	bad := func(instrs []ssa.Instruction) bool {
+		for _, in := range instrs {
+			if ks.Instr(in)&placement.Release != 0 || handlerCall(in) {
+				return true
+			}
+		}
+		return false
+	}
+	if bad(A.Instrs[indexIn(A.Instrs, a)+1:]) {
+		return false
+	}
+	for x := range fwd {
+		if x == B || !bwd[x] {
+			continue
+		}
+		if bad(x.Instrs) {
+			return false
+		}
+	}
+	if fwd[B] && bwd[B] { // B is on a cycle between A and b
+		return !bad(B.Instrs)
+	}
+	return !bad(B.Instrs[:indexIn(B.Instrs, b)])
+}
+
+func indexIn(instrs []ssa.Instruction, in ssa.Instruction) int {
+	for i, x := range instrs {
+		if x == in {
+			return i
+		}
+	}
+	return -1
+}
+
+// handlerCall reports whether in calls a function with the signature of an
+// HTTP handler, which the instrumenter gives an acquire and a release.
+func handlerCall(in ssa.Instruction) bool {
+	call, ok := in.(ssa.CallInstruction)
+	if !ok {
+		return false
+	}
+	sig := call.Common().Signature()
+	if sig == nil || sig.Params().Len() != 2 {
+		return false
+	}
+	return types.TypeString(sig.Params().At(0).Type(), nil) == "net/http.ResponseWriter" &&
+		types.TypeString(sig.Params().At(1).Type(), nil) == "*net/http.Request"
+}
+
+// ssaPos is the position go/ssa gives the load or store of the addressable
+// expression e.
+func ssaPos(e ast.Expr) token.Pos {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.SelectorExpr:
+		return e.Sel.Pos()
+	case *ast.IndexExpr:
+		return e.Lbrack
+	case *ast.StarExpr:
+		return e.Star
+	case *ast.Ident:
+		return e.Pos()
+	}
+	return token.NoPos
+}
+
+// shapeMatches reports whether the SSA access a plausibly is the access of
+// the expression e: a field of that name, an index, a variable of that
+// name, or a dereference.
+func shapeMatches(e ast.Expr, a *placement.Access) bool {
+	addr := addrOf(a.Instr)
+	if addr == nil {
+		return false
+	}
+	switch e := ast.Unparen(e).(type) {
+	case *ast.SelectorExpr:
+		if fa, ok := addr.(*ssa.FieldAddr); ok {
+			st, ok := fa.X.Type().Underlying().(*types.Pointer)
+			if !ok {
+				return false
+			}
+			s, ok := st.Elem().Underlying().(*types.Struct)
+			return ok && s.Field(fa.Field).Name() == e.Sel.Name
+		}
+		if g, ok := addr.(*ssa.Global); ok {
+			return g.Name() == e.Sel.Name // qualified identifier
+		}
+		return false
+	case *ast.IndexExpr:
+		_, ok := addr.(*ssa.IndexAddr)
+		return ok
+	case *ast.StarExpr:
+		return true
+	case *ast.Ident:
+		switch v := addr.(type) {
+		case *ssa.Global:
+			return v.Name() == e.Name
+		case *ssa.Alloc:
+			return v.Comment == e.Name
+		case *ssa.FreeVar:
+			return v.Name() == e.Name
+		}
+	}
+	return false
+}
+
+// record notes, in pass 1, a wrapper of kind write around e.
+func (f *fileRedcard) record(e ast.Expr, write bool) {
+	pos := ssaPos(e)
+	if !pos.IsValid() {
+		return
+	}
+	k := siteKey{pos, write}
+	f.emitted[k]++
+	if accs := f.pkg.ssaAcc[k]; len(accs) != 1 || !shapeMatches(e, accs[0]) {
+		f.emitted[k] += 2 // never a one-to-one match
+	}
+}
+
+// plan computes the drop set from pass 1.
+func (f *fileRedcard) plan() {
+	f.drop = map[siteKey]bool{}
+	one := func(k siteKey) bool { return f.emitted[k] == 1 && len(f.pkg.ssaAcc[k]) == 1 }
+	for k, anchors := range f.pkg.cover {
+		if f.pkg.anchors[k] || !one(k) || !inSyncFreeUnit(f.units, k.pos) {
+			if rcDebug {
+				fmt.Fprintf(os.Stderr, "rcdebug: %v %v: not dropped: emitted=%d ssa=%d unitfree=%v anchor=%v\n", f.pkg.fset.Position(k.pos), k.write, f.emitted[k], len(f.pkg.ssaAcc[k]), inSyncFreeUnit(f.units, k.pos), f.pkg.anchors[k])
+			}
+			continue
+		}
+		for _, ak := range anchors {
+			if one(ak) {
+				f.drop[k] = true
+				break
+			}
+		}
+		if rcDebug && !f.drop[k] {
+			fmt.Fprintf(os.Stderr, "rcdebug: %v: not dropped: emitted=%d ssa=%d unitfree=%v anchor=%v\n", k.pos, f.emitted[k], len(f.pkg.ssaAcc[k]), inSyncFreeUnit(f.units, k.pos), f.pkg.anchors[k])
+		}
+	}
+}
+
+// dropCheck reports whether the wrapper of kind write around e is left
+// out (pass 2), and records it (pass 1).
+func (r *fileRewriter) dropCheck(e ast.Expr, write bool) bool {
+	rc := r.rc
+	if rc == nil {
+		return false
+	}
+	if rc.drop == nil {
+		rc.record(e, write)
+		return false
+	}
+	if pos := ssaPos(e); pos.IsValid() && rc.drop[siteKey{pos, write}] {
+		rc.dropped++
+		rc.pkg.droppedTotal++
+		return true
+	}
+	return false
+}
+
+// safeRedcardPkg computes the plans of spkg; if the analysis panics, the
+// package keeps its fasttrack checks (noted).
+func safeRedcardPkg(prog *ssa.Program, spkg *ssa.Package, id string, res *Result) (rc *redcardPkg) {
+	defer func() {
+		if e := recover(); e != nil {
+			rc = nil
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: redcard placement failed (%v): fasttrack checks", id, e))
+		}
+	}()
+	return newRedcardPkg(prog, spkg)
+}
+
+// A unit is a simple statement, or a header expression of a compound one
+// (an if or for condition, a switch tag, a case list, a range operand):
+// a span within which Go leaves the order of plain loads relative to calls
+// unspecified. syncFree says it calls no function other than a builtin, a
+// conversion or a function the kill sets find synchronization-free (matched
+// by the position of its left parenthesis, go/ssa's position of a call),
+// and does not send or receive.
+type unit struct {
+	pos, end token.Pos
+	syncFree bool
+}
+
+// units lists the units of the file.
+func (r *fileRewriter) units() []unit {
+	var out []unit
+	add := func(n ast.Node, extra bool) {
+		if n == nil || n == ast.Node(nil) {
+			return
+		}
+		free := !extra
+		if free {
+			ast.Inspect(n, func(m ast.Node) bool {
+				switch m := m.(type) {
+				case *ast.FuncLit:
+					return false
+				case *ast.SendStmt, *ast.GoStmt, *ast.DeferStmt:
+					free = false
+				case *ast.CallExpr:
+					if !r.info.Types[m.Fun].IsType() && r.builtinName(m.Fun) == "" {
+						// A call go/ssa has at this position and the
+						// kill sets find synchronization-free is harmless.
+						if mayBeSync, known := r.rc.pkg.syncCall[m.Lparen]; !known || mayBeSync {
+							free = false
+						}
+					}
+				case *ast.UnaryExpr:
+					if m.Op == token.ARROW {
+						free = false
+					}
+				}
+				return free
+			})
+		}
+		out = append(out, unit{n.Pos(), n.End(), free})
+	}
+	addExpr := func(e ast.Expr) {
+		if e != nil {
+			add(e, false)
+		}
+	}
+	ast.Inspect(r.file, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.ExprStmt, *ast.AssignStmt, *ast.IncDecStmt, *ast.ReturnStmt, *ast.DeclStmt:
+			add(n, false)
+		case *ast.SendStmt, *ast.GoStmt, *ast.DeferStmt:
+			add(n, true)
+		case *ast.IfStmt:
+			addExpr(n.Cond)
+		case *ast.ForStmt:
+			addExpr(n.Cond)
+		case *ast.SwitchStmt:
+			addExpr(n.Tag)
+		case *ast.RangeStmt:
+			add(n.X, true) // range forms are rewritten; never drop there
+		case *ast.CaseClause:
+			for _, e := range n.List {
+				addExpr(e)
+			}
+		case *ast.CommClause:
+			if n.Comm != nil {
+				add(n.Comm, true)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// inSyncFreeUnit reports whether the innermost unit containing pos is
+// sync-free.
+func inSyncFreeUnit(units []unit, pos token.Pos) bool {
+	best := -1
+	for i, u := range units {
+		if u.pos <= pos && pos < u.end && (best < 0 || u.end-u.pos < units[best].end-units[best].pos) {
+			best = i
+		}
+	}
+	return best >= 0 && units[best].syncFree
+}
+
+// stubbedSSA builds pkg with go/ssa after replacing, for the duration of
+// the build and of fn, the bodies of the functions that do not type-check
+// (calls of runtime.RaceXxx, which exists only in -race builds) with
+// `select {}`: a body go/ssa can build that the kill sets treat as may
+// acquire and release (a Select), so callers stay conservative. Those
+// functions (and their closures) get no plan, and keep every check.
+func stubbedSSA(pkg *packages.Package, fn func(prog *ssa.Program, spkg *ssa.Package)) error {
+	type saved struct {
+		body *ast.BlockStmt
+		list []ast.Stmt
+	}
+	var restore []saved
+	defer func() {
+		for _, s := range restore {
+			s.body.List = s.list
+		}
+	}()
+	for _, f := range pkg.Syntax {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil || !hasInvalidCall(pkg.TypesInfo, fd.Body) {
+				continue
+			}
+			restore = append(restore, saved{fd.Body, fd.Body.List})
+			fd.Body.List = []ast.Stmt{&ast.SelectStmt{Select: fd.Body.Lbrace, Body: &ast.BlockStmt{Lbrace: fd.Body.Lbrace, Rbrace: fd.Body.Lbrace}}}
+		}
+	}
+	if len(restore) == 0 {
+		return fmt.Errorf("no function to stub")
+	}
+	_, prog, spkg, err := buildSSA(pkg)
+	if err != nil {
+		return err
+	}
+	fn(prog, spkg)
+	return nil
+}
+
+func hasInvalidCall(info *types.Info, body ast.Node) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if c, ok := n.(*ast.CallExpr); ok {
+			tv, ok := info.Types[c.Fun]
+			if !ok || tv.Type == nil || tv.Type == types.Typ[types.Invalid] {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
