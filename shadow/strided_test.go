@@ -1,0 +1,73 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package shadow
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// TestAccessStrided checks a field of every element of an array of structs
+// against a neighbouring field, a strided array range, and a repeated
+// location.
+func TestAccessStrided(t *testing.T) {
+	quiet(t)
+	type pair struct {
+		x int32
+		y int16
+		z [10]byte
+	}
+	s := NewSpace()
+	v := escape(make([]pair, 300))
+	p := unsafe.Pointer(&v[0])
+	step := unsafe.Sizeof(pair{})
+	a := thread(1, 1, nil)
+	c := thread(2, 1, nil)
+	if _, race := s.AccessStrided(a, p, 4, step, len(v), true, 1); race {
+		t.Fatal("first strided write")
+	}
+	if _, race := s.AccessStrided(c, unsafe.Add(p, 4), 2, step, len(v), true, 2); race {
+		t.Fatal("adjacent field races")
+	}
+	if _, race := s.AccessStrided(c, unsafe.Add(p, 6), 10, step, len(v), false, 2); race {
+		t.Fatal("third field races")
+	}
+	r, race := s.Read(c, unsafe.Pointer(&v[299].x), 4, 3)
+	if !race || r.Prev != MakeEpoch(1, 1) || r.PrevSite != 1 {
+		t.Fatalf("last element: %+v %v", r, race)
+	}
+	if _, race := s.AccessStrided(c, unsafe.Pointer(&v[5].z[3]), 1, step, 10, true, 4); race {
+		t.Fatal("a byte of z races with a read by the same thread")
+	}
+
+	// step%size == 0: every third int64.
+	w := escape(make([]int64, 3000))
+	q := unsafe.Pointer(&w[0])
+	if _, race := s.AccessStrided(a, q, 8, 24, 1000, true, 1); race {
+		t.Fatal("strided write")
+	}
+	if _, race := s.AccessStrided(c, unsafe.Add(q, 8), 8, 24, 1000, true, 1); race {
+		t.Fatal("other residue races")
+	}
+	if _, race := s.Write(c, unsafe.Pointer(&w[2997]), 8, 1); !race {
+		t.Fatal("no race on the last strided element")
+	}
+	if _, race := s.Write(c, unsafe.Pointer(&w[2999]), 8, 1); race {
+		t.Fatal("race past the last strided element")
+	}
+
+	// step == 0: one location.
+	x := escape(new([2]int64))
+	if _, race := s.AccessStrided(a, unsafe.Pointer(&x[0]), 8, 0, 50, true, 1); race {
+		t.Fatal("repeated location")
+	}
+	if _, race := s.AccessStrided(c, unsafe.Pointer(&x[1]), 8, 0, 50, true, 1); race {
+		t.Fatal("neighbour")
+	}
+	if _, race := s.AccessStrided(c, unsafe.Pointer(&x[0]), 8, 0, 50, false, 1); !race {
+		t.Fatal("no race on the repeated location")
+	}
+	if a.Stats.Checks == 0 {
+		t.Fatal("no checks counted")
+	}
+}
