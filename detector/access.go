@@ -14,6 +14,7 @@ const minAddr = 4096
 func (g *G) check(p unsafe.Pointer, size uintptr, write bool, site uint32) {
 	if countAccesses {
 		g.accesses++
+		g.checkOps++
 	}
 	if space.Same(&g.t, uintptr(p), size, write) {
 		return
@@ -69,6 +70,7 @@ func (g *G) checkRange(base unsafe.Pointer, elem uintptr, lo, hi, stride int, wr
 	g.ranges++
 	if countAccesses && stride > 0 && hi > lo {
 		g.accesses += uint64((hi - lo + stride - 1) / stride)
+		g.checkOps++
 	}
 	if uintptr(base) < minAddr || hi <= lo || elem == 0 {
 		return

@@ -41,6 +41,9 @@ type G struct {
 	syncs    uint64
 	ranges   uint64
 	accesses uint64
+	checkOps uint64 // check operations (counted with accesses)
+
+	fp fpStack // pending footprints (footprint.go)
 }
 
 // A Child is a goroutine being created: the state the parent prepared for
@@ -188,6 +191,7 @@ func (g *G) Fork(site uint32) *Child {
 	copy(vc, g.t.VC)
 	c := newG(vc, site, g.goid)
 	c.root.Store(true)
+	g.commitFootprints()
 	g.tick()
 	g.syncs++
 	return &Child{c}
@@ -205,6 +209,7 @@ func Start(c *Child) *G {
 // and recycles the thread id.
 func (g *G) Exit() {
 	g.cancelSelect()
+	g.commitFootprints()
 	g.flush()
 	if g.exited.Swap(true) {
 		return

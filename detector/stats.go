@@ -16,11 +16,15 @@ import (
 // every 64 sync operations and at exit; the counts of goroutines still
 // running at program exit are therefore approximate.
 var stats struct {
-	checks, ranges, syncs, accesses, goroutines atomic.Uint64
+	checks, checkOps, ranges, syncs, accesses, goroutines atomic.Uint64
 	rules                                       [shadow.NumRules]atomic.Uint64
 }
 
+// countSync is called by every synchronization operation before it
+// acquires or releases: it commits the goroutine's pending footprints
+// (their accesses precede the operation) and counts the operation.
 func (g *G) countSync() {
+	g.commitFootprints()
 	g.syncs++
 	if g.syncs%64 == 0 {
 		g.flush()
@@ -30,6 +34,7 @@ func (g *G) countSync() {
 // flush adds the goroutine's counters to stats and zeroes them.
 func (g *G) flush() {
 	stats.checks.Add(g.t.Stats.Checks)
+	stats.checkOps.Add(g.checkOps)
 	stats.ranges.Add(g.ranges)
 	stats.syncs.Add(g.syncs)
 	stats.accesses.Add(g.accesses)
@@ -37,15 +42,17 @@ func (g *G) flush() {
 		stats.rules[i].Add(n)
 	}
 	g.t.Stats = shadow.Stats{}
-	g.ranges, g.syncs, g.accesses = 0, 0, 0
+	g.ranges, g.syncs, g.accesses, g.checkOps = 0, 0, 0, 0
 }
 
 func statsLine() string {
 	s := "bigfoot stats:"
 	if countAccesses {
-		s += fmt.Sprintf(" accesses=%d", stats.accesses.Load())
+		// checks: check operations (an element, a range, a field group
+		// each count one), the numerator of the check ratio.
+		s += fmt.Sprintf(" accesses=%d checks=%d", stats.accesses.Load(), stats.checkOps.Load())
 	}
-	s += fmt.Sprintf(" checks=%d ranges=%d syncs=%d goroutines=%d races=%d shadow_pages=%d",
+	s += fmt.Sprintf(" shadow_ops=%d ranges=%d syncs=%d goroutines=%d races=%d shadow_pages=%d",
 		stats.checks.Load(), stats.ranges.Load(), stats.syncs.Load(),
 		stats.goroutines.Load(), races.Load(), space.Len())
 	return s
@@ -54,9 +61,11 @@ func statsLine() string {
 // finish flushes the calling goroutine's counters, prints statistics if
 // asked and closes the log.
 func finish() {
+	g := Cur()
+	g.commitFootprints() // may report: before reportMu
 	reportMu.Lock()
 	defer reportMu.Unlock()
-	finishLocked(Cur())
+	finishLocked(g)
 }
 
 func finishLocked(g *G) {
