@@ -43,12 +43,12 @@ import "unsafe"
 // obtains one per site from Footprint at function entry and records
 // accesses with F.
 type Footprint struct {
-	next  uintptr // the address that extends the range (0: none does)
-	step  uintptr // distance between elements (two's complement: may be negative)
+	next  uintptr        // the address that extends the range (0: none does)
+	step  uintptr        // distance between elements (two's complement: may be negative)
 	start unsafe.Pointer // first element recorded; keeps its object alive until the commit
-	size  uintptr // element size
-	n     int     // elements in the range
-	reps  int     // repeated accesses since the last commit
+	size  uintptr        // element size
+	n     int            // elements in the range
+	reps  int            // repeated accesses since the last commit
 	g     *G
 	site  uint32
 	write bool
