@@ -8,11 +8,6 @@ import (
 // Modes lists the values -mode accepts, the default first.
 var Modes = []string{"bigfoot", "fasttrack", "redcard", "slimstate"}
 
-// Implemented reports whether mode has its own placement (fasttrack, and
-// redcard: docs/instrument.md, "Modes"). The others run as fasttrack until
-// their plans are emitted.
-func Implemented(mode string) bool { return mode == "fasttrack" || mode == "redcard" }
-
 // An Invocation is one parsed command line of bigfoot build, test or run.
 //
 // Bigfoot's own flags are removed; every other argument is kept verbatim in

@@ -128,11 +128,3 @@ func TestToolchainVersion(t *testing.T) {
 		}
 	}
 }
-
-func TestImplemented(t *testing.T) {
-	for mode, want := range map[string]bool{"fasttrack": true, "redcard": true, "bigfoot": false, "slimstate": false} {
-		if got := Implemented(mode); got != want {
-			t.Errorf("Implemented(%q) = %v, want %v", mode, got, want)
-		}
-	}
-}

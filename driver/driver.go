@@ -146,10 +146,6 @@ func (d *run) do(ctx context.Context) (int, error) {
 	}
 
 	mode := d.inv.Mode
-	if !Implemented(mode) {
-		fmt.Fprintf(d.cfg.Stderr, "bigfoot: -mode=%s not implemented yet; using fasttrack\n", mode)
-		mode = "fasttrack"
-	}
 	patterns := d.inv.Patterns
 	if len(patterns) == 0 {
 		patterns = []string{"."}

@@ -34,7 +34,7 @@ func (r *fileRewriter) expr(e ast.Expr, m mode) string {
 		if m == mValue && r.fn != nil {
 			if v := r.varOf(e); v != nil && r.sharedVar(v) {
 				if r.dropCheck(e, false) {
-					return e.Name
+					return r.elided(e, e.Name, false)
 				}
 				return r.wrapRead(e.Pos(), e.Name)
 			}
@@ -52,7 +52,7 @@ func (r *fileRewriter) expr(e ast.Expr, m mode) string {
 		inner := r.spliceNode(e, subOf(e.X, r.expr(e.X, mValue)))
 		if m == mValue && r.fn != nil && !isTypeParam(r.typeOf(e.X)) {
 			if r.dropCheck(e, false) {
-				return inner
+				return r.elided(e, inner, false)
 			}
 			return r.wrapRead(e.Pos(), inner)
 		}
@@ -112,7 +112,7 @@ func (r *fileRewriter) selector(e *ast.SelectorExpr, m mode) string {
 		if m == mValue && r.fn != nil {
 			if v, ok := r.info.Uses[e.Sel].(*types.Var); ok && r.sharedVar(v) {
 				if r.dropCheck(e, false) {
-					return r.text(e)
+					return r.elided(e, r.text(e), false)
 				}
 				return r.wrapRead(e.Pos(), r.text(e))
 			}
@@ -125,7 +125,10 @@ func (r *fileRewriter) selector(e *ast.SelectorExpr, m mode) string {
 		shared := sel.Indirect() || (r.addressable(e.X) && r.sharedLoc(e.X))
 		if m == mValue && shared && r.fn != nil {
 			if r.dropCheck(e, false) {
-				return inner
+				return r.elided(e, inner, false)
+			}
+			if fp := r.deferredFootprint(e, false, false); fp != "" {
+				return wrapDeferred(fp, inner, false)
 			}
 			return r.wrapRead(e.Pos(), inner)
 		}
@@ -178,7 +181,10 @@ func (r *fileRewriter) index(e *ast.IndexExpr, m mode) string {
 	inner := r.spliceNode(e, subOf(e.X, x), subOf(e.Index, idx))
 	if m == mValue && shared && r.fn != nil {
 		if r.dropCheck(e, false) {
-			return inner
+			return r.elided(e, inner, false)
+		}
+		if fp := r.deferredFootprint(e, false, false); fp != "" {
+			return wrapDeferred(fp, inner, false)
 		}
 		return r.wrapRead(e.Pos(), inner)
 	}

@@ -26,24 +26,47 @@ func corpus(t *testing.T) []string {
 	return dirs
 }
 
-// corpusMode is the mode a corpus program is instrumented in: programs
-// named redcard* test -mode=redcard, the others fasttrack.
-func corpusMode(name string) string {
-	if strings.HasPrefix(name, "redcard") {
-		return "redcard"
+// corpusModes lists the modes a corpus program is instrumented in:
+// programs named redcard* test -mode=redcard, loops (the deferred checks
+// of slimstate and bigfoot) every mode, the others fasttrack.
+func corpusModes(name string) []string {
+	switch {
+	case strings.HasPrefix(name, "redcard"):
+		return []string{"redcard"}
+	case name == "loops":
+		return []string{"fasttrack", "redcard", "slimstate", "bigfoot"}
 	}
-	return "fasttrack"
+	return []string{"fasttrack"}
+}
+
+// corpusRuns lists (program, mode, test name) for every corpus program in
+// each of its modes; the test name (and golden directory) is the program's
+// name, followed by ".mode" when it runs in several.
+func corpusRuns(t *testing.T) [][3]string {
+	var out [][3]string
+	for _, name := range corpus(t) {
+		modes := corpusModes(name)
+		for _, m := range modes {
+			id := name
+			if len(modes) > 1 {
+				id += "." + m
+			}
+			out = append(out, [3]string{name, m, id})
+		}
+	}
+	return out
 }
 
 // TestDifferential instruments each corpus program, builds it against the
 // runtime, and requires it to print exactly what the plain program prints,
 // to report no race (they are race-free), and its tests to pass.
 func TestDifferential(t *testing.T) {
-	for _, name := range corpus(t) {
-		t.Run(name, func(t *testing.T) {
+	for _, run := range corpusRuns(t) {
+		name, mode, id := run[0], run[1], run[2]
+		t.Run(id, func(t *testing.T) {
 			t.Parallel()
 			w := newWorkspace(t, filepath.Join("testdata", "src", name))
-			w.mode = corpusMode(name)
+			w.mode = mode
 			plain, err := w.goCmd(t, false, "run", ".")
 			if err != nil {
 				t.Fatalf("plain run: %v\n%s", err, plain)
@@ -77,10 +100,11 @@ func TestDifferential(t *testing.T) {
 // rewrites them). The goldens are the reviewed record of what each
 // construct becomes.
 func TestGolden(t *testing.T) {
-	for _, name := range corpus(t) {
-		t.Run(name, func(t *testing.T) {
+	for _, run := range corpusRuns(t) {
+		name, mode, id := run[0], run[1], run[2]
+		t.Run(id, func(t *testing.T) {
 			w := newWorkspace(t, filepath.Join("testdata", "src", name))
-			w.mode = corpusMode(name)
+			w.mode = mode
 			res := w.instrument(t, true)
 			got := map[string]string{}
 			for _, m := range []map[string][]byte{res.Replace, res.Add} {
@@ -89,7 +113,7 @@ func TestGolden(t *testing.T) {
 					got[rel] = strings.ReplaceAll(string(b), w.mod, "$MOD")
 				}
 			}
-			dir := filepath.Join("testdata", "golden", name)
+			dir := filepath.Join("testdata", "golden", id)
 			if *update {
 				os.RemoveAll(dir)
 				os.MkdirAll(dir, 0o755)

@@ -24,7 +24,10 @@
 // bigfoot build must never fail where the plain build succeeds.
 package instrument
 
-import "context"
+import (
+	"context"
+	"strings"
+)
 
 // Config says what to instrument.
 type Config struct {
@@ -33,7 +36,7 @@ type Config struct {
 	Tests      bool     // include _test.go files and external test packages (bigfoot test)
 	BuildFlags []string // flags that affect loading (-tags, -mod, ...), passed to go/packages
 	Env        []string // environment for go/packages (nil = os.Environ())
-	Mode       string   // "fasttrack" or "redcard" ("bigfoot", "slimstate": as fasttrack for now)
+	Mode       string   // "bigfoot", "fasttrack", "redcard" or "slimstate" (docs/instrument.md, "Modes")
 }
 
 // Result is the instrumented program as an overlay.
@@ -66,8 +69,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	switch cfg.Mode {
 	case "", "fasttrack", "bigfoot", "redcard", "slimstate":
 		// "redcard" drops checks its plans make redundant (redcard.go);
-		// the other modes place a check at every access until their
-		// plans are emitted. The runtime is the same.
+		// "slimstate" defers element accesses in loops into footprints,
+		// "bigfoot" does both, guided by BigFoot plans (footprint.go).
+		// The runtime is the same.
 	default:
 		return nil, &modeError{cfg.Mode}
 	}
@@ -75,7 +79,29 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return instrumentPackages(pkgs, cfg.Mode), nil
+	recordElided := hasBuildTag(cfg.BuildFlags, "bigfoot_count") || hasBuildTag(cfg.BuildFlags, "bigfoot_verify")
+	return instrumentPackages(pkgs, cfg.Mode, recordElided), nil
+}
+
+// hasBuildTag reports whether the build flags set the build tag.
+func hasBuildTag(flags []string, tag string) bool {
+	for i, f := range flags {
+		var list string
+		switch {
+		case strings.HasPrefix(f, "-tags=") || strings.HasPrefix(f, "--tags="):
+			_, list, _ = strings.Cut(f, "=")
+		case (f == "-tags" || f == "--tags") && i+1 < len(flags):
+			list = flags[i+1]
+		default:
+			continue
+		}
+		for _, t := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' }) {
+			if t == tag {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 type modeError struct{ mode string }

@@ -21,13 +21,13 @@ import (
 // collects the overlay. Each file is rewritten once, from the first variant
 // that contains it; the rewrite of a file depends only on that file, so the
 // variants agree.
-func instrumentPackages(pkgs []*packages.Package, mode string) *Result {
+func instrumentPackages(pkgs []*packages.Package, mode string, recordElided bool) *Result {
 	res := &Result{Replace: map[string][]byte{}, Add: map[string][]byte{}}
 	done := map[string]bool{}
 	helpers := map[string]bool{} // dir + package name
 	testMains := map[string]*testMainInfo{}
 	for _, pkg := range pkgs {
-		instrumentPackage(pkg, mode, res, done, helpers, testMains)
+		instrumentPackage(pkg, mode, recordElided, res, done, helpers, testMains)
 	}
 	for _, tm := range testMains {
 		tm.emit(res)
@@ -41,7 +41,12 @@ type pkgRewriter struct {
 	pkg  *packages.Package
 	info *types.Info
 	heap map[token.Pos]bool // declaring positions of heap (escaping) locals
-	rc   *redcardPkg        // -mode=redcard: the package's plans; nil otherwise
+	rc   *redcardPkg        // -mode=redcard, bigfoot: the package's plans; nil otherwise
+	mode string             // the instrumentation mode
+	// recordElided: the build counts or verifies accesses (tags
+	// bigfoot_count, bigfoot_verify), so accesses whose checks are
+	// elided still announce themselves (__bf.A).
+	recordElided bool
 }
 
 // universe reports whether the names denote the predeclared identifiers at
@@ -59,7 +64,7 @@ func (r *fileRewriter) universe(pos token.Pos, names ...string) bool {
 	return true
 }
 
-func instrumentPackage(pkg *packages.Package, mode string, res *Result, done, helpers map[string]bool, testMains map[string]*testMainInfo) {
+func instrumentPackage(pkg *packages.Package, mode string, recordElided bool, res *Result, done, helpers map[string]bool, testMains map[string]*testMainInfo) {
 	var files []int
 	for i, f := range pkg.CompiledGoFiles {
 		if i >= len(pkg.Syntax) || done[f] || !inModule(pkg, f) || !strings.HasSuffix(f, ".go") {
@@ -85,12 +90,12 @@ func instrumentPackage(pkg *packages.Package, mode string, res *Result, done, he
 		// go/ssa needs well-typed code; runtime.RaceXxx calls are not.
 		heap = syntacticHeapVars(pkg)
 		res.Notes = append(res.Notes, fmt.Sprintf("%s: escape analysis from syntax (go/ssa: %v)", pkg.ID, firstLine(err.Error())))
-		if mode == "redcard" {
+		if mode == "redcard" || mode == "bigfoot" {
 			// Plans from SSA of the package with the offending
 			// functions stubbed out; those keep their checks.
 			var rc *redcardPkg
 			if serr := stubbedSSA(pkg, func(prog *ssa.Program, spkg *ssa.Package) {
-				rc = safeRedcardPkg(prog, spkg, pkg.ID, res)
+				rc = safeRedcardPkg(prog, spkg, pkg.ID, res, mode == "bigfoot")
 			}); serr != nil || rc == nil {
 				res.Notes = append(res.Notes, fmt.Sprintf("%s: no SSA: redcard plans not used (fasttrack checks)", pkg.ID))
 			} else {
@@ -99,9 +104,9 @@ func instrumentPackage(pkg *packages.Package, mode string, res *Result, done, he
 			}
 		}
 	}
-	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap}
-	if mode == "redcard" && err == nil {
-		prc = safeRedcardPkg(prog, spkg, pkg.ID, res)
+	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, mode: mode, recordElided: recordElided}
+	if (mode == "redcard" || mode == "bigfoot") && err == nil {
+		prc = safeRedcardPkg(prog, spkg, pkg.ID, res, mode == "bigfoot")
 	}
 	pr.rc = prc
 	if prc != nil && rcDebug {
@@ -311,6 +316,7 @@ type fileRewriter struct {
 	notes   []string
 	fn      *funcCtx // innermost function being rendered; nil at package level
 	tmp     int      // counter for temporaries (__bft<n>), unique in the file
+	fpIDs   int      // counter for functions with footprint state, unique in the file
 	trailer strings.Builder
 	rc      *fileRedcard // -mode=redcard only
 }
@@ -323,6 +329,7 @@ type funcCtx struct {
 	parent   *funcCtx
 	gotos    map[string]bool // labels that are goto targets in the enclosing FuncDecl
 	results  []*ast.Ident    // named results
+	fp       *fpCtx          // deferred checks (slimstate, bigfoot); nil otherwise
 }
 
 func resultNames(ft *ast.FuncType) []*ast.Ident {
@@ -453,12 +460,12 @@ func (r *fileRewriter) funcLitsOnly(n ast.Node) string {
 // funcDecl renders a function declaration's body (with prologue) and, for
 // main.main and TestMain, the renaming that lets the runtime wrap them.
 func (r *fileRewriter) funcDecl(d *ast.FuncDecl) []sub {
-	ctx := &funcCtx{name: r.funcName(d), gotos: gotoTargets(d.Body), results: resultNames(d.Type)}
+	ctx := &funcCtx{name: r.funcName(d), gotos: gotoTargets(d.Body), results: resultNames(d.Type), fp: r.newFpCtx()}
 	saved := r.fn
 	r.fn = ctx
 	body := r.block(d.Body)
 	r.fn = saved
-	var extra []string
+	body, extra := finishFootprints(ctx, body, d.Type.Results != nil && len(d.Type.Results.List) > 0)
 	if tb := r.testParam(d); tb != "" {
 		ctx.uses++
 		extra = append(extra, "__bf.TestStart(__bfg, "+tb+");")
@@ -507,11 +514,11 @@ func (r *fileRewriter) funcLit(fl *ast.FuncLit) string {
 		name = "init.func"
 		gotos = gotoTargets(fl.Body)
 	}
-	ctx := &funcCtx{name: name, parent: parent, gotos: gotos, results: resultNames(fl.Type)}
+	ctx := &funcCtx{name: name, parent: parent, gotos: gotos, results: resultNames(fl.Type), fp: r.newFpCtx()}
 	r.fn = ctx
 	body := r.block(fl.Body)
 	r.fn = parent
-	var extra []string
+	body, extra := finishFootprints(ctx, body, fl.Type.Results != nil && len(fl.Type.Results.List) > 0)
 	if sig, ok := r.info.Types[fl].Type.(*types.Signature); ok && isHTTPHandler(sig) {
 		ctx.uses++
 		extra = append(extra, httpHandlerPrologue)

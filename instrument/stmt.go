@@ -84,10 +84,17 @@ func (r *fileRewriter) stmt(s ast.Stmt, list bool) stmtOut {
 		return r.deferStmt(s)
 	case *ast.ReturnStmt:
 		var subs []sub
+		if r.fn != nil && r.fn.fp != nil {
+			r.fn.fp.inReturn = true
+		}
 		for _, e := range s.Results {
 			subs = append(subs, subOf(e, r.expr(e, mValue)))
 		}
 		var pre strings.Builder
+		if r.fn != nil && r.fn.fp != nil {
+			r.fn.fp.inReturn = false
+			pre.WriteString(popPlaceholder(r.fn.fp.id))
+		}
 		if len(s.Results) == 0 && list && r.fn != nil {
 			// A bare return reads the named results.
 			for _, id := range r.fn.results {
@@ -106,7 +113,11 @@ func (r *fileRewriter) stmt(s ast.Stmt, list bool) stmtOut {
 		}
 		return stmtOut{text: r.spliceNode(s, r.simple(s.Init), r.exprSub(s.Cond), subOf(s.Body, r.block(s.Body)), els)}
 	case *ast.ForStmt:
-		return stmtOut{text: r.spliceNode(s, r.simple(s.Init), r.exprSub(s.Cond), r.simple(s.Post), subOf(s.Body, r.block(s.Body)))}
+		init := r.simple(s.Init)
+		r.enterLoop()
+		cond, post, body := r.exprSub(s.Cond), r.simple(s.Post), subOf(s.Body, r.block(s.Body))
+		r.leaveLoop()
+		return stmtOut{text: r.spliceNode(s, init, cond, post, body)}
 	case *ast.RangeStmt:
 		return r.rangeStmt(s)
 	case *ast.SwitchStmt:
@@ -199,12 +210,18 @@ func (r *fileRewriter) lvalue(e ast.Expr, rhsSync, list bool, assigned map[types
 	}
 	if !rhsSync {
 		if r.dropCheck(e, true) {
-			return inner, ""
+			return r.elided(e, inner, true), ""
+		}
+		if fp := r.deferredFootprint(e, true, false); fp != "" {
+			return wrapDeferred(fp, inner, true), ""
 		}
 		return r.wrapWrite(e.Pos(), inner), ""
 	}
 	if _, isID := u.(*ast.Ident); list && r.callFree(e) && (isID || !r.mentions(e, assigned)) {
 		if r.dropCheck(e, true) {
+			if r.p.recordElided {
+				return inner, "; __bf.A(" + r.g() + ", &" + paren(e, r.text(e)) + ", true, " + r.site(e.Pos()) + ")"
+			}
 			return inner, ""
 		}
 		return inner, "; __bf.W(" + r.g() + ", &" + paren(e, r.text(e)) + ", " + r.site(e.Pos()) + ")"
@@ -296,7 +313,9 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 		return stmtOut{text: r.text(s)}
 	}
 	xt := r.typeOf(s.X)
+	r.enterLoop()
 	body := r.block(s.Body)
+	r.leaveLoop()
 	plain := func(x string) stmtOut {
 		var kv []sub
 		if s.Tok == token.ASSIGN {
@@ -357,7 +376,14 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 		i, x := r.newTemp(), r.newTemp()
 		elem := x + "[" + i + "]"
 		if !isArray {
-			elem = r.wrapRead(s.Value.Pos(), elem)
+			r.enterLoop()
+			fp := r.deferredFootprint(s.Value, false, true)
+			r.leaveLoop()
+			if fp != "" {
+				elem = wrapDeferred(fp, elem, false)
+			} else {
+				elem = r.wrapRead(s.Value.Pos(), elem)
+			}
 		}
 		var decl strings.Builder
 		key := "_"

@@ -40,3 +40,22 @@ func TestShortHashStable(t *testing.T) {
 		t.Error("shortHash is not a stable function of the name")
 	}
 }
+
+func TestHasBuildTag(t *testing.T) {
+	for _, tc := range []struct {
+		flags []string
+		want  bool
+	}{
+		{[]string{"-tags=bigfoot_count"}, true},
+		{[]string{"-tags=a,bigfoot_count"}, true},
+		{[]string{"-tags", "a bigfoot_count"}, true},
+		{[]string{"--tags=bigfoot_count"}, true},
+		{[]string{"-tags=bigfoot_counter"}, false},
+		{[]string{"-mod=readonly", "-tags"}, false},
+		{nil, false},
+	} {
+		if got := hasBuildTag(tc.flags, "bigfoot_count"); got != tc.want {
+			t.Errorf("hasBuildTag(%q) = %v, want %v", tc.flags, got, tc.want)
+		}
+	}
+}

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-var modesFlag = flag.String("modes", "fasttrack,redcard", "comma-separated -mode values to run the suite in (fasttrack, bigfoot, redcard, slimstate; gorace runs go test -race instead, as a reference)")
+var modesFlag = flag.String("modes", "fasttrack,redcard,slimstate,bigfoot", "comma-separated -mode values to run the suite in (fasttrack, bigfoot, redcard, slimstate; gorace runs go test -race instead, as a reference)")
 
 // TestRaceSuite runs Go's race-detector suite under bigfoot test and fails
 // on any false positive (a race reported in a TestNoRace* test) or when

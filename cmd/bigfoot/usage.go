@@ -31,9 +31,8 @@ verbatim:
 		bigfoot     static placement, coalescing, compressed shadow (default)
 		fasttrack   one check at every shared-memory access (the baseline)
 		redcard     redundant checks removed, no motion
-		slimstate   every access, dynamic array compression
-		Until the placement pass lands, bigfoot, redcard and slimstate
-		run as fasttrack and say so.
+		slimstate   every access; element accesses in loops deferred
+		            into footprints coalesced at run time
 	-work
 		print the temporary directory (the runtime module, go.work, the
 		overlay and the instrumented files) and keep it; the go command's

@@ -1,0 +1,198 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/types"
+	"strings"
+)
+
+// Deferred checks (-mode=slimstate and -mode=bigfoot).
+//
+// An access whose check is deferred records its address in a footprint
+// (detector.Footprint) instead of being checked in place:
+//
+//	x := a[i]    becomes   x := (*__bf.F(__bfF0, &a[i]))
+//	a[i].f = v   becomes   *__bf.F(__bfF1, &a[i].f) = v
+//
+// The function allocates one footprint per deferred site in its prologue
+// (__bfF0, __bfF1 := __bfg.Footprint(site, false), __bfg.Footprint(site,
+// true)) and pops them before each return and at the end of its body
+// (__bfg.PopFootprints(__bfF0)). The footprint merges the addresses it
+// records into one strided range, checked in one operation when the
+// pattern breaks, before the goroutine's next synchronization, at the pop,
+// or when the goroutine ends (docs/api.md, "Footprints"). The runtime, not
+// the emitted code, commits at synchronization, so a check is never
+// deferred past one however the function leaves or loops: a panic leaves
+// the footprint pending until the goroutine's next synchronization or end.
+//
+// Which accesses are deferred:
+//
+//   - only accesses inside a for or range loop of the function itself
+//     (not of a function literal in it), which are element accesses
+//     a[i] of a slice or array, or fields a[i].f of an element: the
+//     patterns that coalesce into ranges;
+//   - never in a return statement (the pop precedes the results'
+//     evaluation);
+//   - -mode=slimstate defers every such access (SlimState's dynamic
+//     footprints: 003_2c4adee4d326f5a8.txt:937-945);
+//   - -mode=bigfoot defers those the BigFoot plan covers with a loop-range
+//     check (the static pass proved the loop's accesses of that site form
+//     a range: 003_2c4adee4d326f5a8.txt:837-841), all the sites one check
+//     covers into one footprint (src[i], ..., src[i+7] of a loop stepping
+//     by 8 record one contiguous range), and the element reads of range
+//     loops over slices (contiguous by the language's definition).
+//     Its other accesses keep in-place checks, minus those RedCard-style
+//     elimination proves redundant (redcard.go).
+
+// fpCtx is the footprint state of one function being rendered.
+type fpCtx struct {
+	id       int               // unique in the file: names the pop placeholder
+	loops    int               // enclosing for/range loops of the function
+	inReturn bool              // rendering a return statement's results
+	decls    []string          // the footprints' initializers, in order
+	bySite   map[string]string // "pos/write" -> footprint variable
+}
+
+// deferredFootprint returns the footprint variable that records the access
+// e of kind write, or "" if e is checked in place. forced marks accesses
+// the language makes contiguous (range loop element reads).
+func (r *fileRewriter) deferredFootprint(e ast.Expr, write, forced bool) string {
+	fn := r.fn
+	if fn == nil || fn.fp == nil || fn.fp.loops == 0 || fn.fp.inReturn {
+		return ""
+	}
+	key := fmt.Sprintf("%d/%v", e.Pos(), write)
+	switch r.p.mode {
+	case "slimstate":
+		if !forced && !r.elementAccess(e) {
+			return ""
+		}
+	case "bigfoot":
+		if !forced {
+			if !r.elementAccess(e) || r.p.rc == nil {
+				return ""
+			}
+			check := r.p.rc.loopRange[siteKey{ssaPos(e), write}]
+			if check == 0 {
+				return ""
+			}
+			// The accesses one check covers share a footprint: a[i],
+			// a[i+1], ... of one iteration extend one range.
+			key = fmt.Sprintf("check%d/%v", check, write)
+		}
+	default:
+		return ""
+	}
+	if v, ok := fn.fp.bySite[key]; ok {
+		return v
+	}
+	v := fmt.Sprintf("__bfF%d_%d", fn.fp.id, len(fn.fp.decls))
+	fn.fp.decls = append(fn.fp.decls, fmt.Sprintf("__bfg.Footprint(%s, %v)", r.site(e.Pos()), write))
+	fn.fp.bySite[key] = v
+	r.fn.uses++
+	return v
+}
+
+// elementAccess reports whether e is an element of a slice or array
+// (a[i]) or a field of one (a[i].f, a[i].f.g): the accesses whose
+// addresses advance by a stride in a loop.
+func (r *fileRewriter) elementAccess(e ast.Expr) bool {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.IndexExpr:
+			switch coreType(r.typeOf(x.X)).(type) {
+			case *types.Slice, *types.Array:
+				return true
+			case *types.Pointer:
+				return true // pointer to array
+			}
+			return false
+		case *ast.SelectorExpr:
+			sel := r.info.Selections[x]
+			if sel == nil || sel.Kind() != types.FieldVal || sel.Indirect() {
+				return false
+			}
+			e = x.X
+		default:
+			return false
+		}
+	}
+}
+
+// wrapDeferred renders the in-place footprint record of the rendered
+// addressable expression inner.
+func wrapDeferred(fp, inner string, write bool) string {
+	if write {
+		return "*__bf.F(" + fp + ", &" + inner + ")"
+	}
+	return "(*__bf.F(" + fp + ", &" + inner + "))"
+}
+
+// popPlaceholder is replaced, once the function is rendered, by the pop of
+// its footprints (or by nothing).
+func popPlaceholder(id int) string { return fmt.Sprintf("\x00bfpop%d\x00", id) }
+
+// finishFootprints substitutes the pop placeholders of fn in its rendered
+// body and returns the prologue statements that allocate its footprints.
+// A function with results ends in a terminating statement, so only one
+// without results gets a pop at the end of its body.
+func finishFootprints(fn *funcCtx, body string, hasResults bool) (string, []string) {
+	if fn.fp == nil {
+		return body, nil
+	}
+	ph := popPlaceholder(fn.fp.id)
+	if len(fn.fp.decls) == 0 {
+		return strings.ReplaceAll(body, ph, ""), nil
+	}
+	names := make([]string, len(fn.fp.decls))
+	for i := range names {
+		names[i] = fmt.Sprintf("__bfF%d_%d", fn.fp.id, i)
+	}
+	pop := "__bfg.PopFootprints(" + names[0] + "); "
+	body = strings.ReplaceAll(body, ph, pop)
+	if !hasResults {
+		// The end of the body: before its closing brace.
+		body = body[:len(body)-1] + "; " + strings.TrimSuffix(pop, " ") + " }"
+	}
+	decl := strings.Join(names, ", ") + " := " + strings.Join(fn.fp.decls, ", ") + ";"
+	return body, []string{decl}
+}
+
+// newFpCtx returns the footprint state of a function about to be
+// rendered, or nil in modes that defer no check.
+func (r *fileRewriter) newFpCtx() *fpCtx {
+	if r.p.mode != "slimstate" && r.p.mode != "bigfoot" {
+		return nil
+	}
+	r.fpIDs++
+	return &fpCtx{id: r.fpIDs, bySite: map[string]string{}}
+}
+
+// enterLoop and leaveLoop bracket the rendering of a loop's condition,
+// post statement and body.
+func (r *fileRewriter) enterLoop() {
+	if r.fn != nil && r.fn.fp != nil {
+		r.fn.fp.loops++
+	}
+}
+
+func (r *fileRewriter) leaveLoop() {
+	if r.fn != nil && r.fn.fp != nil {
+		r.fn.fp.loops--
+	}
+}
+
+// elided renders an access whose check the plans made redundant: the
+// access itself, or, in builds that count or verify accesses, the access
+// announced with __bf.A (an identity function otherwise).
+func (r *fileRewriter) elided(e ast.Expr, inner string, write bool) string {
+	if !r.p.recordElided {
+		return inner
+	}
+	a := "__bf.A(" + r.g() + ", &" + inner + ", " + fmt.Sprint(write) + ", " + r.site(e.Pos()) + ")"
+	if write {
+		return "*" + a
+	}
+	return "(*" + a + ")"
+}
