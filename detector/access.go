@@ -12,6 +12,9 @@ const minAddr = 4096
 // Checking never makes the variable escape to the heap (see
 // shadow.Space.Access).
 func (g *G) check(p unsafe.Pointer, size uintptr, write bool, site uint32) {
+	if verifyChecks {
+		g.verifyRecord(p, size, 0, 1, verifyKind(write)|vAccess|vCheck, site)
+	}
 	if countAccesses {
 		g.accesses++
 		g.checkOps++
@@ -74,6 +77,11 @@ func (g *G) checkRange(base unsafe.Pointer, elem uintptr, lo, hi, stride int, wr
 	}
 	if uintptr(base) < minAddr || hi <= lo || elem == 0 {
 		return
+	}
+	if verifyChecks {
+		s := max(stride, 1) // as AccessRange takes it
+		g.verifyRecord(unsafe.Add(base, uintptr(lo)*elem), elem, uintptr(s)*elem, (hi-lo+s-1)/s,
+			verifyKind(write)|vAccess|vCheck, site)
 	}
 	if r, ok := space.AccessRange(&g.t, base, elem, lo, hi, stride, write, site); ok {
 		report(g, r, site)

@@ -346,7 +346,7 @@ func TestExit(t *testing.T) {
 		`(?m)^bigfoot stats: .*shadow_ops=\d+ ranges=\d+ syncs=\d+ goroutines=\d+ races=0`).MatchString(stderr) {
 		t.Errorf("clean: exit status %d, stderr:\n%s", code, stderr)
 	}
-	if _, _, stderr := child("racy", "stats=1"); countAccesses != strings.Contains(stderr, " accesses=") {
+	if _, _, stderr := child("racy", "stats=1"); countAccesses != regexp.MustCompile(`(?m)^bigfoot stats: accesses=`).MatchString(stderr) {
 		t.Errorf("stats with bigfoot_count=%v:\n%s", countAccesses, stderr)
 	}
 	code, stdout, stderr := child("racy", "halt_on_error=1 stats=1")

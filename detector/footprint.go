@@ -146,6 +146,9 @@ func (f *Footprint) record(p unsafe.Pointer, size uintptr) {
 	if countAccesses {
 		f.g.accesses++
 	}
+	if verifyChecks {
+		f.g.verifyRecord(p, size, 0, 1, verifyKind(f.write)|vAccess, f.site)
+	}
 	if uintptr(p) == f.next {
 		f.next += f.step
 		f.n++
@@ -228,6 +231,9 @@ func (g *G) checkOne(p unsafe.Pointer, size uintptr, write bool, site uint32) {
 	if countAccesses {
 		g.checkOps++
 	}
+	if verifyChecks {
+		g.verifyRecord(p, size, 0, 1, verifyKind(write)|vCheck, site)
+	}
 	if space.Same(&g.t, uintptr(p), size, write) {
 		return
 	}
@@ -243,6 +249,9 @@ func (g *G) checkStrided(start unsafe.Pointer, size, step uintptr, n int, write 
 	g.ranges++
 	if uintptr(start) < minAddr {
 		return
+	}
+	if verifyChecks {
+		g.verifyRecord(start, size, step, n, verifyKind(write)|vCheck, site)
 	}
 	if r, ok := space.AccessStrided(&g.t, start, size, step, n, write, site); ok {
 		report(g, r, site)

@@ -44,6 +44,8 @@ type G struct {
 	checkOps uint64 // check operations (counted with accesses)
 
 	fp fpStack // pending footprints (footprint.go)
+
+	verify *verifyLog // the current span's records (verify.go); nil without bigfoot_verify
 }
 
 // A Child is a goroutine being created: the state the parent prepared for
@@ -192,6 +194,9 @@ func (g *G) Fork(site uint32) *Child {
 	c := newG(vc, site, g.goid)
 	c.root.Store(true)
 	g.commitFootprints()
+	if verifyChecks {
+		g.verifySpan(endFork, site)
+	}
 	g.tick()
 	g.syncs++
 	return &Child{c}
@@ -210,6 +215,9 @@ func Start(c *Child) *G {
 func (g *G) Exit() {
 	g.cancelSelect()
 	g.commitFootprints()
+	if verifyChecks {
+		g.verifySpan(endExit, 0)
+	}
 	g.flush()
 	if g.exited.Swap(true) {
 		return

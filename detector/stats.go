@@ -25,6 +25,9 @@ var stats struct {
 // (their accesses precede the operation) and counts the operation.
 func (g *G) countSync() {
 	g.commitFootprints()
+	if verifyChecks {
+		g.verifySpan(endSync, 0)
+	}
 	g.syncs++
 	if g.syncs%64 == 0 {
 		g.flush()
@@ -63,6 +66,9 @@ func statsLine() string {
 func finish() {
 	g := Cur()
 	g.commitFootprints() // may report: before reportMu
+	if verifyChecks {
+		g.verifySpan(endFinish, 0)
+	}
 	reportMu.Lock()
 	defer reportMu.Unlock()
 	finishLocked(g)
@@ -73,6 +79,9 @@ func finishLocked(g *G) {
 	if opts.stats {
 		fmt.Fprintln(os.Stderr, statsLine())
 	}
+	if verifyChecks {
+		fmt.Fprintln(output(), verifyLine())
+	}
 	if logFile != nil {
 		logFile.Sync()
 	}
@@ -80,11 +89,17 @@ func finishLocked(g *G) {
 
 // Exit replaces os.Exit in instrumented code: it prints statistics if
 // asked and exits with code, or with exitcode (default 66) if code is 0
-// and races were reported.
+// and races were reported, or with verifyExitCode (67) if code is 0 and
+// the verifier (build tag bigfoot_verify) found checks that are not
+// precise.
 func Exit(code int) {
 	finish()
-	if code == 0 && races.Load() > 0 {
+	switch {
+	case code != 0:
+	case races.Load() > 0:
 		code = opts.exitcode
+	case verifyChecks && verifyViolations() > 0:
+		code = verifyExitCode
 	}
 	os.Exit(code)
 }
