@@ -35,13 +35,14 @@ type siteInfo struct {
 	fn        string
 }
 
-var sites struct {
+// sites.next is set statically, not by an init function, so that a table
+// registered by a package-level variable of this package (in its tests)
+// does not get site 0, which is "unknown".
+var sites = struct {
 	mu     sync.Mutex
 	next   uint32
 	tables []*siteTable // sorted by base
-}
-
-func init() { sites.next = 1 } // site 0 is "unknown"
+}{next: 1}
 
 // RegisterSites registers the site table of one instrumented file and
 // returns the global id of its site 0.
