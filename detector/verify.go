@@ -257,8 +257,9 @@ func (g *G) verifySpan(how int, site uint32) {
 			}
 		}
 	}
-	if cap(l.recs) > 1<<12 {
-		l.recs = nil // a long span: do not keep its memory
+	if cap(l.recs) > 1<<12 || cap(l.accAll) > 1<<12 {
+		// A long span: do not keep its memory.
+		l.recs, l.accW, l.accAll, l.chkW, l.chkAll = nil, nil, nil, nil, nil
 	}
 	l.recs = l.recs[:0]
 	l.weight, l.overflow, l.partial = 0, false, false
