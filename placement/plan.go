@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"go/types"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -271,6 +272,28 @@ func Summarize(pkg *ssa.Package, effects *KillSets) (*Summary, []*Plan) {
 	}
 	sum.Prover = prover.Stats()
 	return sum, plans
+}
+
+// FuncDurationQuantile returns the q-quantile (0 <= q <= 1, nearest rank)
+// of the BigFoot analysis time per function: 0.5 is the median, 0.95 the
+// 95th percentile. It is 0 for a summary without functions.
+func (s *Summary) FuncDurationQuantile(q float64) time.Duration {
+	ds := make([]time.Duration, len(s.Funcs))
+	for i, f := range s.Funcs {
+		ds[i] = f.Elapsed
+	}
+	return DurationQuantile(ds, q)
+}
+
+// DurationQuantile returns the q-quantile (nearest rank) of ds, or 0 if
+// ds is empty. ds is sorted in place.
+func DurationQuantile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	i := int(math.Ceil(q*float64(len(ds)))) - 1
+	return ds[min(max(i, 0), len(ds)-1)]
 }
 
 // loopDepths returns the natural-loop nesting depth of each block.

@@ -163,10 +163,26 @@ func (r *analysisResult) text(w io.Writer) {
 			plan.Format(w, r.fset)
 		}
 		s := p.sum
-		fmt.Fprintf(w, "%s: %d functions, static checks fasttrack=%d redcard=%d bigfoot=%d, loop-weighted %.0f/%.0f/%.0f, %d fallbacks, analysis %v (max %v per function)\n\n",
+		fmt.Fprintf(w, "%s: %d functions, static checks fasttrack=%d redcard=%d bigfoot=%d, loop-weighted %.0f/%.0f/%.0f, %d fallbacks, analysis %v (per function: median %v, 95th percentile %v, max %v)\n\n",
 			s.Pkg, len(s.Funcs), s.Accesses, s.RedCardChecks, s.Checks,
 			s.Weighted[placement.FastTrack], s.Weighted[placement.RedCard], s.Weighted[placement.BigFoot],
-			s.Fallbacks, s.Elapsed.Round(time.Microsecond), s.MaxFuncDuration.Round(time.Microsecond))
+			s.Fallbacks, s.Elapsed.Round(time.Microsecond),
+			s.FuncDurationQuantile(0.5).Round(time.Microsecond), s.FuncDurationQuantile(0.95).Round(time.Microsecond),
+			s.MaxFuncDuration.Round(time.Microsecond))
+	}
+	if len(r.pkgs) > 1 {
+		var ds []time.Duration
+		var fns, ft, rc, bf int
+		for _, p := range r.pkgs {
+			for _, f := range p.sum.Funcs {
+				ds = append(ds, f.Elapsed)
+			}
+			fns += len(p.sum.Funcs)
+			ft, rc, bf = ft+p.sum.Accesses, rc+p.sum.RedCardChecks, bf+p.sum.Checks
+		}
+		fmt.Fprintf(w, "total: %d packages, %d functions, static checks fasttrack=%d redcard=%d bigfoot=%d, analysis per function: median %v, 95th percentile %v\n",
+			len(r.pkgs), fns, ft, rc, bf,
+			placement.DurationQuantile(ds, 0.5).Round(time.Microsecond), placement.DurationQuantile(ds, 0.95).Round(time.Microsecond))
 	}
 }
 
