@@ -86,7 +86,12 @@ type Guard struct {
 	names  *namer
 }
 
-func (g *Guard) String() string { return g.names.term(g.Lo) + "<" + g.names.term(g.Hi) }
+func (g *Guard) String() string {
+	if g.names == nil {
+		return g.Lo.String() + "<" + g.Hi.String()
+	}
+	return g.names.term(g.Lo) + "<" + g.names.term(g.Hi)
+}
 
 // A Reason says why a check is where it is; several bits may be set.
 type Reason uint16

@@ -19,3 +19,12 @@ func TestDurationQuantile(t *testing.T) {
 		t.Errorf("empty: %v", got)
 	}
 }
+
+// A guard built without a namer (as emitters and tests may) prints its
+// raw terms instead of panicking.
+func TestGuardStringWithoutNamer(t *testing.T) {
+	g := &Guard{}
+	if s := g.String(); s == "" {
+		t.Error("empty guard string")
+	}
+}
