@@ -152,12 +152,16 @@ var verifyStats struct {
 // guards it.
 var verifySeen = map[uint64]bool{}
 
-// A records an access of *p (a write if write is set) at site whose check
-// the static pass elided, covered by a check made elsewhere in the span,
-// and returns p. The instrumenter emits it in builds for the verifier
-// (build tag bigfoot_verify) only; in other builds it only returns p. It
-// neither checks nor counts the access (see Count).
+// A announces an access of *p (a write if write is set) at site whose
+// check the static pass elided, covered by a check made elsewhere in the
+// span, and returns p. It never checks: with the build tag bigfoot_verify
+// it records the access for the verifier, with bigfoot_count it counts it
+// (as Count(1)), and otherwise it only returns p. The instrumenter emits it
+// only in builds with one of those tags.
 func A[T any](g *G, p *T, write bool, site uint32) *T {
+	if countAccesses {
+		g.accesses++
+	}
 	if verifyChecks {
 		k := uint8(vAccess)
 		if write {
