@@ -270,13 +270,27 @@ func (gr *granule) reclaimable(gen uint32) bool {
 func (s *Space) Sweep() {
 	gen := uint32(lagGen.Load())
 	s.pages.Range(func(key uintptr, pg *page) bool {
-		for gi := range pg.slots {
-			if pg.slots[gi].Load() == nil {
+		for gi := 0; gi < len(pg.slots); gi++ {
+			g := pg.slots[gi].Load()
+			if g == nil {
+				continue
+			}
+			if g.isRun() {
+				r := asRun(g)
+				r.mu.Lock()
+				if !r.dead && r.covers(uintptr(gi)) {
+					if r.reclaimable(gen) {
+						s.dropRun(pg, r)
+					} else {
+						gi = int(r.e.Load()) - 1
+					}
+				}
+				r.mu.Unlock()
 				continue
 			}
 			mu := s.stripe(key, uintptr(gi))
 			mu.Lock()
-			if gr := pg.slots[gi].Load(); gr != nil && gr.reclaimable(gen) {
+			if gr := pg.slots[gi].Load(); gr != nil && !gr.isRun() && gr.reclaimable(gen) {
 				pg.mu.Lock()
 				pg.slots[gi].Store(nil)
 				pg.live--

@@ -329,26 +329,24 @@ func (s *Space) Access(t *Thread, p unsafe.Pointer, size uintptr, write bool, si
 
 // AccessRange checks accesses of the elements lo, lo+stride, ... < hi of
 // an array of elem-byte elements at base, and reports the first conflict.
-// It is the single entry point for range checks, so that a compressed
-// array shadow can later replace the loop. Elements whose shadow is in the
-// current epoch are recognized in a tight loop over the cached page.
+// It is the single entry point for range checks: it keeps the adaptive
+// array shadow of runs.go, so that a check over a run costs O(1) per run.
 func (s *Space) AccessRange(t *Thread, base unsafe.Pointer, elem uintptr, lo, hi, stride int, write bool, site uint32) (race Race, found bool) {
 	if stride <= 0 {
 		stride = 1
 	}
-	if stride == 1 && elem&7 == 0 && uintptr(base)&7 == 0 {
-		return s.accessWords(t, base, uintptr(lo)*elem, uintptr(hi)*elem, write, site)
+	if lo >= hi || elem == 0 || t.Disabled > 0 || onStack(t.GP, base) {
+		return Race{}, false
 	}
-	for i := lo; i < hi; i += stride {
-		q := unsafe.Add(base, uintptr(i)*elem)
-		if s.sameSpan(t, uintptr(q), elem, write) {
-			continue
-		}
-		if r, ok := s.Access(t, q, elem, write, site); ok && !found {
-			race, found = r, true
-		}
-	}
-	return race, found
+	// base is not on this goroutine's stack, so it does not move.
+	b := uintptr(base)
+	last := lo + (hi-1-lo)/stride*stride
+	return s.accessSpan(t, span{
+		start:  b + uintptr(lo)*elem,
+		end:    b + uintptr(last)*elem + elem,
+		elem:   elem,
+		period: uintptr(stride) * elem,
+	}, write, site)
 }
 
 // accessWords is AccessRange for contiguous elements made of whole,
@@ -428,6 +426,17 @@ retry:
 			}
 		}
 		a := key<<pageShift | gi<<3
+		if gr.isRun() {
+			// A run was installed meanwhile: the general path.
+			mu.Unlock()
+			for ; gi < ge; gi++ {
+				a := key<<pageShift | gi<<3
+				if r, ok := s.Access(t, ptrOf(a), 8, write, site); ok && !found {
+					race, found = r, true
+				}
+			}
+			return race, found
+		}
 		if r, ok := s.update(t, pg, gi, gr, a, 0, 8, write, site); ok && !found {
 			race, found = r, true
 			race.Addr = a
@@ -498,9 +507,13 @@ func (s *Space) fast(t *Thread, addr uintptr, lo, hi uint8, write bool) bool {
 		}
 		t.cacheKey, t.cache = key, pg
 	}
-	gr := pg.slots[(addr&(pageSize-1))>>3].Load()
+	gi := (addr & (pageSize - 1)) >> 3
+	gr := pg.slots[gi].Load()
 	if gr == nil {
 		return false
+	}
+	if gr.isRun() {
+		return asRun(gr).sameBytes(t, gi, addr, uintptr(hi-lo), write)
 	}
 	if sp := gr.split.Load(); sp != nil {
 		for b := lo; b < hi; b++ {
@@ -567,6 +580,15 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 				continue
 			}
 		}
+		if gr.isRun() {
+			mu.Unlock()
+			sp := span{start: addr, end: addr + uintptr(hi-lo), elem: uintptr(hi - lo), period: uintptr(hi - lo)}
+			race, found, _, retry := s.runSpan(t, pg, key, asRun(gr), gi, &sp, write, site)
+			if retry {
+				continue
+			}
+			return race, found
+		}
 		race, found := s.update(t, pg, gi, gr, addr, lo, hi, write, site)
 		mu.Unlock()
 		if found {
@@ -576,11 +598,13 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 	}
 }
 
-// add installs gr in the empty slot gi, unless the page was reclaimed.
+// add installs gr in the empty slot gi, unless the page was reclaimed or
+// the slot is no longer empty.
 func (pg *page) add(gi uintptr, gr *granule) bool {
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
-	if pg.dead.Load() {
+	if pg.dead.Load() || pg.slots[gi].Load() != nil {
+		// Reclaimed, or a run was installed: the caller looks again.
 		return false
 	}
 	pg.slots[gi].Store(gr)

@@ -20,19 +20,15 @@ func (s *Space) AccessStrided(t *Thread, base unsafe.Pointer, size, step uintptr
 	if step == 0 || n == 1 {
 		return s.Access(t, base, size, write, site)
 	}
-	if step%size == 0 {
-		// Elements 0, k, 2k, ... of an array of size-byte elements.
-		k := int(step / size)
-		return s.AccessRange(t, base, size, 0, (n-1)*k+1, k, write, site)
+	if t.Disabled > 0 || onStack(t.GP, base) {
+		return Race{}, false
 	}
-	for i := 0; i < n; i++ {
-		q := unsafe.Add(base, uintptr(i)*step)
-		if s.sameSpan(t, uintptr(q), size, write) {
-			continue
-		}
-		if r, ok := s.Access(t, q, size, write, site); ok && !found {
-			race, found = r, true
-		}
-	}
-	return race, found
+	// base is not on this goroutine's stack, so it does not move.
+	b := uintptr(base)
+	return s.accessSpan(t, span{
+		start:  b,
+		end:    b + uintptr(n-1)*step + size,
+		elem:   size,
+		period: step,
+	}, write, site)
 }

@@ -1,0 +1,665 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package shadow
+
+// Adaptive array shadow.
+//
+// A range check over an array (or a strided footprint) would cost one
+// FastTrack operation per granule with per-granule state. Like SlimState
+// and BigFoot's dynamic array compression
+// (003_2c4adee4d326f5a8.txt:885-891, :939), the shadow instead starts the
+// memory a range check touches while it is clean with one state for many
+// granules, and refines it only when a check does not fit:
+//
+//   - A run is a shadow object that the slots [s, e) of one page all point
+//     to. It maps every byte b of its granules to one of k cells, class
+//     ((b-origin)/elem) mod k. With k == 1 the run is coarse (or, once it
+//     is a piece of a refined run, a block); with k > 1 it holds one state
+//     per residue class of a stride (even/odd partitions, a field of every
+//     element of an array of structs).
+//   - A range check is a span: elem bytes every period bytes over
+//     [start, end). Over a run it touches a set of classes. If the span
+//     covers every byte of those classes in the run, the check is one
+//     FastTrack operation per touched class, and the scan skips to the
+//     run's end: a check costs O(runs it touches), not O(elements).
+//   - Otherwise the run is refined, and the check retried: first into
+//     blocks (the part of the run inside the span becomes its own run,
+//     the partial granules at its edges per-granule state, the rest stays
+//     as it was: the block each goroutine owns); a coarse run that a
+//     strided check touches becomes a stride run with the check's stride
+//     (at most maxClasses classes); and, as a last resort, the granules
+//     the span touches get per-granule state (today's representation,
+//     byte-precise). A single access (Access) that must change the state
+//     of part of a run is the smallest such check: the run is cut around
+//     its granule, which becomes per-granule state.
+//   - Every piece is a copy of the state it refines, so refinement never
+//     changes what a later access finds: races are found exactly where
+//     per-granule state finds them (TestDifferential).
+//   - Coarse again: after a check applied to a run, the run merges with
+//     the run to its left if both have the same shape (classes, element
+//     size, phase), the same GC state (gen stamp, weak pointer), and
+//     identical cells (epochs and sites, no read vector clock): a write
+//     range check by one epoch over a refined array makes it coarse again
+//     block by block. Per-granule state never becomes a run again: it is
+//     byte-precise, and its granules may hold state of different objects;
+//     it goes away when the garbage collector frees the memory.
+//
+// Runs never cross a page, so the page table, the sweeper and the page's
+// count of live slots work as before; an array of many pages has a run per
+// page. Runs are created only over clean slots inside one range check, so a
+// run covers memory of one object, and its GC state (generation, weak
+// pointer) is that of its granules (validateRun, Sweep).
+//
+// Concurrency: the slots of a run are owned by the run's lock (slots of
+// granules by the stripe locks, nil slots by the page's lock, which
+// installs new runs and granules). Cells change under the run's lock; a
+// run's extent shrinks under it; a refined or merged run is marked dead,
+// and its cells are never written again. The lock-free fast path reads a
+// slot, the cells, then checks that the slot's granule is still inside
+// the run's extent: a dead run's cells are the state at the moment it
+// died, which is a valid moment for the check to take effect.
+
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+	"weak"
+)
+
+const (
+	// minRun is the fewest granules a run covers; smaller pieces get
+	// per-granule state.
+	minRun = 2
+	// maxClasses is the largest stride a run keeps one state per
+	// residue class for.
+	maxClasses = 16
+)
+
+// A run is the shared state of the slots [s, e) of one page. Its embedded
+// granule holds the GC state; its lo and hi are 0, which marks a run in a
+// slot (no granule has hi == 0) and makes every granule fast path (Same,
+// sameSpan, accessWords) fail on it.
+type run struct {
+	granule
+	mu     sync.Mutex
+	dead   bool // refined, merged or dropped; guarded by mu
+	block  bool // a piece of a refined run; guarded by mu
+	s, e   atomic.Uint32
+	key    uintptr // page number
+	origin uintptr // class of byte b: ((b-origin)/elem) % len(cells)
+	elem   uintptr
+	cells  []cell // immutable slice; one cell per residue class
+}
+
+func (gr *granule) isRun() bool { return gr.hi == 0 }
+
+// asRun returns the run whose first field gr is.
+func asRun(gr *granule) *run { return (*run)(unsafe.Pointer(gr)) }
+
+func (r *run) class(b uintptr) int {
+	if len(r.cells) == 1 {
+		return 0
+	}
+	return int((b - r.origin) / r.elem % uintptr(len(r.cells)))
+}
+
+// A span is the set of bytes a range check accesses: elem bytes at start,
+// start+period, ..., within [start, end).
+type span struct {
+	start, end   uintptr
+	elem, period uintptr
+}
+
+func (sp *span) contiguous() bool { return sp.period == sp.elem }
+
+// next returns the address of the first element of sp that ends after a.
+func (sp *span) next(a uintptr) uintptr {
+	if a < sp.start+sp.elem {
+		return sp.start
+	}
+	return sp.start + ((a-sp.elem-sp.start)/sp.period+1)*sp.period
+}
+
+// shape reports the classes of a run that sp's bytes in the run may
+// touch: all of them (all), or first, first+step, ... (aligned: the span's
+// elements are the run's elements of those classes).
+func (r *run) shape(sp *span) (first, step int, aligned bool) {
+	k := len(r.cells)
+	if k == 1 {
+		return 0, 1, sp.contiguous()
+	}
+	if sp.elem != r.elem || sp.start < r.origin || (sp.start-r.origin)%r.elem != 0 || sp.period%sp.elem != 0 {
+		return 0, 1, false
+	}
+	stride := int(sp.period / sp.elem)
+	if k%stride != 0 {
+		return 0, 1, false
+	}
+	return r.class(sp.start), stride, true
+}
+
+// sameClasses is the lock-free check of whether every class first,
+// first+step, ... records t's epoch for this kind of access.
+func (r *run) sameClasses(t *Thread, first, step int, write bool) bool {
+	for j := first % step; j < len(r.cells); j += step {
+		if !r.cells[j].same(t, write) {
+			return false
+		}
+	}
+	return true
+}
+
+// covers reports whether granule gi is in r's extent.
+func (r *run) covers(gi uintptr) bool {
+	return uintptr(r.s.Load()) <= gi && gi < uintptr(r.e.Load())
+}
+
+// sameBytes is the fast path of Access for the bytes [a, a+n) of granule
+// gi, which lies in run r.
+func (r *run) sameBytes(t *Thread, gi, a, n uintptr, write bool) bool {
+	if len(r.cells) == 1 {
+		if !r.cells[0].same(t, write) {
+			return false
+		}
+	} else {
+		for b := a; b < a+n; b++ {
+			if !r.cells[r.class(b)].same(t, write) {
+				return false
+			}
+		}
+	}
+	if !r.covers(gi) {
+		return false
+	}
+	t.Stats.Checks++
+	return true
+}
+
+// accessSpan checks the accesses of span sp (which starts at or after
+// the array base) and reports the first conflict.
+func (s *Space) accessSpan(t *Thread, sp span, write bool, site uint32) (race Race, found bool) {
+	note := func(r Race, ok bool) {
+		if ok && !found {
+			race, found = r, true
+		}
+	}
+	words := sp.contiguous() && sp.elem&7 == 0 && sp.start&7 == 0
+	for x := sp.start; x < sp.end; {
+		if s.sameSpan(t, x, sp.elem, write) {
+			x += sp.period
+			continue
+		}
+		key := x >> pageShift
+		gi := (x & (pageSize - 1)) >> 3
+		pg := t.cache
+		if t.cacheKey != key || pg == nil || pg.dead.Load() {
+			pg = s.page(key)
+			t.cacheKey, t.cache = key, pg
+		}
+		gr := pg.slots[gi].Load()
+		if gr != nil && gr.isRun() {
+			r, ok, done, retry := s.runSpan(t, pg, key, asRun(gr), gi, &sp, write, site)
+			note(r, ok)
+			if retry {
+				continue
+			}
+			if nx := sp.next(done); nx > x {
+				x = nx
+				continue
+			}
+			// The element at x extends past the run: check it whole,
+			// the run's part is now in this epoch.
+		} else if gr == nil && x&7 == 0 {
+			if s.newRun(t, pg, key, gi, &sp) {
+				continue
+			}
+		} else if words {
+			// A stretch of per-granule state: the word loop.
+			n := uintptr(0)
+			lim := min(granulesPerPage-gi, (sp.end-x)>>3)
+			for ; n < lim; n++ {
+				g := pg.slots[gi+n].Load()
+				if g == nil || g.isRun() {
+					break
+				}
+			}
+			if n > 0 {
+				note(s.accessWords(t, ptrOf(x), 0, n<<3, write, site))
+				x += n << 3
+				continue
+			}
+		}
+		note(s.Access(t, ptrOf(x), sp.elem, write, site))
+		x += sp.period
+	}
+	if found {
+		race.Write = write
+	}
+	return race, found
+}
+
+// newRun installs a run for the clean slots from gi on that lie inside
+// sp, if there are at least minRun of them and sp's shape has a run
+// representation, and reports whether it did.
+func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) bool {
+	k := 1
+	if !sp.contiguous() {
+		if sp.period%sp.elem != 0 || sp.period/sp.elem > maxClasses {
+			return false
+		}
+		k = int(sp.period / sp.elem)
+	}
+	a := key<<pageShift | gi<<3
+	lim := min(granulesPerPage-gi, (sp.end-a)>>3)
+	n := uintptr(0)
+	for n < lim && pg.slots[gi+n].Load() == nil {
+		n++
+	}
+	if n < minRun {
+		return false
+	}
+	r := &run{key: key, origin: sp.start, elem: sp.elem, cells: make([]cell, k)}
+	r.gen = uint32(lagGen.Load())
+	r.s.Store(uint32(gi))
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	if pg.dead.Load() {
+		return false
+	}
+	// Slots become non-nil only under pg.mu: recount.
+	m := uintptr(0)
+	for m < n && pg.slots[gi+m].Load() == nil {
+		m++
+	}
+	if m < minRun {
+		return false
+	}
+	r.e.Store(uint32(gi + m))
+	for i := gi; i < gi+m; i++ {
+		pg.slots[i].Store(&r.granule)
+	}
+	pg.live += int(m)
+	return true
+}
+
+// runSpan applies the part of sp inside run r, found in slot gi, if it
+// fits r's representation, and returns the address up to which sp's bytes
+// are done. Otherwise it refines r and reports retry: the caller looks at
+// the slot again.
+func (s *Space) runSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr, sp *span, write bool, site uint32) (race Race, found bool, done uintptr, retry bool) {
+	first, step, aligned := r.shape(sp)
+	if r.sameClasses(t, first, step, write) && r.covers(gi) {
+		t.Stats.Checks++
+		end := key<<pageShift + uintptr(r.e.Load())<<3
+		return Race{}, false, min(end, sp.end), false
+	}
+	r.mu.Lock()
+	if r.dead || !r.covers(gi) {
+		r.mu.Unlock()
+		return Race{}, false, 0, true
+	}
+	pbase := key << pageShift
+	if !s.validateRun(t, pg, r, max(sp.start, pbase|gi<<3)) {
+		r.mu.Unlock()
+		return Race{}, false, 0, true
+	}
+	rs, re := uintptr(r.s.Load()), uintptr(r.e.Load())
+	S, E := pbase+rs<<3, pbase+re<<3
+	X, Y := max(S, sp.start), min(E, sp.end)
+	whole := sp.start <= S && sp.end >= E
+	if sp.contiguous() && whole {
+		first, step, aligned = 0, 1, true
+	}
+	if r.sameClasses(t, first, step, write) {
+		r.mu.Unlock()
+		t.Stats.Checks++
+		return Race{}, false, Y, false
+	}
+	if aligned && whole {
+		for j := first % step; j < len(r.cells); j += step {
+			if rc, ok := r.cells[j].access(t, write, site); ok && !found {
+				race, found = rc, true
+				race.Addr = X
+			}
+		}
+		if found && r.hasWP && r.wp.Value() == nil {
+			// The state belonged to a dead object whose memory was
+			// reused: drop it and start afresh.
+			s.dropRun(pg, r)
+			r.mu.Unlock()
+			return Race{}, false, 0, true
+		}
+		r.mu.Unlock()
+		s.mergeLeft(pg, r)
+		return race, found, Y, false
+	}
+	// Refine. g0, g1: the granules wholly inside the span; f0, f1: the
+	// granules it touches.
+	f0, f1 := (X-pbase)>>3, (Y-pbase+7)>>3
+	g0, g1 := (X-pbase+7)>>3, (Y-pbase)>>3
+	if g1 < g0 {
+		g1 = g0
+	}
+	var nr *run // the new shape of [g0, g1)
+	switch {
+	case aligned:
+		nr = r.reshaped(r.origin, r.elem, len(r.cells))
+	case len(r.cells) == 1 && sp.period%sp.elem == 0 && sp.period/sp.elem <= maxClasses:
+		nr = r.reshaped(sp.start, sp.elem, int(sp.period/sp.elem))
+	default:
+		g0, g1 = f0, f0 // last resort: per-granule state
+	}
+	s.refine(pg, r, f0, g0, g1, f1, nr)
+	r.mu.Unlock()
+	return Race{}, false, 0, true
+}
+
+// reshaped returns an unlocked, uninstalled run with r's GC state whose
+// cells are copies of r's state in a new shape: every class of the new
+// shape is a copy of r's only cell, or, for r's own shape, of r's cells.
+func (r *run) reshaped(origin, elem uintptr, k int) *run {
+	nr := &run{key: r.key, origin: origin, elem: elem, cells: make([]cell, k), block: true}
+	nr.copyGC(&r.granule)
+	for j := range nr.cells {
+		nr.cells[j].copyFrom(&r.cells[j%len(r.cells)])
+	}
+	return nr
+}
+
+func (gr *granule) copyGC(o *granule) {
+	gr.immortal, gr.foreign, gr.hasWP, gr.gen, gr.wp = o.immortal, o.foreign, o.hasWP, o.gen, o.wp
+}
+
+// refine splits r, whose lock is held, into: [s, f0) and [f1, e) in r's
+// shape, [f0, g0) and [g1, f1) per-granule, and [g0, g1) in nr's shape (if
+// nr is nil or the range is empty, per-granule). Run pieces of fewer than
+// minRun granules get per-granule state.
+func (s *Space) refine(pg *page, r *run, f0, g0, g1, f1 uintptr, nr *run) {
+	rs, re := uintptr(r.s.Load()), uintptr(r.e.Load())
+	f0, f1 = max(f0, rs), min(f1, re)
+	g0, g1 = max(g0, f0), min(g1, f1)
+	if nr == nil || g1-g0 < minRun {
+		nr, g0, g1 = nil, f1, f1
+	}
+	type piece struct {
+		lo, hi uintptr
+		r      *run // nil: per-granule
+	}
+	pieces := []piece{{rs, f0, r}, {f0, g0, nil}, {g0, g1, nr}, {g1, f1, nil}, {f1, re, r}}
+	for i := range pieces {
+		if p := &pieces[i]; p.r != nil && p.hi-p.lo < minRun {
+			p.r = nil
+		}
+	}
+	// r keeps the left or the right piece, or dies.
+	keep := -1
+	switch {
+	case pieces[0].r != nil && pieces[0].hi > pieces[0].lo:
+		keep = 0
+		r.e.Store(uint32(f0))
+	case pieces[4].r != nil && pieces[4].hi > pieces[4].lo:
+		keep = 4
+		r.s.Store(uint32(f1))
+	default:
+		r.dead = true
+	}
+	for i, p := range pieces {
+		if p.hi <= p.lo || i == keep {
+			continue
+		}
+		if p.r == nil {
+			for gi := p.lo; gi < p.hi; gi++ {
+				pg.slots[gi].Store(r.fine(pg, gi))
+			}
+			continue
+		}
+		q := p.r
+		if q == r {
+			q = r.reshaped(r.origin, r.elem, len(r.cells))
+		}
+		q.s.Store(uint32(p.lo))
+		q.e.Store(uint32(p.hi))
+		q.mu.Lock() // not yet visible; held until it is installed whole
+		for gi := p.lo; gi < p.hi; gi++ {
+			pg.slots[gi].Store(&q.granule)
+		}
+		q.mu.Unlock()
+	}
+}
+
+// fine returns a granule with r's state for granule gi of page pg.
+func (r *run) fine(pg *page, gi uintptr) *granule {
+	gr := &granule{lo: 0, hi: 8}
+	gr.copyGC(&r.granule)
+	if len(r.cells) == 1 {
+		gr.whole.copyFrom(&r.cells[0])
+		return gr
+	}
+	base := r.key<<pageShift | gi<<3
+	c0 := r.class(base)
+	uniform := true
+	for b := base + 1; b < base+8; b++ {
+		if r.class(b) != c0 {
+			uniform = false
+			break
+		}
+	}
+	if uniform {
+		gr.whole.copyFrom(&r.cells[c0])
+		return gr
+	}
+	sp := new([8]cell)
+	for b := uintptr(0); b < 8; b++ {
+		sp[b].copyFrom(&r.cells[r.class(base+b)])
+	}
+	gr.split.Store(sp)
+	return gr
+}
+
+// dropRun clears r's slots (its lock is held): its state is stale.
+func (s *Space) dropRun(pg *page, r *run) {
+	rs, re := r.s.Load(), r.e.Load()
+	pg.mu.Lock()
+	for gi := rs; gi < re; gi++ {
+		pg.slots[gi].Store(nil)
+	}
+	pg.live -= int(re - rs)
+	pg.mu.Unlock()
+	r.dead = true
+}
+
+// mergeLeft merges r with the run to its left if they have the same shape
+// and state. It only tries locks: merging is an optimization.
+func (s *Space) mergeLeft(pg *page, r *run) {
+	rs := uintptr(r.s.Load())
+	if rs == 0 {
+		return
+	}
+	lg := pg.slots[rs-1].Load()
+	if lg == nil || !lg.isRun() {
+		return
+	}
+	l := asRun(lg)
+	if !l.mu.TryLock() {
+		return
+	}
+	defer l.mu.Unlock()
+	if !r.mu.TryLock() {
+		return
+	}
+	defer r.mu.Unlock()
+	if l.dead || r.dead || uintptr(l.e.Load()) != uintptr(r.s.Load()) || !l.mergeable(r) {
+		return
+	}
+	re := r.e.Load()
+	l.e.Store(re)
+	for gi := uintptr(r.s.Load()); gi < uintptr(re); gi++ {
+		pg.slots[gi].Store(&l.granule)
+	}
+	r.dead = true
+}
+
+// mergeable reports whether l and r (both locked) have the same shape, GC
+// state and cells.
+func (l *run) mergeable(r *run) bool {
+	k := len(l.cells)
+	if k != len(r.cells) || l.immortal != r.immortal || l.foreign != r.foreign ||
+		l.hasWP != r.hasWP || l.gen != r.gen || l.wp != r.wp {
+		return false
+	}
+	if k > 1 && (l.elem != r.elem || (r.origin-l.origin)%(uintptr(k)*l.elem) != 0) {
+		return false
+	}
+	for j := range l.cells {
+		a, b := &l.cells[j], &r.cells[j]
+		if a.w.Load() != b.w.Load() || a.r.Load() != b.r.Load() || a.r.Load() == shared ||
+			a.wsite != b.wsite || a.rsite != b.rsite {
+			return false
+		}
+	}
+	return true
+}
+
+// validateRun is validate for a run, whose lock is held: it reports
+// whether r may be used, or was dropped because its state may belong to a
+// dead object (the caller retries on the clean slots).
+func (s *Space) validateRun(t *Thread, pg *page, r *run, addr uintptr) bool {
+	if r.immortal {
+		return true
+	}
+	gen := uint32(lagGen.Load())
+	if r.hasWP {
+		if r.gen != gen {
+			r.gen = gen
+			if r.wp.Value() == nil {
+				s.dropRun(pg, r)
+				return false
+			}
+		}
+		return true
+	}
+	if r.empty() {
+		r.gen = gen
+		return true
+	}
+	if r.gen != gen {
+		s.dropRun(pg, r)
+		return false
+	}
+	if !r.cross(t) || r.foreign {
+		return true
+	}
+	kind := pg.kind.Load()
+	if kind == kindUnknown {
+		kind = classify(ptrOf(addr))
+		if kind != kindForeign {
+			pg.kind.Store(kind)
+		}
+	}
+	if kind == kindImmortal {
+		r.immortal = true
+		return true
+	}
+	if uint32(RefreshGen()) != r.gen {
+		s.dropRun(pg, r)
+		return false
+	}
+	if kind == kindForeign {
+		r.foreign = true
+		return true
+	}
+	r.wp = weak.Make((*byte)(ptrOf(addr)))
+	r.hasWP = true
+	r.gen = gen
+	return true
+}
+
+func (r *run) empty() bool {
+	for i := range r.cells {
+		if !r.cells[i].empty() {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *run) cross(t *Thread) bool {
+	for i := range r.cells {
+		if r.cells[i].cross(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// ShapeStats describes the representation of a shadow memory: how much of
+// it is compressed, and how large it is.
+type ShapeStats struct {
+	Pages       int     // shadow pages
+	Coarse      int     // runs with one state, as a range check created them
+	Block       int     // runs with one state, pieces of a refined run
+	Stride      int     // runs with one state per residue class of a stride
+	RunGranules int     // granules that runs cover
+	Fine        int     // granules with their own state
+	Split       int     // of which with one state per byte
+	Bytes       uintptr // approximate bytes of shadow memory
+}
+
+// ShapeStats walks the shadow memory and reports its shape. It is meant
+// for statistics at exit and for tests; it does not stop concurrent
+// accesses, so its counts are a snapshot only if there are none.
+func (s *Space) ShapeStats() ShapeStats {
+	var st ShapeStats
+	rvcBytes := func(c *cell) uintptr {
+		if v := c.rvc.Load(); v != nil {
+			return unsafe.Sizeof(*v) + uintptr(len(v.c))*(8+4)
+		}
+		return 0
+	}
+	s.pages.Range(func(key uintptr, pg *page) bool {
+		st.Pages++
+		st.Bytes += unsafe.Sizeof(*pg)
+		for gi := 0; gi < granulesPerPage; gi++ {
+			g := pg.slots[gi].Load()
+			if g == nil {
+				continue
+			}
+			if !g.isRun() {
+				st.Fine++
+				st.Bytes += unsafe.Sizeof(*g)
+				if sp := g.split.Load(); sp != nil {
+					st.Split++
+					st.Bytes += unsafe.Sizeof(*sp)
+					for b := range sp {
+						st.Bytes += rvcBytes(&sp[b])
+					}
+				} else {
+					st.Bytes += rvcBytes(&g.whole)
+				}
+				continue
+			}
+			r := asRun(g)
+			r.mu.Lock()
+			rs, re := int(r.s.Load()), int(r.e.Load())
+			if !r.dead && rs == gi && re > rs {
+				switch {
+				case len(r.cells) > 1:
+					st.Stride++
+				case r.block:
+					st.Block++
+				default:
+					st.Coarse++
+				}
+				st.RunGranules += re - rs
+				st.Bytes += unsafe.Sizeof(*r) + uintptr(len(r.cells))*unsafe.Sizeof(cell{})
+				for j := range r.cells {
+					st.Bytes += rvcBytes(&r.cells[j])
+				}
+				gi = re - 1
+			}
+			r.mu.Unlock()
+		}
+		return true
+	})
+	return st
+}

@@ -1,0 +1,423 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package shadow
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+	"unsafe"
+)
+
+// release ends t's epoch and returns the vector clock it published.
+func release(t *Thread) []uint64 {
+	vc := append([]uint64(nil), t.VC...)
+	tid := t.Epoch.TID()
+	t.VC[tid]++
+	t.Epoch = MakeEpoch(tid, t.VC[tid])
+	return vc
+}
+
+// acquire joins vc into t's vector clock.
+func acquire(t *Thread, vc []uint64) {
+	for len(t.VC) < len(vc) {
+		t.VC = append(t.VC, 0)
+	}
+	for i, c := range vc {
+		t.VC[i] = max(t.VC[i], c)
+	}
+}
+
+// barrier orders everything every thread did before everything any of
+// them does after, and starts a new epoch for each.
+func barrier(ts ...*Thread) {
+	var vcs [][]uint64
+	for _, t := range ts {
+		vcs = append(vcs, release(t))
+	}
+	for _, t := range ts {
+		for _, vc := range vcs {
+			acquire(t, vc)
+		}
+	}
+}
+
+func threads(n int) []*Thread {
+	var ts []*Thread
+	for i := 1; i <= n; i++ {
+		ts = append(ts, thread(uint32(i), 1, nil))
+	}
+	return ts
+}
+
+// TestRunCoarse checks that a range check over clean memory makes one run
+// per page, that a check over it in the same epoch costs one operation
+// per run, and that another thread's check finds the race.
+func TestRunCoarse(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	const n = 8192 // 16 pages of int64
+	v := escape(make([]int64, n))
+	p := unsafe.Pointer(&v[0])
+	a, b := thread(1, 1, nil), thread(2, 1, nil)
+	if _, race := s.AccessRange(a, p, 8, 0, n, 1, true, 1); race {
+		t.Fatal("first range write races")
+	}
+	st := s.ShapeStats()
+	if st.Fine != 0 || st.Coarse < n*8/pageSize || st.Coarse > n*8/pageSize+1 || st.RunGranules != n {
+		t.Fatalf("shape after one range write: %+v", st)
+	}
+	before := a.Stats.Checks
+	if _, race := s.AccessRange(a, p, 8, 0, n, 1, false, 1); race {
+		t.Fatal("read after own write races")
+	}
+	if _, race := s.AccessRange(a, p, 8, 0, n, 1, true, 1); race {
+		t.Fatal("write after own read and write races")
+	}
+	if c := a.Stats.Checks - before; c > 3*uint64(st.Coarse) {
+		t.Fatalf("%d checks for two range checks over %d runs", c, st.Coarse)
+	}
+	if st2 := s.ShapeStats(); st2.Coarse != st.Coarse || st2.Fine != 0 {
+		t.Fatalf("shape changed by whole-run checks: %+v", st2)
+	}
+	r, race := s.AccessRange(b, p, 8, 100, 200, 1, false, 2)
+	if !race || r.Prev != MakeEpoch(1, 1) || r.PrevSite != 1 || r.Addr != uintptr(unsafe.Pointer(&v[100])) {
+		t.Fatalf("write-read race in a run: %+v %v", r, race)
+	}
+	// Single accesses in the run: the element is fine, the rest stays.
+	if _, race := s.Write(b, unsafe.Pointer(&v[5000]), 8, 3); !race {
+		t.Fatal("no race on a single write into a run")
+	}
+	if _, race := s.Write(a, unsafe.Pointer(&v[5001]), 8, 3); race {
+		t.Fatal("single write next to b's races")
+	}
+	st = s.ShapeStats()
+	if st.Fine != 1 || st.Block < 3 {
+		t.Fatalf("shape after refinement: %+v", st)
+	}
+}
+
+// TestRunBlocks checks refinement into the blocks goroutines own, races
+// across block boundaries, and merging back into one run per page when
+// one goroutine writes everything after a barrier.
+func TestRunBlocks(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	const n, P = 4096, 4
+	v := escape(make([]float64, n))
+	p := unsafe.Pointer(&v[0])
+	ts := threads(P)
+	if _, race := s.AccessRange(ts[0], p, 8, 0, n, 1, true, 1); race {
+		t.Fatal("init")
+	}
+	barrier(ts...)
+	for round := range 3 {
+		for i, th := range ts {
+			lo, hi := i*n/P, (i+1)*n/P
+			if _, race := s.AccessRange(th, p, 8, lo, hi, 1, false, 2); race {
+				t.Fatalf("round %d: block read %d races", round, i)
+			}
+			if _, race := s.AccessRange(th, p, 8, lo, hi, 1, true, 3); race {
+				t.Fatalf("round %d: block write %d races", round, i)
+			}
+		}
+		st := s.ShapeStats()
+		if st.Fine != 0 || st.RunGranules != n {
+			t.Fatalf("round %d: block workload left per-granule state: %+v", round, st)
+		}
+		barrier(ts...)
+	}
+	// A check across a block boundary races with the neighbour.
+	for i, th := range ts {
+		s.AccessRange(th, p, 8, i*n/P, (i+1)*n/P, 1, true, 3)
+	}
+	if _, race := s.AccessRange(ts[0], p, 8, n/P-10, n/P-1, 1, true, 4); race {
+		t.Fatal("race inside the own block")
+	}
+	if r, race := s.AccessRange(ts[0], p, 8, n/P-10, n/P+10, 1, true, 4); !race || r.Prev.TID() != 2 || r.Addr != uintptr(unsafe.Pointer(&v[n/P])) {
+		t.Fatalf("no race across a block boundary: %+v", r)
+	}
+	barrier(ts...)
+	// One goroutine writes everything: the blocks merge.
+	if _, race := s.AccessRange(ts[0], p, 8, 0, n, 1, true, 5); race {
+		t.Fatal("ordered full write races")
+	}
+	st := s.ShapeStats()
+	if runs := st.Coarse + st.Block; runs > n*8/pageSize+1 || st.Fine != 0 {
+		t.Fatalf("blocks did not merge: %+v", st)
+	}
+	if _, race := s.AccessRange(ts[1], p, 8, 0, n, 1, false, 6); !race {
+		t.Fatal("unordered read of the merged run does not race")
+	}
+	barrier(ts...)
+	if _, race := s.AccessRange(ts[2], p, 8, 0, n, 1, false, 6); race {
+		t.Fatal("read after barrier races")
+	}
+}
+
+// TestRunStride checks even/odd partitions of int64 and int32 arrays, a
+// field of every element of an array of structs, and the last resort:
+// a stride that does not fit the run becomes per-granule state.
+func TestRunStride(t *testing.T) {
+	quiet(t)
+	for _, elem := range []uintptr{8, 4, 2, 1} {
+		t.Run(fmt.Sprint(elem), func(t *testing.T) {
+			s := NewSpace()
+			const n = 2048
+			buf := escape(make([]byte, n*elem))
+			p := unsafe.Pointer(&buf[0])
+			a, b := thread(1, 1, nil), thread(2, 1, nil)
+			if _, race := s.AccessRange(a, p, elem, 0, n, 2, true, 1); race {
+				t.Fatal("even")
+			}
+			if _, race := s.AccessRange(b, p, elem, 1, n, 2, true, 2); race {
+				t.Fatal("odd races with even")
+			}
+			st := s.ShapeStats()
+			if st.Stride == 0 || st.Fine > 2 {
+				t.Fatalf("shape: %+v", st)
+			}
+			if _, race := s.AccessRange(b, p, elem, 1, n, 2, false, 2); race {
+				t.Fatal("odd read after odd write")
+			}
+			if r, race := s.AccessRange(b, p, elem, 1000, 1001, 1, false, 2); !race || r.Prev.TID() != 1 {
+				t.Fatalf("no race on element 1000: %+v", r)
+			}
+			if _, race := s.AccessRange(a, p, elem, 0, n, 4, false, 1); race {
+				t.Fatal("a reads every 4th after its own writes")
+			}
+			// A contiguous read by a third thread races with both.
+			c := thread(3, 1, map[uint32]uint64{1: 1})
+			if r, race := s.AccessRange(c, p, elem, 0, n, 1, false, 3); !race || r.Prev.TID() != 2 {
+				t.Fatalf("contiguous read: %+v %v", r, race)
+			}
+		})
+	}
+}
+
+// TestRunLastResort checks that a stride run refined by a different
+// stride becomes per-granule state, exactly.
+func TestRunLastResort(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	const n = 1024
+	v := escape(make([]int32, n))
+	p := unsafe.Pointer(&v[0])
+	a, b, c := thread(1, 1, nil), thread(2, 1, nil), thread(3, 1, nil)
+	s.AccessRange(a, p, 4, 0, n, 2, true, 1)
+	s.AccessRange(b, p, 4, 1, n, 2, true, 1)
+	if st := s.ShapeStats(); st.Stride == 0 {
+		t.Fatalf("no stride run: %+v", st)
+	}
+	// Every third element: mod 3 classes do not fit mod 2 runs.
+	if _, race := s.AccessRange(c, p, 4, 0, n, 3, false, 3); !race {
+		t.Fatal("no race")
+	}
+	st := s.ShapeStats()
+	if st.Fine == 0 || st.Split == 0 {
+		t.Fatalf("no per-granule state: %+v", st)
+	}
+	// Elements 3k are read by c; 3k+1 that are odd were written by b only.
+	d := thread(4, 1, map[uint32]uint64{2: 1, 3: 1})
+	if _, race := s.Write(d, unsafe.Pointer(&v[7]), 4, 4); race {
+		t.Fatal("v[7]: b's write and c's no read are ordered before d")
+	}
+	if _, race := s.Write(d, unsafe.Pointer(&v[8]), 4, 4); !race {
+		t.Fatal("v[8]: a's write is not ordered before d")
+	}
+}
+
+// TestLUFactorization runs the triangular pattern of LU factorization:
+// in step k, row k (the pivot row) is read by every goroutine over columns
+// [k, n), and each row i > k is read and written over columns [k, n) by
+// goroutine i%P. Rows are separate arrays. There are no races; the rows
+// keep runs (one block per step cut off at the front).
+func TestLUFactorization(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	const n, P = 96, 4
+	rows := make([][]float64, n)
+	for i := range rows {
+		rows[i] = escape(make([]float64, n))
+	}
+	ts := threads(P)
+	for i := range rows {
+		s.AccessRange(ts[0], unsafe.Pointer(&rows[i][0]), 8, 0, n, 1, true, 1)
+	}
+	barrier(ts...)
+	for k := 0; k < n-1; k++ {
+		for w, th := range ts {
+			piv := unsafe.Pointer(&rows[k][0])
+			if _, race := s.AccessRange(th, piv, 8, k, n, 1, false, 2); race {
+				t.Fatalf("step %d: pivot row read races", k)
+			}
+			for i := k + 1; i < n; i++ {
+				if i%P != w {
+					continue
+				}
+				row := unsafe.Pointer(&rows[i][0])
+				if _, race := s.AccessRange(th, row, 8, k, n, 1, false, 3); race {
+					t.Fatalf("step %d: row %d read races", k, i)
+				}
+				if _, race := s.AccessRange(th, row, 8, k, n, 1, true, 4); race {
+					t.Fatalf("step %d: row %d write races", k, i)
+				}
+			}
+		}
+		barrier(ts...)
+	}
+	st := s.ShapeStats()
+	// The last columns of each row stay a run of at least minRun granules.
+	if st.Coarse+st.Block < n/2 {
+		t.Fatalf("triangular pattern lost its runs: %+v", st)
+	}
+	// A goroutine writing into a row another one owns, unordered: race.
+	x := thread(9, 1, nil)
+	if _, race := s.AccessRange(x, unsafe.Pointer(&rows[50][0]), 8, 60, 70, 1, true, 5); !race {
+		t.Fatal("no race in the factored matrix")
+	}
+}
+
+// refSpace is the reference for TestDifferential: one FastTrack cell per
+// byte, nothing shared.
+type refSpace map[uintptr]*cell
+
+func (m refSpace) access(t *Thread, a, size uintptr, write bool) bool {
+	found := false
+	for b := a; b < a+size; b++ {
+		c := m[b]
+		if c == nil {
+			c = new(cell)
+			m[b] = c
+		}
+		if _, ok := c.access(t, write, 0); ok {
+			found = true
+		}
+	}
+	return found
+}
+
+// TestDifferential runs random traces of accesses, range checks, strided
+// checks and synchronization by several threads against the shadow and
+// against per-byte FastTrack state, and checks that every step finds a
+// race in both or in neither.
+func TestDifferential(t *testing.T) {
+	quiet(t)
+	var shapes ShapeStats
+	for seed := int64(1); seed <= 40; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		s := NewSpace()
+		ref := refSpace{}
+		const size = 3*pageSize + 512
+		buf := escape(make([]byte, size+pageSize))
+		// A fixed position relative to pages, so runs cross page edges.
+		off := (pageSize - uintptr(unsafe.Pointer(&buf[0]))&(pageSize-1) + uintptr(rng.Intn(64))*8 + 4096 - 256) % pageSize
+		p := unsafe.Pointer(&buf[off])
+		base := uintptr(p)
+		ts := threads(2 + rng.Intn(3))
+		// Even seeds are structured like array programs: one element
+		// size, blocks and small strides, few single accesses; odd seeds
+		// mix everything.
+		structured := seed%2 == 0
+		fixedElem := []uintptr{8, 4, 8, 2}[rng.Intn(4)]
+		var published [][]uint64
+		for step := 0; step < 600; step++ {
+			th := ts[rng.Intn(len(ts))]
+			write := rng.Intn(2) == 0
+			var got, want bool
+			desc := ""
+			switch op := rng.Intn(20); {
+			case op < 2: // release
+				published = append(published, release(th))
+				continue
+			case op < 4: // acquire
+				if len(published) > 0 {
+					acquire(th, published[rng.Intn(len(published))])
+				}
+				continue
+			case op < 5:
+				barrier(ts...)
+				continue
+			case op < 9 && (!structured || rng.Intn(6) == 0): // single access
+				sz := uintptr(1) << rng.Intn(4)
+				if structured {
+					sz = fixedElem
+				}
+				a := uintptr(rng.Intn(size-8)) &^ (sz - 1)
+				if rng.Intn(8) == 0 && !structured {
+					a = uintptr(rng.Intn(size - 8))
+				}
+				_, got = s.Access(th, ptrOf(base+a), sz, write, 1)
+				want = ref.access(th, base+a, sz, write)
+				desc = fmt.Sprintf("access %d+%d", a, sz)
+			case op < 16 || structured: // range
+				elem := []uintptr{1, 2, 4, 8, 8, 8, 12, 16}[rng.Intn(8)]
+				stride := []int{1, 1, 1, 2, 2, 3, 4, 7}[rng.Intn(8)]
+				if structured {
+					elem = fixedElem
+					stride = []int{1, 1, 1, 1, 2, 2, 4}[rng.Intn(7)]
+					if seed%4 == 0 {
+						stride = 1 // blocks only
+					}
+				}
+				nel := int(size / elem)
+				lo, hi := rng.Intn(nel), rng.Intn(nel+1)
+				if rng.Intn(3) == 0 {
+					// Blocks: a multiple of a partition.
+					P := 2 + rng.Intn(4)
+					b := rng.Intn(P)
+					lo, hi = b*nel/P, (b+1)*nel/P
+				}
+				if rng.Intn(4) == 0 {
+					lo, hi = 0, nel
+				}
+				_, got = s.AccessRange(th, ptrOf(base), elem, lo, hi, stride, write, 2)
+				for i := lo; i < hi; i += stride {
+					if ref.access(th, base+uintptr(i)*elem, elem, write) {
+						want = true
+					}
+				}
+				desc = fmt.Sprintf("range elem %d [%d,%d) stride %d", elem, lo, hi, stride)
+			default: // strided footprint
+				sz := uintptr(1 + rng.Intn(8))
+				stp := sz + uintptr(rng.Intn(24))
+				if rng.Intn(4) == 0 {
+					stp = 0
+				}
+				a := uintptr(rng.Intn(size / 2))
+				maxN := 1
+				if stp > 0 {
+					maxN = int((size - a - sz) / stp)
+				}
+				n := 1 + rng.Intn(maxN)
+				_, got = s.AccessStrided(th, ptrOf(base+a), sz, stp, n, write, 3)
+				if stp == 0 {
+					n = 1
+				}
+				for i := 0; i < n; i++ {
+					if ref.access(th, base+a+uintptr(i)*stp, sz, write) {
+						want = true
+					}
+				}
+				desc = fmt.Sprintf("strided %d+%d step %d n %d", a, sz, stp, n)
+			}
+			if got != want {
+				t.Fatalf("seed %d step %d: thread %d write=%v %s: shadow race %v, per-byte race %v\n%+v",
+					seed, step, th.Epoch.TID(), write, desc, got, want, s.ShapeStats())
+			}
+			if step%50 == 0 {
+				st := s.ShapeStats()
+				shapes.Coarse += st.Coarse
+				shapes.Block += st.Block
+				shapes.Stride += st.Stride
+				shapes.Fine += st.Fine
+				shapes.Split += st.Split
+			}
+		}
+	}
+	// The traces must exercise every representation.
+	if shapes.Coarse == 0 || shapes.Block == 0 || shapes.Stride == 0 || shapes.Fine == 0 || shapes.Split == 0 {
+		t.Fatalf("representations not exercised: %+v", shapes)
+	}
+	t.Logf("sampled shapes: %+v", shapes)
+}
