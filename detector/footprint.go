@@ -213,6 +213,8 @@ func (f *Footprint) commit() {
 	start, step := f.start, f.step
 	f.n, f.next, f.reps, f.start = 0, 0, 0, nil
 	g := f.g
+	g.committing = true
+	defer func() { g.committing = false }()
 	if n == 1 {
 		g.checkOne(start, f.size, f.write, f.site)
 		return

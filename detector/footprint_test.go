@@ -250,3 +250,20 @@ func TestFootprintOverflowChecksDirectly(t *testing.T) {
 		}
 	})
 }
+
+// A race found when a footprint commits names the access's site first and
+// says where the deferred check was made.
+func TestFootprintReportNamesSite(t *testing.T) {
+	a := make([]int64, 16)
+	text := expect(t, true, func(g *G) {
+		<-spawn(g, func(g *G) { _ = *R(g, &a[3], 0) })
+		<-spawn(g, func(g *G) {
+			f := g.Footprint(0, true)
+			for i := range a {
+				*F(f, &a[i]) = 1
+			}
+			g.PopFootprints(f)
+		})
+	})
+	contains(t, text, "(deferred check, made at:)", "Write at")
+}

@@ -43,7 +43,8 @@ type G struct {
 	accesses uint64
 	checkOps uint64 // check operations (counted with accesses)
 
-	fp fpStack // pending footprints (footprint.go)
+	fp         fpStack // pending footprints (footprint.go)
+	committing bool    // checking a footprint: reports name its site first
 
 	verify *verifyLog // the current span's records (verify.go); nil without bigfoot_verify
 }

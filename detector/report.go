@@ -210,6 +210,12 @@ func report(g *G, r shadow.Race, site uint32) {
 	}
 	fmt.Fprintf(w, "==================\nWARNING: DATA RACE\n")
 	fmt.Fprintf(w, "%s at 0x%012x by goroutine %d:\n", kind(r.Write, true), r.Addr, g.goid)
+	if g.committing {
+		// A deferred check (a footprint's range): the access is at its
+		// site; the stack is where the check was made.
+		writeSite(w, site)
+		fmt.Fprintf(w, "  (deferred check, made at:)\n")
+	}
 	frames := runtime.CallersFrames(pcs[:n])
 	for {
 		f, more := frames.Next()

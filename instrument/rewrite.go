@@ -253,7 +253,8 @@ func (p *pkgRewriter) finishFile(r *fileRewriter, path string, file *ast.File, s
 		if p.pkg.Name == "main" {
 			pkgPath = "main" // as the race detector prints it
 		}
-		fmt.Fprintf(&b, "var %s = __bf.RegisterSites(%q, %q, %q)\n", r.siteVar, pkgPath, r.rel, strings.Join(r.sites, "\n"))
+		// The absolute path, as the stacks of reports print it.
+		fmt.Fprintf(&b, "var %s = __bf.RegisterSites(%q, %q, %q)\n", r.siteVar, pkgPath, path, strings.Join(r.sites, "\n"))
 	}
 	b.WriteString(r.trailer.String())
 	out = languageUpgrade(r.info.FileVersions[file], path, b.Bytes())

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-var modesFlag = flag.String("modes", "fasttrack,redcard,slimstate,bigfoot", "comma-separated -mode values to run the suite in (fasttrack, bigfoot, redcard, slimstate; gorace runs go test -race instead, as a reference)")
+var modesFlag = flag.String("modes", "fasttrack,redcard,slimstate,bigfoot,bigfoot+verify", "comma-separated -mode values to run the suite in (fasttrack, bigfoot, redcard, slimstate; mode+verify builds with the precise-checks verifier (tag bigfoot_verify) and fails on any uncovered access or illegitimate check; gorace runs go test -race instead, as a reference)")
 
 // TestRaceSuite runs Go's race-detector suite under bigfoot test and fails
 // on any false positive (a race reported in a TestNoRace* test) or when
@@ -86,7 +86,12 @@ func TestRaceSuite(t *testing.T) {
 func runSuite(t *testing.T, bigfoot, mod, mode string, tests []string, floors map[string]int) {
 	start := time.Now()
 	bin := filepath.Join(mod, "suite-"+mode+".test")
-	cmd := exec.Command(bigfoot, "test", "-c", "-o", bin, "-mode="+mode, ".")
+	placement, verify := strings.CutSuffix(mode, "+verify")
+	args := []string{"test", "-c", "-o", bin, "-mode=" + placement}
+	if verify {
+		args = append(args, "-tags=bigfoot_verify")
+	}
+	cmd := exec.Command(bigfoot, append(args, ".")...)
 	if mode == "gorace" {
 		cmd = exec.Command("go", "test", "-race", "-c", "-o", bin, ".")
 	}
@@ -98,7 +103,14 @@ func runSuite(t *testing.T, bigfoot, mod, mode string, tests []string, floors ma
 	fmt.Printf("%s: compiled the suite in %.1fs\n", mode, time.Since(start).Seconds())
 
 	start = time.Now()
-	results := RunAll(tests, func(tests []string) []byte { return runBinary(t, bin, mod, tests) },
+	var verified VerifyTotals
+	results := RunAll(tests, func(tests []string) []byte {
+		out := runBinary(t, bin, mod, tests)
+		if verify {
+			verified.Add(out)
+		}
+		return out
+	},
 		func(crash string, left int) {
 			fmt.Printf("%s: the suite binary stopped (%s); running the %d tests left\n", mode, crash, left)
 		})
@@ -125,6 +137,16 @@ func runSuite(t *testing.T, bigfoot, mod, mode string, tests []string, floors ma
 		}
 	}
 	fmt.Printf("%d passed, %d failed\n", passed, failed)
+	if verify {
+		fmt.Printf("%s: verifier: %s\n", mode, verified)
+		if verified.Runs == 0 || verified.Accesses == 0 {
+			t.Errorf("%s: no \"bigfoot verify:\" summary in the suite's output", mode)
+		}
+		if verified.Uncovered+verified.Illegitimate > 0 || len(verified.Violations) > 0 {
+			t.Errorf("%s: the verifier found %d uncovered accesses and %d illegitimate checks:\n%s",
+				mode, verified.Uncovered, verified.Illegitimate, strings.Join(verified.Violations, "\n"))
+		}
+	}
 
 	if len(falsePos) > 0 {
 		t.Errorf("%s: %d false positives: %s", mode, len(falsePos), strings.Join(falsePos, " "))

@@ -255,3 +255,47 @@ func Floors(file string) (map[string]int, error) {
 	}
 	return floors, nil
 }
+
+// VerifyTotals sums the precise-checks verifier's output (build tag
+// bigfoot_verify; docs/runtime.md, "The precise-checks verifier") over
+// the runs of a suite binary.
+type VerifyTotals struct {
+	Runs                                      int // summary lines seen
+	Accesses, Checks, Uncovered, Illegitimate int
+	Violations                                []string // the violation lines, at most 20
+}
+
+// Add adds the verifier lines of one run's output.
+func (v *VerifyTotals) Add(out []byte) {
+	for _, line := range strings.Split(string(out), "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "bigfoot verify: ")
+		if !ok {
+			continue
+		}
+		if strings.HasPrefix(rest, "accesses=") {
+			v.Runs++
+			for _, f := range strings.Fields(rest) {
+				k, val, _ := strings.Cut(f, "=")
+				n, _ := strconv.Atoi(val)
+				switch k {
+				case "accesses":
+					v.Accesses += n
+				case "checks":
+					v.Checks += n
+				case "uncovered":
+					v.Uncovered += n
+				case "illegitimate":
+					v.Illegitimate += n
+				}
+			}
+			continue
+		}
+		if len(v.Violations) < 20 {
+			v.Violations = append(v.Violations, rest)
+		}
+	}
+}
+
+func (v VerifyTotals) String() string {
+	return fmt.Sprintf("%d runs, accesses=%d checks=%d uncovered=%d illegitimate=%d", v.Runs, v.Accesses, v.Checks, v.Uncovered, v.Illegitimate)
+}

@@ -143,7 +143,7 @@ const raceReport = "WARNING: DATA RACE"
 
 func TestDemo(t *testing.T) {
 	demo, _ := filepath.Abs("../../testdata/demo")
-	r := bigfootCmd(t, demo, "run", "-mode=fasttrack", ".")
+	r := bigfootCmd(t, demo, "run", ".") // the default mode, bigfoot
 	if r.code != 66 || !strings.Contains(r.stderr, raceReport) || !strings.Contains(r.stdout, "counter: 2 guarded: 2") {
 		t.Errorf("bigfoot run on the demo: want a race and exit status 66; got %v", r)
 	}
@@ -192,16 +192,64 @@ func TestModules(t *testing.T) {
 				t.Skipf("%s is not in the module cache", mod)
 			}
 			dir := copyTree(t, m.Dir)
-			r := run(t, dir, []string{"GOFLAGS=-mod=mod"}, bigfootBin, "test", "-mode=fasttrack", "-count=1", "./...")
-			if r.code != 0 || strings.Contains(r.stdout+r.stderr, raceReport) {
-				t.Errorf("bigfoot test ./... in a copy of %s: want success and no race; got %v", mod, r)
+			for _, mode := range []string{"fasttrack", "bigfoot"} {
+				r := run(t, dir, []string{"GOFLAGS=-mod=mod"}, bigfootBin, "test", "-mode="+mode, "-count=1", "./...")
+				if r.code != 0 || strings.Contains(r.stdout+r.stderr, raceReport) {
+					t.Errorf("bigfoot test -mode=%s ./... in a copy of %s: want success and no race; got %v", mode, mod, r)
+				}
 			}
 		})
 	}
 }
 
+// modes lists every placement mode; end-to-end tests run in each.
+var modes = []string{"fasttrack", "redcard", "slimstate", "bigfoot"}
+
+// TestDeferredRaces runs each racy program under testdata/racy in every
+// mode: the race, between accesses slimstate and bigfoot defer into
+// footprints and an unsynchronized access of another goroutine, must be
+// reported at the line marked "// RACE" however the deferring loop ends
+// (normally, by a recovered panic, by runtime.Goexit, or never).
+func TestDeferredRaces(t *testing.T) {
+	root, _ := filepath.Abs("../../testdata/racy")
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		src, err := os.ReadFile(filepath.Join(root, e.Name(), "main.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := 0
+		for i, l := range strings.Split(string(src), "\n") {
+			if strings.HasSuffix(l, "// RACE") {
+				line = i + 1
+			}
+		}
+		if line == 0 {
+			t.Fatalf("%s/main.go has no line marked // RACE", e.Name())
+		}
+		for _, mode := range modes {
+			t.Run(e.Name()+"/"+mode, func(t *testing.T) {
+				r := bigfootCmd(t, root, "run", "-mode="+mode, "./"+e.Name())
+				if r.code != 66 || !strings.Contains(r.stderr, raceReport) {
+					t.Fatalf("want a race and exit status 66; got %v", r)
+				}
+				if at := fmt.Sprintf("main.go:%d", line); !strings.Contains(r.stderr, at) {
+					t.Errorf("the report does not name %s:\n%s", at, r.stderr)
+				}
+			})
+		}
+	}
+}
+
 // TestPrograms checks that each program under testdata/programs prints the
-// same under bigfoot run as under go run, and reports no race.
+// same under bigfoot run as under go run, and reports no race, in every
+// mode.
 func TestPrograms(t *testing.T) {
 	root, _ := filepath.Abs("../../testdata/programs")
 	entries, err := os.ReadDir(root)
@@ -219,12 +267,14 @@ func TestPrograms(t *testing.T) {
 			if want.code != 0 {
 				t.Fatalf("go run ./%s: %v", e.Name(), want)
 			}
-			got := bigfootCmd(t, root, "run", "-mode=fasttrack", "./"+e.Name())
-			if got.code != 0 || strings.Contains(got.stderr, raceReport) {
-				t.Errorf("bigfoot run ./%s: want exit status 0 and no race; got %v", e.Name(), got)
-			}
-			if got.stdout != want.stdout {
-				t.Errorf("bigfoot run ./%s printed\n%s\ngo run printed\n%s", e.Name(), got.stdout, want.stdout)
+			for _, mode := range modes {
+				got := bigfootCmd(t, root, "run", "-mode="+mode, "./"+e.Name())
+				if got.code != 0 || strings.Contains(got.stderr, raceReport) {
+					t.Errorf("bigfoot run -mode=%s ./%s: want exit status 0 and no race; got %v", mode, e.Name(), got)
+				}
+				if got.stdout != want.stdout {
+					t.Errorf("bigfoot run -mode=%s ./%s printed\n%s\ngo run printed\n%s", mode, e.Name(), got.stdout, want.stdout)
+				}
 			}
 		})
 	}

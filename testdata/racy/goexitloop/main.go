@@ -1,0 +1,26 @@
+// A goroutine writes elements in a loop and ends itself with
+// runtime.Goexit from inside the loop; main reads an element without
+// waiting for it.
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+)
+
+func writeThenExit(a []int) {
+	for i := range a {
+		a[i] = 2 // RACE
+		if i == 700 {
+			runtime.Goexit()
+		}
+	}
+}
+
+func main() {
+	a := make([]int, 1000)
+	go writeThenExit(a)
+	time.Sleep(50 * time.Millisecond)
+	fmt.Println(a[10] >= 0)
+}
