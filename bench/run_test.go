@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -99,13 +100,45 @@ func TestRunShortBigfoot(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Skipf("cmd/bigfoot does not build: %v\n%s", err, out)
 	}
+	modes := []string{Plain, FastTrack, RedCard, SlimState, BigFoot}
 	rep, err := Run(context.Background(), Options{
 		Short:      true,
-		Modes:      []string{Plain, FastTrack},
+		Modes:      modes,
 		BigfootBin: bin,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkShort(t, rep, []string{Plain, FastTrack})
+	checkShort(t, rep, modes)
+
+	// The precise-checks verifier over every workload, in the modes that
+	// move checks: no uncovered access, no illegitimate check.
+	root, _ := filepath.Abs("..")
+	for _, w := range Workloads {
+		for _, mode := range []string{SlimState, BigFoot} {
+			t.Run("verify/"+w.Name+"/"+mode, func(t *testing.T) {
+				exe := filepath.Join(t.TempDir(), w.Name)
+				build := exec.Command(bin, "build", "-mode="+mode, "-tags=bigfoot_verify", "-o", exe, PackagePath(w.Name))
+				build.Dir = root
+				if out, err := build.CombinedOutput(); err != nil {
+					t.Fatalf("bigfoot build: %v\n%s", err, out)
+				}
+				var stderr bytes.Buffer
+				run := exec.Command(exe, "-short")
+				run.Stderr = &stderr
+				if err := run.Run(); err != nil {
+					t.Fatalf("%s -short: %v\n%s", w.Name, err, stderr.String())
+				}
+				summary := ""
+				for _, line := range strings.Split(stderr.String(), "\n") {
+					if strings.HasPrefix(line, "bigfoot verify: accesses=") {
+						summary = line
+					}
+				}
+				if summary == "" || !strings.Contains(summary, " uncovered=0 illegitimate=0") || strings.Contains(summary, "accesses=0 ") {
+					t.Errorf("verifier: %q\n%s", summary, stderr.String())
+				}
+			})
+		}
+	}
 }

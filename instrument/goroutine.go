@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -128,6 +129,26 @@ func (r *fileRewriter) goStmt(s *ast.GoStmt) stmtOut {
 		return stmtOut{text: r.text(s)}
 	}
 	h := &hoister{r: r}
+	if n, ok := r.plainGoCall(s.Call); ok {
+		// go f(a, b) -> go __bf.Go2(c, f, a, b): no wrapper function
+		// literal, so the closures of the function keep the names the
+		// compiler gives them in the uninstrumented program (reports
+		// name main.main.func1, not main.main.func1.1).
+		f := r.deferredFunc(h, s.Call)
+		args := h.args(s.Call)
+		c := r.newTemp()
+		h.pre.WriteString(c + " := " + r.g() + ".Fork(" + r.site(s.Pos()) + "); ")
+		name := "Go"
+		if n > 0 {
+			name = fmt.Sprintf("Go%d", n)
+		}
+		parts := []string{c, f}
+		if args != "" {
+			parts = append(parts, args)
+		}
+		text := "go __bf." + name + "(" + strings.Join(parts, ", ") + ")"
+		return stmtOut{pre: h.pre.String(), preDecl: true, text: padLines(r.text(s), text)}
+	}
 	inner := r.deferredCall(h, s.Call, true)
 	if k := r.ioCall(s.Call.Fun); k != 0 {
 		inner = deferredIO(k, "__bfg", inner)
@@ -142,7 +163,6 @@ func (r *fileRewriter) goStmt(s *ast.GoStmt) stmtOut {
 // returns the text of the call to run later, in a goroutine whose state is
 // named __bfg (goroutine) or in the current function (defer).
 func (r *fileRewriter) deferredCall(h *hoister, call *ast.CallExpr, newG bool) string {
-	fun := ast.Unparen(call.Fun)
 	if b := r.builtinName(call.Fun); b != "" {
 		args := h.args(call)
 		if b == "close" && len(call.Args) == 1 {
@@ -175,6 +195,55 @@ func (r *fileRewriter) deferredCall(h *hoister, call *ast.CallExpr, newG bool) s
 		}
 		return "__bf." + hk.name + "(" + strings.Join(parts, ", ") + ")"
 	}
+	return r.deferredFunc(h, call) + "(" + h.args(call) + ")"
+}
+
+// plainGoCall reports whether the call of a go statement can run through
+// __bf.Go, Go1, Go2 or Go3, and its number of arguments: a call of a
+// function value or declared function (not a builtin, a hooked or an I/O
+// function) with at most three parameters, no results, not variadic and
+// not implicitly instantiated, whose arguments have the parameters' types.
+func (r *fileRewriter) plainGoCall(call *ast.CallExpr) (int, bool) {
+	if r.builtinName(call.Fun) != "" || r.ioCall(call.Fun) != 0 || call.Ellipsis.IsValid() {
+		return 0, false
+	}
+	if _, ok := r.resolveHook(call.Fun); ok {
+		return 0, false
+	}
+	sig, ok := r.typeOf(call.Fun).(*types.Signature)
+	if !ok || sig.Results().Len() > 0 || sig.Variadic() || sig.Params().Len() > 3 || sig.Params().Len() != len(call.Args) {
+		return 0, false
+	}
+	switch fn := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		if _, generic := r.info.Instances[fn]; generic {
+			return 0, false
+		}
+	case *ast.SelectorExpr:
+		if _, generic := r.info.Instances[fn.Sel]; generic {
+			return 0, false
+		}
+	}
+	for i, a := range call.Args {
+		// Hoisted arguments keep their own type: Go1..Go3 infer their
+		// parameter types from f and the arguments alike, so each must
+		// be the parameter's type already (or an untyped constant or
+		// nil, which is not hoisted and converts).
+		tv := r.info.Types[a]
+		if tv.Value != nil || tv.IsNil() {
+			continue
+		}
+		if !types.Identical(tv.Type, sig.Params().At(i).Type()) {
+			return 0, false
+		}
+	}
+	return len(call.Args), true
+}
+
+// deferredFunc returns the text of the function a go or defer statement
+// calls, hoisting what must be evaluated at once.
+func (r *fileRewriter) deferredFunc(h *hoister, call *ast.CallExpr) string {
+	fun := ast.Unparen(call.Fun)
 	var f string
 	switch fn := fun.(type) {
 	case *ast.FuncLit:
@@ -195,7 +264,7 @@ func (r *fileRewriter) deferredCall(h *hoister, call *ast.CallExpr, newG bool) s
 	if f == "" {
 		f = h.bind(r.expr(call.Fun, mValue), 1)
 	}
-	return f + "(" + h.args(call) + ")"
+	return f
 }
 
 // gFor is the goroutine state a deferred call uses: the new goroutine's
