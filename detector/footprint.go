@@ -213,6 +213,7 @@ func (f *Footprint) commit() {
 	start, step := f.start, f.step
 	f.n, f.next, f.reps, f.start = 0, 0, 0, nil
 	g := f.g
+	g.fpCommits++
 	g.committing = true
 	defer func() { g.committing = false }()
 	if n == 1 {

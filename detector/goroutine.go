@@ -38,10 +38,11 @@ type G struct {
 
 	// Counters, flushed into the global statistics at sync operations
 	// and at exit (see stats.go).
-	syncs    uint64
-	ranges   uint64
-	accesses uint64
-	checkOps uint64 // check operations (counted with accesses)
+	syncs     uint64
+	ranges    uint64
+	accesses  uint64
+	checkOps  uint64 // check operations (counted with accesses)
+	fpCommits uint64 // footprint ranges checked
 
 	fp         fpStack // pending footprints (footprint.go)
 	committing bool    // checking a footprint: reports name its site first
