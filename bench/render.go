@@ -187,6 +187,9 @@ func (r *Report) Markdown(w io.Writer) error {
 	fmt.Fprintf(&b, "%s %s/%s, %d CPUs, GOMAXPROCS=%d; %d timed run(s) per workload and tool, tools interleaved; started %s, took %.0f s.\n\n",
 		r.GoVersion, r.GOOS, r.GOARCH, r.NumCPU, r.GOMAXPROCS, r.Runs,
 		r.Started.Format("2006-01-02 15:04 MST"), r.Seconds)
+	if r.Quick {
+		b.WriteString("**Quick mode** (`-quick`): each workload at its quick size, about an eighth of its default work (`bench.Workload.Quick`).\n\n")
+	}
 	if r.Short {
 		b.WriteString("**Short mode**: workloads at their -short size; only the checksums are meaningful, not the times.\n\n")
 	}

@@ -61,6 +61,7 @@ type Report struct {
 	GOMAXPROCS int
 	Runs       int  // timed runs per workload and tool
 	Short      bool // workloads ran at their -short size
+	Quick      bool // workloads ran at their Quick size
 	Tools      []string
 	Workloads  []*WorkloadResult
 	Notes      []string // about the run as a whole, e.g. a tool skipped

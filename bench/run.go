@@ -56,6 +56,8 @@ type Options struct {
 	Timeout time.Duration
 	// Args are extra arguments for every workload run, e.g. "-size=2".
 	Args []string
+	// Quick runs each workload at its Quick size (unless Short).
+	Quick bool
 }
 
 // PeerModule and PeerVersion name the peer detector Options.Peer measures.
@@ -108,6 +110,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		GOMAXPROCS: r.opts.GOMAXPROCS,
 		Runs:       r.opts.Runs,
 		Short:      r.opts.Short,
+		Quick:      r.opts.Quick && !r.opts.Short,
 	}
 	if v, err := r.goVersion(ctx); err == nil {
 		rep.GoVersion = v
@@ -268,7 +271,7 @@ func (r *runner) workload(ctx context.Context, w Workload) *WorkloadResult {
 			if ctx.Err() != nil {
 				return wr
 			}
-			run := r.execute(ctx, bins[tool], nil)
+			run := r.execute(ctx, w, bins[tool], nil)
 			run.Rep = rep
 			wr.Tools[tool].Runs = append(wr.Tools[tool].Runs, run)
 			status := ""
@@ -326,7 +329,7 @@ func (r *runner) count(ctx context.Context, w Workload, tool string, wr *Workloa
 	if _, _, err := r.build(ctx, tool, w, bin, true); err != nil {
 		return err
 	}
-	run, stderr := r.run(ctx, bin, []string{"BIGFOOT_OPTIONS=stats=1"})
+	run, stderr := r.run(ctx, w, bin, []string{"BIGFOOT_OPTIONS=stats=1"})
 	r.progress("%-10s %-12s counting run: %.3fs", w.Name, tool, run.Seconds)
 	if run.Err != "" {
 		return errors.New(run.Err)
@@ -386,17 +389,20 @@ func (r *runner) build(ctx context.Context, tool string, w Workload, bin string,
 }
 
 // execute runs bin once, timed, and returns the result.
-func (r *runner) execute(ctx context.Context, bin string, env []string) RunResult {
-	run, _ := r.run(ctx, bin, env)
+func (r *runner) execute(ctx context.Context, w Workload, bin string, env []string) RunResult {
+	run, _ := r.run(ctx, w, bin, env)
 	return run
 }
 
 // run runs bin once with the workload arguments, GOMAXPROCS and env added
 // to the environment, and returns the result and the standard error.
-func (r *runner) run(ctx context.Context, bin string, env []string) (RunResult, []byte) {
+func (r *runner) run(ctx context.Context, w Workload, bin string, env []string) (RunResult, []byte) {
 	var args []string
-	if r.opts.Short {
+	switch {
+	case r.opts.Short:
 		args = append(args, "-short")
+	case r.opts.Quick && w.Quick > 0:
+		args = append(args, "-size="+strconv.Itoa(w.Quick))
 	}
 	args = append(args, r.opts.Args...)
 	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)

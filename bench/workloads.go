@@ -6,24 +6,28 @@ import "fmt"
 type Workload struct {
 	Name    string // directory name under bench/workloads
 	Pattern string // the access pattern it stands for
+	// Quick is the workload's -size for about an eighth of its default
+	// work (bigfoot bench -quick): a full comparison then fits in well
+	// under an hour on 2 cores even where fasttrack costs 50-100x.
+	Quick int
 }
 
 // Workloads lists the benchmark programs in the order of the tables: first
 // the analogues of the JavaGrande kernels the paper measures, then
 // Go-native patterns.
 var Workloads = []Workload{
-	{"crypt", "block-partitioned byte array, Feistel cipher (IDEA-like rounds)"},
-	{"series", "compute-bound Fourier series, few shared accesses"},
-	{"lufact", "LU factorization: triangular loops, rows partitioned, barrier per pivot"},
-	{"moldyn", "molecular dynamics over 9-field structs, per-goroutine force arrays"},
-	{"montecarlo", "Monte Carlo paths: many small objects per path"},
-	{"sparse", "sparse matrix-vector product (CSR): indirect indexing"},
-	{"sor", "red-black SOR: strided stencil, barrier per colour"},
-	{"raytracer", "ray tracer: small vector structs, field groups"},
-	{"cache", "sync.Mutex-guarded map cache"},
-	{"pipeline", "three-stage channel pipeline"},
-	{"workerpool", "worker pool: jobs over a channel, results by index"},
-	{"mergesort", "parallel merge sort: goroutines on halves"},
+	{"crypt", "block-partitioned byte array, Feistel cipher (IDEA-like rounds)", 3},
+	{"series", "compute-bound Fourier series, few shared accesses", 1250},
+	{"lufact", "LU factorization: triangular loops, rows partitioned, barrier per pivot", 800},
+	{"moldyn", "molecular dynamics over 9-field structs, per-goroutine force arrays", 4},
+	{"montecarlo", "Monte Carlo paths: many small objects per path", 5000},
+	{"sparse", "sparse matrix-vector product (CSR): indirect indexing", 12500},
+	{"sor", "red-black SOR: strided stencil, barrier per colour", 354},
+	{"raytracer", "ray tracer: small vector structs, field groups", 530},
+	{"cache", "sync.Mutex-guarded map cache", 75000},
+	{"pipeline", "three-stage channel pipeline", 375000},
+	{"workerpool", "worker pool: jobs over a channel, results by index", 31250},
+	{"mergesort", "parallel merge sort: goroutines on halves", 1000000},
 }
 
 // PackagePath returns the package pattern of the named workload, relative

@@ -11,7 +11,7 @@ import (
 	"github.com/bigfoot-go/bigfoot/bench"
 )
 
-const benchUsage = `usage: bigfoot bench [-runs N] [-short] [-peer] [-modes list] [-o dir] [-size N] [workloads]
+const benchUsage = `usage: bigfoot bench [-runs N] [-short] [-quick] [-peer] [-modes list] [-o dir] [-size N] [workloads]
 
 Bench builds each workload of bench/workloads plain, with go build -race
 and in each bigfoot mode, runs the binaries interleaved N times each with
@@ -28,6 +28,9 @@ live there).
 	-modes list  comma-separated tools (default plain,race,fasttrack,redcard,slimstate,bigfoot)
 	-o dir       write results.md, overhead.svg, runs.csv and report.json
 	             there (default bench-results)
+	-quick       run each workload at its quick size, about an eighth of
+	             its default work, so that a full comparison fits in well
+	             under an hour on 2 cores
 	-size N      pass -size=N to every workload (0: its default size)
 
 Workloads: ` + "%s" + `.
@@ -46,6 +49,7 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	modes := fs.String("modes", "", "")
 	out := fs.String("o", "bench-results", "")
 	size := fs.Int("size", 0, "")
+	quick := fs.Bool("quick", false, "")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -61,6 +65,7 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		Workloads:  fs.Args(),
 		Runs:       *runs,
 		Short:      *short,
+		Quick:      *quick,
 		Peer:       *peer,
 		BigfootBin: self,
 		OutDir:     *out,
