@@ -59,6 +59,9 @@ func statsLine() string {
 	s += fmt.Sprintf(" shadow_ops=%d ranges=%d footprint_commits=%d syncs=%d goroutines=%d races=%d shadow_pages=%d",
 		stats.checks.Load(), stats.ranges.Load(), stats.fpCommits.Load(), stats.syncs.Load(),
 		stats.goroutines.Load(), races.Load(), space.Len())
+	sh := space.ShapeStats()
+	s += fmt.Sprintf(" runs_coarse=%d runs_block=%d runs_stride=%d run_granules=%d fine_granules=%d split_granules=%d shadow_bytes=%d",
+		sh.Coarse, sh.Block, sh.Stride, sh.RunGranules, sh.Fine, sh.Split, sh.Bytes)
 	return s
 }
 
