@@ -242,6 +242,9 @@ func (s *Space) accessSpan(t *Thread, sp span, write bool, site uint32) (race Ra
 // sp, if there are at least minRun of them and sp's shape has a run
 // representation, and reports whether it did.
 func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) bool {
+	if s.noRuns {
+		return false
+	}
 	k := 1
 	if !sp.contiguous() {
 		if sp.period%sp.elem != 0 || sp.period/sp.elem > maxClasses {

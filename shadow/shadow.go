@@ -92,6 +92,7 @@ type Space struct {
 		_ [64 - 8]byte
 	}
 	sweeping atomic.Bool
+	noRuns   bool // tests and benchmarks: per-granule state only
 }
 
 // NewSpace returns an empty shadow memory that is swept of the state of dead
