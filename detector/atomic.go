@@ -34,8 +34,7 @@ func (g *G) atomicBegin(p unsafe.Pointer, size uintptr, op atomicOp) *syncVar {
 		return nil
 	}
 	g.countSync()
-	v := g.syncOf(a)
-	v.mu.Lock()
+	v := g.lockSync(a, true)
 	g.t.VC = join(g.t.VC, v.vc)
 	g.check(p, size, op != atomicLoad, 0)
 	return v

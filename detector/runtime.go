@@ -76,10 +76,19 @@ func RaceWriteRange(addr unsafe.Pointer, n int) {
 }
 
 // RaceAcquire acquires the clock of the sync object at addr.
-func RaceAcquire(addr unsafe.Pointer) { Cur().acquire(uintptr(addr)) }
+func RaceAcquire(addr unsafe.Pointer) {
+	Cur().acquire(uintptr(addr))
+	runtime.KeepAlive(addr) // see acquireAt
+}
 
 // RaceRelease releases into the clock of the sync object at addr.
-func RaceRelease(addr unsafe.Pointer) { Cur().release(uintptr(addr)) }
+func RaceRelease(addr unsafe.Pointer) {
+	Cur().release(uintptr(addr))
+	runtime.KeepAlive(addr)
+}
 
 // RaceReleaseMerge is RaceRelease: releases always join clocks.
-func RaceReleaseMerge(addr unsafe.Pointer) { Cur().release(uintptr(addr)) }
+func RaceReleaseMerge(addr unsafe.Pointer) {
+	Cur().release(uintptr(addr))
+	runtime.KeepAlive(addr)
+}

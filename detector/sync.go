@@ -3,6 +3,7 @@
 package detector
 
 import (
+	"runtime"
 	"sync"
 	"unsafe"
 	"weak"
@@ -15,42 +16,65 @@ import (
 // Releases join the releasing goroutine's clock into it; acquires join it
 // into the acquiring goroutine's clock (003_2c4adee4d326f5a8.txt:485).
 type syncVar struct {
-	mu sync.Mutex
-	vc []uint64
-	wp weak.Pointer[byte] // the object, for reclaiming; zero if immortal
+	mu      sync.Mutex
+	vc      []uint64
+	wp      weak.Pointer[byte] // the object, for reclaiming; zero if immortal
+	deleted bool               // removed from syncs by the sweeper; guarded by mu
 }
 
 var syncs shadow.Map[syncVar]
 
 func init() { shadow.AfterGC(sweepSyncs) }
 
-// syncOf returns the sync object at addr, creating it.
-func (g *G) syncOf(addr uintptr) *syncVar {
-	if v := syncs.Load(addr); v != nil {
+// lockSync returns the sync object at addr, locked, or nil if there is
+// none and create is false.
+//
+// A heap sync object holds a weak pointer to its object, so that the
+// sweeper drops the clocks of dead objects. Memory freed and reused by a
+// new object (a new WaitGroup at the address of a dead one) finds the old
+// clock still in the map; it keeps it (a stale clock only adds
+// synchronization) and its weak pointer is renewed to the new object
+// here, under the lock, so that the sweeper, which decides and deletes
+// under the same lock, never drops a clock that a live object has
+// released into. An object the sweeper deleted first is looked up again.
+func (g *G) lockSync(addr uintptr, create bool) *syncVar {
+	for {
+		v := syncs.Load(addr)
+		if v == nil {
+			if !create {
+				return nil
+			}
+			v, _ = syncs.LoadOrStore(addr, func() *syncVar {
+				nv := new(syncVar)
+				if p := shadow.PtrOf(addr); !shadow.OnStack(g.t.GP, p) && shadow.IsHeap(p) {
+					nv.wp = weak.Make((*byte)(p))
+				}
+				return nv
+			})
+		}
+		v.mu.Lock()
+		if v.deleted {
+			v.mu.Unlock()
+			continue
+		}
+		if v.wp != (weak.Pointer[byte]{}) && v.wp.Value() == nil {
+			// The object died; a live one now occupies its address.
+			v.wp = weak.Make((*byte)(shadow.PtrOf(addr)))
+		}
 		return v
 	}
-	v, loaded := syncs.LoadOrStore(addr, func() *syncVar { return new(syncVar) })
-	if !loaded && !shadow.OnStack(g.t.GP, shadow.PtrOf(addr)) && shadow.IsHeap(shadow.PtrOf(addr)) {
-		// A weak pointer lets the sweeper drop the clocks of dead objects.
-		// Memory reused by a new object may meanwhile inherit a stale
-		// clock; that only adds synchronization.
-		wp := weak.Make((*byte)(shadow.PtrOf(addr)))
-		v.mu.Lock()
-		v.wp = wp
-		v.mu.Unlock()
-	}
-	return v
 }
 
-// sweepSyncs drops the sync objects of dead heap objects.
+// sweepSyncs drops the sync objects of dead heap objects. It decides and
+// deletes under the object's lock (see lockSync).
 func sweepSyncs() {
 	syncs.Range(func(addr uintptr, v *syncVar) bool {
 		v.mu.Lock()
-		dead := v.wp != (weak.Pointer[byte]{}) && v.wp.Value() == nil
-		v.mu.Unlock()
-		if dead {
+		if v.wp != (weak.Pointer[byte]{}) && v.wp.Value() == nil {
+			v.deleted = true
 			syncs.CompareAndDelete(addr, v)
 		}
+		v.mu.Unlock()
 		return true
 	})
 	chans.Range(func(addr uintptr, c *chanState) bool {
@@ -77,11 +101,10 @@ func join(dst, src []uint64) []uint64 {
 // acquire orders the goroutine after every release of the object at addr.
 func (g *G) acquire(addr uintptr) {
 	g.countSync()
-	v := syncs.Load(addr)
+	v := g.lockSync(addr, false)
 	if v == nil {
 		return // never released: nothing to acquire
 	}
-	v.mu.Lock()
 	g.t.VC = join(g.t.VC, v.vc)
 	v.mu.Unlock()
 }
@@ -89,8 +112,7 @@ func (g *G) acquire(addr uintptr) {
 // release orders the goroutine's past before later acquires of addr.
 func (g *G) release(addr uintptr) {
 	g.countSync()
-	v := g.syncOf(addr)
-	v.mu.Lock()
+	v := g.lockSync(addr, true)
 	v.vc = join(v.vc, g.t.VC)
 	v.mu.Unlock()
 	g.tick()
@@ -133,6 +155,23 @@ func (g *G) lockRead(p unsafe.Pointer, size uintptr) {
 
 func addr[T any](p *T) uintptr { return uintptr(unsafe.Pointer(p)) }
 
+// acquireAt and releaseAt acquire and release the sync object of *p (at
+// p's address plus off) and keep *p alive until they are done. Without
+// that, an object whose last use is the operation the hook wraps (the
+// WaitGroup of wg.Wait(), a mutex unlocked for the last time) could be
+// collected between that operation and the acquire, and the sweeper
+// would drop the clock the acquire must join (sweepSyncs): a lost
+// happens-before edge, that is a false race.
+func acquireAt[T any](g *G, p *T, off uintptr) {
+	g.acquire(addr(p) + off)
+	runtime.KeepAlive(p)
+}
+
+func releaseAt[T any](g *G, p *T, off uintptr) {
+	g.release(addr(p) + off)
+	runtime.KeepAlive(p)
+}
+
 // dataWord returns the data word of an interface value: the pointer for
 // pointer-shaped dynamic types (channels, maps, pointers), else the address
 // of the boxed copy.
@@ -143,14 +182,14 @@ func dataWord(x any) uintptr {
 // Lock locks m; the lock acquires m's clock.
 func Lock(g *G, m *sync.Mutex) {
 	m.Lock()
-	g.acquire(addr(m))
+	acquireAt(g, m, 0)
 	g.lockRead(unsafe.Pointer(m), unsafe.Sizeof(*m))
 }
 
 // Unlock releases into m's clock and unlocks m.
 func Unlock(g *G, m *sync.Mutex) {
 	g.lockRead(unsafe.Pointer(m), unsafe.Sizeof(*m))
-	g.release(addr(m))
+	releaseAt(g, m, 0)
 	m.Unlock()
 }
 
@@ -159,7 +198,7 @@ func TryLock(g *G, m *sync.Mutex) bool {
 	if !m.TryLock() {
 		return false
 	}
-	g.acquire(addr(m))
+	acquireAt(g, m, 0)
 	return true
 }
 
@@ -171,25 +210,25 @@ func TryLock(g *G, m *sync.Mutex) bool {
 // RWLock write-locks m.
 func RWLock(g *G, m *sync.RWMutex) {
 	m.Lock()
-	g.acquire(addr(m))
-	g.acquire(addr(m) + 1)
+	acquireAt(g, m, 0)
+	acquireAt(g, m, 1)
 }
 
 // RWUnlock write-unlocks m.
 func RWUnlock(g *G, m *sync.RWMutex) {
-	g.release(addr(m))
+	releaseAt(g, m, 0)
 	m.Unlock()
 }
 
 // RWRLock read-locks m.
 func RWRLock(g *G, m *sync.RWMutex) {
 	m.RLock()
-	g.acquire(addr(m))
+	acquireAt(g, m, 0)
 }
 
 // RWRUnlock read-unlocks m.
 func RWRUnlock(g *G, m *sync.RWMutex) {
-	g.release(addr(m) + 1)
+	releaseAt(g, m, 1)
 	m.RUnlock()
 }
 
@@ -198,8 +237,8 @@ func RWTryLock(g *G, m *sync.RWMutex) bool {
 	if !m.TryLock() {
 		return false
 	}
-	g.acquire(addr(m))
-	g.acquire(addr(m) + 1)
+	acquireAt(g, m, 0)
+	acquireAt(g, m, 1)
 	return true
 }
 
@@ -208,7 +247,7 @@ func RWTryRLock(g *G, m *sync.RWMutex) bool {
 	if !m.TryRLock() {
 		return false
 	}
-	g.acquire(addr(m))
+	acquireAt(g, m, 0)
 	return true
 }
 
@@ -219,30 +258,32 @@ func RWTryRLock(g *G, m *sync.RWMutex) bool {
 func LockerLock(g *G, l sync.Locker) {
 	l.Lock()
 	g.acquire(dataWord(l))
+	runtime.KeepAlive(l)
 }
 
 // LockerUnlock unlocks l.
 func LockerUnlock(g *G, l sync.Locker) {
 	g.release(dataWord(l))
+	runtime.KeepAlive(l)
 	l.Unlock()
 }
 
 // WaitGroupAdd releases into wg's clock (Done is Add(-1)) and adds delta.
 func WaitGroupAdd(g *G, wg *sync.WaitGroup, delta int) {
-	g.release(addr(wg))
+	releaseAt(g, wg, 0)
 	wg.Add(delta)
 }
 
 // WaitGroupDone releases into wg's clock and calls Done.
 func WaitGroupDone(g *G, wg *sync.WaitGroup) {
-	g.release(addr(wg))
+	releaseAt(g, wg, 0)
 	wg.Done()
 }
 
 // WaitGroupWait waits and then acquires wg's clock.
 func WaitGroupWait(g *G, wg *sync.WaitGroup) {
 	wg.Wait()
-	g.acquire(addr(wg))
+	acquireAt(g, wg, 0)
 }
 
 // WaitGroupGo is wg.Go(f) with a fork edge to the new goroutine and a
@@ -256,6 +297,7 @@ func WaitGroupGo(g *G, wg *sync.WaitGroup, f func(), site uint32) {
 		defer cg.release(a)
 		f()
 	})
+	runtime.KeepAlive(wg)
 }
 
 // OnceDo is o.Do(f): the end of f happens before every Do returns.
@@ -266,6 +308,7 @@ func OnceDo(g *G, o *sync.Once, f func()) {
 		f()
 	})
 	g.acquire(a)
+	runtime.KeepAlive(o)
 }
 
 // OnceFunc is sync.OnceFunc(f) with the same edge as OnceDo.
@@ -318,19 +361,20 @@ func CondWait(g *G, c *sync.Cond) {
 	l := dataWord(c.L)
 	g.release(l)
 	c.Wait()
-	g.acquire(addr(c))
+	acquireAt(g, c, 0)
 	g.acquire(l)
+	runtime.KeepAlive(c)
 }
 
 // CondSignal releases into c's clock and signals.
 func CondSignal(g *G, c *sync.Cond) {
-	g.release(addr(c))
+	releaseAt(g, c, 0)
 	c.Signal()
 }
 
 // CondBroadcast releases into c's clock and broadcasts.
 func CondBroadcast(g *G, c *sync.Cond) {
-	g.release(addr(c))
+	releaseAt(g, c, 0)
 	c.Broadcast()
 }
 
@@ -342,59 +386,59 @@ func CondBroadcast(g *G, c *sync.Cond) {
 // SyncMapLoad is m.Load(key).
 func SyncMapLoad(g *G, m *sync.Map, key any) (any, bool) {
 	v, ok := m.Load(key)
-	g.acquire(addr(m))
+	acquireAt(g, m, 0)
 	return v, ok
 }
 
 // SyncMapStore is m.Store(key, value).
 func SyncMapStore(g *G, m *sync.Map, key, value any) {
-	g.release(addr(m))
+	releaseAt(g, m, 0)
 	m.Store(key, value)
 }
 
 // SyncMapLoadOrStore is m.LoadOrStore(key, value).
 func SyncMapLoadOrStore(g *G, m *sync.Map, key, value any) (any, bool) {
-	g.release(addr(m))
+	releaseAt(g, m, 0)
 	v, ok := m.LoadOrStore(key, value)
-	g.acquire(addr(m))
+	acquireAt(g, m, 0)
 	return v, ok
 }
 
 // SyncMapLoadAndDelete is m.LoadAndDelete(key).
 func SyncMapLoadAndDelete(g *G, m *sync.Map, key any) (any, bool) {
-	g.release(addr(m))
+	releaseAt(g, m, 0)
 	v, ok := m.LoadAndDelete(key)
-	g.acquire(addr(m))
+	acquireAt(g, m, 0)
 	return v, ok
 }
 
 // SyncMapDelete is m.Delete(key).
 func SyncMapDelete(g *G, m *sync.Map, key any) {
-	g.release(addr(m))
+	releaseAt(g, m, 0)
 	m.Delete(key)
 }
 
 // SyncMapSwap is m.Swap(key, value).
 func SyncMapSwap(g *G, m *sync.Map, key, value any) (any, bool) {
-	g.release(addr(m))
+	releaseAt(g, m, 0)
 	v, ok := m.Swap(key, value)
-	g.acquire(addr(m))
+	acquireAt(g, m, 0)
 	return v, ok
 }
 
 // SyncMapCompareAndSwap is m.CompareAndSwap(key, old, new).
 func SyncMapCompareAndSwap(g *G, m *sync.Map, key, old, new any) bool {
-	g.release(addr(m))
+	releaseAt(g, m, 0)
 	ok := m.CompareAndSwap(key, old, new)
-	g.acquire(addr(m))
+	acquireAt(g, m, 0)
 	return ok
 }
 
 // SyncMapCompareAndDelete is m.CompareAndDelete(key, old).
 func SyncMapCompareAndDelete(g *G, m *sync.Map, key, old any) bool {
-	g.release(addr(m))
+	releaseAt(g, m, 0)
 	ok := m.CompareAndDelete(key, old)
-	g.acquire(addr(m))
+	acquireAt(g, m, 0)
 	return ok
 }
 
@@ -406,11 +450,12 @@ func SyncMapRange(g *G, m *sync.Map, f func(key, value any) bool) {
 		return f(k, v)
 	})
 	g.acquire(a)
+	runtime.KeepAlive(m)
 }
 
 // SyncMapClear is m.Clear().
 func SyncMapClear(g *G, m *sync.Map) {
-	g.release(addr(m))
+	releaseAt(g, m, 0)
 	m.Clear()
 }
 
@@ -429,6 +474,7 @@ func PoolGet(g *G, p *sync.Pool) any {
 	x := p.Get()
 	if x != nil {
 		g.acquire(dataWord(x))
+		runtime.KeepAlive(x)
 	}
 	return x
 }
