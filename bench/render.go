@@ -305,7 +305,7 @@ func (r *Report) timeTable(b *strings.Builder) {
 		row = append(row, num(Mean(analyses), 2))
 	}
 	for _, m := range modes {
-		row = append(row, ratio(Mean(ratios[m])))
+		row = append(row, ratio(GeoMean(ratios[m])))
 	}
 	row = append(row, "")
 	for _, t := range checked {
@@ -317,8 +317,8 @@ func (r *Report) timeTable(b *strings.Builder) {
 	tb.row(row...)
 	fmt.Fprintf(b, "\nBase time: median wall time of the plain build. Overhead: (t − base) / base on median times, "+
 		"so 4.20x means 5.2 times as long. Check ratio: checks / accesses in a separate counting build "+
-		"(-tags bigfoot_count). The mean row gives arithmetic means of build times and check ratios "+
-		"and geometric means of overheads, with overheads below %.2f counted as %.2f. "+
+		"(-tags bigfoot_count). The mean row gives arithmetic means of build times "+
+		"and geometric means of check ratios and overheads, with values below %.2f counted as %.2f. "+
 		"Tools: %s.\n\n", GeoMeanFloor, GeoMeanFloor, r.legend())
 }
 
