@@ -35,7 +35,9 @@ import (
 //   - never in a return statement (the pop precedes the results'
 //     evaluation);
 //   - -mode=slimstate defers every such access (SlimState's dynamic
-//     footprints: 003_2c4adee4d326f5a8.txt:937-945);
+//     footprints: 003_2c4adee4d326f5a8.txt:937-945), one footprint per
+//     array operand and field path in the function (a[i] and a[i+1]
+//     share one, a[i].x and a[i].y do not);
 //   - -mode=bigfoot defers those the BigFoot plan covers with a loop-range
 //     check (the static pass proved the loop's accesses of that site form
 //     a range: 003_2c4adee4d326f5a8.txt:837-841), all the sites one check
@@ -65,8 +67,14 @@ func (r *fileRewriter) deferredFootprint(e ast.Expr, write, forced bool) string 
 	key := fmt.Sprintf("%d/%v", e.Pos(), write)
 	switch r.p.mode {
 	case "slimstate":
-		if !forced && !r.elementAccess(e) {
-			return ""
+		if !forced {
+			if !r.elementAccess(e) {
+				return ""
+			}
+			// One footprint per array and field path: a[i], a[i+1],
+			// ... of one iteration extend one range, as SlimState's
+			// per-thread footprint merges them into maximal ranges.
+			key = "elem:" + r.elementKey(e) + fmt.Sprintf("/%v", write)
 		}
 	case "bigfoot":
 		if !forced {
@@ -116,6 +124,28 @@ func (r *fileRewriter) elementAccess(e ast.Expr) bool {
 			e = x.X
 		default:
 			return false
+		}
+	}
+}
+
+// elementKey names the array and field path of an element access: the
+// source text of the indexed operand, followed by the selected fields
+// (a[i].f.g -> "a.f.g").
+func (r *fileRewriter) elementKey(e ast.Expr) string {
+	var fields []string
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.IndexExpr:
+			k := r.text(x.X)
+			for i := len(fields) - 1; i >= 0; i-- {
+				k += "." + fields[i]
+			}
+			return k
+		case *ast.SelectorExpr:
+			fields = append(fields, x.Sel.Name)
+			e = x.X
+		default:
+			return r.text(e)
 		}
 	}
 }
