@@ -183,6 +183,30 @@ func classify(p unsafe.Pointer) (kind uint32) {
 	return kindHeap
 }
 
+// findObject returns the base address of the heap object that contains p,
+// or 0 if p is not in an allocated span of the heap (globals, stacks,
+// memory not managed by Go). It is the runtime's, which keeps it
+// accessible by linkname (go.dev/issue/67401).
+//
+//go:linkname findObject runtime.findObject
+func findObject(p, refBase, refOff uintptr) (base uintptr, s unsafe.Pointer, objIndex uintptr)
+
+// objectWeak returns a weak pointer to the heap object that contains addr,
+// which the caller keeps reachable. It is made for the object's base
+// address, not addr: the runtime keeps one weak handle per distinct
+// address in a sorted list per span, so weak pointers to every granule of
+// a large array (a []byte written by one goroutine and read by others)
+// cost time quadratic in the array's size (runtime.getWeakHandle and
+// addspecial were 13% of the crypt workload), while all granules of one
+// object share the base's handle. Both become nil in the sweep that frees
+// the object, so they answer the same question.
+func objectWeak(addr uintptr) weak.Pointer[byte] {
+	if base, _, _ := findObject(addr, 0, 0); base != 0 {
+		addr = base
+	}
+	return weak.Make((*byte)(ptrOf(addr)))
+}
+
 // ptrOf turns the address of memory the caller keeps reachable back into a
 // pointer. Addresses travel as uintptr through the shadow so that checking
 // an access never makes the checked variable escape to the heap.
@@ -208,8 +232,16 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		}
 		return gr
 	}
+	owner := t.Epoch.TID() + 1
+	if gr.owner == owner && gr.gen == gen {
+		// Only t recorded state here, in this generation: what the
+		// checks below would find, without scanning up to 8 cells
+		// (every first access of a byte in an epoch comes here).
+		return gr
+	}
 	if gr.empty() {
 		gr.gen = gen
+		gr.owner = owner // t's access follows
 		return gr
 	}
 	if gr.gen != gen {
@@ -217,6 +249,7 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		return pg.replace(gi, lo, hi)
 	}
 	if !gr.cross(t) {
+		gr.owner = owner
 		return gr
 	}
 	if gr.foreign {
@@ -242,7 +275,7 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		gr.foreign = true
 		return gr
 	}
-	gr.wp = weak.Make((*byte)(ptrOf(addr)))
+	gr.wp = objectWeak(addr)
 	gr.hasWP = true
 	gr.gen = gen
 	return gr

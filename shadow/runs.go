@@ -63,7 +63,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
-	"weak"
 )
 
 const (
@@ -571,7 +570,7 @@ func (s *Space) validateRun(t *Thread, pg *page, r *run, addr uintptr) bool {
 		r.foreign = true
 		return true
 	}
-	r.wp = weak.Make((*byte)(ptrOf(addr)))
+	r.wp = objectWeak(addr)
 	r.hasWP = true
 	r.gen = gen
 	return true

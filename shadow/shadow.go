@@ -114,8 +114,12 @@ type page struct {
 // A granule is the shadow of 8 aligned bytes.
 type granule struct {
 	lo, hi uint8 // byte range of whole; immutable
-	split  atomic.Pointer[[8]cell]
-	whole  cell
+	// owner, if not 0, is 1 + the id of the only thread whose accesses
+	// the granule's cells record, as of generation gen (see validate).
+	// Guarded by the stripe lock; it fits in the padding after hi.
+	owner uint32
+	split atomic.Pointer[[8]cell]
+	whole cell
 
 	// GC reuse state, guarded by the granule's stripe lock. See gc.go.
 	immortal bool               // memory is never freed (globals)
@@ -492,10 +496,37 @@ func (s *Space) Same(t *Thread, a, size uintptr, write bool) bool {
 		return false
 	}
 	gr := t.cache.slots[(a&(pageSize-1))>>3].Load()
-	if gr == nil || uintptr(gr.lo) != off || uintptr(gr.hi) != off+size || !gr.whole.same(t, write) {
+	if gr == nil {
+		return false
+	}
+	if uintptr(gr.lo) != off || uintptr(gr.hi) != off+size {
+		return gr.sameSplit(t, off, size, write)
+	}
+	if !gr.whole.same(t, write) {
 		return false
 	}
 	t.Stats.Checks++
+	return true
+}
+
+// sameSplit is the same-epoch check of the bytes [off, off+size) of a
+// granule split per byte (adjacent fields or bytes of a []byte accessed
+// separately): it reports whether every byte's cell records t's epoch
+// for this kind of access. It is false for an unsplit granule and for a
+// run, whose split is nil. Same calls it so that accesses to split
+// granules, like the uint16 halves of a read-shared key table, need not
+// leave the inlined fast path for Access.
+func (gr *granule) sameSplit(t *Thread, off, size uintptr, write bool) bool {
+	sp := gr.split.Load()
+	if sp == nil {
+		return false
+	}
+	for b := off; b < off+size; b++ {
+		if !sp[b&7].same(t, write) {
+			return false
+		}
+	}
+	t.Stats.Checks += uint64(size)
 	return true
 }
 

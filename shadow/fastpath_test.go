@@ -1,0 +1,139 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package shadow
+
+import (
+	"runtime"
+	"testing"
+	"unsafe"
+)
+
+// TestSameSplit checks the lock-free same-epoch path of Same on granules
+// split per byte: a []byte written byte by byte, and uint16 halves of a
+// read-shared table.
+func TestSameSplit(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	buf := escape(new([16]byte))
+	a := thread(1, 1, nil)
+	p := unsafe.Pointer(&buf[0])
+	s.Write(a, p, 1, 0)
+	s.Write(a, unsafe.Add(p, 1), 1, 0) // splits the granule
+	if !s.Same(a, uintptr(p)+1, 1, true) || !s.Same(a, uintptr(p), 2, true) {
+		t.Fatal("same-epoch write to a split granule missed the fast path")
+	}
+	if s.Same(a, uintptr(p)+2, 1, true) || s.Same(a, uintptr(p)+1, 2, true) {
+		t.Fatal("fast path for a byte not written in this epoch")
+	}
+	if s.Same(a, uintptr(p), 1, false) {
+		t.Fatal("a write's epoch taken for a read")
+	}
+	// A new epoch: no fast path, and the bytes stay apart.
+	a.VC[1]++
+	a.Epoch = MakeEpoch(1, a.VC[1])
+	if s.Same(a, uintptr(p), 1, true) {
+		t.Fatal("fast path in a new epoch")
+	}
+	b := thread(2, 1, nil) // unordered with a
+	if _, race := s.Write(b, unsafe.Add(p, 2), 1, 0); race {
+		t.Fatal("adjacent byte aliases")
+	}
+	if _, race := s.Write(b, unsafe.Add(p, 1), 1, 0); !race {
+		t.Fatal("race on a split byte missed")
+	}
+
+	// Read-shared uint16 halves.
+	tab := escape(new([4]uint16))
+	q := unsafe.Pointer(&tab[0])
+	w := thread(3, 1, nil)
+	s.Write(w, q, 2, 0)
+	s.Write(w, unsafe.Add(q, 2), 2, 0)
+	r1 := thread(4, 1, map[uint32]uint64{3: 1})
+	r2 := thread(5, 1, map[uint32]uint64{3: 1})
+	for _, r := range []*Thread{r1, r2} {
+		for off := uintptr(0); off < 4; off += 2 {
+			if _, race := s.Read(r, unsafe.Add(q, off), 2, 0); race {
+				t.Fatal("ordered read races")
+			}
+		}
+	}
+	for _, r := range []*Thread{r1, r2} {
+		if !s.Same(r, uintptr(q)+2, 2, false) {
+			t.Fatal("read-shared same epoch on a split granule missed the fast path")
+		}
+	}
+	if s.Same(r1, uintptr(q)+4, 2, false) {
+		t.Fatal("fast path for an unread half")
+	}
+	if _, race := s.Write(thread(6, 1, map[uint32]uint64{3: 1, 4: 1}), unsafe.Add(q, 2), 2, 0); !race {
+		t.Fatal("write-shared race with r2 missed")
+	}
+	runtime.KeepAlive(buf)
+	runtime.KeepAlive(tab)
+}
+
+// TestObjectWeak checks that the weak pointers of all granules of one
+// object are the object's, and that it still dies with the object.
+func TestObjectWeak(t *testing.T) {
+	b := make([]byte, 1<<20)
+	w1 := objectWeak(uintptr(unsafe.Pointer(&b[100])))
+	w2 := objectWeak(uintptr(unsafe.Pointer(&b[500000])))
+	if w1 != w2 || w1.Value() != &b[0] {
+		t.Fatal("granules of one object have different weak pointers")
+	}
+	c := escape(new([4]int64))
+	if objectWeak(uintptr(unsafe.Pointer(&c[2]))).Value() != (*byte)(unsafe.Pointer(c)) {
+		t.Fatal("weak pointer not to the small object's base")
+	}
+	runtime.KeepAlive(b)
+	b, c, sink = nil, nil, nil
+	for range 3 {
+		Quiesce()
+		runtime.GC()
+	}
+	if w1.Value() != nil {
+		t.Fatal("weak pointer outlives its object")
+	}
+}
+
+// TestOwnerRevalidation checks that the one-owner shortcut of validate
+// neither hides a second goroutine's access nor keeps state recorded before
+// a GC cycle.
+func TestOwnerRevalidation(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	x := escape(new([2]int64))
+	p := unsafe.Pointer(&x[0])
+	a := thread(1, 1, nil)
+	s.Write(a, p, 8, 0)
+	a.VC[1]++
+	a.Epoch = MakeEpoch(1, a.VC[1])
+	s.Write(a, p, 8, 0) // the owner shortcut
+	key := uintptr(p) >> pageShift
+	gi := (uintptr(p) & (pageSize - 1)) >> 3
+	pg := s.pages.Load(key)
+	old := pg.slots[gi].Load()
+	if old.owner != 2 {
+		t.Fatalf("owner %d, want 2", old.owner)
+	}
+	// As if a GC cycle had completed since a's accesses (a real one would
+	// let the sweeper drop the granule first): the next slow access drops
+	// the state though a is the owner, as for any unshared state.
+	mu := s.stripe(key, gi)
+	mu.Lock()
+	old.gen--
+	a.VC[1]++
+	a.Epoch = MakeEpoch(1, a.VC[1])
+	gr := s.validate(a, pg, gi, old, uintptr(p), 0, 8)
+	mu.Unlock()
+	if gr == old || !gr.empty() {
+		t.Fatal("owner's state from before a GC cycle kept")
+	}
+	// A second, unordered goroutine still races with the owner.
+	s.Write(a, p, 8, 0)
+	b := thread(2, 1, nil)
+	if _, race := s.Write(b, p, 8, 0); !race {
+		t.Fatal("race with the owner missed")
+	}
+	runtime.KeepAlive(x)
+}
