@@ -212,8 +212,8 @@ func TestBuildAndTestVerbs(t *testing.T) {
 	if code, err := Run(context.Background(), cfg, inv); code != 0 || err != nil {
 		t.Fatalf("build = %d, %v\n%s", code, err, stderr)
 	}
-	if !strings.Contains(stderr.String(), "-mode=bigfoot not implemented yet; using fasttrack") {
-		t.Errorf("no mode note:\n%s", stderr)
+	if req.Mode != "bigfoot" || strings.Contains(stderr.String(), "not implemented") {
+		t.Errorf("default mode: instrumented in mode %q (want bigfoot)\n%s", req.Mode, stderr)
 	}
 	got, _ := exec.Command(out, "x").Output()
 	if string(got) != "instrumented added [x]\n" {
