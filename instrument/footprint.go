@@ -38,11 +38,14 @@ import (
 //     footprints: 003_2c4adee4d326f5a8.txt:937-945), one footprint per
 //     array operand and field path in the function (a[i] and a[i+1]
 //     share one, a[i].x and a[i].y do not);
-//   - -mode=bigfoot defers those the BigFoot plan covers with a loop-range
-//     check (the static pass proved the loop's accesses of that site form
-//     a range: 003_2c4adee4d326f5a8.txt:837-841), all the sites one check
-//     covers into one footprint (src[i], ..., src[i+7] of a loop stepping
-//     by 8 record one contiguous range), and the element reads of range
+//   - -mode=bigfoot defers the same accesses, grouped by the BigFoot
+//     plans: the sites one loop-range check covers (the static pass
+//     proved the loop's accesses of those sites form a range:
+//     003_2c4adee4d326f5a8.txt:837-841) share one footprint (src[i], ...,
+//     src[i+7] of a loop stepping by 8 record one contiguous range), and
+//     the accesses no plan range covers go to a footprint per array
+//     operand, the dynamic footprints BigFoot leaves the ranges it cannot
+//     coalesce statically to (issue #5); plus the element reads of range
 //     loops over slices (contiguous by the language's definition).
 //     Its other accesses keep in-place checks, minus those RedCard-style
 //     elimination proves redundant (redcard.go).
@@ -78,16 +81,19 @@ func (r *fileRewriter) deferredFootprint(e ast.Expr, write, forced bool) string 
 		}
 	case "bigfoot":
 		if !forced {
-			if !r.elementAccess(e) || r.p.rc == nil {
+			if !r.elementAccess(e) {
 				return ""
 			}
-			check := r.p.rc.loopRange[siteKey{ssaPos(e), write}]
-			if check == 0 {
-				return ""
+			// The accesses one loop-range check of the plan covers share
+			// a footprint: a[i], a[i+1], ... of one iteration extend one
+			// range. Element accesses the plan could not coalesce go to
+			// a footprint per array operand, as in slimstate (BigFoot's
+			// dynamic footprints for the ranges the static pass leaves).
+			if check := r.loopRangeCheck(e, write); check != 0 {
+				key = fmt.Sprintf("check%d/%v", check, write)
+			} else {
+				key = "elem:" + r.elementKey(e) + fmt.Sprintf("/%v", write)
 			}
-			// The accesses one check covers share a footprint: a[i],
-			// a[i+1], ... of one iteration extend one range.
-			key = fmt.Sprintf("check%d/%v", check, write)
 		}
 	default:
 		return ""
@@ -126,6 +132,15 @@ func (r *fileRewriter) elementAccess(e ast.Expr) bool {
 			return false
 		}
 	}
+}
+
+// loopRangeCheck returns the number of the BigFoot plan check that covers
+// the access e of kind write with a loop-range check, or 0.
+func (r *fileRewriter) loopRangeCheck(e ast.Expr, write bool) int {
+	if r.p.rc == nil {
+		return 0
+	}
+	return r.p.rc.loopRange[siteKey{ssaPos(e), write}]
 }
 
 // elementKey names the array and field path of an element access: the
