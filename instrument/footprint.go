@@ -84,12 +84,14 @@ func (r *fileRewriter) deferredFootprint(e ast.Expr, write, forced bool) string 
 			if !r.elementAccess(e) {
 				return ""
 			}
-			// The accesses one loop-range check of the plan covers share
+			// The sites one loop-range check of the plan coalesced share
 			// a footprint: a[i], a[i+1], ... of one iteration extend one
-			// range. Element accesses the plan could not coalesce go to
-			// a footprint per array operand, as in slimstate (BigFoot's
-			// dynamic footprints for the ranges the static pass leaves).
-			if check := r.loopRangeCheck(e, write); check != 0 {
+			// range. Other element accesses (a range check of one site,
+			// or none) go to a footprint per array operand, as in
+			// slimstate: BigFoot's dynamic footprints for the ranges the
+			// static pass leaves, which also merge neighbouring sites
+			// the plan checked separately.
+			if check := r.loopRangeCheck(e, write); check != 0 && r.p.rc.rangeSites[check] > 1 {
 				key = fmt.Sprintf("check%d/%v", check, write)
 			} else {
 				key = "elem:" + r.elementKey(e) + fmt.Sprintf("/%v", write)

@@ -85,6 +85,8 @@ type redcardPkg struct {
 	// in the package): their checks are deferred into footprints, one
 	// per check (footprint.go).
 	loopRange map[siteKey]int
+	// rangeSites counts the sites each loop-range check covers.
+	rangeSites map[int]int
 }
 
 // fileRedcard is the per-file state of the two rendering passes.
@@ -98,7 +100,7 @@ type fileRedcard struct {
 
 func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, bigfoot bool) *redcardPkg {
 	rc := &redcardPkg{ssaAcc: map[siteKey][]*placement.Access{}, anchors: map[siteKey]bool{}, cover: map[siteKey][]siteKey{},
-		syncCall: map[token.Pos]bool{}, loopRange: map[siteKey]int{}}
+		syncCall: map[token.Pos]bool{}, loopRange: map[siteKey]int{}, rangeSites: map[int]int{}}
 	rc.fset = prog.Fset
 	ks := placement.NewKillSets(prog)
 	prover := entail.NewCached(&entail.Linear{Fallback: entail.NewZ3(1000)})
@@ -114,6 +116,7 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, bigfoot bool) *redcardP
 					for _, a := range c.Covers {
 						if k := (siteKey{a.Pos, a.Write}); a.Pos.IsValid() && rc.loopRange[k] == 0 {
 							rc.loopRange[k] = id
+							rc.rangeSites[id]++
 						}
 					}
 				}
