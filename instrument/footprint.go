@@ -38,17 +38,13 @@ import (
 //     footprints: 003_2c4adee4d326f5a8.txt:937-945), one footprint per
 //     array operand and field path in the function (a[i] and a[i+1]
 //     share one, a[i].x and a[i].y do not);
-//   - -mode=bigfoot defers the same accesses, grouped by the BigFoot
-//     plans: the sites one loop-range check covers (the static pass
-//     proved the loop's accesses of those sites form a range:
-//     003_2c4adee4d326f5a8.txt:837-841) share one footprint (src[i], ...,
-//     src[i+7] of a loop stepping by 8 record one contiguous range), and
-//     the accesses no plan range covers go to a footprint per array
-//     operand, the dynamic footprints BigFoot leaves the ranges it cannot
-//     coalesce statically to (issue #5); plus the element reads of range
-//     loops over slices (contiguous by the language's definition).
-//     Its other accesses keep in-place checks, minus those RedCard-style
-//     elimination proves redundant (redcard.go).
+//   - -mode=bigfoot defers the same accesses, keyed the same way (the
+//     ranges BigFoot's loop analysis finds, 003_2c4adee4d326f5a8.txt:
+//     837-841, are what these footprints build at run time; grouping
+//     footprints by the plans' loop-range checks instead was measured to
+//     fragment ranges the plans check statement by statement, crypt's
+//     dst[i..i+3] and dst[i+4..i+7]), and its in-place checks are
+//     RedCard's: those the plans prove redundant are dropped (redcard.go).
 
 // fpCtx is the footprint state of one function being rendered.
 type fpCtx struct {
@@ -69,7 +65,7 @@ func (r *fileRewriter) deferredFootprint(e ast.Expr, write, forced bool) string 
 	}
 	key := fmt.Sprintf("%d/%v", e.Pos(), write)
 	switch r.p.mode {
-	case "slimstate":
+	case "slimstate", "bigfoot":
 		if !forced {
 			if !r.elementAccess(e) {
 				return ""
@@ -77,25 +73,10 @@ func (r *fileRewriter) deferredFootprint(e ast.Expr, write, forced bool) string 
 			// One footprint per array and field path: a[i], a[i+1],
 			// ... of one iteration extend one range, as SlimState's
 			// per-thread footprint merges them into maximal ranges.
+			// (Grouping bigfoot's by the plan's loop-range checks
+			// instead fragments ranges the plan checks statement by
+			// statement: crypt's dst[i..i+3] and dst[i+4..i+7].)
 			key = "elem:" + r.elementKey(e) + fmt.Sprintf("/%v", write)
-		}
-	case "bigfoot":
-		if !forced {
-			if !r.elementAccess(e) {
-				return ""
-			}
-			// The sites one loop-range check of the plan coalesced share
-			// a footprint: a[i], a[i+1], ... of one iteration extend one
-			// range. Other element accesses (a range check of one site,
-			// or none) go to a footprint per array operand, as in
-			// slimstate: BigFoot's dynamic footprints for the ranges the
-			// static pass leaves, which also merge neighbouring sites
-			// the plan checked separately.
-			if check := r.loopRangeCheck(e, write); check != 0 && r.p.rc.rangeSites[check] > 1 {
-				key = fmt.Sprintf("check%d/%v", check, write)
-			} else {
-				key = "elem:" + r.elementKey(e) + fmt.Sprintf("/%v", write)
-			}
 		}
 	default:
 		return ""
@@ -134,15 +115,6 @@ func (r *fileRewriter) elementAccess(e ast.Expr) bool {
 			return false
 		}
 	}
-}
-
-// loopRangeCheck returns the number of the BigFoot plan check that covers
-// the access e of kind write with a loop-range check, or 0.
-func (r *fileRewriter) loopRangeCheck(e ast.Expr, write bool) int {
-	if r.p.rc == nil {
-		return 0
-	}
-	return r.p.rc.loopRange[siteKey{ssaPos(e), write}]
 }
 
 // elementKey names the array and field path of an element access: the

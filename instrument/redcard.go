@@ -80,13 +80,6 @@ type redcardPkg struct {
 	droppedTotal int
 	syncCall     map[token.Pos]bool // SSA call position (Lparen) -> may synchronize
 	fset         *token.FileSet
-	// loopRange (-mode=bigfoot) maps the sites of accesses a BigFoot
-	// plan covers with a loop-range check to that check (a number unique
-	// in the package): their checks are deferred into footprints, one
-	// per check (footprint.go).
-	loopRange map[siteKey]int
-	// rangeSites counts the sites each loop-range check covers.
-	rangeSites map[int]int
 }
 
 // fileRedcard is the per-file state of the two rendering passes.
@@ -98,30 +91,13 @@ type fileRedcard struct {
 	units   []unit
 }
 
-func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, bigfoot bool) *redcardPkg {
+func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package) *redcardPkg {
 	rc := &redcardPkg{ssaAcc: map[siteKey][]*placement.Access{}, anchors: map[siteKey]bool{}, cover: map[siteKey][]siteKey{},
-		syncCall: map[token.Pos]bool{}, loopRange: map[siteKey]int{}, rangeSites: map[int]int{}}
+		syncCall: map[token.Pos]bool{}}
 	rc.fset = prog.Fset
 	ks := placement.NewKillSets(prog)
 	prover := entail.NewCached(&entail.Linear{Fallback: entail.NewZ3(1000)})
 	for _, fn := range placement.AnalyzedFunctions(spkg) {
-		if bigfoot {
-			bf := placement.Analyze(fn, placement.Config{Mode: placement.BigFoot, Effects: ks, Prover: prover})
-			if bf.Fallback == "" {
-				for _, c := range bf.Checks {
-					if c.Why&placement.LoopRange == 0 {
-						continue
-					}
-					id := len(rc.loopRange) + 1
-					for _, a := range c.Covers {
-						if k := (siteKey{a.Pos, a.Write}); a.Pos.IsValid() && rc.loopRange[k] == 0 {
-							rc.loopRange[k] = id
-							rc.rangeSites[id]++
-						}
-					}
-				}
-			}
-		}
 		plan := placement.Analyze(fn, placement.Config{Mode: placement.RedCard, Effects: ks, Prover: prover})
 		rc.plans++
 		for _, b := range fn.Blocks {
@@ -517,14 +493,14 @@ func (r *fileRewriter) dropCheck(e ast.Expr, write bool) bool {
 
 // safeRedcardPkg computes the plans of spkg; if the analysis panics, the
 // package keeps its fasttrack checks (noted).
-func safeRedcardPkg(prog *ssa.Program, spkg *ssa.Package, id string, res *Result, bigfoot bool) (rc *redcardPkg) {
+func safeRedcardPkg(prog *ssa.Program, spkg *ssa.Package, id string, res *Result) (rc *redcardPkg) {
 	defer func() {
 		if e := recover(); e != nil {
 			rc = nil
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: redcard placement failed (%v): fasttrack checks", id, e))
 		}
 	}()
-	return newRedcardPkg(prog, spkg, bigfoot)
+	return newRedcardPkg(prog, spkg)
 }
 
 // A unit is a simple statement, or a header expression of a compound one
