@@ -15,9 +15,10 @@ import (
 //	x := a[i]    becomes   x := (*__bf.F(__bfF0, &a[i]))
 //	a[i].f = v   becomes   *__bf.F(__bfF1, &a[i].f) = v
 //
-// The function allocates one footprint per deferred site in its prologue
-// (__bfF0, __bfF1 := __bfg.Footprint(site, false), __bfg.Footprint(site,
-// true)) and pops them before each return and at the end of its body
+// The function allocates one footprint per array operand, field path and
+// kind in its prologue (__bfF0, __bfF1 := __bfg.Footprint(site, false),
+// __bfg.Footprint(site, true), the site of the first such access) and
+// pops them before each return and at the end of its body
 // (__bfg.PopFootprints(__bfF0)). The footprint merges the addresses it
 // records into one strided range, checked in one operation when the
 // pattern breaks, before the goroutine's next synchronization, at the pop,
@@ -37,7 +38,8 @@ import (
 //   - -mode=slimstate defers every such access (SlimState's dynamic
 //     footprints: 003_2c4adee4d326f5a8.txt:937-945), one footprint per
 //     array operand and field path in the function (a[i] and a[i+1]
-//     share one, a[i].x and a[i].y do not);
+//     share one, a[i].x and a[i].y do not); a race found at a commit is
+//     reported at the site of the footprint's first access;
 //   - -mode=bigfoot defers the same accesses, keyed the same way (the
 //     ranges BigFoot's loop analysis finds, 003_2c4adee4d326f5a8.txt:
 //     837-841, are what these footprints build at run time; grouping
