@@ -132,39 +132,41 @@ func (g *G) commitFootprints() {
 	}
 }
 
-// F records an access of *p (of the footprint's kind) in footprint f and
-// returns p: the deferred form of R and W, (*__bf.F(__bfF3, &a[i])) and
-// *__bf.F(__bfF3, &a[i]) = v.
-func F[T any](f *Footprint, p *T) *T {
-	f.record(unsafe.Pointer(p), unsafe.Sizeof(*p))
+// F records an access of *p (of the footprint's kind) at site in
+// footprint f and returns p: the deferred form of R and W,
+// (*__bf.F(__bfF3, &a[i], s)) and *__bf.F(__bfF3, &a[i], s) = v. A race
+// found when the range is checked is reported at the site of the range's
+// first access.
+func F[T any](f *Footprint, p *T, site uint32) *T {
+	f.record(unsafe.Pointer(p), unsafe.Sizeof(*p), site)
 	return p
 }
 
 // record adds an access of size bytes at a. The common case, the next
 // element of the range, is a comparison and two additions.
-func (f *Footprint) record(p unsafe.Pointer, size uintptr) {
+func (f *Footprint) record(p unsafe.Pointer, size uintptr, site uint32) {
 	if countAccesses {
 		f.g.accesses++
 	}
 	if verifyChecks {
-		f.g.verifyRecord(p, size, 0, 1, verifyKind(f.write)|vAccess, f.site)
+		f.g.verifyRecord(p, size, 0, 1, verifyKind(f.write)|vAccess, site)
 	}
 	if uintptr(p) == f.next {
 		f.next += f.step
 		f.n++
 		return
 	}
-	f.recordSlow(p, size)
+	f.recordSlow(p, size, site)
 }
 
-func (f *Footprint) recordSlow(p unsafe.Pointer, size uintptr) {
+func (f *Footprint) recordSlow(p unsafe.Pointer, size uintptr, site uint32) {
 	a := uintptr(p)
 	switch {
 	case f.direct:
-		f.g.checkOne(p, size, f.write, f.site)
+		f.g.checkOne(p, size, f.write, site)
 		return
 	case f.n == 0:
-		f.start, f.size, f.n = p, size, 1
+		f.start, f.size, f.n, f.site = p, size, 1, site
 		f.step, f.next = size, a+size // guess: ascending, contiguous
 		f.g.fp.dirty = true
 		return
@@ -182,7 +184,7 @@ func (f *Footprint) recordSlow(p unsafe.Pointer, size uintptr) {
 		}
 	}
 	f.commit()
-	f.start, f.size, f.n = p, size, 1
+	f.start, f.size, f.n, f.site = p, size, 1, site
 	f.step, f.next = size, a+size
 	f.g.fp.dirty = true
 }

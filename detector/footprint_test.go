@@ -25,7 +25,7 @@ func TestFootprintMergesAscending(t *testing.T) {
 	expect(t, false, func(g *G) {
 		f := g.Footprint(0, true)
 		for i := 10; i < 60; i++ {
-			*F(f, &a[i]) = 1
+			*F(f, &a[i], 0) = 1
 		}
 		if s, k, n := pending(f, a); s != 10 || k != 1 || n != 50 {
 			t.Errorf("pending range = start %d step %d n %d, want 10 1 50", s, k, n)
@@ -39,13 +39,13 @@ func TestFootprintMergesDescendingAndStrided(t *testing.T) {
 	expect(t, false, func(g *G) {
 		down, odd := g.Footprint(0, true), g.Footprint(0, false)
 		for i := 99; i >= 0; i-- {
-			*F(down, &a[i]) = 1
+			*F(down, &a[i], 0) = 1
 		}
 		if s, k, n := pending(down, a); s != 99 || k != -1 || n != 100 {
 			t.Errorf("descending: start %d step %d n %d, want 99 -1 100", s, k, n)
 		}
 		for i := 1; i < 100; i += 2 {
-			_ = *F(odd, &a[i])
+			_ = *F(odd, &a[i], 0)
 		}
 		if s, k, n := pending(odd, a); s != 1 || k != 2 || n != 50 {
 			t.Errorf("odd: start %d step %d n %d, want 1 2 50", s, k, n)
@@ -59,10 +59,10 @@ func TestFootprintBreakCommits(t *testing.T) {
 	expect(t, false, func(g *G) {
 		f := g.Footprint(0, true)
 		for i := 0; i < 10; i++ {
-			*F(f, &a[i]) = 1
+			*F(f, &a[i], 0) = 1
 		}
 		before := g.ranges
-		*F(f, &a[50]) = 1 // not the next element: commits a[0..10)
+		*F(f, &a[50], 0) = 1 // not the next element: commits a[0..10)
 		if g.ranges != before+1 {
 			t.Errorf("ranges %d -> %d, want one range committed", before, g.ranges)
 		}
@@ -71,7 +71,7 @@ func TestFootprintBreakCommits(t *testing.T) {
 		}
 		// Repeats are covered and never grow the range.
 		for i := 0; i < 100; i++ {
-			*F(f, &a[50]) = 2
+			*F(f, &a[50], 0) = 2
 		}
 		if _, _, n := pending(f, a); n != 1 {
 			t.Errorf("repeats grew the range to %d", n)
@@ -92,7 +92,7 @@ func TestFootprintCommitsBeforeRelease(t *testing.T) {
 			f := g.Footprint(0, true)
 			Lock(g, mu)
 			for i := range a {
-				*F(f, &a[i]) = int64(i)
+				*F(f, &a[i], 0) = int64(i)
 			}
 			Unlock(g, mu) // commits before releasing
 			close(done)
@@ -127,7 +127,7 @@ func TestFootprintRaceFoundAtCommit(t *testing.T) {
 				defer Unlock(g, mu)
 			}
 			for i := range a {
-				*F(f, &a[i]) = 1
+				*F(f, &a[i], 0) = 1
 			}
 			g.PopFootprints(f)
 		})
@@ -143,7 +143,7 @@ func TestFootprintSurvivesPanic(t *testing.T) {
 		writer := func(g *G) {
 			f := g.Footprint(0, true)
 			for i := 0; ; i++ {
-				*F(f, &a[i]) = 1 // panics at i == len(a)
+				*F(f, &a[i], 0) = 1 // panics at i == len(a)
 			}
 		}
 		<-spawn(g, func(g *G) {
@@ -174,7 +174,7 @@ func TestFootprintCommitsAtExit(t *testing.T) {
 		<-spawn(g, func(g *G) {
 			f := g.Footprint(0, true)
 			for i := range a {
-				*F(f, &a[i]) = 1
+				*F(f, &a[i], 0) = 1
 			}
 			// no pop: Exit commits
 			_ = f
@@ -192,7 +192,7 @@ func TestFootprintPeriodicCommit(t *testing.T) {
 		f := g.Footprint(0, true)
 		before := g.t.Stats.Checks
 		for i := 0; i < 3*fpMaxReps; i++ {
-			*F(f, &x[0]) = int64(i)
+			*F(f, &x[0], 0) = int64(i)
 		}
 		if g.t.Stats.Checks == before {
 			t.Error("no commit in 3*fpMaxReps repeats")
@@ -207,10 +207,10 @@ func TestPopFootprints(t *testing.T) {
 	a := make([]int64, 8)
 	expect(t, false, func(g *G) {
 		outer := g.Footprint(0, false)
-		_ = *F(outer, &a[0])
+		_ = *F(outer, &a[0], 0)
 		inner := g.Footprint(0, true)
 		left := g.Footprint(0, true)
-		*F(left, &a[1]) = 1
+		*F(left, &a[1], 0) = 1
 		g.PopFootprints(inner)
 		if g.fp.top != 1 || left.n != 0 {
 			t.Errorf("after popping inner: top %d, left pending %d", g.fp.top, left.n)
@@ -239,7 +239,7 @@ func TestFootprintOverflowChecksDirectly(t *testing.T) {
 			t.Fatal("footprint past the limit is not direct")
 		}
 		before := g.t.Stats.Checks
-		*F(f, &a[2]) = 1
+		*F(f, &a[2], 0) = 1
 		if g.t.Stats.Checks == before {
 			t.Error("a direct footprint did not check")
 		}
@@ -260,7 +260,7 @@ func TestFootprintReportNamesSite(t *testing.T) {
 		<-spawn(g, func(g *G) {
 			f := g.Footprint(0, true)
 			for i := range a {
-				*F(f, &a[i]) = 1
+				*F(f, &a[i], 0) = 1
 			}
 			g.PopFootprints(f)
 		})

@@ -189,22 +189,22 @@ func TestVerifyFootprints(t *testing.T) {
 		a := newHeap[[100]int64]()[:]
 		up, down, odd := g.Footprint(s, true), g.Footprint(s+1, false), g.Footprint(s+2, false)
 		for i := range a {
-			*F(up, &a[i]) = 1
+			*F(up, &a[i], 0) = 1
 		}
 		for i := 99; i >= 0; i-- {
-			_ = *F(down, &a[i])
+			_ = *F(down, &a[i], 0)
 		}
 		syncOp(g) // commits up and down
 		for i := 1; i < 100; i += 2 {
-			_ = *F(odd, &a[i])
+			_ = *F(odd, &a[i], 0)
 		}
-		*F(up, &a[50]) = 2 // breaks nothing: a new range
+		*F(up, &a[50], 0) = 2 // breaks nothing: a new range
 		for range 10 {
-			*F(up, &a[7]) = 3 // repeats
+			*F(up, &a[7], 0) = 3 // repeats
 		}
 		g.PopFootprints(up)
 		inner := g.Footprint(s+3, true)
-		*F(inner, &a[3]) = 1 // committed at exit
+		*F(inner, &a[3], 0) = 1 // committed at exit
 	})
 }
 

@@ -128,7 +128,7 @@ func (r *fileRewriter) selector(e *ast.SelectorExpr, m mode) string {
 				return r.elided(e, inner, false)
 			}
 			if fp := r.deferredFootprint(e, false, false); fp != "" {
-				return wrapDeferred(fp, inner, false)
+				return r.wrapDeferred(e.Pos(), fp, inner, false)
 			}
 			return r.wrapRead(e.Pos(), inner)
 		}
@@ -184,7 +184,7 @@ func (r *fileRewriter) index(e *ast.IndexExpr, m mode) string {
 			return r.elided(e, inner, false)
 		}
 		if fp := r.deferredFootprint(e, false, false); fp != "" {
-			return wrapDeferred(fp, inner, false)
+			return r.wrapDeferred(e.Pos(), fp, inner, false)
 		}
 		return r.wrapRead(e.Pos(), inner)
 	}

@@ -3,6 +3,7 @@ package instrument
 import (
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"strings"
 )
@@ -143,11 +144,12 @@ func (r *fileRewriter) elementKey(e ast.Expr) string {
 
 // wrapDeferred renders the in-place footprint record of the rendered
 // addressable expression inner.
-func wrapDeferred(fp, inner string, write bool) string {
+func (r *fileRewriter) wrapDeferred(pos token.Pos, fp, inner string, write bool) string {
+	call := "__bf.F(" + fp + ", &" + inner + ", " + r.site(pos) + ")"
 	if write {
-		return "*__bf.F(" + fp + ", &" + inner + ")"
+		return "*" + call
 	}
-	return "(*__bf.F(" + fp + ", &" + inner + "))"
+	return "(*" + call + ")"
 }
 
 // popPlaceholder is replaced, once the function is rendered, by the pop of

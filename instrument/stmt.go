@@ -213,7 +213,7 @@ func (r *fileRewriter) lvalue(e ast.Expr, rhsSync, list bool, assigned map[types
 			return r.elided(e, inner, true), ""
 		}
 		if fp := r.deferredFootprint(e, true, false); fp != "" {
-			return wrapDeferred(fp, inner, true), ""
+			return r.wrapDeferred(e.Pos(), fp, inner, true), ""
 		}
 		return r.wrapWrite(e.Pos(), inner), ""
 	}
@@ -380,7 +380,7 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 			fp := r.deferredFootprint(s.Value, false, true)
 			r.leaveLoop()
 			if fp != "" {
-				elem = wrapDeferred(fp, elem, false)
+				elem = r.wrapDeferred(s.Value.Pos(), fp, elem, false)
 			} else {
 				elem = r.wrapRead(s.Value.Pos(), elem)
 			}
