@@ -47,6 +47,47 @@ func W[T any](g *G, p *T, site uint32) *T {
 	return p
 }
 
+// RG checks, at one of its accesses, the reads of a group of adjacent
+// fields of one struct that the static pass coalesced (BigFoot's field
+// groups, 003_2c4adee4d326f5a8.txt:870-885), and returns p. p is the
+// address of the accessed field, at offset anchor in the struct; the
+// group is the bytes [lo, hi) of the struct. The instrumenter emits it
+// with unsafe.Offsetof, so the offsets are those of the build's target:
+//
+//	(*__bf.RG(__bfg, &s.radius, __bfu.Offsetof(s.radius), __bfu.Offsetof(s.centre),
+//		__bfu.Offsetof(s.radius)+__bfu.Sizeof(s.radius), site))
+func RG[T any](g *G, p *T, anchor, lo, hi uintptr, site uint32) *T {
+	g.checkGroup(unsafe.Pointer(p), unsafe.Sizeof(*p), anchor, lo, hi, false, site)
+	return p
+}
+
+// WG is RG for writes: every field of the group was written in the span
+// (a write check is legitimate only for written memory).
+func WG[T any](g *G, p *T, anchor, lo, hi uintptr, site uint32) *T {
+	g.checkGroup(unsafe.Pointer(p), unsafe.Sizeof(*p), anchor, lo, hi, true, site)
+	return p
+}
+
+// checkGroup checks the bytes [lo, hi) of the struct whose field of size
+// bytes at offset anchor is at p: one check for the group.
+func (g *G) checkGroup(p unsafe.Pointer, size, anchor, lo, hi uintptr, write bool, site uint32) {
+	base := unsafe.Add(p, -int(anchor))
+	if verifyChecks {
+		// The anchor is an access; the group is a check.
+		g.verifyRecord(p, size, 0, 1, verifyKind(write)|vAccess, site)
+		g.verifyRecord(unsafe.Add(base, lo), hi-lo, 0, 1, verifyKind(write)|vCheck, site)
+	}
+	if countAccesses {
+		g.accesses++
+		g.checkOps++
+	}
+	q := unsafe.Add(base, lo)
+	if space.Same(&g.t, uintptr(q), hi-lo, write) {
+		return
+	}
+	g.checkSlow(q, hi-lo, write, site)
+}
+
 // Read checks a read of size bytes at addr.
 func (g *G) Read(addr unsafe.Pointer, size uintptr, site uint32) {
 	g.check(addr, size, false, site)

@@ -127,6 +127,9 @@ func (r *fileRewriter) selector(e *ast.SelectorExpr, m mode) string {
 			if r.dropCheck(e, false) {
 				return r.elided(e, inner, false)
 			}
+			if gw := r.groupWrap(e, inner, false); gw != "" {
+				return gw
+			}
 			if fp := r.deferredFootprint(e, false, false); fp != "" {
 				return r.wrapDeferred(e.Pos(), fp, inner, false)
 			}

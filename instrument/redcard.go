@@ -3,6 +3,7 @@ package instrument
 import (
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/token"
 	"go/types"
 	"os"
@@ -80,6 +81,13 @@ type redcardPkg struct {
 	droppedTotal int
 	syncCall     map[token.Pos]bool // SSA call position (Lparen) -> may synchronize
 	fset         *token.FileSet
+
+	// bigfoot mode: field groups (group.go)
+	ks         *placement.KillSets
+	groupCands []groupCand
+	sizes      types.Sizes
+	simple     simpleFuncs
+	grouped    int // group checks emitted
 }
 
 // fileRedcard is the per-file state of the two rendering passes.
@@ -89,15 +97,30 @@ type fileRedcard struct {
 	drop    map[siteKey]bool
 	dropped int
 	units   []unit
+	file    *ast.File
+
+	usedAnchors map[siteKey][]siteKey   // anchor -> the wrappers its check lets drop
+	groups      map[siteKey]*fieldGroup // bigfoot: group checks, by anchor
 }
 
-func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package) *redcardPkg {
+func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, groups bool) *redcardPkg {
 	rc := &redcardPkg{ssaAcc: map[siteKey][]*placement.Access{}, anchors: map[siteKey]bool{}, cover: map[siteKey][]siteKey{},
 		syncCall: map[token.Pos]bool{}}
 	rc.fset = prog.Fset
 	ks := placement.NewKillSets(prog)
+	rc.ks = ks
+	rc.simple.rc = rc
+	rc.sizes = types.SizesFor("gc", build.Default.GOARCH)
+	if rc.sizes == nil {
+		rc.sizes = types.SizesFor("gc", "amd64")
+	}
 	prover := entail.NewCached(&entail.Linear{Fallback: entail.NewZ3(1000)})
 	for _, fn := range placement.AnalyzedFunctions(spkg) {
+		if groups {
+			if bf := placement.Analyze(fn, placement.Config{Mode: placement.BigFoot, Effects: ks, Prover: prover}); bf.Fallback == "" {
+				rc.collectGroups(bf)
+			}
+		}
 		plan := placement.Analyze(fn, placement.Config{Mode: placement.RedCard, Effects: ks, Prover: prover})
 		rc.plans++
 		for _, b := range fn.Blocks {
@@ -452,6 +475,7 @@ func (f *fileRedcard) record(e ast.Expr, write bool) {
 // plan computes the drop set from pass 1.
 func (f *fileRedcard) plan() {
 	f.drop = map[siteKey]bool{}
+	f.usedAnchors = map[siteKey][]siteKey{}
 	one := func(k siteKey) bool { return f.emitted[k] == 1 && len(f.pkg.ssaAcc[k]) == 1 }
 	for k, anchors := range f.pkg.cover {
 		if f.pkg.anchors[k] || !one(k) || !inSyncFreeUnit(f.units, k.pos) {
@@ -463,12 +487,16 @@ func (f *fileRedcard) plan() {
 		for _, ak := range anchors {
 			if one(ak) {
 				f.drop[k] = true
+				f.usedAnchors[ak] = append(f.usedAnchors[ak], k)
 				break
 			}
 		}
 		if rcDebug && !f.drop[k] {
 			fmt.Fprintf(os.Stderr, "rcdebug: %v: not dropped: emitted=%d ssa=%d unitfree=%v anchor=%v\n", k.pos, f.emitted[k], len(f.pkg.ssaAcc[k]), inSyncFreeUnit(f.units, k.pos), f.pkg.anchors[k])
 		}
+	}
+	if len(f.pkg.groupCands) > 0 {
+		f.planGroups()
 	}
 }
 
@@ -493,14 +521,14 @@ func (r *fileRewriter) dropCheck(e ast.Expr, write bool) bool {
 
 // safeRedcardPkg computes the plans of spkg; if the analysis panics, the
 // package keeps its fasttrack checks (noted).
-func safeRedcardPkg(prog *ssa.Program, spkg *ssa.Package, id string, res *Result) (rc *redcardPkg) {
+func safeRedcardPkg(prog *ssa.Program, spkg *ssa.Package, id string, groups bool, res *Result) (rc *redcardPkg) {
 	defer func() {
 		if e := recover(); e != nil {
 			rc = nil
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: redcard placement failed (%v): fasttrack checks", id, e))
 		}
 	}()
-	return newRedcardPkg(prog, spkg)
+	return newRedcardPkg(prog, spkg, groups)
 }
 
 // A unit is a simple statement, or a header expression of a compound one

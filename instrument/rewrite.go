@@ -95,7 +95,7 @@ func instrumentPackage(pkg *packages.Package, mode string, recordElided bool, re
 			// functions stubbed out; those keep their checks.
 			var rc *redcardPkg
 			if serr := stubbedSSA(pkg, func(prog *ssa.Program, spkg *ssa.Package) {
-				rc = safeRedcardPkg(prog, spkg, pkg.ID, res)
+				rc = safeRedcardPkg(prog, spkg, pkg.ID, mode == "bigfoot", res)
 			}); serr != nil || rc == nil {
 				res.Notes = append(res.Notes, fmt.Sprintf("%s: no SSA: redcard plans not used (fasttrack checks)", pkg.ID))
 			} else {
@@ -106,7 +106,7 @@ func instrumentPackage(pkg *packages.Package, mode string, recordElided bool, re
 	}
 	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, mode: mode, recordElided: recordElided}
 	if (mode == "redcard" || mode == "bigfoot") && err == nil {
-		prc = safeRedcardPkg(prog, spkg, pkg.ID, res)
+		prc = safeRedcardPkg(prog, spkg, pkg.ID, mode == "bigfoot", res)
 	}
 	pr.rc = prc
 	if prc != nil && rcDebug {
@@ -217,7 +217,7 @@ func (p *pkgRewriter) rewriteFile(path string, file *ast.File, src []byte) (out 
 	if p.rc != nil {
 		// -mode=redcard: pass 1 records the wrappers fasttrack emits,
 		// pass 2 leaves out those the plans make redundant.
-		r.rc = &fileRedcard{pkg: p.rc, emitted: map[siteKey]int{}}
+		r.rc = &fileRedcard{pkg: p.rc, emitted: map[siteKey]int{}, file: file}
 		body := r.renderFile()
 		r.rc.units = r.units()
 		r.rc.plan()
@@ -241,7 +241,11 @@ func (p *pkgRewriter) finishFile(r *fileRewriter, path string, file *ast.File, s
 	if len(r.sites) > 0 || strings.Contains(body, "__bf.") || strings.Contains(r.trailer.String(), "__bf.") {
 		// Import the runtime right after the package name: no line moves.
 		at := r.off(r.file.Name.End())
-		body = body[:at] + "; import __bf " + fmt.Sprintf("%q", RuntimePath) + body[at:]
+		imports := "; import __bf " + fmt.Sprintf("%q", RuntimePath)
+		if r.usesUnsafe {
+			imports += "; import __bfu \"unsafe\""
+		}
+		body = body[:at] + imports + body[at:]
 	}
 	var b bytes.Buffer
 	b.WriteString(body)
@@ -320,6 +324,8 @@ type fileRewriter struct {
 	fpIDs   int      // counter for functions with footprint state, unique in the file
 	trailer strings.Builder
 	rc      *fileRedcard // -mode=redcard only
+
+	usesUnsafe bool // the body uses __bfu (unsafe.Offsetof in group checks)
 }
 
 // funcCtx is the state of one function or function literal being rendered.

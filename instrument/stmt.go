@@ -212,6 +212,9 @@ func (r *fileRewriter) lvalue(e ast.Expr, rhsSync, list bool, assigned map[types
 		if r.dropCheck(e, true) {
 			return r.elided(e, inner, true), ""
 		}
+		if gw := r.groupWrap(e, inner, true); gw != "" {
+			return gw, ""
+		}
 		if fp := r.deferredFootprint(e, true, false); fp != "" {
 			return r.wrapDeferred(e.Pos(), fp, inner, true), ""
 		}

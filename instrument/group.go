@@ -1,0 +1,622 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"os"
+	"sort"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/bigfoot-go/bigfoot/placement"
+)
+
+// Field-group emission (-mode=bigfoot).
+//
+// BigFoot coalesces the checks of several fields of one object into one
+// check of a field group, placed anywhere between the accesses and the
+// next synchronization (003_2c4adee4d326f5a8.txt:870-885: "p.x, p.y, p.z
+// need one check"). The BigFoot plan of a function proposes the groups:
+// every placed check whose paths are several fields of one base lists
+// the accesses it covers. The instrumenter emits a group only where it can
+// prove, independently of the plan, that one check made at the group's
+// last access (its anchor) is exact:
+//
+//   - the members are loads and stores of direct fields of one struct
+//     through the same address computation (same pointer register, same
+//     field steps), all in one basic block (not the recover block);
+//   - a write group holds only fields written in that block (a write
+//     check is legitimate only for written memory, §3.5); a read group
+//     holds fields only read there;
+//   - the group's fields are consecutive in the struct with no padding
+//     between them (for the target's gc layout), so the one byte range
+//     [first field, end of last field) is exactly their bytes;
+//   - no instruction strictly between the first and the last member may
+//     acquire or release (kill sets; HTTP handler calls count as both),
+//     nor panic (refinedPanics), nor fail to return (a call counts only if
+//     its callee is loop-free, non-recursive and itself panic- and
+//     sync-free: simpleFuncs). So if the first member runs, the anchor
+//     runs, with the same vector clock: the check neither misses an
+//     access (not even after a recovered panic or runtime.Goexit) nor
+//     checks one that did not happen;
+//   - each member other than the anchor maps one-to-one to its in-place
+//     wrapper, lies in a synchronization-free statement (the redcard
+//     rule: Go may reorder a load with the calls of its statement), and is
+//     not the anchor a RedCard cover relies on. Members that fail this
+//     keep their own check (the group still covers their field: they ran);
+//   - the anchor is the last member of the group's kind (for a write
+//     group, the last write), maps one-to-one, is emitted (not dropped as
+//     redundant), and lies in a synchronization-free statement.
+//
+// The anchor's wrapper then checks the whole group:
+//
+//	(*__bf.RG(__bfg, &s.radius, __bfu.Offsetof(s.radius), __bfu.Offsetof(s.centre),
+//		__bfu.Offsetof(s.radius)+__bfu.Sizeof(s.radius), S))
+//
+// with offsets from unsafe.Offsetof (never evaluated; exact for the build's
+// target), and the other members' wrappers are left out (announced with
+// __bf.A in counting and verifying builds). A race on any field of the
+// group is reported at the anchor's site, which is where the check is.
+
+// groupCand is one set of accesses a BigFoot check coalesced into a
+// field group.
+type groupCand struct {
+	covers []*placement.Access
+	fn     *ssa.Function
+}
+
+// fieldGroup is a group to emit at its anchor.
+type fieldGroup struct {
+	write       bool
+	first, last string // the first and last field of the group, by name
+	members     []siteKey
+	anchor      siteKey
+}
+
+// groupDebug prints the groups proposed and why they were not emitted.
+var groupDebug = os.Getenv("BIGFOOT_GROUPDEBUG") != ""
+
+// collectGroups records the field groups of a BigFoot plan.
+func (rc *redcardPkg) collectGroups(plan *placement.Plan) {
+	for _, c := range plan.Checks {
+		if c.Why&placement.FieldGroup == 0 || len(c.Covers) < 2 {
+			continue
+		}
+		rc.groupCands = append(rc.groupCands, groupCand{covers: c.Covers, fn: plan.Func})
+	}
+}
+
+// member is one access of a candidate group.
+type member struct {
+	acc   *placement.Access
+	field int // field index in the struct
+	index int // instruction index in the block
+	key   siteKey
+}
+
+// planGroups computes, for one file, the groups to emit and the wrappers
+// they make redundant; it adds to f.drop and f.groups. It runs after the
+// RedCard drop set is known (f.usedAnchors).
+func (f *fileRedcard) planGroups() {
+	f.groups = map[siteKey]*fieldGroup{}
+	taken := map[siteKey]bool{} // members and anchors of groups already planned
+	one := func(k siteKey) bool { return f.emitted[k] == 1 && len(f.pkg.ssaAcc[k]) == 1 }
+	for _, cand := range f.pkg.groupCands {
+		// Split by block and base address.
+		type baseKey struct {
+			block *ssa.BasicBlock
+			base  string
+		}
+		parts := map[baseKey][]member{}
+		var order []baseKey
+		seen := map[*placement.Access]bool{}
+		for _, a := range cand.covers {
+			if seen[a] || !a.Pos.IsValid() || !f.inFile(a.Pos) {
+				continue
+			}
+			seen[a] = true
+			fa, ok := addrOf(a.Instr).(*ssa.FieldAddr)
+			if !ok || !groupableBase(fa) {
+				continue
+			}
+			b := a.Instr.Block()
+			if b == b.Parent().Recover {
+				continue
+			}
+			k := baseKey{b, addrKey(fa.X)}
+			if _, ok := parts[k]; !ok {
+				order = append(order, k)
+			}
+			parts[k] = append(parts[k], member{acc: a, field: fa.Field, index: indexIn(b.Instrs, a.Instr), key: siteKey{a.Pos, a.Write}})
+		}
+		for _, k := range order {
+			ms := parts[k]
+			written := map[int]bool{}
+			for _, m := range ms {
+				if m.acc.Write {
+					written[m.field] = true
+				}
+			}
+			for _, write := range []bool{true, false} {
+				var fields []int
+				var kind []member
+				for _, m := range ms {
+					if written[m.field] == write {
+						kind = append(kind, m)
+						if !containsInt(fields, m.field) {
+							fields = append(fields, m.field)
+						}
+					}
+				}
+				sort.Ints(fields)
+				st := structOf(kind)
+				for _, run := range f.contiguousRuns(st, fields) {
+					var rm []member
+					for _, m := range kind {
+						if containsInt(run, m.field) {
+							rm = append(rm, m)
+						}
+					}
+					if g := f.verifyGroup(k.block, st, run, rm, write, one, taken); g != nil {
+						f.groups[g.anchor] = g
+						taken[g.anchor] = true
+						for _, mk := range g.members {
+							f.drop[mk] = true
+							taken[mk] = true
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// verifyGroup returns the group of the fields run (consecutive, no
+// padding) of st made of the members ms in block b, or nil if it cannot
+// be emitted exactly (see the comment at the top of this file).
+func (f *fileRedcard) verifyGroup(b *ssa.BasicBlock, st *types.Struct, run []int, ms []member, write bool, one func(siteKey) bool, taken map[siteKey]bool) *fieldGroup {
+	if len(run) < 2 || len(ms) < 2 {
+		return nil
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].index < ms[j].index })
+	debug := func(why string) *fieldGroup {
+		if groupDebug {
+			fmt.Fprintf(os.Stderr, "groupdebug: %v: group %s of %d members not emitted: %s\n",
+				f.pkg.fset.Position(ms[len(ms)-1].acc.Pos), st.Field(run[0]).Name()+".."+st.Field(run[len(run)-1]).Name(), len(ms), why)
+		}
+		return nil
+	}
+	// The anchor: the last member of the group's kind whose wrapper is
+	// emitted (not left out as redundant), one-to-one, in a sync-free
+	// statement. Members after it are checked by it or by their own
+	// RedCard anchor.
+	ai := -1
+	for i := len(ms) - 1; i >= 0; i-- {
+		k := ms[i].key
+		if ms[i].acc.Write == write && one(k) && !f.drop[k] && !taken[k] && inSyncFreeUnit(f.units, k.pos) {
+			ai = i
+			break
+		}
+	}
+	if ai < 0 {
+		return debug("no member of its kind is emitted one-to-one in a sync-free statement")
+	}
+	anchor := ms[ai]
+	// Every field of the run must be accessed (of the group's kind) by a
+	// member: the check is legitimate only for accessed memory.
+	for _, fi := range run {
+		found := false
+		for _, m := range ms {
+			found = found || m.field == fi
+		}
+		if !found {
+			return debug("a field of the run is not accessed")
+		}
+	}
+	lo, hi := ms[0].index, ms[len(ms)-1].index
+	if lo < 0 || hi < 0 {
+		return debug("member not found in its block")
+	}
+	if why := f.pkg.spanUnsafe(b, lo, hi); why != "" {
+		return debug(why)
+	}
+	g := &fieldGroup{write: write, first: st.Field(run[0]).Name(), last: st.Field(run[len(run)-1]).Name(), anchor: anchor.key}
+	for i, m := range ms {
+		if i == ai || m.key == anchor.key || taken[m.key] {
+			continue
+		}
+		if !one(m.key) || !inSyncFreeUnit(f.units, m.key.pos) || f.groups[m.key] != nil {
+			continue // keeps its own check
+		}
+		if !f.justifiedWithin(m.key, ms) {
+			continue // a RedCard drop elsewhere relies on its check
+		}
+		g.members = append(g.members, m.key)
+	}
+	if len(g.members) == 0 {
+		return debug("no member besides the anchor can be left out")
+	}
+	return g
+}
+
+// justifiedWithin reports whether every wrapper left out because the
+// check at k covers it is a member of the group ms (so the group check,
+// which covers the same field within the same synchronization-free span,
+// covers it too).
+func (f *fileRedcard) justifiedWithin(k siteKey, ms []member) bool {
+	for _, j := range f.usedAnchors[k] {
+		found := false
+		for _, m := range ms {
+			found = found || m.key == j
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// spanUnsafe says why the instructions strictly between b.Instrs[lo] and
+// b.Instrs[hi] could make a check at one end miss or invent an access at
+// the other ("" if none): synchronization, a panic, a call that may not
+// return.
+func (rc *redcardPkg) spanUnsafe(b *ssa.BasicBlock, lo, hi int) string {
+	nonNil := map[string]bool{}
+	for i, in := range b.Instrs[:hi] {
+		if i > lo {
+			if rc.ks.Instr(in) != 0 || handlerCall(in) {
+				return fmt.Sprintf("%v may synchronize", in)
+			}
+			if rc.mayPanicAt(in, nonNil) {
+				return fmt.Sprintf("%v may panic or not return", in)
+			}
+		}
+		noteNonNil(in, nonNil)
+	}
+	return ""
+}
+
+// contiguousRuns splits the sorted field indices into runs of consecutive
+// fields with no padding between them (gc layout of the target).
+func (f *fileRedcard) contiguousRuns(st *types.Struct, fields []int) [][]int {
+	if st == nil || len(fields) < 2 {
+		return nil
+	}
+	vars := make([]*types.Var, st.NumFields())
+	for i := range vars {
+		vars[i] = st.Field(i)
+	}
+	offs := f.pkg.sizes.Offsetsof(vars)
+	var out [][]int
+	cur := []int{fields[0]}
+	for _, fi := range fields[1:] {
+		prev := cur[len(cur)-1]
+		if fi == prev+1 && offs[prev]+f.pkg.sizes.Sizeof(vars[prev].Type()) == offs[fi] && f.pkg.sizes.Sizeof(vars[fi].Type()) > 0 {
+			cur = append(cur, fi)
+			continue
+		}
+		out = append(out, cur)
+		cur = []int{fi}
+	}
+	out = append(out, cur)
+	var multi [][]int
+	for _, r := range out {
+		if len(r) >= 2 {
+			multi = append(multi, r)
+		}
+	}
+	return multi
+}
+
+// structOf is the struct type the members' fields belong to.
+func structOf(ms []member) *types.Struct {
+	if len(ms) == 0 {
+		return nil
+	}
+	fa := addrOf(ms[0].acc.Instr).(*ssa.FieldAddr)
+	st, _ := fa.X.Type().Underlying().(*types.Pointer).Elem().Underlying().(*types.Struct)
+	return st
+}
+
+// groupableBase reports whether fa is a field of a struct type that
+// mentions no type parameter (unsafe.Offsetof must be a constant).
+func groupableBase(fa *ssa.FieldAddr) bool {
+	pt, ok := fa.X.Type().Underlying().(*types.Pointer)
+	if !ok {
+		return false
+	}
+	_, ok = pt.Elem().Underlying().(*types.Struct)
+	return ok && !mentionsTypeParam(pt.Elem(), map[types.Type]bool{})
+}
+
+func mentionsTypeParam(t types.Type, seen map[types.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t := t.(type) {
+	case *types.TypeParam:
+		return true
+	case *types.Named:
+		if t.TypeArgs().Len() > 0 || t.TypeParams().Len() > 0 {
+			return true
+		}
+		return mentionsTypeParam(t.Underlying(), seen)
+	case *types.Pointer:
+		return mentionsTypeParam(t.Elem(), seen)
+	case *types.Slice:
+		return mentionsTypeParam(t.Elem(), seen)
+	case *types.Array:
+		return mentionsTypeParam(t.Elem(), seen)
+	case *types.Map:
+		return mentionsTypeParam(t.Key(), seen) || mentionsTypeParam(t.Elem(), seen)
+	case *types.Chan:
+		return mentionsTypeParam(t.Elem(), seen)
+	case *types.Struct:
+		for i := 0; i < t.NumFields(); i++ {
+			if mentionsTypeParam(t.Field(i).Type(), seen) {
+				return true
+			}
+		}
+	case *types.Signature, *types.Interface, *types.Basic:
+	}
+	return false
+}
+
+// addrKey names the address computation of v: equal keys denote the
+// same address (the same register, or the same field and constant index
+// steps from equal keys).
+func addrKey(v ssa.Value) string {
+	switch v := v.(type) {
+	case *ssa.FieldAddr:
+		return fmt.Sprintf("%s.%d", addrKey(v.X), v.Field)
+	case *ssa.IndexAddr:
+		if c, ok := v.Index.(*ssa.Const); ok && c.Value != nil {
+			return fmt.Sprintf("%s[%s]", addrKey(v.X), c.Value.ExactString())
+		}
+	}
+	return fmt.Sprintf("%p", v)
+}
+
+// noteNonNil records the pointers that in, having run, proved non-nil:
+// the operands of its address computations and dereferences.
+func noteNonNil(in ssa.Instruction, nonNil map[string]bool) {
+	var addr ssa.Value
+	switch in := in.(type) {
+	case *ssa.FieldAddr:
+		addr = in.X
+	case *ssa.IndexAddr:
+		if _, ok := in.X.Type().Underlying().(*types.Pointer); ok {
+			addr = in.X
+		}
+	case *ssa.UnOp:
+		if in.Op == token.MUL {
+			addr = in.X
+		}
+	case *ssa.Store:
+		addr = in.Addr
+	}
+	for addr != nil {
+		nonNil[addrKey(addr)] = true
+		switch a := addr.(type) {
+		case *ssa.FieldAddr:
+			addr = a.X
+		case *ssa.IndexAddr:
+			if _, ok := a.X.Type().Underlying().(*types.Pointer); ok {
+				addr = a.X
+			} else {
+				addr = nil
+			}
+		default:
+			addr = nil
+		}
+	}
+}
+
+// isNonNil reports whether pointer v cannot be nil at a point where
+// nonNil holds.
+func isNonNil(v ssa.Value, nonNil map[string]bool) bool {
+	switch v.(type) {
+	case *ssa.Alloc, *ssa.Global, *ssa.FieldAddr, *ssa.IndexAddr:
+		// An address computed without panicking is not nil.
+		return true
+	}
+	return nonNil[addrKey(v)]
+}
+
+// mayPanicAt reports whether in may panic or not return, given the
+// pointers known non-nil before it. It is mayPanic refined: loads, stores
+// and field addresses through non-nil pointers, division and shifts by
+// constants, and calls of simple functions do not.
+func (rc *redcardPkg) mayPanicAt(in ssa.Instruction, nonNil map[string]bool) bool {
+	switch in := in.(type) {
+	case *ssa.FieldAddr:
+		return !isNonNil(in.X, nonNil)
+	case *ssa.UnOp:
+		switch in.Op {
+		case token.MUL:
+			return !isNonNil(in.X, nonNil)
+		case token.ARROW:
+			return true
+		}
+		return false
+	case *ssa.Store:
+		return !isNonNil(in.Addr, nonNil)
+	case *ssa.Field, *ssa.Extract, *ssa.Phi, *ssa.Alloc, *ssa.MakeMap:
+		return false
+	case *ssa.Index:
+		return !constInRange(in.Index, in.X.Type())
+	case *ssa.IndexAddr:
+		pt, ok := in.X.Type().Underlying().(*types.Pointer)
+		return !ok || !isNonNil(in.X, nonNil) || !constInRange(in.Index, pt.Elem())
+	case *ssa.BinOp:
+		switch in.Op {
+		case token.QUO, token.REM:
+			if b, ok := in.Y.Type().Underlying().(*types.Basic); ok && b.Info()&types.IsInteger == 0 {
+				return false
+			}
+			// Only a zero divisor panics (x / -1 is defined for the most
+			// negative x).
+			c, ok := in.Y.(*ssa.Const)
+			return !ok || c.Value == nil || constant.Sign(c.Value) == 0
+		case token.SHL, token.SHR:
+			if b, ok := in.Y.Type().Underlying().(*types.Basic); ok && b.Info()&types.IsUnsigned != 0 {
+				return false
+			}
+			c, ok := in.Y.(*ssa.Const)
+			return !ok || c.Value == nil || constant.Sign(c.Value) < 0
+		}
+		return false
+	case *ssa.TypeAssert:
+		return !in.CommaOk
+	case *ssa.Call:
+		if b, ok := in.Call.Value.(*ssa.Builtin); ok {
+			switch b.Name() {
+			case "append", "len", "cap", "min", "max", "real", "imag", "complex", "copy":
+				return false
+			}
+			return true
+		}
+		if in.Call.IsInvoke() {
+			return true
+		}
+		callee := in.Call.StaticCallee()
+		return callee == nil || !rc.simple.is(callee)
+	}
+	return mayPanic(in)
+}
+
+// constInRange reports whether idx is a constant index within the array
+// type t (or *array).
+func constInRange(idx ssa.Value, t types.Type) bool {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	at, ok := t.Underlying().(*types.Array)
+	c, ok2 := idx.(*ssa.Const)
+	if !ok || !ok2 || c.Value == nil {
+		return false
+	}
+	n, exact := constant.Int64Val(c.Value)
+	return exact && n >= 0 && n < at.Len()
+}
+
+// simpleFuncs memoizes which functions are simple: they have a body with
+// no loop (an acyclic CFG), never panic (mayPanicAt, with their own
+// non-nil facts), never synchronize, and call only simple functions; or
+// they belong to package math, whose functions compute and return. A
+// call of a simple function returns, normally, without synchronizing.
+// Recursion is never simple.
+type simpleFuncs struct {
+	rc   *redcardPkg
+	memo map[*ssa.Function]int8 // 1 simple, -1 not, 2 in progress
+}
+
+func (s *simpleFuncs) is(fn *ssa.Function) bool {
+	if s.memo == nil {
+		s.memo = map[*ssa.Function]int8{}
+	}
+	switch s.memo[fn] {
+	case 1:
+		return true
+	case -1, 2:
+		return false
+	}
+	s.memo[fn] = 2
+	ok := s.compute(fn)
+	if ok {
+		s.memo[fn] = 1
+	} else {
+		s.memo[fn] = -1
+	}
+	return ok
+}
+
+func (s *simpleFuncs) compute(fn *ssa.Function) bool {
+	if fn.Pkg != nil && fn.Pkg.Pkg.Path() == "math" {
+		return true
+	}
+	if len(fn.Blocks) == 0 || fn.Recover != nil || s.rc.ks.Of(fn) != 0 {
+		return false
+	}
+	// Acyclic: every successor comes later in a topological order.
+	state := map[*ssa.BasicBlock]int{}
+	var cyclic func(b *ssa.BasicBlock) bool
+	cyclic = func(b *ssa.BasicBlock) bool {
+		state[b] = 1
+		for _, x := range b.Succs {
+			if state[x] == 1 || state[x] == 0 && cyclic(x) {
+				return true
+			}
+		}
+		state[b] = 2
+		return false
+	}
+	if cyclic(fn.Blocks[0]) {
+		return false
+	}
+	for _, b := range fn.Blocks {
+		nonNil := map[string]bool{}
+		for _, in := range b.Instrs {
+			switch in.(type) {
+			case *ssa.Jump, *ssa.If, *ssa.Return, *ssa.DebugRef:
+				continue
+			case *ssa.Defer, *ssa.Go, *ssa.Panic, *ssa.RunDefers, *ssa.Send, *ssa.Select:
+				return false
+			}
+			if s.rc.mayPanicAt(in, nonNil) {
+				return false
+			}
+			noteNonNil(in, nonNil)
+		}
+	}
+	return true
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// inFile reports whether pos is in the file being rendered.
+func (f *fileRedcard) inFile(pos token.Pos) bool {
+	return f.file != nil && f.file.Pos() <= pos && pos <= f.file.End()
+}
+
+// groupWrap returns the group check of the anchor e (a selector whose
+// in-place wrapper of kind write it replaces), rendered around inner, or
+// "" if e anchors no group.
+func (r *fileRewriter) groupWrap(e ast.Expr, inner string, write bool) string {
+	if r.rc == nil || r.rc.groups == nil {
+		return ""
+	}
+	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+	if !ok {
+		return ""
+	}
+	g := r.rc.groups[siteKey{sel.Sel.Pos(), write}]
+	if g == nil {
+		return ""
+	}
+	r.usesUnsafe = true
+	x := "(" + r.text(sel.X) + ")"
+	off := func(name string) string { return "__bfu.Offsetof(" + x + "." + name + ")" }
+	fn := "RG"
+	if write {
+		fn = "WG"
+	}
+	call := "__bf." + fn + "(" + r.g() + ", &" + inner + ", " + off(sel.Sel.Name) + ", " + off(g.first) + ", " +
+		off(g.last) + "+__bfu.Sizeof(" + x + "." + g.last + "), " + r.site(sel.Pos()) + ")"
+	r.rc.pkg.grouped++
+	if write {
+		return "*" + call
+	}
+	return "(*" + call + ")"
+}
