@@ -28,13 +28,16 @@ func corpus(t *testing.T) []string {
 
 // corpusModes lists the modes a corpus program is instrumented in:
 // programs named redcard* test -mode=redcard, loops (the deferred checks
-// of slimstate and bigfoot) every mode, the others fasttrack.
+// of slimstate and bigfoot) every mode, groups (field-group checks)
+// fasttrack and bigfoot, the others fasttrack.
 func corpusModes(name string) []string {
 	switch {
 	case strings.HasPrefix(name, "redcard"):
 		return []string{"redcard"}
 	case name == "loops":
 		return []string{"fasttrack", "redcard", "slimstate", "bigfoot"}
+	case name == "groups":
+		return []string{"fasttrack", "bigfoot"}
 	}
 	return []string{"fasttrack"}
 }

@@ -205,6 +205,16 @@ func (f *fileRedcard) verifyGroup(b *ssa.BasicBlock, st *types.Struct, run []int
 		return debug("no member of its kind is emitted one-to-one in a sync-free statement")
 	}
 	anchor := ms[ai]
+	// The anchor's selector names its field directly (not promoted through
+	// an embedded field), on an operand of the group's struct type: the
+	// offsets are written as unsafe.Offsetof((x).f) with the anchor's x.
+	sel := f.selectors[anchor.key.pos]
+	if sel == nil {
+		return debug("anchor is not a selector")
+	}
+	if s := f.info.Selections[sel]; s == nil || s.Kind() != types.FieldVal || len(s.Index()) != 1 || !types.Identical(derefStruct(s.Recv()), st) {
+		return debug("anchor's field is promoted or of another struct")
+	}
 	// Every field of the run must be accessed (of the group's kind) by a
 	// member: the check is legitimate only for accessed memory.
 	for _, fi := range run {
@@ -309,6 +319,15 @@ func (f *fileRedcard) contiguousRuns(st *types.Struct, fields []int) [][]int {
 		}
 	}
 	return multi
+}
+
+// derefStruct is the struct type of t or *t, or nil.
+func derefStruct(t types.Type) *types.Struct {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	st, _ := t.Underlying().(*types.Struct)
+	return st
 }
 
 // structOf is the struct type the members' fields belong to.

@@ -98,6 +98,9 @@ type fileRedcard struct {
 	dropped int
 	units   []unit
 	file    *ast.File
+	info    *types.Info
+
+	selectors map[token.Pos]*ast.SelectorExpr // pass 1: wrapped selectors, by Sel position
 
 	usedAnchors map[siteKey][]siteKey   // anchor -> the wrappers its check lets drop
 	groups      map[siteKey]*fieldGroup // bigfoot: group checks, by anchor
@@ -467,6 +470,9 @@ func (f *fileRedcard) record(e ast.Expr, write bool) {
 	}
 	k := siteKey{pos, write}
 	f.emitted[k]++
+	if sel, ok := ast.Unparen(e).(*ast.SelectorExpr); ok {
+		f.selectors[pos] = sel
+	}
 	if accs := f.pkg.ssaAcc[k]; len(accs) != 1 || !shapeMatches(e, accs[0]) {
 		f.emitted[k] += 2 // never a one-to-one match
 	}

@@ -217,7 +217,7 @@ func (p *pkgRewriter) rewriteFile(path string, file *ast.File, src []byte) (out 
 	if p.rc != nil {
 		// -mode=redcard: pass 1 records the wrappers fasttrack emits,
 		// pass 2 leaves out those the plans make redundant.
-		r.rc = &fileRedcard{pkg: p.rc, emitted: map[siteKey]int{}, file: file}
+		r.rc = &fileRedcard{pkg: p.rc, emitted: map[siteKey]int{}, file: file, info: p.info, selectors: map[token.Pos]*ast.SelectorExpr{}}
 		body := r.renderFile()
 		r.rc.units = r.units()
 		r.rc.plan()

@@ -1,0 +1,157 @@
+// Command groups exercises field-group checks (-mode=bigfoot): which
+// accesses of several fields of one object become one group check at the
+// group's last access, and which keep their own checks. It is race-free
+// and deterministic; every function runs on shared objects.
+package main
+
+import (
+	"fmt"
+	"math"
+	"sync"
+)
+
+type vec struct{ x, y, z float64 }
+
+type particle struct {
+	pos  vec
+	vel  vec
+	mass float64
+	id   int32
+	live bool // padding follows
+	n    int64
+}
+
+type base struct{ a, b int }
+
+type outer struct {
+	base
+	c int
+}
+
+type area interface{ area() float64 }
+
+type sq struct{ s float64 }
+
+func (q sq) area() float64 { return q.s * q.s }
+
+type pair[T any] struct{ l, r T }
+
+// fig31 is the thesis's Figure 3.1: one write check of x, y and z.
+func fig31(p *vec, a, b float64) {
+	p.x = a
+	p.y = b
+	p.z = p.x + p.y
+}
+
+// scale: read-modify-writes of three fields: one write group.
+func (v *vec) scale(k float64) {
+	v.x *= k
+	v.y *= k
+	v.z *= k
+}
+
+// energy reads vel and mass (adjacent) through p; the calls between
+// (vec.dot, math.Sqrt) are simple: one read group.
+func energy(p *particle) float64 {
+	v := p.vel
+	s := math.Sqrt(v.dot(v))
+	return 0.5 * p.mass * s * s
+}
+
+func (v vec) dot(w vec) float64 { return v.x*w.x + v.y*w.y + v.z*w.z }
+
+// padded: id and live are adjacent; n lies after padding: group id..live,
+// n alone.
+func padded(p *particle, i int32) {
+	p.id = i
+	p.live = true
+	p.n = int64(i)
+}
+
+// locked: a release between the fields: no group.
+func locked(p *vec, mu *sync.Mutex) {
+	p.x = 1
+	mu.Lock()
+	p.y = 2
+	mu.Unlock()
+}
+
+// divides: an integer division that may panic between the fields: no
+// group (a recovered panic would leave p.x unchecked).
+func divides(p *particle, d int32) {
+	p.id = 10
+	p.live = 10/d > 0
+}
+
+// dynamic: an interface call between the fields: no group.
+func dynamic(p *vec, a area) {
+	p.x = 1
+	p.y = a.area()
+}
+
+// promoted: fields of an embedded struct reached by promotion: the group
+// is emitted only where the anchor names its field directly.
+func promoted(o *outer) {
+	o.a = 1
+	o.b = 2
+	o.base.a = 3
+	o.base.b = 4
+}
+
+// generic structs are not grouped (unsafe.Offsetof is not constant).
+func generic(p *pair[int]) {
+	p.l = 1
+	p.r = 2
+}
+
+// recovered: the panic is recovered; fields written before and after it
+// are in different blocks.
+func recovered(p *vec, xs []float64) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("recovered: %v", r)
+		}
+	}()
+	p.x = 1
+	p.y = xs[3]
+	p.z = 3
+	return nil
+}
+
+func main() {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	vs := make([]vec, 4)
+	ps := make([]particle, 4)
+	os := make([]outer, 4)
+	gs := make([]pair[int], 4)
+	var sum float64
+	for i := range vs {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			fig31(&vs[i], float64(i), 2)
+			vs[i].scale(2)
+			padded(&ps[i], int32(i))
+			ps[i].vel = vs[i]
+			ps[i].mass = 2
+			e := energy(&ps[i])
+			locked(&vs[i], &mu)
+			divides(&ps[i], 3)
+			dynamic(&vs[i], sq{3})
+			promoted(&os[i])
+			generic(&gs[i])
+			err := recovered(&vs[i], []float64{1})
+			mu.Lock()
+			sum += e
+			mu.Unlock()
+			if err != nil && i == 0 {
+				fmt.Println(err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	fmt.Println(vs)
+	fmt.Println(ps)
+	fmt.Println(os, gs, sum)
+}
