@@ -125,7 +125,7 @@ func main() {
 	ps := make([]particle, 4)
 	os := make([]outer, 4)
 	gs := make([]pair[int], 4)
-	var sum float64
+	es := make([]float64, 4)
 	for i := range vs {
 		wg.Add(1)
 		go func(i int) {
@@ -142,15 +142,17 @@ func main() {
 			promoted(&os[i])
 			generic(&gs[i])
 			err := recovered(&vs[i], []float64{1})
-			mu.Lock()
-			sum += e
-			mu.Unlock()
+			es[i] = e
 			if err != nil && i == 0 {
 				fmt.Println(err)
 			}
 		}(i)
 	}
 	wg.Wait()
+	sum := 0.0
+	for _, e := range es {
+		sum += e
+	}
 	fmt.Println(vs)
 	fmt.Println(ps)
 	fmt.Println(os, gs, sum)
