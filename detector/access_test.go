@@ -97,6 +97,61 @@ func TestFields(t *testing.T) {
 	})
 }
 
+// TestGroups covers RG and WG, the field-group checks the instrumenter
+// emits at a group's last access: the whole group [lo, hi) is checked,
+// whichever field the anchor is, and nothing outside it.
+func TestGroups(t *testing.T) {
+	type s struct {
+		a    int64
+		x, y int32
+		z    float64
+		w    int64
+	}
+	var v s
+	// A write group x..z anchored at z races with a read of x.
+	expect(t, true, func(g *G) {
+		p := new(s)
+		<-spawn(g, func(g *G) {
+			*WG(g, &p.z, unsafe.Offsetof(v.z), unsafe.Offsetof(v.x), unsafe.Offsetof(v.z)+unsafe.Sizeof(v.z), 0) = 1
+		})
+		<-spawn(g, func(g *G) { _ = *R(g, &p.x, 0) })
+	})
+	// ... and with a write of y, anchored at x (an anchor before the end).
+	expect(t, true, func(g *G) {
+		p := new(s)
+		<-spawn(g, func(g *G) {
+			*WG(g, &p.x, unsafe.Offsetof(v.x), unsafe.Offsetof(v.x), unsafe.Offsetof(v.z)+unsafe.Sizeof(v.z), 0) = 1
+		})
+		<-spawn(g, func(g *G) { *W(g, &p.y, 0) = 2 })
+	})
+	// Fields outside the group do not conflict with it.
+	expect(t, false, func(g *G) {
+		p := new(s)
+		<-spawn(g, func(g *G) {
+			*WG(g, &p.z, unsafe.Offsetof(v.z), unsafe.Offsetof(v.x), unsafe.Offsetof(v.z)+unsafe.Sizeof(v.z), 0) = 1
+		})
+		<-spawn(g, func(g *G) { *W(g, &p.a, 0) = 1; *W(g, &p.w, 0) = 1 })
+	})
+	// Read groups: concurrent reads are fine, a write races.
+	expect(t, false, func(g *G) {
+		p := new(s)
+		<-spawn(g, func(g *G) { _ = *RG(g, &p.y, unsafe.Offsetof(v.y), unsafe.Offsetof(v.a), unsafe.Offsetof(v.y)+4, 0) })
+		<-spawn(g, func(g *G) { _ = *RG(g, &p.x, unsafe.Offsetof(v.x), unsafe.Offsetof(v.a), unsafe.Offsetof(v.y)+4, 0) })
+	})
+	expect(t, true, func(g *G) {
+		p := new(s)
+		<-spawn(g, func(g *G) { _ = *RG(g, &p.y, unsafe.Offsetof(v.y), unsafe.Offsetof(v.a), unsafe.Offsetof(v.y)+4, 0) })
+		<-spawn(g, func(g *G) { *W(g, &p.a, 0) = 3 })
+	})
+	// The wrappers return the anchor's address.
+	expect(t, false, func(g *G) {
+		p := new(s)
+		if q := WG(g, &p.w, unsafe.Offsetof(v.w), unsafe.Offsetof(v.z), unsafe.Offsetof(v.w)+8, 0); q != &p.w {
+			t.Errorf("WG returned %p, want %p", q, &p.w)
+		}
+	})
+}
+
 func TestMaps(t *testing.T) {
 	both(t, func(g *G, synced bool) {
 		m := map[int]int{}

@@ -81,10 +81,19 @@ var groupDebug = os.Getenv("BIGFOOT_GROUPDEBUG") != ""
 
 // collectGroups records the field groups of a BigFoot plan.
 func (rc *redcardPkg) collectGroups(plan *placement.Plan) {
+	seen := map[string]bool{} // a group deferred to several exits is one candidate
 	for _, c := range plan.Checks {
 		if c.Why&placement.FieldGroup == 0 || len(c.Covers) < 2 {
 			continue
 		}
+		key := fmt.Sprint(c.Write, c.Covers)
+		for _, a := range c.Covers {
+			key += fmt.Sprintf(" %d", a.ID)
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
 		rc.groupCands = append(rc.groupCands, groupCand{covers: c.Covers, fn: plan.Func})
 	}
 }
@@ -202,6 +211,11 @@ func (f *fileRedcard) verifyGroup(b *ssa.BasicBlock, st *types.Struct, run []int
 		}
 	}
 	if ai < 0 {
+		if groupDebug {
+			for _, m := range ms {
+				fmt.Fprintf(os.Stderr, "groupdebug:   member %v write=%v emitted=%d ssa=%d dropped=%v syncfree=%v\n", f.pkg.fset.Position(m.key.pos), m.acc.Write, f.emitted[m.key], len(f.pkg.ssaAcc[m.key]), f.drop[m.key], inSyncFreeUnit(f.units, m.key.pos))
+			}
+		}
 		return debug("no member of its kind is emitted one-to-one in a sync-free statement")
 	}
 	anchor := ms[ai]
