@@ -98,6 +98,28 @@ func (rc *redcardPkg) collectGroups(plan *placement.Plan) {
 	}
 }
 
+// mayGroup reports whether fn loads or stores two different fields through
+// one address computation in one block: only then can its BigFoot plan
+// propose a group the emitter could prove, so only then is the (costlier)
+// BigFoot analysis run at build time.
+func mayGroup(fn *ssa.Function) bool {
+	for _, b := range fn.Blocks {
+		fields := map[string]int{} // base -> a field accessed through it
+		for _, in := range b.Instrs {
+			fa, ok := addrOf(in).(*ssa.FieldAddr)
+			if !ok {
+				continue
+			}
+			k := addrKey(fa.X)
+			if f, ok := fields[k]; ok && f != fa.Field {
+				return true
+			}
+			fields[k] = fa.Field
+		}
+	}
+	return false
+}
+
 // member is one access of a candidate group.
 type member struct {
 	acc   *placement.Access

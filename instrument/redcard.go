@@ -119,7 +119,7 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, groups bool) *redcardPk
 	}
 	prover := entail.NewCached(&entail.Linear{Fallback: entail.NewZ3(1000)})
 	for _, fn := range placement.AnalyzedFunctions(spkg) {
-		if groups {
+		if groups && mayGroup(fn) {
 			if bf := placement.Analyze(fn, placement.Config{Mode: placement.BigFoot, Effects: ks, Prover: prover}); bf.Fallback == "" {
 				rc.collectGroups(bf)
 			}
