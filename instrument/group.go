@@ -441,12 +441,8 @@ func addrKey(v ssa.Value) string {
 func noteNonNil(in ssa.Instruction, nonNil map[string]bool) {
 	var addr ssa.Value
 	switch in := in.(type) {
-	case *ssa.FieldAddr:
-		addr = in.X
-	case *ssa.IndexAddr:
-		if _, ok := in.X.Type().Underlying().(*types.Pointer); ok {
-			addr = in.X
-		}
+	case *ssa.FieldAddr, *ssa.IndexAddr:
+		addr = pointerOperand(in.(ssa.Value))
 	case *ssa.UnOp:
 		if in.Op == token.MUL {
 			addr = in.X
@@ -454,21 +450,23 @@ func noteNonNil(in ssa.Instruction, nonNil map[string]bool) {
 	case *ssa.Store:
 		addr = in.Addr
 	}
-	for addr != nil {
+	for ; addr != nil; addr = pointerOperand(addr) {
 		nonNil[addrKey(addr)] = true
-		switch a := addr.(type) {
-		case *ssa.FieldAddr:
-			addr = a.X
-		case *ssa.IndexAddr:
-			if _, ok := a.X.Type().Underlying().(*types.Pointer); ok {
-				addr = a.X
-			} else {
-				addr = nil
-			}
-		default:
-			addr = nil
+	}
+}
+
+// pointerOperand is the pointer an address computation v dereferences (the
+// x of &x.f, or of &x[i] when x is a pointer to an array), or nil.
+func pointerOperand(v ssa.Value) ssa.Value {
+	switch a := v.(type) {
+	case *ssa.FieldAddr:
+		return a.X
+	case *ssa.IndexAddr:
+		if _, ok := a.X.Type().Underlying().(*types.Pointer); ok {
+			return a.X
 		}
 	}
+	return nil
 }
 
 // isNonNil reports whether pointer v cannot be nil at a point where
