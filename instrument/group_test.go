@@ -1,0 +1,86 @@
+package instrument
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/ssa"
+)
+
+// groupSrc holds functions for the rules a field group's proof relies on.
+const groupSrc = `package p
+
+import "math"
+
+type T struct{ x, y, z int }
+
+func pure(a, b int) int          { return a*b + 1 }
+func loops(n int) int            { s := 0; for i := 0; i < n; i++ { s += i }; return s }
+func divides(a, b int) int       { return a / b }
+func byConst(a int) int          { return a/3 + a%7 + a<<2 }
+func rec(n int) int              { if n == 0 { return 0 }; return rec(n - 1) }
+func calls(a int) int            { return pure(a, a) }
+func deref(p *T) int             { return p.x + p.y }
+func iface(e error) string       { return e.Error() }
+func sqrt(f float64) float64     { return math.Sqrt(f) }
+func index(xs []int) int         { return xs[2] }
+func arr(xs *[4]int) int         { return len(xs) }
+func panics(s string)            { panic(s) }
+func branches(a int) int         { if a > 0 { return pure(a, 1) }; return -a }
+
+// oneBase accesses two fields of one base in a block; twoBases does not.
+func oneBase(p *T)          { p.x = 1; p.z = 2 }
+func twoBases(p, q *T)      { p.x = 1; q.y = 2 }
+`
+
+// loadSSA type-checks src as package p in a temporary module and builds
+// its SSA.
+func loadSSA(t *testing.T, src string) (*ssa.Program, *ssa.Package) {
+	t.Helper()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/p\n\ngo 1.24\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "p.go"), []byte(src), 0o644)
+	pkgs, err := packages.Load(&packages.Config{Mode: loadMode, Dir: dir}, ".")
+	if err != nil || len(pkgs) != 1 || len(pkgs[0].Errors) > 0 {
+		t.Fatalf("load: %v %v", err, pkgs)
+	}
+	_, prog, spkg, err := buildSSA(pkgs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prog, spkg
+}
+
+// TestSimpleFuncs checks which callees a group may span: those that
+// return, without panicking or synchronizing, on every path.
+func TestSimpleFuncs(t *testing.T) {
+	prog, spkg := loadSSA(t, groupSrc)
+	rc := newRedcardPkg(prog, spkg, false)
+	want := map[string]bool{
+		"pure": true, "byConst": true, "calls": true, "sqrt": true, "arr": true, "branches": true,
+		"loops": false, "divides": false, "rec": false, "deref": false, "iface": false,
+		"index": false, "panics": false,
+	}
+	for name, w := range want {
+		fn := spkg.Func(name)
+		if fn == nil {
+			t.Fatalf("no function %s", name)
+		}
+		if got := rc.simple.is(fn); got != w {
+			t.Errorf("simple(%s) = %v, want %v", name, got, w)
+		}
+	}
+}
+
+// TestMayGroup checks the pre-scan that decides whether a function's
+// BigFoot plan is computed at build time.
+func TestMayGroup(t *testing.T) {
+	_, spkg := loadSSA(t, groupSrc)
+	for name, want := range map[string]bool{"oneBase": true, "twoBases": false, "deref": true, "pure": false} {
+		if got := mayGroup(spkg.Func(name)); got != want {
+			t.Errorf("mayGroup(%s) = %v, want %v", name, got, want)
+		}
+	}
+}
