@@ -70,18 +70,21 @@ func WG[T any](g *G, p *T, anchor, lo, hi uintptr, site uint32) *T {
 
 // checkGroup checks the bytes [lo, hi) of the struct whose field of size
 // bytes at offset anchor is at p: one check for the group.
+//
+// It repeats check's shadow steps rather than calling check, which would
+// record the whole group as accessed for the verifier (check is not
+// inlined, so a shared helper would add a call to every R and W).
 func (g *G) checkGroup(p unsafe.Pointer, size, anchor, lo, hi uintptr, write bool, site uint32) {
-	base := unsafe.Add(p, -int(anchor))
+	q := unsafe.Add(p, int(lo)-int(anchor))
 	if verifyChecks {
 		// The anchor is an access; the group is a check.
 		g.verifyRecord(p, size, 0, 1, verifyKind(write)|vAccess, site)
-		g.verifyRecord(unsafe.Add(base, lo), hi-lo, 0, 1, verifyKind(write)|vCheck, site)
+		g.verifyRecord(q, hi-lo, 0, 1, verifyKind(write)|vCheck, site)
 	}
 	if countAccesses {
 		g.accesses++
 		g.checkOps++
 	}
-	q := unsafe.Add(base, lo)
 	if space.Same(&g.t, uintptr(q), hi-lo, write) {
 		return
 	}

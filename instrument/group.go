@@ -61,13 +61,6 @@ import (
 // __bf.A in counting and verifying builds). A race on any field of the
 // group is reported at the anchor's site, which is where the check is.
 
-// groupCand is one set of accesses a BigFoot check coalesced into a
-// field group.
-type groupCand struct {
-	covers []*placement.Access
-	fn     *ssa.Function
-}
-
 // fieldGroup is a group to emit at its anchor.
 type fieldGroup struct {
 	write       bool
@@ -86,15 +79,14 @@ func (rc *redcardPkg) collectGroups(plan *placement.Plan) {
 		if c.Why&placement.FieldGroup == 0 || len(c.Covers) < 2 {
 			continue
 		}
-		key := fmt.Sprint(c.Write, c.Covers)
+		key := fmt.Sprint(c.Write)
 		for _, a := range c.Covers {
 			key += fmt.Sprintf(" %d", a.ID)
 		}
-		if seen[key] {
-			continue
+		if !seen[key] {
+			seen[key] = true
+			rc.groupCands = append(rc.groupCands, c.Covers)
 		}
-		seen[key] = true
-		rc.groupCands = append(rc.groupCands, groupCand{covers: c.Covers, fn: plan.Func})
 	}
 }
 
@@ -134,8 +126,7 @@ type member struct {
 func (f *fileRedcard) planGroups() {
 	f.groups = map[siteKey]*fieldGroup{}
 	taken := map[siteKey]bool{} // members and anchors of groups already planned
-	one := func(k siteKey) bool { return f.emitted[k] == 1 && len(f.pkg.ssaAcc[k]) == 1 }
-	for _, cand := range f.pkg.groupCands {
+	for _, covers := range f.pkg.groupCands {
 		// Split by block and base address.
 		type baseKey struct {
 			block *ssa.BasicBlock
@@ -144,7 +135,7 @@ func (f *fileRedcard) planGroups() {
 		parts := map[baseKey][]member{}
 		var order []baseKey
 		seen := map[*placement.Access]bool{}
-		for _, a := range cand.covers {
+		for _, a := range covers {
 			if seen[a] || !a.Pos.IsValid() || !f.inFile(a.Pos) {
 				continue
 			}
@@ -191,7 +182,7 @@ func (f *fileRedcard) planGroups() {
 							rm = append(rm, m)
 						}
 					}
-					if g := f.verifyGroup(k.block, st, run, rm, write, one, taken); g != nil {
+					if g := f.verifyGroup(k.block, st, run, rm, write, taken); g != nil {
 						f.groups[g.anchor] = g
 						taken[g.anchor] = true
 						for _, mk := range g.members {
@@ -208,7 +199,7 @@ func (f *fileRedcard) planGroups() {
 // verifyGroup returns the group of the fields run (consecutive, no
 // padding) of st made of the members ms in block b, or nil if it cannot
 // be emitted exactly (see the comment at the top of this file).
-func (f *fileRedcard) verifyGroup(b *ssa.BasicBlock, st *types.Struct, run []int, ms []member, write bool, one func(siteKey) bool, taken map[siteKey]bool) *fieldGroup {
+func (f *fileRedcard) verifyGroup(b *ssa.BasicBlock, st *types.Struct, run []int, ms []member, write bool, taken map[siteKey]bool) *fieldGroup {
 	if len(run) < 2 || len(ms) < 2 {
 		return nil
 	}
@@ -227,7 +218,7 @@ func (f *fileRedcard) verifyGroup(b *ssa.BasicBlock, st *types.Struct, run []int
 	ai := -1
 	for i := len(ms) - 1; i >= 0; i-- {
 		k := ms[i].key
-		if ms[i].acc.Write == write && one(k) && !f.drop[k] && !taken[k] && inSyncFreeUnit(f.units, k.pos) {
+		if ms[i].acc.Write == write && f.oneToOne(k) && !f.drop[k] && !taken[k] && inSyncFreeUnit(f.units, k.pos) {
 			ai = i
 			break
 		}
@@ -274,7 +265,7 @@ func (f *fileRedcard) verifyGroup(b *ssa.BasicBlock, st *types.Struct, run []int
 		if i == ai || m.key == anchor.key || taken[m.key] {
 			continue
 		}
-		if !one(m.key) || !inSyncFreeUnit(f.units, m.key.pos) || f.groups[m.key] != nil {
+		if !f.oneToOne(m.key) || !inSyncFreeUnit(f.units, m.key.pos) || f.groups[m.key] != nil {
 			continue // keeps its own check
 		}
 		if !f.justifiedWithin(m.key, ms) {
@@ -667,7 +658,6 @@ func (r *fileRewriter) groupWrap(e ast.Expr, inner string, write bool) string {
 	}
 	call := "__bf." + fn + "(" + r.g() + ", &" + inner + ", " + off(sel.Sel.Name) + ", " + off(g.first) + ", " +
 		off(g.last) + "+__bfu.Sizeof(" + x + "." + g.last + "), " + r.site(sel.Pos()) + ")"
-	r.rc.pkg.grouped++
 	if write {
 		return "*" + call
 	}

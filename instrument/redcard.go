@@ -84,10 +84,9 @@ type redcardPkg struct {
 
 	// bigfoot mode: field groups (group.go)
 	ks         *placement.KillSets
-	groupCands []groupCand
+	groupCands [][]*placement.Access // the accesses of each proposed field group
 	sizes      types.Sizes
 	simple     simpleFuncs
-	grouped    int // group checks emitted
 }
 
 // fileRedcard is the per-file state of the two rendering passes.
@@ -478,11 +477,17 @@ func (f *fileRedcard) record(e ast.Expr, write bool) {
 	}
 }
 
+// oneToOne reports whether the site k has exactly one wrapper in the file
+// and exactly one SSA access in the package, of matching shape.
+func (f *fileRedcard) oneToOne(k siteKey) bool {
+	return f.emitted[k] == 1 && len(f.pkg.ssaAcc[k]) == 1
+}
+
 // plan computes the drop set from pass 1.
 func (f *fileRedcard) plan() {
 	f.drop = map[siteKey]bool{}
 	f.usedAnchors = map[siteKey][]siteKey{}
-	one := func(k siteKey) bool { return f.emitted[k] == 1 && len(f.pkg.ssaAcc[k]) == 1 }
+	one := f.oneToOne
 	for k, anchors := range f.pkg.cover {
 		if f.pkg.anchors[k] || !one(k) || !inSyncFreeUnit(f.units, k.pos) {
 			if rcDebug {
