@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bigfoot-go/bigfoot/bench/internal/peak"
 )
 
 // Options configure Run. The zero value measures every workload with the
@@ -417,7 +419,12 @@ func (r *runner) run(ctx context.Context, w Workload, bin string, env []string) 
 	t0 := time.Now()
 	err := cmd.Run()
 	run := RunResult{Seconds: time.Since(t0).Seconds()}
-	if cmd.ProcessState != nil {
+	// The workload's own VmHWM counts only its process; rusage's peak is
+	// floored at the harness's RSS when it forked (Linux keeps it across
+	// exec), so it is the fallback.
+	if kib, ok := parsePeak(stderr.Bytes()); ok {
+		run.MaxRSSKiB = kib
+	} else if cmd.ProcessState != nil {
 		run.MaxRSSKiB = maxRSSKiB(cmd.ProcessState)
 	}
 	run.Checksum = parseChecksum(stdout.Bytes())
@@ -461,6 +468,20 @@ func (r *runner) buildPeer(ctx context.Context) error {
 	r.peer = bin
 	r.progress("built %s@%s", PeerModule, PeerVersion)
 	return nil
+}
+
+// parsePeak returns the value of the last line "peak_rss_kib: N" of a
+// workload's standard error.
+func parsePeak(stderr []byte) (kib int64, ok bool) {
+	sc := bufio.NewScanner(bytes.NewReader(stderr))
+	for sc.Scan() {
+		if v, found := strings.CutPrefix(sc.Text(), peak.Prefix); found {
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 {
+				kib, ok = n, true
+			}
+		}
+	}
+	return kib, ok
 }
 
 // parseChecksum returns the value of the last line "checksum: <value>".

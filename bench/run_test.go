@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bigfoot-go/bigfoot/bench/internal/peak"
 )
 
 // checkShort checks that a Short report has every workload, every tool
@@ -140,5 +142,15 @@ func TestRunShortBigfoot(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+func TestParsePeak(t *testing.T) {
+	stderr := []byte("bigfoot stats: checks=1\n" + peak.Prefix + "1234\n" + peak.Prefix + "5678\n")
+	if kib, ok := parsePeak(stderr); !ok || kib != 5678 {
+		t.Fatalf("parsePeak = %d, %v; want the last line's 5678", kib, ok)
+	}
+	if _, ok := parsePeak([]byte("checksum: 12\n")); ok {
+		t.Fatal("parsePeak found a peak in output without one")
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"flag"
 	"fmt"
 	"sync"
+
+	"github.com/bigfoot-go/bigfoot/bench/internal/peak"
 )
 
 // cache maps keys to computed values.
@@ -98,4 +100,5 @@ func main() {
 		total += s
 	}
 	fmt.Printf("checksum: %016x\n", total)
+	peak.Report()
 }

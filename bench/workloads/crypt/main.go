@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"os"
 	"sync"
+
+	"github.com/bigfoot-go/bigfoot/bench/internal/peak"
 )
 
 const rounds = 16
@@ -59,6 +61,7 @@ func main() {
 		h = (h ^ uint64(b)) * 1099511628211
 	}
 	fmt.Printf("checksum: %016x\n", h)
+	peak.Report()
 }
 
 // keys holds one 16-bit subkey per round and position.

@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+
+	"github.com/bigfoot-go/bigfoot/bench/internal/peak"
 )
 
 func main() {
@@ -68,6 +70,7 @@ func main() {
 		os.Exit(1)
 	}
 	fmt.Printf("checksum: %016x\n", h)
+	peak.Report()
 }
 
 // factor overwrites a with its LU factors (L below the diagonal, with an

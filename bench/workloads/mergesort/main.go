@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"os"
 	"sync"
+
+	"github.com/bigfoot-go/bigfoot/bench/internal/peak"
 )
 
 // cutoff is the length below which halves are sorted sequentially.
@@ -50,6 +52,7 @@ func main() {
 		sum += a[i] * uint64(i+1)
 	}
 	fmt.Printf("checksum: %016x\n", sum)
+	peak.Report()
 }
 
 // sortPar sorts a, using buf (of the same length) as scratch space.

@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/bigfoot-go/bigfoot/bench/internal/peak"
 )
 
 // particle is one atom: position, velocity and the force on it.
@@ -96,6 +98,7 @@ func main() {
 	}
 	h = (h ^ math.Float64bits(epot)) * 1099511628211
 	fmt.Printf("checksum: %016x\n", h)
+	peak.Report()
 }
 
 // lattice places 4 particles per cell of a face-centred cubic lattice and

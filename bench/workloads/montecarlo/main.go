@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/bigfoot-go/bigfoot/bench/internal/peak"
 )
 
 // step is one time step of a simulated path.
@@ -79,6 +81,7 @@ func main() {
 	mean := math.Exp(-rate*years) * sum / float64(npaths)
 	h = (h ^ math.Float64bits(mean)) * 1099511628211
 	fmt.Printf("checksum: %016x\n", h)
+	peak.Report()
 }
 
 // simulate builds one path of n steps from its own seed and computes its

@@ -12,6 +12,8 @@ import (
 	"flag"
 	"fmt"
 	"sync"
+
+	"github.com/bigfoot-go/bigfoot/bench/internal/peak"
 )
 
 // item is the unit of work that flows through the pipeline.
@@ -81,6 +83,7 @@ func main() {
 		panic(fmt.Sprintf("pipeline: reduced %d items, want %d", count, n))
 	}
 	fmt.Printf("checksum: %016x%016x%x\n", sum, xor, steps)
+	peak.Report()
 }
 
 // transform computes the item's output: the length of the Collatz

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/bigfoot-go/bigfoot/bench/internal/peak"
 )
 
 // vec is a point, direction or colour.
@@ -104,6 +106,7 @@ func main() {
 		}
 	}
 	fmt.Printf("checksum: %016x\n", h)
+	peak.Report()
 }
 
 // build makes a grid of spheres of varied materials above a large floor

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/bigfoot-go/bigfoot/bench/internal/peak"
 )
 
 // steps is the number of trapezoid intervals per integral.
@@ -60,6 +62,7 @@ func main() {
 		h = mix(h, math.Float64bits(b[i]))
 	}
 	fmt.Printf("checksum: %016x\n", h)
+	peak.Report()
 }
 
 // integrate returns the trapezoid-rule integral over [0, 2] of f(x), of

@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/bigfoot-go/bigfoot/bench/internal/peak"
 )
 
 const omega = 1.25
@@ -68,6 +70,7 @@ func main() {
 		}
 	}
 	fmt.Printf("checksum: %016x\n", h)
+	peak.Report()
 }
 
 // relax updates the interior points of rows [lo, hi) whose colour

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/bigfoot-go/bigfoot/bench/internal/peak"
 )
 
 // csr is a sparse matrix: the nonzeros of row r are val[rowPtr[r]:rowPtr[r+1]]
@@ -66,6 +68,7 @@ func main() {
 		h = (h ^ math.Float64bits(v)) * 1099511628211
 	}
 	fmt.Printf("checksum: %016x\n", h)
+	peak.Report()
 }
 
 // random returns an n×n matrix with perRow nonzeros in random columns of

@@ -11,6 +11,8 @@ import (
 	"flag"
 	"fmt"
 	"sync"
+
+	"github.com/bigfoot-go/bigfoot/bench/internal/peak"
 )
 
 // dim is the side of each job's matrix.
@@ -63,6 +65,7 @@ func main() {
 		h = (h ^ r.sum) * 1099511628211
 	}
 	fmt.Printf("checksum: %016x\n", h)
+	peak.Report()
 }
 
 // run is job j: raise a matrix seeded by j to the 8th power by repeated
