@@ -28,6 +28,8 @@ var Workloads = []Workload{
 	{"pipeline", "three-stage channel pipeline", 375000},
 	{"workerpool", "worker pool: jobs over a channel, results by index", 31250},
 	{"mergesort", "parallel merge sort: goroutines on halves", 1000000},
+	{"blocks", "block-partitioned closures over 4 arrays of 4M elements (uint32, byte), histogram, compaction, 2-D row bands; barrier per pass", 512 << 10},
+	{"shardmap", "read-mostly map cache sharded under sync.RWMutex", 250000},
 }
 
 // PackagePath returns the package pattern of the named workload, relative
