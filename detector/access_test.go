@@ -398,7 +398,7 @@ func TestExit(t *testing.T) {
 		t.Errorf("exitcode=3: exit status %d", code)
 	}
 	if code, _, stderr := child("clean", "stats=1"); code != 0 || !regexp.MustCompile(
-		`(?m)^bigfoot stats: .*shadow_ops=\d+ ranges=\d+ footprint_commits=\d+ syncs=\d+ goroutines=\d+ races=0`).MatchString(stderr) {
+		`(?m)^bigfoot stats: .*shadow_ops=\d+ ranges=\d+ footprint_commits=\d+ footprints=\d+ syncs=\d+ goroutines=\d+ races=0`).MatchString(stderr) {
 		t.Errorf("clean: exit status %d, stderr:\n%s", code, stderr)
 	}
 	if _, _, stderr := child("racy", "stats=1"); countAccesses != regexp.MustCompile(`(?m)^bigfoot stats: accesses=`).MatchString(stderr) {

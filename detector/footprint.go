@@ -2,7 +2,13 @@
 
 package detector
 
-import "unsafe"
+import (
+	"math/bits"
+	"runtime"
+	"unsafe"
+
+	"github.com/bigfoot-go/bigfoot/shadow"
+)
 
 // Footprints: deferred, coalesced checks.
 //
@@ -39,28 +45,44 @@ import "unsafe"
 // by construction.
 
 // A Footprint is the pending accesses of one access site: n elements of
-// size bytes at start, start+step, ..., as a strided range. Emitted code
-// obtains one per site from Footprint at function entry and records
-// accesses with F.
+// size bytes at start, start+step, ..., as a strided range (the affine
+// range), plus a set of the accesses that do not fit it (the side set).
+// Emitted code obtains one per site from Footprint at function entry and
+// records accesses with F.
+//
+// Both stay within one heap object, and hold a pointer to it until they
+// are committed: the garbage collector may otherwise free the object while
+// its check is pending and reuse the memory for another goroutine's
+// object, whose state the commit would then find (a false race). A range
+// that would extend past the object's end, or an access in another
+// object, commits and starts over.
 type Footprint struct {
-	next  uintptr        // the address that extends the range (0: none does)
-	step  uintptr        // distance between elements (two's complement: may be negative)
-	start unsafe.Pointer // first element recorded; keeps its object alive until the commit
-	size  uintptr        // element size
-	n     int            // elements in the range
-	reps  int            // repeated accesses since the last commit
-	g     *G
-	site  uint32
-	write bool
+	next uintptr // the address that extends the range (0: none does)
+	step uintptr // distance between elements (two's complement: may be negative)
+	// lo and lim bound the range to its object: an element at a lies in
+	// it if a-lo <= lim (unsigned), lim = the object's size - size.
+	lo, lim uintptr
+	start   uintptr        // first element recorded
+	obj     unsafe.Pointer // the range's heap object, kept alive until the commit
+	size    uintptr        // element size
+	n       int            // elements in the range
+	reps    int            // repeated accesses since the last commit
+	g       *G
+	side    *sideSet // accesses that do not fit the range (nil: none yet)
+	site    uint32
+	write   bool
 	// direct: the goroutine's footprint stack is full; this footprint
 	// checks every access at once.
 	direct bool
+	// stack: the range is in the goroutine's own stack, which is never
+	// checked; its commit does nothing.
+	stack bool
 }
 
 const (
 	fpChunk     = 16   // footprints allocated at a time
 	fpMaxChunks = 64   // at most fpChunk*fpMaxChunks pending footprints per goroutine
-	fpMaxReps   = 4096 // repeated accesses of one range between commits
+	fpMaxReps   = 4096 // repeated accesses of one range between commits, at least
 )
 
 // fpStack is a goroutine's stack of footprints. Chunks never move, so
@@ -80,16 +102,17 @@ func (g *G) Footprint(site uint32, write bool) *Footprint {
 	s := &g.fp
 	if s.top == fpChunk*fpMaxChunks {
 		// Too deep (recursion, or frames left by panics): check at once.
-		f := &Footprint{g: g, site: site, write: write, direct: true}
-		return f
+		return &Footprint{g: g, site: site, write: write, direct: true}
 	}
 	c := s.top / fpChunk
 	if c == len(s.chunks) {
 		s.chunks = append(s.chunks, new([fpChunk]Footprint))
 	}
 	f := &s.chunks[c][s.top%fpChunk]
-	*f = Footprint{g: g, site: site, write: write}
+	side := f.side // empty: popped footprints are committed
+	*f = Footprint{g: g, site: site, write: write, side: side}
 	s.top++
+	g.footprints++
 	return f
 }
 
@@ -113,7 +136,7 @@ func (g *G) PopFootprints(f *Footprint) {
 		return // already popped below f (a caller returned past a panic)
 	}
 	for i := s.top - 1; i >= idx; i-- {
-		s.chunks[i/fpChunk][i%fpChunk].commit()
+		s.chunks[i/fpChunk][i%fpChunk].commitAll()
 	}
 	s.top = idx
 }
@@ -128,7 +151,7 @@ func (g *G) commitFootprints() {
 	}
 	s.dirty = false
 	for i := 0; i < s.top; i++ {
-		s.chunks[i/fpChunk][i%fpChunk].commit()
+		s.chunks[i/fpChunk][i%fpChunk].commitAll()
 	}
 }
 
@@ -143,7 +166,7 @@ func F[T any](f *Footprint, p *T, site uint32) *T {
 }
 
 // record adds an access of size bytes at a. The common case, the next
-// element of the range, is a comparison and two additions.
+// element of the range, is a comparison, two additions and the bound.
 func (f *Footprint) record(p unsafe.Pointer, size uintptr, site uint32) {
 	if countAccesses {
 		f.g.accesses++
@@ -151,14 +174,19 @@ func (f *Footprint) record(p unsafe.Pointer, size uintptr, site uint32) {
 	if verifyChecks {
 		f.g.verifyRecord(p, size, 0, 1, verifyKind(f.write)|vAccess, site)
 	}
-	if uintptr(p) == f.next {
-		f.next += f.step
+	if a := uintptr(p); a == f.next {
 		f.n++
+		if f.next = a + f.step; f.next-f.lo > f.lim {
+			f.next = 0 // past the object's end
+		}
 		return
 	}
 	f.recordSlow(p, size, site)
 }
 
+// recordSlow is record for an access that does not extend the range.
+// An access in the range's object goes to the side set, so the range keeps
+// growing; one in another object commits the range and starts a new one.
 func (f *Footprint) recordSlow(p unsafe.Pointer, size uintptr, site uint32) {
 	a := uintptr(p)
 	switch {
@@ -166,35 +194,97 @@ func (f *Footprint) recordSlow(p unsafe.Pointer, size uintptr, site uint32) {
 		f.g.checkOne(p, size, f.write, site)
 		return
 	case f.n == 0:
-		f.start, f.size, f.n, f.site = p, size, 1, site
-		f.step, f.next = size, a+size // guess: ascending, contiguous
-		f.g.fp.dirty = true
+		f.begin(p, size, site)
 		return
+	case f.stack:
+		if onStack(f.g, p) {
+			return // still the stack: nothing to record
+		}
 	case size != f.size:
-	case f.n == 1 && p != f.start:
-		d := a - uintptr(f.start) // two's complement: negative for descending
+	case a-f.lo > f.lim:
+		// Another object: the range's object may die once it is
+		// committed, and its memory be reused.
+	case f.n == 1:
+		d := a - f.start // two's complement: negative for descending
 		if int(d) >= int(size) || -int(d) >= int(size) {
-			f.step, f.next, f.n = d, a+d, 2
+			f.step, f.n = d, 2
+			if f.next = a + d; f.next-f.lo > f.lim {
+				f.next = 0
+			}
+			return
+		}
+		if d == 0 && f.repeat() {
 			return
 		}
 	case f.contains(a):
 		// A repeat of an element already in the range: covered.
-		if f.reps++; f.reps < fpMaxReps {
+		if f.repeat() {
+			return
+		}
+	default:
+		// In the range's object, off its stride: the side set.
+		if f.sideRecord(a, size, site) {
 			return
 		}
 	}
 	f.commit()
-	f.start, f.size, f.n, f.site = p, size, 1, site
-	f.step, f.next = size, a+size
-	f.g.fp.dirty = true
+	f.begin(p, size, site)
 }
+
+// repeat counts a repeated access and reports whether the range may stay
+// pending: a loop that never synchronizes nor returns still commits after
+// fpMaxReps repeats and at least as many as the footprint holds elements,
+// so that its accesses are eventually published.
+func (f *Footprint) repeat() bool {
+	f.reps++
+	held := f.n
+	if f.side != nil {
+		held += f.side.count
+	}
+	return f.reps < fpMaxReps || f.reps < held
+}
+
+// begin starts a range at p, in the empty footprint f: it finds the
+// object of p, which bounds the range and which f keeps alive.
+func (f *Footprint) begin(p unsafe.Pointer, size uintptr, site uint32) {
+	a := uintptr(p)
+	f.start, f.size, f.n, f.site, f.stack = a, size, 1, site, false
+	f.step = size // guess: ascending, contiguous
+	f.g.fp.dirty = true
+	base, osize, heap := shadow.ObjectBounds(a)
+	switch {
+	case heap:
+		f.obj = shadow.PtrOf(base)
+		f.lo, f.lim = base, osize-size
+		if osize < size {
+			// Unknown size (or an access past the slot, which the
+			// program's own access would fault on): this element only.
+			f.lo, f.lim = a, 0
+		}
+	case onStack(f.g, p):
+		f.stack = true
+		gp := f.g.t.GP
+		lo := *(*uintptr)(gp)
+		f.lo, f.lim = lo, *(*uintptr)(unsafe.Add(gp, unsafe.Sizeof(uintptr(0))))-lo-size
+	default:
+		// Globals and memory not managed by Go: never reused by the
+		// garbage collector.
+		f.lo, f.lim = 0, ^uintptr(0)
+	}
+	if f.next = a + size; f.next-f.lo > f.lim {
+		f.next = 0
+	}
+}
+
+// onStack reports whether p is in g's own stack.
+func onStack(g *G, p unsafe.Pointer) bool { return shadow.OnStack(g.t.GP, p) }
 
 // contains reports whether a is one of the range's elements.
 func (f *Footprint) contains(a uintptr) bool {
 	if f.n == 0 {
 		return false
 	}
-	d := int(a - uintptr(f.start))
+	d := int(a - f.start)
 	step := int(f.step)
 	if f.n == 1 || step == 0 {
 		return d == 0
@@ -206,28 +296,149 @@ func (f *Footprint) contains(a uintptr) bool {
 	return k >= 0 && k < f.n
 }
 
-// commit checks the pending range, if any, and empties f.
+// commitAll checks and empties f's range and side set.
+func (f *Footprint) commitAll() {
+	f.commit()
+	if f.side != nil && f.side.count > 0 {
+		f.side.commit(f)
+	}
+}
+
+// commit checks the pending range, if any, and empties it.
 func (f *Footprint) commit() {
 	n := f.n
 	if n == 0 {
 		return
 	}
 	start, step := f.start, f.step
-	f.n, f.next, f.reps, f.start = 0, 0, 0, nil
+	obj := f.obj
+	f.n, f.next, f.reps, f.obj = 0, 0, 0, nil
+	if f.stack {
+		return
+	}
 	g := f.g
 	g.fpCommits++
 	g.committing = true
 	defer func() { g.committing = false }()
 	if n == 1 {
-		g.checkOne(start, f.size, f.write, f.site)
-		return
+		g.checkOne(shadow.PtrOf(start), f.size, f.write, f.site)
+	} else {
+		if int(step) < 0 {
+			// Descending: the same elements, ascending from the last.
+			start += uintptr(n-1) * step
+			step = -step
+		}
+		g.checkStrided(shadow.PtrOf(start), f.size, step, n, f.write, f.site)
 	}
-	if int(step) < 0 {
-		// Descending: the same elements, ascending from the last.
-		start = unsafe.Add(start, (n-1)*int(step))
-		step = -step
+	runtime.KeepAlive(obj)
+}
+
+// A sideSet holds the accesses of a footprint that do not extend its
+// affine range (a histogram h[t[i]]++, a stencil's a[i-1] and a[i+1], a
+// compaction's out[pos]): one bit per element of a window of the range's
+// object, so that they neither commit the range nor are checked one by
+// one. Its commit checks each maximal run of set bits as one range.
+type sideSet struct {
+	obj    unsafe.Pointer // the window's heap object, kept alive until the commit
+	origin uintptr        // address of the window's element 0
+	size   uintptr        // element size
+	nbits  int            // elements in the window
+	lo, hi int            // set bits lie in [lo, hi)
+	count  int            // set bits
+	site   uint32         // site of the first access recorded
+	bits   []uint64
+}
+
+// sideWindow is the most elements a side set covers: its bitmap is at
+// most sideWindow/8 bytes.
+const sideWindow = 1 << 15
+
+// sideRecord adds the access of size bytes at a, in f's object, to f's
+// side set and reports whether it could: false if the set is full of
+// another window and was committed, or a is not an element of the window;
+// the caller then commits the range.
+func (f *Footprint) sideRecord(a, size uintptr, site uint32) bool {
+	s := f.side
+	if s == nil {
+		s = new(sideSet)
+		f.side = s
 	}
-	g.checkStrided(start, f.size, step, n, f.write, f.site)
+	if s.count > 0 && (a < s.origin || (a-s.origin)%s.size != 0 || (a-s.origin)/s.size >= uintptr(s.nbits)) {
+		s.commit(f) // another window
+	}
+	if s.count == 0 {
+		s.place(f, a, size, site)
+	}
+	k := int((a - s.origin) / s.size)
+	w, bit := k>>6, uint64(1)<<(k&63)
+	if s.bits[w]&bit != 0 {
+		return f.repeat()
+	}
+	s.bits[w] |= bit
+	s.count++
+	s.lo, s.hi = min(s.lo, k), max(s.hi, k+1)
+	return true
+}
+
+// place sets up the empty side set s of f for a window of f's object (of
+// elements aligned with a) that contains a.
+func (s *sideSet) place(f *Footprint, a, size uintptr, site uint32) {
+	s.size, s.site = size, site
+	// The object is [f.lo, f.lo+f.lim+f.size): its elements aligned
+	// with a from first, total of them.
+	first := a - (a-f.lo)/size*size
+	total := (f.lim + f.size - (first - f.lo)) / size
+	if f.lim == ^uintptr(0) {
+		total = sideWindow // not a heap object: unbounded
+		first = a - min((a-f.lo)/size, sideWindow/2)*size
+	}
+	k := (a - first) / size
+	switch {
+	case total <= sideWindow:
+		s.origin, s.nbits = first, int(total)
+	default:
+		k0 := min(k-min(k, sideWindow/2), total-sideWindow)
+		s.origin, s.nbits = first+k0*size, sideWindow
+	}
+	s.obj = f.obj
+	nw := (s.nbits + 63) / 64
+	if cap(s.bits) < nw {
+		s.bits = make([]uint64, nw)
+	}
+	s.bits = s.bits[:nw]
+	s.lo, s.hi = s.nbits, 0
+	f.g.fp.dirty = true
+}
+
+// commit checks every maximal run of set bits of s as one range, clears
+// s and releases its object.
+func (s *sideSet) commit(f *Footprint) {
+	g := f.g
+	g.fpCommits++
+	g.committing = true
+	defer func() { g.committing = false }()
+	for k := s.lo; k < s.hi; {
+		w := s.bits[k>>6] >> (k & 63)
+		if w == 0 {
+			k = (k | 63) + 1
+			continue
+		}
+		k += bits.TrailingZeros64(w)
+		e := k + 1
+		for e < s.hi && s.bits[e>>6]&(1<<(e&63)) != 0 {
+			e++
+		}
+		p := shadow.PtrOf(s.origin + uintptr(k)*s.size)
+		if e-k == 1 {
+			g.checkOne(p, s.size, f.write, s.site)
+		} else {
+			g.checkStrided(p, s.size, s.size, e-k, f.write, s.site)
+		}
+		k = e
+	}
+	clear(s.bits[s.lo>>6 : (s.hi+63)>>6])
+	runtime.KeepAlive(s.obj)
+	s.obj, s.count = nil, 0
 }
 
 // checkOne checks one access found in a footprint: a check operation

@@ -3,8 +3,11 @@
 package detector
 
 import (
+	"runtime"
 	"sync"
 	"testing"
+	"unsafe"
+	"weak"
 )
 
 // Footprints, one rule at a time: what a footprint merges, when it
@@ -17,7 +20,7 @@ func pending(f *Footprint, a []int64) (start, step, n int) {
 	if f.n == 0 {
 		return 0, 0, 0
 	}
-	return int(uintptr(f.start)-addr(&a[0])) / 8, int(f.step) / 8, f.n
+	return int(f.start-addr(&a[0])) / 8, int(f.step) / 8, f.n
 }
 
 func TestFootprintMergesAscending(t *testing.T) {
@@ -54,29 +57,195 @@ func TestFootprintMergesDescendingAndStrided(t *testing.T) {
 	})
 }
 
-func TestFootprintBreakCommits(t *testing.T) {
+// An access of the range's object that does not extend the range goes to
+// the side set: the range keeps growing and nothing is committed.
+func TestFootprintSideSet(t *testing.T) {
 	a := make([]int64, 100)
 	expect(t, false, func(g *G) {
 		f := g.Footprint(0, true)
 		for i := 0; i < 10; i++ {
 			*F(f, &a[i], 0) = 1
 		}
-		before := g.ranges
-		*F(f, &a[50], 0) = 1 // not the next element: commits a[0..10)
-		if g.ranges != before+1 {
-			t.Errorf("ranges %d -> %d, want one range committed", before, g.ranges)
+		before := g.fpCommits
+		*F(f, &a[50], 0) = 1 // not the next element: to the side set
+		for i := 10; i < 20; i++ {
+			*F(f, &a[i], 0) = 1
 		}
-		if s, _, n := pending(f, a); s != 50 || n != 1 {
-			t.Errorf("after the break: start %d n %d, want 50 1", s, n)
+		if g.fpCommits != before {
+			t.Errorf("commits %d -> %d, want none", before, g.fpCommits)
 		}
-		// Repeats are covered and never grow the range.
+		if s, _, n := pending(f, a); s != 0 || n != 20 {
+			t.Errorf("range: start %d n %d, want 0 20", s, n)
+		}
+		if f.side == nil || f.side.count != 1 {
+			t.Fatalf("side set %+v, want a[50]", f.side)
+		}
+		// Repeats are covered and never grow the range or the set.
 		for i := 0; i < 100; i++ {
 			*F(f, &a[50], 0) = 2
+			*F(f, &a[5], 0) = 2
 		}
-		if _, _, n := pending(f, a); n != 1 {
-			t.Errorf("repeats grew the range to %d", n)
+		if _, _, n := pending(f, a); n != 20 || f.side.count != 1 {
+			t.Errorf("repeats grew the range to %d, the side set to %d", n, f.side.count)
 		}
 		g.PopFootprints(f)
+		if g.fpCommits != before+2 {
+			t.Errorf("pop: %d commits, want 2 (the range and the side set)", g.fpCommits-before)
+		}
+	})
+}
+
+// A loop mixing an affine access with a non-affine one into the same
+// array (a histogram, a stencil's neighbours) commits O(1) times, and
+// its side set is checked as maximal runs: a race on any element it
+// holds is found.
+func TestFootprintNonAffineCommitsOnce(t *testing.T) {
+	keys := make([]int64, 4096)
+	for i := range keys {
+		keys[i] = int64(i*2654435761) & 255
+	}
+	h := make([]int64, 256+4096)
+	expect(t, false, func(g *G) {
+		f := g.Footprint(0, true)
+		before := g.fpCommits
+		for i := range keys {
+			*F(f, &h[256+i], 0) = 1    // affine
+			*F(f, &h[keys[i]], 0) += 1 // histogram bucket
+		}
+		g.PopFootprints(f)
+		if c := g.fpCommits - before; c > 2 {
+			t.Errorf("%d commits for one loop, want at most 2", c)
+		}
+	})
+	row := make([]int64, 1024)
+	expect(t, false, func(g *G) {
+		f := g.Footprint(0, false)
+		before := g.fpCommits
+		for j := 1; j < len(row)-1; j++ {
+			_ = *F(f, &row[j-1], 0) + *F(f, &row[j+1], 0)
+		}
+		g.PopFootprints(f)
+		if c := g.fpCommits - before; c > 2 {
+			t.Errorf("stencil: %d commits for one loop, want at most 2", c)
+		}
+	})
+	// Another goroutine's write to a bucket the side set holds races.
+	for _, bucket := range []int{0, 77, 255} {
+		both(t, func(g *G, synced bool) {
+			hist := make([]int64, 256)
+			mu := new(sync.Mutex)
+			<-spawn(g, func(g *G) {
+				Lock(g, mu)
+				*W(g, &hist[bucket], 0) = 1
+				Unlock(g, mu)
+			})
+			<-spawn(g, func(g *G) {
+				f := g.Footprint(0, true)
+				if synced {
+					Lock(g, mu)
+					defer Unlock(g, mu)
+				}
+				for i := 0; i < 3*256; i++ {
+					*F(f, &hist[(i*7)%256], 0) += 1
+				}
+				g.PopFootprints(f)
+			})
+		})
+	}
+}
+
+// adjacent returns two objects of n int64s each that lie back to back in
+// memory (one size class: the allocator places them in consecutive slots).
+func adjacent(t *testing.T, n int) (a, b []int64) {
+	objs := make([][]int64, 256)
+	for i := range objs {
+		objs[i] = make([]int64, n)
+	}
+	for i := 1; i < len(objs); i++ {
+		if addr(&objs[i-1][0])+uintptr(n)*8 == addr(&objs[i][0]) {
+			return objs[i-1], objs[i]
+		}
+		if addr(&objs[i][0])+uintptr(n)*8 == addr(&objs[i-1][0]) {
+			return objs[i], objs[i-1]
+		}
+	}
+	t.Fatal("no two adjacent objects")
+	return nil, nil
+}
+
+// A range never extends across the end of its object: two objects of one
+// size class lie back to back, and a loop over the first then the second
+// through one footprint commits the first's range at its end.
+func TestFootprintStopsAtObjectEnd(t *testing.T) {
+	a, b := adjacent(t, 8)
+	expect(t, false, func(g *G) {
+		f := g.Footprint(0, true)
+		for i := range a {
+			*F(f, &a[i], 0) = 1
+		}
+		if f.next != 0 {
+			t.Errorf("the range over a extends to %#x, past its end", f.next)
+		}
+		if f.obj != unsafe.Pointer(&a[0]) {
+			t.Errorf("the footprint holds %p, want a at %p", f.obj, &a[0])
+		}
+		before := g.fpCommits
+		for i := range b {
+			*F(f, &b[i], 0) = 1
+		}
+		if g.fpCommits != before+1 {
+			t.Errorf("b's first element committed %d ranges, want 1 (a's)", g.fpCommits-before)
+		}
+		if f.obj != unsafe.Pointer(&b[0]) || f.n != len(b) {
+			t.Errorf("the range after the boundary: object %p n %d, want b at %p, %d", f.obj, f.n, &b[0], len(b))
+		}
+		// Descending from b into a: the same.
+		g.PopFootprints(f)
+		f = g.Footprint(0, true)
+		for i := len(b) - 1; i >= 0; i-- {
+			*F(f, &b[i], 0) = 1
+		}
+		if f.next != 0 {
+			t.Errorf("the descending range over b extends to %#x, past its start", f.next)
+		}
+		*F(f, &a[len(a)-1], 0) = 1
+		if f.obj != unsafe.Pointer(&a[0]) || f.n != 1 {
+			t.Errorf("a's last element did not start a new range")
+		}
+		g.PopFootprints(f)
+	})
+}
+
+// A pending footprint keeps its object alive: the garbage collector cannot
+// free and reuse memory whose check is pending.
+func TestFootprintKeepsObjectAlive(t *testing.T) {
+	expect(t, false, func(g *G) {
+		f := g.Footprint(0, true)
+		s := make([]int64, 64)
+		wp := weak.Make(&s[0])
+		for i := range s {
+			*F(f, &s[i], 0) = 1
+		}
+		side := make([]int64, 64)
+		wside := weak.Make(&side[0])
+		other := g.Footprint(0, true)
+		*F(other, &side[0], 0) = 1
+		*F(other, &side[0], 0) = 1
+		*F(other, &side[9], 0) = 1 // the second: a step
+		*F(other, &side[3], 0) = 1 // to the side set
+		*F(other, &s[3], 0) = 1    // another object: commits side's range, not its side set
+		s, side = nil, nil
+		runtime.GC()
+		runtime.GC()
+		if wp.Value() == nil || wside.Value() == nil {
+			t.Fatalf("an object with pending checks was collected (range: %v, side set: %v)", wp.Value() == nil, wside.Value() == nil)
+		}
+		g.PopFootprints(f)
+		runtime.GC()
+		runtime.GC()
+		if wp.Value() != nil || wside.Value() != nil {
+			t.Errorf("committed footprints still keep their objects alive")
+		}
 	})
 }
 

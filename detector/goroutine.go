@@ -38,11 +38,12 @@ type G struct {
 
 	// Counters, flushed into the global statistics at sync operations
 	// and at exit (see stats.go).
-	syncs     uint64
-	ranges    uint64
-	accesses  uint64
-	checkOps  uint64 // check operations (counted with accesses)
-	fpCommits uint64 // footprint ranges checked
+	syncs      uint64
+	ranges     uint64
+	accesses   uint64
+	checkOps   uint64 // check operations (counted with accesses)
+	fpCommits  uint64 // footprint ranges checked
+	footprints uint64 // footprints obtained (Footprint calls)
 
 	fp         fpStack // pending footprints (footprint.go)
 	committing bool    // checking a footprint: reports name its site first

@@ -16,8 +16,8 @@ import (
 // every 64 sync operations and at exit; the counts of goroutines still
 // running at program exit are therefore approximate.
 var stats struct {
-	checks, checkOps, ranges, syncs, accesses, goroutines, fpCommits atomic.Uint64
-	rules                                                            [shadow.NumRules]atomic.Uint64
+	checks, checkOps, ranges, syncs, accesses, goroutines, fpCommits, footprints atomic.Uint64
+	rules                                                                        [shadow.NumRules]atomic.Uint64
 }
 
 // countSync is called by every synchronization operation before it
@@ -39,6 +39,7 @@ func (g *G) flush() {
 	stats.checks.Add(g.t.Stats.Checks)
 	stats.checkOps.Add(g.checkOps)
 	stats.fpCommits.Add(g.fpCommits)
+	stats.footprints.Add(g.footprints)
 	stats.ranges.Add(g.ranges)
 	stats.syncs.Add(g.syncs)
 	stats.accesses.Add(g.accesses)
@@ -46,7 +47,7 @@ func (g *G) flush() {
 		stats.rules[i].Add(n)
 	}
 	g.t.Stats = shadow.Stats{}
-	g.ranges, g.syncs, g.accesses, g.checkOps, g.fpCommits = 0, 0, 0, 0, 0
+	g.ranges, g.syncs, g.accesses, g.checkOps, g.fpCommits, g.footprints = 0, 0, 0, 0, 0, 0
 }
 
 func statsLine() string {
@@ -56,8 +57,8 @@ func statsLine() string {
 		// each count one), the numerator of the check ratio.
 		s += fmt.Sprintf(" accesses=%d checks=%d", stats.accesses.Load(), stats.checkOps.Load())
 	}
-	s += fmt.Sprintf(" shadow_ops=%d ranges=%d footprint_commits=%d syncs=%d goroutines=%d races=%d shadow_pages=%d",
-		stats.checks.Load(), stats.ranges.Load(), stats.fpCommits.Load(), stats.syncs.Load(),
+	s += fmt.Sprintf(" shadow_ops=%d ranges=%d footprint_commits=%d footprints=%d syncs=%d goroutines=%d races=%d shadow_pages=%d",
+		stats.checks.Load(), stats.ranges.Load(), stats.fpCommits.Load(), stats.footprints.Load(), stats.syncs.Load(),
 		stats.goroutines.Load(), races.Load(), space.Len())
 	sh := space.ShapeStats()
 	s += fmt.Sprintf(" runs_coarse=%d runs_block=%d runs_stride=%d run_granules=%d fine_granules=%d split_granules=%d shadow_bytes=%d",

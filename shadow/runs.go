@@ -85,6 +85,7 @@ type run struct {
 	block  bool // a piece of a refined run; guarded by mu
 	s, e   atomic.Uint32
 	key    uintptr // page number
+	obj    uintptr // base of the heap object the run covers part of; 0 outside the heap
 	origin uintptr // class of byte b: ((b-origin)/elem) % len(cells)
 	elem   uintptr
 	cells  []cell // immutable slice; one cell per residue class
@@ -260,7 +261,18 @@ func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) bool {
 	if n < minRun {
 		return false
 	}
-	r := &run{key: key, origin: sp.start, elem: sp.elem, cells: make([]cell, k)}
+	// A run covers one object: the GC frees each object on its own, and
+	// the run's GC state is that of one object.
+	obj, size, heap := ObjectBounds(a)
+	if heap {
+		if size == 0 {
+			return false // the object's end is unknown
+		}
+		if n = min(n, (obj+size-a)>>3); n < minRun {
+			return false
+		}
+	}
+	r := &run{key: key, obj: obj, origin: sp.start, elem: sp.elem, cells: make([]cell, k)}
 	r.gen = uint32(lagGen.Load())
 	r.s.Store(uint32(gi))
 	pg.mu.Lock()
@@ -360,7 +372,7 @@ func (s *Space) runSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr, sp
 // cells are copies of r's state in a new shape: every class of the new
 // shape is a copy of r's only cell, or, for r's own shape, of r's cells.
 func (r *run) reshaped(origin, elem uintptr, k int) *run {
-	nr := &run{key: r.key, origin: origin, elem: elem, cells: make([]cell, k), block: true}
+	nr := &run{key: r.key, obj: r.obj, origin: origin, elem: elem, cells: make([]cell, k), block: true}
 	nr.copyGC(&r.granule)
 	for j := range nr.cells {
 		nr.cells[j].copyFrom(&r.cells[j%len(r.cells)])
@@ -501,11 +513,12 @@ func (s *Space) mergeLeft(pg *page, r *run) {
 	r.dead = true
 }
 
-// mergeable reports whether l and r (both locked) have the same shape, GC
-// state and cells.
+// mergeable reports whether l and r (both locked) cover the same object
+// and have the same shape, GC state and cells. Runs of two objects never
+// merge: one may die, and its memory be reused, while the other lives.
 func (l *run) mergeable(r *run) bool {
 	k := len(l.cells)
-	if k != len(r.cells) || l.immortal != r.immortal || l.foreign != r.foreign ||
+	if l.obj != r.obj || k != len(r.cells) || l.immortal != r.immortal || l.foreign != r.foreign ||
 		l.hasWP != r.hasWP || l.gen != r.gen || l.wp != r.wp {
 		return false
 	}

@@ -38,6 +38,7 @@ func testMain(m *testing.M) int {
 			return 1
 		}
 	}
+	defer removeShortBin()
 	return m.Run()
 }
 

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestReuseNoFalseRace runs testdata/reuse/churn, race-free goroutines that
+// allocate, fill and drop short-lived slices with garbage collections in
+// between, in every mode, many times: no run may report a race. Deferred
+// checks (slimstate and bigfoot modes) used to commit after the garbage
+// collector had reused their memory for another goroutine's slice and
+// reported a false race in most runs.
+func TestReuseNoFalseRace(t *testing.T) {
+	bin := bigfootForTest(t)
+	runs := 20
+	if testing.Short() {
+		runs = 3
+	}
+	root, _ := filepath.Abs("../../testdata/reuse")
+	want := run(t, root, nil, "go", "run", "./churn")
+	if want.code != 0 {
+		t.Fatalf("go run ./churn: %v", want)
+	}
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			exe := filepath.Join(t.TempDir(), "churn")
+			if r := run(t, root, nil, bin, "build", "-mode="+mode, "-o", exe, "./churn"); r.code != 0 {
+				t.Fatalf("bigfoot build -mode=%s: %v", mode, r)
+			}
+			for i := 0; i < runs; i++ {
+				r := run(t, root, nil, exe)
+				if r.code != 0 || strings.Contains(r.stderr, "DATA RACE") || r.stdout != want.stdout {
+					t.Fatalf("run %d of %d in mode %s: want exit status 0, no race and %q; got %v", i+1, runs, mode, want.stdout, r)
+				}
+			}
+		})
+	}
+}
+
+var (
+	shortBinOnce sync.Once
+	shortBin     string
+	shortBinErr  error
+)
+
+// removeShortBin removes the command bigfootForTest built, if any.
+func removeShortBin() {
+	if shortBin != "" {
+		os.RemoveAll(filepath.Dir(shortBin))
+	}
+}
+
+// bigfootForTest returns the bigfoot command: the one TestMain built, or
+// with -short, where TestMain builds none, one built for the tests that
+// still run then.
+func bigfootForTest(t *testing.T) string {
+	t.Helper()
+	if bigfootBin != "" {
+		return bigfootBin
+	}
+	shortBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "bigfoot-short-")
+		if err != nil {
+			shortBinErr = err
+			return
+		}
+		shortBin = filepath.Join(dir, "bigfoot")
+		if out, err := exec.Command("go", "build", "-o", shortBin, ".").CombinedOutput(); err != nil {
+			shortBinErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if shortBinErr != nil {
+		t.Fatalf("building bigfoot: %v", shortBinErr)
+	}
+	return shortBin
+}

@@ -1,0 +1,3 @@
+module example.com/reuse
+
+go 1.26.0
