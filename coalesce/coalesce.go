@@ -27,16 +27,28 @@ type Range struct {
 // Single reports whether r selects exactly the index Lo.
 func (r Range) Single() bool { return r.Stride == 1 && r.Hi.Equal(r.Lo.AddConst(1)) }
 
+// An Oracle decides relations between index terms under the history of
+// one check site.
+type Oracle interface {
+	// Equal reports whether a = b.
+	Equal(a, b entail.Term) bool
+	// Congruent reports whether a ≡ b (mod k) on every execution.
+	Congruent(a, b entail.Term, k int64) bool
+}
+
 // Ranges coalesces strided ranges of one array into as few ranges as it
 // can, each selecting exactly the union of the ranges it replaces. Like the
 // thesis's implementation it tries combinations of the given bounds and
 // strides rather than solving the constraints in general
 // (003_2c4adee4d326f5a8.txt:878): two ranges merge when they have the same
-// stride and one starts where the other ends (eq decides term equality under
-// the check's history), or when two single indices differ by a constant,
-// which becomes the stride. A range contained in another is dropped. The
-// result is deterministic for a given input order.
-func Ranges(rs []Range, eq func(a, b entail.Term) bool) []Range {
+// stride and one starts where the other ends, when two single indices
+// differ by a constant, which becomes the stride, when a single index is
+// the next (or previous) index of a range and congruent to its start, or
+// when two ranges of stride 2k are one shifted by k and their length is a
+// multiple of 2k (a[lo..hi:2] and a[lo+1..hi+1:2] become a[lo..hi]). A
+// range contained in another is dropped. The result is deterministic for a
+// given input order.
+func Ranges(rs []Range, o Oracle) []Range {
 	out := append([]Range(nil), rs...)
 	for changed := true; changed; {
 		changed = false
@@ -46,7 +58,7 @@ func Ranges(rs []Range, eq func(a, b entail.Term) bool) []Range {
 				if i == j {
 					continue
 				}
-				if m, ok := merge2(out[i], out[j], eq); ok {
+				if m, ok := merge2(out[i], out[j], o); ok {
 					out[i] = m
 					out = append(out[:j], out[j+1:]...)
 					changed = true
@@ -58,9 +70,9 @@ func Ranges(rs []Range, eq func(a, b entail.Term) bool) []Range {
 	return out
 }
 
-func merge2(a, b Range, eq func(x, y entail.Term) bool) (Range, bool) {
+func merge2(a, b Range, o Oracle) (Range, bool) {
 	// Equal ranges.
-	if a.Stride == b.Stride && eq(a.Lo, b.Lo) && eq(a.Hi, b.Hi) {
+	if a.Stride == b.Stride && o.Equal(a.Lo, b.Lo) && o.Equal(a.Hi, b.Hi) {
 		return a, true
 	}
 	sa, sb := stride(a), stride(b)
@@ -74,20 +86,31 @@ func merge2(a, b Range, eq func(x, y entail.Term) bool) (Range, bool) {
 	}
 	// A singleton extends a range at either end.
 	if b.Single() && !a.Single() {
-		if eq(a.Hi, b.Lo) && sa == 1 || sa > 1 && lastPlusStride(a, b.Lo, eq) {
+		if sa > 1 && !o.Congruent(b.Lo, a.Lo, sa) {
+			return Range{}, false
+		}
+		if o.Equal(a.Hi, b.Lo) || sa > 1 && o.Equal(a.Hi.AddConst(sa-1), b.Lo) {
 			return Range{Lo: a.Lo, Hi: b.Lo.AddConst(1), Stride: sa}, true
 		}
-		if eq(a.Lo.AddConst(-sa), b.Lo) {
+		if o.Equal(a.Lo.AddConst(-sa), b.Lo) {
 			return Range{Lo: b.Lo, Hi: a.Hi, Stride: sa}, true
 		}
 		return Range{}, false
 	}
 	// Adjacent ranges of stride 1.
 	if sa == 1 && sb == 1 {
-		if eq(a.Hi, b.Lo) {
+		if o.Equal(a.Hi, b.Lo) {
 			return Range{Lo: a.Lo, Hi: b.Hi, Stride: 1}, true
 		}
 		return Range{}, false
+	}
+	// Interleaved ranges: b is a shifted by half their stride.
+	if sa == sb && sa%2 == 0 && !b.Single() {
+		half := sa / 2
+		dl, dh := b.Lo.Sub(a.Lo), b.Hi.Sub(a.Hi)
+		if dl.IsConst() && dl.Const == half && dh.IsConst() && dh.Const == half && o.Congruent(a.Hi, a.Lo, sa) {
+			return Range{Lo: a.Lo, Hi: a.Hi, Stride: half}, true
+		}
 	}
 	return Range{}, false
 }
@@ -97,12 +120,6 @@ func stride(r Range) int64 {
 		return 1
 	}
 	return r.Stride
-}
-
-// lastPlusStride reports whether x is the next index of strided range r
-// whose end is exact (Hi = last + 1, as ranges built from singletons are).
-func lastPlusStride(r Range, x entail.Term, eq func(a, b entail.Term) bool) bool {
-	return eq(r.Hi.AddConst(r.Stride-1), x)
 }
 
 // A FieldSet is the fields of one struct type that one check checks

@@ -31,6 +31,7 @@ func Analyze(fn *ssa.Function, cfg Config) (plan *Plan) {
 		acc: make(map[ssa.Instruction][]*Access), siteIDs: make(map[string]int),
 		placed: make(map[int]bool), redundant: make(map[int][]int),
 	}
+	a.en.congruent = a.congruent
 	if cfg.Mode != FastTrack {
 		a.canon = a.aliases()
 	}
@@ -414,8 +415,7 @@ func (a *analysis) coalesceGroup(at Point, write bool, sites []*site) []coalesce
 		rs = append(rs, coalesce.Range{Lo: st.Lo, Hi: st.Hi, Stride: st.Stride})
 	}
 	facts := a.facts[at.Block]
-	eq := func(x, y entail.Term) bool { return a.equal(x, y, facts) }
-	merged := coalesce.Ranges(rs, eq)
+	merged := coalesce.Ranges(rs, oracle{a, facts})
 	var out []coalesced
 	for _, r := range merged {
 		p := sites[0].path.withRange(j, r.Lo, r.Hi, r.Stride)
@@ -429,3 +429,14 @@ func (a *analysis) coalesceGroup(at Point, write bool, sites []*site) []coalesce
 	}
 	return out
 }
+
+// oracle decides index relations for coalesce under the facts of a check
+// site.
+type oracle struct {
+	a     *analysis
+	facts []entail.Fact
+}
+
+func (o oracle) Equal(x, y entail.Term) bool { return o.a.equal(x, y, o.facts) }
+
+func (o oracle) Congruent(x, y entail.Term, k int64) bool { return o.a.congruent(x, y, k) }

@@ -174,6 +174,17 @@ func unionIDs(a, b []int) []int {
 // under the boolean facts in force.
 type entailer struct {
 	prover entail.Prover
+	// congruent decides x ≡ y (mod k) (analysis.congruent); nil knows
+	// constant differences only.
+	congruent func(x, y entail.Term, k int64) bool
+}
+
+func (en *entailer) cong(x, y entail.Term, k int64) bool {
+	if en.congruent != nil {
+		return en.congruent(x, y, k)
+	}
+	d := x.Sub(y)
+	return d.IsConst() && d.Const%k == 0
 }
 
 // holds asks facts ⊢ goal.
@@ -205,16 +216,19 @@ func (en *entailer) contains(y, x Path, facts []entail.Fact) bool {
 		if ys.Lo.Equal(xs.Lo) && ys.Hi.Equal(xs.Hi) && ys.Stride == xs.Stride {
 			continue
 		}
+		single := xs.Hi.Equal(xs.Lo.AddConst(1))
 		if ys.Stride != 1 {
-			d := xs.Lo.Sub(ys.Lo)
-			if ys.Stride != xs.Stride && !(xs.Hi.Equal(xs.Lo.AddConst(1))) {
-				return false
-			}
-			if !d.IsConst() || d.Const%ys.Stride != 0 {
+			if ys.Stride != xs.Stride && !single || !en.cong(xs.Lo, ys.Lo, ys.Stride) {
 				return false
 			}
 		}
-		if !en.holds(facts, entail.Le(ys.Lo, xs.Lo)) || !en.holds(facts, entail.Le(xs.Hi, ys.Hi)) {
+		// x's last index, xs.Hi-xs.Stride when its length is a multiple of
+		// its stride, must be below ys.Hi.
+		end := xs.Hi
+		if !single && xs.Stride != ys.Stride && en.cong(xs.Hi, xs.Lo, xs.Stride) {
+			end = xs.Hi.AddConst(1 - xs.Stride)
+		}
+		if !en.holds(facts, entail.Le(ys.Lo, xs.Lo)) || !en.holds(facts, entail.Le(end, ys.Hi)) {
 			return false
 		}
 	}

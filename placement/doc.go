@@ -114,7 +114,9 @@
 //
 // At each check point, paths with one designator merge: fields of one base
 // into one field group (W p.x,p.y,p.z), index ranges of one array into one
-// strided range (coalesce.Ranges); coalesce.Proxies computes the static
+// strided range (coalesce.Ranges: a single index joins a range a[lo..hi:k]
+// only if it is congruent to lo modulo k, and interleaved ranges
+// a[lo..hi:2k], a[lo+k..hi+k:2k] become a[lo..hi:k]); coalesce.Proxies computes the static
 // shadow layout of struct types from all field groups.
 //
 // # Refinement

@@ -151,7 +151,7 @@ var cases = []string{
 	"rel", "acq", "readwrite", "ifrule", "looprule", "call", "unknown",
 	"selectcase", "deferred", "closures", "ranges", "labels", "switches",
 	"panics", "generics", "methodvalue", "alias", "unbounded", "coalesce",
-	"extended", "fresh", "syncs", "loops2",
+	"extended", "fresh", "syncs", "loops2", "stride",
 }
 
 func TestGolden(t *testing.T) {

@@ -289,9 +289,10 @@ func (a *analysis) availableTerm(t entail.Term, s *ssa.BasicBlock) bool {
 }
 
 // candidates seeds the invariant history H_heuristic of a bounded loop
-// (003_2c4adee4d326f5a8.txt:933): for each access a[φ+r] in the body whose
-// other parts are invariant, the accesses of the iterations so far,
-// a[init+r .. φ+r : k] (k > 0) or a[φ+r-k .. init+r-k : -k] (k < 0). The
+// (003_2c4adee4d326f5a8.txt:933): for each access a[c·φ+r] in the body
+// whose other parts are invariant, the accesses of the iterations so far,
+// a[c·init+r .. c·φ+r : c·k] (c·k > 0) or a[c·φ+r-c·k .. c·init+r-c·k :
+// -c·k] (c·k < 0), k the step of φ. The
 // meet keeps a candidate only if it holds on entry (vacuously: the range is
 // empty when φ = init) and is preserved by every back edge.
 func (a *analysis) candidates(l *loop) []*elem {
@@ -336,15 +337,21 @@ func (a *analysis) candidates(l *loop) []*elem {
 				}
 				for _, v := range l.ivs {
 					name := valueKey(v.phi)
-					r := st.Lo.Sub(entail.Var(name))
-					if containsVar(r, name) || !a.availableTerm(r, l.header) {
+					c := coefOf(st.Lo, name)
+					if c == 0 {
 						continue
 					}
+					r := st.Lo.Sub(entail.Var(name).Scale(c))
+					if !a.availableTerm(r, l.header) {
+						continue
+					}
+					// The accesses so far: c·init+r, …, c·(φ-step)+r.
+					first, next, k := v.init.Scale(c).Add(r), entail.Var(name).Scale(c).Add(r), c*v.step
 					var p Path
-					if v.step > 0 {
-						p = acc.Path.withRange(i, v.init.Add(r), entail.Var(name).Add(r), v.step)
+					if k > 0 {
+						p = acc.Path.withRange(i, first, next, k)
 					} else {
-						p = acc.Path.withRange(i, entail.Var(name).Add(r).AddConst(-v.step), v.init.Add(r).AddConst(-v.step), -v.step)
+						p = acc.Path.withRange(i, next.AddConst(-k), first.AddConst(-k), -k)
 					}
 					if !a.availablePath(p, l.header) {
 						continue
@@ -376,6 +383,16 @@ func derefAfter(p Path, i int) bool {
 		}
 	}
 	return false
+}
+
+// coefOf returns the coefficient of the variable name in t.
+func coefOf(t entail.Term, name string) int64 {
+	for _, m := range t.Monos {
+		if m.Var == name {
+			return m.Coef
+		}
+	}
+	return 0
 }
 
 func containsVar(t entail.Term, name string) bool {
@@ -464,4 +481,56 @@ func predIndex(s, p *ssa.BasicBlock) int {
 		}
 	}
 	return -1
+}
+
+// congruent reports whether x ≡ y (mod k) on every execution: x - y is a
+// constant multiple of k once each induction variable φ whose steps keep
+// coef·φ fixed modulo k (coef·step ≡ 0 mod k) is replaced by its initial
+// value. A strided range a[lo..hi:k] selects the indices congruent to lo,
+// so an index joins it only if it is congruent to lo (the loop candidate
+// a[init..φ:k] of a[φ] holds φ, not φ+1).
+func (a *analysis) congruent(x, y entail.Term, k int64) bool {
+	if k == 1 {
+		return true
+	}
+	d := x.Sub(y)
+	for range 4 { // inits may name outer induction variables
+		if d.IsConst() {
+			break
+		}
+		next, changed := entail.Term{Const: d.Const}, false
+		for _, m := range d.Monos {
+			if m.Coef%k == 0 {
+				changed = true // an integer multiple of k
+				continue
+			}
+			if v, ok := a.ivOf(m.Var); ok && (m.Coef*v.step)%k == 0 {
+				next = next.Add(v.init.Scale(m.Coef))
+				changed = true
+				continue
+			}
+			next = next.Add(entail.Var(m.Var).Scale(m.Coef))
+		}
+		if !changed {
+			break
+		}
+		d = next
+	}
+	return d.IsConst() && d.Const%k == 0
+}
+
+// ivOf returns the induction variable named name, if it is one.
+func (a *analysis) ivOf(name string) (iv, bool) {
+	phi, ok := a.n.atom(name).(*ssa.Phi)
+	if !ok || a.n.lens[name] {
+		return iv{}, false
+	}
+	if l := a.loops[phi.Block()]; l != nil {
+		for _, v := range l.ivs {
+			if v.phi == phi {
+				return v, true
+			}
+		}
+	}
+	return iv{}, false
 }

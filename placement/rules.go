@@ -263,6 +263,8 @@ func (a *analysis) access(h *set, acc *Access, b *ssa.BasicBlock, i int, facts [
 			}
 			var grown Path
 			switch {
+			case !a.congruent(st.Lo, ys.Lo, ys.Stride):
+				continue // a[lo..hi:k] selects the indices ≡ lo (mod k) only
 			case a.equal(ys.Hi, st.Lo, facts) || ys.Stride > 1 && a.equal(ys.Hi.AddConst(ys.Stride-1), st.Lo, facts):
 				grown = y.path.withRange(j, ys.Lo, st.Lo.AddConst(ys.Stride), ys.Stride)
 			case a.equal(ys.Lo.AddConst(-ys.Stride), st.Lo, facts):
