@@ -198,11 +198,12 @@ type namer struct {
 	lens   map[string]bool      // variables that are len(v)
 	fn     *ssa.Function
 	local  map[ssa.Value]bool // fresh: allocations that do not escape
+	safe   *SafeVars          // the static safe class: variables that need no check
 	derefs int                // depth of base's recursion
 }
 
-func newNamer(fn *ssa.Function) *namer {
-	return &namer{vals: make(map[string]ssa.Value), lens: make(map[string]bool), fn: fn, local: make(map[ssa.Value]bool)}
+func newNamer(fn *ssa.Function, safe *SafeVars) *namer {
+	return &namer{vals: make(map[string]ssa.Value), lens: make(map[string]bool), fn: fn, local: make(map[ssa.Value]bool), safe: safe}
 }
 
 func (n *namer) atom(name string) ssa.Value { return n.vals[name] }
@@ -293,6 +294,9 @@ func (n *namer) pretty(v ssa.Value) string {
 	case *ssa.Const:
 		return v.Value.String()
 	case *ssa.UnOp:
+		if v.Op == token.MUL && n.safe.Value(v.X) {
+			return n.pretty(v.X) // a load of a variable of the safe class
+		}
 		if v.Op == token.MUL {
 			if p, ok := n.addrPath(v.X); ok {
 				s := p.String()
@@ -355,7 +359,7 @@ func pathOf(addr ssa.Value, n *namer, canon map[ssa.Value]ssa.Value) (p Path, lo
 		p.Steps = append(append([]Step(nil), p.Steps...), step)
 		return p, false
 	case *ssa.Alloc:
-		if !a.Heap || strings.Contains(a.Comment, "$") || n.fresh(a) {
+		if !a.Heap || strings.Contains(a.Comment, "$") || n.fresh(a) || n.safe.Value(a) {
 			// Not escaping, or compiler-made state such as the jump
 			// variable of range-over-func: thread-local.
 			return Path{}, true
@@ -363,6 +367,13 @@ func pathOf(addr ssa.Value, n *namer, canon map[ssa.Value]ssa.Value) (p Path, lo
 	case *ssa.Global, *ssa.FreeVar:
 		if strings.Contains(a.Name(), "$") {
 			return Path{}, true // synthetic (init$guard, jump$1): not user memory
+		}
+		if n.safe.Value(a) {
+			return Path{}, true // the static safe class (safe.go)
+		}
+	case *ssa.Phi:
+		if n.safe.Value(a) {
+			return Path{}, true // a per-iteration variable's cells
 		}
 	case *ssa.ChangeType:
 		return pathOf(a.X, n, canon)
@@ -381,6 +392,13 @@ const maxDerefs = 2
 // alias p and at calls (see invalidates).
 func (n *namer) base(v ssa.Value, canon map[ssa.Value]ssa.Value) Path {
 	v = canonical(v, canon)
+	if ld, ok := v.(*ssa.UnOp); ok && ld.Op == token.MUL && n.safe.stable(ld.X, n.fn) {
+		// A variable of the safe class that this function never
+		// stores: every load gives the same value, so its extended
+		// path names one object, although the variable itself is not
+		// an access.
+		return Path{Base: ld.X, Steps: []Step{{Field: stepDeref, Loaded: ld.Type()}}, names: n}
+	}
 	if ld, ok := v.(*ssa.UnOp); ok && ld.Op == token.MUL && n.derefs < maxDerefs {
 		n.derefs++
 		p, local := pathOf(ld.X, n, canon)

@@ -27,7 +27,7 @@ func Analyze(fn *ssa.Function, cfg Config) (plan *Plan) {
 		cfg.Prover = entail.NewCached(&entail.Linear{Fallback: entail.NewZ3(1000)})
 	}
 	a := &analysis{
-		fn: fn, cfg: cfg, n: newNamer(fn), en: &entailer{prover: cfg.Prover},
+		fn: fn, cfg: cfg, n: newNamer(fn, cfg.Safe), en: &entailer{prover: cfg.Prover},
 		acc: make(map[ssa.Instruction][]*Access), siteIDs: make(map[string]int),
 		placed: make(map[int]bool), redundant: make(map[int][]int),
 	}

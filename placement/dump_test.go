@@ -21,7 +21,7 @@ func TestDump(t *testing.T) {
 	var lines []string
 	for _, fn := range AnalyzedFunctions(pkg) {
 		for _, m := range []Mode{BigFoot, RedCard} {
-			p := Analyze(fn, Config{Mode: m, Effects: ks})
+			p := Analyze(fn, Config{Mode: m, Effects: ks, Safe: caseSafeVars(pkg, m)})
 			if p.Fallback != "" {
 				lines = append(lines, fmt.Sprintf("%s %s fallback: %s", fn, m, p.Fallback))
 				continue

@@ -55,7 +55,7 @@ func loadCase(t *testing.T, name string) (*ssa.Package, *token.FileSet, []*ast.F
 		}
 		files = append(files, f)
 	}
-	pkg := types.NewPackage(name, name)
+	pkg := types.NewPackage(name, files[0].Name.Name)
 	conf := &types.Config{Importer: importer.Default()}
 	ssapkg, _, err := ssautil.BuildPackage(conf, fset, pkg, files, ssa.SanityCheckFunctions|ssa.InstantiateGenerics)
 	if err != nil {
@@ -99,8 +99,9 @@ func analyzeCase(t *testing.T, pkg *ssa.Package, fset *token.FileSet, mode Mode,
 	t.Helper()
 	ks := NewKillSets(pkg.Prog)
 	got := make(map[string][]string)
+	safe := caseSafeVars(pkg, mode)
 	for _, fn := range AnalyzedFunctions(pkg) {
-		plan := Analyze(fn, Config{Mode: mode, Effects: ks, Prover: prover})
+		plan := Analyze(fn, Config{Mode: mode, Effects: ks, Prover: prover, Safe: safe})
 		if plan.Fallback != "" {
 			// Expected as `// want "fallback <reason>"` on the func line.
 			pos := fset.Position(fn.Pos())
@@ -124,6 +125,15 @@ func analyzeCase(t *testing.T, pkg *ssa.Package, fset *token.FileSet, mode Mode,
 		sort.Strings(got[k])
 	}
 	return got
+}
+
+// caseSafeVars is the static safe class the instrumenter applies in mode:
+// in BigFoot mode (-mode=bigfoot), none in the others.
+func caseSafeVars(pkg *ssa.Package, mode Mode) *SafeVars {
+	if mode != BigFoot {
+		return nil
+	}
+	return FindSafeVars(pkg, SafeOptions{})
 }
 
 func compare(t *testing.T, mode Mode, want, got map[string][]string) {
@@ -151,7 +161,7 @@ var cases = []string{
 	"rel", "acq", "readwrite", "ifrule", "looprule", "call", "unknown",
 	"selectcase", "deferred", "closures", "ranges", "labels", "switches",
 	"panics", "generics", "methodvalue", "alias", "unbounded", "coalesce",
-	"extended", "fresh", "syncs", "loops2", "stride",
+	"extended", "fresh", "syncs", "loops2", "stride", "safevars",
 }
 
 func TestGolden(t *testing.T) {

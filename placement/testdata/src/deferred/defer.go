@@ -19,6 +19,6 @@ func (t *T) inc() int {
 
 // A deferred closure accessing shared state is analyzed on its own.
 func (t *T) later() {
-	defer func() { t.n = 0 }() // want "R *t" "W t.n"
+	defer func() { t.n = 0 }() // want "W t.n"
 	t.n = 1
-} // want "W *t" "W t.n"
+} // want "W t.n"
