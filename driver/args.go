@@ -8,6 +8,25 @@ import (
 // Modes lists the values -mode accepts, the default first.
 var Modes = []string{"bigfoot", "fasttrack", "redcard", "slimstate"}
 
+// A Scope says which packages are instrumented (-deps).
+type Scope string
+
+const (
+	// ScopeMain instruments the main module(s) only.
+	ScopeMain Scope = "main"
+	// ScopeModules also instruments the dependency modules.
+	ScopeModules Scope = "modules"
+	// ScopeAll also instruments the dependency modules and the standard
+	// library, except the packages listed in docs/build.md.
+	ScopeAll Scope = "all"
+)
+
+// Scopes lists the values -deps accepts.
+var Scopes = []Scope{ScopeMain, ScopeModules, ScopeAll}
+
+// DefaultScope is the -deps value when the flag is not given.
+var DefaultScope = ScopeMain
+
 // An Invocation is one parsed command line of bigfoot build, test or run.
 //
 // Bigfoot's own flags are removed; every other argument is kept verbatim in
@@ -15,6 +34,7 @@ var Modes = []string{"bigfoot", "fasttrack", "redcard", "slimstate"}
 type Invocation struct {
 	Verb    string // "build", "test" or "run"
 	Mode    string // -mode
+	Deps    Scope  // -deps
 	Work    bool   // -work: keep the temporary directory and print its path
 	Verbose bool   // -bfv: print bigfoot's steps and all instrumenter notes
 	Dir     string // -C dir, consumed here: the directory everything runs in
@@ -124,7 +144,7 @@ func splitFlag(arg string) (name, value string, hasValue, ok bool) {
 
 // ParseArgs parses the arguments of bigfoot VERB (those after the verb).
 //
-// It recognizes bigfoot's own flags (-mode, -work, -bfv) anywhere before
+// It recognizes bigfoot's own flags (-mode, -deps, -work, -bfv) anywhere before
 // the packages (and, for test, anywhere before -args), and knows which go
 // flags take a value, so that it can tell where the packages start.
 func ParseArgs(verb string, args []string) (*Invocation, error) {
@@ -132,7 +152,7 @@ func ParseArgs(verb string, args []string) (*Invocation, error) {
 	if !ok {
 		return nil, usagef("unknown command %q", verb)
 	}
-	inv := &Invocation{Verb: verb, Mode: Modes[0]}
+	inv := &Invocation{Verb: verb, Mode: Modes[0], Deps: DefaultScope}
 	kind := func(name string) (flagKind, bool) {
 		if k, ok := vf[name]; ok {
 			return k, true
@@ -211,6 +231,16 @@ func ParseArgs(verb string, args []string) (*Invocation, error) {
 			}
 			inv.Mode = val
 			continue
+		case "deps":
+			if !hasVal {
+				if i+1 >= len(args) {
+					return nil, usagef("flag needs an argument: -deps")
+				}
+				i++
+				val = args[i]
+			}
+			inv.Deps = Scope(val)
+			continue
 		case "bfv":
 			inv.Verbose = !hasVal || val == "true" || val == "1"
 			continue
@@ -282,10 +312,23 @@ func (inv *Invocation) check() error {
 	if !known {
 		return usagef("invalid -mode %q: want one of %s", inv.Mode, strings.Join(Modes, ", "))
 	}
+	if !validScope(inv.Deps) {
+		return usagef("invalid -deps %q: want one of main, modules, all", inv.Deps)
+	}
 	if inv.Verb == "run" && len(inv.Patterns) == 0 {
 		return usagef("go: no go files listed")
 	}
 	return nil
+}
+
+// validScope reports whether s is one of Scopes.
+func validScope(s Scope) bool {
+	for _, x := range Scopes {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 // errHelp is returned by ParseArgs for -h and -help.

@@ -45,6 +45,10 @@ func TestParseArgs(t *testing.T) {
 		{"run", "-mode fasttrack . -mode x -v", Invocation{
 			Mode:   "fasttrack",
 			GoArgs: []string{"."}, Patterns: []string{"."}, ProgArgs: []string{"-mode", "x", "-v"}}},
+		{"build", "-deps=modules -deps all .", Invocation{
+			Mode: "bigfoot", Deps: ScopeAll, GoArgs: []string{"."}, Patterns: []string{"."}}},
+		{"test", "-deps main . -deps modules", Invocation{
+			Mode: "bigfoot", Deps: ScopeModules, GoArgs: []string{"."}, Patterns: []string{"."}}},
 		{"run", "-exec=prog a.go b.go arg", Invocation{
 			Mode: "bigfoot", Exec: []string{"prog"},
 			GoArgs: []string{"a.go", "b.go"}, Patterns: []string{"a.go", "b.go"}, ProgArgs: []string{"arg"}}},
@@ -65,6 +69,9 @@ func TestParseArgs(t *testing.T) {
 		}
 		norm(got)
 		norm(&tc.want)
+		if tc.want.Deps == "" {
+			tc.want.Deps = DefaultScope
+		}
 		if !reflect.DeepEqual(*got, tc.want) {
 			t.Errorf("ParseArgs(%s %q) =\n\t%+v\nwant\n\t%+v", tc.verb, tc.args, *got, tc.want)
 		}
@@ -77,6 +84,8 @@ func TestParseArgsErrors(t *testing.T) {
 		{"test", "-race=true .", "bigfoot replaces -race"},
 		{"build", "-mode nosuch .", "invalid -mode"},
 		{"build", "-mode", "needs an argument"},
+		{"build", "-deps=some .", "invalid -deps"},
+		{"build", "-deps", "needs an argument"},
 		{"build", "-nosuchflag .", "not defined"},
 		{"build", "-modfile x.mod .", "-modfile is not supported"},
 		{"run", "-v", "no go files"},

@@ -50,9 +50,13 @@ type Config struct {
 	// CacheDir keeps the runtime module between runs; "" means
 	// bigfoot/ in os.UserCacheDir, or none if there is no such directory.
 	CacheDir string
-	Stdin    io.Reader
-	Stdout   io.Writer
-	Stderr   io.Writer
+	// Version identifies the instrumenter in the cache of instrumented
+	// dependencies; "" means the bigfoot executable's name, size and
+	// modification time.
+	Version string
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
 }
 
 // maxNotes is how many instrumenter notes are printed without -bfv.
@@ -86,6 +90,8 @@ type run struct {
 	dir   string   // absolute directory the go command runs in
 	tmp   string   // the temporary directory
 	env   []string // environment of the instrumented build
+
+	userWork string // the user's active go.work, "" or "off" if none
 }
 
 func (d *run) logf(format string, args ...any) {
@@ -132,8 +138,9 @@ func (d *run) do(ctx context.Context) (int, error) {
 		}
 		d.logf("runtime module in %s", rtDir)
 	}
+	d.userWork = ge.GOWORK
 	work := filepath.Join(d.tmp, "go.work")
-	if err := writeWorkspace(work, ws, rtDir, ge.GOWORK); err != nil {
+	if err := writeWorkspace(work, ws, rtDir, ge.GOWORK, nil); err != nil {
 		return 1, err
 	}
 	d.env = setEnv(d.cfg.Env, "GOWORK", work)
@@ -149,6 +156,13 @@ func (d *run) do(ctx context.Context) (int, error) {
 	patterns := d.inv.Patterns
 	if len(patterns) == 0 {
 		patterns = []string{"."}
+	}
+	deps := &depsResult{}
+	if d.inv.Deps != ScopeMain && d.inv.Deps != "" {
+		deps, err = d.instrumentDeps(ctx, ws, rtDir, ge, d.env, patterns)
+		if err != nil {
+			return 1, err
+		}
 	}
 	d.logf("instrumenting %s (mode %s)", strings.Join(patterns, " "), mode)
 	files, err := d.cfg.Instrument(ctx, Request{
@@ -168,6 +182,20 @@ func (d *run) do(ctx context.Context) (int, error) {
 	}
 	d.logf("instrumented %d files, added %d", len(files.Replace), len(files.Add))
 	d.printNotes(files.Notes)
+	// The main pass loads in the workspace without the instrumented
+	// copies: there, their imports of the runtime would make the runtime's
+	// packages look like main-module packages to instrument.
+	if len(deps.replace) > 0 {
+		if err := writeWorkspace(work, ws, rtDir, ge.GOWORK, deps.replace); err != nil {
+			return 1, err
+		}
+	}
+	for path, data := range deps.overlay {
+		if files.Replace == nil {
+			files.Replace = map[string][]byte{}
+		}
+		files.Replace[path] = data
+	}
 
 	overlay := filepath.Join(d.tmp, "overlay.json")
 	if err := writeOverlay(overlay, filepath.Join(d.tmp, "files"), files.Replace, files.Add); err != nil {

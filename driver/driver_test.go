@@ -317,7 +317,7 @@ func TestWriteWorkspace(t *testing.T) {
 		Replace:   []replace{{Old: modVersion{Path: "example.com/x"}, New: modVersion{Path: "/u/x"}}},
 	}
 	file := filepath.Join(dir, "go.work")
-	if err := writeWorkspace(file, ws, "/tmp/rt", ""); err != nil {
+	if err := writeWorkspace(file, ws, "/tmp/rt", "", nil); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(file)

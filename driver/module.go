@@ -21,11 +21,16 @@ type goEnv struct {
 	GOWORK    string // the active go.work, "" or "off" when none
 	GOVERSION string // the toolchain, e.g. "go1.26.8"
 	GOFLAGS   string // effective GOFLAGS (environment and go env -w)
+
+	GOMODCACHE string // the module cache: dependencies there are copied, not overlaid
+	GOROOT     string // the standard library's root
+	GOOS       string // target system and architecture: part of the
+	GOARCH     string // key of the instrumented dependencies' cache
 }
 
 // readGoEnv runs go env -json in dir.
 func readGoEnv(ctx context.Context, gocmd, dir string, env []string) (*goEnv, error) {
-	out, err := runQuiet(ctx, gocmd, dir, env, "env", "-json", "GOMOD", "GOWORK", "GOVERSION", "GOFLAGS")
+	out, err := runQuiet(ctx, gocmd, dir, env, "env", "-json", "GOMOD", "GOWORK", "GOVERSION", "GOFLAGS", "GOMODCACHE", "GOROOT", "GOOS", "GOARCH")
 	if err != nil {
 		return nil, err
 	}

@@ -136,10 +136,11 @@ func compiled(name string) bool {
 }
 
 // writeWorkspace writes the temporary go.work: the user's modules, the
-// runtime module at rtDir (none if rtDir is ""), and the replacements of the user's own go.work.
-// It also copies the user's go.work.sum, if any, so that no checksum needs
+// runtime module at rtDir (none if rtDir is ""), the replacements of the
+// user's own go.work, and then extra (instrumented dependency copies). It
+// also copies the user's go.work.sum, if any, so that no checksum needs
 // to be fetched again.
-func writeWorkspace(file string, ws *workspace, rtDir, userWork string) error {
+func writeWorkspace(file string, ws *workspace, rtDir, userWork string, extra []replace) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "go %s\n\nuse (\n", ws.GoVersion)
 	dirs := append([]string{}, ws.Use...)
@@ -150,7 +151,7 @@ func writeWorkspace(file string, ws *workspace, rtDir, userWork string) error {
 		fmt.Fprintf(&b, "\t%s\n", quoteWorkPath(dir))
 	}
 	b.WriteString(")\n")
-	for _, r := range ws.Replace {
+	for _, r := range append(append([]replace{}, ws.Replace...), extra...) {
 		fmt.Fprintf(&b, "\nreplace %s => %s\n", modString(r.Old), modString(r.New))
 	}
 	if err := os.WriteFile(file, []byte(b.String()), 0o666); err != nil {

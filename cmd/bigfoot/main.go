@@ -3,9 +3,9 @@
 //
 // Usage:
 //
-//	bigfoot build [-mode mode] [-work] [-bfv] [build flags] [packages]
-//	bigfoot test  [-mode mode] [-work] [-bfv] [build/test flags] [packages] [build/test flags & test binary flags]
-//	bigfoot run   [-mode mode] [-work] [-bfv] [build flags] [-exec xprog] package [arguments...]
+//	bigfoot build [-mode mode] [-deps scope] [-work] [-bfv] [build flags] [packages]
+//	bigfoot test  [-mode mode] [-deps scope] [-work] [-bfv] [build/test flags] [packages] [build/test flags & test binary flags]
+//	bigfoot run   [-mode mode] [-deps scope] [-work] [-bfv] [build flags] [-exec xprog] package [arguments...]
 //	bigfoot analyze [-json] [-html dir] [packages]
 //	bigfoot bench [-runs N] [-short] [-peer] [-modes list] [-o dir] [workloads]
 //	bigfoot version

@@ -33,6 +33,13 @@ verbatim:
 		redcard     redundant checks removed, no motion
 		slimstate   every access; element accesses in loops deferred
 		            into footprints coalesced at run time
+	-deps scope
+		which packages get race checks, in the same mode:
+		main        your module (or workspace) only
+		modules     also the dependency modules (instrumented copies
+		            cached per module version, mode and bigfoot binary)
+		all         also the standard library, except the packages
+		            listed in docs/build.md
 	-work
 		print the temporary directory (the runtime module, go.work, the
 		overlay and the instrumented files) and keep it; the go command's
@@ -56,18 +63,18 @@ malformed command line.
 `
 
 var verbUsage = map[string]string{
-	"build": `usage: bigfoot build [-mode mode] [-work] [-bfv] [build flags] [packages]
+	"build": `usage: bigfoot build [-mode mode] [-deps scope] [-work] [-bfv] [build flags] [packages]
 
 Build compiles the packages named by the import paths, like go build, with
-race checks in every package of your module (or workspace). Dependencies
-outside it are compiled as usual; calls into them that synchronize (sync,
-sync/atomic, channels) are modelled where your code makes them.
+race checks in every package of your module (or workspace) and, as -deps
+says, of its dependencies and the standard library. Synchronization (sync,
+sync/atomic, channels) is modelled where instrumented code performs it.
 
 The build flags are those of go build (see 'go help build'): -o, -v, -x,
 -a, -n, -p, -tags, -ldflags, -gcflags, -trimpath, -buildmode, -cover, ...
 ` + commonFlags,
 
-	"test": `usage: bigfoot test [-mode mode] [-work] [-bfv] [build/test flags] [packages] [build/test flags & test binary flags]
+	"test": `usage: bigfoot test [-mode mode] [-deps scope] [-work] [-bfv] [build/test flags] [packages] [build/test flags & test binary flags]
 
 Test runs the tests of the packages like go test -race: the packages, their
 tests and external test packages are race-checked, and a test during which
@@ -79,7 +86,7 @@ Every flag of go test is accepted and passed on (see 'go help test' and
 -shuffle, -parallel, -cpu, ..., and -args with the test binary's arguments.
 ` + commonFlags,
 
-	"run": `usage: bigfoot run [-mode mode] [-work] [-bfv] [build flags] [-exec xprog] package [arguments...]
+	"run": `usage: bigfoot run [-mode mode] [-deps scope] [-work] [-bfv] [build flags] [-exec xprog] package [arguments...]
 
 Run compiles the named main package (or the listed .go files) race-checked
 and runs it with the arguments. Unlike go run, bigfoot run exits with the

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/mod/module"
+	modzip "golang.org/x/mod/zip"
+)
+
+// counterModule is a tiny third-party module: package-level state and an
+// object, neither safe for concurrent use.
+var counterModule = map[string]string{
+	"go.mod": "module example.com/counter\n\ngo 1.22\n",
+	"counter.go": `// Package counter is not safe for concurrent use.
+package counter
+
+var n int
+
+// Inc increments the package's counter.
+func Inc() { n++ }
+
+// Get returns it.
+func Get() int { return n }
+
+// A Box collects numbers.
+type Box struct{ v []int }
+
+// Add appends x.
+func (b *Box) Add(x int) { b.v = append(b.v, x) }
+
+// Len returns how many numbers b holds.
+func (b *Box) Len() int { return len(b.v) }
+`,
+}
+
+// depsTests are the tests of the user's module: two races inside the
+// dependency and their twins with a mutex around the calls.
+const depsTests = `package user
+
+import (
+	"sync"
+	"testing"
+
+	"example.com/counter"
+)
+
+func twice(f func()) {
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); f() }()
+	}
+	wg.Wait()
+}
+
+func TestRacePkgState(t *testing.T) { twice(counter.Inc) }
+
+func TestRaceObject(t *testing.T) {
+	var b counter.Box
+	twice(func() { b.Add(1) })
+}
+
+func TestNoRacePkgState(t *testing.T) {
+	var mu sync.Mutex
+	twice(func() { mu.Lock(); counter.Inc(); mu.Unlock() })
+}
+
+func TestNoRaceObject(t *testing.T) {
+	var mu sync.Mutex
+	var b counter.Box
+	twice(func() { mu.Lock(); b.Add(1); mu.Unlock() })
+	if b.Len() != 2 {
+		t.Fatal(b.Len())
+	}
+}
+`
+
+// writeProxy writes a file-system module proxy serving counterModule as
+// example.com/counter v1.0.0 and returns its GOPROXY URL.
+func writeProxy(t *testing.T) string {
+	t.Helper()
+	src := writeModule(t, counterModule)
+	proxy := t.TempDir()
+	mv := module.Version{Path: "example.com/counter", Version: "v1.0.0"}
+	dir := filepath.Join(proxy, "example.com", "counter", "@v")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	zf, err := os.Create(filepath.Join(dir, "v1.0.0.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := modzip.CreateFromDir(zf, mv, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := zf.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"v1.0.0.mod":  counterModule["go.mod"],
+		"v1.0.0.info": `{"Version":"v1.0.0","Time":"2024-01-01T00:00:00Z"}`,
+		"list":        "v1.0.0\n",
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return "file://" + filepath.ToSlash(proxy)
+}
+
+// depsEnv is an environment with a private module cache filled from the
+// proxy, a private bigfoot cache, and the shared build cache.
+func depsEnv(t *testing.T, proxy string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []string{
+		"GOPROXY=" + proxy, "GOSUMDB=off", "GOFLAGS=-modcacherw",
+		"GOMODCACHE=" + t.TempDir(), "GOCACHE=" + strings.TrimSpace(string(out)),
+		"XDG_CACHE_HOME=" + t.TempDir(),
+	}
+}
+
+// TestDepsRaces: races on the package-level state and on an object of a
+// third-party module are reported in every mode, in each of 20 runs, with
+// -deps=modules, for a module from the module cache and for one replaced
+// by a local directory; the twins with a mutex report nothing.
+func TestDepsRaces(t *testing.T) {
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	proxy := writeProxy(t)
+	for _, route := range []string{"modcache", "replace"} {
+		t.Run(route, func(t *testing.T) {
+			env := depsEnv(t, proxy)
+			gomod := "module example.com/user\n\ngo 1.22\n\nrequire example.com/counter v1.0.0\n"
+			files := map[string]string{"user_test.go": depsTests}
+			if route == "replace" {
+				gomod += "\nreplace example.com/counter => ./counter\n"
+				for name, data := range counterModule {
+					files["counter/"+name] = data
+				}
+			}
+			files["go.mod"] = gomod
+			dir := writeModule(t, files)
+			if r := run(t, dir, env, "go", "mod", "tidy"); r.code != 0 {
+				t.Fatalf("go mod tidy: %v", r)
+			}
+			for _, mode := range []string{"bigfoot", "fasttrack", "redcard", "slimstate"} {
+				bin := filepath.Join(t.TempDir(), "user.test")
+				r := run(t, dir, env, bigfootBin, "test", "-deps=modules", "-mode", mode, "-c", "-o", bin, ".")
+				if r.code != 0 {
+					t.Fatalf("%s: bigfoot test -c: %v", mode, r)
+				}
+				checkRuns(t, dir, bin, mode, 20)
+			}
+		})
+	}
+}
+
+// checkRuns runs the test binary n times per test: TestRace* must report a
+// race every time, TestNoRace* never.
+func checkRuns(t *testing.T, dir, bin, mode string, n int) {
+	t.Helper()
+	for _, test := range []string{"TestRacePkgState", "TestRaceObject", "TestNoRacePkgState", "TestNoRaceObject"} {
+		racy := strings.HasPrefix(test, "TestRace")
+		for i := 0; i < n; i++ {
+			r := run(t, dir, nil, bin, "-test.run=^"+test+"$", "-test.count=1")
+			reported := strings.Contains(r.stderr+r.stdout, "WARNING: DATA RACE")
+			if reported != racy || (!racy && r.code != 0) {
+				t.Fatalf("%s: %s run %d: race reported = %v, want %v\n%v", mode, test, i+1, reported, racy, r)
+			}
+			if racy && !strings.Contains(r.stderr+r.stdout, "counter.") {
+				t.Fatalf("%s: %s: the report names no frame of the dependency:\n%v", mode, test, r)
+			}
+		}
+	}
+}
