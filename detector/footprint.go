@@ -296,12 +296,48 @@ func (f *Footprint) contains(a uintptr) bool {
 	return k >= 0 && k < f.n
 }
 
-// commitAll checks and empties f's range and side set.
+// commitAll checks and empties f's range and side set. A range that lies
+// in the side set's window joins it first, so that a loop whose accesses
+// together cover a stretch of the array (a stencil's even and odd
+// neighbours, a histogram's buckets) is checked as one range.
 func (f *Footprint) commitAll() {
-	f.commit()
-	if f.side != nil && f.side.count > 0 {
-		f.side.commit(f)
+	if s := f.side; s != nil && s.count > 0 {
+		if f.n > 0 && !f.stack && s.absorb(f) {
+			f.n, f.next, f.reps, f.obj = 0, 0, 0, nil
+		} else {
+			f.commit()
+		}
+		s.commit(f)
+		return
 	}
+	f.commit()
+}
+
+// absorb adds the elements of f's range to the side set s if they all lie
+// in its window, and reports whether it did.
+func (s *sideSet) absorb(f *Footprint) bool {
+	if f.size != s.size {
+		return false
+	}
+	first, step := f.start, f.step
+	if int(step) < 0 {
+		first += uintptr(f.n-1) * step
+		step = -step
+	}
+	if f.n == 1 {
+		step = s.size
+	}
+	last := first + uintptr(f.n-1)*step
+	if first < s.origin || (first-s.origin)%s.size != 0 || step%s.size != 0 ||
+		(last-s.origin)/s.size >= uintptr(s.nbits) {
+		return false
+	}
+	k, d := int((first-s.origin)/s.size), int(step/s.size)
+	s.lo, s.hi = min(s.lo, k), max(s.hi, k+(f.n-1)*d+1)
+	for i := 0; i < f.n; i, k = i+1, k+d {
+		s.bits[k>>6] |= 1 << (k & 63)
+	}
+	return true
 }
 
 // commit checks the pending range, if any, and empties it.

@@ -462,9 +462,17 @@ func (r *run) fine(pg *page, gi uintptr) *granule {
 		gr.whole.copyFrom(&r.cells[c0])
 		return gr
 	}
-	sp := new([8]cell)
-	for b := uintptr(0); b < 8; b++ {
-		sp[b].copyFrom(&r.cells[r.class(base+b)])
+	// Parts as large as the classes allow: a class boundary every 4
+	// bytes (a stride run of []uint32) needs only two.
+	shift := uint8(2)
+	for b := base; b < base+8; b++ {
+		for shift > 0 && b&(1<<shift-1) != 0 && r.class(b) != r.class(b-1) {
+			shift--
+		}
+	}
+	sp := newParts(shift)
+	for i := range sp.cells {
+		sp.cells[i].copyFrom(&r.cells[r.class(base+uintptr(i)<<shift)])
 	}
 	gr.split.Store(sp)
 	return gr
@@ -617,6 +625,7 @@ type ShapeStats struct {
 	RunGranules int     // granules that runs cover
 	Fine        int     // granules with their own state
 	Split       int     // of which with one state per byte
+	Parts       int     // of which with one state per 2 or 4 bytes
 	Bytes       uintptr // approximate bytes of shadow memory
 }
 
@@ -643,10 +652,14 @@ func (s *Space) ShapeStats() ShapeStats {
 				st.Fine++
 				st.Bytes += unsafe.Sizeof(*g)
 				if sp := g.split.Load(); sp != nil {
-					st.Split++
-					st.Bytes += unsafe.Sizeof(*sp)
-					for b := range sp {
-						st.Bytes += rvcBytes(&sp[b])
+					if sp.shift == 0 {
+						st.Split++
+					} else {
+						st.Parts++
+					}
+					st.Bytes += sp.size()
+					for b := range sp.cells {
+						st.Bytes += rvcBytes(&sp.cells[b])
 					}
 				} else {
 					st.Bytes += rvcBytes(&g.whole)

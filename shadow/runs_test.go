@@ -214,8 +214,8 @@ func TestRunLastResort(t *testing.T) {
 		t.Fatal("no race")
 	}
 	st := s.ShapeStats()
-	if st.Fine == 0 || st.Split == 0 {
-		t.Fatalf("no per-granule state: %+v", st)
+	if st.Fine == 0 || st.Parts == 0 || st.Split != 0 {
+		t.Fatalf("no per-granule state split by element (int32: two parts per granule): %+v", st)
 	}
 	// Elements 3k are read by c; 3k+1 that are odd were written by b only.
 	d := thread(4, 1, map[uint32]uint64{2: 1, 3: 1})

@@ -118,7 +118,7 @@ type granule struct {
 	// the granule's cells record, as of generation gen (see validate).
 	// Guarded by the stripe lock; it fits in the padding after hi.
 	owner uint32
-	split atomic.Pointer[[8]cell]
+	split atomic.Pointer[parts]
 	whole cell
 
 	// GC reuse state, guarded by the granule's stripe lock. See gc.go.
@@ -499,35 +499,28 @@ func (s *Space) Same(t *Thread, a, size uintptr, write bool) bool {
 	if gr == nil {
 		return false
 	}
-	if uintptr(gr.lo) != off || uintptr(gr.hi) != off+size {
+	if uintptr(gr.lo) != off || uintptr(gr.hi) != off+size || !gr.whole.same(t, write) {
+		// A split granule's whole cell is empty: its parts hold the state.
 		return gr.sameSplit(t, off, size, write)
-	}
-	if !gr.whole.same(t, write) {
-		return false
 	}
 	t.Stats.Checks++
 	return true
 }
 
 // sameSplit is the same-epoch check of the bytes [off, off+size) of a
-// granule split per byte (adjacent fields or bytes of a []byte accessed
-// separately): it reports whether every byte's cell records t's epoch
-// for this kind of access. It is false for an unsplit granule and for a
-// run, whose split is nil. Same calls it so that accesses to split
-// granules, like the uint16 halves of a read-shared key table, need not
-// leave the inlined fast path for Access.
+// split granule (adjacent fields, or elements of an array accessed
+// separately): it reports whether the cell of every part the access
+// covers records t's epoch for this kind of access. It is false for an
+// unsplit granule, for a run, whose split is nil, and for an access that
+// does not cover whole parts (the slow path refines them). Same calls it
+// so that accesses to split granules, like the uint16 halves of a
+// read-shared key table, need not leave the inlined fast path for Access.
 func (gr *granule) sameSplit(t *Thread, off, size uintptr, write bool) bool {
 	sp := gr.split.Load()
 	if sp == nil {
 		return false
 	}
-	for b := off; b < off+size; b++ {
-		if !sp[b&7].same(t, write) {
-			return false
-		}
-	}
-	t.Stats.Checks += uint64(size)
-	return true
+	return sp.same(t, off, off+size, write)
 }
 
 func (s *Space) fast(t *Thread, addr uintptr, lo, hi uint8, write bool) bool {
@@ -548,13 +541,7 @@ func (s *Space) fast(t *Thread, addr uintptr, lo, hi uint8, write bool) bool {
 		return asRun(gr).sameBytes(t, gi, addr, uintptr(hi-lo), write)
 	}
 	if sp := gr.split.Load(); sp != nil {
-		for b := lo; b < hi; b++ {
-			if !sp[b].same(t, write) {
-				return false
-			}
-		}
-		t.Stats.Checks += uint64(hi - lo)
-		return true
+		return sp.same(t, uintptr(lo), uintptr(hi), write)
 	}
 	if gr.lo != lo || gr.hi != hi || !gr.whole.same(t, write) {
 		return false
@@ -660,10 +647,8 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 			pg.slots[gi].Store(ngr)
 			gr = ngr
 		} else {
-			sp := new([8]cell)
-			for b := gr.lo; b < gr.hi; b++ {
-				sp[b].copyFrom(&gr.whole)
-			}
+			sp := newParts(partShift(gr.lo, gr.hi, lo, hi))
+			sp.fill(gr.lo, gr.hi, &gr.whole)
 			gr.split.Store(sp)
 			// Fast paths that test only the whole cell (Same, sameSpan,
 			// accessWords) must fail from now on: no epoch is 0.
@@ -671,6 +656,9 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 			gr.whole.r.Store(0)
 			gr.whole.rvc.Store(nil)
 		}
+	}
+	if sp := gr.split.Load(); sp != nil && !sp.fits(lo, hi) {
+		gr.split.Store(sp.refined(min(sp.shift, partShift(lo, hi, 0, 0))))
 	}
 	race, found = gr.access(t, lo, hi, write, site)
 	if found && gr.hasWP && gr.wp.Value() == nil {
@@ -688,8 +676,8 @@ func (gr *granule) access(t *Thread, lo, hi uint8, write bool, site uint32) (rac
 	if sp == nil {
 		return gr.whole.access(t, write, site)
 	}
-	for b := lo; b < hi; b++ {
-		if r, ok := sp[b].access(t, write, site); ok && !found {
+	for i := lo >> sp.shift; i < (hi-1)>>sp.shift+1; i++ {
+		if r, ok := sp.cells[i].access(t, write, site); ok && !found {
 			race, found = r, true
 		}
 	}
@@ -698,7 +686,7 @@ func (gr *granule) access(t *Thread, lo, hi uint8, write bool, site uint32) (rac
 
 func (gr *granule) cells() []cell {
 	if sp := gr.split.Load(); sp != nil {
-		return sp[:]
+		return sp.cells
 	}
 	return unsafe.Slice(&gr.whole, 1)
 }
