@@ -55,6 +55,7 @@ type Footprint struct {
 	// direct: the goroutine's footprint stack is full; this footprint
 	// checks every access at once.
 	direct bool
+	Range  // a static loop range (range.go), if one is open
 }
 
 const (
@@ -208,6 +209,9 @@ func (f *Footprint) contains(a uintptr) bool {
 
 // commit checks the pending range, if any, and empties f.
 func (f *Footprint) commit() {
+	if f.base != nil {
+		f.loadRange()
+	}
 	n := f.n
 	if n == 0 {
 		return
