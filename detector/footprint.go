@@ -77,6 +77,7 @@ type Footprint struct {
 	// stack: the range is in the goroutine's own stack, which is never
 	// checked; its commit does nothing.
 	stack bool
+	Range // a static loop range (range.go), if one is open
 }
 
 const (
@@ -342,6 +343,9 @@ func (s *sideSet) absorb(f *Footprint) bool {
 
 // commit checks the pending range, if any, and empties it.
 func (f *Footprint) commit() {
+	if f.base != nil {
+		f.loadRange()
+	}
 	n := f.n
 	if n == 0 {
 		return

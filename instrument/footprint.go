@@ -56,6 +56,8 @@ type fpCtx struct {
 	inReturn bool              // rendering a return statement's results
 	decls    []string          // the footprints' initializers, in order
 	bySite   map[string]string // "pos/write" -> footprint variable
+	plans    []*loopPlan       // static ranges of the enclosing for loops (looprange.go)
+	ranges   map[string]bool   // footprint variables holding a static range
 }
 
 // deferredFootprint returns the footprint variable that records the access
@@ -65,6 +67,9 @@ func (r *fileRewriter) deferredFootprint(e ast.Expr, write, forced bool) string 
 	fn := r.fn
 	if fn == nil || fn.fp == nil || fn.fp.loops == 0 || fn.fp.inReturn {
 		return ""
+	}
+	if v := r.rangeFootprint(e, write); v != "" {
+		return v
 	}
 	key := fmt.Sprintf("%d/%v", e.Pos(), write)
 	switch r.p.mode {
@@ -145,6 +150,10 @@ func (r *fileRewriter) elementKey(e ast.Expr) string {
 // wrapDeferred renders the in-place footprint record of the rendered
 // addressable expression inner.
 func (r *fileRewriter) wrapDeferred(pos token.Pos, fp, inner string, write bool) string {
+	if r.fn.fp.ranges[fp] {
+		// A static range: the loop stores its extent (looprange.go).
+		return r.elidedAt(pos, inner, write)
+	}
 	call := "__bf.F(" + fp + ", &" + inner + ", " + r.site(pos) + ")"
 	if write {
 		return "*" + call
@@ -189,7 +198,7 @@ func (r *fileRewriter) newFpCtx() *fpCtx {
 		return nil
 	}
 	r.fpIDs++
-	return &fpCtx{id: r.fpIDs, bySite: map[string]string{}}
+	return &fpCtx{id: r.fpIDs, bySite: map[string]string{}, ranges: map[string]bool{}}
 }
 
 // enterLoop and leaveLoop bracket the rendering of a loop's condition,
@@ -210,10 +219,15 @@ func (r *fileRewriter) leaveLoop() {
 // access itself, or, in builds that count or verify accesses, the access
 // announced with __bf.A (an identity function otherwise).
 func (r *fileRewriter) elided(e ast.Expr, inner string, write bool) string {
+	return r.elidedAt(e.Pos(), inner, write)
+}
+
+// elidedAt is elided for the access at pos.
+func (r *fileRewriter) elidedAt(pos token.Pos, inner string, write bool) string {
 	if !r.p.recordElided {
 		return inner
 	}
-	a := "__bf.A(" + r.g() + ", &" + inner + ", " + fmt.Sprint(write) + ", " + r.site(e.Pos()) + ")"
+	a := "__bf.A(" + r.g() + ", &" + inner + ", " + fmt.Sprint(write) + ", " + r.site(pos) + ")"
 	if write {
 		return "*" + a
 	}

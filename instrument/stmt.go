@@ -113,6 +113,11 @@ func (r *fileRewriter) stmt(s ast.Stmt, list bool) stmtOut {
 		}
 		return stmtOut{text: r.spliceNode(s, r.simple(s.Init), r.exprSub(s.Cond), subOf(s.Body, r.block(s.Body)), els)}
 	case *ast.ForStmt:
+		if r.p.mode == "bigfoot" && r.fn != nil && r.fn.fp != nil {
+			if lp := r.planLoop(s); lp != nil {
+				return r.rangeFor(s, lp)
+			}
+		}
 		init := r.simple(s.Init)
 		r.enterLoop()
 		cond, post, body := r.exprSub(s.Cond), r.simple(s.Post), subOf(s.Body, r.block(s.Body))
@@ -221,6 +226,14 @@ func (r *fileRewriter) lvalue(e ast.Expr, rhsSync, list bool, assigned map[types
 		return r.wrapWrite(e.Pos(), inner), ""
 	}
 	if _, isID := u.(*ast.Ident); list && r.callFree(e) && (isID || !r.mentions(e, assigned)) {
+		if r.fn.fp != nil && r.fn.fp.loops > 0 && r.rangeFootprint(e, true) != "" {
+			// A static range: the write follows the right-hand side, and
+			// the loop stores the range's extent after the statement.
+			if r.p.recordElided {
+				return inner, "; __bf.A(" + r.g() + ", &" + paren(e, r.text(e)) + ", true, " + r.site(e.Pos()) + ")"
+			}
+			return inner, ""
+		}
 		if r.dropCheck(e, true) {
 			if r.p.recordElided {
 				return inner, "; __bf.A(" + r.g() + ", &" + paren(e, r.text(e)) + ", true, " + r.site(e.Pos()) + ")"

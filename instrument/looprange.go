@@ -1,0 +1,625 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/token"
+	"go/types"
+	"strings"
+)
+
+// Static loop ranges (-mode=bigfoot).
+//
+// A counting loop whose element accesses are affine in its induction
+// variable runs with plain accesses; each access site keeps one pending
+// range (detector.Range, on a footprint of the function's prologue) whose
+// extent the loop updates with a plain store after the statement that
+// accesses it, and the runtime checks the range in one operation at the
+// next synchronization, the next execution of the loop, the function's
+// return or the goroutine's end (BigFoot's [Loop] rule,
+// 003_2c4adee4d326f5a8.txt:837-841, with the check made by the runtime so
+// that every way out of the loop, a recovered panic and runtime.Goexit
+// included, checks the iterations that ran and no other):
+//
+//	for i := lo; i < hi; i++ {         for i := __bf.OpenRange(__bfF1_0, a, lo, 1, 0, 1, 0, 0); i < hi; i++ {
+//		a[i] = f(i)               →        a[i] = f(i); __bfF1_0.Next = (i) + 1
+//	}                                  }
+//
+// A loop qualifies when it is `for i := lo; cond; i++` (or i--, i += K,
+// i -= K with K constant) over an int i that the body neither assigns nor
+// takes the address of nor captures. An access qualifies (rangeSite) when
+//
+//   - it is an element s[c*i+d] of a slice variable s, or a field
+//     s[c*i+d].f.g of one (no pointer indirection), where c is a nonzero
+//     constant and d is built from constants and local variables with +, -
+//     and *, and neither s nor any variable of d is assigned, declared or
+//     address-taken in the body (a shared s — captured, global — also
+//     requires a body without calls, which could assign it);
+//   - it is in a simple statement (assignment, expression, ++/--, var) at
+//     the top level of the body, not in a function literal nor in the
+//     right operand of && or ||, so that it runs whenever the statement
+//     completes, and no earlier statement of the body contains a continue
+//     of this loop or a goto (an iteration that skips the statement
+//     would leave a hole in the range);
+//   - nothing in the statement may synchronize between the access and the
+//     store that follows the statement: the statement may not call or
+//     receive at all, except that the target of a plain assignment
+//     a[c*i+d] = v is written after the right-hand side is evaluated, so
+//     v may call anything.
+//
+// Every other element access in a loop keeps its footprint record
+// (footprint.go); with -bfv a note says why a loop has no static range.
+
+// loopPlan is the static ranges of one for loop being rendered.
+type loopPlan struct {
+	iv    *types.Var
+	step  int64                    // the induction variable's step
+	sites map[accessKey]*rangeSite // qualifying accesses
+	order []*rangeSite             // distinct ranges, in order of appearance
+}
+
+// accessKey identifies one access expression of a kind.
+type accessKey struct {
+	pos, end token.Pos
+	write    bool
+}
+
+// rangeSite is one static range: the accesses of one kind of one affine
+// element of one slice.
+type rangeSite struct {
+	operand string // the slice variable's name
+	c       int64  // coefficient of the induction variable
+	d       string // the index with the induction variable replaced by 0
+	index   string // the index expression's text
+	off     string // offset of the accessed field in the element ("0")
+	size    string // size of the accessed field ("0": the element)
+	write   bool   //
+	pos     token.Pos
+	stmts   map[int]bool // top-level statements of the body it occurs in
+	fp      string       // footprint variable, once used
+}
+
+// planLoop returns the static ranges of s, or nil (with a note saying
+// why) if it has none.
+func (r *fileRewriter) planLoop(s *ast.ForStmt) *loopPlan {
+	iv, step, why := r.loopIV(s)
+	if iv == nil {
+		if why != "" {
+			r.note(s.Pos(), "loop has no static range: %s", why)
+		}
+		return nil
+	}
+	lp := &loopPlan{iv: iv, step: step, sites: map[accessKey]*rangeSite{}}
+	// A shared slice variable (captured, global) could be assigned by a
+	// call; one not assigned in a call-free loop keeps its value.
+	bodyCalls := !r.syncFree(s.Body) || s.Cond != nil && !r.syncFree(s.Cond) || !r.syncFree(s.Post)
+	keys := map[string]*rangeSite{}
+	for k, st := range s.Body.List {
+		if skipsRest(st) {
+			break
+		}
+		if !simpleStmt(st) {
+			continue
+		}
+		for _, a := range r.stmtAccesses(st) {
+			rs := r.rangeSiteOf(s, lp, a.e, a.write, bodyCalls)
+			if rs == nil {
+				continue
+			}
+			if !a.write || !a.target || r.maySyncStmt(st, a.e) {
+				if r.maySyncStmt(st, nil) {
+					continue
+				}
+			}
+			key := fmt.Sprintf("%s|%s|%s|%s|%v", rs.operand, rs.index, rs.off, rs.size, rs.write)
+			if old := keys[key]; old != nil {
+				rs = old
+			} else {
+				keys[key] = rs
+				lp.order = append(lp.order, rs)
+			}
+			rs.stmts[k] = true
+			lp.sites[accessKey{a.e.Pos(), a.e.End(), a.write}] = rs
+		}
+	}
+	if len(lp.sites) == 0 {
+		return nil
+	}
+	return lp
+}
+
+// loopIV returns the induction variable of `for i := lo; …; i op= K` and
+// its step, or nil and why not.
+func (r *fileRewriter) loopIV(s *ast.ForStmt) (*types.Var, int64, string) {
+	init, ok := s.Init.(*ast.AssignStmt)
+	if !ok || init.Tok != token.DEFINE || len(init.Lhs) != 1 || len(init.Rhs) != 1 {
+		return nil, 0, "" // not a counting loop: nothing to say
+	}
+	id, ok := init.Lhs[0].(*ast.Ident)
+	if !ok {
+		return nil, 0, ""
+	}
+	iv := r.varOf(id)
+	if iv == nil || !types.Identical(iv.Type(), types.Typ[types.Int]) {
+		return nil, 0, "induction variable is not an int"
+	}
+	var step int64
+	switch p := s.Post.(type) {
+	case *ast.IncDecStmt:
+		if x, ok := p.X.(*ast.Ident); ok && r.varOf(x) == iv {
+			step = 1
+			if p.Tok == token.DEC {
+				step = -1
+			}
+		}
+	case *ast.AssignStmt:
+		if x, ok := p.Lhs[0].(*ast.Ident); ok && len(p.Lhs) == 1 && r.varOf(x) == iv && (p.Tok == token.ADD_ASSIGN || p.Tok == token.SUB_ASSIGN) {
+			if k, ok := r.intConst(p.Rhs[0]); ok {
+				step = k
+				if p.Tok == token.SUB_ASSIGN {
+					step = -k
+				}
+			}
+		}
+	}
+	if step == 0 {
+		return nil, 0, "no constant step"
+	}
+	if r.assignedIn(s.Body, iv) || s.Cond != nil && r.assignedIn(s.Cond, iv) {
+		return nil, 0, id.Name + " is assigned, address-taken or captured in the loop"
+	}
+	if r.sharedVar(iv) {
+		return nil, 0, id.Name + " is shared"
+	}
+	return iv, step, ""
+}
+
+// intConst returns the value of a constant integer expression.
+func (r *fileRewriter) intConst(e ast.Expr) (int64, bool) {
+	tv, ok := r.info.Types[e]
+	if !ok || tv.Value == nil || tv.Value.Kind() != constant.Int {
+		return 0, false
+	}
+	return constant.Int64Val(tv.Value)
+}
+
+// assignedIn reports whether n assigns, declares, increments, takes the
+// address of or captures (in a function literal) v.
+func (r *fileRewriter) assignedIn(n ast.Node, v *types.Var) bool {
+	found := false
+	is := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && r.varOf(id) == v
+	}
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				found = found || is(l)
+			}
+		case *ast.IncDecStmt:
+			found = found || is(n.X)
+		case *ast.RangeStmt:
+			found = found || n.Key != nil && is(n.Key) || n.Value != nil && is(n.Value)
+		case *ast.UnaryExpr:
+			found = found || n.Op == token.AND && is(n.X)
+		case *ast.FuncLit:
+			ast.Inspect(n, func(m ast.Node) bool {
+				if id, ok := m.(*ast.Ident); ok && r.varOf(id) == v {
+					found = true
+				}
+				return !found
+			})
+		case *ast.Ident:
+			// A method call with a pointer receiver takes the address.
+		}
+		return !found
+	})
+	return found
+}
+
+// declaresName reports whether n declares a variable named name (which
+// would shadow it in the statements that follow).
+func declaresName(n ast.Node, name string) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE {
+				for _, l := range n.Lhs {
+					if id, ok := l.(*ast.Ident); ok && id.Name == name {
+						found = true
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			for _, id := range n.Names {
+				found = found || id.Name == name
+			}
+		case *ast.RangeStmt:
+			for _, e := range []ast.Expr{n.Key, n.Value} {
+				if id, ok := e.(*ast.Ident); ok && n.Tok == token.DEFINE && id.Name == name {
+					found = true
+				}
+			}
+		case *ast.FuncLit:
+			return false
+		}
+		return !found
+	})
+	return found
+}
+
+// skipsRest reports whether st may skip the statements after it and still
+// start another iteration of the loop: it contains a goto, an unlabeled
+// continue outside the loops nested in st, or a labeled continue of a
+// loop not nested in st (conservatively, as if it named this loop).
+func skipsRest(st ast.Stmt) bool {
+	nested := map[string]bool{}
+	ast.Inspect(st, func(n ast.Node) bool {
+		if l, ok := n.(*ast.LabeledStmt); ok {
+			nested[l.Label.Name] = true
+		}
+		return true
+	})
+	found := false
+	var walk func(n ast.Node, inLoop bool)
+	walk = func(n ast.Node, inLoop bool) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			if found || m == nil {
+				return false
+			}
+			switch m := m.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.ForStmt, *ast.RangeStmt:
+				if m != n {
+					walk(m, true)
+					return false
+				}
+			case *ast.BranchStmt:
+				switch {
+				case m.Tok == token.GOTO:
+					found = true
+				case m.Tok == token.CONTINUE && m.Label == nil:
+					found = !inLoop
+				case m.Tok == token.CONTINUE:
+					found = !nested[m.Label.Name]
+				}
+			}
+			return true
+		})
+	}
+	walk(st, false)
+	return found
+}
+
+// simpleStmt reports whether st completes only by evaluating all of its
+// operands: an assignment, expression, ++/-- or var statement.
+func simpleStmt(st ast.Stmt) bool {
+	switch st := st.(type) {
+	case *ast.AssignStmt, *ast.ExprStmt, *ast.IncDecStmt:
+		return true
+	case *ast.DeclStmt:
+		gd, ok := st.Decl.(*ast.GenDecl)
+		return ok && gd.Tok == token.VAR
+	}
+	return false
+}
+
+// stmtAccess is an element access of a statement.
+type stmtAccess struct {
+	e      ast.Expr
+	write  bool
+	target bool // the whole target of a plain assignment (=)
+}
+
+// stmtAccesses lists the element accesses st makes whenever it completes:
+// reads anywhere, writes as assignment targets and ++/-- operands; not in
+// function literals nor in the right operand of && and ||.
+func (r *fileRewriter) stmtAccesses(st ast.Stmt) []stmtAccess {
+	var out []stmtAccess
+	var visit func(n ast.Node)
+	read := func(e ast.Expr) {
+		visit(e)
+	}
+	visit = func(n ast.Node) {
+		ast.Inspect(n, func(m ast.Node) bool {
+			switch m := m.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.BinaryExpr:
+				if m.Op == token.LAND || m.Op == token.LOR {
+					visit(m.X)
+					return false
+				}
+			case *ast.SelectorExpr, *ast.IndexExpr:
+				e := m.(ast.Expr)
+				if r.elementAccess(e) {
+					out = append(out, stmtAccess{e: e})
+				}
+			}
+			return true
+		})
+	}
+	switch st := st.(type) {
+	case *ast.AssignStmt:
+		for _, e := range st.Rhs {
+			read(e)
+		}
+		for _, l := range st.Lhs {
+			if r.elementAccess(l) {
+				out = append(out, stmtAccess{e: ast.Unparen(l), write: true, target: st.Tok == token.ASSIGN})
+				r.visitAddress(l, visit)
+			} else {
+				visit(l)
+			}
+		}
+	case *ast.IncDecStmt:
+		if r.elementAccess(st.X) {
+			out = append(out, stmtAccess{e: ast.Unparen(st.X), write: true})
+			r.visitAddress(st.X, visit)
+		} else {
+			visit(st.X)
+		}
+	default:
+		visit(st)
+	}
+	return out
+}
+
+// visitAddress visits the operands evaluated to find the address of the
+// element access e (the slice and the index, not the element).
+func (r *fileRewriter) visitAddress(e ast.Expr, visit func(ast.Node)) {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			visit(x.X)
+			visit(x.Index)
+			return
+		default:
+			return
+		}
+	}
+}
+
+// rangeSiteOf returns the static range of the element access e in loop s,
+// or nil if it has none.
+func (r *fileRewriter) rangeSiteOf(s *ast.ForStmt, lp *loopPlan, e ast.Expr, write, bodyCalls bool) *rangeSite {
+	var fields []*ast.SelectorExpr
+	x := ast.Unparen(e)
+	for {
+		sel, ok := x.(*ast.SelectorExpr)
+		if !ok {
+			break
+		}
+		if s := r.info.Selections[sel]; s == nil || s.Kind() != types.FieldVal || s.Indirect() {
+			return nil
+		}
+		fields = append(fields, sel)
+		x = ast.Unparen(sel.X)
+	}
+	ix, ok := x.(*ast.IndexExpr)
+	if !ok {
+		return nil
+	}
+	id, ok := ast.Unparen(ix.X).(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	v := r.varOf(id)
+	if v == nil {
+		return nil
+	}
+	sl, ok := coreType(v.Type()).(*types.Slice)
+	if !ok || mentionsTypeParam(sl.Elem(), map[types.Type]bool{}) {
+		return nil
+	}
+	if r.assignedIn(s.Body, v) || declaresName(s.Body, id.Name) || r.sharedVar(v) && bodyCalls {
+		return nil
+	}
+	c, ok := r.affine(ix.Index, lp.iv, s.Body)
+	if !ok || c == 0 {
+		return nil
+	}
+	rs := &rangeSite{
+		operand: id.Name, c: c, index: r.text(ix.Index), d: r.substIV(ix.Index, lp.iv),
+		off: "0", size: "0", write: write, pos: e.Pos(), stmts: map[int]bool{},
+	}
+	if len(fields) > 0 {
+		// a[0].f, a[0].f.g: constants, never evaluated.
+		base := id.Name + "[0]"
+		var offs []string
+		for i := len(fields) - 1; i >= 0; i-- {
+			base += "." + fields[i].Sel.Name
+			offs = append(offs, "__bfu.Offsetof("+base+")")
+		}
+		rs.off = strings.Join(offs, "+")
+		rs.size = "__bfu.Sizeof(" + base + ")"
+	}
+	return rs
+}
+
+// affine returns the coefficient of iv in the index e, which must be a
+// sum of products of constants, iv and variables that body neither
+// assigns nor declares; a shared variable is refused (its value could
+// change between the loop's entry and the stores that re-evaluate e).
+func (r *fileRewriter) affine(e ast.Expr, iv *types.Var, body ast.Node) (int64, bool) {
+	if k, ok := r.intConst(e); ok {
+		_ = k
+		return 0, true
+	}
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		v := r.varOf(x)
+		if v == nil || r.sharedVar(v) || !types.Identical(v.Type(), types.Typ[types.Int]) {
+			return 0, false
+		}
+		if v == iv {
+			return 1, true
+		}
+		if r.assignedIn(body, v) || declaresName(body, x.Name) {
+			return 0, false
+		}
+		return 0, true
+	case *ast.UnaryExpr:
+		if x.Op == token.SUB || x.Op == token.ADD {
+			c, ok := r.affine(x.X, iv, body)
+			if x.Op == token.SUB {
+				c = -c
+			}
+			return c, ok
+		}
+	case *ast.BinaryExpr:
+		cx, okx := r.affine(x.X, iv, body)
+		cy, oky := r.affine(x.Y, iv, body)
+		if !okx || !oky {
+			return 0, false
+		}
+		switch x.Op {
+		case token.ADD:
+			return cx + cy, true
+		case token.SUB:
+			return cx - cy, true
+		case token.MUL:
+			if cx != 0 && cy != 0 {
+				return 0, false
+			}
+			if cx != 0 {
+				k, ok := r.intConst(x.Y)
+				return cx * k, ok
+			}
+			if cy != 0 {
+				k, ok := r.intConst(x.X)
+				return cy * k, ok
+			}
+			return 0, true
+		}
+	}
+	return 0, false
+}
+
+// substIV renders e with the induction variable replaced by 0.
+func (r *fileRewriter) substIV(e ast.Expr, iv *types.Var) string {
+	var subs []sub
+	ast.Inspect(e, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && r.varOf(id) == iv {
+			subs = append(subs, subOf(id, "0"))
+		}
+		return true
+	})
+	return "(" + r.spliceNode(e, subs...) + ")"
+}
+
+// syncFree reports whether n calls nothing but builtins (other than
+// close) and conversions, receives from no channel, and has no go, defer
+// or select statement.
+func (r *fileRewriter) syncFree(n ast.Node) bool {
+	ok := true
+	ast.Inspect(n, func(m ast.Node) bool {
+		switch m := m.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if !r.info.Types[m.Fun].IsType() {
+				if b := r.builtinName(m.Fun); b == "" || b == "close" {
+					ok = false
+				}
+			}
+		case *ast.UnaryExpr:
+			ok = ok && m.Op != token.ARROW
+		case *ast.SendStmt, *ast.GoStmt, *ast.DeferStmt, *ast.SelectStmt:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// maySyncStmt reports whether st may synchronize; with target set, only
+// what is evaluated to find target's address counts (the right-hand side
+// of a plain assignment runs before the target is written).
+func (r *fileRewriter) maySyncStmt(st ast.Stmt, target ast.Expr) bool {
+	if target == nil {
+		return !r.syncFree(st)
+	}
+	sync := false
+	r.visitAddress(target, func(n ast.Node) { sync = sync || !r.syncFree(n) })
+	if as, ok := st.(*ast.AssignStmt); ok {
+		for _, l := range as.Lhs {
+			if ast.Unparen(l) != target {
+				sync = sync || !r.syncFree(l)
+			}
+		}
+	}
+	return sync
+}
+
+// rangeFootprint returns the footprint variable of the static range of
+// the access e of kind write in the loops being rendered, or "".
+func (r *fileRewriter) rangeFootprint(e ast.Expr, write bool) string {
+	fp := r.fn.fp
+	k := accessKey{ast.Unparen(e).Pos(), ast.Unparen(e).End(), write}
+	for i := len(fp.plans) - 1; i >= 0; i-- {
+		rs := fp.plans[i].sites[k]
+		if rs == nil {
+			continue
+		}
+		if rs.fp == "" {
+			rs.fp = fmt.Sprintf("__bfF%d_%d", fp.id, len(fp.decls))
+			fp.decls = append(fp.decls, fmt.Sprintf("__bfg.Footprint(%s, %v)", r.site(rs.pos), write))
+			fp.ranges[rs.fp] = true
+			r.fn.uses++
+		}
+		return rs.fp
+	}
+	return ""
+}
+
+// rangeFor renders the for loop s with the static ranges of lp.
+func (r *fileRewriter) rangeFor(s *ast.ForStmt, lp *loopPlan) stmtOut {
+	fp := r.fn.fp
+	fp.plans = append(fp.plans, lp)
+	r.enterLoop()
+	cond, post := r.exprSub(s.Cond), r.simple(s.Post)
+	subs := r.stmtList(s.Body.List)
+	r.leaveLoop()
+	fp.plans = fp.plans[:len(fp.plans)-1]
+	for k := range subs {
+		var stores []string
+		for _, rs := range lp.order {
+			if rs.fp != "" && rs.stmts[k] {
+				stores = append(stores, fmt.Sprintf("%s.Next = (%s) + %d", rs.fp, rs.index, rs.c*lp.step))
+			}
+		}
+		if len(stores) > 0 {
+			subs[k].text += "; " + strings.Join(stores, "; ")
+		}
+	}
+	body := subOf(s.Body, r.spliceNode(s.Body, subs...))
+	as := s.Init.(*ast.AssignStmt)
+	var opened []*rangeSite
+	for _, rs := range lp.order {
+		if rs.fp != "" {
+			opened = append(opened, rs)
+		}
+	}
+	if len(opened) == 0 {
+		return stmtOut{text: r.spliceNode(s, r.simple(s.Init), cond, post, body)}
+	}
+	// i := lo becomes i := OpenRange(fp1, a, OpenRange(fp0, b, lo, …), …):
+	// lo is evaluated once, before the loop, and each range starts at it.
+	lo := r.expr(as.Rhs[0], mValue)
+	for _, rs := range opened {
+		if rs.off != "0" {
+			r.usesUnsafe = true
+		}
+		lo = fmt.Sprintf("__bf.OpenRange(%s, %s, %s, %d, %s, %d, %s, %s)", rs.fp, rs.operand, lo, rs.c, rs.d, rs.c*lp.step, rs.off, rs.size)
+		r.fn.uses++
+	}
+	init := subOf(s.Init, r.spliceNode(s.Init, subOf(as.Rhs[0], lo)))
+	return stmtOut{text: r.spliceNode(s, init, cond, post, body)}
+}
