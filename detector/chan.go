@@ -39,15 +39,17 @@ import (
 // many accumulate, keeping memory bounded; folding only adds
 // synchronization.
 //
-// A select does not tell its hooks which cases send: SelectPre announces
-// the goroutine on every listed channel both as a send and as a receive,
-// and SelectPost retracts the announcements of the cases not chosen (their
-// counts; their clocks may still be acquired, which is only more
-// synchronization). A select that takes its default case is retracted at
-// the goroutine's next channel hook or exit.
+// A select announces each of its cases in its direction (SelectPre): a
+// send case as a send, a receive case as a receive. The case that fires
+// completes as the plain operation would (SelectPost); the announcements
+// of the others are retracted, their counts and their entries, so that no
+// later operation acquires the clock of a case that did not fire. A select
+// that takes its default case is retracted the same way, at its default
+// case or at the goroutine's next channel hook or exit.
 
 type chanEntry struct {
 	lo int64
+	id uint64
 	vc []uint64
 }
 
@@ -58,12 +60,25 @@ type chanQueue struct {
 
 const maxChanEntries = 64
 
-func (q *chanQueue) push(lo int64, vc []uint64) {
+// push appends an entry for an operation with lower bound lo and clock vc.
+func (q *chanQueue) push(lo int64, id uint64, vc []uint64) {
 	if len(q.entries) >= maxChanEntries {
 		q.base = join(q.base, q.entries[0].vc)
 		q.entries = append(q.entries[:0], q.entries[1:]...)
 	}
-	q.entries = append(q.entries, chanEntry{lo, append([]uint64(nil), vc...)})
+	q.entries = append(q.entries, chanEntry{lo, id, append([]uint64(nil), vc...)})
+}
+
+// remove drops the entry id, if it was not folded into the base yet.
+func (q *chanQueue) remove(id uint64) {
+	for i, e := range q.entries {
+		if e.id == id {
+			copy(q.entries[i:], q.entries[i+1:])
+			q.entries[len(q.entries)-1] = chanEntry{}
+			q.entries = q.entries[:len(q.entries)-1]
+			return
+		}
+	}
 }
 
 // acquire joins into vc the base and every entry with lo < bound, and
@@ -85,16 +100,18 @@ func (q *chanQueue) acquire(vc []uint64, bound int64) []uint64 {
 }
 
 type chanState struct {
-	mu     sync.Mutex
-	wp     weak.Pointer[byte]
-	sends  chanQueue
-	recvs  chanQueue
-	sent   int64 // sends started (announced, not retracted)
-	sendIF int64 // sends in flight
-	rcvd   int64 // receives started
-	recvIF int64 // receives in flight
-	closed bool
-	close  []uint64
+	mu       sync.Mutex
+	wp       weak.Pointer[byte]
+	sends    chanQueue
+	recvs    chanQueue
+	nextID   uint64 // identifies entries, for retraction
+	sent     int64  // sends started (announced, not retracted)
+	sendIF   int64  // sends in flight
+	rcvd     int64  // receives started
+	recvIF   int64  // receives in flight
+	recvDone int64  // receives completed
+	closed   bool
+	close    []uint64
 }
 
 var chans shadow.Map[chanState]
@@ -126,18 +143,26 @@ func chanPtr(ch any) uintptr {
 	return dataWord(ch)
 }
 
-func (c *chanState) announceSend(vc []uint64) {
-	c.sends.push(c.sent-c.sendIF, vc)
+// announceSend records a send about to start and returns its entry's id.
+func (c *chanState) announceSend(vc []uint64) uint64 {
+	c.nextID++
+	c.sends.push(c.sent-c.sendIF, c.nextID, vc)
 	c.sent++
 	c.sendIF++
+	return c.nextID
 }
 
-func (c *chanState) announceRecv(vc []uint64) {
-	c.recvs.push(c.rcvd-c.recvIF, vc)
+// announceRecv records a receive about to start and returns its entry's id.
+func (c *chanState) announceRecv(vc []uint64) uint64 {
+	c.nextID++
+	c.recvs.push(c.rcvd-c.recvIF, c.nextID, vc)
 	c.rcvd++
 	c.recvIF++
+	return c.nextID
 }
 
+// completeSend follows a send: by the capacity rule it acquires the
+// receives that may be ordered before it.
 func (c *chanState) completeSend(g *G, capacity int) {
 	if c.sendIF > 0 {
 		c.sendIF--
@@ -145,33 +170,41 @@ func (c *chanState) completeSend(g *G, capacity int) {
 	g.t.VC = c.recvs.acquire(g.t.VC, c.sent-int64(capacity))
 }
 
+// completeRecv follows a receive: it acquires the sends that may have
+// matched it and, if the channel was closed, the close.
 func (c *chanState) completeRecv(g *G) {
 	if c.recvIF > 0 {
 		c.recvIF--
 	}
+	c.recvDone++
 	g.t.VC = c.sends.acquire(g.t.VC, c.rcvd)
 	if c.closed {
 		g.t.VC = join(g.t.VC, c.close)
 	}
-	if c.rcvd > c.sent && !c.closed {
-		// More receives than announced sends: a value (or a close) came
-		// from uninstrumented code, such as a timer or a context's cancel
-		// function. Order the receive after everything published.
+	if c.recvDone > c.sent && !c.closed {
+		// More receives completed than sends were announced: a value
+		// (or a close) came from uninstrumented code, such as a timer
+		// or a context's cancel function. Order the receive after
+		// everything published. (Receives still in flight do not
+		// count: they may be waiting for a send not yet announced.)
 		g.acquireWorld()
 	}
 }
 
-func (c *chanState) retractSend() {
+// retract undoes an announcement of a select case that did not fire.
+func (c *chanState) retract(id uint64, recv bool) {
+	if recv {
+		c.recvs.remove(id)
+		if c.recvIF > 0 && c.rcvd > 0 {
+			c.rcvd--
+			c.recvIF--
+		}
+		return
+	}
+	c.sends.remove(id)
 	if c.sendIF > 0 && c.sent > 0 {
 		c.sent--
 		c.sendIF--
-	}
-}
-
-func (c *chanState) retractRecv() {
-	if c.recvIF > 0 && c.rcvd > 0 {
-		c.rcvd--
-		c.recvIF--
 	}
 }
 
@@ -270,24 +303,37 @@ func Close[C any](g *G, ch C) C {
 	return ch
 }
 
-// SelectPre precedes a select whose cases use chans (nil entries, for nil
-// channels or default, are ignored): it announces the goroutine as sender
-// and receiver on each.
-func SelectPre(g *G, chans ...any) {
+// A selectCase is a case a select in progress announced (SelectPre).
+type selectCase struct {
+	c    *chanState
+	p    uintptr
+	id   uint64
+	recv bool
+}
+
+// SelectPre precedes a select: dirs has one byte per channel in chans,
+// 'r' for a receive case and 's' for a send case; nil channels are
+// ignored. Each case is announced as the operation it would perform.
+func SelectPre(g *G, dirs string, chans ...any) {
 	g.cancelSelect()
 	announced := false
-	for _, ch := range chans {
+	for i, ch := range chans {
 		p := chanPtr(ch)
 		if p == 0 {
 			continue
 		}
 		announced = true
+		recv := i < len(dirs) && dirs[i] == 'r'
 		c := chanOf(p)
 		c.mu.Lock()
-		c.announceSend(g.t.VC)
-		c.announceRecv(g.t.VC)
+		var id uint64
+		if recv {
+			id = c.announceRecv(g.t.VC)
+		} else {
+			id = c.announceSend(g.t.VC)
+		}
 		c.mu.Unlock()
-		g.selects = append(g.selects, ch)
+		g.selects = append(g.selects, selectCase{c, p, id, recv})
 	}
 	if announced {
 		g.countSync()
@@ -296,27 +342,24 @@ func SelectPre(g *G, chans ...any) {
 }
 
 // SelectPost is the first statement of the chosen case, which sent on ch
-// (recv false) or received from it: it completes that operation and
-// retracts the select's other announcements.
+// (recv false) or received from it: it completes that operation as the
+// plain send or receive would and retracts the select's other cases. At
+// the default case, ch is nil: every case is retracted.
 func SelectPost(g *G, ch any, capacity int, recv bool) {
 	chosen := chanPtr(ch)
 	done := false
-	for _, x := range g.selects {
-		p := chanPtr(x)
-		c := chanOf(p)
+	for _, sc := range g.selects {
+		c := sc.c
 		c.mu.Lock()
-		switch {
-		case p == chosen && !done && recv:
-			c.retractSend()
-			c.completeRecv(g)
+		if !done && sc.p == chosen && sc.recv == recv {
+			if recv {
+				c.completeRecv(g)
+			} else {
+				c.completeSend(g, capacity)
+			}
 			done = true
-		case p == chosen && !done:
-			c.retractRecv()
-			c.completeSend(g, capacity)
-			done = true
-		default:
-			c.retractSend()
-			c.retractRecv()
+		} else {
+			c.retract(sc.id, sc.recv)
 		}
 		c.mu.Unlock()
 	}
@@ -342,12 +385,10 @@ func (g *G) cancelSelect() {
 	if len(g.selects) == 0 {
 		return
 	}
-	for _, x := range g.selects {
-		c := chanOf(chanPtr(x))
-		c.mu.Lock()
-		c.retractSend()
-		c.retractRecv()
-		c.mu.Unlock()
+	for _, sc := range g.selects {
+		sc.c.mu.Lock()
+		sc.c.retract(sc.id, sc.recv)
+		sc.c.mu.Unlock()
 	}
 	clear(g.selects)
 	g.selects = g.selects[:0]

@@ -240,7 +240,7 @@ func TestChanSelect(t *testing.T) {
 				b <- 1
 			}
 		})
-		SelectPre(g, a, b)
+		SelectPre(g, "rr", a, b)
 		select {
 		case <-a:
 			SelectPost(g, a, cap(a), true)
@@ -264,7 +264,7 @@ func TestChanSelect(t *testing.T) {
 				<-b
 			}
 		})
-		SelectPre(g, a, b)
+		SelectPre(g, "rs", a, b)
 		select {
 		case v := <-a:
 			_ = RecvPost(g, a, cap(a), v)
@@ -279,7 +279,7 @@ func TestChanSelect(t *testing.T) {
 	expect(t, false, func(g *G) {
 		x, ch := new(int), make(chan int, 1)
 		for range 100 {
-			SelectPre(g, ch)
+			SelectPre(g, "r", ch)
 			select {
 			case <-ch:
 				SelectPost(g, ch, cap(ch), true)
@@ -303,7 +303,7 @@ func TestChanNil(t *testing.T) {
 	SendPost(g, ch, 0)
 	RecvPre(g, ch, 0)
 	RecvPostOK(g, ch, 0)
-	SelectPre(g, ch, nil)
+	SelectPre(g, "rr", ch, nil)
 	SelectPost(g, nil, 0, true)
 }
 
@@ -379,5 +379,57 @@ func TestChanSendClose(t *testing.T) {
 			}
 			close(Close(g, ch))
 		})
+	})
+}
+
+// A select announces each case in its own direction and retracts the cases
+// that did not fire: in issue 13's program a select sending on stop must
+// not count as a receiver of stop, which made the receive of stop look
+// like one of a value from uninstrumented code (acquiring every
+// goroutine's past), nor leave its other cases' clocks behind.
+func TestChanSelectCasesOnly(t *testing.T) {
+	// The select's send fires; the receiver completes before the select's
+	// SelectPost, and its read of x races with R's write.
+	expect(t, true, func(g *G) {
+		x, stop, done := new(int), make(chan int), make(chan int)
+		written := make(chan struct{})
+		s := spawn(g, func(g *G) {
+			<-written
+			recv(g, stop)
+			_ = *R(g, x, 0)
+		})
+		<-spawn(g, func(g *G) {
+			*W(g, x, 0) = 1
+			close(written)
+		})
+		SelectPre(g, "sr", stop, done)
+		stop <- 1
+		<-s
+		SelectPost(g, stop, cap(stop), false)
+	})
+	// A retracted send case leaves no clock a later receive acquires.
+	expect(t, true, func(g *G) {
+		x, ch := new(int), make(chan int, 1)
+		<-spawn(g, func(g *G) {
+			*W(g, x, 0) = 1
+			SelectPre(g, "s", ch)
+			SelectPost(g, nil, 0, false) // default
+		})
+		send(g, ch, 1)
+		recv(g, ch)
+		_ = *R(g, x, 0)
+	})
+	// The receive case that fired acquires its sender.
+	expect(t, false, func(g *G) {
+		x, a, b := new(int), make(chan int), make(chan int, 1)
+		w := spawn(g, func(g *G) {
+			*W(g, x, 0) = 1
+			send(g, b, 1)
+		})
+		SelectPre(g, "rr", a, b)
+		<-b
+		SelectPost(g, b, cap(b), true)
+		_ = *R(g, x, 0)
+		<-w
 	})
 }

@@ -34,7 +34,7 @@ type G struct {
 	// uninstrumented code (timer callbacks, handlers).
 	root atomic.Bool
 
-	selects []any // channels of a select in progress (SelectPre)
+	selects []selectCase // cases of a select in progress (SelectPre)
 
 	// Counters, flushed into the global statistics at sync operations
 	// and at exit (see stats.go).

@@ -328,8 +328,9 @@ type commCase struct {
 // selectStmt renders a select. The channel operands (and sent values) are
 // evaluated once on entering the select; when they are not all plain
 // variables they are hoisted into temporaries, in source order, which is
-// the order the select evaluates them in. SelectPre sees every channel
-// before the select, SelectPost the chosen one first thing in its case.
+// the order the select evaluates them in. SelectPre sees every channel,
+// with its case's direction, before the select; SelectPost the chosen one
+// first thing in its case.
 func (r *fileRewriter) selectStmt(s *ast.SelectStmt) stmtOut {
 	if r.fn == nil {
 		return stmtOut{text: r.text(s)}
@@ -396,14 +397,20 @@ func (r *fileRewriter) selectStmt(s *ast.SelectStmt) stmtOut {
 		}
 	}
 	var all []string
-	for _, ch := range chans {
+	var dirs strings.Builder // 'r' or 's' per channel in all
+	for i, ch := range chans {
 		if ch != "" {
 			all = append(all, ch)
+			if cases[i].recv != nil {
+				dirs.WriteByte('r')
+			} else {
+				dirs.WriteByte('s')
+			}
 		}
 	}
 	pre := h.pre.String()
 	if len(all) > 0 {
-		pre += "__bf.SelectPre(" + r.g() + ", " + strings.Join(all, ", ") + "); "
+		pre += "__bf.SelectPre(" + r.g() + ", \"" + dirs.String() + "\", " + strings.Join(all, ", ") + "); "
 	}
 	var subs []sub
 	for i, c := range cases {

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Tests that compare what bigfoot finds with what go -race finds on the
+// same program, run after run: each program is built once per tool (go
+// -race, and bigfoot in every mode) and its binary run several times, each
+// run in its own process so that no run sees another's reports.
+
+// tools lists go -race ("race") and bigfoot's modes.
+var tools = append([]string{"race"}, modes...)
+
+// buildTestBinary compiles the tests of the package in dir with tool ("race"
+// for go test -race, else a bigfoot mode) into out.
+func buildTestBinary(t *testing.T, dir, tool, out string) {
+	t.Helper()
+	var r result
+	if tool == "race" {
+		r = run(t, dir, nil, "go", "test", "-race", "-c", "-o", out, ".")
+	} else {
+		r = bigfootCmd(t, dir, "test", "-mode="+tool, "-c", "-o", out, ".")
+	}
+	if r.code != 0 {
+		t.Fatalf("building the tests of %s with %s: %v", dir, tool, r)
+	}
+}
+
+// buildBinary compiles the main package in dir with tool into out.
+func buildBinary(t *testing.T, dir, tool, out string) {
+	t.Helper()
+	var r result
+	if tool == "race" {
+		r = run(t, dir, nil, "go", "build", "-race", "-o", out, ".")
+	} else {
+		r = bigfootCmd(t, dir, "build", "-mode="+tool, "-o", out, ".")
+	}
+	if r.code != 0 {
+		t.Fatalf("building %s with %s: %v", dir, tool, r)
+	}
+}
+
+// raceRuns runs bin with args n times and returns in how many runs a race
+// was reported, and the output of one such run (or of the last run).
+func raceRuns(t *testing.T, bin string, n int, args ...string) (int, result) {
+	t.Helper()
+	races := 0
+	var last, racy result
+	for range n {
+		// go -race waits a second at exit by default.
+		last = run(t, filepath.Dir(bin), []string{"GORACE=atexit_sleep_ms=0"}, bin, args...)
+		if strings.Contains(last.stderr+last.stdout, raceReport) {
+			races++
+			racy = last
+		}
+	}
+	if races > 0 {
+		return races, racy
+	}
+	return races, last
+}
+
+// listTests returns the names of the tests in a test binary.
+func listTests(t *testing.T, bin string) []string {
+	t.Helper()
+	out, err := exec.Command(bin, "-test.list", ".").Output()
+	if err != nil {
+		t.Fatalf("%s -test.list: %v", bin, err)
+	}
+	return strings.Fields(string(out))
+}
+
+// TestChanModel runs the channel and select programs of testdata/chanmodel
+// (the program of issue 13 and its variants) 20 times each under go test
+// -race and under bigfoot in every mode: a TestRace* test must be reported
+// in every run by both, a TestNoRace* test never.
+func TestChanModel(t *testing.T) {
+	checkRaceTests(t, "../../testdata/chanmodel", 20)
+}
+
+// checkRaceTests builds the tests of the package in dir with every tool and
+// runs each TestRace* test n times in its own process (go -race, whose
+// verdict only confirms the test's name, fewer times): each run must
+// report a race. The TestNoRace* tests run together, n times: no run may
+// report one.
+func checkRaceTests(t *testing.T, dir string, n int) {
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	dir, _ = filepath.Abs(dir)
+	bins := t.TempDir()
+	for _, tool := range tools {
+		t.Run(tool, func(t *testing.T) {
+			runs := n
+			if tool == "race" {
+				runs = min(n, 3)
+			}
+			bin := filepath.Join(bins, tool+".test")
+			buildTestBinary(t, dir, tool, bin)
+			tests := listTests(t, bin)
+			if len(tests) == 0 {
+				t.Fatalf("no tests in %s", dir)
+			}
+			for _, name := range tests {
+				if !strings.HasPrefix(name, "TestRace") {
+					continue
+				}
+				if got, r := raceRuns(t, bin, runs, "-test.run=^"+name+"$", "-test.count=1"); got != runs {
+					t.Errorf("%s: a race in %d of %d runs, want every run; a run:\n%v", name, got, runs, r)
+				}
+			}
+			if got, r := raceRuns(t, bin, runs, "-test.run=^TestNoRace", "-test.count=1"); got != 0 {
+				t.Errorf("TestNoRace*: a race in %d of %d runs, want none:\n%v", got, runs, r)
+			}
+		})
+	}
+}

@@ -1,0 +1,3 @@
+module example.com/chanmodel
+
+go 1.26
