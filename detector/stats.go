@@ -75,6 +75,7 @@ func finish() {
 	}
 	reportMu.Lock()
 	defer reportMu.Unlock()
+	defer stdQuiet()()
 	finishLocked(g)
 }
 
