@@ -174,7 +174,7 @@ var detectorDir = func() string {
 }()
 
 func isDetectorFrame(f runtime.Frame) bool {
-	return filepath.Dir(f.File) == detectorDir && !strings.HasSuffix(f.File, "_test.go")
+	return filepath.Dir(f.File) == detectorDir && !strings.HasSuffix(f.File, "_test.go") || isStdShimFrame(f)
 }
 
 // report prints a race found by g's access at site.
@@ -190,6 +190,7 @@ func report(g *G, r shadow.Race, site uint32) {
 	n := runtime.Callers(2, pcs[:])
 	reportMu.Lock()
 	defer reportMu.Unlock()
+	defer stdQuiet()()
 	if opts.dedup {
 		if seen[key] {
 			return

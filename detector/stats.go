@@ -76,6 +76,7 @@ func finish() {
 	}
 	reportMu.Lock()
 	defer reportMu.Unlock()
+	defer stdQuiet()()
 	finishLocked(g)
 }
 

@@ -390,6 +390,7 @@ func (g *G) reportViolations(vs []violation, how int, site uint32) {
 	end := spanEndString(how, site)
 	reportMu.Lock()
 	defer reportMu.Unlock()
+	defer stdQuiet()()
 	w := bufio.NewWriter(output())
 	for _, v := range vs {
 		r := v.rec

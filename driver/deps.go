@@ -42,8 +42,10 @@ import (
 type listedPackage struct {
 	ImportPath string
 	Name       string
+	Dir        string
 	Standard   bool
 	ForTest    string
+	Imports    []string
 	Module     *listedModule
 }
 
@@ -71,13 +73,13 @@ type depModule struct {
 type depsResult struct {
 	replace []replace         // module version => instrumented copy
 	overlay map[string][]byte // instrumented files of dependencies outside the module cache
-	std     []string          // standard-library packages of the build
+	pkgs    []listedPackage   // the packages of the build
 }
 
 // listPackages runs go list -deps on the invocation's patterns in the
 // workspace env and returns every package of the build.
 func (d *run) listPackages(ctx context.Context, env []string, patterns []string) ([]listedPackage, error) {
-	args := []string{"list", "-e", "-deps", "-json=ImportPath,Name,Standard,ForTest,Module"}
+	args := []string{"list", "-e", "-deps", "-json=ImportPath,Name,Dir,Standard,ForTest,Imports,Module"}
 	if d.inv.Verb == "test" {
 		args = append(args, "-test")
 	}
@@ -133,8 +135,7 @@ func inDir(path, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// instrumentDeps instruments the dependency modules of the build (and
-// lists the standard-library packages). ws and rtDir describe the user's
+// instrumentDeps instruments the dependency modules of the build. ws and rtDir describe the user's
 // workspace and the runtime module; listEnv is an environment whose GOWORK
 // names a workspace of exactly those.
 func (d *run) instrumentDeps(ctx context.Context, ws *workspace, rtDir string, ge *goEnv, listEnv []string, patterns []string) (*depsResult, error) {
@@ -142,12 +143,7 @@ func (d *run) instrumentDeps(ctx context.Context, ws *workspace, rtDir string, g
 	if err != nil {
 		return nil, err
 	}
-	res := &depsResult{overlay: map[string][]byte{}}
-	for _, p := range pkgs {
-		if p.Standard && p.ForTest == "" {
-			res.std = append(res.std, p.ImportPath)
-		}
-	}
+	res := &depsResult{overlay: map[string][]byte{}, pkgs: pkgs}
 	mods := dependencyModules(pkgs, ge.GOMODCACHE)
 	if len(mods) == 0 {
 		return res, nil
@@ -177,7 +173,7 @@ func (d *run) instrumentDeps(ctx context.Context, ws *workspace, rtDir string, g
 	if err := d.instrumentModules(ctx, ws, rtDir, usable, res.overlay); err != nil {
 		// The build goes on with the dependencies as they are.
 		d.depNote("dependencies left uninstrumented: %v", err)
-		return &depsResult{overlay: map[string][]byte{}, std: res.std}, nil
+		return &depsResult{overlay: map[string][]byte{}, pkgs: pkgs}, nil
 	}
 	for _, m := range usable {
 		if !m.local {

@@ -21,6 +21,7 @@ type Request struct {
 	BuildFlags []string // flags that affect loading (-tags, ...)
 	Env        []string // environment of the go command
 	Mode       string   // "fasttrack", ...
+	Std        bool     // instrument the standard-library packages Patterns names instead
 }
 
 // Files are the instrumenter's output.
@@ -162,6 +163,16 @@ func (d *run) do(ctx context.Context) (int, error) {
 		deps, err = d.instrumentDeps(ctx, ws, rtDir, ge, d.env, patterns)
 		if err != nil {
 			return 1, err
+		}
+		if d.inv.Deps == ScopeAll {
+			std, err := d.instrumentStd(ctx, deps.pkgs, ge)
+			if err != nil {
+				// The build goes on with the standard library as it is.
+				fmt.Fprintf(d.cfg.Stderr, "bigfoot: standard library left uninstrumented: %v\n", err)
+			}
+			for path, data := range std {
+				deps.overlay[path] = data
+			}
 		}
 	}
 	d.logf("instrumenting %s (mode %s)", strings.Join(patterns, " "), mode)

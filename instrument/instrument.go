@@ -37,6 +37,12 @@ type Config struct {
 	BuildFlags []string // flags that affect loading (-tags, -mod, ...), passed to go/packages
 	Env        []string // environment for go/packages (nil = os.Environ())
 	Mode       string   // "bigfoot", "fasttrack", "redcard" or "slimstate" (docs/instrument.md, "Modes")
+	// Std instruments the standard-library packages named by Patterns
+	// instead of main-module packages. The output imports the runtime
+	// like any other; the driver turns those references into
+	// package-local hooks (docs/build.md), since a standard-library
+	// package cannot import a module.
+	Std bool
 }
 
 // Result is the instrumented program as an overlay.

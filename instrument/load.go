@@ -59,7 +59,7 @@ func load(ctx context.Context, cfg Config) ([]*packages.Package, error) {
 	var deps []string
 	seen := map[string]bool{}
 	packages.Visit(graph, nil, func(p *packages.Package) {
-		if p.Module == nil || !p.Module.Main || p.ID != p.PkgPath || rootPaths[p.PkgPath] || seen[p.PkgPath] {
+		if cfg.Std || p.Module == nil || !p.Module.Main || p.ID != p.PkgPath || rootPaths[p.PkgPath] || seen[p.PkgPath] {
 			return
 		}
 		seen[p.PkgPath] = true
@@ -75,7 +75,7 @@ func load(ctx context.Context, cfg Config) ([]*packages.Package, error) {
 					errs = append(errs, e.Error())
 				}
 			}
-			if p.Module != nil && p.Module.Main && p.Types != nil && len(p.Syntax) > 0 {
+			if selected(cfg, p) && p.Types != nil && len(p.Syntax) > 0 {
 				loaded = append(loaded, p)
 			}
 		}
@@ -224,8 +224,29 @@ func allFunctions(spkg *ssa.Package) map[*ssa.Function]bool {
 	return out
 }
 
-// inModule reports whether file lies in the directory tree of pkg's module.
+// selected reports whether p is a package Run instruments: one of the
+// main module, or with cfg.Std one of the standard library.
+func selected(cfg Config, p *packages.Package) bool {
+	if cfg.Std {
+		return p.Module == nil && isStdPath(p.PkgPath)
+	}
+	return p.Module != nil && p.Module.Main
+}
+
+// isStdPath reports whether path is a standard-library import path: its
+// first element has no dot.
+func isStdPath(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return path != "" && !strings.Contains(first, ".")
+}
+
+// inModule reports whether file lies in the directory tree of pkg's module,
+// or for a standard-library package, in the package's directory (not among
+// the files cgo generates in the build cache).
 func inModule(pkg *packages.Package, file string) bool {
+	if pkg.Module == nil && isStdPath(pkg.PkgPath) && len(pkg.GoFiles) > 0 {
+		return filepath.Dir(file) == filepath.Dir(pkg.GoFiles[0])
+	}
 	if pkg.Module == nil || pkg.Module.Dir == "" {
 		return false
 	}

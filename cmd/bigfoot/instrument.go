@@ -17,6 +17,7 @@ func instrumentFiles(ctx context.Context, req driver.Request) (*driver.Files, er
 		BuildFlags: req.BuildFlags,
 		Env:        req.Env,
 		Mode:       req.Mode,
+		Std:        req.Std,
 	})
 	var lerr *instrument.LoadError
 	if errors.As(err, &lerr) {

@@ -1,0 +1,135 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+import (
+	"path/filepath"
+	"runtime"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Hooks for instrumented standard-library packages (docs/build.md,
+// "The standard library").
+//
+// A standard-library package cannot import a module, so the build driver
+// gives each one it instruments a file of package-local hooks whose
+// body-less declarations are linknamed to the functions below (the
+// //go:linkname directives here let the linker accept those references).
+// They are not generic, since a generic function cannot be linknamed, and
+// they never create a goroutine's state: stdCur returns nil for a
+// goroutine the detector does not know yet, and every hook ignores a nil
+// goroutine. That keeps the detector from recursing into itself — it uses
+// bytes, strconv and strings while it creates a goroutine's state, and
+// those packages may be instrumented — and keeps hooks that run before
+// the detector's own initialization (package initializers of the standard
+// library) from touching its state.
+
+// stdQuietKey is the key (curKey) of the goroutine printing a report or
+// the statistics, whose hooks in the standard library are off meanwhile:
+// the printing uses fmt, bufio and strconv, whose hooks could otherwise
+// commit the goroutine's footprints and report again under reportMu.
+var stdQuietKey atomic.Uintptr
+
+// stdQuiet turns the calling goroutine's standard-library hooks off until
+// the returned function is called. The caller holds reportMu.
+func stdQuiet() func() {
+	if !stdHooksOn {
+		return func() {}
+	}
+	key, _ := curKey()
+	stdQuietKey.Store(key)
+	return func() { stdQuietKey.Store(0) }
+}
+
+// stdCur returns the calling goroutine's state, or nil if it has none yet
+// or is printing a report.
+//
+//go:linkname stdCur
+func stdCur() *G {
+	if !stdHooksOn {
+		return nil
+	}
+	key, gp := curKey()
+	if key == stdQuietKey.Load() {
+		return nil
+	}
+	if g := registry.Load(key); g != nil && (goidOff == 0 || goidOf(gp) == g.goid) {
+		return g
+	}
+	return nil
+}
+
+// stdCheck checks an access of size bytes at p.
+//
+//go:linkname stdCheck
+func stdCheck(g *G, p unsafe.Pointer, size uintptr, write bool, site uint32) {
+	if g != nil {
+		g.check(p, size, write, site)
+	}
+}
+
+// stdCheckGroup checks a field group (RG, WG).
+//
+//go:linkname stdCheckGroup
+func stdCheckGroup(g *G, p unsafe.Pointer, size, anchor, lo, hi uintptr, write bool, site uint32) {
+	if g != nil {
+		g.checkGroup(p, size, anchor, lo, hi, write, site)
+	}
+}
+
+// stdCheckRange checks the elements lo, lo+stride, ... < hi of an array of
+// elem-byte elements at base (ReadRange, WriteRange).
+//
+//go:linkname stdCheckRange
+func stdCheckRange(g *G, base unsafe.Pointer, elem uintptr, lo, hi, stride int, write bool, site uint32) {
+	if g != nil {
+		g.checkRange(base, elem, lo, hi, stride, write, site)
+	}
+}
+
+// stdFootprint is g.Footprint; nil for a nil g.
+//
+//go:linkname stdFootprint
+func stdFootprint(g *G, site uint32, write bool) *Footprint {
+	if g == nil {
+		return nil
+	}
+	return g.Footprint(site, write)
+}
+
+// stdPopFootprints is g.PopFootprints.
+//
+//go:linkname stdPopFootprints
+func stdPopFootprints(g *G, f *Footprint) {
+	if g != nil && f != nil {
+		g.PopFootprints(f)
+	}
+}
+
+// stdRecord is F: it records an access in footprint f.
+//
+//go:linkname stdRecord
+func stdRecord(f *Footprint, p unsafe.Pointer, size uintptr, site uint32) {
+	if f != nil {
+		f.record(p, size, site)
+	}
+}
+
+// stdRegisterSites is RegisterSites; it may run before the detector's
+// initialization (its state is initialized statically).
+//
+//go:linkname stdRegisterSites
+func stdRegisterSites(pkgPath, file, table string) uint32 {
+	return RegisterSites(pkgPath, file, table)
+}
+
+// stdShimName is the file of hooks the driver adds to an instrumented
+// standard-library package (driver/stdshim.go).
+const stdShimName = "zz_bigfoot_std.go"
+
+// isStdShimFrame reports whether f is in such a file: reports leave those
+// frames out, as they leave out the detector's.
+func isStdShimFrame(f runtime.Frame) bool {
+	return filepath.Base(f.File) == stdShimName
+}

@@ -1,0 +1,294 @@
+package driver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// The standard library (docs/build.md, "The standard library").
+//
+// The go command accepts -overlay replacements for files under GOROOT, so
+// standard-library packages are instrumented like the main module, with
+// two differences. A standard-library package cannot import the runtime
+// module: the rewritten files' references to the runtime (__bf.X) become
+// package-local names (__bf_X) that a file added to the package (stdShim)
+// defines, reaching the detector through //go:linkname. And only packages
+// whose rewritten files need nothing but memory-access hooks are kept: a
+// package that synchronizes, starts goroutines or uses channels is left as
+// it is, so that its accesses are never checked without its
+// synchronization being modelled. The rewritten files are cached per
+// toolchain, mode and bigfoot binary, so the instrumenter runs once per
+// package; the go command's build cache then reuses the compiled packages.
+
+// stdExclusions are the standard-library packages (or, ending in "/",
+// trees) never instrumented, with the reason; docs/build.md lists them.
+var stdExclusions = []struct{ path, why string }{
+	{"unsafe", "not Go code"},
+	{"C", "not Go code"},
+	{"runtime", "the runtime (not instrumented under -race either)"},
+	{"runtime/", "the runtime and its support packages (not instrumented under -race either)"},
+	{"internal/", "implementation packages of the runtime and of the standard library's synchronization (internal/sync, internal/poll, ...), several of which the compiler does not instrument under -race"},
+	{"sync", "synchronization, modelled by the detector's hooks (not instrumented under -race either)"},
+	{"sync/", "synchronization, modelled by the detector's hooks (not instrumented under -race either)"},
+	{"syscall", "system calls; written in part in assembly"},
+	{"iter", "coroutine switches (iter.Pull) are synchronization the detector does not see"},
+	{"vendor/", "the standard library's vendored golang.org/x packages"},
+}
+
+// stdExcluded returns why the standard-library package p is not
+// instrumented, or "" if it may be: the fixed list, and packages that
+// import internal/race (they annotate synchronization the race detector
+// cannot see, which bigfoot does not model).
+func stdExcluded(p listedPackage) string {
+	for _, e := range stdExclusions {
+		if p.ImportPath == e.path || strings.HasSuffix(e.path, "/") && strings.HasPrefix(p.ImportPath, e.path) {
+			return e.why
+		}
+	}
+	for _, imp := range p.Imports {
+		if imp == "internal/race" {
+			return "annotates hidden synchronization for the race detector (internal/race)"
+		}
+	}
+	return ""
+}
+
+// stdEntry is the cached instrumentation of one standard-library package.
+type stdEntry struct {
+	Excluded string            `json:",omitempty"` // why the package stays as it is
+	Files    map[string][]byte `json:",omitempty"` // base name -> content, the shim included
+}
+
+// stdShimName is the file the shim is added as, in the package's directory.
+const stdShimName = "zz_bigfoot_std.go"
+
+// instrumentStd returns the overlay entries that instrument the
+// standard-library packages among pkgs, instrumenting the ones not yet in
+// the cache.
+func (d *run) instrumentStd(ctx context.Context, pkgs []listedPackage, ge *goEnv) (map[string][]byte, error) {
+	cache := ""
+	if d.cfg.CacheDir != "" {
+		cache = filepath.Join(d.cfg.CacheDir, "std", d.depsKey(ge)+"-"+shortHash(ge.GOROOT))
+	}
+	entries := map[string]*stdEntry{}
+	dirs := map[string]string{}
+	var missing []string
+	for _, p := range pkgs {
+		if !p.Standard || p.ForTest != "" || p.Dir == "" {
+			continue
+		}
+		if _, ok := entries[p.ImportPath]; ok {
+			continue
+		}
+		dirs[p.ImportPath] = p.Dir
+		if why := stdExcluded(p); why != "" {
+			entries[p.ImportPath] = &stdEntry{Excluded: why}
+			continue
+		}
+		if e := readStdEntry(cache, p.ImportPath); e != nil {
+			entries[p.ImportPath] = e
+			continue
+		}
+		missing = append(missing, p.ImportPath)
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		d.logf("instrumenting %d standard-library packages", len(missing))
+		files, err := d.cfg.Instrument(ctx, Request{
+			Dir:        d.dir,
+			Patterns:   missing,
+			BuildFlags: d.inv.BuildFlags,
+			Env:        d.env,
+			Mode:       d.inv.Mode,
+			Std:        true,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("instrumenting the standard library: %w", err)
+		}
+		if d.inv.Verbose {
+			d.printNotes(files.Notes)
+		}
+		for path, e := range stdEntries(missing, dirs, files) {
+			entries[path] = e
+			if err := writeStdEntry(cache, path, e); err != nil {
+				return nil, err
+			}
+		}
+	}
+	overlay := map[string][]byte{}
+	n := 0
+	for path, e := range entries {
+		if e.Excluded != "" {
+			d.logf("std: %s: not instrumented: %s", path, e.Excluded)
+			continue
+		}
+		n++
+		for name, data := range e.Files {
+			overlay[filepath.Join(dirs[path], name)] = data
+		}
+	}
+	d.logf("std: %d packages instrumented", n)
+	return overlay, nil
+}
+
+// stdEntries turns the instrumenter's output for the packages pkgs (in
+// directories dirs) into cache entries: rewritten files with the runtime's
+// references made package-local, plus the shim; or the reason a package
+// is left as it is.
+func stdEntries(pkgs []string, dirs map[string]string, files *Files) map[string]*stdEntry {
+	byDir := map[string]string{}
+	out := map[string]*stdEntry{}
+	used := map[string]map[string]bool{}
+	for _, p := range pkgs {
+		byDir[dirs[p]] = p
+		out[p] = &stdEntry{Files: map[string][]byte{}}
+	}
+	for _, set := range []map[string][]byte{files.Replace, files.Add} {
+		for file, data := range set {
+			p, ok := byDir[filepath.Dir(file)]
+			if !ok || out[p].Excluded != "" {
+				continue
+			}
+			if used[p] == nil {
+				used[p] = map[string]bool{}
+			}
+			src, why := stdRewrite(data, used[p])
+			if why != "" {
+				out[p] = &stdEntry{Excluded: why}
+				continue
+			}
+			out[p].Files[filepath.Base(file)] = src
+		}
+	}
+	for p, e := range out {
+		if e.Excluded != "" {
+			continue
+		}
+		if len(e.Files) == 0 {
+			out[p] = &stdEntry{Excluded: "nothing to check, or left uninstrumented by the instrumenter (assembly, cgo)"}
+			continue
+		}
+		name := ""
+		for _, data := range e.Files {
+			if m := packageRE.FindSubmatch(data); m != nil {
+				name = string(m[1])
+				break
+			}
+		}
+		e.Files[stdShimName] = stdShimFor(name, used[p])
+	}
+	return out
+}
+
+var (
+	packageRE    = regexp.MustCompile(`(?m)^package (\w+)`)
+	rtImportRE   = regexp.MustCompile(`;?[ \t]*import __bf "github.com/bigfoot-go/bigfoot/detector"`)
+	rtRefRE      = regexp.MustCompile(`\b__bf\.(\w+)`)
+	rtMethodRE   = regexp.MustCompile(`\b(__bf\w+)\.(\w+)`)
+	rtRemainsRE  = regexp.MustCompile(`github.com/bigfoot-go/bigfoot`)
+	stdBaseNames = map[string]bool{"__bf": true, "__bfu": true}
+
+	// The instrumenter raises a file's language version to go1.21 when it
+	// does not know it, as for standard-library files; those are at the
+	// toolchain's version, which a go1.21 constraint would lower.
+	upgradeHeadRE  = regexp.MustCompile(`\A//go:build go1\.21\n\n//line [^\n]*:1\n`)
+	upgradeConstRE = regexp.MustCompile(`(?m)^//go:build \((.*)\) && go1\.21$`)
+)
+
+// stdRewrite makes one rewritten file's runtime references package-local
+// and adds the names it uses to used. It returns why the file's package
+// cannot be instrumented, if so: a hook the shim lacks (goroutines,
+// channels, atomics), or a function declared without body (implemented by
+// the runtime or in assembly, which may synchronize behind the detector's
+// back).
+func stdRewrite(src []byte, used map[string]bool) ([]byte, string) {
+	if name := bodylessFunc(src); name != "" {
+		return nil, fmt.Sprintf("declares %s without body (implemented by the runtime or in assembly)", name)
+	}
+	src = upgradeConstRE.ReplaceAll(upgradeHeadRE.ReplaceAll(src, nil), []byte("//go:build $1"))
+	for _, m := range rtMethodRE.FindAllSubmatch(src, -1) {
+		if base := string(m[1]); !stdBaseNames[base] && !stdMethods[string(m[2])] {
+			return nil, fmt.Sprintf("needs hook %s (goroutines, channels or atomics)", m[2])
+		}
+	}
+	var bad string
+	out := rtRefRE.ReplaceAllFunc(rtImportRE.ReplaceAll(src, nil), func(ref []byte) []byte {
+		name := string(ref[len("__bf."):])
+		if !stdHooks[name] && bad == "" {
+			bad = name
+		}
+		used[name] = true
+		return []byte("__bf_" + name)
+	})
+	if bad != "" {
+		return nil, fmt.Sprintf("needs hook %s (goroutines, channels or atomics)", bad)
+	}
+	if rtRemainsRE.Match(out) {
+		return nil, "refers to the runtime module in a way the driver cannot rewrite"
+	}
+	return out, ""
+}
+
+// bodylessFunc returns the name of a function src declares without a
+// body, or "" if none (or if src does not parse, which the compiler will
+// report).
+func bodylessFunc(src []byte) string {
+	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
+	if err != nil {
+		return ""
+	}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body == nil {
+			return fd.Name.Name
+		}
+	}
+	return ""
+}
+
+// shortHash is a short hex hash of s.
+func shortHash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return fmt.Sprintf("%x", h[:6])
+}
+
+// readStdEntry returns the cached entry of package path, or nil.
+func readStdEntry(cache, path string) *stdEntry {
+	if cache == "" {
+		return nil
+	}
+	data, err := os.ReadFile(filepath.Join(cache, url.PathEscape(path)+".json"))
+	if err != nil {
+		return nil
+	}
+	var e stdEntry
+	if json.Unmarshal(data, &e) != nil {
+		return nil
+	}
+	return &e
+}
+
+// writeStdEntry caches the entry of package path.
+func writeStdEntry(cache, path string, e *stdEntry) error {
+	if cache == "" {
+		return nil
+	}
+	data, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(filepath.Join(cache, url.PathEscape(path)+".json"), data); err != nil {
+		return fmt.Errorf("caching the instrumented standard library: %w", err)
+	}
+	return nil
+}
