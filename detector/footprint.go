@@ -207,9 +207,10 @@ func (f *Footprint) recordSlow(p unsafe.Pointer, size uintptr, site uint32) {
 			return // still the stack: nothing to record
 		}
 	case size != f.size:
-	case a-f.lo > f.lim:
-		// Another object: the range's object may die once it is
-		// committed, and its memory be reused.
+	case a-f.lo > f.lim, f.lim == ^uintptr(0) && isHeap(a):
+		// Another object (a heap object after a global one, too): the
+		// range's object may die once it is committed, and its memory
+		// be reused.
 	case f.count() == 1:
 		d := a - f.start // two's complement: negative for descending
 		if int(d) >= int(size) || -int(d) >= int(size) {
@@ -296,6 +297,13 @@ func (f *Footprint) setNext(a uintptr) {
 	case step < 0:
 		f.end = a - ((a-f.lo)/uintptr(-step)+1)*uintptr(-step)
 	}
+}
+
+// isHeap reports whether a, which the caller keeps reachable, is in a
+// heap object.
+func isHeap(a uintptr) bool {
+	_, _, heap := shadow.ObjectBounds(a)
+	return heap
 }
 
 // onStack reports whether p is in g's own stack.

@@ -219,6 +219,24 @@ func TestFootprintStopsAtObjectEnd(t *testing.T) {
 	})
 }
 
+var globalInts [64]int64
+
+// A footprint over a global array that then sees a heap object's element
+// starts a new range there, bounded by and keeping alive the heap object.
+func TestFootprintGlobalThenHeap(t *testing.T) {
+	h := make([]int64, 64)
+	expect(t, false, func(g *G) {
+		f := g.Footprint(0, true)
+		*F(f, &globalInts[0], 0) = 1
+		*F(f, &globalInts[1], 0) = 1
+		*F(f, &h[5], 0) = 1
+		if f.obj != unsafe.Pointer(&h[0]) || f.count() != 1 || f.side != nil && f.side.count != 0 {
+			t.Errorf("a heap element after a global range: object %p, %d elements, side set %+v; want a new range in h at %p", f.obj, f.count(), f.side, &h[0])
+		}
+		g.PopFootprints(f)
+	})
+}
+
 // A pending footprint keeps its object alive: the garbage collector cannot
 // free and reuse memory whose check is pending.
 func TestFootprintKeepsObjectAlive(t *testing.T) {
