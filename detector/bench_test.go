@@ -9,6 +9,7 @@ package detector
 // compare with benchstat.
 
 import (
+	"sync"
 	"testing"
 	"unsafe"
 )
@@ -109,5 +110,51 @@ func BenchmarkRelease(b *testing.B) {
 	s := heap(new(int64))
 	for b.Loop() {
 		RaceRelease(unsafe.Pointer(s))
+	}
+}
+
+// BenchmarkChanPair is a send and a receive on a buffered channel, as
+// emitted code makes them: the hooks' releases and acquires included.
+func BenchmarkChanPair(b *testing.B) {
+	g, ch := Cur(), make(chan int, 1)
+	for b.Loop() {
+		ch <- Send(g, ch, cap(ch), 1)
+		benchSink += int64(RecvPost(g, ch, cap(ch), <-RecvPre(g, ch, cap(ch))))
+	}
+}
+
+// BenchmarkMutexPair is a Lock and an Unlock.
+func BenchmarkMutexPair(b *testing.B) {
+	g, mu := Cur(), heap(new(sync.Mutex))
+	for b.Loop() {
+		Lock(g, mu)
+		Unlock(g, mu)
+	}
+}
+
+// BenchmarkFreshObject allocates a 64-byte object and writes its first
+// word: the first access to memory the shadow has not seen (or has seen
+// for an object the garbage collector freed).
+func BenchmarkFreshObject(b *testing.B) {
+	g := Cur()
+	benchHeap = append(benchHeap, nil)
+	for b.Loop() {
+		p := new([8]int64)
+		*W(g, &p[0], 0) = 1
+		benchHeap[0] = p
+	}
+}
+
+// BenchmarkFootprint1M records writes of 1M elements in a footprint and
+// commits it, in a new epoch each time: a deferred loop.
+func BenchmarkFootprint1M(b *testing.B) {
+	g, a := Cur(), heap(make([]int64, 1<<20))
+	for b.Loop() {
+		RaceRelease(unsafe.Pointer(&benchSink))
+		f := g.Footprint(0, true)
+		for i := range a {
+			*F(f, &a[i], 0) = int64(i)
+		}
+		g.PopFootprints(f)
 	}
 }

@@ -44,8 +44,8 @@ import (
 // and cover every access, in the sense of 003_2c4adee4d326f5a8.txt:748-760,
 // by construction.
 
-// A Footprint is the pending accesses of one access site: n elements of
-// size bytes at start, start+step, ..., as a strided range (the affine
+// A Footprint is the pending accesses of one access site: count()
+// elements of size bytes at start, start+step, ..., as a strided range (the affine
 // range), plus a set of the accesses that do not fit it (the side set).
 // Emitted code obtains one per site from Footprint at function entry and
 // records accesses with F.
@@ -57,7 +57,8 @@ import (
 // that would extend past the object's end, or an access in another
 // object, commits and starts over.
 type Footprint struct {
-	next uintptr // the address that extends the range (0: none does)
+	next uintptr // the address that extends the range (0: the range is empty)
+	end  uintptr // the first address of the progression past the object (0: none)
 	step uintptr // distance between elements (two's complement: may be negative)
 	// lo and lim bound the range to its object: an element at a lies in
 	// it if a-lo <= lim (unsigned), lim = the object's size - size.
@@ -65,7 +66,6 @@ type Footprint struct {
 	start   uintptr        // first element recorded
 	obj     unsafe.Pointer // the range's heap object, kept alive until the commit
 	size    uintptr        // element size
-	n       int            // elements in the range
 	reps    int            // repeated accesses since the last commit
 	g       *G
 	side    *sideSet // accesses that do not fit the range (nil: none yet)
@@ -167,19 +167,13 @@ func F[T any](f *Footprint, p *T, site uint32) *T {
 }
 
 // record adds an access of size bytes at a. The common case, the next
-// element of the range, is a comparison, two additions and the bound.
+// element of the range, is two comparisons and an addition. F inlines
+// into its call site (TestInlining); record, a little over the inlining
+// budget, is a call. Builds that count accesses or verify checks take the
+// slow path every time (setNext makes end equal to next there).
 func (f *Footprint) record(p unsafe.Pointer, size uintptr, site uint32) {
-	if countAccesses {
-		f.g.accesses++
-	}
-	if verifyChecks {
-		f.g.verifyRecord(p, size, 0, 1, verifyKind(f.write)|vAccess, site)
-	}
-	if a := uintptr(p); a == f.next {
-		f.n++
-		if f.next = a + f.step; f.next-f.lo > f.lim {
-			f.next = 0 // past the object's end
-		}
+	if a := uintptr(p); a == f.next && a != f.end {
+		f.next = a + f.step
 		return
 	}
 	f.recordSlow(p, size, site)
@@ -189,12 +183,24 @@ func (f *Footprint) record(p unsafe.Pointer, size uintptr, site uint32) {
 // An access in the range's object goes to the side set, so the range keeps
 // growing; one in another object commits the range and starts a new one.
 func (f *Footprint) recordSlow(p unsafe.Pointer, size uintptr, site uint32) {
+	if countAccesses {
+		f.g.accesses++
+	}
+	if verifyChecks {
+		f.g.verifyRecord(p, size, 0, 1, verifyKind(f.write)|vAccess, site)
+	}
 	a := uintptr(p)
 	switch {
+	case (countAccesses || verifyChecks) && a == f.next && a-f.lo <= f.lim:
+		f.next = a + f.step // the next element, in a counting build
+		f.end = f.next
+		return
 	case f.direct:
 		f.g.checkOne(p, size, f.write, site)
 		return
-	case f.n == 0:
+	case size == 0:
+		return // no bytes: nothing to check
+	case f.next == 0:
 		f.begin(p, size, site)
 		return
 	case f.stack:
@@ -202,16 +208,15 @@ func (f *Footprint) recordSlow(p unsafe.Pointer, size uintptr, site uint32) {
 			return // still the stack: nothing to record
 		}
 	case size != f.size:
-	case a-f.lo > f.lim:
-		// Another object: the range's object may die once it is
-		// committed, and its memory be reused.
-	case f.n == 1:
+	case a-f.lo > f.lim, f.lim == ^uintptr(0) && isHeap(a):
+		// Another object (a heap object after a global one, too): the
+		// range's object may die once it is committed, and its memory
+		// be reused.
+	case f.count() == 1:
 		d := a - f.start // two's complement: negative for descending
 		if int(d) >= int(size) || -int(d) >= int(size) {
-			f.step, f.n = d, 2
-			if f.next = a + d; f.next-f.lo > f.lim {
-				f.next = 0
-			}
+			f.step = d
+			f.setNext(a + d)
 			return
 		}
 		if d == 0 && f.repeat() {
@@ -238,7 +243,7 @@ func (f *Footprint) recordSlow(p unsafe.Pointer, size uintptr, site uint32) {
 // so that its accesses are eventually published.
 func (f *Footprint) repeat() bool {
 	f.reps++
-	held := f.n
+	held := f.count()
 	if f.side != nil {
 		held += f.side.count
 	}
@@ -249,7 +254,7 @@ func (f *Footprint) repeat() bool {
 // object of p, which bounds the range and which f keeps alive.
 func (f *Footprint) begin(p unsafe.Pointer, size uintptr, site uint32) {
 	a := uintptr(p)
-	f.start, f.size, f.n, f.site, f.stack = a, size, 1, site, false
+	f.start, f.size, f.site, f.stack = a, size, site, false
 	f.step = size // guess: ascending, contiguous
 	f.g.fp.dirty = true
 	base, osize, heap := shadow.ObjectBounds(a)
@@ -272,29 +277,64 @@ func (f *Footprint) begin(p unsafe.Pointer, size uintptr, site uint32) {
 		// garbage collector.
 		f.lo, f.lim = 0, ^uintptr(0)
 	}
-	if f.next = a + size; f.next-f.lo > f.lim {
-		f.next = 0
+	f.setNext(a + size)
+}
+
+// setNext sets the address that extends the range to a, and the end of
+// the progression: the first of its addresses past the object's bounds,
+// where the range stops growing (0: never, for memory that is not a heap
+// object). The range's length is always (next-start)/step.
+func (f *Footprint) setNext(a uintptr) {
+	f.next, f.end = a, 0
+	switch step := int(f.step); {
+	case countAccesses || verifyChecks:
+		f.end = a // every access takes recordSlow, which counts it
+	case a-f.lo > f.lim:
+		f.end = a // past the object's end: the range stops here
+	case f.lim == ^uintptr(0):
+		// Not a heap object: unbounded.
+	case step > 0:
+		f.end = a + ((f.lo+f.lim-a)/uintptr(step)+1)*uintptr(step)
+	case step < 0:
+		f.end = a - ((a-f.lo)/uintptr(-step)+1)*uintptr(-step)
 	}
+}
+
+// isHeap reports whether a, which the caller keeps reachable, is in a
+// heap object.
+func isHeap(a uintptr) bool {
+	_, _, heap := shadow.ObjectBounds(a)
+	return heap
 }
 
 // onStack reports whether p is in g's own stack.
 func onStack(g *G, p unsafe.Pointer) bool { return shadow.OnStack(g.t.GP, p) }
 
+// count returns the number of elements in the range: the distance from
+// its start to the address that would extend it, in steps (0: empty).
+func (f *Footprint) count() int {
+	if f.next == 0 {
+		return 0
+	}
+	return int(f.next-f.start) / int(f.step)
+}
+
 // contains reports whether a is one of the range's elements.
 func (f *Footprint) contains(a uintptr) bool {
-	if f.n == 0 {
+	n := f.count()
+	if n == 0 {
 		return false
 	}
 	d := int(a - f.start)
 	step := int(f.step)
-	if f.n == 1 || step == 0 {
+	if n == 1 || step == 0 {
 		return d == 0
 	}
 	if d%step != 0 {
 		return false
 	}
 	k := d / step
-	return k >= 0 && k < f.n
+	return k >= 0 && k < n
 }
 
 // commitAll checks and empties f's range and side set. A range that lies
@@ -303,8 +343,8 @@ func (f *Footprint) contains(a uintptr) bool {
 // neighbours, a histogram's buckets) is checked as one range.
 func (f *Footprint) commitAll() {
 	if s := f.side; s != nil && s.count > 0 {
-		if f.n > 0 && !f.stack && s.absorb(f) {
-			f.n, f.next, f.reps, f.obj = 0, 0, 0, nil
+		if f.next != 0 && !f.stack && s.absorb(f) {
+			f.next, f.end, f.reps, f.obj = 0, 0, 0, nil
 		} else {
 			f.commit()
 		}
@@ -317,25 +357,26 @@ func (f *Footprint) commitAll() {
 // absorb adds the elements of f's range to the side set s if they all lie
 // in its window, and reports whether it did.
 func (s *sideSet) absorb(f *Footprint) bool {
+	n := f.count()
 	if f.size != s.size {
 		return false
 	}
 	first, step := f.start, f.step
 	if int(step) < 0 {
-		first += uintptr(f.n-1) * step
+		first += uintptr(n-1) * step
 		step = -step
 	}
-	if f.n == 1 {
+	if n == 1 {
 		step = s.size
 	}
-	last := first + uintptr(f.n-1)*step
+	last := first + uintptr(n-1)*step
 	if first < s.origin || (first-s.origin)%s.size != 0 || step%s.size != 0 ||
 		(last-s.origin)/s.size >= uintptr(s.nbits) {
 		return false
 	}
 	k, d := int((first-s.origin)/s.size), int(step/s.size)
-	s.lo, s.hi = min(s.lo, k), max(s.hi, k+(f.n-1)*d+1)
-	for i := 0; i < f.n; i, k = i+1, k+d {
+	s.lo, s.hi = min(s.lo, k), max(s.hi, k+(n-1)*d+1)
+	for i := 0; i < n; i, k = i+1, k+d {
 		s.bits[k>>6] |= 1 << (k & 63)
 	}
 	return true
@@ -346,13 +387,13 @@ func (f *Footprint) commit() {
 	if f.base != nil {
 		f.loadRange()
 	}
-	n := f.n
+	n := f.count()
 	if n == 0 {
 		return
 	}
 	start, step := f.start, f.step
 	obj := f.obj
-	f.n, f.next, f.reps, f.obj = 0, 0, 0, nil
+	f.next, f.end, f.reps, f.obj = 0, 0, 0, nil
 	if f.stack {
 		return
 	}

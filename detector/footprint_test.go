@@ -17,10 +17,10 @@ import (
 // pending returns f's range as (start index, step in elements, n) relative
 // to &a[0].
 func pending(f *Footprint, a []int64) (start, step, n int) {
-	if f.n == 0 {
+	if f.count() == 0 {
 		return 0, 0, 0
 	}
-	return int(f.start-addr(&a[0])) / 8, int(f.step) / 8, f.n
+	return int(f.start-addr(&a[0])) / 8, int(f.step) / 8, f.count()
 }
 
 func TestFootprintMergesAscending(t *testing.T) {
@@ -186,8 +186,8 @@ func TestFootprintStopsAtObjectEnd(t *testing.T) {
 		for i := range a {
 			*F(f, &a[i], 0) = 1
 		}
-		if f.next != 0 {
-			t.Errorf("the range over a extends to %#x, past its end", f.next)
+		if f.next != f.end {
+			t.Errorf("the range over a may extend to %#x, past its end", f.next)
 		}
 		if f.obj != unsafe.Pointer(&a[0]) {
 			t.Errorf("the footprint holds %p, want a at %p", f.obj, &a[0])
@@ -199,8 +199,8 @@ func TestFootprintStopsAtObjectEnd(t *testing.T) {
 		if g.fpCommits != before+1 {
 			t.Errorf("b's first element committed %d ranges, want 1 (a's)", g.fpCommits-before)
 		}
-		if f.obj != unsafe.Pointer(&b[0]) || f.n != len(b) {
-			t.Errorf("the range after the boundary: object %p n %d, want b at %p, %d", f.obj, f.n, &b[0], len(b))
+		if f.obj != unsafe.Pointer(&b[0]) || f.count() != len(b) {
+			t.Errorf("the range after the boundary: object %p n %d, want b at %p, %d", f.obj, f.count(), &b[0], len(b))
 		}
 		// Descending from b into a: the same.
 		g.PopFootprints(f)
@@ -208,12 +208,30 @@ func TestFootprintStopsAtObjectEnd(t *testing.T) {
 		for i := len(b) - 1; i >= 0; i-- {
 			*F(f, &b[i], 0) = 1
 		}
-		if f.next != 0 {
-			t.Errorf("the descending range over b extends to %#x, past its start", f.next)
+		if f.next != f.end {
+			t.Errorf("the descending range over b may extend to %#x, past its start", f.next)
 		}
 		*F(f, &a[len(a)-1], 0) = 1
-		if f.obj != unsafe.Pointer(&a[0]) || f.n != 1 {
+		if f.obj != unsafe.Pointer(&a[0]) || f.count() != 1 {
 			t.Errorf("a's last element did not start a new range")
+		}
+		g.PopFootprints(f)
+	})
+}
+
+var globalInts [64]int64
+
+// A footprint over a global array that then sees a heap object's element
+// starts a new range there, bounded by and keeping alive the heap object.
+func TestFootprintGlobalThenHeap(t *testing.T) {
+	h := make([]int64, 64)
+	expect(t, false, func(g *G) {
+		f := g.Footprint(0, true)
+		*F(f, &globalInts[0], 0) = 1
+		*F(f, &globalInts[1], 0) = 1
+		*F(f, &h[5], 0) = 1
+		if f.obj != unsafe.Pointer(&h[0]) || f.count() != 1 || f.side != nil && f.side.count != 0 {
+			t.Errorf("a heap element after a global range: object %p, %d elements, side set %+v; want a new range in h at %p", f.obj, f.count(), f.side, &h[0])
 		}
 		g.PopFootprints(f)
 	})
@@ -384,10 +402,10 @@ func TestPopFootprints(t *testing.T) {
 		left := g.Footprint(0, true)
 		*F(left, &a[1], 0) = 1
 		g.PopFootprints(inner)
-		if g.fp.top != 1 || left.n != 0 {
-			t.Errorf("after popping inner: top %d, left pending %d", g.fp.top, left.n)
+		if g.fp.top != 1 || left.count() != 0 {
+			t.Errorf("after popping inner: top %d, left pending %d", g.fp.top, left.count())
 		}
-		if outer.n != 1 {
+		if outer.count() != 1 {
 			t.Errorf("outer's range was committed by an inner pop")
 		}
 		g.PopFootprints(inner) // already popped: no effect

@@ -10,6 +10,7 @@ package detector
 
 import (
 	"runtime"
+	"sync"
 	"testing"
 	"unsafe"
 )
@@ -104,5 +105,44 @@ func BenchmarkRelease(b *testing.B) {
 	s := heap(new(int64))
 	for b.Loop() {
 		runtime.RaceRelease(unsafe.Pointer(s))
+	}
+}
+
+// The compiler instruments the code below: the channel and mutex
+// operations call the race runtime's acquire and release, new calls
+// racemalloc, and every access of the loop racewrite.
+
+func BenchmarkChanPair(b *testing.B) {
+	ch := make(chan int, 1)
+	for b.Loop() {
+		ch <- 1
+		benchSink += int64(<-ch)
+	}
+}
+
+func BenchmarkMutexPair(b *testing.B) {
+	mu := heap(new(sync.Mutex))
+	for b.Loop() {
+		mu.Lock()
+		mu.Unlock()
+	}
+}
+
+func BenchmarkFreshObject(b *testing.B) {
+	benchHeap = append(benchHeap, nil)
+	for b.Loop() {
+		p := new([8]int64)
+		p[0] = 1
+		benchHeap[0] = p
+	}
+}
+
+func BenchmarkFootprint1M(b *testing.B) {
+	a := heap(make([]int64, 1<<20))
+	for b.Loop() {
+		runtime.RaceRelease(unsafe.Pointer(&benchSink))
+		for i := range a {
+			a[i] = int64(i)
+		}
 	}
 }

@@ -76,14 +76,16 @@ func (f *Footprint) loadRange() {
 	r := &f.Range
 	f.g.fp.dirty = true
 	n := (r.Next - r.first) / r.step
-	if n <= 0 || r.base == nil || f.n != 0 {
+	if n <= 0 || r.base == nil || f.count() != 0 {
 		return
 	}
 	// The range lies in one object, the array: r.base keeps it alive
-	// and nothing may extend the loaded range dynamically (next = 0).
+	// and nothing may extend the loaded range dynamically (end = next).
+	step := uintptr(r.step) * r.elem // two's complement when descending
 	f.start = uintptr(unsafe.Add(r.base, uintptr(r.first)*r.elem+r.off))
-	f.obj, f.next, f.stack = r.base, 0, onStack(f.g, r.base)
-	f.size, f.n = r.size, n
-	f.step = uintptr(r.step) * r.elem // two's complement when descending
+	f.obj, f.stack = r.base, onStack(f.g, r.base)
+	f.size, f.step = r.size, step
+	f.next = f.start + uintptr(n)*step
+	f.end = f.next
 	r.first = r.Next
 }
