@@ -57,6 +57,10 @@ type loopPlan struct {
 	step  int64                    // the induction variable's step
 	sites map[accessKey]*rangeSite // qualifying accesses
 	order []*rangeSite             // distinct ranges, in order of appearance
+	// alias maps a variable p of `p := &s[c*i+d]` (a top-level statement
+	// of the body, p never assigned again nor captured) to s[c*i+d]: p.f
+	// in a later statement is the element's field.
+	alias map[*types.Var]*ast.IndexExpr
 }
 
 // accessKey identifies one access expression of a kind.
@@ -127,12 +131,15 @@ func (r *fileRewriter) planRange(s *ast.RangeStmt) *loopPlan {
 // variable iv of step step; cond and post are the loop's other parts
 // (nil for a range loop).
 func (r *fileRewriter) planBody(iv *types.Var, step int64, body *ast.BlockStmt, cond ast.Expr, post ast.Stmt) *loopPlan {
-	lp := &loopPlan{iv: iv, step: step, sites: map[accessKey]*rangeSite{}}
+	lp := &loopPlan{iv: iv, step: step, sites: map[accessKey]*rangeSite{}, alias: map[*types.Var]*ast.IndexExpr{}}
 	// A shared slice variable (captured, global) could be assigned by a
 	// call; one not assigned in a call-free loop keeps its value.
 	bodyCalls := !r.syncFree(body) || cond != nil && !r.syncFree(cond) || post != nil && !r.syncFree(post)
 	keys := map[string]*rangeSite{}
 	for k, st := range body.List {
+		if p, ix := r.elementAlias(st, body, k); p != nil {
+			lp.alias[p] = ix
+		}
 		if simpleStmt(st) {
 			for _, a := range r.stmtAccesses(st) {
 				rs := r.rangeSiteOf(body, lp, a.e, a.write, bodyCalls)
@@ -430,11 +437,25 @@ func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr
 		if !ok {
 			break
 		}
-		if s := r.info.Selections[sel]; s == nil || s.Kind() != types.FieldVal || s.Indirect() {
+		s := r.info.Selections[sel]
+		if s == nil || s.Kind() != types.FieldVal {
 			return nil
 		}
 		fields = append(fields, sel)
 		x = ast.Unparen(sel.X)
+		if s.Indirect() {
+			// Only p.f of an alias p := &s[i] (p.f is s[i].f).
+			id, ok := x.(*ast.Ident)
+			if !ok || len(s.Index()) != 1 {
+				return nil
+			}
+			v := r.varOf(id)
+			if v == nil || lp.alias[v] == nil {
+				return nil
+			}
+			x = lp.alias[v]
+			break
+		}
 	}
 	ix, ok := x.(*ast.IndexExpr)
 	if !ok {
@@ -475,6 +496,35 @@ func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr
 		rs.size = "__bfu.Sizeof(" + base + ")"
 	}
 	return rs
+}
+
+// elementAlias returns p and s[idx] if st, the k-th statement of body, is
+// `p := &s[idx]` and body neither assigns p elsewhere nor takes its
+// address nor captures it.
+func (r *fileRewriter) elementAlias(st ast.Stmt, body *ast.BlockStmt, k int) (*types.Var, *ast.IndexExpr) {
+	as, ok := st.(*ast.AssignStmt)
+	if !ok || as.Tok != token.DEFINE || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+		return nil, nil
+	}
+	id, ok := as.Lhs[0].(*ast.Ident)
+	u, ok2 := ast.Unparen(as.Rhs[0]).(*ast.UnaryExpr)
+	if !ok || !ok2 || u.Op != token.AND {
+		return nil, nil
+	}
+	ix, ok := ast.Unparen(u.X).(*ast.IndexExpr)
+	if !ok {
+		return nil, nil
+	}
+	p := r.varOf(id)
+	if p == nil || r.sharedVar(p) {
+		return nil, nil
+	}
+	for j, other := range body.List {
+		if j != k && (r.assignedIn(other, p) || declaresName(other, id.Name)) {
+			return nil, nil
+		}
+	}
+	return p, ix
 }
 
 // affine returns the coefficient of iv in the index e, which must be a
