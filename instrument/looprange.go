@@ -57,6 +57,10 @@ type loopPlan struct {
 	step  int64                    // the induction variable's step
 	sites map[accessKey]*rangeSite // qualifying accesses
 	order []*rangeSite             // distinct ranges, in order of appearance
+	// alias maps a variable p of `p := &s[c*i+d]` (a top-level statement
+	// of the body, p never assigned again nor captured) to s[c*i+d]: p.f
+	// in a later statement is the element's field.
+	alias map[*types.Var]*ast.IndexExpr
 }
 
 // accessKey identifies one access expression of a kind.
@@ -80,8 +84,8 @@ type rangeSite struct {
 	fp      string       // footprint variable, once used
 }
 
-// planLoop returns the static ranges of s, or nil (with a note saying
-// why) if it has none.
+// planLoop returns the static ranges of the for loop s, or nil (with a
+// note saying why) if it has none.
 func (r *fileRewriter) planLoop(s *ast.ForStmt) *loopPlan {
 	iv, step, why := r.loopIV(s)
 	if iv == nil {
@@ -90,37 +94,74 @@ func (r *fileRewriter) planLoop(s *ast.ForStmt) *loopPlan {
 		}
 		return nil
 	}
-	lp := &loopPlan{iv: iv, step: step, sites: map[accessKey]*rangeSite{}}
+	return r.planBody(iv, step, s.Body, s.Cond, s.Post)
+}
+
+// planRange returns the static ranges of a range loop over the indices of
+// a slice or array variable or over an int, `for i := range x`, or nil.
+func (r *fileRewriter) planRange(s *ast.RangeStmt) *loopPlan {
+	id, ok := s.Key.(*ast.Ident)
+	if !ok || s.Tok != token.DEFINE || s.Value != nil && !isBlank(s.Value) || isBlank(id) {
+		return nil
+	}
+	iv := r.varOf(id)
+	if iv == nil || !types.Identical(iv.Type(), types.Typ[types.Int]) || r.sharedVar(iv) || r.assignedIn(s.Body, iv) {
+		return nil
+	}
+	if _, ok := ast.Unparen(s.X).(*ast.Ident); !ok {
+		return nil // x is evaluated again by OpenRange's pre statement
+	}
+	switch u := coreType(r.typeOf(s.X)).(type) {
+	case *types.Slice, *types.Array:
+	case *types.Pointer:
+		if _, ok := coreType(u.Elem()).(*types.Array); !ok {
+			return nil
+		}
+	case *types.Basic:
+		if u.Info()&types.IsInteger == 0 {
+			return nil // a string's indices advance by runes
+		}
+	default:
+		return nil
+	}
+	return r.planBody(iv, 1, s.Body, nil, nil)
+}
+
+// planBody returns the static ranges of a loop body with induction
+// variable iv of step step; cond and post are the loop's other parts
+// (nil for a range loop).
+func (r *fileRewriter) planBody(iv *types.Var, step int64, body *ast.BlockStmt, cond ast.Expr, post ast.Stmt) *loopPlan {
+	lp := &loopPlan{iv: iv, step: step, sites: map[accessKey]*rangeSite{}, alias: map[*types.Var]*ast.IndexExpr{}}
 	// A shared slice variable (captured, global) could be assigned by a
 	// call; one not assigned in a call-free loop keeps its value.
-	bodyCalls := !r.syncFree(s.Body) || s.Cond != nil && !r.syncFree(s.Cond) || !r.syncFree(s.Post)
+	bodyCalls := !r.syncFree(body) || cond != nil && !r.syncFree(cond) || post != nil && !r.syncFree(post)
 	keys := map[string]*rangeSite{}
-	for k, st := range s.Body.List {
-		if skipsRest(st) {
-			break
+	for k, st := range body.List {
+		if p, ix := r.elementAlias(st, body, k); p != nil {
+			lp.alias[p] = ix
 		}
-		if !simpleStmt(st) {
-			continue
-		}
-		for _, a := range r.stmtAccesses(st) {
-			rs := r.rangeSiteOf(s, lp, a.e, a.write, bodyCalls)
-			if rs == nil {
-				continue
-			}
-			if !a.write || !a.target || r.maySyncStmt(st, a.e) {
-				if r.maySyncStmt(st, nil) {
+		if simpleStmt(st) {
+			for _, a := range r.stmtAccesses(st) {
+				rs := r.rangeSiteOf(body, lp, a.e, a.write, bodyCalls)
+				if rs == nil {
 					continue
 				}
+				if (!a.write || !a.target || r.maySyncStmt(st, a.e)) && r.maySyncStmt(st, nil) {
+					continue
+				}
+				key := fmt.Sprintf("%s|%s|%s|%s|%v", rs.operand, rs.index, rs.off, rs.size, rs.write)
+				if old := keys[key]; old != nil {
+					rs = old
+				} else {
+					keys[key] = rs
+					lp.order = append(lp.order, rs)
+				}
+				rs.stmts[k] = true
+				lp.sites[accessKey{a.e.Pos(), a.e.End(), a.write}] = rs
 			}
-			key := fmt.Sprintf("%s|%s|%s|%s|%v", rs.operand, rs.index, rs.off, rs.size, rs.write)
-			if old := keys[key]; old != nil {
-				rs = old
-			} else {
-				keys[key] = rs
-				lp.order = append(lp.order, rs)
-			}
-			rs.stmts[k] = true
-			lp.sites[accessKey{a.e.Pos(), a.e.End(), a.write}] = rs
+		}
+		if skipsRest(st) {
+			break
 		}
 	}
 	if len(lp.sites) == 0 {
@@ -388,7 +429,7 @@ func (r *fileRewriter) visitAddress(e ast.Expr, visit func(ast.Node)) {
 
 // rangeSiteOf returns the static range of the element access e in loop s,
 // or nil if it has none.
-func (r *fileRewriter) rangeSiteOf(s *ast.ForStmt, lp *loopPlan, e ast.Expr, write, bodyCalls bool) *rangeSite {
+func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr, write, bodyCalls bool) *rangeSite {
 	var fields []*ast.SelectorExpr
 	x := ast.Unparen(e)
 	for {
@@ -396,11 +437,25 @@ func (r *fileRewriter) rangeSiteOf(s *ast.ForStmt, lp *loopPlan, e ast.Expr, wri
 		if !ok {
 			break
 		}
-		if s := r.info.Selections[sel]; s == nil || s.Kind() != types.FieldVal || s.Indirect() {
+		s := r.info.Selections[sel]
+		if s == nil || s.Kind() != types.FieldVal {
 			return nil
 		}
 		fields = append(fields, sel)
 		x = ast.Unparen(sel.X)
+		if s.Indirect() {
+			// Only p.f of an alias p := &s[i] (p.f is s[i].f).
+			id, ok := x.(*ast.Ident)
+			if !ok || len(s.Index()) != 1 {
+				return nil
+			}
+			v := r.varOf(id)
+			if v == nil || lp.alias[v] == nil {
+				return nil
+			}
+			x = lp.alias[v]
+			break
+		}
 	}
 	ix, ok := x.(*ast.IndexExpr)
 	if !ok {
@@ -418,10 +473,10 @@ func (r *fileRewriter) rangeSiteOf(s *ast.ForStmt, lp *loopPlan, e ast.Expr, wri
 	if !ok || mentionsTypeParam(sl.Elem(), map[types.Type]bool{}) {
 		return nil
 	}
-	if r.assignedIn(s.Body, v) || declaresName(s.Body, id.Name) || r.sharedVar(v) && bodyCalls {
+	if r.assignedIn(body, v) || declaresName(body, id.Name) || r.sharedVar(v) && bodyCalls {
 		return nil
 	}
-	c, ok := r.affine(ix.Index, lp.iv, s.Body)
+	c, ok := r.affine(ix.Index, lp.iv, body)
 	if !ok || c == 0 {
 		return nil
 	}
@@ -441,6 +496,35 @@ func (r *fileRewriter) rangeSiteOf(s *ast.ForStmt, lp *loopPlan, e ast.Expr, wri
 		rs.size = "__bfu.Sizeof(" + base + ")"
 	}
 	return rs
+}
+
+// elementAlias returns p and s[idx] if st, the k-th statement of body, is
+// `p := &s[idx]` and body neither assigns p elsewhere nor takes its
+// address nor captures it.
+func (r *fileRewriter) elementAlias(st ast.Stmt, body *ast.BlockStmt, k int) (*types.Var, *ast.IndexExpr) {
+	as, ok := st.(*ast.AssignStmt)
+	if !ok || as.Tok != token.DEFINE || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+		return nil, nil
+	}
+	id, ok := as.Lhs[0].(*ast.Ident)
+	u, ok2 := ast.Unparen(as.Rhs[0]).(*ast.UnaryExpr)
+	if !ok || !ok2 || u.Op != token.AND {
+		return nil, nil
+	}
+	ix, ok := ast.Unparen(u.X).(*ast.IndexExpr)
+	if !ok {
+		return nil, nil
+	}
+	p := r.varOf(id)
+	if p == nil || r.sharedVar(p) {
+		return nil, nil
+	}
+	for j, other := range body.List {
+		if j != k && (r.assignedIn(other, p) || declaresName(other, id.Name)) {
+			return nil, nil
+		}
+	}
+	return p, ix
 }
 
 // affine returns the coefficient of iv in the index e, which must be a
@@ -579,14 +663,12 @@ func (r *fileRewriter) rangeFootprint(e ast.Expr, write bool) string {
 	return ""
 }
 
-// rangeFor renders the for loop s with the static ranges of lp.
-func (r *fileRewriter) rangeFor(s *ast.ForStmt, lp *loopPlan) stmtOut {
+// rangeBody renders the body of a loop with the static ranges of lp: each
+// top-level statement is followed by the stores of the ranges it extends.
+func (r *fileRewriter) rangeBody(body *ast.BlockStmt, lp *loopPlan) (sub, []*rangeSite) {
 	fp := r.fn.fp
 	fp.plans = append(fp.plans, lp)
-	r.enterLoop()
-	cond, post := r.exprSub(s.Cond), r.simple(s.Post)
-	subs := r.stmtList(s.Body.List)
-	r.leaveLoop()
+	subs := r.stmtList(body.List)
 	fp.plans = fp.plans[:len(fp.plans)-1]
 	for k := range subs {
 		var stores []string
@@ -599,27 +681,55 @@ func (r *fileRewriter) rangeFor(s *ast.ForStmt, lp *loopPlan) stmtOut {
 			subs[k].text += "; " + strings.Join(stores, "; ")
 		}
 	}
-	body := subOf(s.Body, r.spliceNode(s.Body, subs...))
-	as := s.Init.(*ast.AssignStmt)
 	var opened []*rangeSite
 	for _, rs := range lp.order {
 		if rs.fp != "" {
 			opened = append(opened, rs)
+			if rs.off != "0" {
+				r.usesUnsafe = true
+			}
 		}
 	}
+	return subOf(body, r.spliceNode(body, subs...)), opened
+}
+
+// openRange renders the call opening the static range rs of a loop of
+// step step whose induction variable starts at lo.
+func (r *fileRewriter) openRange(rs *rangeSite, lo string, step int64) string {
+	r.fn.uses++
+	return fmt.Sprintf("__bf.OpenRange(%s, %s, %s, %d, %s, %d, %s, %s)", rs.fp, rs.operand, lo, rs.c, rs.d, rs.c*step, rs.off, rs.size)
+}
+
+// rangeFor renders the for loop s with the static ranges of lp.
+func (r *fileRewriter) rangeFor(s *ast.ForStmt, lp *loopPlan) stmtOut {
+	r.enterLoop()
+	cond, post := r.exprSub(s.Cond), r.simple(s.Post)
+	body, opened := r.rangeBody(s.Body, lp)
+	r.leaveLoop()
 	if len(opened) == 0 {
 		return stmtOut{text: r.spliceNode(s, r.simple(s.Init), cond, post, body)}
 	}
 	// i := lo becomes i := OpenRange(fp1, a, OpenRange(fp0, b, lo, …), …):
 	// lo is evaluated once, before the loop, and each range starts at it.
+	as := s.Init.(*ast.AssignStmt)
 	lo := r.expr(as.Rhs[0], mValue)
 	for _, rs := range opened {
-		if rs.off != "0" {
-			r.usesUnsafe = true
-		}
-		lo = fmt.Sprintf("__bf.OpenRange(%s, %s, %s, %d, %s, %d, %s, %s)", rs.fp, rs.operand, lo, rs.c, rs.d, rs.c*lp.step, rs.off, rs.size)
-		r.fn.uses++
+		lo = r.openRange(rs, lo, lp.step)
 	}
 	init := subOf(s.Init, r.spliceNode(s.Init, subOf(as.Rhs[0], lo)))
 	return stmtOut{text: r.spliceNode(s, init, cond, post, body)}
+}
+
+// rangeIndices renders `for i := range x` with the static ranges of lp:
+// the ranges open in a statement before the loop, from index 0.
+func (r *fileRewriter) rangeIndices(s *ast.RangeStmt, lp *loopPlan) stmtOut {
+	r.enterLoop()
+	body, opened := r.rangeBody(s.Body, lp)
+	r.leaveLoop()
+	x := r.expr(s.X, mValue)
+	var pre strings.Builder
+	for _, rs := range opened {
+		pre.WriteString(r.openRange(rs, "0", 1) + "; ")
+	}
+	return stmtOut{pre: pre.String(), text: r.spliceNode(s, subOf(s.X, x), body)}
 }

@@ -329,6 +329,11 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 		return stmtOut{text: r.text(s)}
 	}
 	xt := r.typeOf(s.X)
+	if r.p.mode == "bigfoot" && r.fn.fp != nil {
+		if lp := r.planRange(s); lp != nil {
+			return r.rangeIndices(s, lp)
+		}
+	}
 	r.enterLoop()
 	body := r.block(s.Body)
 	r.leaveLoop()
