@@ -37,6 +37,8 @@ func (r *fileRewriter) expr(e ast.Expr, m mode) string {
 					return r.elided(e, e.Name, false)
 				}
 				return r.wrapRead(e.Pos(), e.Name)
+			} else if v != nil && r.safeVar(v) {
+				return r.elided(e, e.Name, false) // counted, never checked
 			}
 		}
 		return e.Name
@@ -223,15 +225,27 @@ func (r *fileRewriter) varOf(id *ast.Ident) *types.Var {
 }
 
 // sharedVar reports whether v may be accessed by more than one goroutine:
-// package-level variables, and locals that go/ssa puts on the heap.
+// package-level variables, and locals that go/ssa puts on the heap,
+// except those of the static safe class.
 func (r *fileRewriter) sharedVar(v *types.Var) bool {
 	if v.Pkg() == nil || v.IsField() || v.Name() == "_" {
+		return false
+	}
+	if r.safeVar(v) {
 		return false
 	}
 	if v.Parent() == v.Pkg().Scope() || (v.Parent() == nil && v.Pkg().Scope().Lookup(v.Name()) == v) {
 		return true
 	}
 	return r.p.heap[v.Pos()]
+}
+
+// safeVar reports whether placement put v in the static safe class
+// (bigfoot mode): other goroutines only read it, after its last write, so
+// it is not shared memory for the emitted code, which neither checks it
+// nor takes its address (outside counting builds).
+func (r *fileRewriter) safeVar(v *types.Var) bool {
+	return r.p.rc != nil && r.p.rc.safe.Var(v)
 }
 
 // sharedLoc reports whether the addressable expression e denotes memory

@@ -57,7 +57,7 @@ func loadSSA(t *testing.T, src string) (*ssa.Program, *ssa.Package) {
 // return, without panicking or synchronizing, on every path.
 func TestSimpleFuncs(t *testing.T) {
 	prog, spkg := loadSSA(t, groupSrc)
-	rc := newRedcardPkg(prog, spkg, false)
+	rc := newRedcardPkg(prog, spkg, rcOptions{})
 	want := map[string]bool{
 		"pure": true, "byConst": true, "calls": true, "sqrt": true, "arr": true, "branches": true,
 		"loops": false, "divides": false, "rec": false, "deref": false, "iface": false,

@@ -81,6 +81,10 @@ type redcardPkg struct {
 	droppedTotal int
 	syncCall     map[token.Pos]bool // SSA call position (Lparen) -> may synchronize
 	fset         *token.FileSet
+	// safe is the static safe class (bigfoot mode): variables whose
+	// accesses need no check and whose address the emitted code must
+	// not take; nil in the other modes.
+	safe *placement.SafeVars
 
 	// bigfoot mode: field groups (group.go)
 	ks         *placement.KillSets
@@ -105,10 +109,22 @@ type fileRedcard struct {
 	groups      map[siteKey]*fieldGroup // bigfoot: group checks, by anchor
 }
 
-func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, groups bool) *redcardPkg {
+// rcOptions says what newRedcardPkg computes beyond RedCard's plans.
+type rcOptions struct {
+	groups  bool // BigFoot plans for field groups (group.go)
+	safe    bool // the static safe class (placement.FindSafeVars)
+	stubbed bool // the SSA has stubs for functions that do not type-check
+}
+
+func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcardPkg {
 	rc := &redcardPkg{ssaAcc: map[siteKey][]*placement.Access{}, anchors: map[siteKey]bool{}, cover: map[siteKey][]siteKey{},
 		syncCall: map[token.Pos]bool{}}
 	rc.fset = prog.Fset
+	if opts.safe {
+		// Stubs hide stores: package-level variables are then left out.
+		rc.safe = placement.FindSafeVars(spkg, placement.SafeOptions{NoGlobals: opts.stubbed})
+	}
+	groups := opts.groups
 	ks := placement.NewKillSets(prog)
 	rc.ks = ks
 	rc.simple.rc = rc
@@ -119,11 +135,11 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, groups bool) *redcardPk
 	prover := entail.NewCached(&entail.Linear{Fallback: entail.NewZ3(1000)})
 	for _, fn := range placement.AnalyzedFunctions(spkg) {
 		if groups && mayGroup(fn) {
-			if bf := placement.Analyze(fn, placement.Config{Mode: placement.BigFoot, Effects: ks, Prover: prover}); bf.Fallback == "" {
+			if bf := placement.Analyze(fn, placement.Config{Mode: placement.BigFoot, Effects: ks, Prover: prover, Safe: rc.safe}); bf.Fallback == "" {
 				rc.collectGroups(bf)
 			}
 		}
-		plan := placement.Analyze(fn, placement.Config{Mode: placement.RedCard, Effects: ks, Prover: prover})
+		plan := placement.Analyze(fn, placement.Config{Mode: placement.RedCard, Effects: ks, Prover: prover, Safe: rc.safe})
 		rc.plans++
 		for _, b := range fn.Blocks {
 			for _, in := range b.Instrs {
@@ -532,14 +548,14 @@ func (r *fileRewriter) dropCheck(e ast.Expr, write bool) bool {
 
 // safeRedcardPkg computes the plans of spkg; if the analysis panics, the
 // package keeps its fasttrack checks (noted).
-func safeRedcardPkg(prog *ssa.Program, spkg *ssa.Package, id string, groups bool, res *Result) (rc *redcardPkg) {
+func safeRedcardPkg(prog *ssa.Program, spkg *ssa.Package, id string, opts rcOptions, res *Result) (rc *redcardPkg) {
 	defer func() {
 		if e := recover(); e != nil {
 			rc = nil
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: redcard placement failed (%v): fasttrack checks", id, e))
 		}
 	}()
-	return newRedcardPkg(prog, spkg, groups)
+	return newRedcardPkg(prog, spkg, opts)
 }
 
 // A unit is a simple statement, or a header expression of a compound one

@@ -95,7 +95,7 @@ func instrumentPackage(pkg *packages.Package, mode string, recordElided bool, re
 			// functions stubbed out; those keep their checks.
 			var rc *redcardPkg
 			if serr := stubbedSSA(pkg, func(prog *ssa.Program, spkg *ssa.Package) {
-				rc = safeRedcardPkg(prog, spkg, pkg.ID, mode == "bigfoot", res)
+				rc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{groups: mode == "bigfoot", safe: mode == "bigfoot", stubbed: true}, res)
 			}); serr != nil || rc == nil {
 				res.Notes = append(res.Notes, fmt.Sprintf("%s: no SSA: redcard plans not used (fasttrack checks)", pkg.ID))
 			} else {
@@ -106,7 +106,7 @@ func instrumentPackage(pkg *packages.Package, mode string, recordElided bool, re
 	}
 	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, mode: mode, recordElided: recordElided}
 	if (mode == "redcard" || mode == "bigfoot") && err == nil {
-		prc = safeRedcardPkg(prog, spkg, pkg.ID, mode == "bigfoot", res)
+		prc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{groups: mode == "bigfoot", safe: mode == "bigfoot"}, res)
 	}
 	pr.rc = prc
 	if prc != nil && rcDebug {
