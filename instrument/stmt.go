@@ -113,11 +113,7 @@ func (r *fileRewriter) stmt(s ast.Stmt, list bool) stmtOut {
 		}
 		return stmtOut{text: r.spliceNode(s, r.simple(s.Init), r.exprSub(s.Cond), subOf(s.Body, r.block(s.Body)), els)}
 	case *ast.ForStmt:
-		init := r.simple(s.Init)
-		r.enterLoop()
-		cond, post, body := r.exprSub(s.Cond), r.simple(s.Post), subOf(s.Body, r.block(s.Body))
-		r.leaveLoop()
-		return stmtOut{text: r.spliceNode(s, init, cond, post, body)}
+		return r.forStmt(s)
 	case *ast.RangeStmt:
 		return r.rangeStmt(s)
 	case *ast.SwitchStmt:
@@ -319,6 +315,13 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 	r.enterLoop()
 	body := r.block(s.Body)
 	r.leaveLoop()
+	writes := r.rangeWrites(s)
+	if _, isChan := coreType(xt).(*types.Chan); isChan && writes != "" {
+		return r.rangeChanShared(s, writes, body)
+	}
+	if writes != "" {
+		body = "{ " + writes + body[1:]
+	}
 	plain := func(x string) stmtOut {
 		var kv []sub
 		if s.Tok == token.ASSIGN {
@@ -425,6 +428,17 @@ func (r *fileRewriter) rangeChanAssign(s *ast.RangeStmt, body string) stmtOut {
 	}
 	head := "for " + c + " := " + r.expr(s.X, mValue) + "; ; { " + v + ", " + ok + " := __bf.Recv2(" + r.g() + ", " + c + "); if !" + ok + " { break }; _ = " + v + "; " + assign
 	return stmtOut{text: padLines(r.text(s), head+body+" }")}
+}
+
+// rangeChanShared renders `for k := range ch` in a file older than Go
+// 1.22 whose k is shared: k is one variable for the whole loop, declared
+// in the loop's init, and each received value is assigned to it (writes is
+// the check of that assignment).
+func (r *fileRewriter) rangeChanShared(s *ast.RangeStmt, writes, body string) stmtOut {
+	c, v, ok := r.newTemp(), r.newTemp(), r.newTemp()
+	key := r.text(s.Key)
+	head := "for " + c + ", " + key + " := __bf.ChanVar(" + r.expr(s.X, mValue) + "); ; { " + v + ", " + ok + " := __bf.Recv2(" + r.g() + ", " + c + "); if !" + ok + " { break }; " + key + " = " + v + "; " + writes
+	return stmtOut{text: padLines(r.text(s), head+body[1:])}
 }
 
 func isBlank(e ast.Expr) bool {
