@@ -113,16 +113,7 @@ func (r *fileRewriter) stmt(s ast.Stmt, list bool) stmtOut {
 		}
 		return stmtOut{text: r.spliceNode(s, r.simple(s.Init), r.exprSub(s.Cond), subOf(s.Body, r.block(s.Body)), els)}
 	case *ast.ForStmt:
-		if r.p.mode == "bigfoot" && r.fn != nil && r.fn.fp != nil {
-			if lp := r.planLoop(s); lp != nil {
-				return r.rangeFor(s, lp)
-			}
-		}
-		init := r.simple(s.Init)
-		r.enterLoop()
-		cond, post, body := r.exprSub(s.Cond), r.simple(s.Post), subOf(s.Body, r.block(s.Body))
-		r.leaveLoop()
-		return stmtOut{text: r.spliceNode(s, init, cond, post, body)}
+		return r.forStmt(s)
 	case *ast.RangeStmt:
 		return r.rangeStmt(s)
 	case *ast.SwitchStmt:
@@ -329,7 +320,7 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 		return stmtOut{text: r.text(s)}
 	}
 	xt := r.typeOf(s.X)
-	if r.p.mode == "bigfoot" && r.fn.fp != nil {
+	if r.p.mode == "bigfoot" && r.fn.fp != nil && len(r.rangeSharedVars(s)) == 0 {
 		if lp := r.planRange(s); lp != nil {
 			return r.rangeIndices(s, lp)
 		}
@@ -337,6 +328,13 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 	r.enterLoop()
 	body := r.block(s.Body)
 	r.leaveLoop()
+	writes := r.rangeWrites(s)
+	if _, isChan := coreType(xt).(*types.Chan); isChan && writes != "" {
+		return r.rangeChanShared(s, writes, body)
+	}
+	if writes != "" {
+		body = "{ " + writes + body[1:]
+	}
 	plain := func(x string) stmtOut {
 		var kv []sub
 		if s.Tok == token.ASSIGN {
@@ -443,6 +441,17 @@ func (r *fileRewriter) rangeChanAssign(s *ast.RangeStmt, body string) stmtOut {
 	}
 	head := "for " + c + " := " + r.expr(s.X, mValue) + "; ; { " + v + ", " + ok + " := __bf.Recv2(" + r.g() + ", " + c + "); if !" + ok + " { break }; _ = " + v + "; " + assign
 	return stmtOut{text: padLines(r.text(s), head+body+" }")}
+}
+
+// rangeChanShared renders `for k := range ch` in a file older than Go
+// 1.22 whose k is shared: k is one variable for the whole loop, declared
+// in the loop's init, and each received value is assigned to it (writes is
+// the check of that assignment).
+func (r *fileRewriter) rangeChanShared(s *ast.RangeStmt, writes, body string) stmtOut {
+	c, v, ok := r.newTemp(), r.newTemp(), r.newTemp()
+	key := r.text(s.Key)
+	head := "for " + c + ", " + key + " := __bf.ChanVar(" + r.expr(s.X, mValue) + "); ; { " + v + ", " + ok + " := __bf.Recv2(" + r.g() + ", " + c + "); if !" + ok + " { break }; " + key + " = " + v + "; " + writes
+	return stmtOut{text: padLines(r.text(s), head+body[1:])}
 }
 
 func isBlank(e ast.Expr) bool {

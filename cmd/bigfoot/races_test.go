@@ -119,3 +119,15 @@ func checkRaceTests(t *testing.T, dir string, n int) {
 		})
 	}
 }
+
+// TestLoopVars runs the loop-variable programs of testdata/loopvar: in a
+// module of Go 1.22 or later (new) the copy of a three-clause loop's
+// variable into the next iteration reads it; in an older module (old) a
+// loop has one variable, written by the range clause or the post
+// statement at each iteration. 20 runs per test under go -race and bigfoot
+// in every mode, as TestChanModel.
+func TestLoopVars(t *testing.T) {
+	for _, v := range []string{"new", "old"} {
+		t.Run(v, func(t *testing.T) { checkRaceTests(t, "../../testdata/loopvar/"+v, 20) })
+	}
+}

@@ -1,0 +1,3 @@
+module example.com/loopvar/new
+
+go 1.26

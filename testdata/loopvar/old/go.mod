@@ -1,0 +1,3 @@
+module example.com/loopvar/old
+
+go 1.21
