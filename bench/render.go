@@ -399,6 +399,9 @@ func (r *Report) legend() string {
 			BigFoot:   "bigfoot -mode=bigfoot",
 			Peer:      PeerModule + " " + PeerVersion,
 		}[t]
+		if mode, deps := splitTool(t); deps != "" && isBigfootMode(t) {
+			desc = "bigfoot -mode=" + mode + " -deps=" + deps
+		}
 		parts = append(parts, fmt.Sprintf("%s = %s", Label(t), desc))
 	}
 	return strings.Join(parts, ", ")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -22,13 +23,28 @@ const (
 // DefaultModes are the tools Run measures when Options.Modes is empty.
 var DefaultModes = []string{Plain, Race, FastTrack, RedCard, SlimState, BigFoot}
 
-// isBigfootMode reports whether tool is built by bigfoot build -mode=tool.
+// isBigfootMode reports whether tool is built by bigfoot build: a mode,
+// optionally followed by "+" and a -deps scope ("bigfoot+all" is
+// bigfoot build -mode=bigfoot -deps=all).
 func isBigfootMode(tool string) bool {
-	switch tool {
+	mode, deps := splitTool(tool)
+	switch deps {
+	case "", "main", "modules", "all":
+	default:
+		return false
+	}
+	switch mode {
 	case FastTrack, RedCard, SlimState, BigFoot:
 		return true
 	}
 	return false
+}
+
+// splitTool splits a bigfoot tool into its mode and -deps scope ("" if
+// none).
+func splitTool(tool string) (mode, deps string) {
+	mode, deps, _ = strings.Cut(tool, "+")
+	return mode, deps
 }
 
 // Label returns the short column label of a tool, as in the paper's tables.
@@ -46,6 +62,9 @@ func Label(tool string) string {
 		return "BF"
 	case Peer:
 		return "RD"
+	}
+	if mode, deps := splitTool(tool); deps != "" && isBigfootMode(tool) {
+		return Label(mode) + "+" + deps
 	}
 	return tool
 }

@@ -174,7 +174,7 @@ func (r *runner) setup() error {
 		case isBigfootMode(m):
 			needBigfoot = true
 		default:
-			return fmt.Errorf("unknown mode %q (want plain, race, fasttrack, redcard, slimstate or bigfoot)", m)
+			return fmt.Errorf("unknown mode %q (want plain, race, fasttrack, redcard, slimstate or bigfoot, the last four optionally with +main, +modules or +all for -deps)", m)
 		}
 		r.tools = append(r.tools, m)
 	}
@@ -365,7 +365,11 @@ func (r *runner) build(ctx context.Context, tool string, w Workload, bin string,
 	case Peer:
 		name, args = r.peer, []string{"build", "-o", bin, pkg}
 	default:
-		name, args = r.opts.BigfootBin, []string{"build", "-mode=" + tool, "-o", bin}
+		mode, deps := splitTool(tool)
+		name, args = r.opts.BigfootBin, []string{"build", "-mode=" + mode, "-o", bin}
+		if deps != "" {
+			args = append(args, "-deps="+deps)
+		}
 		if counting {
 			args = append(args, "-tags", "bigfoot_count")
 		}

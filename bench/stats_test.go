@@ -113,3 +113,23 @@ func TestParseAnalysis(t *testing.T) {
 		t.Errorf("parseAnalysis = %v, %v; want zeros", secs, funcs)
 	}
 }
+
+func TestToolWithDeps(t *testing.T) {
+	for _, tc := range []struct {
+		tool, label string
+		bigfoot     bool
+	}{
+		{"bigfoot", "BF", true},
+		{"bigfoot+all", "BF+all", true},
+		{"fasttrack+main", "FT+main", true},
+		{"bigfoot+some", "bigfoot+some", false},
+		{"race", "race", false},
+	} {
+		if got := isBigfootMode(tc.tool); got != tc.bigfoot {
+			t.Errorf("isBigfootMode(%q) = %v, want %v", tc.tool, got, tc.bigfoot)
+		}
+		if got := Label(tc.tool); got != tc.label {
+			t.Errorf("Label(%q) = %q, want %q", tc.tool, got, tc.label)
+		}
+	}
+}

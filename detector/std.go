@@ -60,11 +60,20 @@ func stdCur() *G {
 	return nil
 }
 
+// stdChecks reports whether g's accesses in the standard library are
+// checked: only in root goroutines (see G.root: those started by
+// instrumented go statements, the main and test goroutines). A goroutine
+// the standard library started itself (a net/http connection, an os/exec
+// copier) runs uninstrumented code that hands objects to other goroutines
+// through synchronization the detector does not see; its accesses in
+// instrumented packages would look racy.
+func stdChecks(g *G) bool { return g != nil && g.root.Load() }
+
 // stdCheck checks an access of size bytes at p.
 //
 //go:linkname stdCheck
 func stdCheck(g *G, p unsafe.Pointer, size uintptr, write bool, site uint32) {
-	if g != nil {
+	if stdChecks(g) {
 		g.check(p, size, write, site)
 	}
 }
@@ -73,7 +82,7 @@ func stdCheck(g *G, p unsafe.Pointer, size uintptr, write bool, site uint32) {
 //
 //go:linkname stdCheckGroup
 func stdCheckGroup(g *G, p unsafe.Pointer, size, anchor, lo, hi uintptr, write bool, site uint32) {
-	if g != nil {
+	if stdChecks(g) {
 		g.checkGroup(p, size, anchor, lo, hi, write, site)
 	}
 }
@@ -83,7 +92,7 @@ func stdCheckGroup(g *G, p unsafe.Pointer, size, anchor, lo, hi uintptr, write b
 //
 //go:linkname stdCheckRange
 func stdCheckRange(g *G, base unsafe.Pointer, elem uintptr, lo, hi, stride int, write bool, site uint32) {
-	if g != nil {
+	if stdChecks(g) {
 		g.checkRange(base, elem, lo, hi, stride, write, site)
 	}
 }
@@ -92,7 +101,7 @@ func stdCheckRange(g *G, base unsafe.Pointer, elem uintptr, lo, hi, stride int, 
 //
 //go:linkname stdFootprint
 func stdFootprint(g *G, site uint32, write bool) *Footprint {
-	if g == nil {
+	if !stdChecks(g) {
 		return nil
 	}
 	return g.Footprint(site, write)
@@ -122,6 +131,28 @@ func stdRecord(f *Footprint, p unsafe.Pointer, size uintptr, site uint32) {
 //go:linkname stdRegisterSites
 func stdRegisterSites(pkgPath, file, table string) uint32 {
 	return RegisterSites(pkgPath, file, table)
+}
+
+// stdPoolPut and stdPoolGet are called by sync.Pool's Put and Get in a
+// build that instruments the standard library (the driver adds the calls):
+// a Pool hands objects from one goroutine to the next, and the
+// uninstrumented packages that pool objects of instrumented ones (fmt,
+// encoding/json, net/http) would otherwise make their reuse look racy.
+// They model the edge as PoolPut and PoolGet do for the user's calls;
+// a user's call is thus announced twice, which changes no clock.
+//
+//go:linkname stdPoolPut
+func stdPoolPut(x any) {
+	if g := stdCur(); g != nil && x != nil {
+		g.release(dataWord(x))
+	}
+}
+
+//go:linkname stdPoolGet
+func stdPoolGet(x any) {
+	if g := stdCur(); g != nil && x != nil {
+		g.acquire(dataWord(x))
+	}
 }
 
 // stdShimName is the file of hooks the driver adds to an instrumented

@@ -206,7 +206,9 @@ func (d *run) depsKey(ge *goEnv) string {
 	return fmt.Sprintf("%x", h.Sum(nil))[:16]
 }
 
-// version identifies the instrumenter: Config.Version, or the bigfoot
+// version identifies the instrumenter: Config.Version, or a hash of the
+// bigfoot executable's content, so that two copies of one binary share
+// their caches. The hash is remembered in the cache directory by the
 // executable's path, size and modification time.
 func (c *Config) version() string {
 	if c.Version != "" {
@@ -220,7 +222,28 @@ func (c *Config) version() string {
 	if err != nil {
 		return exe
 	}
-	return fmt.Sprintf("%s %d %d", exe, fi.Size(), fi.ModTime().UnixNano())
+	stamp := fmt.Sprintf("%s %d %d", exe, fi.Size(), fi.ModTime().UnixNano())
+	memo := ""
+	if c.CacheDir != "" {
+		memo = filepath.Join(c.CacheDir, "exe", shortHash(stamp))
+		if data, err := os.ReadFile(memo); err == nil && len(data) > 0 {
+			return string(data)
+		}
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return stamp
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return stamp
+	}
+	sum := fmt.Sprintf("%x", h.Sum(nil))[:24]
+	if memo != "" {
+		writeFileAtomic(memo, []byte(sum)) // a cache: failure only costs a hash next time
+	}
+	return sum
 }
 
 // moduleCopy returns the directory of m's copy under key, creating it

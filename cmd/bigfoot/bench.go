@@ -25,7 +25,10 @@ live there).
 	-short       run each workload once per tool at its -short size and
 	             only verify checksums (what CI runs)
 	-peer        also measure github.com/kolkov/racedetector v0.4.10
-	-modes list  comma-separated tools (default plain,race,fasttrack,redcard,slimstate,bigfoot)
+	-modes list  comma-separated tools (default plain,race,fasttrack,redcard,slimstate,bigfoot);
+	             a mode with +all (bigfoot+all) is built with -deps=all, the
+	             standard library instrumented too: its column stands beside
+	             the mode's own (-deps=modules, the default)
 	-o dir       write results.md, overhead.svg, runs.csv and report.json
 	             there (default bench-results)
 	-quick       run each workload at its quick size, about an eighth of

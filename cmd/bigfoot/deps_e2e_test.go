@@ -159,17 +159,25 @@ func TestDepsRaces(t *testing.T) {
 				if r.code != 0 {
 					t.Fatalf("%s: bigfoot test -c: %v", mode, r)
 				}
-				checkRuns(t, dir, bin, mode, 20)
+				checkRuns(t, dir, bin, mode, 20, depsFrames)
 			}
 		})
 	}
 }
 
-// checkRuns runs the test binary n times per test: TestRace* must report a
-// race every time, TestNoRace* never.
-func checkRuns(t *testing.T, dir, bin, mode string, n int) {
+// depsFrames are the tests of depsTests, each with a frame its report
+// must name ("" for the race-free twins).
+var depsFrames = map[string]string{
+	"TestRacePkgState": "counter.Inc", "TestRaceObject": "counter.(*Box).Add",
+	"TestNoRacePkgState": "", "TestNoRaceObject": "",
+}
+
+// checkRuns runs the test binary n times per test of frames: TestRace*
+// must report a race every time, naming the test's frame, TestNoRace*
+// never.
+func checkRuns(t *testing.T, dir, bin, mode string, n int, frames map[string]string) {
 	t.Helper()
-	for _, test := range []string{"TestRacePkgState", "TestRaceObject", "TestNoRacePkgState", "TestNoRaceObject"} {
+	for test, frame := range frames {
 		racy := strings.HasPrefix(test, "TestRace")
 		for i := 0; i < n; i++ {
 			r := run(t, dir, nil, bin, "-test.run=^"+test+"$", "-test.count=1")
@@ -177,9 +185,99 @@ func checkRuns(t *testing.T, dir, bin, mode string, n int) {
 			if reported != racy || (!racy && r.code != 0) {
 				t.Fatalf("%s: %s run %d: race reported = %v, want %v\n%v", mode, test, i+1, reported, racy, r)
 			}
-			if racy && !strings.Contains(r.stderr+r.stdout, "counter.") {
-				t.Fatalf("%s: %s: the report names no frame of the dependency:\n%v", mode, test, r)
+			if racy && !strings.Contains(r.stderr+r.stdout, frame) {
+				t.Fatalf("%s: %s: the report does not name %s:\n%v", mode, test, frame, r)
 			}
 		}
+	}
+}
+
+// stdTests race inside the standard library: a shared bytes.Buffer and
+// strings.Builder, and sort.Ints on a shared slice; the twins hold a mutex
+// around the calls.
+const stdTests = `package user
+
+import (
+	"bytes"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+)
+
+func twice(f func()) {
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); f() }()
+	}
+	wg.Wait()
+}
+
+func locked(f func()) func() {
+	var mu sync.Mutex
+	return func() { mu.Lock(); defer mu.Unlock(); f() }
+}
+
+func TestRaceSharedBuffer(t *testing.T) {
+	var buf bytes.Buffer
+	twice(func() { buf.WriteString("hello") })
+}
+
+func TestRaceSortSharedSlice(t *testing.T) {
+	s := []int{5, 3, 1, 4}
+	twice(func() { sort.Ints(s) })
+}
+
+func TestRaceSharedBuilder(t *testing.T) {
+	var b strings.Builder
+	twice(func() { b.WriteString("hello") })
+}
+
+func TestNoRaceSharedBuffer(t *testing.T) {
+	var buf bytes.Buffer
+	twice(locked(func() { buf.WriteString("hello") }))
+	if buf.Len() != 10 {
+		t.Fatal(buf.String())
+	}
+}
+
+func TestNoRaceSortSharedSlice(t *testing.T) {
+	s := []int{5, 3, 1, 4}
+	twice(locked(func() { sort.Ints(s) }))
+}
+
+func TestNoRaceSharedBuilder(t *testing.T) {
+	var b strings.Builder
+	twice(locked(func() { b.WriteString("hello") }))
+}
+`
+
+// stdFrames are the tests of stdTests and the library frames their
+// reports must name.
+var stdFrames = map[string]string{
+	"TestRaceSharedBuffer": "bytes.(*Buffer).WriteString", "TestRaceSortSharedSlice": "sort.Ints",
+	"TestRaceSharedBuilder":  "strings.(*Builder).WriteString",
+	"TestNoRaceSharedBuffer": "", "TestNoRaceSortSharedSlice": "", "TestNoRaceSharedBuilder": "",
+}
+
+// TestStdRaces: races inside the standard library are reported with
+// -deps=all in every mode, in each of 20 runs, naming the library's
+// frames; the twins with a mutex report nothing.
+func TestStdRaces(t *testing.T) {
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	dir := writeModule(t, map[string]string{
+		"go.mod":       "module example.com/user\n\ngo 1.22\n",
+		"user_test.go": stdTests,
+	})
+	for _, mode := range []string{"bigfoot", "fasttrack", "redcard", "slimstate"} {
+		bin := filepath.Join(t.TempDir(), "user.test")
+		r := run(t, dir, nil, bigfootBin, "test", "-deps=all", "-mode", mode, "-c", "-o", bin, ".")
+		if r.code != 0 {
+			t.Fatalf("%s: bigfoot test -c: %v", mode, r)
+		}
+		checkRuns(t, dir, bin, mode, 20, stdFrames)
 	}
 }
