@@ -104,7 +104,7 @@ func TestFootprintSideSet(t *testing.T) {
 func TestFootprintNonAffineCommitsOnce(t *testing.T) {
 	keys := make([]int64, 4096)
 	for i := range keys {
-		keys[i] = int64(i*2654435761) & 255
+		keys[i] = int64(i) * 2654435761 & 255
 	}
 	h := make([]int64, 256+4096)
 	expect(t, false, func(g *G) {

@@ -51,7 +51,8 @@ func calibrateSpan() uintptr {
 	defer func() { probeSink = nil }()
 	const maxOff = 256
 	off := uintptr(0)
-	for o := uintptr(8); o < maxOff && off == 0; o += 8 {
+	word := unsafe.Sizeof(uintptr(0))
+	for o := word; o < maxOff && off == 0; o += word {
 		fits := true
 		for _, pr := range probes {
 			base, s, _ := findObject(uintptr(pr.p), 0, 0)
