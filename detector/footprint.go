@@ -137,7 +137,9 @@ func (g *G) PopFootprints(f *Footprint) {
 		return // already popped below f (a caller returned past a panic)
 	}
 	for i := s.top - 1; i >= idx; i-- {
-		s.chunks[i/fpChunk][i%fpChunk].commitAll()
+		f := &s.chunks[i/fpChunk][i%fpChunk]
+		f.commitAll()
+		f.Range = Range{} // closed: let its array go
 	}
 	s.top = idx
 }

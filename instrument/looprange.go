@@ -82,6 +82,14 @@ type rangeSite struct {
 	pos     token.Pos
 	stmts   map[int]bool // top-level statements of the body it occurs in
 	fp      string       // footprint variable, once used
+	base    string       // the index without its constant term
+	delta   int64        // the index's constant term
+	// Set for a range merging adjacent sites (coalesceSites): the index
+	// step of the merged range (±1) and the index after its last element
+	// once each statement has run.
+	merged bool
+	step1  int64
+	nextAt map[int]string
 }
 
 // planLoop returns the static ranges of the for loop s, or nil (with a
@@ -140,6 +148,25 @@ func (r *fileRewriter) planBody(iv *types.Var, step int64, body *ast.BlockStmt, 
 		if p, ix := r.elementAlias(st, body, k); p != nil {
 			lp.alias[p] = ix
 		}
+		if ifs, ok := st.(*ast.IfStmt); ok && ifs.Init == nil && r.syncFree(ifs.Cond) {
+			// The condition runs on every iteration that reaches the if:
+			// its reads join ranges extended before the branches run.
+			for _, a := range r.stmtAccesses(&ast.ExprStmt{X: ifs.Cond}) {
+				rs := r.rangeSiteOf(body, lp, a.e, a.write, bodyCalls)
+				if rs == nil {
+					continue
+				}
+				key := fmt.Sprintf("%s|%s|%s|%s|%v", rs.operand, rs.index, rs.off, rs.size, rs.write)
+				if old := keys[key]; old != nil {
+					rs = old
+				} else {
+					keys[key] = rs
+					lp.order = append(lp.order, rs)
+				}
+				rs.stmts[k] = true
+				lp.sites[accessKey{a.e.Pos(), a.e.End(), a.write}] = rs
+			}
+		}
 		if simpleStmt(st) {
 			for _, a := range r.stmtAccesses(st) {
 				rs := r.rangeSiteOf(body, lp, a.e, a.write, bodyCalls)
@@ -167,7 +194,175 @@ func (r *fileRewriter) planBody(iv *types.Var, step int64, body *ast.BlockStmt, 
 	if len(lp.sites) == 0 {
 		return nil
 	}
+	r.coalesceSites(lp)
 	return lp
+}
+
+// splitConst splits an index into its text without a constant term and
+// the term: i+1 is ("i", 1), 4*i-2 is ("4*i", -2).
+func (r *fileRewriter) splitConst(e ast.Expr) (string, int64) {
+	if b, ok := ast.Unparen(e).(*ast.BinaryExpr); ok && (b.Op == token.ADD || b.Op == token.SUB) {
+		if k, ok := r.intConst(b.Y); ok {
+			base, d := r.splitConst(b.X)
+			if b.Op == token.SUB {
+				k = -k
+			}
+			return base, d + k
+		}
+	}
+	if _, ok := r.intConst(e); ok {
+		return "", 0 // a constant index is no affine access
+	}
+	return strings.Join(strings.Fields(r.text(e)), ""), 0
+}
+
+// coalesceSites merges the sites of one array, field and kind whose
+// indices differ by constants δ into one range of step ±1 when the union
+// of their elements is contiguous and each store only grows the range:
+//
+//   - the δs are consecutive integers δmin..δmax, at least |S| of them (S
+//     the index step per iteration, c times the loop's step), so the
+//     iterations' elements leave no hole;
+//   - either all of them are accessed in one statement (src[i-1] +
+//     src[i] + src[i+1]), or there are exactly |S| of them and the
+//     statements access them in order from the range's growing end
+//     (dst[4*i], dst[4*i+1], … in successive statements): after each
+//     statement the elements accessed so far are contiguous and end at
+//     the store's index.
+//
+// crypt's sixteen byte ranges of stride 8 become two contiguous ones,
+// whose checks the shadow keeps coarse.
+func (r *fileRewriter) coalesceSites(lp *loopPlan) {
+	groups := map[string][]*rangeSite{}
+	var keys []string
+	for _, rs := range lp.order {
+		if rs.base == "" {
+			continue
+		}
+		k := fmt.Sprintf("%s|%s|%s|%s|%v|%d", rs.operand, rs.off, rs.size, rs.base, rs.write, rs.c)
+		if groups[k] == nil {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], rs)
+	}
+	for _, k := range keys {
+		g := groups[k]
+		if len(g) < 2 {
+			continue
+		}
+		m := mergeSites(g, g[0].c*lp.step)
+		if m == nil {
+			continue
+		}
+		for key, rs := range lp.sites {
+			for _, x := range g {
+				if rs == x {
+					lp.sites[key] = m
+				}
+			}
+		}
+		var order []*rangeSite
+		for _, rs := range lp.order {
+			switch {
+			case rs == g[0]:
+				order = append(order, m)
+			case !containsSite(g, rs):
+				order = append(order, rs)
+			}
+		}
+		lp.order = order
+	}
+}
+
+func containsSite(g []*rangeSite, x *rangeSite) bool {
+	for _, rs := range g {
+		if rs == x {
+			return true
+		}
+	}
+	return false
+}
+
+// mergeSites returns the merged range of g (one array, field, kind and
+// coefficient; distinct δs) for index step S, or nil (see coalesceSites).
+func mergeSites(g []*rangeSite, S int64) *rangeSite {
+	byDelta := map[int64]*rangeSite{}
+	lo, hi := g[0].delta, g[0].delta
+	for _, rs := range g {
+		byDelta[rs.delta] = rs
+		lo, hi = min(lo, rs.delta), max(hi, rs.delta)
+	}
+	width := hi - lo + 1
+	if int64(len(byDelta)) != width || width < abs64(S) {
+		return nil
+	}
+	var stmts []int
+	all := map[int]bool{}
+	for _, rs := range g {
+		for k := range rs.stmts {
+			if !all[k] {
+				all[k] = true
+				stmts = append(stmts, k)
+			}
+		}
+	}
+	sortInts(stmts)
+	one := len(stmts) == 1
+	for _, rs := range g {
+		one = one && len(rs.stmts) == 1
+	}
+	if !one && width != abs64(S) {
+		return nil
+	}
+	// The growing end: the high δs for an ascending range.
+	first, end, step := byDelta[lo], func(d int64) int64 { return d + 1 }, int64(1)
+	if S < 0 {
+		first, end, step = byDelta[hi], func(d int64) int64 { return d - 1 }, -1
+	}
+	m := *first
+	m.merged, m.step1, m.nextAt, m.stmts = true, step, map[int]string{}, map[int]bool{}
+	seen := map[int64]bool{}
+	for _, k := range stmts {
+		for _, rs := range g {
+			if rs.stmts[k] {
+				seen[rs.delta] = true
+			}
+		}
+		// The δs seen so far must run from the range's start.
+		var last int64
+		if S > 0 {
+			last = lo - 1
+			for seen[last+1] {
+				last++
+			}
+		} else {
+			last = hi + 1
+			for seen[last-1] {
+				last--
+			}
+		}
+		if !seen[first.delta] || int64(len(seen)) != abs64(last-first.delta)+1 {
+			return nil // a hole in the elements accessed so far
+		}
+		m.stmts[k] = true
+		m.nextAt[k] = fmt.Sprintf("(%s) + %d", byDelta[last].index, end(0))
+	}
+	return &m
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func sortInts(a []int) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
 }
 
 // loopIV returns the induction variable of `for i := lo; …; i op= K` and
@@ -484,6 +679,7 @@ func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr
 		operand: id.Name, c: c, index: r.text(ix.Index), d: r.substIV(ix.Index, lp.iv),
 		off: "0", size: "0", write: write, pos: e.Pos(), stmts: map[int]bool{},
 	}
+	rs.base, rs.delta = r.splitConst(ix.Index)
 	if len(fields) > 0 {
 		// a[0].f, a[0].f.g: constants, never evaluated.
 		base := id.Name + "[0]"
@@ -668,19 +864,31 @@ func (r *fileRewriter) rangeFootprint(e ast.Expr, write bool) string {
 func (r *fileRewriter) rangeBody(body *ast.BlockStmt, lp *loopPlan) (sub, []*rangeSite) {
 	fp := r.fn.fp
 	fp.plans = append(fp.plans, lp)
-	subs := r.stmtList(body.List)
-	fp.plans = fp.plans[:len(fp.plans)-1]
-	for k := range subs {
-		var stores []string
+	stores := func(k int) string {
+		var out []string
 		for _, rs := range lp.order {
-			if rs.fp != "" && rs.stmts[k] {
-				stores = append(stores, fmt.Sprintf("%s.Next = (%s) + %d", rs.fp, rs.index, rs.c*lp.step))
+			switch {
+			case rs.fp == "" || !rs.stmts[k]:
+			case rs.merged:
+				out = append(out, fmt.Sprintf("%s.Next = %s", rs.fp, rs.nextAt[k]))
+			default:
+				out = append(out, fmt.Sprintf("%s.Next = (%s) + %d", rs.fp, rs.index, rs.c*lp.step))
 			}
 		}
-		if len(stores) > 0 {
-			subs[k].text += "; " + strings.Join(stores, "; ")
+		return strings.Join(out, "; ")
+	}
+	subs := make([]sub, len(body.List))
+	for k, st := range body.List {
+		if ifs, ok := st.(*ast.IfStmt); ok && ifs.Init == nil {
+			subs[k] = subOf(st, r.rangeIf(ifs, func() string { return stores(k) }))
+			continue
+		}
+		subs[k] = subOf(st, r.compose(st, r.stmt(st, true)))
+		if st := stores(k); st != "" {
+			subs[k].text += "; " + st
 		}
 	}
+	fp.plans = fp.plans[:len(fp.plans)-1]
 	var opened []*rangeSite
 	for _, rs := range lp.order {
 		if rs.fp != "" {
@@ -693,11 +901,33 @@ func (r *fileRewriter) rangeBody(body *ast.BlockStmt, lp *loopPlan) (sub, []*ran
 	return subOf(body, r.spliceNode(body, subs...)), opened
 }
 
+// rangeIf renders the if statement s of a loop body with static ranges:
+// when its condition extends ranges, `if c {` becomes
+// `{ t := c; stores; if t {`, the stores following the condition's reads
+// and preceding the branches (which may break, return or panic).
+func (r *fileRewriter) rangeIf(s *ast.IfStmt, stores func() string) string {
+	cond := r.expr(s.Cond, mValue)
+	st := stores()
+	var els sub
+	if s.Else != nil {
+		els = subOf(s.Else, r.stmt(s.Else, false).text)
+	}
+	if st == "" {
+		return r.spliceNode(s, subOf(s.Cond, cond), subOf(s.Body, r.block(s.Body)), els)
+	}
+	t := r.newTemp()
+	return "{ " + t + " := " + cond + "; " + st + "; " + r.spliceNode(s, subOf(s.Cond, t), subOf(s.Body, r.block(s.Body)), els) + " }"
+}
+
 // openRange renders the call opening the static range rs of a loop of
 // step step whose induction variable starts at lo.
 func (r *fileRewriter) openRange(rs *rangeSite, lo string, step int64) string {
 	r.fn.uses++
-	return fmt.Sprintf("__bf.OpenRange(%s, %s, %s, %d, %s, %d, %s, %s)", rs.fp, rs.operand, lo, rs.c, rs.d, rs.c*step, rs.off, rs.size)
+	st := rs.c * step
+	if rs.merged {
+		st = rs.step1
+	}
+	return fmt.Sprintf("__bf.OpenRange(%s, %s, %s, %d, %s, %d, %s, %s)", rs.fp, rs.operand, lo, rs.c, rs.d, st, rs.off, rs.size)
 }
 
 // rangeFor renders the for loop s with the static ranges of lp.

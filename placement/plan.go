@@ -231,6 +231,8 @@ type Summary struct {
 	Fallbacks       int
 	Elapsed         time.Duration
 	Prover          entail.Stats
+	Z3Calls         int           // queries Fourier-Motzkin left to Z3
+	Z3Time          time.Duration // time spent in Z3
 	MaxFuncDuration time.Duration
 }
 
@@ -249,7 +251,8 @@ type FuncStat struct {
 // the BigFoot plans. BigFoot mode leaves out the static safe class
 // (FindSafeVars), as the build does; the access counts include it.
 func Summarize(pkg *ssa.Package, effects *KillSets) (*Summary, []*Plan) {
-	prover := entail.NewCached(&entail.Linear{Fallback: entail.NewZ3(1000)})
+	z3 := entail.NewZ3(1000)
+	prover := entail.NewCached(&entail.Linear{Fallback: z3})
 	sum := &Summary{Pkg: pkg.Pkg.Path()}
 	fns := AnalyzedFunctions(pkg)
 	safe := FindSafeVars(pkg, SafeOptions{})
@@ -282,6 +285,7 @@ func Summarize(pkg *ssa.Package, effects *KillSets) (*Summary, []*Plan) {
 		}
 	}
 	sum.Prover = prover.Stats()
+	sum.Z3Calls, sum.Z3Time = z3.Usage()
 	return sum, plans
 }
 

@@ -163,12 +163,14 @@ func (r *analysisResult) text(w io.Writer) {
 			plan.Format(w, r.fset)
 		}
 		s := p.sum
-		fmt.Fprintf(w, "%s: %d functions, static checks fasttrack=%d redcard=%d bigfoot=%d, loop-weighted %.0f/%.0f/%.0f, %d fallbacks, analysis %v (per function: median %v, 95th percentile %v, max %v)\n\n",
+		fmt.Fprintf(w, "%s: %d functions, static checks fasttrack=%d redcard=%d bigfoot=%d, loop-weighted %.0f/%.0f/%.0f, %d fallbacks, analysis %v (per function: median %v, 95th percentile %v, max %v)\n",
 			s.Pkg, len(s.Funcs), s.Accesses, s.RedCardChecks, s.Checks,
 			s.Weighted[placement.FastTrack], s.Weighted[placement.RedCard], s.Weighted[placement.BigFoot],
 			s.Fallbacks, s.Elapsed.Round(time.Microsecond),
 			s.FuncDurationQuantile(0.5).Round(time.Microsecond), s.FuncDurationQuantile(0.95).Round(time.Microsecond),
 			s.MaxFuncDuration.Round(time.Microsecond))
+		fmt.Fprintf(w, "%s: entailment queries %d: syntactic %d, cache %d, linear %d, z3 %d (%v)\n\n",
+			s.Pkg, s.Prover.Queries, s.Prover.Syntactic, s.Prover.CacheHits, s.Prover.Solver-s.Z3Calls, s.Z3Calls, s.Z3Time.Round(time.Microsecond))
 	}
 	if len(r.pkgs) > 1 {
 		var ds []time.Duration

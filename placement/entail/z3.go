@@ -3,6 +3,7 @@ package entail
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/aclements/go-z3/z3"
 )
@@ -18,6 +19,8 @@ type Z3 struct {
 	ints   z3.Sort
 	vars   map[string]z3.Int
 	errs   int
+	calls  int           // queries asked
+	spent  time.Duration // time in the solver
 }
 
 // NewZ3 returns a Z3 prover whose queries give up after timeoutMillis
@@ -40,6 +43,9 @@ func NewZ3(timeoutMillis uint) *Z3 {
 func (p *Z3) Entails(hyps []Fact, goal Fact) (entailed bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.calls++
+	start := time.Now()
+	defer func() { p.spent += time.Since(start) }()
 	defer func() {
 		if r := recover(); r != nil {
 			p.errs++
@@ -57,6 +63,13 @@ func (p *Z3) Entails(hyps []Fact, goal Fact) (entailed bool) {
 		return false
 	}
 	return !sat
+}
+
+// Usage returns how many queries Z3 was asked and the time it spent.
+func (p *Z3) Usage() (calls int, spent time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.calls, p.spent
 }
 
 // Errors returns how many queries failed inside Z3.

@@ -1,0 +1,117 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+import (
+	"sync"
+	"testing"
+	"unsafe"
+)
+
+// Static loop ranges: the emitted loop stores Next after each access and
+// the runtime checks the elements stored since the last commit.
+
+// TestRangeExtent drives a range as an emitted loop does and checks the
+// range each commit sees: exactly the elements stored since the last one.
+func TestRangeExtent(t *testing.T) {
+	a := make([]int64, 64)
+	expect(t, false, func(g *G) {
+		f := g.Footprint(0, true)
+		lo := OpenRange(f, a, 4, 1, 0, 2, 0, 0)
+		if lo != 4 {
+			t.Fatalf("OpenRange returned %d, want 4", lo)
+		}
+		for i := lo; i < 20; i += 2 {
+			a[i] = 1
+			f.Next = i + 2
+		}
+		f.loadRange()
+		if s, k, n := pending(f, a); s != 4 || k != 2 || n != 8 {
+			t.Errorf("range = start %d step %d n %d, want 4 2 8", s, k, n)
+		}
+		f.commit()
+		f.loadRange()
+		if _, _, n := pending(f, a); n != 0 {
+			t.Errorf("after a commit the range holds %d elements, want 0", n)
+		}
+		f.Next = 24 // two more iterations
+		f.loadRange()
+		if s, _, n := pending(f, a); s != 20 || n != 2 {
+			t.Errorf("after Next=24: start %d n %d, want 20 2", s, n)
+		}
+		g.PopFootprints(f)
+		if f.base != nil {
+			t.Error("a popped footprint keeps its range's array")
+		}
+	})
+}
+
+// TestRangeDescendingField checks a descending range of a field.
+func TestRangeDescendingField(t *testing.T) {
+	type pt struct{ x, y int32 }
+	ps := make([]pt, 10)
+	expect(t, false, func(g *G) {
+		f := g.Footprint(0, false)
+		OpenRange(f, ps, 9, 1, 0, -1, unsafe.Offsetof(ps[0].y), unsafe.Sizeof(ps[0].y))
+		for i := 9; i >= 6; i-- {
+			_ = ps[i].y
+			f.Next = i - 1
+		}
+		f.loadRange()
+		if f.n != 4 || uintptr(f.start) != uintptr(unsafe.Pointer(&ps[9].y)) || int(f.step) != -8 || f.size != 4 {
+			t.Errorf("range = start %p n %d step %d size %d; want &ps[9].y, 4, -8, 4", f.start, f.n, int(f.step), f.size)
+		}
+		g.PopFootprints(f)
+	})
+}
+
+// TestRangeRaceAtSync: a loop that synchronizes in its body checks the
+// iterations before each synchronization in their own span. The other
+// goroutine writes a[40] under the lock; the loop writes a[40] outside it
+// (race) or inside it (none).
+func TestRangeRaceAtSync(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		a := make([]int64, 64)
+		mu := new(sync.Mutex)
+		<-spawn(g, func(g *G) {
+			Lock(g, mu)
+			_ = *R(g, &a[40], 0)
+			Unlock(g, mu)
+		})
+		<-spawn(g, func(g *G) {
+			f := g.Footprint(0, true)
+			for i := OpenRange(f, a, 0, 1, 0, 1, 0, 0); i < len(a); i++ {
+				if synced && i == 40 {
+					Lock(g, mu) // commits a[0..40) first
+				}
+				a[i] = 1
+				f.Next = i + 1
+				if synced && i == 40 {
+					Unlock(g, mu) // commits a[40]
+				}
+			}
+			g.PopFootprints(f)
+		})
+	})
+}
+
+// TestRangeNotPastExit: elements the loop never reached are not checked.
+// The loop leaves at 30 (a break); the other goroutine wrote a[40]
+// unordered: no race.
+func TestRangeNotPastExit(t *testing.T) {
+	a := make([]int64, 64)
+	expect(t, false, func(g *G) {
+		<-spawn(g, func(g *G) { *W(g, &a[40], 0) = 2 })
+		<-spawn(g, func(g *G) {
+			f := g.Footprint(0, true)
+			for i := OpenRange(f, a, 0, 1, 0, 1, 0, 0); i < len(a); i++ {
+				if i == 30 {
+					break
+				}
+				a[i] = 1
+				f.Next = i + 1
+			}
+			g.PopFootprints(f)
+		})
+	})
+}
