@@ -24,8 +24,10 @@ const (
 // Scopes lists the values -deps accepts.
 var Scopes = []Scope{ScopeMain, ScopeModules, ScopeAll}
 
-// DefaultScope is the -deps value when the flag is not given.
-var DefaultScope = ScopeMain
+// DefaultScope is the -deps value when the flag is not given: the
+// dependency modules are instrumented; the standard library only on request
+// (docs/build.md says why).
+var DefaultScope = ScopeModules
 
 // An Invocation is one parsed command line of bigfoot build, test or run.
 //

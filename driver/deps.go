@@ -61,7 +61,8 @@ type listedModule struct {
 // A depModule is a dependency module and the packages the build needs
 // from it.
 type depModule struct {
-	Path, Version string
+	Path, Version string // the module and its selected version
+	srcVersion    string // the version of the files in Dir (a replacement's)
 	Dir           string // where the go command reads it from
 	local         bool   // Dir is outside the module cache: instrumented through the overlay
 	copy          string // for a module in the module cache: its instrumented copy
@@ -115,11 +116,13 @@ func dependencyModules(pkgs []listedPackage, modcache string) []*depModule {
 		}
 		dm := byPath[m.Path]
 		if dm == nil {
-			dm = &depModule{Path: m.Path, Version: m.Version, Dir: filepath.Clean(m.Dir)}
+			// Version is the selected version, which the copy replaces
+			// (a replacement's own version may differ).
+			dm = &depModule{Path: m.Path, Version: m.Version, srcVersion: m.Version, Dir: filepath.Clean(m.Dir)}
 			if m.Replace != nil {
-				dm.Version = m.Replace.Version
+				dm.srcVersion = m.Replace.Version
 			}
-			dm.local = modcache == "" || !inDir(dm.Dir, modcache) || dm.Version == ""
+			dm.local = modcache == "" || !inDir(dm.Dir, modcache) || dm.srcVersion == ""
 			byPath[m.Path] = dm
 			mods = append(mods, dm)
 		}
@@ -150,7 +153,16 @@ func (d *run) instrumentDeps(ctx context.Context, ws *workspace, rtDir string, g
 	}
 	key := d.depsKey(ge)
 	var usable []*depModule
+	workReplaced := map[string]bool{}
+	for _, r := range ws.Replace {
+		workReplaced[r.Old.Path] = true
+	}
 	for _, m := range mods {
+		if !m.local && workReplaced[m.Path] {
+			// A second replacement in go.work would conflict with the user's.
+			d.depNote("%s: replaced by a module version in go.work: left uninstrumented", m.Path)
+			continue
+		}
 		if !declaresModule(m.Dir, m.Path) {
 			d.depNote("%s: its directory has no go.mod declaring it: left uninstrumented", m.Path)
 			continue
@@ -253,7 +265,7 @@ func (d *run) moduleCopy(m *depModule, key string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ev, err := module.EscapeVersion(m.Version)
+	ev, err := module.EscapeVersion(m.srcVersion)
 	if err != nil {
 		return "", err
 	}

@@ -153,59 +153,29 @@ func (d *run) do(ctx context.Context) (int, error) {
 		d.logf("ignoring %s: the build uses a temporary workspace (docs/build.md)", strings.Join(d.inv.Dropped, " "))
 	}
 
-	mode := d.inv.Mode
 	patterns := d.inv.Patterns
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
-	deps := &depsResult{}
-	if d.inv.Deps != ScopeMain && d.inv.Deps != "" {
-		deps, err = d.instrumentDeps(ctx, ws, rtDir, ge, d.env, patterns)
-		if err != nil {
-			return 1, err
-		}
-		if d.inv.Deps == ScopeAll {
-			std, err := d.instrumentStd(ctx, deps.pkgs, ge)
-			if err != nil {
-				// The build goes on with the standard library as it is.
-				fmt.Fprintf(d.cfg.Stderr, "bigfoot: standard library left uninstrumented: %v\n", err)
-			}
-			for path, data := range std {
-				deps.overlay[path] = data
-			}
-		}
-	}
-	d.logf("instrumenting %s (mode %s)", strings.Join(patterns, " "), mode)
-	files, err := d.cfg.Instrument(ctx, Request{
-		Dir:        d.dir,
-		Patterns:   patterns,
-		Tests:      d.inv.Verb == "test",
-		BuildFlags: d.inv.BuildFlags,
-		Env:        d.env,
-		Mode:       mode,
-	})
-	var lerr *LoadError
-	if errors.As(err, &lerr) {
+	pl, lerr, err := d.cachedPlan(ctx, ws, rtDir, ge, patterns)
+	if lerr != nil {
 		return d.plain(ctx, lerr)
 	}
 	if err != nil {
-		return 1, fmt.Errorf("instrumenting: %w", err)
+		return 1, err
 	}
-	d.logf("instrumented %d files, added %d", len(files.Replace), len(files.Add))
-	d.printNotes(files.Notes)
-	// The main pass loads in the workspace without the instrumented
+	d.printNotes(pl.Notes)
+	// The main pass loaded in the workspace without the instrumented
 	// copies: there, their imports of the runtime would make the runtime's
 	// packages look like main-module packages to instrument.
-	if len(deps.replace) > 0 {
-		if err := writeWorkspace(work, ws, rtDir, ge.GOWORK, deps.replace); err != nil {
+	if len(pl.Replace) > 0 {
+		if err := writeWorkspace(work, ws, rtDir, ge.GOWORK, pl.Replace); err != nil {
 			return 1, err
 		}
 	}
-	for path, data := range deps.overlay {
-		if files.Replace == nil {
-			files.Replace = map[string][]byte{}
-		}
-		files.Replace[path] = data
+	files, err := pl.overlay(d.stdCache(ge))
+	if err != nil {
+		return 1, err
 	}
 
 	overlay := filepath.Join(d.tmp, "overlay.json")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -73,13 +74,23 @@ type stdEntry struct {
 // stdShimName is the file the shim is added as, in the package's directory.
 const stdShimName = "zz_bigfoot_std.go"
 
-// instrumentStd returns the overlay entries that instrument the
-// standard-library packages among pkgs, instrumenting the ones not yet in
-// the cache.
-func (d *run) instrumentStd(ctx context.Context, pkgs []listedPackage, ge *goEnv) (map[string][]byte, error) {
-	cache := ""
-	if d.cfg.CacheDir != "" {
-		cache = filepath.Join(d.cfg.CacheDir, "std", d.depsKey(ge)+"-"+shortHash(ge.GOROOT))
+// stdCache is the directory of the instrumented standard-library
+// packages for this build, "" without a cache directory.
+func (d *run) stdCache(ge *goEnv) string {
+	if d.cfg.CacheDir == "" {
+		return ""
+	}
+	return filepath.Join(d.cfg.CacheDir, "std", d.depsKey(ge)+"-"+shortHash(ge.GOROOT))
+}
+
+// instrumentStd instruments the standard-library packages among pkgs that
+// are not yet in the cache and returns the instrumented ones, and sync's
+// directory if sync.Pool is to get its hooks (poolHooks).
+func (d *run) instrumentStd(ctx context.Context, pkgs []listedPackage, ge *goEnv) ([]stdRef, string, error) {
+	cache := d.stdCache(ge)
+	if cache == "" {
+		// The plan refers to the rewritten packages by their cache.
+		return nil, "", errors.New("no cache directory")
 	}
 	entries := map[string]*stdEntry{}
 	dirs := map[string]string{}
@@ -114,7 +125,7 @@ func (d *run) instrumentStd(ctx context.Context, pkgs []listedPackage, ge *goEnv
 			Std:        true,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("instrumenting the standard library: %w", err)
+			return nil, "", fmt.Errorf("instrumenting the standard library: %w", err)
 		}
 		if d.inv.Verbose {
 			d.printNotes(files.Notes)
@@ -122,29 +133,28 @@ func (d *run) instrumentStd(ctx context.Context, pkgs []listedPackage, ge *goEnv
 		for path, e := range stdEntries(missing, dirs, files) {
 			entries[path] = e
 			if err := writeStdEntry(cache, path, e); err != nil {
-				return nil, err
+				return nil, "", err
 			}
 		}
 	}
-	overlay := map[string][]byte{}
-	n := 0
+	var refs []stdRef
 	for path, e := range entries {
 		if e.Excluded != "" {
 			d.logf("std: %s: not instrumented: %s", path, e.Excluded)
 			continue
 		}
-		n++
-		for name, data := range e.Files {
-			overlay[filepath.Join(dirs[path], name)] = data
-		}
+		refs = append(refs, stdRef{Path: path, Dir: dirs[path]})
 	}
-	d.logf("std: %d packages instrumented", n)
-	if _, ok := dirs["sync"]; ok {
-		if err := poolHooks(dirs["sync"], overlay); err != nil {
+	sort.Slice(refs, func(i, j int) bool { return refs[i].Path < refs[j].Path })
+	d.logf("std: %d packages instrumented", len(refs))
+	syncDir := dirs["sync"]
+	if syncDir != "" {
+		if err := poolHooks(syncDir, map[string][]byte{}); err != nil {
 			d.logf("std: sync.Pool not modelled: %v", err)
+			syncDir = ""
 		}
 	}
-	return overlay, nil
+	return refs, syncDir, nil
 }
 
 // poolPut and poolGet are the declarations of sync.Pool's methods that

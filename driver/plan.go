@@ -1,0 +1,266 @@
+package driver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/mod/modfile"
+)
+
+// A plan is what instrumenting produced for one build: the go.work
+// replacements by instrumented copies, the overlay of the main module(s)
+// and of local dependencies, and the instrumented standard-library
+// packages (whose files are read back from their cache).
+//
+// Plans are cached (docs/build.md, "Build cost"): a second build of an
+// unchanged program reuses the plan instead of running the instrumenter,
+// so that it costs about what a second go build -race costs.
+type plan struct {
+	Replace []replace
+	Files   map[string][]byte // overlay: absolute path -> content (existing files)
+	Add     map[string][]byte // overlay: new files
+	Notes   []string
+	Std     []stdRef
+	SyncDir string // sync's directory, if sync.Pool gets its hooks
+}
+
+// A stdRef names an instrumented standard-library package.
+type stdRef struct{ Path, Dir string }
+
+// cachedPlan returns the plan of the build, from the cache when its inputs
+// are unchanged; otherwise it instruments and caches the result. A
+// *LoadError means the packages do not load.
+func (d *run) cachedPlan(ctx context.Context, ws *workspace, rtDir string, ge *goEnv, patterns []string) (*plan, *LoadError, error) {
+	file := ""
+	if d.cfg.CacheDir != "" {
+		if key, err := d.planKey(ws, ge, patterns); err == nil {
+			file = filepath.Join(d.cfg.CacheDir, "plan", key+".json")
+			if pl := readPlan(file, d.stdCache(ge)); pl != nil {
+				d.logf("reusing the instrumented program (inputs unchanged)")
+				return pl, nil, nil
+			}
+		} else {
+			d.logf("no plan cache: %v", err)
+		}
+	}
+	pl, lerr, err := d.makePlan(ctx, ws, rtDir, ge, patterns)
+	if lerr != nil || err != nil {
+		return nil, lerr, err
+	}
+	if file != "" {
+		if data, err := json.Marshal(pl); err == nil {
+			if err := writeFileAtomic(file, data); err != nil {
+				d.logf("caching the plan: %v", err)
+			}
+		}
+	}
+	return pl, nil, nil
+}
+
+// makePlan instruments the dependencies (as -deps says) and the main
+// module(s).
+func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goEnv, patterns []string) (*plan, *LoadError, error) {
+	pl := &plan{}
+	localDeps := map[string][]byte{}
+	if d.inv.Deps != ScopeMain && d.inv.Deps != "" {
+		deps, err := d.instrumentDeps(ctx, ws, rtDir, ge, d.env, patterns)
+		if err != nil {
+			return nil, nil, err
+		}
+		pl.Replace = deps.replace
+		localDeps = deps.overlay
+		if d.inv.Deps == ScopeAll {
+			std, syncDir, err := d.instrumentStd(ctx, deps.pkgs, ge)
+			if err != nil {
+				// The build goes on with the standard library as it is.
+				fmt.Fprintf(d.cfg.Stderr, "bigfoot: standard library left uninstrumented: %v\n", err)
+			}
+			pl.Std, pl.SyncDir = std, syncDir
+		}
+	}
+	d.logf("instrumenting %s (mode %s)", strings.Join(patterns, " "), d.inv.Mode)
+	files, err := d.cfg.Instrument(ctx, Request{
+		Dir:        d.dir,
+		Patterns:   patterns,
+		Tests:      d.inv.Verb == "test",
+		BuildFlags: d.inv.BuildFlags,
+		Env:        d.env,
+		Mode:       d.inv.Mode,
+	})
+	var lerr *LoadError
+	if errors.As(err, &lerr) {
+		return nil, lerr, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("instrumenting: %w", err)
+	}
+	d.logf("instrumented %d files, added %d", len(files.Replace), len(files.Add))
+	pl.Files, pl.Add, pl.Notes = files.Replace, files.Add, files.Notes
+	if pl.Files == nil {
+		pl.Files = map[string][]byte{}
+	}
+	for path, data := range localDeps {
+		pl.Files[path] = data
+	}
+	return pl, nil, nil
+}
+
+// overlay returns the plan's overlay files, with the standard-library
+// packages read from stdCache.
+func (pl *plan) overlay(stdCache string) (*Files, error) {
+	files := &Files{Replace: map[string][]byte{}, Add: pl.Add}
+	for path, data := range pl.Files {
+		files.Replace[path] = data
+	}
+	for _, ref := range pl.Std {
+		e := readStdEntry(stdCache, ref.Path)
+		if e == nil || e.Excluded != "" {
+			return nil, fmt.Errorf("the instrumented standard library's cache lost %s", ref.Path)
+		}
+		for name, data := range e.Files {
+			files.Replace[filepath.Join(ref.Dir, name)] = data
+		}
+	}
+	if pl.SyncDir != "" {
+		if err := poolHooks(pl.SyncDir, files.Replace); err != nil {
+			return nil, fmt.Errorf("sync.Pool hooks: %w", err)
+		}
+	}
+	return files, nil
+}
+
+// readPlan returns the plan cached in file if everything it refers to is
+// still cached, or nil.
+func readPlan(file, stdCache string) *plan {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	var pl plan
+	if json.Unmarshal(data, &pl) != nil {
+		return nil
+	}
+	for _, r := range pl.Replace {
+		if _, err := os.Stat(filepath.Join(r.New.Path, "go.mod")); err != nil {
+			return nil
+		}
+	}
+	for _, ref := range pl.Std {
+		if e := readStdEntry(stdCache, ref.Path); e == nil || e.Excluded != "" {
+			return nil
+		}
+	}
+	return &pl
+}
+
+// volatileEnv are environment variables that never change what is built.
+var volatileEnv = map[string]bool{"PWD": true, "OLDPWD": true, "SHLVL": true, "_": true}
+
+// planKey hashes every input of the plan: the bigfoot binary, the command
+// line's mode, scope, patterns, loading flags and verb, the environment,
+// the go env, the user's workspace, and the name, size and modification
+// time of every file in the main modules and in the directories they or
+// the workspace replace modules by.
+func (d *run) planKey(ws *workspace, ge *goEnv, patterns []string) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "bigfoot %s\nmode %s\ndeps %s\ntests %v\ndir %s\n", d.cfg.version(), d.inv.Mode, d.inv.Deps, d.inv.Verb == "test", d.dir)
+	fmt.Fprintf(h, "patterns %q\nflags %q\n", patterns, d.inv.BuildFlags)
+	env := append([]string{}, d.cfg.Env...) // the user's: d.env names the temporary go.work
+	sort.Strings(env)
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); !volatileEnv[k] {
+			fmt.Fprintf(h, "env %s\n", kv)
+		}
+	}
+	gej, _ := json.Marshal(ge)
+	fmt.Fprintf(h, "goenv %s\n", gej)
+	wsj, _ := json.Marshal(ws)
+	fmt.Fprintf(h, "workspace %s\n", wsj)
+	dirs := append([]string{}, ws.Use...)
+	for _, r := range ws.Replace {
+		if r.New.Version == "" {
+			dirs = append(dirs, r.New.Path)
+		}
+	}
+	for _, dir := range ws.Use {
+		dirs = append(dirs, replacedDirs(dir)...)
+	}
+	if ge.GOWORK != "" && ge.GOWORK != "off" {
+		if err := hashFile(h, ge.GOWORK); err != nil {
+			return "", err
+		}
+	}
+	for _, dir := range dirs {
+		if err := hashTree(h, dir); err != nil {
+			return "", err
+		}
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))[:32], nil
+}
+
+// replacedDirs returns the directories the go.mod in dir replaces modules
+// by, absolute.
+func replacedDirs(dir string) []string {
+	data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return nil
+	}
+	f, err := modfile.ParseLax("go.mod", data, nil)
+	if err != nil {
+		return nil
+	}
+	var dirs []string
+	for _, r := range f.Replace {
+		if r.New.Version != "" {
+			continue
+		}
+		p := r.New.Path
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		dirs = append(dirs, filepath.Clean(p))
+	}
+	return dirs
+}
+
+// hashFile hashes the name, size and modification time of a file.
+func hashFile(h interface{ Write([]byte) (int, error) }, file string) error {
+	fi, err := os.Stat(file)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(h, "file %s %d %d\n", file, fi.Size(), fi.ModTime().UnixNano())
+	return nil
+}
+
+// hashTree hashes the name, size and modification time of every file
+// under dir, except in directories the go command ignores (starting with
+// "." or "_", and testdata).
+func hashTree(h interface{ Write([]byte) (int, error) }, dir string) error {
+	return filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := e.Name()
+		if e.IsDir() {
+			if p != dir && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "file %s %d %d\n", p, fi.Size(), fi.ModTime().UnixNano())
+		return nil
+	})
+}
