@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/bigfoot-go/bigfoot/mode"
 )
 
 // Tool names. A tool is one column of the tables: the plain build, Go's
-// race detector, one of bigfoot's modes, or the peer detector.
+// race detector, one of bigfoot's modes (named as mode.Mode prints it), or
+// the peer detector.
 const (
 	Plain     = "plain"
 	Race      = "race"
@@ -24,11 +27,8 @@ var DefaultModes = []string{Plain, Race, FastTrack, RedCard, SlimState, BigFoot}
 
 // isBigfootMode reports whether tool is built by bigfoot build -mode=tool.
 func isBigfootMode(tool string) bool {
-	switch tool {
-	case FastTrack, RedCard, SlimState, BigFoot:
-		return true
-	}
-	return false
+	_, err := mode.Parse(tool)
+	return err == nil
 }
 
 // Label returns the short column label of a tool, as in the paper's tables.

@@ -3,21 +3,20 @@ package driver
 import (
 	"fmt"
 	"strings"
-)
 
-// Modes lists the values -mode accepts, the default first.
-var Modes = []string{"bigfoot", "fasttrack", "redcard", "slimstate"}
+	"github.com/bigfoot-go/bigfoot/mode"
+)
 
 // An Invocation is one parsed command line of bigfoot build, test or run.
 //
 // Bigfoot's own flags are removed; every other argument is kept verbatim in
 // GoArgs, in order, to be handed to the go command.
 type Invocation struct {
-	Verb    string // "build", "test" or "run"
-	Mode    string // -mode
-	Work    bool   // -work: keep the temporary directory and print its path
-	Verbose bool   // -bfv: print bigfoot's steps and all instrumenter notes
-	Dir     string // -C dir, consumed here: the directory everything runs in
+	Verb    string    // "build", "test" or "run"
+	Mode    mode.Mode // -mode
+	Work    bool      // -work: keep the temporary directory and print its path
+	Verbose bool      // -bfv: print bigfoot's steps and all instrumenter notes
+	Dir     string    // -C dir, consumed here: the directory everything runs in
 
 	// GoArgs are the arguments for the go command, after the verb:
 	// flags, packages, and for test the flags after the packages and
@@ -132,7 +131,7 @@ func ParseArgs(verb string, args []string) (*Invocation, error) {
 	if !ok {
 		return nil, usagef("unknown command %q", verb)
 	}
-	inv := &Invocation{Verb: verb, Mode: Modes[0]}
+	inv := &Invocation{Verb: verb, Mode: mode.Default}
 	kind := func(name string) (flagKind, bool) {
 		if k, ok := vf[name]; ok {
 			return k, true
@@ -209,7 +208,9 @@ func ParseArgs(verb string, args []string) (*Invocation, error) {
 				i++
 				val = args[i]
 			}
-			inv.Mode = val
+			if err := inv.Mode.Set(val); err != nil {
+				return nil, usagef("invalid -mode %q: want one of %s", val, mode.Names())
+			}
 			continue
 		case "bfv":
 			inv.Verbose = !hasVal || val == "true" || val == "1"
@@ -275,13 +276,6 @@ func ParseArgs(verb string, args []string) (*Invocation, error) {
 
 // check validates the parsed invocation.
 func (inv *Invocation) check() error {
-	known := false
-	for _, m := range Modes {
-		known = known || m == inv.Mode
-	}
-	if !known {
-		return usagef("invalid -mode %q: want one of %s", inv.Mode, strings.Join(Modes, ", "))
-	}
 	if inv.Verb == "run" && len(inv.Patterns) == 0 {
 		return usagef("go: no go files listed")
 	}

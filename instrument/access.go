@@ -6,13 +6,13 @@ import (
 	"go/types"
 )
 
-// mode says how an expression's value is used.
-type mode int
+// use says how an expression's value is used.
+type use int
 
 const (
 	// mValue: the value is used; if the expression denotes a shared
 	// location, evaluating it is a read of that location.
-	mValue mode = iota
+	mValue use = iota
 	// mAddr: the location's address is used (&x, the x of x.f, a pointer
 	// receiver); no access of its own, but the operands of the address
 	// computation (pointers, slice headers, indices) are read.
@@ -22,7 +22,7 @@ const (
 // expr renders an expression. Reads of shared locations are wrapped in
 // place, so each check happens exactly where (and whether) the original
 // expression is evaluated.
-func (r *fileRewriter) expr(e ast.Expr, m mode) string {
+func (r *fileRewriter) expr(e ast.Expr, m use) string {
 	if e == nil {
 		return ""
 	}
@@ -37,7 +37,7 @@ func (r *fileRewriter) expr(e ast.Expr, m mode) string {
 					return r.elided(e, e.Name, false)
 				}
 				return r.wrapRead(e.Pos(), e.Name)
-			} else if v != nil && r.safeVar(v) {
+			} else if v != nil && r.safeVar(v) && r.p.recordSafe {
 				return r.elided(e, e.Name, false) // counted, never checked
 			}
 		}
@@ -107,7 +107,7 @@ func (r *fileRewriter) wrapWrite(pos token.Pos, inner string) string {
 	return "*__bf.W(" + r.g() + ", &" + inner + ", " + r.site(pos) + ")"
 }
 
-func (r *fileRewriter) selector(e *ast.SelectorExpr, m mode) string {
+func (r *fileRewriter) selector(e *ast.SelectorExpr, m use) string {
 	sel := r.info.Selections[e]
 	if sel == nil {
 		// A qualified identifier: a global of another package.
@@ -153,7 +153,7 @@ func (r *fileRewriter) operand(x ast.Expr) string {
 	return r.expr(x, mAddr)
 }
 
-func (r *fileRewriter) index(e *ast.IndexExpr, m mode) string {
+func (r *fileRewriter) index(e *ast.IndexExpr, m use) string {
 	xt := r.typeOf(e.X)
 	if _, ok := xt.(*types.Signature); ok || r.info.Types[e.X].IsType() {
 		// Instantiation of a generic function or type.
