@@ -6,10 +6,13 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/bigfoot-go/bigfoot/mode"
 )
 
 // Tool names. A tool is one column of the tables: the plain build, Go's
-// race detector, one of bigfoot's modes, or the peer detector.
+// race detector, one of bigfoot's modes (named as mode.Mode prints it), or
+// the peer detector.
 const (
 	Plain     = "plain"
 	Race      = "race"
@@ -27,17 +30,14 @@ var DefaultModes = []string{Plain, Race, FastTrack, RedCard, SlimState, BigFoot}
 // optionally followed by "+" and a -deps scope ("bigfoot+all" is
 // bigfoot build -mode=bigfoot -deps=all).
 func isBigfootMode(tool string) bool {
-	mode, deps := splitTool(tool)
+	m, deps := splitTool(tool)
 	switch deps {
 	case "", "main", "modules", "all":
 	default:
 		return false
 	}
-	switch mode {
-	case FastTrack, RedCard, SlimState, BigFoot:
-		return true
-	}
-	return false
+	_, err := mode.Parse(m)
+	return err == nil
 }
 
 // splitTool splits a bigfoot tool into its mode and -deps scope ("" if

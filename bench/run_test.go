@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/bigfoot-go/bigfoot/bench/internal/peak"
+	"github.com/bigfoot-go/bigfoot/mode"
 )
 
 // checkShort checks that a Short report has every workload, every tool
@@ -152,5 +153,25 @@ func TestParsePeak(t *testing.T) {
 	}
 	if _, ok := parsePeak([]byte("checksum: 12\n")); ok {
 		t.Fatal("parsePeak found a peak in output without one")
+	}
+}
+
+// TestToolModes checks that the tool names of bigfoot's modes are the
+// names mode.Mode parses, and that the other tools are not modes.
+func TestToolModes(t *testing.T) {
+	for _, m := range mode.All {
+		if !isBigfootMode(m.String()) {
+			t.Errorf("%v is not a bigfoot mode tool", m)
+		}
+	}
+	for _, tool := range []string{FastTrack, RedCard, SlimState, BigFoot} {
+		if _, err := mode.Parse(tool); err != nil {
+			t.Errorf("tool %q: %v", tool, err)
+		}
+	}
+	for _, tool := range []string{Plain, Race, Peer} {
+		if isBigfootMode(tool) {
+			t.Errorf("%q is taken for a bigfoot mode", tool)
+		}
 	}
 }

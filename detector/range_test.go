@@ -58,8 +58,8 @@ func TestRangeDescendingField(t *testing.T) {
 			f.Next = i - 1
 		}
 		f.loadRange()
-		if f.n != 4 || uintptr(f.start) != uintptr(unsafe.Pointer(&ps[9].y)) || int(f.step) != -8 || f.size != 4 {
-			t.Errorf("range = start %p n %d step %d size %d; want &ps[9].y, 4, -8, 4", f.start, f.n, int(f.step), f.size)
+		if f.count() != 4 || uintptr(f.start) != uintptr(unsafe.Pointer(&ps[9].y)) || int(f.step) != -8 || f.size != 4 {
+			t.Errorf("range = start %#x n %d step %d size %d; want &ps[9].y, 4, -8, 4", f.start, f.count(), int(f.step), f.size)
 		}
 		g.PopFootprints(f)
 	})

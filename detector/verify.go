@@ -172,17 +172,6 @@ func A[T any](g *G, p *T, write bool, site uint32) *T {
 	return p
 }
 
-// S is A for a read of a variable of the static safe class (placement's
-// FindSafeVars: written only before any other goroutine can see it): it is
-// counted as an access in counting builds, and not recorded for the
-// verifier, since no check is meant to cover it.
-func S[T any](g *G, p *T, site uint32) *T {
-	if countAccesses {
-		g.accesses++
-	}
-	return p
-}
-
 // verifyRecord records n elements of size bytes at p, p+step, ... of kind
 // k at site in the goroutine's current span. Only the address is kept, so
 // recording does not make p escape.

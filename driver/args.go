@@ -3,10 +3,9 @@ package driver
 import (
 	"fmt"
 	"strings"
-)
 
-// Modes lists the values -mode accepts, the default first.
-var Modes = []string{"bigfoot", "fasttrack", "redcard", "slimstate"}
+	"github.com/bigfoot-go/bigfoot/mode"
+)
 
 // A Scope says which packages are instrumented (-deps).
 type Scope string
@@ -34,12 +33,12 @@ var DefaultScope = ScopeModules
 // Bigfoot's own flags are removed; every other argument is kept verbatim in
 // GoArgs, in order, to be handed to the go command.
 type Invocation struct {
-	Verb    string // "build", "test" or "run"
-	Mode    string // -mode
-	Deps    Scope  // -deps
-	Work    bool   // -work: keep the temporary directory and print its path
-	Verbose bool   // -bfv: print bigfoot's steps and all instrumenter notes
-	Dir     string // -C dir, consumed here: the directory everything runs in
+	Verb    string    // "build", "test" or "run"
+	Mode    mode.Mode // -mode
+	Deps    Scope     // -deps
+	Work    bool      // -work: keep the temporary directory and print its path
+	Verbose bool      // -bfv: print bigfoot's steps and all instrumenter notes
+	Dir     string    // -C dir, consumed here: the directory everything runs in
 
 	// GoArgs are the arguments for the go command, after the verb:
 	// flags, packages, and for test the flags after the packages and
@@ -154,7 +153,7 @@ func ParseArgs(verb string, args []string) (*Invocation, error) {
 	if !ok {
 		return nil, usagef("unknown command %q", verb)
 	}
-	inv := &Invocation{Verb: verb, Mode: Modes[0], Deps: DefaultScope}
+	inv := &Invocation{Verb: verb, Mode: mode.Default, Deps: DefaultScope}
 	kind := func(name string) (flagKind, bool) {
 		if k, ok := vf[name]; ok {
 			return k, true
@@ -231,7 +230,9 @@ func ParseArgs(verb string, args []string) (*Invocation, error) {
 				i++
 				val = args[i]
 			}
-			inv.Mode = val
+			if err := inv.Mode.Set(val); err != nil {
+				return nil, usagef("invalid -mode %q: want one of %s", val, mode.Names())
+			}
 			continue
 		case "deps":
 			if !hasVal {
@@ -307,13 +308,6 @@ func ParseArgs(verb string, args []string) (*Invocation, error) {
 
 // check validates the parsed invocation.
 func (inv *Invocation) check() error {
-	known := false
-	for _, m := range Modes {
-		known = known || m == inv.Mode
-	}
-	if !known {
-		return usagef("invalid -mode %q: want one of %s", inv.Mode, strings.Join(Modes, ", "))
-	}
 	if !validScope(inv.Deps) {
 		return usagef("invalid -deps %q: want one of main, modules, all", inv.Deps)
 	}

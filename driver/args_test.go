@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/bigfoot-go/bigfoot/mode"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -11,46 +13,46 @@ func TestParseArgs(t *testing.T) {
 		verb, args string
 		want       Invocation // only the fields compared below
 	}{
-		{"build", "", Invocation{Mode: "bigfoot"}},
+		{"build", "", Invocation{Mode: mode.BigFoot}},
 		{"build", "-mode fasttrack -o out -v ./...", Invocation{
-			Mode: "fasttrack", Output: "out",
+			Mode: mode.FastTrack, Output: "out",
 			GoArgs: []string{"-o", "out", "-v", "./..."}, Patterns: []string{"./..."}}},
 		{"build", "-mode=redcard -tags=a,b -ldflags -s -work .", Invocation{
-			Mode: "redcard", Work: true, GoWork: true,
+			Mode: mode.RedCard, Work: true, GoWork: true,
 			GoArgs:     []string{"-tags=a,b", "-ldflags", "-s", "-work", "."},
 			Patterns:   []string{"."},
 			BuildFlags: []string{"-tags=a,b"}}},
 		{"build", "-C sub -mod=mod -x p", Invocation{
-			Mode: "bigfoot", Dir: "sub", X: true,
+			Mode: mode.BigFoot, Dir: "sub", X: true,
 			GoArgs: []string{"-x", "p"}, Patterns: []string{"p"}, Dropped: []string{"-mod=mod"}}},
 		{"build", "-mod readonly p q", Invocation{
-			Mode:   "bigfoot",
+			Mode:   mode.BigFoot,
 			GoArgs: []string{"-mod", "readonly", "p", "q"}, Patterns: []string{"p", "q"},
 			BuildFlags: []string{"-mod=readonly"}}},
 		{"test", "-run TestX -count=1 ./a ./b -v -mode fasttrack -timeout 1m -myflag", Invocation{
-			Mode:     "fasttrack",
+			Mode:     mode.FastTrack,
 			GoArgs:   []string{"-run", "TestX", "-count=1", "./a", "./b", "-v", "-timeout", "1m", "-myflag"},
 			Patterns: []string{"./a", "./b"}}},
 		{"test", "./a -args -mode x y", Invocation{
-			Mode:     "bigfoot",
+			Mode:     mode.BigFoot,
 			GoArgs:   []string{"./a", "-args", "-mode", "x", "y"},
 			Patterns: []string{"./a"}}},
 		{"test", "./a -v extra args", Invocation{
-			Mode:     "bigfoot",
+			Mode:     mode.BigFoot,
 			GoArgs:   []string{"./a", "-v", "extra", "args"},
 			Patterns: []string{"./a"}}},
 		{"test", "-c -o t.test -bfv .", Invocation{
-			Mode: "bigfoot", Verbose: true, Output: "t.test",
+			Mode: mode.BigFoot, Verbose: true, Output: "t.test",
 			GoArgs: []string{"-c", "-o", "t.test", "."}, Patterns: []string{"."}}},
 		{"run", "-mode fasttrack . -mode x -v", Invocation{
-			Mode:   "fasttrack",
+			Mode:   mode.FastTrack,
 			GoArgs: []string{"."}, Patterns: []string{"."}, ProgArgs: []string{"-mode", "x", "-v"}}},
 		{"build", "-deps=modules -deps all .", Invocation{
-			Mode: "bigfoot", Deps: ScopeAll, GoArgs: []string{"."}, Patterns: []string{"."}}},
+			Mode: mode.BigFoot, Deps: ScopeAll, GoArgs: []string{"."}, Patterns: []string{"."}}},
 		{"test", "-deps main . -deps modules", Invocation{
-			Mode: "bigfoot", Deps: ScopeModules, GoArgs: []string{"."}, Patterns: []string{"."}}},
+			Mode: mode.BigFoot, Deps: ScopeModules, GoArgs: []string{"."}, Patterns: []string{"."}}},
 		{"run", "-exec=prog a.go b.go arg", Invocation{
-			Mode: "bigfoot", Exec: []string{"prog"},
+			Mode: mode.BigFoot, Exec: []string{"prog"},
 			GoArgs: []string{"a.go", "b.go"}, Patterns: []string{"a.go", "b.go"}, ProgArgs: []string{"arg"}}},
 	} {
 		args := strings.Fields(tc.args)

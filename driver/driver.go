@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/bigfoot-go/bigfoot/mode"
 )
 
 // A Request is what the driver asks the instrumenter to do: load the
@@ -20,8 +22,8 @@ type Request struct {
 	Tests      bool     // include _test.go files and external test packages
 	BuildFlags []string // flags that affect loading (-tags, ...)
 	Env        []string // environment of the go command
-	Mode       string   // "fasttrack", ...
-	Std        bool     // instrument the standard-library packages Patterns names instead
+	Mode       mode.Mode
+	Std        bool // instrument the standard-library packages Patterns names instead
 }
 
 // Files are the instrumenter's output.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/bigfoot-go/bigfoot/mode"
 )
 
 // These tests run the whole route (workspace, runtime module, overlay, the
@@ -139,7 +141,7 @@ func TestRunRoute(t *testing.T) {
 	if strings.Count(stderr.String(), "bigfoot: note one\n") != 1 || !strings.Contains(stderr.String(), "bigfoot: note two\n") {
 		t.Errorf("notes not printed once each:\n%s", stderr)
 	}
-	if req.Dir != dir || req.Tests || req.Mode != "fasttrack" || strings.Join(req.Patterns, " ") != "." {
+	if req.Dir != dir || req.Tests || req.Mode != mode.FastTrack || strings.Join(req.Patterns, " ") != "." {
 		t.Errorf("request = %+v", req)
 	}
 	if lookupEnv(req.Env, "GOWORK") == "" || lookupEnv(req.Env, "GOFLAGS") != "" {
@@ -212,8 +214,8 @@ func TestBuildAndTestVerbs(t *testing.T) {
 	if code, err := Run(context.Background(), cfg, inv); code != 0 || err != nil {
 		t.Fatalf("build = %d, %v\n%s", code, err, stderr)
 	}
-	if req.Mode != "bigfoot" || strings.Contains(stderr.String(), "not implemented") {
-		t.Errorf("default mode: instrumented in mode %q (want bigfoot)\n%s", req.Mode, stderr)
+	if req.Mode != mode.BigFoot || strings.Contains(stderr.String(), "not implemented") {
+		t.Errorf("default mode: instrumented in mode %v (want bigfoot)\n%s", req.Mode, stderr)
 	}
 	got, _ := exec.Command(out, "x").Output()
 	if string(got) != "instrumented added [x]\n" {

@@ -6,13 +6,13 @@ import (
 	"go/types"
 )
 
-// mode says how an expression's value is used.
-type mode int
+// use says how an expression's value is used.
+type use int
 
 const (
 	// mValue: the value is used; if the expression denotes a shared
 	// location, evaluating it is a read of that location.
-	mValue mode = iota
+	mValue use = iota
 	// mAddr: the location's address is used (&x, the x of x.f, a pointer
 	// receiver); no access of its own, but the operands of the address
 	// computation (pointers, slice headers, indices) are read.
@@ -22,7 +22,7 @@ const (
 // expr renders an expression. Reads of shared locations are wrapped in
 // place, so each check happens exactly where (and whether) the original
 // expression is evaluated.
-func (r *fileRewriter) expr(e ast.Expr, m mode) string {
+func (r *fileRewriter) expr(e ast.Expr, m use) string {
 	if e == nil {
 		return ""
 	}
@@ -37,8 +37,8 @@ func (r *fileRewriter) expr(e ast.Expr, m mode) string {
 					return r.elided(e, e.Name, false)
 				}
 				return r.wrapRead(e.Pos(), e.Name)
-			} else if v != nil && r.safeVar(v) {
-				return r.safeRead(e) // counted, never checked
+			} else if v != nil && r.safeVar(v) && r.p.recordSafe {
+				return r.elided(e, e.Name, false) // counted, never checked
 			}
 		}
 		return e.Name
@@ -107,7 +107,7 @@ func (r *fileRewriter) wrapWrite(pos token.Pos, inner string) string {
 	return "*__bf.W(" + r.g() + ", &" + inner + ", " + r.site(pos) + ")"
 }
 
-func (r *fileRewriter) selector(e *ast.SelectorExpr, m mode) string {
+func (r *fileRewriter) selector(e *ast.SelectorExpr, m use) string {
 	sel := r.info.Selections[e]
 	if sel == nil {
 		// A qualified identifier: a global of another package.
@@ -153,7 +153,7 @@ func (r *fileRewriter) operand(x ast.Expr) string {
 	return r.expr(x, mAddr)
 }
 
-func (r *fileRewriter) index(e *ast.IndexExpr, m mode) string {
+func (r *fileRewriter) index(e *ast.IndexExpr, m use) string {
 	xt := r.typeOf(e.X)
 	if _, ok := xt.(*types.Signature); ok || r.info.Types[e.X].IsType() {
 		// Instantiation of a generic function or type.
@@ -238,16 +238,6 @@ func (r *fileRewriter) sharedVar(v *types.Var) bool {
 		return true
 	}
 	return r.p.heap[v.Pos()]
-}
-
-// safeRead renders a read of the safe-class variable e: the variable itself,
-// or, in builds that count or verify accesses, a counted read the verifier
-// does not expect any check to cover.
-func (r *fileRewriter) safeRead(e *ast.Ident) string {
-	if !r.p.recordElided {
-		return e.Name
-	}
-	return "(*__bf.S(" + r.g() + ", &" + e.Name + ", " + r.site(e.Pos()) + "))"
 }
 
 // safeVar reports whether placement put v in the static safe class

@@ -72,8 +72,8 @@ func (r *fileRewriter) deferredFootprint(e ast.Expr, write, forced bool) string 
 		return v
 	}
 	key := fmt.Sprintf("%d/%v", e.Pos(), write)
-	switch r.p.mode {
-	case "slimstate", "bigfoot":
+	switch {
+	case r.p.mode.Footprints():
 		if !forced {
 			if !r.elementAccess(e) {
 				return ""
@@ -194,7 +194,7 @@ func finishFootprints(fn *funcCtx, body string, hasResults bool) (string, []stri
 // newFpCtx returns the footprint state of a function about to be
 // rendered, or nil in modes that defer no check.
 func (r *fileRewriter) newFpCtx() *fpCtx {
-	if r.p.mode != "slimstate" && r.p.mode != "bigfoot" {
+	if !r.p.mode.Footprints() {
 		return nil
 	}
 	r.fpIDs++

@@ -3,7 +3,6 @@ package instrument
 import (
 	"fmt"
 	"go/ast"
-	"go/constant"
 	"go/token"
 	"go/types"
 	"os"
@@ -38,7 +37,7 @@ import (
 //     acquire or release (kill sets; HTTP handler calls count as both),
 //     nor panic (refinedPanics), nor fail to return (a call counts only if
 //     its callee is loop-free, non-recursive and itself panic- and
-//     sync-free: simpleFuncs). So if the first member runs, the anchor
+//     sync-free: placement.Facts.Simple). So if the first member runs, the anchor
 //     runs, with the same vector clock: the check neither misses an
 //     access (not even after a recovered panic or runtime.Goexit) nor
 //     checks one that did not happen;
@@ -98,11 +97,11 @@ func mayGroup(fn *ssa.Function) bool {
 	for _, b := range fn.Blocks {
 		fields := map[string]int{} // base -> a field accessed through it
 		for _, in := range b.Instrs {
-			fa, ok := addrOf(in).(*ssa.FieldAddr)
+			fa, ok := placement.AddrOf(in).(*ssa.FieldAddr)
 			if !ok {
 				continue
 			}
-			k := addrKey(fa.X)
+			k := placement.AddrKey(fa.X)
 			if f, ok := fields[k]; ok && f != fa.Field {
 				return true
 			}
@@ -140,7 +139,7 @@ func (f *fileRedcard) planGroups() {
 				continue
 			}
 			seen[a] = true
-			fa, ok := addrOf(a.Instr).(*ssa.FieldAddr)
+			fa, ok := placement.AddrOf(a.Instr).(*ssa.FieldAddr)
 			if !ok || !groupableBase(fa) {
 				continue
 			}
@@ -148,11 +147,11 @@ func (f *fileRedcard) planGroups() {
 			if b == b.Parent().Recover {
 				continue
 			}
-			k := baseKey{b, addrKey(fa.X)}
+			k := baseKey{b, placement.AddrKey(fa.X)}
 			if _, ok := parts[k]; !ok {
 				order = append(order, k)
 			}
-			parts[k] = append(parts[k], member{acc: a, field: fa.Field, index: indexIn(b.Instrs, a.Instr), key: siteKey{a.Pos, a.Write}})
+			parts[k] = append(parts[k], member{acc: a, field: fa.Field, index: placement.IndexIn(b.Instrs, a.Instr), key: siteKey{a.Pos, a.Write}})
 		}
 		for _, k := range order {
 			ms := parts[k]
@@ -175,7 +174,7 @@ func (f *fileRedcard) planGroups() {
 				}
 				sort.Ints(fields)
 				st := structOf(kind)
-				for _, run := range f.contiguousRuns(st, fields) {
+				for _, run := range f.pkg.facts.ContiguousRuns(st, fields) {
 					var rm []member
 					for _, m := range kind {
 						if containsInt(run, m.field) {
@@ -257,7 +256,7 @@ func (f *fileRedcard) verifyGroup(b *ssa.BasicBlock, st *types.Struct, run []int
 	if lo < 0 || hi < 0 {
 		return debug("member not found in its block")
 	}
-	if why := f.pkg.spanUnsafe(b, lo, hi); why != "" {
+	if why := f.pkg.facts.SpanUnsafe(b, lo, hi); why != "" {
 		return debug(why)
 	}
 	g := &fieldGroup{write: write, first: st.Field(run[0]).Name(), last: st.Field(run[len(run)-1]).Name(), anchor: anchor.key}
@@ -296,58 +295,6 @@ func (f *fileRedcard) justifiedWithin(k siteKey, ms []member) bool {
 	return true
 }
 
-// spanUnsafe says why the instructions strictly between b.Instrs[lo] and
-// b.Instrs[hi] could make a check at one end miss or invent an access at
-// the other ("" if none): synchronization, a panic, a call that may not
-// return.
-func (rc *redcardPkg) spanUnsafe(b *ssa.BasicBlock, lo, hi int) string {
-	nonNil := map[string]bool{}
-	for i, in := range b.Instrs[:hi] {
-		if i > lo {
-			if rc.ks.Instr(in) != 0 || handlerCall(in) {
-				return fmt.Sprintf("%v may synchronize", in)
-			}
-			if rc.mayPanicAt(in, nonNil) {
-				return fmt.Sprintf("%v may panic or not return", in)
-			}
-		}
-		noteNonNil(in, nonNil)
-	}
-	return ""
-}
-
-// contiguousRuns splits the sorted field indices into runs of consecutive
-// fields with no padding between them (gc layout of the target).
-func (f *fileRedcard) contiguousRuns(st *types.Struct, fields []int) [][]int {
-	if st == nil || len(fields) < 2 {
-		return nil
-	}
-	vars := make([]*types.Var, st.NumFields())
-	for i := range vars {
-		vars[i] = st.Field(i)
-	}
-	offs := f.pkg.sizes.Offsetsof(vars)
-	var out [][]int
-	cur := []int{fields[0]}
-	for _, fi := range fields[1:] {
-		prev := cur[len(cur)-1]
-		if fi == prev+1 && offs[prev]+f.pkg.sizes.Sizeof(vars[prev].Type()) == offs[fi] && f.pkg.sizes.Sizeof(vars[fi].Type()) > 0 {
-			cur = append(cur, fi)
-			continue
-		}
-		out = append(out, cur)
-		cur = []int{fi}
-	}
-	out = append(out, cur)
-	var multi [][]int
-	for _, r := range out {
-		if len(r) >= 2 {
-			multi = append(multi, r)
-		}
-	}
-	return multi
-}
-
 // derefStruct is the struct type of t or *t, or nil.
 func derefStruct(t types.Type) *types.Struct {
 	if p, ok := t.Underlying().(*types.Pointer); ok {
@@ -362,7 +309,7 @@ func structOf(ms []member) *types.Struct {
 	if len(ms) == 0 {
 		return nil
 	}
-	fa := addrOf(ms[0].acc.Instr).(*ssa.FieldAddr)
+	fa := placement.AddrOf(ms[0].acc.Instr).(*ssa.FieldAddr)
 	st, _ := fa.X.Type().Underlying().(*types.Pointer).Elem().Underlying().(*types.Struct)
 	return st
 }
@@ -410,214 +357,6 @@ func mentionsTypeParam(t types.Type, seen map[types.Type]bool) bool {
 	case *types.Signature, *types.Interface, *types.Basic:
 	}
 	return false
-}
-
-// addrKey names the address computation of v: equal keys denote the
-// same address (the same register, or the same field and constant index
-// steps from equal keys).
-func addrKey(v ssa.Value) string {
-	switch v := v.(type) {
-	case *ssa.FieldAddr:
-		return fmt.Sprintf("%s.%d", addrKey(v.X), v.Field)
-	case *ssa.IndexAddr:
-		if c, ok := v.Index.(*ssa.Const); ok && c.Value != nil {
-			return fmt.Sprintf("%s[%s]", addrKey(v.X), c.Value.ExactString())
-		}
-	}
-	return fmt.Sprintf("%p", v)
-}
-
-// noteNonNil records the pointers that in, having run, proved non-nil:
-// the operands of its address computations and dereferences.
-func noteNonNil(in ssa.Instruction, nonNil map[string]bool) {
-	var addr ssa.Value
-	switch in := in.(type) {
-	case *ssa.FieldAddr, *ssa.IndexAddr:
-		addr = pointerOperand(in.(ssa.Value))
-	case *ssa.UnOp:
-		if in.Op == token.MUL {
-			addr = in.X
-		}
-	case *ssa.Store:
-		addr = in.Addr
-	}
-	for ; addr != nil; addr = pointerOperand(addr) {
-		nonNil[addrKey(addr)] = true
-	}
-}
-
-// pointerOperand is the pointer an address computation v dereferences (the
-// x of &x.f, or of &x[i] when x is a pointer to an array), or nil.
-func pointerOperand(v ssa.Value) ssa.Value {
-	switch a := v.(type) {
-	case *ssa.FieldAddr:
-		return a.X
-	case *ssa.IndexAddr:
-		if _, ok := a.X.Type().Underlying().(*types.Pointer); ok {
-			return a.X
-		}
-	}
-	return nil
-}
-
-// isNonNil reports whether pointer v cannot be nil at a point where
-// nonNil holds.
-func isNonNil(v ssa.Value, nonNil map[string]bool) bool {
-	switch v.(type) {
-	case *ssa.Alloc, *ssa.Global, *ssa.FieldAddr, *ssa.IndexAddr:
-		// An address computed without panicking is not nil.
-		return true
-	}
-	return nonNil[addrKey(v)]
-}
-
-// mayPanicAt reports whether in may panic or not return, given the
-// pointers known non-nil before it. It is mayPanic refined: loads, stores
-// and field addresses through non-nil pointers, division and shifts by
-// constants, and calls of simple functions do not.
-func (rc *redcardPkg) mayPanicAt(in ssa.Instruction, nonNil map[string]bool) bool {
-	switch in := in.(type) {
-	case *ssa.FieldAddr:
-		return !isNonNil(in.X, nonNil)
-	case *ssa.UnOp:
-		switch in.Op {
-		case token.MUL:
-			return !isNonNil(in.X, nonNil)
-		case token.ARROW:
-			return true
-		}
-		return false
-	case *ssa.Store:
-		return !isNonNil(in.Addr, nonNil)
-	case *ssa.Field, *ssa.Extract, *ssa.Phi, *ssa.Alloc, *ssa.MakeMap:
-		return false
-	case *ssa.Index:
-		return !constInRange(in.Index, in.X.Type())
-	case *ssa.IndexAddr:
-		pt, ok := in.X.Type().Underlying().(*types.Pointer)
-		return !ok || !isNonNil(in.X, nonNil) || !constInRange(in.Index, pt.Elem())
-	case *ssa.BinOp:
-		switch in.Op {
-		case token.QUO, token.REM:
-			if b, ok := in.Y.Type().Underlying().(*types.Basic); ok && b.Info()&types.IsInteger == 0 {
-				return false
-			}
-			// Only a zero divisor panics (x / -1 is defined for the most
-			// negative x).
-			c, ok := in.Y.(*ssa.Const)
-			return !ok || c.Value == nil || constant.Sign(c.Value) == 0
-		case token.SHL, token.SHR:
-			if b, ok := in.Y.Type().Underlying().(*types.Basic); ok && b.Info()&types.IsUnsigned != 0 {
-				return false
-			}
-			c, ok := in.Y.(*ssa.Const)
-			return !ok || c.Value == nil || constant.Sign(c.Value) < 0
-		}
-		return false
-	case *ssa.TypeAssert:
-		return !in.CommaOk
-	case *ssa.Call:
-		if b, ok := in.Call.Value.(*ssa.Builtin); ok {
-			switch b.Name() {
-			case "append", "len", "cap", "min", "max", "real", "imag", "complex", "copy":
-				return false
-			}
-			return true
-		}
-		if in.Call.IsInvoke() {
-			return true
-		}
-		callee := in.Call.StaticCallee()
-		return callee == nil || !rc.simple.is(callee)
-	}
-	return mayPanic(in)
-}
-
-// constInRange reports whether idx is a constant index within the array
-// type t (or *array).
-func constInRange(idx ssa.Value, t types.Type) bool {
-	if p, ok := t.Underlying().(*types.Pointer); ok {
-		t = p.Elem()
-	}
-	at, ok := t.Underlying().(*types.Array)
-	c, ok2 := idx.(*ssa.Const)
-	if !ok || !ok2 || c.Value == nil {
-		return false
-	}
-	n, exact := constant.Int64Val(c.Value)
-	return exact && n >= 0 && n < at.Len()
-}
-
-// simpleFuncs memoizes which functions are simple: they have a body with
-// no loop (an acyclic CFG), never panic (mayPanicAt, with their own
-// non-nil facts), never synchronize, and call only simple functions; or
-// they belong to package math, whose functions compute and return. A
-// call of a simple function returns, normally, without synchronizing.
-// Recursion is never simple.
-type simpleFuncs struct {
-	rc   *redcardPkg
-	memo map[*ssa.Function]int8 // 1 simple, -1 not, 2 in progress
-}
-
-func (s *simpleFuncs) is(fn *ssa.Function) bool {
-	if s.memo == nil {
-		s.memo = map[*ssa.Function]int8{}
-	}
-	switch s.memo[fn] {
-	case 1:
-		return true
-	case -1, 2:
-		return false
-	}
-	s.memo[fn] = 2
-	ok := s.compute(fn)
-	if ok {
-		s.memo[fn] = 1
-	} else {
-		s.memo[fn] = -1
-	}
-	return ok
-}
-
-func (s *simpleFuncs) compute(fn *ssa.Function) bool {
-	if fn.Pkg != nil && fn.Pkg.Pkg.Path() == "math" {
-		return true
-	}
-	if len(fn.Blocks) == 0 || fn.Recover != nil || s.rc.ks.Of(fn) != 0 {
-		return false
-	}
-	// Acyclic: every successor comes later in a topological order.
-	state := map[*ssa.BasicBlock]int{}
-	var cyclic func(b *ssa.BasicBlock) bool
-	cyclic = func(b *ssa.BasicBlock) bool {
-		state[b] = 1
-		for _, x := range b.Succs {
-			if state[x] == 1 || state[x] == 0 && cyclic(x) {
-				return true
-			}
-		}
-		state[b] = 2
-		return false
-	}
-	if cyclic(fn.Blocks[0]) {
-		return false
-	}
-	for _, b := range fn.Blocks {
-		nonNil := map[string]bool{}
-		for _, in := range b.Instrs {
-			switch in.(type) {
-			case *ssa.Jump, *ssa.If, *ssa.Return, *ssa.DebugRef:
-				continue
-			case *ssa.Defer, *ssa.Go, *ssa.Panic, *ssa.RunDefers, *ssa.Send, *ssa.Select:
-				return false
-			}
-			if s.rc.mayPanicAt(in, nonNil) {
-				return false
-			}
-			noteNonNil(in, nonNil)
-		}
-	}
-	return true
 }
 
 func containsInt(xs []int, x int) bool {

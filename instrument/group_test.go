@@ -7,6 +7,8 @@ import (
 
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
+
+	"github.com/bigfoot-go/bigfoot/mode"
 )
 
 // groupSrc holds functions for the rules a field group's proof relies on.
@@ -57,7 +59,7 @@ func loadSSA(t *testing.T, src string) (*ssa.Program, *ssa.Package) {
 // return, without panicking or synchronizing, on every path.
 func TestSimpleFuncs(t *testing.T) {
 	prog, spkg := loadSSA(t, groupSrc)
-	rc := newRedcardPkg(prog, spkg, rcOptions{})
+	rc := newRedcardPkg(prog, spkg, rcOptions{mode: mode.RedCard})
 	want := map[string]bool{
 		"pure": true, "byConst": true, "calls": true, "sqrt": true, "arr": true, "branches": true,
 		"loops": false, "divides": false, "rec": false, "deref": false, "iface": false,
@@ -68,7 +70,7 @@ func TestSimpleFuncs(t *testing.T) {
 		if fn == nil {
 			t.Fatalf("no function %s", name)
 		}
-		if got := rc.simple.is(fn); got != w {
+		if got := rc.facts.Simple(fn); got != w {
 			t.Errorf("simple(%s) = %v, want %v", name, got, w)
 		}
 	}

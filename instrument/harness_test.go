@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/bigfoot-go/bigfoot/mode"
 )
 
 // copyTree copies the regular files of src into dst, skipping _test.go
@@ -75,7 +77,7 @@ type workspace struct {
 	mod     string // the user's module directory
 	overlay string // overlay.json
 	env     []string
-	mode    string // instrumentation mode; "" is fasttrack
+	mode    string // instrumentation mode's name; "" is fasttrack
 }
 
 // newWorkspace copies the module in srcDir into a temporary directory.
@@ -109,11 +111,14 @@ func (w *workspace) instrument(t testing.TB, tests bool, patterns ...string) *Re
 		patterns = []string{"./..."}
 	}
 	env := append(os.Environ(), "GOFLAGS=", "GOWORK=off", "GOPROXY=off")
-	mode := w.mode
-	if mode == "" {
-		mode = "fasttrack"
+	m := mode.FastTrack
+	if w.mode != "" {
+		var err error
+		if m, err = mode.Parse(w.mode); err != nil {
+			t.Fatal(err)
+		}
 	}
-	res, err := Run(context.Background(), Config{Dir: w.mod, Patterns: patterns, Tests: tests, Env: env, Mode: mode})
+	res, err := Run(context.Background(), Config{Dir: w.mod, Patterns: patterns, Tests: tests, Env: env, Mode: m})
 	if err != nil {
 		t.Fatalf("instrument: %v", err)
 	}

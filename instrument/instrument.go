@@ -17,9 +17,11 @@
 //	x.f          ->  (*__bf.R(__bfg, &x.f, __bfS_1a2b+3))
 //	x.f = v      ->  *__bf.W(__bfg, &x.f, __bfS_1a2b+4) = v
 //
-// plus a hook at every synchronization operation. Mode "redcard" leaves out
-// the wrappers that RedCard plans of package placement make redundant
-// (redcard.go). Whatever cannot be
+// plus a hook at every synchronization operation. The other modes
+// (package mode) leave out the wrappers that placement's RedCard plans
+// make redundant (redcard.go), group fields (group.go), defer element
+// accesses in loops into footprints (footprint.go) and leave the static
+// safe class unchecked, as their Mode's methods say. Whatever cannot be
 // instrumented safely is left as it was and reported in Result.Notes: a
 // bigfoot build must never fail where the plain build succeeds.
 package instrument
@@ -27,16 +29,18 @@ package instrument
 import (
 	"context"
 	"strings"
+
+	"github.com/bigfoot-go/bigfoot/mode"
 )
 
 // Config says what to instrument.
 type Config struct {
-	Dir        string   // directory to run the load in (inside the user's module)
-	Patterns   []string // package patterns, as for go build
-	Tests      bool     // include _test.go files and external test packages (bigfoot test)
-	BuildFlags []string // flags that affect loading (-tags, -mod, ...), passed to go/packages
-	Env        []string // environment for go/packages (nil = os.Environ())
-	Mode       string   // "bigfoot", "fasttrack", "redcard" or "slimstate" (docs/instrument.md, "Modes")
+	Dir        string    // directory to run the load in (inside the user's module)
+	Patterns   []string  // package patterns, as for go build
+	Tests      bool      // include _test.go files and external test packages (bigfoot test)
+	BuildFlags []string  // flags that affect loading (-tags, -mod, ...), passed to go/packages
+	Env        []string  // environment for go/packages (nil = os.Environ())
+	Mode       mode.Mode // what to emit (docs/instrument.md, "Modes"); the zero value is fasttrack
 	// Std instruments the standard-library packages named by Patterns
 	// instead of main-module packages. The output imports the runtime
 	// like any other; the driver turns those references into
@@ -72,21 +76,18 @@ const RuntimePath = "github.com/bigfoot-go/bigfoot/detector"
 // pkg.Module.Main), and returns the overlay. Packages outside the main
 // module are left alone.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
-	switch cfg.Mode {
-	case "", "fasttrack", "bigfoot", "redcard", "slimstate":
-		// "redcard" drops checks its plans make redundant (redcard.go);
-		// "slimstate" defers element accesses in loops into footprints,
-		// "bigfoot" does both, guided by BigFoot plans (footprint.go).
-		// The runtime is the same.
-	default:
+	if !cfg.Mode.Valid() {
 		return nil, &modeError{cfg.Mode}
 	}
 	pkgs, err := load(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	recordElided := hasBuildTag(cfg.BuildFlags, "bigfoot_count") || hasBuildTag(cfg.BuildFlags, "bigfoot_verify")
-	return instrumentPackages(pkgs, cfg.Mode, recordElided), nil
+	count, verify := hasBuildTag(cfg.BuildFlags, "bigfoot_count"), hasBuildTag(cfg.BuildFlags, "bigfoot_verify")
+	// The verifier checks that every announced access is covered by a
+	// check: the static safe class, never checked by design, is
+	// announced only for counting.
+	return instrumentPackages(pkgs, cfg.Mode, recording{elided: count || verify, safe: count && !verify}), nil
 }
 
 // hasBuildTag reports whether the build flags set the build tag.
@@ -110,6 +111,6 @@ func hasBuildTag(flags []string, tag string) bool {
 	return false
 }
 
-type modeError struct{ mode string }
+type modeError struct{ mode mode.Mode }
 
-func (e *modeError) Error() string { return "bigfoot: unknown mode " + e.mode }
+func (e *modeError) Error() string { return "bigfoot: unknown mode " + e.mode.String() }

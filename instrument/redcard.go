@@ -11,6 +11,7 @@ import (
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/bigfoot-go/bigfoot/mode"
 	"github.com/bigfoot-go/bigfoot/placement"
 	"github.com/bigfoot-go/bigfoot/placement/entail"
 )
@@ -41,7 +42,7 @@ import (
 //     acquire (a write check that follows a read), or the check precedes
 //     in a block that dominates the access's, lies on no cycle through
 //     which the access is reached, and no instruction on any path between
-//     them may release (verifyAcross). A write check that follows a read
+//     them may release (placement.VerifyCover). A write check that follows a read
 //     also needs nothing between them that may panic (a recovered panic
 //     would leave the read unchecked). A call of a function with the
 //     signature of an HTTP handler counts as both acquire and release,
@@ -89,8 +90,7 @@ type redcardPkg struct {
 	// bigfoot mode: field groups (group.go)
 	ks         *placement.KillSets
 	groupCands [][]*placement.Access // the accesses of each proposed field group
-	sizes      types.Sizes
-	simple     simpleFuncs
+	facts      *placement.Facts      // emission proofs: simple callees, spans, struct layout
 }
 
 // fileRedcard is the per-file state of the two rendering passes.
@@ -111,27 +111,26 @@ type fileRedcard struct {
 
 // rcOptions says what newRedcardPkg computes beyond RedCard's plans.
 type rcOptions struct {
-	groups  bool // BigFoot plans for field groups (group.go)
-	safe    bool // the static safe class (placement.FindSafeVars)
-	stubbed bool // the SSA has stubs for functions that do not type-check
+	mode    mode.Mode // Groups: BigFoot plans for field groups (group.go); SafeClass: placement.FindSafeVars
+	stubbed bool      // the SSA has stubs for functions that do not type-check
 }
 
 func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcardPkg {
 	rc := &redcardPkg{ssaAcc: map[siteKey][]*placement.Access{}, anchors: map[siteKey]bool{}, cover: map[siteKey][]siteKey{},
 		syncCall: map[token.Pos]bool{}}
 	rc.fset = prog.Fset
-	if opts.safe {
+	if opts.mode.SafeClass() {
 		// Stubs hide stores: package-level variables are then left out.
 		rc.safe = placement.FindSafeVars(spkg, placement.SafeOptions{NoGlobals: opts.stubbed})
 	}
-	groups := opts.groups
+	groups := opts.mode.Groups()
 	ks := placement.NewKillSets(prog)
 	rc.ks = ks
-	rc.simple.rc = rc
-	rc.sizes = types.SizesFor("gc", build.Default.GOARCH)
-	if rc.sizes == nil {
-		rc.sizes = types.SizesFor("gc", "amd64")
+	sizes := types.SizesFor("gc", build.Default.GOARCH)
+	if sizes == nil {
+		sizes = types.SizesFor("gc", "amd64")
 	}
+	rc.facts = placement.NewFacts(ks, sizes)
 	prover := entail.NewCached(&entail.Linear{Fallback: entail.NewZ3(1000)})
 	for _, fn := range placement.AnalyzedFunctions(spkg) {
 		if groups && mayGroup(fn) {
@@ -144,7 +143,7 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 		for _, b := range fn.Blocks {
 			for _, in := range b.Instrs {
 				if call, ok := in.(ssa.CallInstruction); ok && call.Pos().IsValid() {
-					rc.syncCall[call.Pos()] = rc.syncCall[call.Pos()] || ks.Instr(in) != 0 || handlerCall(in)
+					rc.syncCall[call.Pos()] = rc.syncCall[call.Pos()] || ks.Instr(in) != 0 || placement.HandlerCall(in)
 				}
 			}
 		}
@@ -159,7 +158,7 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 			continue
 		}
 		for _, c := range plan.Checks {
-			anchor := anchorOf(c)
+			anchor := placement.AnchorOf(c)
 			if anchor == nil {
 				if rcDebug {
 					fmt.Fprintf(os.Stderr, "rcdebug: %v: no anchor for %v (covers %d) %v\n", prog.Fset.Position(c.At.Pos()), c, len(c.Covers), c.Covers)
@@ -173,7 +172,7 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 					continue
 				}
 				rc.planned++
-				if !verifyCover(ks, anchor, b, c.Write) {
+				if !placement.VerifyCover(ks, anchor, b, c.Write) {
 					if rcDebug {
 						fmt.Fprintf(os.Stderr, "rcdebug: %v: %v not verified (anchor %v at %v, sameblock=%v)\n", prog.Fset.Position(b.Pos), b, anchor, prog.Fset.Position(anchor.Pos), b.Instr.Block() == anchor.Instr.Block())
 					}
@@ -185,240 +184,6 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 		}
 	}
 	return rc
-}
-
-// anchorOf returns the access a RedCard check sits at: the one access it
-// covers whose instruction is at the check's point, of the check's kind
-// and path; nil if there is no such single access.
-func anchorOf(c *placement.Check) *placement.Access {
-	if c.Guard != nil || c.At.Edge != nil || len(c.Paths) != 1 || c.At.Index >= len(c.At.Block.Instrs) {
-		return nil
-	}
-	at := c.At.Block.Instrs[c.At.Index]
-	var found *placement.Access
-	for _, a := range c.Covers {
-		if a.Instr == at && a.Write == c.Write && a.Path.Key() == c.Paths[0].Key() && a.Pos.IsValid() {
-			if found != nil {
-				return nil
-			}
-			found = a
-		}
-	}
-	return found
-}
-
-// addrOf is the address a load or store accesses, or nil.
-func addrOf(in ssa.Instruction) ssa.Value {
-	switch in := in.(type) {
-	case *ssa.UnOp:
-		if in.Op == token.MUL {
-			return in.X
-		}
-	case *ssa.Store:
-		return in.Addr
-	}
-	return nil
-}
-
-// sameAddr reports whether x and y compute the same address: the same
-// value, or the same field or index step from the same address.
-func sameAddr(x, y ssa.Value) bool {
-	if x == y {
-		return true
-	}
-	switch x := x.(type) {
-	case *ssa.FieldAddr:
-		y, ok := y.(*ssa.FieldAddr)
-		return ok && x.Field == y.Field && sameAddr(x.X, y.X)
-	case *ssa.IndexAddr:
-		y, ok := y.(*ssa.IndexAddr)
-		return ok && sameValue(x.Index, y.Index) && sameAddr(x.X, y.X)
-	}
-	return false
-}
-
-func sameValue(x, y ssa.Value) bool {
-	if x == y {
-		return true
-	}
-	cx, ok1 := x.(*ssa.Const)
-	cy, ok2 := y.(*ssa.Const)
-	return ok1 && ok2 && cx.Value != nil && cy.Value != nil && cx.Value.ExactString() == cy.Value.ExactString()
-}
-
-// verifyCover checks, independently of the plan, that a check of kind
-// write at anchor covers the access b: same block, same address, and no
-// release between them (anchor first) or, for a write check after a read,
-// no acquire between them.
-func verifyCover(ks *placement.KillSets, anchor, b *placement.Access, write bool) bool {
-	if b.Write && !write {
-		return false
-	}
-	xa, xb := addrOf(anchor.Instr), addrOf(b.Instr)
-	if xa == nil || xb == nil || !sameAddr(xa, xb) {
-		return false
-	}
-	if anchor.Instr.Block() != b.Instr.Block() {
-		return verifyAcross(ks, anchor.Instr, b.Instr)
-	}
-	instrs := anchor.Instr.Block().Instrs
-	ia, ib := indexIn(instrs, anchor.Instr), indexIn(instrs, b.Instr)
-	if ia < 0 || ib < 0 || ia == ib {
-		return false
-	}
-	kill := placement.Release
-	lo, hi := ia, ib
-	if ib < ia {
-		if !write || b.Write {
-			return false
-		}
-		kill, lo, hi = placement.Acquire, ib, ia
-	}
-	for _, in := range instrs[lo+1 : hi] {
-		if ks.Instr(in)&kill != 0 || handlerCall(in) {
-			return false
-		}
-		if kill == placement.Acquire && mayPanic(in) && !inAddrChain(in, addrOf(b.Instr)) {
-			// A recovered panic between the read and the write would
-			// leave the read unchecked.
-			return false
-		}
-	}
-	return true
-}
-
-// inAddrChain reports whether in computes the address addr or one it is
-// derived from (its field or index steps): if that panics, so did the
-// access through addr, before.
-func inAddrChain(in ssa.Instruction, addr ssa.Value) bool {
-	v, ok := in.(ssa.Value)
-	if !ok {
-		return false
-	}
-	for addr != nil {
-		if sameAddr(v, addr) {
-			return true
-		}
-		switch a := addr.(type) {
-		case *ssa.FieldAddr:
-			addr = a.X
-		case *ssa.IndexAddr:
-			addr = a.X
-		default:
-			addr = nil
-		}
-	}
-	return false
-}
-
-// mayPanic reports whether in may panic, conservatively: anything but
-// arithmetic other than integer division, conversions, closures and the
-// builtins append, len and cap.
-func mayPanic(in ssa.Instruction) bool {
-	switch in := in.(type) {
-	case *ssa.BinOp:
-		if in.Op == token.QUO || in.Op == token.REM || in.Op == token.SHL || in.Op == token.SHR {
-			b, ok := in.Y.Type().Underlying().(*types.Basic)
-			return !ok || b.Info()&types.IsInteger != 0
-		}
-		return false
-	case *ssa.UnOp:
-		return in.Op == token.MUL || in.Op == token.ARROW
-	case *ssa.ChangeType, *ssa.Convert, *ssa.MakeClosure, *ssa.DebugRef, *ssa.MakeInterface:
-		return false
-	case *ssa.Call:
-		if b, ok := in.Call.Value.(*ssa.Builtin); ok {
-			switch b.Name() {
-			case "append", "len", "cap":
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// verifyAcross checks that the check at instruction a covers the later
-// access at b in another block: a's block A dominates b's block B, A lies
-// on no cycle through which B is reached (so the registers a's address uses
-// are not redefined between them, and the last execution of a before b is
-// the one that dominates it), and no instruction that can run between
-// them may release: the rest of A, every block on a path from A to B, and
-// B up to b (all of B if B is on such a cycle itself).
-func verifyAcross(ks *placement.KillSets, a, b ssa.Instruction) bool {
-	A, B := a.Block(), b.Block()
-	if !A.Dominates(B) || B == B.Parent().Recover {
-		return false
-	}
-	// fwd: reachable from A's successors; bwd: reaching B's predecessors.
-	reach := func(start []*ssa.BasicBlock, next func(*ssa.BasicBlock) []*ssa.BasicBlock) map[*ssa.BasicBlock]bool {
-		seen := map[*ssa.BasicBlock]bool{}
-		work := append([]*ssa.BasicBlock(nil), start...)
-		for len(work) > 0 {
-			x := work[len(work)-1]
-			work = work[:len(work)-1]
-			if seen[x] {
-				continue
-			}
-			seen[x] = true
-			work = append(work, next(x)...)
-		}
-		return seen
-	}
-	fwd := reach(A.Succs, func(x *ssa.BasicBlock) []*ssa.BasicBlock { return x.Succs })
-	bwd := reach(B.Preds, func(x *ssa.BasicBlock) []*ssa.BasicBlock { return x.Preds })
-	if fwd[A] && (bwd[A] || A == B) {
-		return false // A is on a cycle that reaches B
-	}
-	if !fwd[B] {
-		return false
-	}
-	bad := func(instrs []ssa.Instruction) bool {
-		for _, in := range instrs {
-			if ks.Instr(in)&placement.Release != 0 || handlerCall(in) {
-				return true
-			}
-		}
-		return false
-	}
-	if bad(A.Instrs[indexIn(A.Instrs, a)+1:]) {
-		return false
-	}
-	for x := range fwd {
-		if x == B || !bwd[x] {
-			continue
-		}
-		if bad(x.Instrs) {
-			return false
-		}
-	}
-	if fwd[B] && bwd[B] { // B is on a cycle between A and b
-		return !bad(B.Instrs)
-	}
-	return !bad(B.Instrs[:indexIn(B.Instrs, b)])
-}
-
-func indexIn(instrs []ssa.Instruction, in ssa.Instruction) int {
-	for i, x := range instrs {
-		if x == in {
-			return i
-		}
-	}
-	return -1
-}
-
-// handlerCall reports whether in calls a function with the signature of an
-// HTTP handler, which the instrumenter gives an acquire and a release.
-func handlerCall(in ssa.Instruction) bool {
-	call, ok := in.(ssa.CallInstruction)
-	if !ok {
-		return false
-	}
-	sig := call.Common().Signature()
-	if sig == nil || sig.Params().Len() != 2 {
-		return false
-	}
-	return types.TypeString(sig.Params().At(0).Type(), nil) == "net/http.ResponseWriter" &&
-		types.TypeString(sig.Params().At(1).Type(), nil) == "*net/http.Request"
 }
 
 // ssaPos is the position go/ssa gives the load or store of the addressable
@@ -441,7 +206,7 @@ func ssaPos(e ast.Expr) token.Pos {
 // the expression e: a field of that name, an index, a variable of that
 // name, or a dereference.
 func shapeMatches(e ast.Expr, a *placement.Access) bool {
-	addr := addrOf(a.Instr)
+	addr := placement.AddrOf(a.Instr)
 	if addr == nil {
 		return false
 	}

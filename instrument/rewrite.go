@@ -15,19 +15,28 @@ import (
 
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
+
+	"github.com/bigfoot-go/bigfoot/mode"
 )
 
 // instrumentPackages rewrites the files of pkgs (test variants first) and
 // collects the overlay. Each file is rewritten once, from the first variant
 // that contains it; the rewrite of a file depends only on that file, so the
 // variants agree.
-func instrumentPackages(pkgs []*packages.Package, mode string, recordElided bool) *Result {
+// recording says which unchecked accesses the emitted code announces
+// (__bf.A) in builds that count or verify accesses.
+type recording struct {
+	elided bool // accesses whose checks placement made redundant or deferred
+	safe   bool // reads of the static safe class (counting builds only)
+}
+
+func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording) *Result {
 	res := &Result{Replace: map[string][]byte{}, Add: map[string][]byte{}}
 	done := map[string]bool{}
 	helpers := map[string]bool{} // dir + package name
 	testMains := map[string]*testMainInfo{}
 	for _, pkg := range pkgs {
-		instrumentPackage(pkg, mode, recordElided, res, done, helpers, testMains)
+		instrumentPackage(pkg, m, rec, res, done, helpers, testMains)
 	}
 	for _, tm := range testMains {
 		tm.emit(res)
@@ -42,11 +51,15 @@ type pkgRewriter struct {
 	info *types.Info
 	heap map[token.Pos]bool // declaring positions of heap (escaping) locals
 	rc   *redcardPkg        // -mode=redcard, bigfoot: the package's plans; nil otherwise
-	mode string             // the instrumentation mode
+	mode mode.Mode          // the instrumentation mode
 	// recordElided: the build counts or verifies accesses (tags
 	// bigfoot_count, bigfoot_verify), so accesses whose checks are
 	// elided still announce themselves (__bf.A).
 	recordElided bool
+	// recordSafe: the build counts accesses (tag bigfoot_count, not
+	// bigfoot_verify), so reads of the static safe class announce
+	// themselves too.
+	recordSafe bool
 }
 
 // universe reports whether the names denote the predeclared identifiers at
@@ -64,7 +77,7 @@ func (r *fileRewriter) universe(pos token.Pos, names ...string) bool {
 	return true
 }
 
-func instrumentPackage(pkg *packages.Package, mode string, recordElided bool, res *Result, done, helpers map[string]bool, testMains map[string]*testMainInfo) {
+func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, res *Result, done, helpers map[string]bool, testMains map[string]*testMainInfo) {
 	var files []int
 	for i, f := range pkg.CompiledGoFiles {
 		if i >= len(pkg.Syntax) || done[f] || !inModule(pkg, f) || !strings.HasSuffix(f, ".go") {
@@ -90,12 +103,12 @@ func instrumentPackage(pkg *packages.Package, mode string, recordElided bool, re
 		// go/ssa needs well-typed code; runtime.RaceXxx calls are not.
 		heap = syntacticHeapVars(pkg)
 		res.Notes = append(res.Notes, fmt.Sprintf("%s: escape analysis from syntax (go/ssa: %v)", pkg.ID, firstLine(err.Error())))
-		if mode == "redcard" || mode == "bigfoot" {
+		if m.Plans() {
 			// Plans from SSA of the package with the offending
 			// functions stubbed out; those keep their checks.
 			var rc *redcardPkg
 			if serr := stubbedSSA(pkg, func(prog *ssa.Program, spkg *ssa.Package) {
-				rc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{groups: mode == "bigfoot", safe: mode == "bigfoot", stubbed: true}, res)
+				rc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{mode: m, stubbed: true}, res)
 			}); serr != nil || rc == nil {
 				res.Notes = append(res.Notes, fmt.Sprintf("%s: no SSA: redcard plans not used (fasttrack checks)", pkg.ID))
 			} else {
@@ -104,9 +117,9 @@ func instrumentPackage(pkg *packages.Package, mode string, recordElided bool, re
 			}
 		}
 	}
-	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, mode: mode, recordElided: recordElided}
-	if (mode == "redcard" || mode == "bigfoot") && err == nil {
-		prc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{groups: mode == "bigfoot", safe: mode == "bigfoot"}, res)
+	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, mode: m, recordElided: rec.elided, recordSafe: rec.safe}
+	if m.Plans() && err == nil {
+		prc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{mode: m}, res)
 	}
 	pr.rc = prc
 	if prc != nil && rcDebug {

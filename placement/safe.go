@@ -3,6 +3,7 @@ package placement
 import (
 	"go/token"
 	"go/types"
+	"sort"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -118,6 +119,8 @@ func FindSafeVars(pkg *ssa.Package, opts SafeOptions) *SafeVars {
 			fns = append(fns, fn)
 		}
 	}
+	// In a fixed order, so that the reasons recorded are deterministic.
+	sort.Slice(fns, func(i, j int) bool { return fns[i].String() < fns[j].String() })
 	unsafePos := map[token.Pos]bool{}
 	for _, fn := range fns {
 		for _, b := range fn.Blocks {

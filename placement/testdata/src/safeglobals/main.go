@@ -23,6 +23,8 @@ var limit int // safe
 
 var later int // unsafe "stored in main after a possible goroutine start"
 
+var afterPrint int // unsafe "stored in main after a possible goroutine start"
+
 var counter int // unsafe "stored in safeglobals.worker"
 
 var shared []int // unsafe "address passed to a call"
@@ -53,6 +55,8 @@ func main() {
 	flag.Parse()
 	size = *sizeFlag // want "R *sizeFlag"
 	data = make([]float64, size)
+	fmt.Println("size", size) // hands fmt interface values: a fork point
+	afterPrint = 1
 	fill(&shared)
 	for i := 0; i < 4; i++ {
 		wg.Add(1)
@@ -61,5 +65,5 @@ func main() {
 	func() { byClosure = 1 }()
 	later = 2
 	wg.Wait()
-	fmt.Println(counter, later, byClosure, Exported)
+	fmt.Println(counter, later, byClosure, Exported, afterPrint)
 }
