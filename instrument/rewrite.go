@@ -465,7 +465,8 @@ func (r *fileRewriter) funcLitsOnly(n ast.Node) string {
 }
 
 // funcDecl renders a function declaration's body (with prologue) and, for
-// main.main and TestMain, the renaming that lets the runtime wrap them.
+// main.main, the renaming that lets the runtime wrap it (a TestMain keeps
+// its name and gets the runtime's entry and exit hooks in its body).
 func (r *fileRewriter) funcDecl(d *ast.FuncDecl) []sub {
 	ctx := &funcCtx{name: r.funcName(d), gotos: gotoTargets(d.Body), results: resultNames(d.Type), fp: r.newFpCtx()}
 	saved := r.fn
@@ -488,7 +489,12 @@ func (r *fileRewriter) funcDecl(d *ast.FuncDecl) []sub {
 		// A test may call main: then it must not exit the test binary.
 		r.trailer.WriteString("func main() { if __bfTesting() { __bfMain(); return }; __bf.Main(__bfMain) }\n")
 	case d.Recv == nil && d.Name.Name == "TestMain" && isTestFile(r.tf.Name()) && isTestMainSig(r.info, d):
-		subs = append(subs, sub{d.Name.Pos(), d.Name.End(), "__bfTestMain"})
+		m, named := testMainParam(d)
+		if named != nil {
+			subs = append(subs, *named)
+		}
+		ctx.uses++
+		extra = append(extra, testMainPrologue(m))
 	}
 	subs = append(subs, subOf(d.Body, withPrologue(body, ctx.uses, extra)))
 	return subs

@@ -3,6 +3,7 @@ package main
 import (
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -130,4 +131,43 @@ func TestLoopVars(t *testing.T) {
 	for _, v := range []string{"new", "old"} {
 		t.Run(v, func(t *testing.T) { checkRaceTests(t, "../../testdata/loopvar/"+v, 20) })
 	}
+}
+
+// TestFrames runs the tests of testdata/frames, which print the callers of
+// a panic recovered in TestMain, of TestMain, of a test and of an example
+// (run by m.Run on TestMain's goroutine), built plain and by bigfoot in
+// every mode: the output must be the same, so bigfoot adds no frame a
+// program can see. The package blank has a TestMain with a blank
+// parameter that returns without running the tests.
+func TestFrames(t *testing.T) {
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	for _, pkg := range []string{"", "blank"} {
+		dir, _ := filepath.Abs(filepath.Join("../../testdata/frames", pkg))
+		bins := t.TempDir()
+		plain := filepath.Join(bins, "plain.test")
+		if r := run(t, dir, nil, "go", "test", "-c", "-o", plain, "."); r.code != 0 {
+			t.Fatalf("building the tests of %s: %v", dir, r)
+		}
+		want := run(t, dir, nil, plain, "-test.v")
+		if want.code != 0 {
+			t.Fatalf("%s: plain tests fail: %v", dir, want)
+		}
+		for _, mode := range modes {
+			t.Run(filepath.Base(dir)+"/"+mode, func(t *testing.T) {
+				bin := filepath.Join(bins, mode+".test")
+				buildTestBinary(t, dir, mode, bin)
+				got := run(t, dir, nil, bin, "-test.v")
+				if got.code != want.code || timesAway(got.stdout) != timesAway(want.stdout) || got.stderr != want.stderr {
+					t.Errorf("output differs from the plain build's:\n%v\nplain:\n%v", got, want)
+				}
+			})
+		}
+	}
+}
+
+// timesAway removes the durations go test -v prints after each test.
+func timesAway(s string) string {
+	return regexp.MustCompile(`\(\d+\.\d+s\)`).ReplaceAllString(s, "")
 }
