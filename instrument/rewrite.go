@@ -72,6 +72,7 @@ func instrumentPackage(pkg *packages.Package, mode string, recordElided bool, re
 		}
 		files = append(files, i)
 	}
+	noteCgoFiles(pkg, res, done)
 	if len(files) == 0 {
 		return
 	}
@@ -120,13 +121,6 @@ func instrumentPackage(pkg *packages.Package, mode string, recordElided bool, re
 	}
 	dir := ""
 	rewrote := false
-	// With cgo, CompiledGoFiles holds the cgo-generated files, not the
-	// user's: name the user's cgo files here, once.
-	for _, path := range pkg.GoFiles {
-		if fileImportsC(path) {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s: uses cgo: left uninstrumented", relPath(pkg, path)))
-		}
-	}
 	for _, i := range files {
 		path := pkg.CompiledGoFiles[i]
 		file := pkg.Syntax[i]
@@ -162,6 +156,20 @@ func instrumentPackage(pkg *packages.Package, mode string, recordElided bool, re
 		// runs in a test binary (a test that calls main must not exit).
 		helpers[key] = true
 		res.Add[filepath.Join(dir, "zz_bigfoot_rt.go")] = []byte(mainHelperFile)
+	}
+}
+
+// noteCgoFiles names in a note each file of pkg's module that imports "C",
+// once (done): with cgo, CompiledGoFiles holds the files cgo generates in
+// the build cache, whose syntax and offsets are not the user's file's, so
+// the file is left as it is, even when it is the package's only file.
+func noteCgoFiles(pkg *packages.Package, res *Result, done map[string]bool) {
+	for _, path := range pkg.GoFiles {
+		if done[path] || !inModule(pkg, path) || !fileImportsC(path) {
+			continue
+		}
+		done[path] = true
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: uses cgo (import \"C\"): left uninstrumented; races on its accesses are not reported", relPath(pkg, path)))
 	}
 }
 

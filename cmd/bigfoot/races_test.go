@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -170,4 +171,49 @@ func TestFrames(t *testing.T) {
 // timesAway removes the durations go test -v prints after each test.
 func timesAway(s string) string {
 	return regexp.MustCompile(`\(\d+\.\d+s\)`).ReplaceAllString(s, "")
+}
+
+// TestCgoNote builds testdata/cgo, whose only file imports "C" and races on
+// a package-level variable: go -race reports the race; bigfoot leaves the
+// file uninstrumented (its syntax reaches the type checker only as cgo's
+// output) and must say so, naming the file, in every mode.
+func TestCgoNote(t *testing.T) {
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no C compiler")
+	}
+	dir, _ := filepath.Abs("../../testdata/cgo")
+	bins := t.TempDir()
+	bin := filepath.Join(bins, "race")
+	buildBinary(t, dir, "race", bin)
+	if got, r := raceRuns(t, bin, 3); got != 3 {
+		t.Errorf("go -race: a race in %d of 3 runs, want every run; a run:\n%v", got, r)
+	}
+	for _, mode := range modes {
+		r := bigfootCmd(t, dir, "build", "-mode="+mode, "-bfv", "-o", filepath.Join(bins, mode), ".")
+		if r.code != 0 || !strings.Contains(r.stderr, `main.go: uses cgo (import "C"): left uninstrumented`) {
+			t.Errorf("%s: no note naming the cgo file: %v", mode, r)
+		}
+	}
+}
+
+// TestKernels runs the race kernels of testdata/kernels, each modelled on
+// a public bug report of a large Go project (cited in its package
+// comment): a TestRace* test is the racy kernel, its TestNoRace* twin the
+// fix. 5 runs each under go -race and bigfoot in every mode, as
+// TestChanModel: every racy kernel reported in every run, no fixed twin
+// ever.
+func TestKernels(t *testing.T) {
+	const root = "../../testdata/kernels"
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			t.Run(e.Name(), func(t *testing.T) { checkRaceTests(t, filepath.Join(root, e.Name()), 5) })
+		}
+	}
 }
