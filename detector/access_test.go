@@ -365,14 +365,13 @@ func TestExit(t *testing.T) {
 		Main(func() {})
 		return
 	case "testmain":
-		TestMain(&fakeM{code: 3}, nil)
+		goTestMain(&fakeM{code: 3})
 		return
 	case "testmain-user":
-		m := &fakeM{}
-		TestMain(m, func() { m.exitCode = m.Run() })
+		goTestMain(&fakeM{})
 		return
 	case "testmain-racy":
-		TestMain(&fakeM{run: racyBody}, nil)
+		goTestMain(&fakeM{run: racyBody})
 		return
 	}
 	child := func(kind, options string) (int, string, string) {
@@ -426,6 +425,18 @@ func TestExit(t *testing.T) {
 	b, _ := os.ReadFile(matches[0])
 	contains(t, string(b), "WARNING: DATA RACE", "Previous write at")
 	_ = runtime.GOOS
+}
+
+// goTestMain runs m as the go test driver runs a TestMain instrumented by
+// bigfoot, and exits with the status m recorded.
+func goTestMain(m *fakeM) {
+	func() {
+		g := Cur()
+		TestMainStart(g)
+		defer TestMainEnd(m)
+		m.exitCode = MRunEnd(g, MRunStart(g, m).Run())
+	}()
+	os.Exit(m.exitCode)
 }
 
 // fakeM stands for *testing.M: Run returns code, and a user TestMain
@@ -492,10 +503,9 @@ func TestRunSubtest(t *testing.T) {
 
 func TestUserFuncName(t *testing.T) {
 	for in, want := range map[string]string{
-		"main.__bfMain":              "main.main",
-		"main.__bfMain.func1":        "main.main.func1",
-		"example.com/p.__bfTestMain": "example.com/p.TestMain",
-		"example.com/p.F":            "example.com/p.F",
+		"main.__bfMain":       "main.main",
+		"main.__bfMain.func1": "main.main.func1",
+		"example.com/p.F":     "example.com/p.F",
 	} {
 		if got := userFuncName(in); got != want {
 			t.Errorf("userFuncName(%q) = %q, want %q", in, got, want)

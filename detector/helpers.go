@@ -190,12 +190,20 @@ func (m MV1RHook[P, A, R]) Bind(p P) func(A) R {
 	return func(a A) R { return f(Cur(), p, a) }
 }
 
-// MRun is m.Run() in a TestMain: the tests run on goroutines the testing
-// package starts, which the runtime orders after what happened before
-// through its handoff clock, as for t.Run.
-func MRun(g *G, m interface{ Run() int }) (code int) {
-	run := func(_ string, f func(struct{})) bool { f(struct{}{}); return true }
-	Run(g, run, "", func(struct{}) { code = m.Run() })
+// MRunStart and MRunEnd surround m.Run() in a TestMain, which stays a
+// direct call (no frame of the runtime between TestMain and m.Run):
+// MRunEnd(g, MRunStart(g, m).Run()). The tests run on goroutines the
+// testing package starts, which the runtime orders after what happened
+// before through its handoff clock, and before what follows, as for t.Run.
+func MRunStart[M any](g *G, m M) M {
+	handoff.release(g)
+	return m
+}
+
+// MRunEnd returns code, the result of m.Run(), after ordering the tests
+// before the rest of TestMain.
+func MRunEnd(g *G, code int) int {
+	handoff.acquire(g)
 	return code
 }
 

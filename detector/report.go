@@ -257,10 +257,9 @@ func report(g *G, r shadow.Race, site uint32) {
 // RaceErrors returns the number of races reported so far.
 func RaceErrors() int { return int(races.Load()) }
 
-// userFuncName undoes the instrumenter's renaming of the functions it wraps
-// (main.main becomes main.__bfMain, a user TestMain __bfTestMain), so that
-// stacks name the functions the user wrote.
+// userFuncName undoes the instrumenter's renaming of the function it wraps
+// (main.main becomes main.__bfMain), so that stacks name the functions the
+// user wrote.
 func userFuncName(name string) string {
-	name = strings.Replace(name, ".__bfMain", ".main", 1)
-	return strings.Replace(name, ".__bfTestMain", ".TestMain", 1)
+	return strings.Replace(name, ".__bfMain", ".main", 1)
 }

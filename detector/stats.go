@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/bigfoot-go/bigfoot/shadow"
 )
@@ -94,12 +95,17 @@ func finishLocked(g *G) {
 }
 
 // Exit replaces os.Exit in instrumented code: it prints statistics if
-// asked and exits with code, or with exitcode (default 66) if code is 0
-// and races were reported, or with verifyExitCode (67) if code is 0 and
-// the verifier (build tag bigfoot_verify) found checks that are not
-// precise.
+// asked and exits with exitStatus(code).
 func Exit(code int) {
 	finish()
+	os.Exit(exitStatus(code))
+}
+
+// exitStatus is the status a program exits with when it asks for code:
+// code itself if it is not 0, else exitcode (default 66) if races were
+// reported, or verifyExitCode (67) if the verifier (build tag
+// bigfoot_verify) found checks that are not precise.
+func exitStatus(code int) int {
 	switch {
 	case code != 0:
 	case races.Load() > 0:
@@ -107,7 +113,7 @@ func Exit(code int) {
 	case verifyChecks && verifyViolations() > 0:
 		code = verifyExitCode
 	}
-	os.Exit(code)
+	return code
 }
 
 // Main runs the program's main function (renamed) and then exits like
@@ -118,24 +124,39 @@ func Main(main func()) {
 	Exit(0)
 }
 
-// TestMain runs a test binary: user is the package's own TestMain (bound to
-// m), or nil, in which case TestMain runs m.Run(). Either way it then
-// exits like Exit with the tests' status.
-func TestMain(m interface{ Run() int }, user func()) {
-	Cur().root.Store(true)
-	if user == nil {
-		Exit(m.Run())
+// TestMainStart is the first statement of a test binary's TestMain (the
+// package's own, left where it is, or the one the instrumenter adds): the
+// main goroutine is a root. The same statement defers TestMainEnd, so no
+// frame of the runtime stands between the testing package and TestMain.
+func TestMainStart(g *G) {
+	g.root.Store(true)
+}
+
+// TestMainEnd runs when TestMain returns (or panics): it prints statistics
+// if asked and sets the status m.Run recorded, which the go test driver
+// exits with after TestMain, to exitStatus of it. m is the *testing.M.
+func TestMainEnd(m any) {
+	finish()
+	f := exitCodeField(m)
+	if !f.IsValid() {
+		return
 	}
-	user()
-	// Like the go test driver, take the status m.Run recorded when the
-	// user's TestMain returns without exiting.
-	code := 0
-	if v := reflect.ValueOf(m); v.Kind() == reflect.Pointer && v.Elem().Kind() == reflect.Struct {
-		if f := v.Elem().FieldByName("exitCode"); f.IsValid() && f.CanInt() {
-			code = int(f.Int())
-		}
+	v := reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+	v.SetInt(int64(exitStatus(int(v.Int()))))
+}
+
+// exitCodeField is the exitCode field of *testing.M m (unexported), or the
+// zero Value if m has none.
+func exitCodeField(m any) reflect.Value {
+	v := reflect.ValueOf(m)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}
 	}
-	Exit(code)
+	f := v.Elem().FieldByName("exitCode")
+	if !f.IsValid() || !f.CanInt() {
+		return reflect.Value{}
+	}
+	return f
 }
 
 // TB is the part of testing.TB the runtime uses.

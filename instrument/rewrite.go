@@ -85,6 +85,7 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, res *R
 		}
 		files = append(files, i)
 	}
+	noteCgoFiles(pkg, res, done)
 	if len(files) == 0 {
 		return
 	}
@@ -133,13 +134,6 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, res *R
 	}
 	dir := ""
 	rewrote := false
-	// With cgo, CompiledGoFiles holds the cgo-generated files, not the
-	// user's: name the user's cgo files here, once.
-	for _, path := range pkg.GoFiles {
-		if fileImportsC(path) {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s: uses cgo: left uninstrumented", relPath(pkg, path)))
-		}
-	}
 	for _, i := range files {
 		path := pkg.CompiledGoFiles[i]
 		file := pkg.Syntax[i]
@@ -175,6 +169,20 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, res *R
 		// runs in a test binary (a test that calls main must not exit).
 		helpers[key] = true
 		res.Add[filepath.Join(dir, "zz_bigfoot_rt.go")] = []byte(mainHelperFile)
+	}
+}
+
+// noteCgoFiles names in a note each file of pkg's module that imports "C",
+// once (done): with cgo, CompiledGoFiles holds the files cgo generates in
+// the build cache, whose syntax and offsets are not the user's file's, so
+// the file is left as it is, even when it is the package's only file.
+func noteCgoFiles(pkg *packages.Package, res *Result, done map[string]bool) {
+	for _, path := range pkg.GoFiles {
+		if done[path] || !inModule(pkg, path) || !fileImportsC(path) {
+			continue
+		}
+		done[path] = true
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: uses cgo (import \"C\"): left uninstrumented; races on its accesses are not reported", relPath(pkg, path)))
 	}
 }
 
@@ -478,7 +486,8 @@ func (r *fileRewriter) funcLitsOnly(n ast.Node) string {
 }
 
 // funcDecl renders a function declaration's body (with prologue) and, for
-// main.main and TestMain, the renaming that lets the runtime wrap them.
+// main.main, the renaming that lets the runtime wrap it (a TestMain keeps
+// its name and gets the runtime's entry and exit hooks in its body).
 func (r *fileRewriter) funcDecl(d *ast.FuncDecl) []sub {
 	ctx := &funcCtx{name: r.funcName(d), gotos: gotoTargets(d.Body), results: resultNames(d.Type), fp: r.newFpCtx()}
 	saved := r.fn
@@ -501,7 +510,12 @@ func (r *fileRewriter) funcDecl(d *ast.FuncDecl) []sub {
 		// A test may call main: then it must not exit the test binary.
 		r.trailer.WriteString("func main() { if __bfTesting() { __bfMain(); return }; __bf.Main(__bfMain) }\n")
 	case d.Recv == nil && d.Name.Name == "TestMain" && isTestFile(r.tf.Name()) && isTestMainSig(r.info, d):
-		subs = append(subs, sub{d.Name.Pos(), d.Name.End(), "__bfTestMain"})
+		m, named := testMainParam(d)
+		if named != nil {
+			subs = append(subs, *named)
+		}
+		ctx.uses++
+		extra = append(extra, testMainPrologue(m))
 	}
 	subs = append(subs, subOf(d.Body, withPrologue(body, ctx.uses, extra)))
 	return subs

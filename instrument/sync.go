@@ -269,7 +269,8 @@ func (r *fileRewriter) call(e *ast.CallExpr) string {
 		}
 	}
 	if sel, ok := fun.(*ast.SelectorExpr); ok && r.fn != nil && r.isMethod(sel, "(*testing.M).Run") {
-		return r.spliceNode(e, sub{e.Pos(), e.Rparen + 1, "__bf.MRun(" + r.g() + ", " + r.expr(sel.X, mValue) + ")"})
+		g := r.g()
+		return r.spliceNode(e, sub{e.Pos(), e.Rparen + 1, "__bf.MRunEnd(" + g + ", __bf.MRunStart(" + g + ", " + r.expr(sel.X, mValue) + ").Run())"})
 	}
 	if i, ok := r.asyncCallback(fun); ok && i < len(args) && r.fn != nil {
 		args[i].text = "__bf.Async(" + r.g() + ", " + args[i].text + ")"

@@ -1,0 +1,3 @@
+module example.com/cgorace
+
+go 1.22
