@@ -87,7 +87,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// The verifier checks that every announced access is covered by a
 	// check: the static safe class, never checked by design, is
 	// announced only for counting.
-	return instrumentPackages(pkgs, cfg.Mode, recording{elided: count || verify, safe: count && !verify}), nil
+	return instrumentPackages(pkgs, cfg.Mode, recording{elided: count || verify, safe: count && !verify}, cfg.Std), nil
 }
 
 // hasBuildTag reports whether the build flags set the build tag.

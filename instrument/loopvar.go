@@ -24,7 +24,7 @@ import (
 // forStmt renders a three-clause for loop.
 func (r *fileRewriter) forStmt(s *ast.ForStmt) stmtOut {
 	vars := r.copiedLoopVars(s)
-	if len(vars) == 0 && r.p.mode.StaticRanges() && r.fn != nil && r.fn.fp != nil {
+	if len(vars) == 0 && r.p.staticRanges() && r.fn != nil && r.fn.fp != nil {
 		// Static ranges need an induction variable no other goroutine
 		// sees; a loop with copied shared variables keeps footprints.
 		if lp := r.planLoop(s); lp != nil {

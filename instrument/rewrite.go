@@ -30,13 +30,16 @@ type recording struct {
 	safe   bool // reads of the static safe class (counting builds only)
 }
 
-func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording) *Result {
+// instrumentPackages rewrites pkgs in mode m. std says they are
+// standard-library packages, compiled against package-local hook shims
+// (the driver's stdshim.go) instead of the runtime package.
+func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording, std bool) *Result {
 	res := &Result{Replace: map[string][]byte{}, Add: map[string][]byte{}}
 	done := map[string]bool{}
 	helpers := map[string]bool{} // dir + package name
 	testMains := map[string]*testMainInfo{}
 	for _, pkg := range pkgs {
-		instrumentPackage(pkg, m, rec, res, done, helpers, testMains)
+		instrumentPackage(pkg, m, rec, std, res, done, helpers, testMains)
 	}
 	for _, tm := range testMains {
 		tm.emit(res)
@@ -52,6 +55,7 @@ type pkgRewriter struct {
 	heap map[token.Pos]bool // declaring positions of heap (escaping) locals
 	rc   *redcardPkg        // -mode=redcard, bigfoot: the package's plans; nil otherwise
 	mode mode.Mode          // the instrumentation mode
+	std  bool               // a standard-library package (instrumentPackages)
 	// recordElided: the build counts or verifies accesses (tags
 	// bigfoot_count, bigfoot_verify), so accesses whose checks are
 	// elided still announce themselves (__bf.A).
@@ -61,6 +65,13 @@ type pkgRewriter struct {
 	// themselves too.
 	recordSafe bool
 }
+
+// staticRanges reports whether loops get static ranges (mode.StaticRanges).
+// Standard-library packages keep footprints: their hook shims reach the
+// runtime through non-generic linknamed functions, and a static range's
+// extent is a plain store into the runtime's footprint, which a shim's
+// opaque footprint type cannot express.
+func (p *pkgRewriter) staticRanges() bool { return p.mode.StaticRanges() && !p.std }
 
 // universe reports whether the names denote the predeclared identifiers at
 // pos (emitted code uses them there).
@@ -77,7 +88,7 @@ func (r *fileRewriter) universe(pos token.Pos, names ...string) bool {
 	return true
 }
 
-func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, res *Result, done, helpers map[string]bool, testMains map[string]*testMainInfo) {
+func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std bool, res *Result, done, helpers map[string]bool, testMains map[string]*testMainInfo) {
 	var files []int
 	for i, f := range pkg.CompiledGoFiles {
 		if i >= len(pkg.Syntax) || done[f] || !inModule(pkg, f) || !strings.HasSuffix(f, ".go") {
@@ -118,7 +129,7 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, res *R
 			}
 		}
 	}
-	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, mode: m, recordElided: rec.elided, recordSafe: rec.safe}
+	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, mode: m, std: std, recordElided: rec.elided, recordSafe: rec.safe}
 	if m.Plans() && err == nil {
 		prc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{mode: m}, res)
 	}

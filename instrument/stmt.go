@@ -320,7 +320,7 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 		return stmtOut{text: r.text(s)}
 	}
 	xt := r.typeOf(s.X)
-	if r.p.mode.StaticRanges() && r.fn.fp != nil && len(r.rangeSharedVars(s)) == 0 {
+	if r.p.staticRanges() && r.fn.fp != nil && len(r.rangeSharedVars(s)) == 0 {
 		if lp := r.planRange(s); lp != nil {
 			return r.rangeIndices(s, lp)
 		}
