@@ -86,7 +86,7 @@ type run struct {
 	s, e   atomic.Uint32
 	key    uintptr // page number
 	obj    uintptr // base of the heap object the run covers part of; 0 outside the heap
-	origin uintptr // class of byte b: ((b-origin)/elem) % len(cells)
+	origin uintptr // class of byte b: ((b-origin)/elem) % len(cells); see canonOrigin
 	elem   uintptr
 	cells  []cell // immutable slice; one cell per residue class
 }
@@ -95,6 +95,18 @@ func (gr *granule) isRun() bool { return gr.hi == 0 }
 
 // asRun returns the run whose first field gr is.
 func asRun(gr *granule) *run { return (*run)(unsafe.Pointer(gr)) }
+
+// canonOrigin returns the origin of a run of k classes of elem-byte
+// elements whose class 0 starts at address a: a's residue modulo k*elem,
+// the smallest address with the same classes. Every address of memory is
+// above it, so class is defined for every byte, including bytes before
+// the span that created the run: a span that starts one element earlier
+// (a stencil's row[j-1] next to the row[j] that made a stride run) still
+// has the run's shape, instead of refining it to per-granule state. Runs
+// with the same element grid have equal origins.
+func canonOrigin(a, elem uintptr, k int) uintptr {
+	return a % (elem * uintptr(k))
+}
 
 func (r *run) class(b uintptr) int {
 	if len(r.cells) == 1 {
@@ -128,7 +140,7 @@ func (r *run) shape(sp *span) (first, step int, aligned bool) {
 	if k == 1 {
 		return 0, 1, sp.contiguous()
 	}
-	if sp.elem != r.elem || sp.start < r.origin || (sp.start-r.origin)%r.elem != 0 || sp.period%sp.elem != 0 {
+	if sp.elem != r.elem || (sp.start-r.origin)%r.elem != 0 || sp.period%sp.elem != 0 {
 		return 0, 1, false
 	}
 	stride := int(sp.period / sp.elem)
@@ -272,7 +284,7 @@ func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) bool {
 			return false
 		}
 	}
-	r := &run{key: key, obj: obj, origin: sp.start, elem: sp.elem, cells: make([]cell, k)}
+	r := &run{key: key, obj: obj, origin: canonOrigin(sp.start, sp.elem, k), elem: sp.elem, cells: make([]cell, k)}
 	r.gen = uint32(lagGen.Load())
 	r.s.Store(uint32(gi))
 	pg.mu.Lock()
@@ -372,7 +384,7 @@ func (s *Space) runSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr, sp
 // cells are copies of r's state in a new shape: every class of the new
 // shape is a copy of r's only cell, or, for r's own shape, of r's cells.
 func (r *run) reshaped(origin, elem uintptr, k int) *run {
-	nr := &run{key: r.key, obj: r.obj, origin: origin, elem: elem, cells: make([]cell, k), block: true}
+	nr := &run{key: r.key, obj: r.obj, origin: canonOrigin(origin, elem, k), elem: elem, cells: make([]cell, k), block: true}
 	nr.copyGC(&r.granule)
 	for j := range nr.cells {
 		nr.cells[j].copyFrom(&r.cells[j%len(r.cells)])
@@ -530,7 +542,7 @@ func (l *run) mergeable(r *run) bool {
 		l.hasWP != r.hasWP || l.gen != r.gen || l.wp != r.wp {
 		return false
 	}
-	if k > 1 && (l.elem != r.elem || (r.origin-l.origin)%(uintptr(k)*l.elem) != 0) {
+	if k > 1 && (l.elem != r.elem || l.origin != r.origin) {
 		return false
 	}
 	for j := range l.cells {

@@ -421,3 +421,49 @@ func TestDifferential(t *testing.T) {
 	}
 	t.Logf("sampled shapes: %+v", shapes)
 }
+
+// TestRunStencilShape runs the red-black stencil pattern over one row: a
+// stride-2 write from element 2 creates a stride run; later phases read
+// the row contiguously from one element before their first write
+// (row[j-1]), write either colour with stride 2, and read one colour with
+// stride 2 from element 1, as the stencil reads its neighbour rows. The
+// row must keep its runs (a span that starts before the run's first
+// element still has its element grid), so each check stays one operation
+// per run; a write unordered with another thread's read of the same
+// elements is still a race.
+func TestRunStencilShape(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	const n = 1000
+	v := escape(make([]float64, n))
+	p := unsafe.Pointer(&v[0])
+	ts := threads(2)
+	for phase := 0; phase < 4; phase++ {
+		th := ts[phase%2]
+		first := 2 - phase%2
+		if _, race := s.AccessRange(th, p, 8, first, n-1, 2, true, 2); race {
+			t.Fatalf("phase %d: write races", phase)
+		}
+		if _, race := s.AccessRange(th, p, 8, first-1, n, 1, false, 1); race {
+			t.Fatalf("phase %d: read races", phase)
+		}
+		barrier(ts...)
+		if _, race := s.AccessRange(ts[(phase+1)%2], p, 8, 1, n-1, 2, false, 3); race {
+			t.Fatalf("phase %d: neighbour read races", phase)
+		}
+		barrier(ts...)
+	}
+	st := s.ShapeStats()
+	if st.Fine > 8 || st.Stride == 0 {
+		t.Fatalf("stencil refined the row to per-granule state: %+v", st)
+	}
+	ops := ts[0].Stats.Checks
+	s.AccessRange(ts[0], p, 8, 1, n-1, 2, true, 2)
+	if d := ts[0].Stats.Checks - ops; d > 8 {
+		t.Fatalf("a strided write over runs took %d shadow operations", d)
+	}
+	// Thread 2 reads without synchronizing with thread 1's write.
+	if _, race := s.AccessRange(ts[1], p, 8, 0, n, 1, false, 3); !race {
+		t.Fatal("unordered read after write: no race")
+	}
+}
