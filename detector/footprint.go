@@ -168,6 +168,16 @@ func F[T any](f *Footprint, p *T, site uint32) *T {
 	return p
 }
 
+// FG is F for a field group (RG's deferred form): it records an access of
+// the bytes [lo, hi) of the struct whose field at offset anchor is *p, the
+// group's consecutive fields, and returns p. A group of one loop-invariant
+// object records one address again and again; a group of the elements of
+// an array records a strided range.
+func FG[T any](f *Footprint, p *T, anchor, lo, hi uintptr, site uint32) *T {
+	f.record(unsafe.Add(unsafe.Pointer(p), int(lo)-int(anchor)), hi-lo, site)
+	return p
+}
+
 // record adds an access of size bytes at a. The common case, the next
 // element of the range, is two comparisons and an addition. F inlines
 // into its call site (TestInlining); record, a little over the inlining

@@ -457,3 +457,37 @@ func TestFootprintReportNamesSite(t *testing.T) {
 	})
 	contains(t, text, "(deferred check, made at:)", "Write at")
 }
+
+// FG records the whole field group of the object its anchor is in: a race
+// on a field other than the anchor is found at the commit, and a loop over
+// one object commits only at the pop.
+func TestFootprintGroup(t *testing.T) {
+	type vec struct{ x, y, z float64 }
+	both(t, func(g *G, synced bool) {
+		v := new(vec)
+		mu := new(sync.Mutex)
+		<-spawn(g, func(g *G) {
+			Lock(g, mu)
+			f := g.Footprint(0, true)
+			before := g.t.Stats.Checks
+			for i := 0; i < 10; i++ {
+				*FG(f, &v.z, unsafe.Offsetof(v.z), unsafe.Offsetof(v.x), unsafe.Offsetof(v.z)+unsafe.Sizeof(v.z), 0) = float64(i)
+			}
+			if g.t.Stats.Checks != before {
+				t.Error("a repeated group committed before the pop")
+			}
+			g.PopFootprints(f)
+			if g.t.Stats.Checks == before {
+				t.Error("the pop checked nothing")
+			}
+			Unlock(g, mu)
+		})
+		<-spawn(g, func(g *G) {
+			if synced {
+				Lock(g, mu)
+				defer Unlock(g, mu)
+			}
+			_ = *R(g, &v.x, 0)
+		})
+	})
+}

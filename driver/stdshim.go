@@ -75,6 +75,11 @@ func __bf_F[T any](f *__bf_Footprint, p *T, site uint32) *T {
 	return p
 }
 
+func __bf_FG[T any](f *__bf_Footprint, p *T, anchor, lo, hi uintptr, site uint32) *T {
+	__bf_record(f, __bfunsafe.Add(__bfunsafe.Pointer(p), int(lo)-int(anchor)), hi-lo, site)
+	return p
+}
+
 func __bf_MapRead[M any](g *__bf_G, m M, site uint32) M {
 	__bf_check(g, *(*__bfunsafe.Pointer)(__bfunsafe.Pointer(&m)), 1, false, site)
 	return m
@@ -275,7 +280,7 @@ func stdShimFor(pkg string, used map[string]bool) []byte {
 // standard-library file may use only these (as __bf.X) and, on a
 // goroutine's state or footprint, only stdMethods.
 var stdHooks = map[string]bool{
-	"Cur": true, "R": true, "W": true, "RG": true, "WG": true, "F": true,
+	"Cur": true, "R": true, "W": true, "RG": true, "WG": true, "F": true, "FG": true,
 	"MapRead": true, "MapWrite": true, "RegisterSites": true,
 	"Copy": true, "CopyString": true, "Append": true, "AppendString": true,
 	"ReadAll": true, "WriteAll": true,

@@ -53,6 +53,7 @@ import (
 type fpCtx struct {
 	id       int               // unique in the file: names the pop placeholder
 	loops    int               // enclosing for/range loops of the function
+	loopStmt []ast.Stmt        // those loops, innermost last
 	inReturn bool              // rendering a return statement's results
 	decls    []string          // the footprints' initializers, in order
 	bySite   map[string]string // "pos/write" -> footprint variable
@@ -76,7 +77,11 @@ func (r *fileRewriter) deferredFootprint(e ast.Expr, write, forced bool) string 
 	case r.p.mode.Footprints():
 		if !forced {
 			if !r.elementAccess(e) {
-				return ""
+				if !r.p.mode.StaticRanges() || !r.invariantField(e) {
+					return ""
+				}
+				key = "field:" + r.text(e) + fmt.Sprintf("/%v", write)
+				break
 			}
 			// One footprint per array and field path: a[i], a[i+1],
 			// ... of one iteration extend one range, as SlimState's
@@ -96,6 +101,104 @@ func (r *fileRewriter) deferredFootprint(e ast.Expr, write, forced bool) string 
 	fn.fp.decls = append(fn.fp.decls, fmt.Sprintf("__bfg.Footprint(%s, %v)", r.site(e.Pos()), write))
 	fn.fp.bySite[key] = v
 	r.fn.uses++
+	return v
+}
+
+// invariantField reports whether e is a field path v.f, v.f.g, ... of a
+// local variable v that the innermost enclosing loop neither assigns nor
+// takes the address of nor captures: a location the loop accesses again
+// and again (m.val of `for k := ... { s += m.val[k] }`, p.count of
+// `p.count++`). Its footprint holds the one address and checks it once
+// per synchronization-free stretch of the loop (at the goroutine's next
+// synchronization, the function's return, or after fpMaxReps repeats),
+// not once per iteration: BigFoot's loop-invariant checks
+// (003_2c4adee4d326f5a8.txt:837-841), made by the runtime so that a loop
+// left early, a recovered panic or runtime.Goexit checks exactly the
+// accesses that ran. The footprint records whatever address the access
+// computes, so invariance is what makes the footprint pay, not what makes
+// it sound.
+func (r *fileRewriter) invariantField(e ast.Expr) bool {
+	x := ast.Unparen(e)
+	for {
+		sel, ok := x.(*ast.SelectorExpr)
+		if !ok {
+			break
+		}
+		if s := r.info.Selections[sel]; s == nil || s.Kind() != types.FieldVal {
+			return false
+		}
+		x = ast.Unparen(sel.X)
+	}
+	return x != ast.Unparen(e) && r.invariantVar(x)
+}
+
+// invariantVar reports whether x is a local variable that the innermost
+// enclosing loop of the function neither assigns nor takes the address of
+// nor captures.
+func (r *fileRewriter) invariantVar(x ast.Expr) bool {
+	fp := r.fn.fp
+	id, ok := ast.Unparen(x).(*ast.Ident)
+	if !ok || len(fp.loopStmt) == 0 {
+		return false
+	}
+	v := r.varOf(id)
+	if v == nil || v.Pkg() == nil || v.Parent() == v.Pkg().Scope() {
+		return false // a package-level variable: any call may assign it
+	}
+	return !r.assignedIn(fp.loopStmt[len(fp.loopStmt)-1], v)
+}
+
+// elementAliasVar reports whether x is a variable p of a statement
+// `p := &s[idx]` at the top level of the innermost enclosing loop's body
+// (elementAlias): p.f advances with the element, by a stride.
+func (r *fileRewriter) elementAliasVar(x ast.Expr) bool {
+	fp := r.fn.fp
+	id, ok := ast.Unparen(x).(*ast.Ident)
+	if !ok || len(fp.loopStmt) == 0 {
+		return false
+	}
+	var body *ast.BlockStmt
+	switch s := fp.loopStmt[len(fp.loopStmt)-1].(type) {
+	case *ast.ForStmt:
+		body = s.Body
+	case *ast.RangeStmt:
+		body = s.Body
+	default:
+		return false
+	}
+	v := r.varOf(id)
+	for k, st := range body.List {
+		if p, _ := r.elementAlias(st, body, k); p != nil && p == v {
+			return true
+		}
+	}
+	return false
+}
+
+// groupFootprint returns the footprint variable that records the field
+// group of the anchor sel of kind write, or "" if the group is checked in
+// place. A group in a loop whose object is loop-invariant (invariantVar)
+// or an element of an array the loop walks (elementAliasVar) defers its
+// one check the way a single field does (invariantField): moldyn's
+// `pi.x, pi.y, pi.z` of a particle fixed in the inner loop are checked
+// once per synchronization-free stretch, and `pj.x, pj.y, pj.z` of
+// `pj := &ps[j]` as one strided range.
+func (r *fileRewriter) groupFootprint(sel *ast.SelectorExpr, g *fieldGroup, write bool) string {
+	fn := r.fn
+	if fn == nil || fn.fp == nil || fn.fp.loops == 0 || fn.fp.inReturn || !r.p.mode.StaticRanges() {
+		return ""
+	}
+	if !r.invariantVar(sel.X) && !r.elementAliasVar(sel.X) {
+		return ""
+	}
+	key := fmt.Sprintf("group:%s.%s-%s/%v", r.text(sel.X), g.first, g.last, write)
+	if v, ok := fn.fp.bySite[key]; ok {
+		return v
+	}
+	v := fmt.Sprintf("__bfF%d_%d", fn.fp.id, len(fn.fp.decls))
+	fn.fp.decls = append(fn.fp.decls, fmt.Sprintf("__bfg.Footprint(%s, %v)", r.site(sel.Pos()), write))
+	fn.fp.bySite[key] = v
+	fn.uses++
 	return v
 }
 
@@ -203,15 +306,17 @@ func (r *fileRewriter) newFpCtx() *fpCtx {
 
 // enterLoop and leaveLoop bracket the rendering of a loop's condition,
 // post statement and body.
-func (r *fileRewriter) enterLoop() {
+func (r *fileRewriter) enterLoop(s ast.Stmt) {
 	if r.fn != nil && r.fn.fp != nil {
 		r.fn.fp.loops++
+		r.fn.fp.loopStmt = append(r.fn.fp.loopStmt, s)
 	}
 }
 
 func (r *fileRewriter) leaveLoop() {
 	if r.fn != nil && r.fn.fp != nil {
 		r.fn.fp.loops--
+		r.fn.fp.loopStmt = r.fn.fp.loopStmt[:len(r.fn.fp.loopStmt)-1]
 	}
 }
 

@@ -932,7 +932,7 @@ func (r *fileRewriter) openRange(rs *rangeSite, lo string, step int64) string {
 
 // rangeFor renders the for loop s with the static ranges of lp.
 func (r *fileRewriter) rangeFor(s *ast.ForStmt, lp *loopPlan) stmtOut {
-	r.enterLoop()
+	r.enterLoop(s)
 	cond, post := r.exprSub(s.Cond), r.simple(s.Post)
 	body, opened := r.rangeBody(s.Body, lp)
 	r.leaveLoop()
@@ -953,7 +953,7 @@ func (r *fileRewriter) rangeFor(s *ast.ForStmt, lp *loopPlan) stmtOut {
 // rangeIndices renders `for i := range x` with the static ranges of lp:
 // the ranges open in a statement before the loop, from index 0.
 func (r *fileRewriter) rangeIndices(s *ast.RangeStmt, lp *loopPlan) stmtOut {
-	r.enterLoop()
+	r.enterLoop(s)
 	body, opened := r.rangeBody(s.Body, lp)
 	r.leaveLoop()
 	x := r.expr(s.X, mValue)

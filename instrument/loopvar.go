@@ -32,7 +32,7 @@ func (r *fileRewriter) forStmt(s *ast.ForStmt) stmtOut {
 		}
 	}
 	init := r.simple(s.Init)
-	r.enterLoop()
+	r.enterLoop(s)
 	cond, post, body := r.exprSub(s.Cond), r.simple(s.Post), r.block(s.Body)
 	r.leaveLoop()
 	if len(vars) == 0 {

@@ -325,7 +325,7 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 			return r.rangeIndices(s, lp)
 		}
 	}
-	r.enterLoop()
+	r.enterLoop(s)
 	body := r.block(s.Body)
 	r.leaveLoop()
 	writes := r.rangeWrites(s)
@@ -395,7 +395,7 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 		i, x := r.newTemp(), r.newTemp()
 		elem := x + "[" + i + "]"
 		if !isArray {
-			r.enterLoop()
+			r.enterLoop(s)
 			fp := r.deferredFootprint(s.Value, false, true)
 			r.leaveLoop()
 			if fp != "" {

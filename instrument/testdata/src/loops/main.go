@@ -181,6 +181,56 @@ func noResult(a []int, out *int) {
 	}
 }
 
+// csr is a sparse row whose method reads its slice through the receiver.
+type csr struct {
+	val []float64
+	n   int
+}
+
+// rowSum reads m.val and writes m.n in every iteration. The loop assigns
+// no m, so each field's footprint holds one address, checked once per
+// synchronization-free stretch of the loop instead of once per iteration.
+func (m *csr) rowSum(lo, hi int) float64 {
+	s := 0.0
+	for k := lo; k < hi; k++ {
+		s += m.val[k]
+		m.n++
+	}
+	return s
+}
+
+type node struct {
+	v    int
+	next *node
+}
+
+// listSum walks a list: p changes in every iteration, so p.v and p.next
+// keep their in-place checks.
+func listSum(p *node) int {
+	s := 0
+	for ; p != nil; p = p.next {
+		s += p.v
+	}
+	return s
+}
+
+type vec struct{ x, y, z float64 }
+
+// near counts the points of ps within r of *c. c is fixed in the loop, so
+// the group c.x..c.z is one footprint holding one address; q := &ps[j]
+// walks the array, so q's group is one footprint building a strided range.
+func near(c *vec, ps []vec, r float64) int {
+	n := 0
+	for j := 1; j < len(ps); j++ {
+		q := &ps[j]
+		dx, dy, dz := c.x-q.x, c.y-q.y, c.z-q.z
+		if dx*dx+dy*dy+dz*dz < r*r {
+			n++
+		}
+	}
+	return n
+}
+
 func main() {
 	a := make([]int, 1000)
 	for i := range a {
@@ -208,4 +258,9 @@ func main() {
 	var out int
 	noResult(a[:5], &out)
 	fmt.Println("arrays", arrays(), out)
+	row := &csr{val: []float64{1, 2, 3, 4}}
+	list := &node{v: 1, next: &node{v: 2}}
+	fmt.Println("fields", row.rowSum(1, 4), row.n, listSum(list))
+	pts := []vec{{0, 0, 0}, {1, 0, 0}, {0, 2, 0}, {0, 0, 0.5}}
+	fmt.Println("near", near(&pts[0], pts, 1.5))
 }
