@@ -203,10 +203,12 @@ func TestCgoNote(t *testing.T) {
 // TestKernels runs the race kernels of testdata/kernels, each modelled on
 // a public bug report of a large Go project (cited in its package
 // comment): a TestRace* test is the racy kernel, its TestNoRace* twin the
-// fix. Each racy kernel runs kernelRuns times in its own process under go
-// -race and under bigfoot in every mode; bigfoot must report it in at
-// least as many runs as go -race (except the misses listed in
-// kernelMisses, which are logged), and no fixed twin may ever report.
+// fix. The tests of every kernel are built once per tool (go -race and
+// bigfoot in every mode, one go invocation for all kernels), then each
+// racy kernel runs kernelRuns times in its own process under each tool;
+// bigfoot must report it in at least as many runs as go -race (except the
+// misses listed in kernelMisses, which are logged), and no fixed twin may
+// ever report.
 func TestKernels(t *testing.T) {
 	if bigfootBin == "" {
 		t.Skip("end-to-end test; skipped with -short")
@@ -216,10 +218,34 @@ func TestKernels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	bins := t.TempDir()
+	for _, tool := range tools {
+		buildKernels(t, root, tool, filepath.Join(bins, tool))
+	}
 	for _, e := range entries {
 		if e.IsDir() {
-			t.Run(e.Name(), func(t *testing.T) { checkKernel(t, filepath.Join(root, e.Name())) })
+			t.Run(e.Name(), func(t *testing.T) {
+				t.Parallel()
+				checkKernel(t, bins, e.Name())
+			})
 		}
+	}
+}
+
+// buildKernels compiles the tests of every package under root with tool
+// ("race" for go test -race, else a bigfoot mode) into the directory out,
+// one binary per package named after it.
+func buildKernels(t *testing.T, root, tool, out string) {
+	t.Helper()
+	out += string(filepath.Separator) // -o names a directory
+	var r result
+	if tool == "race" {
+		r = run(t, root, nil, "go", "test", "-race", "-c", "-o", out, "./...")
+	} else {
+		r = bigfootCmd(t, root, "test", "-mode="+tool, "-c", "-o", out, "./...")
+	}
+	if r.code != 0 {
+		t.Fatalf("building the kernels with %s: %v", tool, r)
 	}
 }
 
@@ -231,38 +257,42 @@ const kernelRuns = 5
 var kernelMisses = map[string]string{
 	// Reads and the write straddle a GC cycle in some runs; with GOGC=off
 	// bigfoot mode reports it in 20 of 20 (issue 13, item 5).
-	"lessorloop/bigfoot": "race straddling a GC cycle",
+	"lessorloop/bigfoot":   "race straddling a GC cycle",
+	"lessorloop/slimstate": "race straddling a GC cycle",
+	"lessorloop/fasttrack": "race straddling a GC cycle",
 }
 
-// checkKernel builds the tests in dir with every tool and compares, per
-// TestRace* test, in how many runs each tool reports a race.
-func checkKernel(t *testing.T, dir string) {
-	bins := t.TempDir()
+// checkKernel runs the test binaries of the kernel name, built into
+// bins/<tool>/, and compares, per TestRace* test, in how many runs each
+// tool reports a race.
+func checkKernel(t *testing.T, bins, name string) {
 	found := map[string]map[string]int{} // tool -> test -> runs with a race
 	for _, tool := range tools {
-		bin := filepath.Join(bins, tool+".test")
-		buildTestBinary(t, dir, tool, bin)
+		bin := filepath.Join(bins, tool, name+".test")
 		found[tool] = map[string]int{}
-		for _, name := range listTests(t, bin) {
-			if strings.HasPrefix(name, "TestRace") {
-				found[tool][name], _ = raceRuns(t, bin, kernelRuns, "-test.run=^"+name+"$", "-test.count=1")
+		for _, test := range listTests(t, bin) {
+			if strings.HasPrefix(test, "TestRace") {
+				found[tool][test], _ = raceRuns(t, bin, kernelRuns, "-test.run=^"+test+"$", "-test.count=1")
 			}
 		}
 		if got, r := raceRuns(t, bin, kernelRuns, "-test.run=^TestNoRace", "-test.count=1"); got != 0 {
 			t.Errorf("%s: fixed twins report a race in %d of %d runs:\n%v", tool, got, kernelRuns, r)
 		}
 	}
-	for name, want := range found["race"] {
+	if len(found["race"]) == 0 {
+		t.Errorf("no TestRace* test in kernel %s", name)
+	}
+	for test, want := range found["race"] {
 		if want == 0 {
-			t.Errorf("%s: go -race reports no race in %d runs: not a racy kernel", name, kernelRuns)
+			t.Errorf("%s: go -race reports no race in %d runs: not a racy kernel", test, kernelRuns)
 		}
 		for _, mode := range modes {
-			got := found[mode][name]
+			got := found[mode][test]
 			if got >= want {
 				continue
 			}
-			msg := fmt.Sprintf("%s: %s reports a race in %d of %d runs, go -race in %d", name, mode, got, kernelRuns, want)
-			if why, ok := kernelMisses[filepath.Base(dir)+"/"+mode]; ok {
+			msg := fmt.Sprintf("%s: %s reports a race in %d of %d runs, go -race in %d", test, mode, got, kernelRuns, want)
+			if why, ok := kernelMisses[name+"/"+mode]; ok {
 				t.Logf("known miss (%s): %s", why, msg)
 			} else {
 				t.Error(msg)
