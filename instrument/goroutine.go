@@ -228,9 +228,10 @@ func (r *fileRewriter) plainGoCall(call *ast.CallExpr) (int, bool) {
 		// Hoisted arguments keep their own type: Go1..Go3 infer their
 		// parameter types from f and the arguments alike, so each must
 		// be the parameter's type already (or an untyped constant or
-		// nil, which is not hoisted and converts).
+		// nil, which is not hoisted and converts; a typed constant keeps
+		// its own type).
 		tv := r.info.Types[a]
-		if tv.Value != nil || tv.IsNil() {
+		if tv.Value != nil && isUntyped(tv.Type) || tv.IsNil() {
 			continue
 		}
 		if !types.Identical(tv.Type, sig.Params().At(i).Type()) {
@@ -524,4 +525,10 @@ func elemType(t types.Type) types.Type {
 		return c.Elem()
 	}
 	return nil
+}
+
+// isUntyped reports whether t is the type of an untyped constant.
+func isUntyped(t types.Type) bool {
+	b, ok := t.(*types.Basic)
+	return ok && b.Info()&types.IsUntyped != 0
 }

@@ -53,4 +53,13 @@ func pitfalls() {
 	add(1)
 	go done()
 	wait()
+	// A typed constant of another type than the parameter's converts
+	// at the call: the go statement must not pass it as its own type.
+	add(1)
+	go func(err error) { defer done(); fmt.Println(err) }(constErr("typed constant"))
+	wait()
 }
+
+type constErr string
+
+func (e constErr) Error() string { return string(e) }
