@@ -144,6 +144,19 @@ func (r *fileRewriter) planBody(iv *types.Var, step int64, body *ast.BlockStmt, 
 	// call; one not assigned in a call-free loop keeps its value.
 	bodyCalls := !r.syncFree(body) || cond != nil && !r.syncFree(cond) || post != nil && !r.syncFree(post)
 	keys := map[string]*rangeSite{}
+	// join records access a of statement k at its range site, merged with
+	// an earlier site of the same operand, index, field and kind.
+	join := func(rs *rangeSite, a stmtAccess, k int) {
+		key := fmt.Sprintf("%s|%s|%s|%s|%v", rs.operand, rs.index, rs.off, rs.size, rs.write)
+		if old := keys[key]; old != nil {
+			rs = old
+		} else {
+			keys[key] = rs
+			lp.order = append(lp.order, rs)
+		}
+		rs.stmts[k] = true
+		lp.sites[accessKey{a.e.Pos(), a.e.End(), a.write}] = rs
+	}
 	for k, st := range body.List {
 		if p, ix := r.elementAlias(st, body, k); p != nil {
 			lp.alias[p] = ix
@@ -156,15 +169,7 @@ func (r *fileRewriter) planBody(iv *types.Var, step int64, body *ast.BlockStmt, 
 				if rs == nil {
 					continue
 				}
-				key := fmt.Sprintf("%s|%s|%s|%s|%v", rs.operand, rs.index, rs.off, rs.size, rs.write)
-				if old := keys[key]; old != nil {
-					rs = old
-				} else {
-					keys[key] = rs
-					lp.order = append(lp.order, rs)
-				}
-				rs.stmts[k] = true
-				lp.sites[accessKey{a.e.Pos(), a.e.End(), a.write}] = rs
+				join(rs, a, k)
 			}
 		}
 		if simpleStmt(st) {
@@ -176,15 +181,7 @@ func (r *fileRewriter) planBody(iv *types.Var, step int64, body *ast.BlockStmt, 
 				if (!a.write || !a.target || r.maySyncStmt(st, a.e)) && r.maySyncStmt(st, nil) {
 					continue
 				}
-				key := fmt.Sprintf("%s|%s|%s|%s|%v", rs.operand, rs.index, rs.off, rs.size, rs.write)
-				if old := keys[key]; old != nil {
-					rs = old
-				} else {
-					keys[key] = rs
-					lp.order = append(lp.order, rs)
-				}
-				rs.stmts[k] = true
-				lp.sites[accessKey{a.e.Pos(), a.e.End(), a.write}] = rs
+				join(rs, a, k)
 			}
 		}
 		if skipsRest(st) {
