@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-var modesFlag = flag.String("modes", "fasttrack,redcard,slimstate,bigfoot,bigfoot+verify", "comma-separated -mode values to run the suite in (fasttrack, bigfoot, redcard, slimstate; mode+verify builds with the precise-checks verifier (tag bigfoot_verify) and fails on any uncovered access or illegitimate check; gorace runs go test -race instead, as a reference)")
+var modesFlag = flag.String("modes", "fasttrack,redcard,slimstate,bigfoot,bigfoot+verify", "comma-separated -mode values to run the suite in (fasttrack, bigfoot, redcard, slimstate; mode+all builds with -deps=all, the standard library instrumented too; mode+verify (after +all if both) builds with the precise-checks verifier (tag bigfoot_verify) and fails on any uncovered access or illegitimate check; gorace runs go test -race instead, as a reference)")
 
 // TestRaceSuite runs Go's race-detector suite under bigfoot test and fails
 // on any false positive (a race reported in a TestNoRace* test) or when
@@ -87,7 +87,11 @@ func runSuite(t *testing.T, bigfoot, mod, mode string, tests []string, floors ma
 	start := time.Now()
 	bin := filepath.Join(mod, "suite-"+mode+".test")
 	placement, verify := strings.CutSuffix(mode, "+verify")
+	placement, all := strings.CutSuffix(placement, "+all")
 	args := []string{"test", "-c", "-o", bin, "-mode=" + placement}
+	if all {
+		args = append(args, "-deps=all")
+	}
 	if verify {
 		args = append(args, "-tags=bigfoot_verify")
 	}
