@@ -281,3 +281,74 @@ func TestStdRaces(t *testing.T) {
 		checkRuns(t, dir, bin, mode, 20, stdFrames)
 	}
 }
+
+// TestStdAssemblyPackage: a package with assembly is left uninstrumented,
+// but its binaries must still link the runtime, which the instrumented
+// standard library calls (-deps=all): its test binary and a main package
+// with assembly build, and a race inside the standard library, in code
+// they call, is reported (a link failure was the symptom before); the
+// test binary exits with status 66 (its TestMain is generated).
+func TestStdAssemblyPackage(t *testing.T) {
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	dir := writeModule(t, map[string]string{
+		"go.mod":          "module example.com/asm\n\ngo 1.22\n",
+		"stub.s":          "",
+		"asm.go":          "package asm\n\nimport \"example.com/asm/share\"\n\nfunc Race() int { return share.Race() }\n",
+		"cmd/main/stub.s": "",
+		"cmd/main/main.go": `package main
+
+import (
+	"fmt"
+
+	"example.com/asm/share"
+)
+
+func main() { fmt.Println(share.Race()) }
+`,
+		"asm_test.go": `package asm
+
+import "testing"
+
+func TestRaceAssembly(t *testing.T) {
+	if n := Race(); n != 10 {
+		t.Log(n)
+	}
+}
+`,
+		"share/share.go": `package share
+
+import (
+	"bytes"
+	"sync"
+)
+
+// Race writes a shared bytes.Buffer from two goroutines.
+func Race() int {
+	var buf bytes.Buffer
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); buf.WriteString("hello") }()
+	}
+	wg.Wait()
+	return buf.Len()
+}
+`,
+	})
+	r := run(t, dir, nil, bigfootBin, "test", "-deps=all", "-count=1", ".")
+	if r.code == 0 || !strings.Contains(r.stdout+r.stderr, "WARNING: DATA RACE") || !strings.Contains(r.stdout+r.stderr, "bytes.(*Buffer).WriteString") {
+		t.Errorf("bigfoot test -deps=all in a package with assembly: want the race in bytes.Buffer reported; got %v", r)
+	}
+	bin := filepath.Join(t.TempDir(), "main")
+	if r := run(t, dir, nil, bigfootBin, "build", "-deps=all", "-o", bin, "./cmd/main"); r.code != 0 {
+		t.Fatalf("bigfoot build -deps=all of a main package with assembly: %v", r)
+	}
+	// The main package itself is not rewritten, so main.main is not
+	// wrapped and the exit status stays the program's (docs/build.md).
+	r = run(t, dir, nil, bin)
+	if r.code != 0 || !strings.Contains(r.stderr, "WARNING: DATA RACE") {
+		t.Errorf("main package with assembly: want the race reported; got %v", r)
+	}
+}
