@@ -84,7 +84,7 @@ type redcardPkg struct {
 	// callSum is the summary of the calls at each SSA call position
 	// (Lparen), merged over the instructions there (mergeSummary).
 	callSum map[token.Pos]placement.FuncSummary
-	fset         *token.FileSet
+	fset    *token.FileSet
 	// safe is the static safe class (bigfoot mode): variables whose
 	// accesses need no check and whose address the emitted code must
 	// not take; nil in the other modes.
