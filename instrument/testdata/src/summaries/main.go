@@ -93,4 +93,36 @@ func main() {
 	fill(f, b)
 	sum(f)
 	fmt.Println(scaled(a), mixed(u), ticked(a), divided(a), applied(a), parity(a), f[1], b[2], total)
+	fmt.Println(blocks(1000, 4))
+}
+
+// Block-partitioned goroutines over a captured slice that nothing writes
+// after the closures capture it (static safe class): the loops keep
+// static ranges although their bodies call functions. out2 is reassigned
+// after the goroutines start: its loop keeps footprints.
+func blocks(n, w int) (int, int) {
+	out := make([]int, n)
+	out2 := make([]int, n)
+	done := make(chan bool)
+	for k := 0; k < w; k++ {
+		lo, hi := k*n/w, (k+1)*n/w
+		go func() {
+			for i := lo; i < hi; i++ {
+				out[i] = lib.Scale(i) + lib.Tick()
+			}
+			for i := lo; i < hi; i++ {
+				out2[i] = lib.Scale(i)
+			}
+			done <- true
+		}()
+	}
+	for k := 0; k < w; k++ {
+		<-done
+	}
+	s := 0
+	for i := range out {
+		s += out[i] + out2[i]
+	}
+	out2 = nil
+	return s, len(out2)
 }
