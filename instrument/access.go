@@ -248,15 +248,6 @@ func (r *fileRewriter) safeVar(v *types.Var) bool {
 	return r.p.rc != nil && r.p.rc.safe.Var(v)
 }
 
-// safeLocal reports whether v is a local variable of the static safe
-// class: no store to it is reachable once a closure binds it, and its
-// address is never taken, so no call can assign it (a call of the
-// declaring function makes a new variable). Package-level variables are
-// left out: their stores in init or main are not tied to a closure.
-func (r *fileRewriter) safeLocal(v *types.Var) bool {
-	return v.Pkg() != nil && v.Parent() != v.Pkg().Scope() && r.safeVar(v)
-}
-
 // sharedLoc reports whether the addressable expression e denotes memory
 // another goroutine may reach.
 func (r *fileRewriter) sharedLoc(e ast.Expr) bool {

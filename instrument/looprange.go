@@ -141,9 +141,8 @@ func (r *fileRewriter) planRange(s *ast.RangeStmt) *loopPlan {
 func (r *fileRewriter) planBody(iv *types.Var, step int64, body *ast.BlockStmt, cond ast.Expr, post ast.Stmt) *loopPlan {
 	lp := &loopPlan{iv: iv, step: step, sites: map[accessKey]*rangeSite{}, alias: map[*types.Var]*ast.IndexExpr{}}
 	// A shared slice variable (captured, global) could be assigned by a
-	// call; one not assigned in a call-free loop keeps its value, and so
-	// does a captured local of the static safe class, which nothing
-	// writes once a closure can see it (safeLocal).
+	// call; one not assigned in a call-free loop keeps its value. (A
+	// variable of the static safe class is not shared: sharedVar.)
 	bodyCalls := !r.callsNothing(body) || cond != nil && !r.callsNothing(cond) || post != nil && !r.callsNothing(post)
 	keys := map[string]*rangeSite{}
 	// join records access a of statement k at its range site, merged with
@@ -667,7 +666,7 @@ func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr
 	if !ok || mentionsTypeParam(sl.Elem(), map[types.Type]bool{}) {
 		return nil
 	}
-	if r.assignedIn(body, v) || declaresName(body, id.Name) || r.sharedVar(v) && bodyCalls && !r.safeLocal(v) {
+	if r.assignedIn(body, v) || declaresName(body, id.Name) || r.sharedVar(v) && bodyCalls {
 		return nil
 	}
 	c, ok := r.affine(ix.Index, lp.iv, body)

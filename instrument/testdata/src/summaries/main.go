@@ -97,9 +97,10 @@ func main() {
 }
 
 // Block-partitioned goroutines over a captured slice that nothing writes
-// after the closures capture it (static safe class): the loops keep
-// static ranges although their bodies call functions. out2 is reassigned
-// after the goroutines start: its loop keeps footprints.
+// after the closures capture it (static safe class, not shared): the loop
+// keeps its static range although its body calls a function that locks
+// (the write follows the call). out2 is reassigned after the goroutines
+// start: a call could assign it, its loop keeps footprints.
 func blocks(n, w int) (int, int) {
 	out := make([]int, n)
 	out2 := make([]int, n)
