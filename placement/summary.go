@@ -167,14 +167,14 @@ func (ks *KillSets) summaryOf(fn *ssa.Function) FuncSummary {
 		return s
 	}
 	if !ks.hasBody(fn) {
-		if s, ok := ks.external(fn); ok {
-			return s
+		s, ok := ks.external(fn)
+		if !ok {
+			s = worst
+			if mathPkg(fn) {
+				s.MayPanic, s.MayNotReturn, s.Simple = false, false, true
+			}
 		}
-		s := worst
-		s.Effects = ks.of(fn)
-		if mathPkg(fn) {
-			s.MayPanic, s.MayNotReturn, s.Simple = false, false, true
-		}
+		s.Effects = ks.of(fn) // the tables, else the summary's
 		return s
 	}
 	ks.sum[fn] = worst
