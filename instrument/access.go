@@ -337,8 +337,11 @@ func (r *fileRewriter) callFree(e ast.Expr) bool {
 	return ok
 }
 
-// maySync reports whether evaluating the expressions may synchronize: they
-// call a function (other than a builtin or conversion) or receive.
+// maySync reports whether evaluating the expressions may synchronize (or
+// panic or fail to return, which would leave a check made before them
+// without its access): they call a function other than a builtin, a
+// conversion or one whose summary says it returns normally without
+// synchronizing (summaries.go), or receive.
 func (r *fileRewriter) maySync(es ...ast.Expr) bool {
 	for _, e := range es {
 		found := false
@@ -347,7 +350,7 @@ func (r *fileRewriter) maySync(es ...ast.Expr) bool {
 			case *ast.FuncLit:
 				return false
 			case *ast.CallExpr:
-				if !r.info.Types[n.Fun].IsType() && r.builtinName(n.Fun) == "" {
+				if !r.info.Types[n.Fun].IsType() && r.builtinName(n.Fun) == "" && !r.harmlessCall(n) {
 					found = true
 				}
 			case *ast.UnaryExpr:

@@ -141,8 +141,9 @@ func (r *fileRewriter) planRange(s *ast.RangeStmt) *loopPlan {
 func (r *fileRewriter) planBody(iv *types.Var, step int64, body *ast.BlockStmt, cond ast.Expr, post ast.Stmt) *loopPlan {
 	lp := &loopPlan{iv: iv, step: step, sites: map[accessKey]*rangeSite{}, alias: map[*types.Var]*ast.IndexExpr{}}
 	// A shared slice variable (captured, global) could be assigned by a
-	// call; one not assigned in a call-free loop keeps its value.
-	bodyCalls := !r.syncFree(body) || cond != nil && !r.syncFree(cond) || post != nil && !r.syncFree(post)
+	// call; one not assigned in a call-free loop keeps its value. (A
+	// variable of the static safe class is not shared: sharedVar.)
+	bodyCalls := !r.callsNothing(body) || cond != nil && !r.callsNothing(cond) || post != nil && !r.callsNothing(post)
 	keys := map[string]*rangeSite{}
 	// join records access a of statement k at its range site, merged with
 	// an earlier site of the same operand, index, field and kind.
@@ -792,9 +793,22 @@ func (r *fileRewriter) substIV(e ast.Expr, iv *types.Var) string {
 }
 
 // syncFree reports whether n calls nothing but builtins (other than
-// close) and conversions, receives from no channel, and has no go, defer
-// or select statement.
+// close), conversions and functions whose summaries say they neither
+// synchronize nor panic (summaries.go: a call of another package of the
+// build included), receives from no channel, and has no go, defer or
+// select statement. A call that may panic is excluded because a recovered
+// panic would leave the statement's earlier accesses out of the range.
 func (r *fileRewriter) syncFree(n ast.Node) bool {
+	return r.syncFreeCalls(n, true)
+}
+
+// callsNothing is syncFree without the summaries: n calls no function at
+// all (one that could assign a shared variable).
+func (r *fileRewriter) callsNothing(n ast.Node) bool {
+	return r.syncFreeCalls(n, false)
+}
+
+func (r *fileRewriter) syncFreeCalls(n ast.Node, summaries bool) bool {
 	ok := true
 	ast.Inspect(n, func(m ast.Node) bool {
 		switch m := m.(type) {
@@ -802,7 +816,7 @@ func (r *fileRewriter) syncFree(n ast.Node) bool {
 			return false
 		case *ast.CallExpr:
 			if !r.info.Types[m.Fun].IsType() {
-				if b := r.builtinName(m.Fun); b == "" || b == "close" {
+				if b := r.builtinName(m.Fun); b == "close" || b == "" && !(summaries && r.quietCall(m)) {
 					ok = false
 				}
 			}

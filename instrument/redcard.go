@@ -81,7 +81,10 @@ type redcardPkg struct {
 	planned      int // (covered access, anchor) pairs of the plans
 	droppedTotal int
 	syncCall     map[token.Pos]bool // SSA call position (Lparen) -> may synchronize
-	fset         *token.FileSet
+	// callSum is the summary of the calls at each SSA call position
+	// (Lparen), merged over the instructions there (mergeSummary).
+	callSum map[token.Pos]placement.FuncSummary
+	fset    *token.FileSet
 	// safe is the static safe class (bigfoot mode): variables whose
 	// accesses need no check and whose address the emitted code must
 	// not take; nil in the other modes.
@@ -113,18 +116,21 @@ type fileRedcard struct {
 type rcOptions struct {
 	mode    mode.Mode // Groups: BigFoot plans for field groups (group.go); SafeClass: placement.FindSafeVars
 	stubbed bool      // the SSA has stubs for functions that do not type-check
+	// summaries of the functions of the other packages of the build
+	// (summaries.go), for the kill sets.
+	summaries placement.FuncSummaries
 }
 
 func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcardPkg {
 	rc := &redcardPkg{ssaAcc: map[siteKey][]*placement.Access{}, anchors: map[siteKey]bool{}, cover: map[siteKey][]siteKey{},
-		syncCall: map[token.Pos]bool{}}
+		syncCall: map[token.Pos]bool{}, callSum: map[token.Pos]placement.FuncSummary{}}
 	rc.fset = prog.Fset
 	if opts.mode.SafeClass() {
 		// Stubs hide stores: package-level variables are then left out.
 		rc.safe = placement.FindSafeVars(spkg, placement.SafeOptions{NoGlobals: opts.stubbed})
 	}
 	groups := opts.mode.Groups()
-	ks := placement.NewKillSets(prog)
+	ks := placement.NewKillSetsWith(prog, placement.KillSetOptions{Summaries: opts.summaries})
 	rc.ks = ks
 	sizes := types.SizesFor("gc", build.Default.GOARCH)
 	if sizes == nil {
@@ -144,6 +150,11 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 			for _, in := range b.Instrs {
 				if call, ok := in.(ssa.CallInstruction); ok && call.Pos().IsValid() {
 					rc.syncCall[call.Pos()] = rc.syncCall[call.Pos()] || ks.Instr(in) != 0 || placement.HandlerCall(in)
+					s := ks.CallSummary(call)
+					if old, ok := rc.callSum[call.Pos()]; ok {
+						s = mergeSummary(old, s)
+					}
+					rc.callSum[call.Pos()] = s
 				}
 			}
 		}

@@ -38,8 +38,12 @@ func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording, st
 	done := map[string]bool{}
 	helpers := map[string]bool{} // dir + package name
 	testMains := map[string]*testMainInfo{}
+	var sums *summaries
+	if m.Plans() {
+		sums = summarize(pkgs)
+	}
 	for _, pkg := range pkgs {
-		instrumentPackage(pkg, m, rec, std, res, done, helpers, testMains)
+		instrumentPackage(pkg, m, rec, std, res, done, helpers, testMains, sums)
 	}
 	for _, tm := range testMains {
 		tm.emit(res)
@@ -88,7 +92,7 @@ func (r *fileRewriter) universe(pos token.Pos, names ...string) bool {
 	return true
 }
 
-func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std bool, res *Result, done, helpers map[string]bool, testMains map[string]*testMainInfo) {
+func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std bool, res *Result, done, helpers map[string]bool, testMains map[string]*testMainInfo, sums *summaries) {
 	var files []int
 	for i, f := range pkg.CompiledGoFiles {
 		if i >= len(pkg.Syntax) || done[f] || !inModule(pkg, f) || !strings.HasSuffix(f, ".go") {
@@ -112,7 +116,7 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std bo
 			return
 		}
 	}
-	heap, prog, spkg, err := buildSSA(pkg)
+	heap, prog, spkg, err := sums.ssaOf(pkg)
 	var prc *redcardPkg
 	if err != nil {
 		// go/ssa needs well-typed code; runtime.RaceXxx calls are not.
@@ -123,7 +127,7 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std bo
 			// functions stubbed out; those keep their checks.
 			var rc *redcardPkg
 			if serr := stubbedSSA(pkg, func(prog *ssa.Program, spkg *ssa.Package) {
-				rc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{mode: m, stubbed: true}, res)
+				rc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{mode: m, stubbed: true, summaries: sums.table()}, res)
 			}); serr != nil || rc == nil {
 				res.Notes = append(res.Notes, fmt.Sprintf("%s: no SSA: redcard plans not used (fasttrack checks)", pkg.ID))
 			} else {
@@ -134,7 +138,7 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std bo
 	}
 	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, mode: m, std: std, recordElided: rec.elided, recordSafe: rec.safe}
 	if m.Plans() && err == nil {
-		prc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{mode: m}, res)
+		prc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{mode: m, summaries: sums.table()}, res)
 	}
 	pr.rc = prc
 	if prc != nil && rcDebug {

@@ -231,6 +231,13 @@ func (r *fileRewriter) lvalue(e ast.Expr, rhsSync, list bool, assigned map[types
 			}
 			return inner, ""
 		}
+		if fp := r.deferredFootprint(e, true, false); fp != "" && !r.fn.fp.ranges[fp] {
+			// Recorded right after the write, with nothing between: the
+			// footprint's commit, at the goroutine's next
+			// synchronization, covers it however the right-hand side
+			// synchronized before.
+			return inner, "; __bf.F(" + fp + ", &" + paren(e, r.text(e)) + ", " + r.site(e.Pos()) + ")"
+		}
 		return inner, "; __bf.W(" + r.g() + ", &" + paren(e, r.text(e)) + ", " + r.site(e.Pos()) + ")"
 	}
 	r.note(e.Pos(), "write not checked: right-hand side may synchronize")

@@ -97,7 +97,12 @@ func expectations(fset *token.FileSet, files []*ast.File) (bf, rc map[string][]s
 // by "file:line", checking on the way that every access is covered.
 func analyzeCase(t *testing.T, pkg *ssa.Package, fset *token.FileSet, mode Mode, prover entail.Prover) map[string][]string {
 	t.Helper()
-	ks := NewKillSets(pkg.Prog)
+	return analyzeCaseWith(t, pkg, fset, mode, prover, NewKillSets(pkg.Prog))
+}
+
+// analyzeCaseWith is analyzeCase with the given kill sets.
+func analyzeCaseWith(t *testing.T, pkg *ssa.Package, fset *token.FileSet, mode Mode, prover entail.Prover, ks *KillSets) map[string][]string {
+	t.Helper()
 	got := make(map[string][]string)
 	safe := caseSafeVars(pkg, mode)
 	for _, fn := range AnalyzedFunctions(pkg) {

@@ -44,8 +44,29 @@ func (e Effects) String() string {
 //
 // A KillSets is safe for concurrent use.
 type KillSets struct {
-	mu sync.Mutex // guards fx, which lazy extends
-	fx map[*ssa.Function]Effects
+	mu  sync.Mutex // guards fx, which lazy extends, and sum
+	fx  map[*ssa.Function]Effects
+	sum map[*ssa.Function]FuncSummary // summaryOf's memo
+	// ext holds the summaries of functions whose bodies the program
+	// lacks (other packages of the build, summary.go).
+	ext FuncSummaries
+	// bodies, if set, says which packages' bodies count: the functions
+	// of the others are treated as if the program had no body for them.
+	bodies func(*ssa.Package) bool
+}
+
+// KillSetOptions configures NewKillSetsWith.
+type KillSetOptions struct {
+	// Summaries of the functions of other packages of the build whose
+	// bodies the program lacks (it imports them from export data).
+	Summaries FuncSummaries
+	// Bodies, if set, restricts the bodies the kill sets look into to
+	// the packages it accepts: the others' functions are effects-unknown
+	// unless a table (sync, sync/atomic, pureStd) or Summaries knows
+	// them. bigfoot analyze, which builds the whole program, restricts
+	// itself to the packages the build instruments so that the report
+	// and the binary agree.
+	Bodies func(*ssa.Package) bool
 }
 
 // pureStd lists standard packages whose functions never synchronize and
@@ -61,16 +82,27 @@ var pureStd = map[string]bool{
 
 // NewKillSets computes the effects of every function with a body in prog.
 func NewKillSets(prog *ssa.Program) *KillSets {
-	ks := &KillSets{fx: make(map[*ssa.Function]Effects)}
+	return NewKillSetsWith(prog, KillSetOptions{})
+}
+
+// NewKillSetsWith computes the effects of every function of prog whose
+// body opts lets it see, using opts.Summaries for calls of functions
+// without one.
+func NewKillSetsWith(prog *ssa.Program, opts KillSetOptions) *KillSets {
+	ks := &KillSets{fx: make(map[*ssa.Function]Effects), sum: make(map[*ssa.Function]FuncSummary),
+		ext: opts.Summaries, bodies: opts.Bodies}
 	var fns []*ssa.Function
 	for fn := range allFunctions(prog) {
-		if len(fn.Blocks) > 0 {
+		if ks.hasBody(fn) {
 			fns = append(fns, fn)
 		}
 	}
 	callees := make(map[*ssa.Function][]*ssa.Function)
 	for _, fn := range fns {
 		var direct Effects
+		if handlerSig(fn.Signature) {
+			direct = Both // the instrumenter gives it I/O hooks
+		}
 		for _, b := range fn.Blocks {
 			for _, instr := range b.Instrs {
 				e, callee := ks.instrEffects(instr, true)
@@ -176,8 +208,14 @@ func (ks *KillSets) of(fn *ssa.Function) Effects {
 		if e, ok := ks.fx[fn]; ok {
 			return e
 		}
-		if len(fn.Blocks) > 0 {
+		if ks.hasBody(fn) {
 			return ks.lazy(fn)
+		}
+		// The vetted table first: a summary computed from the body of
+		// an instrumented standard package sees only the runtime's
+		// unknown functions below it.
+		if s, ok := ks.external(fn); ok && !isPure(fn) {
+			return s.Effects
 		}
 	}
 	if len(fn.Blocks) > 0 && ks == nil {
@@ -196,6 +234,9 @@ func (ks *KillSets) of(fn *ssa.Function) Effects {
 func (ks *KillSets) lazy(fn *ssa.Function) Effects {
 	ks.fx[fn] = Both
 	var e Effects
+	if handlerSig(fn.Signature) {
+		e = Both
+	}
 	for _, b := range fn.Blocks {
 		for _, instr := range b.Instrs {
 			x, callee := ks.instrEffects(instr, false)
@@ -259,10 +300,28 @@ func (ks *KillSets) callEffects(c *ssa.CallCommon, collect bool) (Effects, *ssa.
 	if e, ok := syncFunc(fn); ok {
 		return e, nil
 	}
-	if collect && len(fn.Blocks) > 0 {
+	if collect && ks.hasBody(fn) {
 		return 0, fn
 	}
 	return ks.of(fn), nil
+}
+
+// hasBody reports whether the kill sets look into fn's body: it has one,
+// and its package (that of its origin, for an instantiation) is one whose
+// bodies count. Synthetic wrappers without a package (bound methods,
+// thunks, promoted methods) only call the function they wrap.
+func (ks *KillSets) hasBody(fn *ssa.Function) bool {
+	if len(fn.Blocks) == 0 {
+		return false
+	}
+	if ks == nil || ks.bodies == nil {
+		return true
+	}
+	pkg := fn.Pkg
+	if pkg == nil && fn.Origin() != nil {
+		pkg = fn.Origin().Pkg
+	}
+	return pkg == nil || ks.bodies(pkg)
 }
 
 func (ks *KillSets) deferEffects(fn *ssa.Function) Effects {

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"go/token"
+	"go/types"
 	"io"
 	"os"
 	"path/filepath"
@@ -99,9 +100,10 @@ type pkgResult struct {
 	files []string // the package's Go files
 }
 
-// analyzePackages loads the packages, builds SSA for the whole program (the
-// kill sets of the [Call] rule need every callee), and analyzes the
-// packages of the main module.
+// analyzePackages loads the packages, builds SSA for the whole program,
+// and analyzes the packages of the main module, with kill sets that look
+// into the bodies of the main module's packages only, as the build's
+// effect summaries do (docs/placement.md, "Effect summaries").
 func analyzePackages(ctx context.Context, patterns []string, tests bool, tags string) (*analysisResult, error) {
 	cfg := &packages.Config{Context: ctx, Mode: packages.LoadAllSyntax | packages.NeedModule, Tests: tests}
 	if tags != "" {
@@ -122,7 +124,20 @@ func analyzePackages(ctx context.Context, patterns []string, tests bool, tags st
 	}
 	prog, ssapkgs := ssautil.AllPackages(pkgs, ssa.InstantiateGenerics)
 	prog.Build()
-	effects := placement.NewKillSets(prog)
+	// The kill sets look into the bodies of the packages the build
+	// instruments (the main module's) and nowhere else: the build sees
+	// the other packages only through the kill sets' tables and the
+	// effect summaries of the instrumented ones, and the report must
+	// describe the binary.
+	instrumented := map[*types.Package]bool{}
+	packages.Visit(pkgs, nil, func(p *packages.Package) {
+		if p.Module != nil && p.Module.Main && p.Types != nil {
+			instrumented[p.Types] = true
+		}
+	})
+	effects := placement.NewKillSetsWith(prog, placement.KillSetOptions{
+		Bodies: func(p *ssa.Package) bool { return instrumented[p.Pkg] },
+	})
 	res := &analysisResult{fset: prog.Fset}
 	seen := make(map[string]bool)
 	for i, p := range pkgs {
