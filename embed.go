@@ -1,7 +1,8 @@
 // Package bigfoot holds the sources of the race-detection runtime that the
 // build driver writes into every instrumented build.
 //
-// The runtime (packages detector and shadow, and any subpackages) is
+// The runtime (packages detector and shadow, and any subpackages, and the
+// lock they share, internal/spin) is
 // compiled into the user's binary, whose module does not require this one;
 // so the bigfoot command carries its sources and makes them resolvable
 // through a temporary workspace (see docs/build.md and driver.Run).
@@ -16,12 +17,13 @@ import (
 // imports the runtime from.
 const ModulePath = "github.com/bigfoot-go/bigfoot"
 
-// runtimeFS holds detector/ and shadow/ with everything below them; the
-// driver writes out only the Go files other than tests, assembly and headers.
+// runtimeFS holds detector/, shadow/ and internal/spin/ with everything
+// below them; the driver writes out only the Go files other than tests,
+// assembly and headers.
 //
-//go:embed detector shadow
+//go:embed detector shadow internal/spin
 var runtimeFS embed.FS
 
 // Runtime returns the runtime sources, rooted at the module root: paths are
-// "detector/...", "shadow/...".
+// "detector/...", "shadow/...", "internal/spin/...".
 func Runtime() fs.FS { return runtimeFS }

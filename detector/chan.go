@@ -3,10 +3,10 @@
 package detector
 
 import (
-	"sync"
 	"unsafe"
 	"weak"
 
+	"github.com/bigfoot-go/bigfoot/internal/spin"
 	"github.com/bigfoot-go/bigfoot/shadow"
 )
 
@@ -100,7 +100,7 @@ func (q *chanQueue) acquire(vc []uint64, bound int64) []uint64 {
 }
 
 type chanState struct {
-	mu       sync.Mutex
+	mu       spin.Mutex
 	wp       weak.Pointer[byte]
 	sends    chanQueue
 	recvs    chanQueue

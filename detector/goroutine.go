@@ -6,10 +6,10 @@ import (
 	"bytes"
 	"runtime"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/bigfoot-go/bigfoot/internal/spin"
 	"github.com/bigfoot-go/bigfoot/shadow"
 )
 
@@ -248,7 +248,7 @@ func (g *G) tick() {
 var tids tidTable
 
 type tidTable struct {
-	mu     sync.Mutex
+	mu     spin.Mutex
 	next   uint32
 	queue  []freeTID
 	head   int

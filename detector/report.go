@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/bigfoot-go/bigfoot/internal/spin"
 	"github.com/bigfoot-go/bigfoot/shadow"
 )
 
@@ -39,7 +40,7 @@ type siteInfo struct {
 // registered by a package-level variable of this package (in its tests)
 // does not get site 0, which is "unknown".
 var sites = struct {
-	mu     sync.Mutex
+	mu     spin.Mutex
 	next   uint32
 	tables []*siteTable // sorted by base
 }{next: 1}
@@ -141,7 +142,7 @@ func parseOptions(s string) {
 
 var (
 	races    atomic.Int64 // races reported
-	reportMu sync.Mutex   // serializes reports; guards the fields below
+	reportMu spin.Mutex   // serializes reports; guards the fields below
 	seen     = map[[2]uint64]bool{}
 	out      io.Writer // report destination; nil: stderr or log_path
 	logFile  *os.File

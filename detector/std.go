@@ -155,6 +155,29 @@ func stdPoolGet(x any) {
 	}
 }
 
+// stdSyncAcquire and stdSyncRelease are called by sync's Mutex, RWMutex,
+// WaitGroup and Once in a build that instruments the standard library
+// (driver.syncSplices): uninstrumented packages synchronize through them
+// (log's Mutex serializes the writes into a bytes.Buffer a user gave it),
+// and the edges must exist for the instrumented code they call. p is the
+// sync object, off selects its clock as Lock and RWLock do (0, or 1 for an
+// RWMutex's readers). The runtime's own locks are spin.Mutex, never
+// sync.Mutex, so these never run inside the runtime.
+//
+//go:linkname stdSyncAcquire
+func stdSyncAcquire(p any, off uintptr) {
+	if g := stdCur(); g != nil {
+		g.acquire(dataWord(p) + off)
+	}
+}
+
+//go:linkname stdSyncRelease
+func stdSyncRelease(p any, off uintptr) {
+	if g := stdCur(); g != nil {
+		g.release(dataWord(p) + off)
+	}
+}
+
 // stdShimName is the file of hooks the driver adds to an instrumented
 // standard-library package (driver/stdshim.go).
 const stdShimName = "zz_bigfoot_std.go"

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 	"weak"
 
+	"github.com/bigfoot-go/bigfoot/internal/spin"
 	"github.com/bigfoot-go/bigfoot/shadow"
 )
 
@@ -16,7 +17,7 @@ import (
 // Releases join the releasing goroutine's clock into it; acquires join it
 // into the acquiring goroutine's clock (003_2c4adee4d326f5a8.txt:485).
 type syncVar struct {
-	mu      sync.Mutex
+	mu      spin.Mutex
 	vc      []uint64
 	wp      weak.Pointer[byte] // the object, for reclaiming; zero if immortal
 	deleted bool               // removed from syncs by the sweeper; guarded by mu
@@ -121,7 +122,7 @@ func (g *G) release(addr uintptr) {
 // A clockBox is a vector clock held by a closure rather than keyed by an
 // address: the handoff clock, Once functions, finalizers and cleanups.
 type clockBox struct {
-	mu sync.Mutex
+	mu spin.Mutex
 	vc []uint64
 }
 

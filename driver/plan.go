@@ -130,8 +130,8 @@ func (pl *plan) overlay(stdCache string) (*Files, error) {
 		}
 	}
 	if pl.SyncDir != "" {
-		if err := poolHooks(pl.SyncDir, files.Replace); err != nil {
-			return nil, fmt.Errorf("sync.Pool hooks: %w", err)
+		if err := spliceSync(pl.SyncDir, files.Replace); err != nil {
+			return nil, fmt.Errorf("sync hooks: %w", err)
 		}
 	}
 	return files, nil

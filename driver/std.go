@@ -85,7 +85,7 @@ func (d *run) stdCache(ge *goEnv) string {
 
 // instrumentStd instruments the standard-library packages among pkgs that
 // are not yet in the cache and returns the instrumented ones, and sync's
-// directory if sync.Pool is to get its hooks (poolHooks).
+// directory if sync is to get its hooks (spliceSync).
 func (d *run) instrumentStd(ctx context.Context, pkgs []listedPackage, ge *goEnv) ([]stdRef, string, error) {
 	cache := d.stdCache(ge)
 	if cache == "" {
@@ -149,42 +149,90 @@ func (d *run) instrumentStd(ctx context.Context, pkgs []listedPackage, ge *goEnv
 	d.logf("std: %d packages instrumented", len(refs))
 	syncDir := dirs["sync"]
 	if syncDir != "" {
-		if err := poolHooks(syncDir, map[string][]byte{}); err != nil {
-			d.logf("std: sync.Pool not modelled: %v", err)
+		if err := spliceSync(syncDir, map[string][]byte{}); err != nil {
+			d.logf("std: sync not modelled inside the standard library: %v", err)
 			syncDir = ""
 		}
 	}
 	return refs, syncDir, nil
 }
 
-// poolPut and poolGet are the declarations of sync.Pool's methods that
-// poolHooks extends, on one line each so that no line number changes.
-const (
-	poolPut = "func (p *Pool) Put(x any) {"
-	poolGet = "func (p *Pool) Get() any {"
-)
+// A syncSplice extends one method of package sync in place: the line
+// declaring it (decl, which must occur once in file) is replaced by with,
+// on the same line, so that no line number of the file changes. Either
+// with adds statements at the method's start, or it declares the method
+// anew, calling the original body under a new name (the rest of the
+// line opens it), and does its work after the call.
+type syncSplice struct {
+	file, decl, with string
+}
 
-// poolHooks adds to the overlay a sync/pool.go whose Put and Get tell the
-// detector about the objects they hand over (detector/std.go, stdPoolPut),
-// and the declarations of the hooks.
-func poolHooks(dir string, overlay map[string][]byte) error {
-	file := filepath.Join(dir, "pool.go")
-	src, err := os.ReadFile(file)
-	if err != nil {
-		return err
+// syncSplices are the hooks of a build that instruments the standard
+// library. The uninstrumented packages synchronize through sync too (log
+// serializes its writers with a Mutex, encoding/json and fmt pool their
+// buffers), and objects of instrumented packages (the bytes.Buffer a
+// log.Logger writes to) pass between goroutines that way: each operation
+// is announced where it happens, with the edges the detector's own hooks
+// give the user's calls (detector/sync.go). A user's call is thereby
+// announced twice, at its call site and inside sync, which changes no
+// clock: a second acquire of the same clock joins nothing new, a second
+// release publishes the same accesses.
+var syncSplices = []syncSplice{
+	{"pool.go", "func (p *Pool) Put(x any) {", "func (p *Pool) Put(x any) { __bf_poolPut(x);"},
+	{"pool.go", "func (p *Pool) Get() any {", "func (p *Pool) Get() any { x := p.__bf_Get(); __bf_poolGet(x); return x }; func (p *Pool) __bf_Get() any {"},
+
+	{"mutex.go", "func (m *Mutex) Lock() {", "func (m *Mutex) Lock() { m.__bf_Lock(); __bf_acquire(m, 0) }; func (m *Mutex) __bf_Lock() {"},
+	{"mutex.go", "func (m *Mutex) TryLock() bool {", "func (m *Mutex) TryLock() bool { ok := m.__bf_TryLock(); if ok { __bf_acquire(m, 0) }; return ok }; func (m *Mutex) __bf_TryLock() bool {"},
+	{"mutex.go", "func (m *Mutex) Unlock() {", "func (m *Mutex) Unlock() { __bf_release(m, 0);"},
+
+	// Writers release and acquire the clock at the RWMutex's address,
+	// readers release theirs at address+1, which the next writer acquires.
+	{"rwmutex.go", "func (rw *RWMutex) RLock() {", "func (rw *RWMutex) RLock() { rw.__bf_RLock(); __bf_acquire(rw, 0) }; func (rw *RWMutex) __bf_RLock() {"},
+	{"rwmutex.go", "func (rw *RWMutex) TryRLock() bool {", "func (rw *RWMutex) TryRLock() bool { ok := rw.__bf_TryRLock(); if ok { __bf_acquire(rw, 0) }; return ok }; func (rw *RWMutex) __bf_TryRLock() bool {"},
+	{"rwmutex.go", "func (rw *RWMutex) RUnlock() {", "func (rw *RWMutex) RUnlock() { __bf_release(rw, 1);"},
+	{"rwmutex.go", "func (rw *RWMutex) Lock() {", "func (rw *RWMutex) Lock() { rw.__bf_Lock(); __bf_acquire(rw, 0); __bf_acquire(rw, 1) }; func (rw *RWMutex) __bf_Lock() {"},
+	{"rwmutex.go", "func (rw *RWMutex) TryLock() bool {", "func (rw *RWMutex) TryLock() bool { ok := rw.__bf_TryLock(); if ok { __bf_acquire(rw, 0); __bf_acquire(rw, 1) }; return ok }; func (rw *RWMutex) __bf_TryLock() bool {"},
+	{"rwmutex.go", "func (rw *RWMutex) Unlock() {", "func (rw *RWMutex) Unlock() { __bf_release(rw, 0);"},
+
+	// Done is Add(-1): what a goroutine did before Done happens before
+	// Wait returns.
+	{"waitgroup.go", "func (wg *WaitGroup) Add(delta int) {", "func (wg *WaitGroup) Add(delta int) { if delta < 0 { __bf_release(wg, 0) };"},
+	{"waitgroup.go", "func (wg *WaitGroup) Wait() {", "func (wg *WaitGroup) Wait() { wg.__bf_Wait(); __bf_acquire(wg, 0) }; func (wg *WaitGroup) __bf_Wait() {"},
+
+	// The end of f happens before any Do returns.
+	{"once.go", "func (o *Once) Do(f func()) {", "func (o *Once) Do(f func()) { o.__bf_Do(func() { defer __bf_release(o, 0); f() }); __bf_acquire(o, 0) }; func (o *Once) __bf_Do(f func()) {"},
+}
+
+// spliceSync adds to the overlay the files of package sync (in dir) with
+// syncSplices applied, and the declarations of the hooks they call.
+func spliceSync(dir string, overlay map[string][]byte) error {
+	files := map[string]string{}
+	for _, sp := range syncSplices {
+		path := filepath.Join(dir, sp.file)
+		s, ok := files[path]
+		if !ok {
+			src, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			s = string(src)
+		}
+		if strings.Count(s, sp.decl) != 1 {
+			return fmt.Errorf("%s: %q not found once", path, sp.decl)
+		}
+		files[path] = strings.Replace(s, sp.decl, sp.with, 1)
 	}
-	s := string(src)
-	if strings.Count(s, poolPut) != 1 || strings.Count(s, poolGet) != 1 {
-		return fmt.Errorf("%s: Put or Get not found", file)
+	for path, s := range files {
+		overlay[path] = []byte(s)
 	}
-	s = strings.Replace(s, poolPut, poolPut+" __bf_poolPut(x);", 1)
-	s = strings.Replace(s, poolGet, poolGet+" x := p.__bf_get(); __bf_poolGet(x); return x }; func (p *Pool) __bf_get() any {", 1)
-	overlay[file] = []byte(s)
-	overlay[filepath.Join(dir, "zz_bigfoot_pool.go")] = []byte(poolHookDecls)
+	overlay[filepath.Join(dir, syncHooksFile)] = []byte(syncHookDecls)
 	return nil
 }
 
-const poolHookDecls = `// Code generated by bigfoot. DO NOT EDIT.
+// syncHooksFile declares the hooks in package sync.
+const syncHooksFile = "zz_bigfoot_sync.go"
+
+const syncHookDecls = `// Code generated by bigfoot. DO NOT EDIT.
 
 package sync
 
@@ -195,6 +243,12 @@ func __bf_poolPut(x any)
 
 //go:linkname __bf_poolGet github.com/bigfoot-go/bigfoot/detector.stdPoolGet
 func __bf_poolGet(x any)
+
+//go:linkname __bf_acquire github.com/bigfoot-go/bigfoot/detector.stdSyncAcquire
+func __bf_acquire(p any, off uintptr)
+
+//go:linkname __bf_release github.com/bigfoot-go/bigfoot/detector.stdSyncRelease
+func __bf_release(p any, off uintptr)
 `
 
 // stdEntries turns the instrumenter's output for the packages pkgs (in

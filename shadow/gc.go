@@ -46,16 +46,17 @@ package shadow
 import (
 	"runtime"
 	"runtime/metrics"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 	"weak"
+
+	"github.com/bigfoot-go/bigfoot/internal/spin"
 )
 
 var (
 	lagGen   atomic.Uint64
 	sentGen  atomic.Uint64 // the generation the sentinel last observed
-	spacesMu sync.Mutex
+	spacesMu spin.Mutex
 	spaces   []*Space
 )
 
@@ -347,7 +348,7 @@ type hook struct {
 }
 
 var (
-	hooksMu sync.Mutex
+	hooksMu spin.Mutex
 	hooks   []*hook
 )
 

@@ -3,8 +3,9 @@
 package shadow
 
 import (
-	"sync"
 	"sync/atomic"
+
+	"github.com/bigfoot-go/bigfoot/internal/spin"
 )
 
 // Map is a concurrent hash map from uintptr keys to *V, used for the shadow
@@ -15,7 +16,7 @@ import (
 // mutex, because they are rare (a new page, a new goroutine, a new mutex).
 // Keys 0 and ^0 are reserved (empty slot and tombstone).
 type Map[V any] struct {
-	mu   sync.Mutex
+	mu   spin.Mutex
 	tab  atomic.Pointer[mapTable[V]]
 	live int // keys present; guarded by mu
 	used int // live keys plus tombstones; guarded by mu

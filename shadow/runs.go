@@ -60,9 +60,10 @@ package shadow
 // died, which is a valid moment for the check to take effect.
 
 import (
-	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/bigfoot-go/bigfoot/internal/spin"
 )
 
 const (
@@ -80,7 +81,7 @@ const (
 // sameSpan, accessWords) fail on it.
 type run struct {
 	granule
-	mu     sync.Mutex
+	mu     spin.Mutex
 	dead   bool // refined, merged or dropped; guarded by mu
 	block  bool // a piece of a refined run; guarded by mu
 	s, e   atomic.Uint32

@@ -3,10 +3,11 @@
 package shadow
 
 import (
-	"sync"
 	"sync/atomic"
 	"unsafe"
 	"weak"
+
+	"github.com/bigfoot-go/bigfoot/internal/spin"
 )
 
 // A Rule names a FastTrack transition (Flanagan & Freund, PLDI 2009, Fig. 2).
@@ -88,7 +89,7 @@ const (
 type Space struct {
 	pages   Map[page]
 	stripes [nstripes]struct {
-		sync.Mutex
+		spin.Mutex
 		_ [64 - 8]byte
 	}
 	sweeping atomic.Bool
@@ -104,7 +105,7 @@ func NewSpace() *Space {
 }
 
 type page struct {
-	mu    sync.Mutex
+	mu    spin.Mutex
 	live  int         // non-nil slots; guarded by mu
 	dead  atomic.Bool // removed from the page table; set under mu
 	kind  atomic.Uint32
@@ -554,7 +555,7 @@ func (s *Space) fast(t *Thread, addr uintptr, lo, hi uint8, write bool) bool {
 // checks lock once per group.
 const stripeGroup = 8
 
-func (s *Space) stripe(key, gi uintptr) *sync.Mutex {
+func (s *Space) stripe(key, gi uintptr) *spin.Mutex {
 	return &s.stripes[hash(key<<9|gi/stripeGroup)&(nstripes-1)].Mutex
 }
 
