@@ -168,7 +168,7 @@ type syncSplice struct {
 }
 
 // syncSplices are the hooks of a build that instruments the standard
-// library. The uninstrumented packages synchronize through sync too (log
+// library (Mutex, RWMutex, WaitGroup, Once, Cond, Map, Pool). The uninstrumented packages synchronize through sync too (log
 // serializes its writers with a Mutex, encoding/json and fmt pool their
 // buffers), and objects of instrumented packages (the bytes.Buffer a
 // log.Logger writes to) pass between goroutines that way: each operation
@@ -198,6 +198,25 @@ var syncSplices = []syncSplice{
 	// Wait returns.
 	{"waitgroup.go", "func (wg *WaitGroup) Add(delta int) {", "func (wg *WaitGroup) Add(delta int) { if delta < 0 { __bf_release(wg, 0) };"},
 	{"waitgroup.go", "func (wg *WaitGroup) Wait() {", "func (wg *WaitGroup) Wait() { wg.__bf_Wait(); __bf_acquire(wg, 0) }; func (wg *WaitGroup) __bf_Wait() {"},
+
+	// Signal and Broadcast happen before the Waits they wake return (the
+	// Locker's own hooks order the rest).
+	{"cond.go", "func (c *Cond) Wait() {", "func (c *Cond) Wait() { c.__bf_Wait(); __bf_acquire(c, 0) }; func (c *Cond) __bf_Wait() {"},
+	{"cond.go", "func (c *Cond) Signal() {", "func (c *Cond) Signal() { __bf_release(c, 0);"},
+	{"cond.go", "func (c *Cond) Broadcast() {", "func (c *Cond) Broadcast() { __bf_release(c, 0);"},
+
+	// A Map is one sync object: what may publish releases, what may
+	// observe acquires (detector.SyncMapLoad and the rest).
+	{"map.go", "func (m *Map) Load(key any) (value any, ok bool) {", "func (m *Map) Load(key any) (value any, ok bool) { value, ok = m.__bf_Load(key); __bf_acquire(m, 0); return }; func (m *Map) __bf_Load(key any) (value any, ok bool) {"},
+	{"map.go", "func (m *Map) Store(key, value any) {", "func (m *Map) Store(key, value any) { __bf_release(m, 0);"},
+	{"map.go", "func (m *Map) Clear() {", "func (m *Map) Clear() { __bf_release(m, 0);"},
+	{"map.go", "func (m *Map) LoadOrStore(key, value any) (actual any, loaded bool) {", "func (m *Map) LoadOrStore(key, value any) (actual any, loaded bool) { __bf_release(m, 0); actual, loaded = m.__bf_LoadOrStore(key, value); __bf_acquire(m, 0); return }; func (m *Map) __bf_LoadOrStore(key, value any) (actual any, loaded bool) {"},
+	{"map.go", "func (m *Map) LoadAndDelete(key any) (value any, loaded bool) {", "func (m *Map) LoadAndDelete(key any) (value any, loaded bool) { __bf_release(m, 0); value, loaded = m.__bf_LoadAndDelete(key); __bf_acquire(m, 0); return }; func (m *Map) __bf_LoadAndDelete(key any) (value any, loaded bool) {"},
+	{"map.go", "func (m *Map) Delete(key any) {", "func (m *Map) Delete(key any) { __bf_release(m, 0);"},
+	{"map.go", "func (m *Map) Swap(key, value any) (previous any, loaded bool) {", "func (m *Map) Swap(key, value any) (previous any, loaded bool) { __bf_release(m, 0); previous, loaded = m.__bf_Swap(key, value); __bf_acquire(m, 0); return }; func (m *Map) __bf_Swap(key, value any) (previous any, loaded bool) {"},
+	{"map.go", "func (m *Map) CompareAndSwap(key, old, new any) (swapped bool) {", "func (m *Map) CompareAndSwap(key, old, new any) (swapped bool) { __bf_release(m, 0); swapped = m.__bf_CompareAndSwap(key, old, new); __bf_acquire(m, 0); return }; func (m *Map) __bf_CompareAndSwap(key, old, new any) (swapped bool) {"},
+	{"map.go", "func (m *Map) CompareAndDelete(key, old any) (deleted bool) {", "func (m *Map) CompareAndDelete(key, old any) (deleted bool) { __bf_release(m, 0); deleted = m.__bf_CompareAndDelete(key, old); __bf_acquire(m, 0); return }; func (m *Map) __bf_CompareAndDelete(key, old any) (deleted bool) {"},
+	{"map.go", "func (m *Map) Range(f func(key, value any) bool) {", "func (m *Map) Range(f func(key, value any) bool) { m.__bf_Range(func(k, v any) bool { __bf_acquire(m, 0); return f(k, v) }); __bf_acquire(m, 0) }; func (m *Map) __bf_Range(f func(key, value any) bool) {"},
 
 	// The end of f happens before any Do returns.
 	{"once.go", "func (o *Once) Do(f func()) {", "func (o *Once) Do(f func()) { o.__bf_Do(func() { defer __bf_release(o, 0); f() }); __bf_acquire(o, 0) }; func (o *Once) __bf_Do(f func()) {"},
