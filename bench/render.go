@@ -361,7 +361,7 @@ func (r *Report) memoryTable(b *strings.Builder) {
 		row = append(row, paren(GeoMean(vsFT[t])))
 	}
 	tb.row(row...)
-	b.WriteString("\nPeak resident set size (rusage maxrss), median over runs, relative to the plain build and (in parentheses) to FastTrack.\n\n")
+	b.WriteString("\nPeak resident set size (the process's own VmHWM, which each workload prints at exit; rusage maxrss if it did not), median over runs, relative to the plain build and (in parentheses) to FastTrack.\n\n")
 }
 
 // buildTable writes the build wall times of every tool.
