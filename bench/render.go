@@ -193,6 +193,7 @@ func (r *Report) Markdown(w io.Writer) error {
 	if r.Short {
 		b.WriteString("**Short mode**: workloads at their -short size; only the checksums are meaningful, not the times.\n\n")
 	}
+	r.headline(&b)
 	r.timeTable(&b)
 	r.memoryTable(&b)
 	r.buildTable(&b)
@@ -225,6 +226,79 @@ func (r *Report) Markdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// headline writes bigfoot's default mode against go -race, workload by
+// workload: slowdown (median time / plain's) and peak memory side by side,
+// their ratios, and geometric means with and without the workload that
+// moves the mean of the time ratio most (no flattering mean).
+func (r *Report) headline(b *strings.Builder) {
+	if !slices.Contains(r.Tools, Race) || !slices.Contains(r.Tools, BigFoot) || !slices.Contains(r.Tools, Plain) {
+		return
+	}
+	main := BigFoot + "+main"
+	hasMain := slices.Contains(r.Tools, main)
+	b.WriteString("## bigfoot against go -race\n\n")
+	header := []string{"Program", "plain (s)", "go -race", "bigfoot", "bigfoot / go -race"}
+	if hasMain {
+		header = append(header, "bigfoot -deps=main")
+	}
+	header = append(header, "go -race MiB", "bigfoot MiB", "memory bigfoot / go -race")
+	t := newTable(b, header...)
+	var names []string
+	var timeRatios, memRatios, raceSlow, bfSlow []float64
+	for _, wr := range r.Workloads {
+		plain := wr.Tool(Plain).Time()
+		race, bf := wr.Tool(Race).Time()/plain, wr.Tool(BigFoot).Time()/plain
+		rm, bm := wr.Tool(Race).MaxRSS()/1024, wr.Tool(BigFoot).MaxRSS()/1024
+		row := []string{wr.Name, num(plain, 2), times(race), times(bf), num(bf/race, 2)}
+		if hasMain {
+			row = append(row, times(wr.Tool(main).Time()/plain))
+		}
+		row = append(row, num(rm, 1), num(bm, 1), num(bm/rm, 2))
+		t.row(row...)
+		names = append(names, wr.Name)
+		timeRatios, memRatios = append(timeRatios, bf/race), append(memRatios, bm/rm)
+		raceSlow, bfSlow = append(raceSlow, race), append(bfSlow, bf)
+	}
+	fmt.Fprintf(b, "\nGeometric means: slowdown go -race %s, bigfoot %s; time bigfoot / go -race %s; memory bigfoot / go -race %s.\n",
+		times(geoMean(raceSlow)), times(geoMean(bfSlow)), num(geoMean(timeRatios), 2), num(geoMean(memRatios), 2))
+	if i := dominant(timeRatios); i >= 0 && len(timeRatios) > 2 {
+		without := func(xs []float64) []float64 { return slices.Delete(slices.Clone(xs), i, i+1) }
+		fmt.Fprintf(b, "Without %s, the workload that moves the time ratio's mean most: time bigfoot / go -race %s, memory %s.\n",
+			names[i], num(geoMean(without(timeRatios)), 2), num(geoMean(without(memRatios)), 2))
+	}
+	b.WriteString("\nSlowdown: median wall time / the plain build's. Memory: median peak RSS (VmHWM). Ratios below 1 favour bigfoot; the goal is 0.5.\n\n")
+}
+
+// geoMean is the plain geometric mean of the positive numbers in xs (ratios
+// need no floor, unlike overheads), or NaN if there are none.
+func geoMean(xs []float64) float64 {
+	sum, n := 0.0, 0
+	for _, x := range xs {
+		if x > 0 && !math.IsInf(x, 0) {
+			sum += math.Log(x)
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return math.Exp(sum / float64(n))
+}
+
+// dominant returns the index of the value whose removal changes the
+// geometric mean of xs most, or -1.
+func dominant(xs []float64) int {
+	best, bestD := -1, 0.0
+	all := math.Log(geoMean(xs))
+	for i := range xs {
+		d := math.Abs(math.Log(geoMean(slices.Delete(slices.Clone(xs), i, i+1))) - all)
+		if d > bestD {
+			best, bestD = i, d
+		}
+	}
+	return best
 }
 
 // timeTable writes the time table (Table 3.1).

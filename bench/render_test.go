@@ -93,6 +93,12 @@ func TestMarkdown(t *testing.T) {
 	}
 	md := b.String()
 	for _, want := range []string{
+		"## bigfoot against go -race",
+		"| Program | plain (s) | go -race | bigfoot | bigfoot / go -race | go -race MiB | bigfoot MiB | memory bigfoot / go -race |",
+		"| crypt | 1.00 | 6.00x | 2.00x | 0.33 | 40.0 | 20.0 | 0.50 |",
+		"| sor | 2.00 | 2.00x | — | — | 40.0 | — | — |",
+		// sqrt(6*2) for go -race; bigfoot only on crypt.
+		"Geometric means: slowdown go -race 3.46x, bigfoot 2.00x; time bigfoot / go -race 0.33; memory bigfoot / go -race 0.50.",
 		"## Time overhead (Table 3.1)",
 		"| Program | BF build (s) | BF analysis (s) | Check ratio FT | Check ratio BF | Base time (s) | race | FT | BF | (race/FT) | (BF/FT) |",
 		"| crypt | 0.50 | 0.75 | 1 | 0.25 | 1.000 | 5.00x | 10.00x | 1.00x | (0.50) | (0.10) |",
@@ -125,6 +131,27 @@ func TestMarkdown(t *testing.T) {
 		} else if n != cols {
 			t.Errorf("row has %d bars, header %d: %s", n, cols, line)
 		}
+	}
+}
+
+// TestDominant: the workload left out of the second mean is the one whose
+// removal moves the geometric mean most, however far it is from the rest.
+func TestDominant(t *testing.T) {
+	for _, tc := range []struct {
+		xs   []float64
+		want int
+	}{
+		{[]float64{1, 1, 50, 1}, 2},
+		{[]float64{0.5, 0.5, 0.01, 0.5}, 2},
+		{[]float64{2, 2, 2}, -1}, // removing any one changes nothing
+		{[]float64{3}, -1}, // no mean is left without it
+	} {
+		if got := dominant(tc.xs); got != tc.want {
+			t.Errorf("dominant(%v) = %d, want %d", tc.xs, got, tc.want)
+		}
+	}
+	if g := geoMean([]float64{2, 8, math.NaN()}); !near(g, 4) {
+		t.Errorf("geoMean(2, 8, NaN) = %v, want 4", g)
 	}
 }
 
