@@ -144,7 +144,7 @@ func TestDominant(t *testing.T) {
 		{[]float64{1, 1, 50, 1}, 2},
 		{[]float64{0.5, 0.5, 0.01, 0.5}, 2},
 		{[]float64{2, 2, 2}, -1}, // removing any one changes nothing
-		{[]float64{3}, -1}, // no mean is left without it
+		{[]float64{3}, -1},       // no mean is left without it
 	} {
 		if got := dominant(tc.xs); got != tc.want {
 			t.Errorf("dominant(%v) = %d, want %d", tc.xs, got, tc.want)
