@@ -207,6 +207,60 @@ func objectWeak(addr uintptr) weak.Pointer[byte] {
 	return weak.Make((*byte)(ptrOf(addr)))
 }
 
+// A weakEntry is a weak pointer to the heap object at base, made when
+// gen cycles had completed (an exact count).
+type weakEntry struct {
+	base uintptr
+	gen  uint32
+	wp   weak.Pointer[byte]
+}
+
+// weakCache holds recently made object weak pointers, direct-mapped by
+// base address. Objects handed from goroutine to goroutine (a pipeline's
+// fresh record per item) are adopted granule by granule and by several
+// goroutines; without the cache each adoption made its own weak pointer
+// and read the exact generation, and weak.Make searches the span's list of
+// weak handles (one per live object that has one), which dominated such
+// programs. Entries are immutable; a stale entry is recognized because its
+// weak pointer no longer yields its base.
+var weakCache [1 << 12]atomic.Pointer[weakEntry]
+
+func weakSlot(base uintptr) *atomic.Pointer[weakEntry] {
+	return &weakCache[uint64(base>>3)*0x9e3779b97f4a7c15>>52]
+}
+
+// adoptWeak returns a weak pointer to the heap object that contains addr
+// (which the caller keeps reachable), for state stamped with generation
+// stamp, and reports whether that state is the current object's: no GC
+// cycle completed since it was recorded (else the memory may have held
+// another object, and the caller drops the state).
+//
+// A cached weak pointer that still yields the object's base was made for
+// this very object (a weak pointer becomes nil when its object dies, before
+// the memory is reused). If it was made in generation stamp, the state was
+// recorded either after it was made (the object has not changed since) or
+// before, in the same generation, when the address held the same object
+// too (an object accessed in generation n is freed at the earliest in the
+// sweep after cycle n+1). Either way the state is the current object's,
+// and neither the exact generation nor a new weak pointer is needed.
+func adoptWeak(addr uintptr, stamp uint32) (weak.Pointer[byte], bool) {
+	base, _, _ := findObject(addr, 0, 0)
+	if base == 0 {
+		return weak.Make((*byte)(ptrOf(addr))), uint32(RefreshGen()) == stamp
+	}
+	slot := weakSlot(base)
+	if e := slot.Load(); e != nil && e.base == base && e.gen == stamp && e.wp.Value() == (*byte)(ptrOf(base)) {
+		return e.wp, true
+	}
+	// Read the generation first: the object the caller keeps reachable is
+	// the same from here on, so the entry's generation is one in which
+	// the weak pointer's object was at base.
+	n := uint32(RefreshGen())
+	wp := weak.Make((*byte)(ptrOf(base)))
+	slot.Store(&weakEntry{base, n, wp})
+	return wp, n == stamp
+}
+
 // ptrOf turns the address of memory the caller keeps reachable back into a
 // pointer. Addresses travel as uintptr through the shadow so that checking
 // an access never makes the checked variable escape to the heap.
@@ -266,16 +320,20 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		gr.immortal = true
 		return gr
 	}
-	if uint32(RefreshGen()) != gr.gen {
-		gr = pg.replace(gi, lo, hi)
-	}
 	if kind == kindForeign {
+		if uint32(RefreshGen()) != gr.gen {
+			gr = pg.replace(gi, lo, hi)
+		}
 		// No weak pointer is possible: keep the generation stamp, so the
 		// state is dropped after the next cycle like unshared state.
 		gr.foreign = true
 		return gr
 	}
-	gr.wp = objectWeak(addr)
+	wp, same := adoptWeak(addr, gr.gen)
+	if !same {
+		gr = pg.replace(gi, lo, hi)
+	}
+	gr.wp = wp
 	gr.hasWP = true
 	gr.gen = gen
 	return gr
