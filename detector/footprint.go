@@ -218,9 +218,13 @@ func (f *Footprint) recordSlow(p unsafe.Pointer, size uintptr, site uint32) {
 	case f.stack:
 		if onStack(f.g, p) {
 			// Still the stack: nothing to record. Follow the access,
-			// so that a loop over a stack array (a matrix a worker
-			// multiplies in place) takes record's fast path again
-			// instead of coming here for every element.
+			// with the stride of this jump, so that a loop over a
+			// stack array (a matrix a worker multiplies in place)
+			// takes record's fast path again instead of coming here
+			// for every element.
+			if d := a - (f.next - f.step); int(d) >= int(size) || -int(d) >= int(size) {
+				f.step = d
+			}
 			f.setNext(a + f.step)
 			return
 		}
