@@ -88,8 +88,10 @@ func (q *chanQueue) push(lo int64, id uint64, vc []uint64) {
 		q.fold(q.head)
 		q.head++
 	}
-	if q.head > 0 && len(q.entries) == cap(q.entries) {
-		// Reuse the folded prefix's room instead of growing.
+	if q.head > 0 && len(q.entries) == cap(q.entries) && q.head >= len(q.entries)/2 {
+		// Reuse the folded prefix's room instead of growing, once it
+		// is at least half the buffer (so that moving the live
+		// entries down costs O(1) per push, amortized).
 		n := copy(q.entries, q.entries[q.head:])
 		clear(q.entries[n:])
 		q.entries = q.entries[:n]
