@@ -53,50 +53,123 @@ type chanEntry struct {
 	vc []uint64
 }
 
+// A chanQueue holds the clocks of announced operations of one direction
+// that later operations may still acquire, oldest first, and base, the
+// join of the entries already folded.
+//
+// Entries are pushed with non-decreasing lower bounds (lo counts the
+// operations completed before the announcement, and retraction keeps it),
+// so an acquire takes a prefix of the live entries: it folds that prefix
+// into base and joins base once, O(entries acquired) instead of a scan and
+// a compaction of every entry held. The live entries are entries[head:];
+// a retracted entry is removed in place, keeping the order. If an entry is
+// ever pushed out of order (unsorted), acquire falls back to scanning every
+// entry until the queue empties. The clock buffers of folded entries are
+// reused by later pushes, so a channel in steady state does not allocate.
 type chanQueue struct {
-	base    []uint64
-	entries []chanEntry
+	base     []uint64
+	entries  []chanEntry
+	head     int
+	unsorted bool
+	free     [][]uint64 // clock buffers of folded entries, for reuse
 }
 
-const maxChanEntries = 64
+const (
+	maxChanEntries = 64
+	maxFreeClocks  = 8
+)
+
+// live returns the entries not yet folded, oldest first.
+func (q *chanQueue) live() []chanEntry { return q.entries[q.head:] }
 
 // push appends an entry for an operation with lower bound lo and clock vc.
 func (q *chanQueue) push(lo int64, id uint64, vc []uint64) {
-	if len(q.entries) >= maxChanEntries {
-		q.base = join(q.base, q.entries[0].vc)
-		q.entries = append(q.entries[:0], q.entries[1:]...)
+	if len(q.entries)-q.head >= maxChanEntries {
+		q.fold(q.head)
+		q.head++
 	}
-	q.entries = append(q.entries, chanEntry{lo, id, append([]uint64(nil), vc...)})
+	if q.head > 0 && len(q.entries) == cap(q.entries) && q.head >= len(q.entries)/2 {
+		// Reuse the folded prefix's room instead of growing, once it
+		// is at least half the buffer (so that moving the live
+		// entries down costs O(1) per push, amortized).
+		n := copy(q.entries, q.entries[q.head:])
+		clear(q.entries[n:])
+		q.entries = q.entries[:n]
+		q.head = 0
+	}
+	if n := len(q.entries); n > q.head && lo < q.entries[n-1].lo {
+		q.unsorted = true
+	}
+	var buf []uint64
+	if n := len(q.free); n > 0 {
+		buf = q.free[n-1]
+		q.free[n-1] = nil
+		q.free = q.free[:n-1]
+	}
+	q.entries = append(q.entries, chanEntry{lo, id, append(buf[:0], vc...)})
+}
+
+// fold joins entry i into the base and recycles its clock buffer; the
+// caller drops the entry.
+func (q *chanQueue) fold(i int) {
+	e := &q.entries[i]
+	q.base = join(q.base, e.vc)
+	if len(q.free) < maxFreeClocks {
+		q.free = append(q.free, e.vc)
+	}
+	*e = chanEntry{}
 }
 
 // remove drops the entry id, if it was not folded into the base yet.
 func (q *chanQueue) remove(id uint64) {
-	for i, e := range q.entries {
+	live := q.live()
+	for i, e := range live {
 		if e.id == id {
-			copy(q.entries[i:], q.entries[i+1:])
+			if len(q.free) < maxFreeClocks {
+				q.free = append(q.free, e.vc)
+			}
+			copy(live[i:], live[i+1:])
 			q.entries[len(q.entries)-1] = chanEntry{}
 			q.entries = q.entries[:len(q.entries)-1]
+			q.reset()
 			return
 		}
+	}
+}
+
+// reset rewinds an empty queue to the start of its buffer.
+func (q *chanQueue) reset() {
+	if q.head == len(q.entries) {
+		q.entries = q.entries[:0]
+		q.head = 0
+		q.unsorted = false
 	}
 }
 
 // acquire joins into vc the base and every entry with lo < bound, and
 // folds those entries into the base.
 func (q *chanQueue) acquire(vc []uint64, bound int64) []uint64 {
-	vc = join(vc, q.base)
-	kept := q.entries[:0]
-	for _, e := range q.entries {
-		if e.lo < bound {
-			vc = join(vc, e.vc)
-			q.base = join(q.base, e.vc)
-		} else {
-			kept = append(kept, e)
+	if !q.unsorted {
+		for q.head < len(q.entries) && q.entries[q.head].lo < bound {
+			q.fold(q.head)
+			q.head++
 		}
+	} else {
+		kept := q.head
+		for i := q.head; i < len(q.entries); i++ {
+			if q.entries[i].lo < bound {
+				q.fold(i)
+				continue
+			}
+			if kept != i {
+				q.entries[kept], q.entries[i] = q.entries[i], chanEntry{}
+			}
+			kept++
+		}
+		q.entries = q.entries[:kept]
 	}
-	clear(q.entries[len(kept):])
-	q.entries = kept
-	return vc
+	q.reset()
+	return join(vc, q.base)
 }
 
 type chanState struct {

@@ -3,6 +3,8 @@
 package detector
 
 import (
+	"math/rand"
+	"slices"
 	"testing"
 	"unsafe"
 )
@@ -432,4 +434,95 @@ func TestChanSelectCasesOnly(t *testing.T) {
 		_ = *R(g, x, 0)
 		<-w
 	})
+}
+
+// naiveQueue is the reference model of chanQueue: every entry kept in a
+// list, an acquire scanning all of them.
+type naiveQueue struct {
+	base    []uint64
+	entries []chanEntry
+}
+
+func (q *naiveQueue) push(lo int64, id uint64, vc []uint64) {
+	if len(q.entries) >= maxChanEntries {
+		q.base = join(q.base, q.entries[0].vc)
+		q.entries = q.entries[1:]
+	}
+	q.entries = append(q.entries, chanEntry{lo, id, append([]uint64(nil), vc...)})
+}
+
+func (q *naiveQueue) remove(id uint64) {
+	for i, e := range q.entries {
+		if e.id == id {
+			q.entries = append(q.entries[:i:i], q.entries[i+1:]...)
+			return
+		}
+	}
+}
+
+func (q *naiveQueue) acquire(vc []uint64, bound int64) []uint64 {
+	vc = join(vc, q.base)
+	var kept []chanEntry
+	for _, e := range q.entries {
+		if e.lo < bound {
+			vc = join(vc, e.vc)
+			q.base = join(q.base, e.vc)
+		} else {
+			kept = append(kept, e)
+		}
+	}
+	q.entries = kept
+	return vc
+}
+
+// TestChanQueueModel drives chanQueue and the naive model with the same
+// random operations (pushes with mostly non-decreasing lower bounds and
+// some out of order, removals, acquires) and compares every acquired
+// clock.
+func TestChanQueueModel(t *testing.T) {
+	for seed := int64(1); seed <= 50; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		var q chanQueue
+		var m naiveQueue
+		lo, id := int64(0), uint64(0)
+		for step := 0; step < 2000; step++ {
+			switch r := rng.Intn(10); {
+			case r < 5:
+				if seed%5 == 0 && rng.Intn(20) == 0 {
+					lo -= int64(rng.Intn(3)) // out of order
+				} else {
+					lo += int64(rng.Intn(2))
+				}
+				id++
+				vc := make([]uint64, 1+rng.Intn(6))
+				for i := range vc {
+					vc[i] = uint64(rng.Intn(1000))
+				}
+				q.push(lo, id, vc)
+				m.push(lo, id, vc)
+			case r < 6 && id > 0:
+				x := id - uint64(rng.Intn(int(min(id, 8))))
+				q.remove(x)
+				m.remove(x)
+			default:
+				bound := lo - int64(rng.Intn(4)) + 1
+				start := make([]uint64, rng.Intn(5))
+				got := q.acquire(append([]uint64(nil), start...), bound)
+				want := m.acquire(append([]uint64(nil), start...), bound)
+				if !slices.Equal(trimZeros(got), trimZeros(want)) {
+					t.Fatalf("seed %d step %d: acquire(%d) = %v, want %v", seed, step, bound, got, want)
+				}
+			}
+			if n := len(q.live()); n != len(m.entries) {
+				t.Fatalf("seed %d step %d: %d entries, want %d", seed, step, n, len(m.entries))
+			}
+		}
+	}
+}
+
+func trimZeros(vc []uint64) []uint64 {
+	for len(vc) > 0 && vc[len(vc)-1] == 0 {
+		vc = vc[:len(vc)-1]
+	}
+	return vc
 }

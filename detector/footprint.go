@@ -217,7 +217,16 @@ func (f *Footprint) recordSlow(p unsafe.Pointer, size uintptr, site uint32) {
 		return
 	case f.stack:
 		if onStack(f.g, p) {
-			return // still the stack: nothing to record
+			// Still the stack: nothing to record. Follow the access,
+			// with the stride of this jump, so that a loop over a
+			// stack array (a matrix a worker multiplies in place)
+			// takes record's fast path again instead of coming here
+			// for every element.
+			if d := a - (f.next - f.step); int(d) >= int(size) || -int(d) >= int(size) {
+				f.step = d
+			}
+			f.setNext(a + f.step)
+			return
 		}
 	case size != f.size:
 	case a-f.lo > f.lim, f.lim == ^uintptr(0) && isHeap(a):

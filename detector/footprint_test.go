@@ -491,3 +491,25 @@ func TestFootprintGroup(t *testing.T) {
 		})
 	})
 }
+
+// TestFootprintStackFollows checks that a footprint on the goroutine's
+// own stack follows its accesses after a jump (a column of a stack
+// matrix after another), so that the next element takes record's fast
+// path instead of recordSlow.
+func TestFootprintStackFollows(t *testing.T) {
+	g := Cur()
+	var m [4][4]int64
+	f := g.Footprint(0, false)
+	for i := range 4 {
+		for j := range 4 {
+			_ = *F(f, &m[j][i], 0)
+		}
+	}
+	if !f.stack {
+		t.Skip("matrix not on the stack")
+	}
+	if want := uintptr(unsafe.Pointer(&m[3][3])) + unsafe.Sizeof(m[0]); f.next != want {
+		t.Errorf("after the last column, next = %#x, want %#x (the element after the last access)", f.next, want)
+	}
+	g.PopFootprints(f)
+}

@@ -131,7 +131,7 @@ func armSentinel() {
 			if s.sweeping.CompareAndSwap(false, true) {
 				go func() {
 					defer s.sweeping.Store(false)
-					s.Sweep()
+					collectAfterSweep(s.sweep())
 				}()
 			}
 		}
@@ -208,6 +208,60 @@ func objectWeak(addr uintptr) weak.Pointer[byte] {
 	return weak.Make((*byte)(ptrOf(addr)))
 }
 
+// A weakEntry is a weak pointer to the heap object at base, made when
+// gen cycles had completed (an exact count).
+type weakEntry struct {
+	base uintptr
+	gen  uint32
+	wp   weak.Pointer[byte]
+}
+
+// weakCache holds recently made object weak pointers, direct-mapped by
+// base address. Objects handed from goroutine to goroutine (a pipeline's
+// fresh record per item) are adopted granule by granule and by several
+// goroutines; without the cache each adoption made its own weak pointer
+// and read the exact generation, and weak.Make searches the span's list of
+// weak handles (one per live object that has one), which dominated such
+// programs. Entries are immutable; a stale entry is recognized because its
+// weak pointer no longer yields its base.
+var weakCache [1 << 12]atomic.Pointer[weakEntry]
+
+func weakSlot(base uintptr) *atomic.Pointer[weakEntry] {
+	return &weakCache[uint64(base>>3)*0x9e3779b97f4a7c15>>52]
+}
+
+// adoptWeak returns a weak pointer to the heap object that contains addr
+// (which the caller keeps reachable), for state stamped with generation
+// stamp, and reports whether that state is the current object's: no GC
+// cycle completed since it was recorded (else the memory may have held
+// another object, and the caller drops the state).
+//
+// A cached weak pointer that still yields the object's base was made for
+// this very object (a weak pointer becomes nil when its object dies, before
+// the memory is reused). If it was made in generation stamp, the state was
+// recorded either after it was made (the object has not changed since) or
+// before, in the same generation, when the address held the same object
+// too (an object accessed in generation n is freed at the earliest in the
+// sweep after cycle n+1). Either way the state is the current object's,
+// and neither the exact generation nor a new weak pointer is needed.
+func adoptWeak(addr uintptr, stamp uint32) (weak.Pointer[byte], bool) {
+	base, _, _ := findObject(addr, 0, 0)
+	if base == 0 {
+		return weak.Make((*byte)(ptrOf(addr))), uint32(RefreshGen()) == stamp
+	}
+	slot := weakSlot(base)
+	if e := slot.Load(); e != nil && e.base == base && e.gen == stamp && e.wp.Value() == (*byte)(ptrOf(base)) {
+		return e.wp, true
+	}
+	// Read the generation first: the object the caller keeps reachable is
+	// the same from here on, so the entry's generation is one in which
+	// the weak pointer's object was at base.
+	n := uint32(RefreshGen())
+	wp := weak.Make((*byte)(ptrOf(base)))
+	slot.Store(&weakEntry{base, n, wp})
+	return wp, n == stamp
+}
+
 // ptrOf turns the address of memory the caller keeps reachable back into a
 // pointer. Addresses travel as uintptr through the shadow so that checking
 // an access never makes the checked variable escape to the heap.
@@ -267,16 +321,20 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		gr.immortal = true
 		return gr
 	}
-	if uint32(RefreshGen()) != gr.gen {
-		gr = pg.replace(gi, lo, hi)
-	}
 	if kind == kindForeign {
+		if uint32(RefreshGen()) != gr.gen {
+			gr = pg.replace(gi, lo, hi)
+		}
 		// No weak pointer is possible: keep the generation stamp, so the
 		// state is dropped after the next cycle like unshared state.
 		gr.foreign = true
 		return gr
 	}
-	gr.wp = objectWeak(addr)
+	wp, same := adoptWeak(addr, gr.gen)
+	if !same {
+		gr = pg.replace(gi, lo, hi)
+	}
+	gr.wp = wp
 	gr.hasWP = true
 	gr.gen = gen
 	return gr
@@ -301,7 +359,12 @@ func (gr *granule) reclaimable(gen uint32) bool {
 
 // Sweep drops the shadow state of dead objects and frees empty pages. It
 // runs after every GC cycle; tests call it directly.
-func (s *Space) Sweep() {
+func (s *Space) Sweep() { s.sweep() }
+
+// sweep is Sweep; it returns an estimate of the bytes of shadow it made
+// unreachable (granules, runs and pages dropped, not counting their parts
+// and read vector clocks).
+func (s *Space) sweep() (freed uintptr) {
 	gen := uint32(lagGen.Load())
 	s.pages.Range(func(key uintptr, pg *page) bool {
 		for gi := 0; gi < len(pg.slots); gi++ {
@@ -314,6 +377,7 @@ func (s *Space) Sweep() {
 				r.mu.Lock()
 				if !r.dead && r.covers(uintptr(gi)) {
 					if r.reclaimable(gen) {
+						freed += unsafe.Sizeof(*r) + uintptr(len(r.cells))*unsafe.Sizeof(cell{})
 						s.dropRun(pg, r)
 					} else {
 						gi = int(r.e.Load()) - 1
@@ -329,6 +393,7 @@ func (s *Space) Sweep() {
 				pg.slots[gi].Store(nil)
 				pg.live--
 				pg.mu.Unlock()
+				freed += unsafe.Sizeof(*gr)
 			}
 			mu.Unlock()
 		}
@@ -336,10 +401,43 @@ func (s *Space) Sweep() {
 		if pg.live == 0 && !pg.dead.Load() {
 			s.pages.CompareAndDelete(key, pg)
 			pg.dead.Store(true)
+			freed += unsafe.Sizeof(*pg)
 		}
 		pg.mu.Unlock()
 		return true
 	})
+	return freed
+}
+
+// collectAfterSweep starts a GC cycle if the sweep that just ran made at
+// least half of the heap the last cycle found live unreachable.
+//
+// The shadow lives on the Go heap, and most of what a sweep drops was
+// live when the cycle marked it (state of objects that died in that
+// cycle, single-goroutine state of the previous generation). The heap
+// goal that cycle set, twice the marked heap, then counts shadow that is
+// already garbage: the next cycle comes later, more state of the current
+// generation accumulates meanwhile, and so on, so peak memory grows with
+// the time between cycles rather than with what is really live. A
+// program that makes little garbage of its own (a worker pool writing a
+// large results array element by element) ran this way at about twice the
+// memory it needed. Collecting once more after such a sweep sets the goal
+// from what is really live; the sweep after that cycle finds only the
+// current generation's state, less than half, so it does not cascade. A
+// goal at the runtime's floor (4 MiB with the default GOGC) would not
+// move: no cycle is started then (a pipeline of small records, whose heap
+// stays there, would only collect more often).
+func collectAfterSweep(freed uintptr) {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/heap/goal:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
+		return
+	}
+	const minGoal = 4 << 20
+	live, goal := s[0].Value.Uint64(), s[1].Value.Uint64()
+	if live > 0 && uint64(freed)*2 >= live && goal > minGoal {
+		runtime.GC()
+	}
 }
 
 type hook struct {

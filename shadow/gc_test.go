@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 	"unsafe"
+	"weak"
 )
 
 var global [4]int64
@@ -85,4 +86,64 @@ func TestSweepReclaims(t *testing.T) {
 	if after := s.Len(); after > before/10 {
 		t.Errorf("pages: %d before, %d after sweep", before, after)
 	}
+}
+
+var adoptSink []*[4]uint64
+
+// TestAdoptWeakCache checks the cache of object weak pointers used at
+// adoption: a hit needs the entry's weak pointer to still yield the
+// object's base and its generation to equal the state's stamp; otherwise
+// the generation is read exactly.
+func TestAdoptWeakCache(t *testing.T) {
+	obj, other := new([4]uint64), new([4]uint64)
+	adoptSink = append(adoptSink, obj, other) // heap objects
+	defer func() { adoptSink = nil }()
+	base := uintptr(unsafe.Pointer(obj))
+	addr := uintptr(unsafe.Pointer(&obj[2]))
+	// A GC cycle completing in between changes the generation: retry.
+	var wp weak.Pointer[byte]
+	var same bool
+	stamp := uint32(ExactGen())
+	for i := 0; i < 100; i++ {
+		stamp = uint32(ExactGen())
+		if wp, same = adoptWeak(addr, stamp); same {
+			break
+		}
+	}
+	if !same || wp.Value() != (*byte)(unsafe.Pointer(obj)) {
+		t.Fatalf("adoptWeak(current stamp) = %v, %v; want a weak pointer to the object, true", wp.Value(), same)
+	}
+	if e := weakSlot(base).Load(); e == nil || e.base != base || e.gen != stamp {
+		t.Fatalf("cache entry %+v, want base %#x gen %d", e, base, stamp)
+	}
+	if _, same := adoptWeak(addr, stamp-1); same {
+		t.Errorf("adoptWeak(older stamp) reports the state current")
+	}
+	// An entry whose weak pointer does not yield the base (its object
+	// died and another was allocated there) is not used.
+	weakSlot(base).Store(&weakEntry{base, stamp, weak.Make((*byte)(unsafe.Pointer(other)))})
+	wp, same = adoptWeak(addr, stamp)
+	if !same || wp.Value() != (*byte)(unsafe.Pointer(obj)) {
+		t.Errorf("stale entry used: adoptWeak = %v, %v", wp.Value(), same)
+	}
+	runtime.KeepAlive(obj)
+	runtime.KeepAlive(other)
+}
+
+// TestCollectAfterSweep checks the decision to collect after a sweep: a
+// sweep that freed at least half of the live heap starts a cycle, one
+// that freed nothing does not.
+func TestCollectAfterSweep(t *testing.T) {
+	keep := make([]byte, 16<<20) // a heap goal above the runtime's floor
+	runtime.GC()
+	n := ExactGen()
+	collectAfterSweep(0)
+	if g := ExactGen(); g != n {
+		t.Errorf("a sweep that freed nothing started %d cycles", g-n)
+	}
+	collectAfterSweep(1 << 40)
+	if g := ExactGen(); g == n {
+		t.Errorf("a sweep that freed the whole heap started no cycle")
+	}
+	runtime.KeepAlive(keep)
 }

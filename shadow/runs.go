@@ -596,15 +596,20 @@ func (s *Space) validateRun(t *Thread, pg *page, r *run, addr uintptr) bool {
 		r.immortal = true
 		return true
 	}
-	if uint32(RefreshGen()) != r.gen {
-		s.dropRun(pg, r)
-		return false
-	}
 	if kind == kindForeign {
+		if uint32(RefreshGen()) != r.gen {
+			s.dropRun(pg, r)
+			return false
+		}
 		r.foreign = true
 		return true
 	}
-	r.wp = objectWeak(addr)
+	wp, same := adoptWeak(addr, r.gen)
+	if !same {
+		s.dropRun(pg, r)
+		return false
+	}
+	r.wp = wp
 	r.hasWP = true
 	r.gen = gen
 	return true
