@@ -234,6 +234,7 @@ func (f *Footprint) record(p unsafe.Pointer, size uintptr, site uint32) {
 						c.seen[j] |= bit
 						c.pend[j] |= bit
 						s.count++
+						s.seen++
 						return
 					case f.reps+1 < f.repLimit:
 						f.reps++ // a repeat: covered
@@ -306,9 +307,11 @@ func (f *Footprint) recordSlow(p unsafe.Pointer, size uintptr, site uint32) {
 
 // repeat counts a repeated access and reports whether the range may stay
 // pending: a loop that never synchronizes nor returns still commits after
-// fpMaxReps repeats and at least as many as the footprint holds elements,
-// so that its accesses are eventually published. When it may not, the
-// side set is committed here and the caller commits the range.
+// fpMaxReps repeats and at least as many as the footprint holds elements
+// (its range and the elements its side set has seen, which bound the
+// cost of the commit), so that its accesses are eventually published.
+// When it may not, the side set is committed here and the caller commits
+// the range.
 func (f *Footprint) repeat() bool {
 	f.reps++
 	if f.reps < f.repLimit {
@@ -316,7 +319,7 @@ func (f *Footprint) repeat() bool {
 	}
 	held := f.count()
 	if f.side != nil {
-		held += f.side.count
+		held += f.side.seen
 	}
 	f.repLimit = max(fpMaxReps, held)
 	if f.reps < f.repLimit {

@@ -56,6 +56,7 @@ type sideSet struct {
 	shift uint
 	nbits int    // elements in the window (0: not placed)
 	count int    // pending bits: seen and not yet checked
+	seen  int    // seen bits (pending or checked)
 	site  uint32 // site of the first access recorded
 	write bool   // the kind of the accesses the seen bits stand for
 	epoch uint64 // the goroutine's span (fpStack.span) the seen bits belong to
@@ -140,6 +141,7 @@ func (s *sideSet) add(k int) bool {
 	c.seen[j] |= bit
 	c.pend[j] |= bit
 	s.count++
+	s.seen++
 	return true
 }
 
@@ -253,7 +255,7 @@ func (s *sideSet) reset(f *Footprint) {
 		s.dir = nil
 	}
 	runtime.KeepAlive(s.obj)
-	s.obj, s.nbits, s.span = nil, 0, 0
+	s.obj, s.nbits, s.span, s.seen = nil, 0, 0, 0
 }
 
 // check checks the window's elements [lo, hi) as one access (none if the
