@@ -86,6 +86,10 @@ const (
 	fpChunk     = 16   // footprints allocated at a time
 	fpMaxChunks = 64   // at most fpChunk*fpMaxChunks pending footprints per goroutine
 	fpMaxReps   = 4096 // repeated accesses of one range between commits, at least
+	// fpRepFactor times as many repeats as a footprint holds elements
+	// may pass between its commits: a commit costs up to one check per
+	// element held.
+	fpRepFactor = 8
 )
 
 // fpStack is a goroutine's stack of footprints. Chunks never move, so
@@ -225,8 +229,7 @@ func (f *Footprint) record(p unsafe.Pointer, size uintptr, site uint32) {
 		// The side set's window, where the element's chunk exists:
 		// sideSet.add without the allocation.
 		if s := f.side; s != nil {
-			if d := a - s.origin; d < s.span && size == s.size && d&(size-1) == 0 {
-				k := d >> s.shift
+			if k, ok := s.index(a, size); ok {
 				if i := k >> chunkShift; i < uintptr(len(s.dir)) && s.dir[i] != nil {
 					c, j, bit := s.dir[i], k/64%chunkWords, uint64(1)<<(k%64)
 					switch {
@@ -307,9 +310,10 @@ func (f *Footprint) recordSlow(p unsafe.Pointer, size uintptr, site uint32) {
 
 // repeat counts a repeated access and reports whether the range may stay
 // pending: a loop that never synchronizes nor returns still commits after
-// fpMaxReps repeats and at least as many as the footprint holds elements
-// (its range and the elements its side set has seen, which bound the
-// cost of the commit), so that its accesses are eventually published.
+// fpMaxReps repeats and at least fpRepFactor times as many as the
+// footprint holds elements (its range and the elements its side set has
+// seen, which bound the cost of the commit), so that its accesses are
+// eventually published.
 // When it may not, the side set is committed here and the caller commits
 // the range.
 func (f *Footprint) repeat() bool {
@@ -321,7 +325,7 @@ func (f *Footprint) repeat() bool {
 	if f.side != nil {
 		held += f.side.seen
 	}
-	f.repLimit = max(fpMaxReps, held)
+	f.repLimit = max(fpMaxReps, fpRepFactor*held)
 	if f.reps < f.repLimit {
 		return true
 	}

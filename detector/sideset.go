@@ -50,10 +50,14 @@ type sideSet struct {
 	origin uintptr        // address of the window's element 0
 	size   uintptr        // element size
 	// span is the bytes of the window record may set bits in without a
-	// call: nbits*size when the set is placed and size is a power of
-	// two (shift its log), else 0.
+	// call: nbits*size when the set is placed (and below 4 GB if size
+	// is not a power of two), else 0. An element's index is d>>shift,
+	// or, when size is not a power of two, the high word of d*magic
+	// (d/size for d below 2^32: Lemire, Kaser and Kurz, "Faster
+	// remainder by direct computation", 2019).
 	span  uintptr
 	shift uint
+	magic uint64
 	nbits int    // elements in the window (0: not placed)
 	count int    // pending bits: seen and not yet checked
 	seen  int    // seen bits (pending or checked)
@@ -86,6 +90,22 @@ const (
 	sideSpare = 32
 	sideDir   = 1 << 12
 )
+
+// index returns the index in the window of the element of size bytes at
+// a, and whether there is one: a is in the window, at an element's start,
+// and record may compute its index (span is not 0).
+func (s *sideSet) index(a, size uintptr) (k uintptr, ok bool) {
+	d := a - s.origin
+	if d >= s.span || size != s.size {
+		return 0, false
+	}
+	k = d >> s.shift
+	if s.magic != 0 {
+		hi, _ := bits.Mul64(uint64(d), s.magic)
+		k = uintptr(hi)
+	}
+	return k, k*size == d
+}
 
 // sideRecord adds the access of size bytes at a, in f's object, to f's
 // side set and reports whether the footprint may stay pending: false if a
@@ -166,9 +186,14 @@ func (s *sideSet) place(f *Footprint, a, size uintptr, site uint32) {
 		s.origin, s.nbits = first+k0*size, sideWindow
 	}
 	s.obj, s.write, s.epoch = f.obj, f.write, f.g.fp.span
-	s.span, s.shift = 0, 0
-	if size&(size-1) == 0 {
-		s.span, s.shift = uintptr(s.nbits)*size, uint(bits.TrailingZeros64(uint64(size)))
+	s.span, s.shift, s.magic = uintptr(s.nbits)*size, 0, 0
+	switch {
+	case size&(size-1) == 0:
+		s.shift = uint(bits.TrailingZeros64(uint64(size)))
+	case uint64(s.span) < 1<<32:
+		s.magic = ^uint64(0)/uint64(size) + 1
+	default:
+		s.span = 0 // too large for the multiplication: the slow path
 	}
 	f.g.fp.dirty, f.g.fp.sides = true, true
 }

@@ -158,3 +158,77 @@ func TestSideSetPeriodicCommit(t *testing.T) {
 		g.PopFootprints(f)
 	})
 }
+
+// index finds the element of any size, a power of two or not, at every
+// offset of a window of up to 4 GB, and no element off their starts.
+func TestSideSetIndex(t *testing.T) {
+	seed := uint64(9)
+	for _, size := range []uintptr{1, 2, 3, 5, 6, 7, 8, 12, 24, 40, 72, 100, 4096, 4097, 1<<20 + 3} {
+		s := &sideSet{size: size, origin: 1 << 40, nbits: int((1<<32 - 1) / size)}
+		s.span = uintptr(s.nbits) * size
+		if size&(size-1) == 0 {
+			for ; 1<<s.shift < size; s.shift++ {
+			}
+		} else {
+			s.magic = ^uint64(0)/uint64(size) + 1
+		}
+		for i := 0; i < 20000; i++ {
+			seed = seed*6364136223846793005 + 1442695040888963407
+			d := uintptr(seed>>32) % s.span
+			if i < 3 {
+				d = []uintptr{0, s.span - size, s.span - 1}[i]
+			}
+			k, ok := s.index(s.origin+d, size)
+			if want := d%size == 0; ok != want || ok && k != d/size {
+				t.Fatalf("size %d, offset %d: index %d, %v; want %d, %v", size, d, k, ok, d/size, want)
+			}
+		}
+		if _, ok := s.index(s.origin+s.span, size); ok {
+			t.Errorf("size %d: an element past the window", size)
+		}
+		if _, ok := s.index(s.origin-size, size); ok {
+			t.Errorf("size %d: an element before the window", size)
+		}
+	}
+}
+
+// A gather of 24-byte elements (not a power of two) takes the inline path
+// too: its elements are checked once per span, and a race on one of them
+// is found.
+func TestSideSetOddSize(t *testing.T) {
+	type force struct{ x, y, z float64 }
+	f := make([]force, 3*chunkBits)
+	idx := gatherIndices(len(f), len(f))
+	idx[len(idx)/2] = 7
+	expect(t, false, func(g *G) {
+		fp := g.Footprint(0, true)
+		for _, k := range idx {
+			*FG(fp, &f[k].z, 16, 0, 24, 0) = 1
+		}
+		if s := fp.side; s == nil || s.magic == 0 || s.span == 0 {
+			t.Fatalf("side set %+v: want the inline path for 24-byte elements", s)
+		}
+		g.PopFootprints(fp)
+	})
+	both(t, func(g *G, synced bool) {
+		mu := new(sync.Mutex)
+		<-spawn(g, func(g *G) {
+			Lock(g, mu)
+			_ = *R(g, &f[7].y, 0)
+			Unlock(g, mu)
+		})
+		<-spawn(g, func(g *G) {
+			if synced {
+				Lock(g, mu)
+				defer Unlock(g, mu)
+			}
+			fp := g.Footprint(0, true)
+			for range 3 {
+				for _, k := range idx {
+					*FG(fp, &f[k].z, 16, 0, 24, 0) += 1
+				}
+			}
+			g.PopFootprints(fp)
+		})
+	})
+}
