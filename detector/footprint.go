@@ -66,6 +66,10 @@ type Footprint struct {
 	obj     unsafe.Pointer // the range's heap object, kept alive until the commit
 	size    uintptr        // element size
 	reps    int            // repeated accesses since the last commit
+	// done is the number of the range's first elements already checked
+	// in this span, by a periodic commit (repeat): only the others are
+	// pending.
+	done int
 	// repLimit is the number of repeats allowed before repeat looks at
 	// the footprint again (0: look at the next one).
 	repLimit int
@@ -309,13 +313,14 @@ func (f *Footprint) recordSlow(p unsafe.Pointer, size uintptr, site uint32) {
 }
 
 // repeat counts a repeated access and reports whether the range may stay
-// pending: a loop that never synchronizes nor returns still commits after
-// fpMaxReps repeats and at least fpRepFactor times as many as the
-// footprint holds elements (its range and the elements its side set has
-// seen, which bound the cost of the commit), so that its accesses are
-// eventually published.
-// When it may not, the side set is committed here and the caller commits
-// the range.
+// pending. A loop that never synchronizes nor returns must still publish
+// its accesses: after fpMaxReps repeats, and at least fpRepFactor times
+// as many as the footprint holds elements (its range and the elements its
+// side set has seen, which bound the cost of a commit), the pending
+// elements are checked. The range keeps its extent, its elements now
+// checked in this span (done), so that later repeats of them, which a
+// loop rescanning a range makes, are covered and cost no check. A static
+// range cannot stay open that way: the caller then commits it.
 func (f *Footprint) repeat() bool {
 	f.reps++
 	if f.reps < f.repLimit {
@@ -332,14 +337,23 @@ func (f *Footprint) repeat() bool {
 	if f.side != nil && f.side.count > 0 {
 		f.side.commit(f)
 	}
-	return false
+	if f.base != nil {
+		return false
+	}
+	f.reps = 0
+	if n := f.count(); n > f.done && !f.stack {
+		f.g.fpCommits++
+		f.checkElems(f.done, n)
+		f.done = n
+	}
+	return true
 }
 
 // begin starts a range at p, in the empty footprint f: it finds the
 // object of p, which bounds the range and which f keeps alive.
 func (f *Footprint) begin(p unsafe.Pointer, size uintptr, site uint32) {
 	a := uintptr(p)
-	f.start, f.size, f.site, f.stack = a, size, site, false
+	f.start, f.size, f.site, f.stack, f.done = a, size, site, false, 0
 	f.step = size // guess: ascending, contiguous
 	f.g.fp.dirty = true
 	base, osize, heap := shadow.ObjectBounds(a)
@@ -428,7 +442,7 @@ func (f *Footprint) contains(a uintptr) bool {
 // neighbours, a histogram's buckets) is checked as one range.
 func (f *Footprint) commitAll() {
 	if s := f.side; s != nil && s.count > 0 {
-		if f.next != 0 && !f.stack && s.absorb(f) {
+		if f.next != 0 && !f.stack && f.done == 0 && s.absorb(f) {
 			f.next, f.end, f.reps, f.repLimit, f.obj = 0, 0, 0, 0, nil
 		} else {
 			f.commit()
@@ -444,31 +458,34 @@ func (f *Footprint) commit() {
 	if f.base != nil {
 		f.loadRange()
 	}
-	n := f.count()
+	n, done := f.count(), f.done
 	if n == 0 {
 		return
 	}
-	start, step := f.start, f.step
-	obj := f.obj
-	f.next, f.end, f.reps, f.repLimit, f.obj = 0, 0, 0, 0, nil
-	if f.stack {
-		return
+	if n > done && !f.stack {
+		f.g.fpCommits++
+		f.checkElems(done, n)
 	}
+	runtime.KeepAlive(f.obj)
+	f.next, f.end, f.reps, f.repLimit, f.done, f.obj = 0, 0, 0, 0, 0, nil
+}
+
+// checkElems checks the range's elements [i, n) in one operation.
+func (f *Footprint) checkElems(i, n int) {
 	g := f.g
-	g.fpCommits++
 	g.committing = true
 	defer func() { g.committing = false }()
-	if n == 1 {
+	start, step := f.start+uintptr(i)*f.step, f.step
+	if n -= i; n == 1 {
 		g.checkOne(shadow.PtrOf(start), f.size, f.write, f.site)
-	} else {
-		if int(step) < 0 {
-			// Descending: the same elements, ascending from the last.
-			start += uintptr(n-1) * step
-			step = -step
-		}
-		g.checkStrided(shadow.PtrOf(start), f.size, step, n, f.write, f.site)
+		return
 	}
-	runtime.KeepAlive(obj)
+	if int(step) < 0 {
+		// Descending: the same elements, ascending from the last.
+		start += uintptr(n-1) * step
+		step = -step
+	}
+	g.checkStrided(shadow.PtrOf(start), f.size, step, n, f.write, f.site)
 }
 
 // checkOne checks one access found in a footprint: a check operation

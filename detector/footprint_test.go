@@ -506,3 +506,30 @@ func TestFootprintGroup(t *testing.T) {
 		})
 	})
 }
+
+// A loop that rescans the elements of its range (pairs j > i for each i)
+// repeats them many times: the periodic commit checks them once, and the
+// range stays, checked, so that later repeats cost no check until the
+// span ends.
+func TestFootprintRescanChecksOnce(t *testing.T) {
+	a := make([]int64, 512)
+	expect(t, false, func(g *G) {
+		f := g.Footprint(0, false)
+		ranges, commits := g.ranges, g.fpCommits
+		for i := range a {
+			for j := i; j < len(a); j++ {
+				_ = *F(f, &a[j], 0)
+			}
+		}
+		if r := g.ranges - ranges; r != 1 {
+			t.Errorf("%d range checks while rescanning, want 1 (the periodic commit)", r)
+		}
+		if s, _, n := pending(f, a); s != 0 || n != len(a) || f.done != len(a) {
+			t.Errorf("range start %d n %d done %d, want 0 %d %d", s, n, f.done, len(a), len(a))
+		}
+		g.PopFootprints(f)
+		if c := g.fpCommits - commits; c != 1 {
+			t.Errorf("%d commits, want 1: the pop has nothing left to check", c)
+		}
+	})
+}
