@@ -66,6 +66,10 @@ type Footprint struct {
 	obj     unsafe.Pointer // the range's heap object, kept alive until the commit
 	size    uintptr        // element size
 	reps    int            // repeated accesses since the last commit
+	// cur is the range's element last repeated (0: none), so that a
+	// loop rescanning the range (pairs j > i for each i) finds the next
+	// one inline.
+	cur uintptr
 	// done is the number of the range's first elements already checked
 	// in this span, by a periodic commit (repeat): only the others are
 	// pending.
@@ -230,6 +234,13 @@ func (f *Footprint) record(p unsafe.Pointer, size uintptr, site uint32) {
 			f.reps++ // a repeat: covered
 			return
 		}
+		// The element after the last repeated one, short of next: in
+		// the range, a repeat.
+		if a == f.cur+f.step && a != f.next && f.cur != 0 && size == f.size && f.reps+1 < f.repLimit {
+			f.cur = a
+			f.reps++
+			return
+		}
 		// The side set's window, where the element's chunk exists:
 		// sideSet.add without the allocation.
 		if s := f.side; s != nil {
@@ -295,11 +306,13 @@ func (f *Footprint) recordSlow(p unsafe.Pointer, size uintptr, site uint32) {
 			return
 		}
 		if d == 0 && f.repeat() {
+			f.cur = a
 			return
 		}
 	case f.contains(a):
 		// A repeat of an element already in the range: covered.
 		if f.repeat() {
+			f.cur = a
 			return
 		}
 	default:
@@ -384,7 +397,7 @@ func (f *Footprint) begin(p unsafe.Pointer, size uintptr, site uint32) {
 // where the range stops growing (0: never, for memory that is not a heap
 // object). The range's length is always (next-start)/step.
 func (f *Footprint) setNext(a uintptr) {
-	f.next, f.end = a, 0
+	f.next, f.end, f.cur = a, 0, 0
 	switch step := int(f.step); {
 	case countAccesses || verifyChecks:
 		f.end = a // every access takes recordSlow, which counts it
@@ -443,7 +456,7 @@ func (f *Footprint) contains(a uintptr) bool {
 func (f *Footprint) commitAll() {
 	if s := f.side; s != nil && s.count > 0 {
 		if f.next != 0 && !f.stack && f.done == 0 && s.absorb(f) {
-			f.next, f.end, f.reps, f.repLimit, f.obj = 0, 0, 0, 0, nil
+			f.next, f.end, f.cur, f.reps, f.repLimit, f.obj = 0, 0, 0, 0, 0, nil
 		} else {
 			f.commit()
 		}
@@ -467,7 +480,7 @@ func (f *Footprint) commit() {
 		f.checkElems(done, n)
 	}
 	runtime.KeepAlive(f.obj)
-	f.next, f.end, f.reps, f.repLimit, f.done, f.obj = 0, 0, 0, 0, 0, nil
+	f.next, f.end, f.cur, f.reps, f.repLimit, f.done, f.obj = 0, 0, 0, 0, 0, 0, nil
 }
 
 // checkElems checks the range's elements [i, n) in one operation.
