@@ -73,7 +73,8 @@ type Footprint struct {
 	// done is the number of the range's first elements already checked
 	// in this span, by a periodic commit (repeat): only the others are
 	// pending.
-	done int
+	done    int
+	doneGen uint64 // the GC generation (shadow.Gen) when done was set
 	// repLimit is the number of repeats allowed before repeat looks at
 	// the footprint again (0: look at the next one).
 	repLimit int
@@ -354,10 +355,12 @@ func (f *Footprint) repeat() bool {
 		return false
 	}
 	f.reps = 0
+	f.checkDone()
 	if n := f.count(); n > f.done && !f.stack {
+		gen := shadow.Gen()
 		f.g.fpCommits++
 		f.checkElems(f.done, n)
-		f.done = n
+		f.done, f.doneGen = n, gen
 	}
 	return true
 }
@@ -471,6 +474,7 @@ func (f *Footprint) commit() {
 	if f.base != nil {
 		f.loadRange()
 	}
+	f.checkDone()
 	n, done := f.count(), f.done
 	if n == 0 {
 		return
@@ -481,6 +485,16 @@ func (f *Footprint) commit() {
 	}
 	runtime.KeepAlive(f.obj)
 	f.next, f.end, f.cur, f.reps, f.repLimit, f.done, f.obj = 0, 0, 0, 0, 0, 0, nil
+}
+
+// checkDone forgets that the range's first elements were checked if a GC
+// cycle completed since: the shadow may drop the state of a check made
+// before a cycle when another goroutine touches it (GC reuse), so that
+// check no longer covers the elements' later repeats.
+func (f *Footprint) checkDone() {
+	if f.done > 0 && shadow.Gen() != f.doneGen {
+		f.done = 0
+	}
 }
 
 // checkElems checks the range's elements [i, n) in one operation.

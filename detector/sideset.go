@@ -64,6 +64,7 @@ type sideSet struct {
 	site  uint32 // site of the first access recorded
 	write bool   // the kind of the accesses the seen bits stand for
 	epoch uint64 // the goroutine's span (fpStack.span) the seen bits belong to
+	gen   uint64 // the GC generation (shadow.Gen) at the last commit
 	// dir holds the chunks: chunk i has the bits of the window's
 	// elements [i*chunkBits, (i+1)*chunkBits). Entries are nil where no
 	// element was recorded (always, once the set is reset).
@@ -185,7 +186,7 @@ func (s *sideSet) place(f *Footprint, a, size uintptr, site uint32) {
 		k0 := min(k-min(k, sideWindow/2), total-sideWindow)
 		s.origin, s.nbits = first+k0*size, sideWindow
 	}
-	s.obj, s.write, s.epoch = f.obj, f.write, f.g.fp.span
+	s.obj, s.write, s.epoch, s.gen = f.obj, f.write, f.g.fp.span, shadow.Gen()
 	s.span, s.shift, s.magic = uintptr(s.nbits)*size, 0, 0
 	switch {
 	case size&(size-1) == 0:
@@ -226,13 +227,21 @@ func (s *sideSet) absorb(f *Footprint) bool {
 }
 
 // commit checks every maximal run of pending bits of s as one range and
-// clears them; the set stays placed, its elements seen. It costs one step
+// clears them (every seen bit after a GC cycle); the set stays placed,
+// its elements seen. It costs one step
 // per chunk word in use and one range check per run: the elements
 // themselves are not visited.
 func (s *sideSet) commit(f *Footprint) {
-	if s.count == 0 {
+	// The shadow may drop state recorded before a GC cycle when another
+	// goroutine touches it (GC reuse), so an element checked before a
+	// cycle no longer covers its later repeats: after a cycle, the
+	// commit checks every element seen in the span again.
+	gen := shadow.Gen()
+	all := gen != s.gen && s.seen > s.count
+	if s.count == 0 && !all {
 		return
 	}
+	s.gen = gen
 	g := f.g
 	g.fpCommits++
 	g.committing = true
@@ -243,6 +252,9 @@ func (s *sideSet) commit(f *Footprint) {
 		c := s.dir[i]
 		for j := range c.pend {
 			w, base := c.pend[j], int(i)<<chunkShift+j*64
+			if all {
+				w = c.seen[j]
+			}
 			for w != 0 {
 				t := bits.TrailingZeros64(w)
 				n := bits.TrailingZeros64(^(w >> t)) // the ones from t

@@ -3,8 +3,11 @@
 package detector
 
 import (
+	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/bigfoot-go/bigfoot/shadow"
 )
 
 // gatherIndices returns n pseudo-random indices below m, with no stride.
@@ -230,5 +233,63 @@ func TestSideSetOddSize(t *testing.T) {
 			}
 			g.PopFootprints(fp)
 		})
+	})
+}
+
+// The shadow drops state recorded before a GC cycle when another
+// goroutine touches it, so an element a side set checked before a cycle
+// is checked again at the next commit: a write after the cycle races with
+// a later repeat of the read, which the set had seen.
+func TestSideSetRechecksAfterGC(t *testing.T) {
+	x := make([]int64, 2*chunkBits)
+	idx := gatherIndices(len(x), len(x))
+	idx[len(idx)/2] = 5
+	expect(t, true, func(g *G) {
+		ready, wrote := make(chan struct{}), make(chan struct{})
+		done := spawn(g, func(g *G) {
+			gather(g, x, idx) // x[5] checked
+			close(ready)
+			<-wrote
+			gather(g, x, idx) // x[5] again, in the same span: seen
+		})
+		<-spawn(g, func(g *G) {
+			<-ready
+			runtime.GC()
+			shadow.RefreshGen()
+			*W(g, &x[5], 0) = 1 // drops the state of the read before the cycle
+			close(wrote)
+		})
+		<-done
+	})
+}
+
+// Likewise for a range kept checked by a periodic commit.
+func TestFootprintRechecksDoneAfterGC(t *testing.T) {
+	a := make([]int64, 512)
+	expect(t, true, func(g *G) {
+		ready, wrote := make(chan struct{}), make(chan struct{})
+		done := spawn(g, func(g *G) {
+			f := g.Footprint(0, false)
+			rescan := func() {
+				for i := range a {
+					for j := i; j < len(a); j++ {
+						_ = *F(f, &a[j], 0)
+					}
+				}
+			}
+			rescan() // a periodic commit checks a[0..512)
+			close(ready)
+			<-wrote
+			rescan() // repeats of checked elements
+			g.PopFootprints(f)
+		})
+		<-spawn(g, func(g *G) {
+			<-ready
+			runtime.GC()
+			shadow.RefreshGen()
+			*W(g, &a[300], 0) = 1
+			close(wrote)
+		})
+		<-done
 	})
 }
