@@ -3,7 +3,6 @@
 package detector
 
 import (
-	"math/bits"
 	"runtime"
 	"unsafe"
 
@@ -67,10 +66,22 @@ type Footprint struct {
 	obj     unsafe.Pointer // the range's heap object, kept alive until the commit
 	size    uintptr        // element size
 	reps    int            // repeated accesses since the last commit
-	g       *G
-	side    *sideSet // accesses that do not fit the range (nil: none yet)
-	site    uint32
-	write   bool
+	// cur is the range's element last repeated (0: none), so that a
+	// loop rescanning the range (pairs j > i for each i) finds the next
+	// one inline.
+	cur uintptr
+	// done is the number of the range's first elements already checked
+	// in this span, by a periodic commit (repeat): only the others are
+	// pending.
+	done    int
+	doneGen uint64 // the GC generation (shadow.Gen) when done was set
+	// repLimit is the number of repeats allowed before repeat looks at
+	// the footprint again (0: look at the next one).
+	repLimit int
+	g        *G
+	side     *sideSet // accesses that do not fit the range (nil: none yet)
+	site     uint32
+	write    bool
 	// direct: the goroutine's footprint stack is full; this footprint
 	// checks every access at once.
 	direct bool
@@ -84,6 +95,10 @@ const (
 	fpChunk     = 16   // footprints allocated at a time
 	fpMaxChunks = 64   // at most fpChunk*fpMaxChunks pending footprints per goroutine
 	fpMaxReps   = 4096 // repeated accesses of one range between commits, at least
+	// fpRepFactor times as many repeats as a footprint holds elements
+	// may pass between its commits: a commit costs up to one check per
+	// element held.
+	fpRepFactor = 8
 )
 
 // fpStack is a goroutine's stack of footprints. Chunks never move, so
@@ -92,6 +107,12 @@ type fpStack struct {
 	chunks []*[fpChunk]Footprint
 	top    int  // footprints in use
 	dirty  bool // some footprint may hold a pending range
+	// sides: some footprint, in use or popped, may hold a placed side
+	// set, whose seen elements the span's end must forget.
+	sides bool
+	// span counts the goroutine's synchronization operations: the
+	// stretch of code between two is a span.
+	span   uint64
 	direct Footprint
 }
 
@@ -110,7 +131,12 @@ func (g *G) Footprint(site uint32, write bool) *Footprint {
 		s.chunks = append(s.chunks, new([fpChunk]Footprint))
 	}
 	f := &s.chunks[c][s.top%fpChunk]
-	side := f.side // empty: popped footprints are committed
+	// A popped footprint's side set has nothing pending, and what it
+	// has seen in this span stands for accesses of its kind only.
+	side := f.side
+	if side != nil && side.nbits > 0 && side.write != write {
+		side.reset(f)
+	}
 	*f = Footprint{g: g, site: site, write: write, side: side}
 	s.top++
 	g.footprints++
@@ -146,15 +172,27 @@ func (g *G) PopFootprints(f *Footprint) {
 
 // commitFootprints commits every pending footprint of the goroutine; the
 // footprints stay on the stack, empty. Called before every synchronization
-// operation and at the goroutine's end.
+// operation and at the goroutine's end: it ends the goroutine's span, so
+// the side sets forget what they have seen.
 func (g *G) commitFootprints() {
 	s := &g.fp
-	if !s.dirty {
+	s.span++
+	if !s.dirty && !s.sides {
 		return
 	}
 	s.dirty = false
 	for i := 0; i < s.top; i++ {
 		s.chunks[i/fpChunk][i%fpChunk].commitAll()
+	}
+	if s.sides {
+		s.sides = false
+		for _, c := range s.chunks {
+			for i := range c {
+				if side := c[i].side; side != nil && side.nbits > 0 {
+					side.reset(&c[i])
+				}
+			}
+		}
 	}
 }
 
@@ -178,15 +216,52 @@ func FG[T any](f *Footprint, p *T, anchor, lo, hi uintptr, site uint32) *T {
 	return p
 }
 
-// record adds an access of size bytes at a. The common case, the next
-// element of the range, is two comparisons and an addition. F inlines
-// into its call site (TestInlining); record, a little over the inlining
-// budget, is a call. Builds that count accesses or verify checks take the
-// slow path every time (setNext makes end equal to next there).
+// record adds an access of size bytes at a. The common cases are a few
+// instructions without a call: the next element of the range (two
+// comparisons and an addition), the range's last element again (a
+// loop-invariant field, a loop condition's a[i+1]) and an element of the
+// side set's window (a gather's x[col[k]]). F inlines into its call site
+// (TestInlining); record is a call. Builds that count accesses or verify
+// checks take the slow path every time (setNext makes end equal to next
+// there).
 func (f *Footprint) record(p unsafe.Pointer, size uintptr, site uint32) {
-	if a := uintptr(p); a == f.next && a != f.end {
+	a := uintptr(p)
+	if a == f.next && a != f.end {
 		f.next = a + f.step
 		return
+	}
+	if !countAccesses && !verifyChecks {
+		if a+f.step == f.next && f.next != 0 && size == f.size && f.reps+1 < f.repLimit {
+			f.reps++ // a repeat: covered
+			return
+		}
+		// The element after the last repeated one, short of next: in
+		// the range, a repeat.
+		if a == f.cur+f.step && a != f.next && f.cur != 0 && size == f.size && f.reps+1 < f.repLimit {
+			f.cur = a
+			f.reps++
+			return
+		}
+		// The side set's window, where the element's chunk exists:
+		// sideSet.add without the allocation.
+		if s := f.side; s != nil {
+			if k, ok := s.index(a, size); ok {
+				if i := k >> chunkShift; i < uintptr(len(s.dir)) && s.dir[i] != nil {
+					c, j, bit := s.dir[i], k/64%chunkWords, uint64(1)<<(k%64)
+					switch {
+					case c.seen[j]&bit == 0:
+						c.seen[j] |= bit
+						c.pend[j] |= bit
+						s.count++
+						s.seen++
+						return
+					case f.reps+1 < f.repLimit:
+						f.reps++ // a repeat: covered
+						return
+					}
+				}
+			}
+		}
 	}
 	f.recordSlow(p, size, site)
 }
@@ -241,11 +316,13 @@ func (f *Footprint) recordSlow(p unsafe.Pointer, size uintptr, site uint32) {
 			return
 		}
 		if d == 0 && f.repeat() {
+			f.cur = a
 			return
 		}
 	case f.contains(a):
 		// A repeat of an element already in the range: covered.
 		if f.repeat() {
+			f.cur = a
 			return
 		}
 	default:
@@ -259,23 +336,49 @@ func (f *Footprint) recordSlow(p unsafe.Pointer, size uintptr, site uint32) {
 }
 
 // repeat counts a repeated access and reports whether the range may stay
-// pending: a loop that never synchronizes nor returns still commits after
-// fpMaxReps repeats and at least as many as the footprint holds elements,
-// so that its accesses are eventually published.
+// pending. A loop that never synchronizes nor returns must still publish
+// its accesses: after fpMaxReps repeats, and at least fpRepFactor times
+// as many as the footprint holds elements (its range and the elements its
+// side set has seen, which bound the cost of a commit), the pending
+// elements are checked. The range keeps its extent, its elements now
+// checked in this span (done), so that later repeats of them, which a
+// loop rescanning a range makes, are covered and cost no check. A static
+// range cannot stay open that way: the caller then commits it.
 func (f *Footprint) repeat() bool {
 	f.reps++
+	if f.reps < f.repLimit {
+		return true
+	}
 	held := f.count()
 	if f.side != nil {
-		held += f.side.count
+		held += f.side.seen
 	}
-	return f.reps < fpMaxReps || f.reps < held
+	f.repLimit = max(fpMaxReps, fpRepFactor*held)
+	if f.reps < f.repLimit {
+		return true
+	}
+	if f.side != nil && f.side.count > 0 {
+		f.side.commit(f)
+	}
+	if f.base != nil {
+		return false
+	}
+	f.reps = 0
+	f.checkDone()
+	if n := f.count(); n > f.done && !f.stack {
+		gen := shadow.Gen()
+		f.g.fpCommits++
+		f.checkElems(f.done, n)
+		f.done, f.doneGen = n, gen
+	}
+	return true
 }
 
 // begin starts a range at p, in the empty footprint f: it finds the
 // object of p, which bounds the range and which f keeps alive.
 func (f *Footprint) begin(p unsafe.Pointer, size uintptr, site uint32) {
 	a := uintptr(p)
-	f.start, f.size, f.site, f.stack = a, size, site, false
+	f.start, f.size, f.site, f.stack, f.done = a, size, site, false, 0
 	f.step = size // guess: ascending, contiguous
 	f.g.fp.dirty = true
 	base, osize, heap := shadow.ObjectBounds(a)
@@ -306,7 +409,7 @@ func (f *Footprint) begin(p unsafe.Pointer, size uintptr, site uint32) {
 // where the range stops growing (0: never, for memory that is not a heap
 // object). The range's length is always (next-start)/step.
 func (f *Footprint) setNext(a uintptr) {
-	f.next, f.end = a, 0
+	f.next, f.end, f.cur = a, 0, 0
 	switch step := int(f.step); {
 	case countAccesses || verifyChecks:
 		f.end = a // every access takes recordSlow, which counts it
@@ -364,8 +467,8 @@ func (f *Footprint) contains(a uintptr) bool {
 // neighbours, a histogram's buckets) is checked as one range.
 func (f *Footprint) commitAll() {
 	if s := f.side; s != nil && s.count > 0 {
-		if f.next != 0 && !f.stack && s.absorb(f) {
-			f.next, f.end, f.reps, f.obj = 0, 0, 0, nil
+		if f.next != 0 && !f.stack && f.done == 0 && s.absorb(f) {
+			f.next, f.end, f.cur, f.reps, f.repLimit, f.obj = 0, 0, 0, 0, 0, nil
 		} else {
 			f.commit()
 		}
@@ -375,172 +478,50 @@ func (f *Footprint) commitAll() {
 	f.commit()
 }
 
-// absorb adds the elements of f's range to the side set s if they all lie
-// in its window, and reports whether it did.
-func (s *sideSet) absorb(f *Footprint) bool {
-	n := f.count()
-	if f.size != s.size {
-		return false
-	}
-	first, step := f.start, f.step
-	if int(step) < 0 {
-		first += uintptr(n-1) * step
-		step = -step
-	}
-	if n == 1 {
-		step = s.size
-	}
-	last := first + uintptr(n-1)*step
-	if first < s.origin || (first-s.origin)%s.size != 0 || step%s.size != 0 ||
-		(last-s.origin)/s.size >= uintptr(s.nbits) {
-		return false
-	}
-	k, d := int((first-s.origin)/s.size), int(step/s.size)
-	s.lo, s.hi = min(s.lo, k), max(s.hi, k+(n-1)*d+1)
-	for i := 0; i < n; i, k = i+1, k+d {
-		s.bits[k>>6] |= 1 << (k & 63)
-	}
-	return true
-}
-
 // commit checks the pending range, if any, and empties it.
 func (f *Footprint) commit() {
 	if f.base != nil {
 		f.loadRange()
 	}
-	n := f.count()
+	f.checkDone()
+	n, done := f.count(), f.done
 	if n == 0 {
 		return
 	}
-	start, step := f.start, f.step
-	obj := f.obj
-	f.next, f.end, f.reps, f.obj = 0, 0, 0, nil
-	if f.stack {
+	if n > done && !f.stack {
+		f.g.fpCommits++
+		f.checkElems(done, n)
+	}
+	runtime.KeepAlive(f.obj)
+	f.next, f.end, f.cur, f.reps, f.repLimit, f.done, f.obj = 0, 0, 0, 0, 0, 0, nil
+}
+
+// checkDone forgets that the range's first elements were checked if a GC
+// cycle completed since: the shadow may drop the state of a check made
+// before a cycle when another goroutine touches it (GC reuse), so that
+// check no longer covers the elements' later repeats.
+func (f *Footprint) checkDone() {
+	if f.done > 0 && shadow.Gen() != f.doneGen {
+		f.done = 0
+	}
+}
+
+// checkElems checks the range's elements [i, n) in one operation.
+func (f *Footprint) checkElems(i, n int) {
+	g := f.g
+	g.committing = true
+	defer func() { g.committing = false }()
+	start, step := f.start+uintptr(i)*f.step, f.step
+	if n -= i; n == 1 {
+		g.checkOne(shadow.PtrOf(start), f.size, f.write, f.site)
 		return
 	}
-	g := f.g
-	g.fpCommits++
-	g.committing = true
-	defer func() { g.committing = false }()
-	if n == 1 {
-		g.checkOne(shadow.PtrOf(start), f.size, f.write, f.site)
-	} else {
-		if int(step) < 0 {
-			// Descending: the same elements, ascending from the last.
-			start += uintptr(n-1) * step
-			step = -step
-		}
-		g.checkStrided(shadow.PtrOf(start), f.size, step, n, f.write, f.site)
+	if int(step) < 0 {
+		// Descending: the same elements, ascending from the last.
+		start += uintptr(n-1) * step
+		step = -step
 	}
-	runtime.KeepAlive(obj)
-}
-
-// A sideSet holds the accesses of a footprint that do not extend its
-// affine range (a histogram h[t[i]]++, a stencil's a[i-1] and a[i+1], a
-// compaction's out[pos]): one bit per element of a window of the range's
-// object, so that they neither commit the range nor are checked one by
-// one. Its commit checks each maximal run of set bits as one range.
-type sideSet struct {
-	obj    unsafe.Pointer // the window's heap object, kept alive until the commit
-	origin uintptr        // address of the window's element 0
-	size   uintptr        // element size
-	nbits  int            // elements in the window
-	lo, hi int            // set bits lie in [lo, hi)
-	count  int            // set bits
-	site   uint32         // site of the first access recorded
-	bits   []uint64
-}
-
-// sideWindow is the most elements a side set covers: its bitmap is at
-// most sideWindow/8 bytes.
-const sideWindow = 1 << 15
-
-// sideRecord adds the access of size bytes at a, in f's object, to f's
-// side set and reports whether it could: false if the set is full of
-// another window and was committed, or a is not an element of the window;
-// the caller then commits the range.
-func (f *Footprint) sideRecord(a, size uintptr, site uint32) bool {
-	s := f.side
-	if s == nil {
-		s = new(sideSet)
-		f.side = s
-	}
-	if s.count > 0 && (a < s.origin || (a-s.origin)%s.size != 0 || (a-s.origin)/s.size >= uintptr(s.nbits)) {
-		s.commit(f) // another window
-	}
-	if s.count == 0 {
-		s.place(f, a, size, site)
-	}
-	k := int((a - s.origin) / s.size)
-	w, bit := k>>6, uint64(1)<<(k&63)
-	if s.bits[w]&bit != 0 {
-		return f.repeat()
-	}
-	s.bits[w] |= bit
-	s.count++
-	s.lo, s.hi = min(s.lo, k), max(s.hi, k+1)
-	return true
-}
-
-// place sets up the empty side set s of f for a window of f's object (of
-// elements aligned with a) that contains a.
-func (s *sideSet) place(f *Footprint, a, size uintptr, site uint32) {
-	s.size, s.site = size, site
-	// The object is [f.lo, f.lo+f.lim+f.size): its elements aligned
-	// with a from first, total of them.
-	first := a - (a-f.lo)/size*size
-	total := (f.lim + f.size - (first - f.lo)) / size
-	if f.lim == ^uintptr(0) {
-		total = sideWindow // not a heap object: unbounded
-		first = a - min((a-f.lo)/size, sideWindow/2)*size
-	}
-	k := (a - first) / size
-	switch {
-	case total <= sideWindow:
-		s.origin, s.nbits = first, int(total)
-	default:
-		k0 := min(k-min(k, sideWindow/2), total-sideWindow)
-		s.origin, s.nbits = first+k0*size, sideWindow
-	}
-	s.obj = f.obj
-	nw := (s.nbits + 63) / 64
-	if cap(s.bits) < nw {
-		s.bits = make([]uint64, nw)
-	}
-	s.bits = s.bits[:nw]
-	s.lo, s.hi = s.nbits, 0
-	f.g.fp.dirty = true
-}
-
-// commit checks every maximal run of set bits of s as one range, clears
-// s and releases its object.
-func (s *sideSet) commit(f *Footprint) {
-	g := f.g
-	g.fpCommits++
-	g.committing = true
-	defer func() { g.committing = false }()
-	for k := s.lo; k < s.hi; {
-		w := s.bits[k>>6] >> (k & 63)
-		if w == 0 {
-			k = (k | 63) + 1
-			continue
-		}
-		k += bits.TrailingZeros64(w)
-		e := k + 1
-		for e < s.hi && s.bits[e>>6]&(1<<(e&63)) != 0 {
-			e++
-		}
-		p := shadow.PtrOf(s.origin + uintptr(k)*s.size)
-		if e-k == 1 {
-			g.checkOne(p, s.size, f.write, s.site)
-		} else {
-			g.checkStrided(p, s.size, s.size, e-k, f.write, s.site)
-		}
-		k = e
-	}
-	clear(s.bits[s.lo>>6 : (s.hi+63)>>6])
-	runtime.KeepAlive(s.obj)
-	s.obj, s.count = nil, 0
+	g.checkStrided(shadow.PtrOf(start), f.size, step, n, f.write, f.site)
 }
 
 // checkOne checks one access found in a footprint: a check operation

@@ -80,12 +80,14 @@ func TestFootprintSideSet(t *testing.T) {
 		if f.side == nil || f.side.count != 1 {
 			t.Fatalf("side set %+v, want a[50]", f.side)
 		}
-		// Repeats are covered and never grow the range or the set.
+		// Repeats are covered and never grow the range; the set holds
+		// each element once (a[5], in the window, may join it: the
+		// commit merges the range into the set).
 		for i := 0; i < 100; i++ {
 			*F(f, &a[50], 0) = 2
 			*F(f, &a[5], 0) = 2
 		}
-		if _, _, n := pending(f, a); n != 20 || f.side.count != 1 {
+		if _, _, n := pending(f, a); n != 20 || f.side.count > 2 {
 			t.Errorf("repeats grew the range to %d, the side set to %d", n, f.side.count)
 		}
 		ranges := g.ranges
@@ -264,8 +266,21 @@ func TestFootprintKeepsObjectAlive(t *testing.T) {
 		g.PopFootprints(f)
 		runtime.GC()
 		runtime.GC()
-		if wp.Value() != nil || wside.Value() != nil {
-			t.Errorf("committed footprints still keep their objects alive")
+		if wp.Value() != nil {
+			t.Errorf("a committed range still keeps its object alive")
+		}
+		// The side set remembers the elements it has seen until the
+		// span ends, and keeps their object until then.
+		if wside.Value() == nil {
+			t.Errorf("a side set's object was collected while the set remembers its elements")
+		}
+		mu := new(sync.Mutex)
+		Lock(g, mu)
+		Unlock(g, mu)
+		runtime.GC()
+		runtime.GC()
+		if wside.Value() != nil {
+			t.Errorf("a side set keeps its object alive after the span's end")
 		}
 	})
 }
@@ -512,4 +527,31 @@ func TestFootprintStackFollows(t *testing.T) {
 		t.Errorf("after the last column, next = %#x, want %#x (the element after the last access)", f.next, want)
 	}
 	g.PopFootprints(f)
+}
+
+// A loop that rescans the elements of its range (pairs j > i for each i)
+// repeats them many times: the periodic commit checks them once, and the
+// range stays, checked, so that later repeats cost no check until the
+// span ends.
+func TestFootprintRescanChecksOnce(t *testing.T) {
+	a := make([]int64, 512)
+	expect(t, false, func(g *G) {
+		f := g.Footprint(0, false)
+		ranges, commits := g.ranges, g.fpCommits
+		for i := range a {
+			for j := i; j < len(a); j++ {
+				_ = *F(f, &a[j], 0)
+			}
+		}
+		if r := g.ranges - ranges; r != 1 {
+			t.Errorf("%d range checks while rescanning, want 1 (the periodic commit)", r)
+		}
+		if s, _, n := pending(f, a); s != 0 || n != len(a) || f.done != len(a) {
+			t.Errorf("range start %d n %d done %d, want 0 %d %d", s, n, f.done, len(a), len(a))
+		}
+		g.PopFootprints(f)
+		if c := g.fpCommits - commits; c != 1 {
+			t.Errorf("%d commits, want 1: the pop has nothing left to check", c)
+		}
+	})
 }

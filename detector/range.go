@@ -86,6 +86,6 @@ func (f *Footprint) loadRange() {
 	f.obj, f.stack = r.base, onStack(f.g, r.base)
 	f.size, f.step = r.size, step
 	f.next = f.start + uintptr(n)*step
-	f.end = f.next
+	f.end, f.cur = f.next, 0
 	r.first = r.Next
 }
