@@ -100,18 +100,17 @@ func (q *chanQueue) acquire(vc []uint64, bound int64) []uint64 {
 }
 
 type chanState struct {
-	mu       sync.Mutex
-	wp       weak.Pointer[byte]
-	sends    chanQueue
-	recvs    chanQueue
-	nextID   uint64 // identifies entries, for retraction
-	sent     int64  // sends started (announced, not retracted)
-	sendIF   int64  // sends in flight
-	rcvd     int64  // receives started
-	recvIF   int64  // receives in flight
-	recvDone int64  // receives completed
-	closed   bool
-	close    []uint64
+	mu     sync.Mutex
+	wp     weak.Pointer[byte]
+	sends  chanQueue
+	recvs  chanQueue
+	nextID uint64 // identifies entries, for retraction
+	sent   int64  // sends started (announced, not retracted)
+	sendIF int64  // sends in flight
+	rcvd   int64  // receives started
+	recvIF int64  // receives in flight
+	closed bool
+	close  []uint64
 }
 
 var chans shadow.Map[chanState]
@@ -176,18 +175,9 @@ func (c *chanState) completeRecv(g *G) {
 	if c.recvIF > 0 {
 		c.recvIF--
 	}
-	c.recvDone++
 	g.t.VC = c.sends.acquire(g.t.VC, c.rcvd)
 	if c.closed {
 		g.t.VC = join(g.t.VC, c.close)
-	}
-	if c.recvDone > c.sent && !c.closed {
-		// More receives completed than sends were announced: a value
-		// (or a close) came from uninstrumented code, such as a timer
-		// or a context's cancel function. Order the receive after
-		// everything published. (Receives still in flight do not
-		// count: they may be waiting for a send not yet announced.)
-		g.acquireWorld()
 	}
 }
 

@@ -27,11 +27,11 @@ type G struct {
 	parent   uint64 // goid of the creating goroutine, 0 if unknown
 	pub      atomic.Uint64
 	exited   atomic.Bool
-	// root marks goroutines whose past other goroutines may have to be
-	// ordered after without a visible edge (see acquireWorld): those
-	// created by instrumented go statements, the main goroutine and test
-	// goroutines (Main, TestStart), but not other goroutines started by
-	// uninstrumented code (timer callbacks, handlers).
+	// root marks goroutines whose accesses in the standard library are
+	// checked (stdChecks): those created by instrumented go statements,
+	// the main goroutine and test goroutines (Main, TestStart), but not
+	// goroutines started by uninstrumented code (timer callbacks,
+	// handlers).
 	root atomic.Bool
 
 	selects []selectCase // cases of a select in progress (SelectPre)
@@ -83,7 +83,6 @@ func curSlow(key uintptr, gp unsafe.Pointer) *G {
 	vc := append([]uint64(nil), handoff.vc...)
 	handoff.mu.Unlock()
 	g := newG(vc, 0, 0)
-	g.acquireWorld()
 	g.root.Store(createdByTesting())
 	g.start(key, gp)
 	return g
@@ -119,43 +118,6 @@ func createdByTesting() bool {
 	return bytes.HasPrefix(buf[i+len("\ncreated by "):], []byte("testing."))
 }
 
-// acquireWorld orders the goroutine after every event that root
-// goroutines (live, or exited with their thread id not yet reused) have
-// published so far: their current epochs, including the rest of each one's
-// current epoch, which over-synchronizes. It stands for edges the runtime
-// cannot see: a goroutine started by uninstrumented code (time.AfterFunc
-// callbacks, net/http handlers) is ordered after whatever led to its
-// creation, and a receive of a value no instrumented code sent (a timer
-// channel, a context's Done channel closed by its cancel function) after
-// whatever led to the send. Goroutines started by uninstrumented code are
-// not roots, so two timer callbacks stay unordered.
-func (g *G) acquireWorld() {
-	vc := g.t.VC
-	add := func(e shadow.Epoch) {
-		t := int(e.TID())
-		if t >= len(vc) {
-			vc = append(vc, make([]uint64, t+1-len(vc))...)
-		}
-		if c := e.Clock(); c > vc[t] && t != int(g.tid) {
-			vc[t] = c
-		}
-	}
-	registry.Range(func(_ uintptr, o *G) bool {
-		if o.root.Load() {
-			add(shadow.Epoch(o.pub.Load()))
-		}
-		return true
-	})
-	tids.mu.Lock()
-	for _, f := range tids.queue[tids.head:] {
-		if f.root {
-			add(shadow.MakeEpoch(f.tid, f.final))
-		}
-	}
-	tids.mu.Unlock()
-	g.t.VC = vc
-}
-
 // newG allocates a thread id for a goroutine whose initial vector clock is
 // vc (which it takes over) and returns its state.
 func newG(vc []uint64, site uint32, parent uint64) *G {
@@ -181,7 +143,7 @@ func (g *G) start(key uintptr, gp unsafe.Pointer) {
 	tids.setGoid(g.tid, shadow.Epoch(g.pub.Load()).Clock(), g.goid)
 	stats.goroutines.Add(1)
 	if old := registry.Store(key, g); old != nil && old != g && !old.exited.Swap(true) {
-		tids.free(old.tid, shadow.Epoch(old.pub.Load()).Clock(), old.root.Load())
+		tids.free(old.tid, shadow.Epoch(old.pub.Load()).Clock())
 	}
 }
 
@@ -226,7 +188,7 @@ func (g *G) Exit() {
 		return
 	}
 	registry.CompareAndDelete(g.key, g)
-	tids.free(g.tid, g.t.Epoch.Clock(), g.root.Load())
+	tids.free(g.tid, g.t.Epoch.Clock())
 }
 
 // tick advances the goroutine's clock; called after every release.
@@ -260,7 +222,6 @@ const quarantine = 64
 type freeTID struct {
 	tid   uint32
 	final uint64
-	root  bool
 }
 
 type owner struct {
@@ -308,13 +269,13 @@ func (ts *tidTable) alloc(vc []uint64, site uint32, parent uint64) (uint32, uint
 	return tid, clock
 }
 
-func (ts *tidTable) free(tid uint32, final uint64, root bool) {
+func (ts *tidTable) free(tid uint32, final uint64) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if os := ts.owners[tid]; len(os) > 0 {
 		os[len(os)-1].finished = true
 	}
-	ts.queue = append(ts.queue, freeTID{tid, final, root})
+	ts.queue = append(ts.queue, freeTID{tid, final})
 }
 
 func (ts *tidTable) setGoid(tid uint32, start, goid uint64) {

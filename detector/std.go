@@ -164,3 +164,124 @@ const stdShimName = "zz_bigfoot_std.go"
 func isStdShimFrame(f runtime.Frame) bool {
 	return filepath.Base(f.File) == stdShimName
 }
+
+// Hooks for package context (driver/ctxhooks.go), which the driver
+// overlays in every build: context closes its Done channels, stores its
+// error and starts goroutines in code the detector does not instrument,
+// and Go's race runtime, which does instrument it, orders a cancel
+// function's caller before whoever observes the cancellation (docs/runtime.md,
+// "Contexts"). Unlike the other standard-library hooks these create the
+// calling goroutine's state when it has none: a context is typically
+// cancelled by its timer's goroutine or by a goroutine of net/http, whose
+// clock is what the observers must acquire.
+
+// stdReady is set once the detector's package initialization is done:
+// context hooks called earlier (by other packages' initializers) do
+// nothing.
+var stdReady atomic.Bool
+
+func init() { stdReady.Store(true) }
+
+// stdCurNew returns the calling goroutine's state, creating it if needed;
+// nil before the detector's initialization and while the goroutine prints
+// a report.
+func stdCurNew() *G {
+	if !stdReady.Load() {
+		return nil
+	}
+	if key, _ := curKey(); key == stdQuietKey.Load() {
+		return nil
+	}
+	return Cur()
+}
+
+// stdCtxCancel is called by context's cancelCtx.cancel, with the
+// context's mutex held, when it cancels the context at c for the first
+// time; d is its Done channel's hchan, nil if Done was not called yet. The
+// canceller acquires what the goroutines that derived contexts from c
+// released (ctxRegister: their registration happened before, under the
+// same mutex), then releases into c (the store of its error, observed by
+// Err and by a Done that returns the closed channel) and closes d.
+//
+//go:linkname stdCtxCancel
+func stdCtxCancel(c, d unsafe.Pointer) {
+	g := stdCurNew()
+	if g == nil {
+		return
+	}
+	g.acquire(uintptr(c) + 1)
+	if d != nil {
+		ch := chanOf(uintptr(d))
+		ch.mu.Lock()
+		ch.closed = true
+		ch.close = join(ch.close, g.t.VC)
+		ch.mu.Unlock()
+	}
+	g.release(uintptr(c))
+}
+
+// stdCtxAcquire is called where context observes that the context at c
+// was cancelled without a channel operation: Err returning an error, Done
+// returning the shared closed channel. Go's race runtime sees an atomic
+// load of the store the cancel made.
+//
+//go:linkname stdCtxAcquire
+func stdCtxAcquire(c unsafe.Pointer) {
+	if g := stdCurNew(); g != nil {
+		g.acquire(uintptr(c))
+	}
+}
+
+// stdCtxRegister is called when a context derived from the one at c
+// registers with it, under c's mutex, which the cancel of c takes next.
+//
+//go:linkname stdCtxRegister
+func stdCtxRegister(c unsafe.Pointer) {
+	if g := stdCurNew(); g != nil {
+		g.release(uintptr(c) + 1)
+	}
+}
+
+// stdCtxRecvClosed follows context's receive from the channel d (a
+// parent's Done channel) that it found closed: it acquires the close.
+//
+//go:linkname stdCtxRecvClosed
+func stdCtxRecvClosed(d unsafe.Pointer) {
+	g := stdCurNew()
+	if g == nil || d == nil {
+		return
+	}
+	ch := chanOf(uintptr(d))
+	ch.mu.Lock()
+	if ch.closed {
+		g.t.VC = join(g.t.VC, ch.close)
+	}
+	ch.mu.Unlock()
+	g.countSync()
+}
+
+// stdGoRelease is called by context before it starts a goroutine (go
+// statement or time.AfterFunc): it returns a clock holding the caller's
+// past, which the goroutine acquires first (stdGoAcquire), the edge Go's
+// race runtime sees at a go statement and at a timer's creation.
+//
+//go:linkname stdGoRelease
+func stdGoRelease() unsafe.Pointer {
+	g := stdCurNew()
+	if g == nil {
+		return nil
+	}
+	b := new(clockBox)
+	b.release(g)
+	return unsafe.Pointer(b)
+}
+
+//go:linkname stdGoAcquire
+func stdGoAcquire(b unsafe.Pointer) {
+	if b == nil {
+		return
+	}
+	if g := stdCurNew(); g != nil {
+		(*clockBox)(b).acquire(g)
+	}
+}

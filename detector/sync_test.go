@@ -546,33 +546,45 @@ func TestFinalizer(t *testing.T) {
 	})
 }
 
-// Goroutines started by uninstrumented code (time.AfterFunc) are ordered
-// after what instrumented goroutines published before them, but two such
-// goroutines are not ordered with each other (Go's TestNoRaceAfterFuncReset
-// and TestRaceAfterFunc3).
+// A time.AfterFunc callback, wrapped by Async as the instrumenter emits
+// it, is ordered after the call of AfterFunc (Go's
+// TestNoRaceAfterFuncReset), not after what the caller did next; two
+// callbacks are not ordered with each other (Go's TestRaceAfterFunc3).
 func TestAfterFunc(t *testing.T) {
 	expect(t, false, func(g *G) {
 		x := new(int)
 		done := make(chan struct{})
 		*W(g, x, 0) = 2
-		time.AfterFunc(0, func() {
+		time.AfterFunc(0, Async(g, func() {
 			*W(Cur(), x, 0) = 1
 			close(done)
-		})
+		}))
+		<-done
+	})
+	expect(t, true, func(g *G) {
+		x := new(int)
+		wrote, done := make(chan struct{}), make(chan struct{})
+		time.AfterFunc(0, Async(g, func() {
+			<-wrote // an edge the detector does not see
+			*W(Cur(), x, 0) = 1
+			close(done)
+		}))
+		*W(g, x, 0) = 2
+		close(wrote)
 		<-done
 	})
 	expect(t, true, func(g *G) {
 		x := new(int)
 		first, second := make(chan struct{}), make(chan struct{})
-		time.AfterFunc(0, func() {
+		time.AfterFunc(0, Async(g, func() {
 			*W(Cur(), x, 0) = 1
 			close(first)
-		})
+		}))
 		<-first
-		time.AfterFunc(0, func() {
+		time.AfterFunc(0, Async(g, func() {
 			*W(Cur(), x, 0) = 2
 			close(second)
-		})
+		}))
 		<-second
 	})
 }
