@@ -175,20 +175,39 @@ func isStdShimFrame(f runtime.Frame) bool {
 // cancelled by its timer's goroutine or by a goroutine of net/http, whose
 // clock is what the observers must acquire.
 
-// stdReady is set once the detector's package initialization is done:
-// context hooks called earlier (by other packages' initializers) do
-// nothing.
-var stdReady atomic.Bool
+// The hooks are function variables that context.go's overlay declares
+// too, under the same linker symbol (a variable without initializer in
+// both packages): a binary that does not link the detector keeps
+// context's nil variables, which its hooks check, instead of failing to
+// link. They are set by the detector's initialization, so hooks that run
+// earlier (other packages' initializers) do nothing.
+var (
+	//go:linkname stdCtxCancelHook
+	stdCtxCancelHook func(c, d unsafe.Pointer)
+	//go:linkname stdCtxAcquireHook
+	stdCtxAcquireHook func(c unsafe.Pointer)
+	//go:linkname stdCtxRegisterHook
+	stdCtxRegisterHook func(c unsafe.Pointer)
+	//go:linkname stdCtxRecvClosedHook
+	stdCtxRecvClosedHook func(d unsafe.Pointer)
+	//go:linkname stdGoReleaseHook
+	stdGoReleaseHook func() unsafe.Pointer
+	//go:linkname stdGoAcquireHook
+	stdGoAcquireHook func(b unsafe.Pointer)
+)
 
-func init() { stdReady.Store(true) }
+func init() {
+	stdCtxCancelHook = stdCtxCancel
+	stdCtxAcquireHook = stdCtxAcquire
+	stdCtxRegisterHook = stdCtxRegister
+	stdCtxRecvClosedHook = stdCtxRecvClosed
+	stdGoReleaseHook = stdGoRelease
+	stdGoAcquireHook = stdGoAcquire
+}
 
 // stdCurNew returns the calling goroutine's state, creating it if needed;
-// nil before the detector's initialization and while the goroutine prints
-// a report.
+// nil while the goroutine prints a report.
 func stdCurNew() *G {
-	if !stdReady.Load() {
-		return nil
-	}
 	if key, _ := curKey(); key == stdQuietKey.Load() {
 		return nil
 	}
@@ -202,8 +221,6 @@ func stdCurNew() *G {
 // released (ctxRegister: their registration happened before, under the
 // same mutex), then releases into c (the store of its error, observed by
 // Err and by a Done that returns the closed channel) and closes d.
-//
-//go:linkname stdCtxCancel
 func stdCtxCancel(c, d unsafe.Pointer) {
 	g := stdCurNew()
 	if g == nil {
@@ -224,8 +241,6 @@ func stdCtxCancel(c, d unsafe.Pointer) {
 // was cancelled without a channel operation: Err returning an error, Done
 // returning the shared closed channel. Go's race runtime sees an atomic
 // load of the store the cancel made.
-//
-//go:linkname stdCtxAcquire
 func stdCtxAcquire(c unsafe.Pointer) {
 	if g := stdCurNew(); g != nil {
 		g.acquire(uintptr(c))
@@ -234,8 +249,6 @@ func stdCtxAcquire(c unsafe.Pointer) {
 
 // stdCtxRegister is called when a context derived from the one at c
 // registers with it, under c's mutex, which the cancel of c takes next.
-//
-//go:linkname stdCtxRegister
 func stdCtxRegister(c unsafe.Pointer) {
 	if g := stdCurNew(); g != nil {
 		g.release(uintptr(c) + 1)
@@ -244,8 +257,6 @@ func stdCtxRegister(c unsafe.Pointer) {
 
 // stdCtxRecvClosed follows context's receive from the channel d (a
 // parent's Done channel) that it found closed: it acquires the close.
-//
-//go:linkname stdCtxRecvClosed
 func stdCtxRecvClosed(d unsafe.Pointer) {
 	g := stdCurNew()
 	if g == nil || d == nil {
@@ -264,8 +275,6 @@ func stdCtxRecvClosed(d unsafe.Pointer) {
 // statement or time.AfterFunc): it returns a clock holding the caller's
 // past, which the goroutine acquires first (stdGoAcquire), the edge Go's
 // race runtime sees at a go statement and at a timer's creation.
-//
-//go:linkname stdGoRelease
 func stdGoRelease() unsafe.Pointer {
 	g := stdCurNew()
 	if g == nil {
@@ -276,7 +285,6 @@ func stdGoRelease() unsafe.Pointer {
 	return unsafe.Pointer(b)
 }
 
-//go:linkname stdGoAcquire
 func stdGoAcquire(b unsafe.Pointer) {
 	if b == nil {
 		return

@@ -69,39 +69,65 @@ package context
 
 import "unsafe"
 
-//go:linkname __bf_ctxCancelHook github.com/bigfoot-go/bigfoot/detector.stdCtxCancel
-func __bf_ctxCancelHook(c, d unsafe.Pointer)
-
-//go:linkname __bf_ctxAcquireHook github.com/bigfoot-go/bigfoot/detector.stdCtxAcquire
-func __bf_ctxAcquireHook(c unsafe.Pointer)
-
-//go:linkname __bf_ctxRegisterHook github.com/bigfoot-go/bigfoot/detector.stdCtxRegister
-func __bf_ctxRegisterHook(c unsafe.Pointer)
-
-//go:linkname __bf_ctxRecvClosedHook github.com/bigfoot-go/bigfoot/detector.stdCtxRecvClosed
-func __bf_ctxRecvClosedHook(d unsafe.Pointer)
-
-//go:linkname __bf_goRelease github.com/bigfoot-go/bigfoot/detector.stdGoRelease
-func __bf_goRelease() unsafe.Pointer
-
-//go:linkname __bf_goAcquire github.com/bigfoot-go/bigfoot/detector.stdGoAcquire
-func __bf_goAcquire(b unsafe.Pointer)
+// The detector's hooks: variables it declares under the same symbols and
+// sets at its initialization; nil in a binary without the detector.
+var (
+	//go:linkname __bf_ctxCancelHook github.com/bigfoot-go/bigfoot/detector.stdCtxCancelHook
+	__bf_ctxCancelHook func(c, d unsafe.Pointer)
+	//go:linkname __bf_ctxAcquireHook github.com/bigfoot-go/bigfoot/detector.stdCtxAcquireHook
+	__bf_ctxAcquireHook func(c unsafe.Pointer)
+	//go:linkname __bf_ctxRegisterHook github.com/bigfoot-go/bigfoot/detector.stdCtxRegisterHook
+	__bf_ctxRegisterHook func(c unsafe.Pointer)
+	//go:linkname __bf_ctxRecvClosedHook github.com/bigfoot-go/bigfoot/detector.stdCtxRecvClosedHook
+	__bf_ctxRecvClosedHook func(d unsafe.Pointer)
+	//go:linkname __bf_goReleaseHook github.com/bigfoot-go/bigfoot/detector.stdGoReleaseHook
+	__bf_goReleaseHook func() unsafe.Pointer
+	//go:linkname __bf_goAcquireHook github.com/bigfoot-go/bigfoot/detector.stdGoAcquireHook
+	__bf_goAcquireHook func(b unsafe.Pointer)
+)
 
 func __bf_chanPtr(d <-chan struct{}) unsafe.Pointer {
 	return *(*unsafe.Pointer)(unsafe.Pointer(&d))
 }
 
 func __bf_ctxCancel(c *cancelCtx) {
-	var p unsafe.Pointer
-	if d, _ := c.done.Load().(chan struct{}); d != nil && d != closedchan {
-		p = __bf_chanPtr(d)
+	if h := __bf_ctxCancelHook; h != nil {
+		var p unsafe.Pointer
+		if d, _ := c.done.Load().(chan struct{}); d != nil && d != closedchan {
+			p = __bf_chanPtr(d)
+		}
+		h(unsafe.Pointer(c), p)
 	}
-	__bf_ctxCancelHook(unsafe.Pointer(c), p)
 }
 
-func __bf_ctxAcquire(c *cancelCtx) { __bf_ctxAcquireHook(unsafe.Pointer(c)) }
+func __bf_ctxAcquire(c *cancelCtx) {
+	if h := __bf_ctxAcquireHook; h != nil {
+		h(unsafe.Pointer(c))
+	}
+}
 
-func __bf_ctxRegister(c *cancelCtx) { __bf_ctxRegisterHook(unsafe.Pointer(c)) }
+func __bf_ctxRegister(c *cancelCtx) {
+	if h := __bf_ctxRegisterHook; h != nil {
+		h(unsafe.Pointer(c))
+	}
+}
 
-func __bf_ctxRecvClosed(parent Context) { __bf_ctxRecvClosedHook(__bf_chanPtr(parent.Done())) }
+func __bf_ctxRecvClosed(parent Context) {
+	if h := __bf_ctxRecvClosedHook; h != nil {
+		h(__bf_chanPtr(parent.Done()))
+	}
+}
+
+func __bf_goRelease() unsafe.Pointer {
+	if h := __bf_goReleaseHook; h != nil {
+		return h()
+	}
+	return nil
+}
+
+func __bf_goAcquire(b unsafe.Pointer) {
+	if h := __bf_goAcquireHook; h != nil {
+		h(b)
+	}
+}
 `

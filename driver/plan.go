@@ -111,15 +111,11 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 	for path, data := range localDeps {
 		pl.Files[path] = data
 	}
-	if len(pl.Files)+len(pl.Add) > 0 {
-		// Something is instrumented, so the detector is linked: the
-		// hooks of context can reach it.
-		dir := filepath.Join(ge.GOROOT, "src", "context")
-		if err := ctxHooks(dir, map[string][]byte{}); err != nil {
-			d.logf("context not modelled: %v", err)
-		} else {
-			pl.CtxDir = dir
-		}
+	dir := filepath.Join(ge.GOROOT, "src", "context")
+	if err := ctxHooks(dir, map[string][]byte{}); err != nil {
+		d.logf("context not modelled: %v", err)
+	} else {
+		pl.CtxDir = dir
 	}
 	return pl, nil, nil
 }
