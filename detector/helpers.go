@@ -2,7 +2,11 @@
 
 package detector
 
-import "unsafe"
+import (
+	"sync/atomic"
+	"time"
+	"unsafe"
+)
 
 // Helpers of emitted code: small generic functions for operations that need
 // several runtime calls in one expression (channel operations), must keep
@@ -133,6 +137,26 @@ func Async(g *G, f func()) func() {
 		b.acquire(Cur())
 		f()
 	}
+}
+
+// AfterFunc is time.AfterFunc(d, f) as the instrumenter emits it: the
+// call, and every Reset of the returned timer (TimerRelease), happen
+// before f runs, as Go's race runtime orders a timer's goroutine after the
+// timer's creation and modifications (docs/runtime.md, "Timers").
+func AfterFunc(g *G, d time.Duration, f func()) *time.Timer {
+	var tp atomic.Pointer[time.Timer]
+	b := new(clockBox)
+	b.release(g)
+	t := time.AfterFunc(d, func() {
+		cg := Cur()
+		b.acquire(cg)
+		if t := tp.Load(); t != nil {
+			cg.acquire(uintptr(unsafe.Pointer(t)))
+		}
+		f()
+	})
+	tp.Store(t)
+	return t
 }
 
 // Method values of synchronization methods: MV(hook).Bind(recv) is a func

@@ -75,6 +75,7 @@ var keepUsed = map[string]string{
 	"sync":        "NewCond",
 	"runtime":     "GOOS",
 	"os":          "Exit",
+	"time":        "Now",
 }
 
 // hook is a resolved call of a synchronization function or method.
@@ -273,6 +274,13 @@ func (r *fileRewriter) call(e *ast.CallExpr) string {
 		return r.spliceNode(e, sub{e.Pos(), e.Rparen + 1, "__bf.MRunEnd(" + g + ", __bf.MRunStart(" + g + ", " + r.expr(sel.X, mValue) + ").Run())"})
 	}
 	if i, ok := r.asyncCallback(fun); ok && i < len(args) && r.fn != nil {
+		if fn := r.calleeFunc(fun); fn != nil && fn.Pkg().Path() == "time" && fn.Name() == "AfterFunc" && len(args) == 2 && !e.Ellipsis.IsValid() {
+			// The timer's Reset, like its creation, happens before the
+			// callback: __bf.AfterFunc keys the callback's clock by the
+			// *Timer that TimerRelease releases into.
+			r.keepImport(fn, fun)
+			return r.spliceNode(e, append([]sub{{e.Pos(), e.Lparen + 1, "__bf.AfterFunc(" + r.g() + ", "}}, args...)...)
+		}
 		args[i].text = "__bf.Async(" + r.g() + ", " + args[i].text + ")"
 	}
 	var io ioKind
@@ -526,6 +534,24 @@ func (r *fileRewriter) builtinCall(e *ast.CallExpr, name string, args []sub) str
 		return r.appendCall(e, args, "Add")
 	}
 	return r.spliceNode(e, args...)
+}
+
+// calleeFunc returns the package-level function fun names, or nil.
+func (r *fileRewriter) calleeFunc(fun ast.Expr) *types.Func {
+	var id *ast.Ident
+	switch f := fun.(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		id = f.Sel
+	default:
+		return nil
+	}
+	fn, ok := r.info.Uses[id].(*types.Func)
+	if !ok || fn.Pkg() == nil || fn.Type().(*types.Signature).Recv() != nil {
+		return nil
+	}
+	return fn
 }
 
 // asyncCallback reports the callback argument index of a call of one of
