@@ -209,6 +209,7 @@ func Send[T any](g *G, ch any, capacity int, v T) T {
 // receive that gets the value.
 func SendPre(g *G, ch any, capacity int) {
 	g.cancelSelect()
+	g.bubbleIdle()
 	p := chanPtr(ch)
 	if p == 0 {
 		return
@@ -242,6 +243,7 @@ func SendPost(g *G, ch any, capacity int) {
 // <-__bf.RecvPre(__bfg, ch, cap(ch)).
 func RecvPre[C any](g *G, ch C, capacity int) C {
 	g.cancelSelect()
+	g.bubbleIdle()
 	p := *(*uintptr)(unsafe.Pointer(&ch))
 	if p == 0 {
 		return ch
@@ -306,6 +308,7 @@ type selectCase struct {
 // ignored. Each case is announced as the operation it would perform.
 func SelectPre(g *G, dirs string, chans ...any) {
 	g.cancelSelect()
+	g.bubbleIdle()
 	announced := false
 	for i, ch := range chans {
 		p := chanPtr(ch)

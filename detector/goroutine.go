@@ -35,6 +35,7 @@ type G struct {
 	root atomic.Bool
 
 	selects []selectCase // cases of a select in progress (SelectPre)
+	bubble  *bubble      // the testing/synctest bubble the goroutine is in, nil if none (synctest.go)
 
 	// Counters, flushed into the global statistics at sync operations
 	// and at exit (see stats.go).
@@ -158,6 +159,7 @@ func (g *G) Fork(site uint32) *Child {
 	copy(vc, g.t.VC)
 	c := newG(vc, site, g.goid)
 	c.root.Store(true)
+	c.bubble = g.bubble
 	g.commitFootprints()
 	if verifyChecks {
 		g.verifySpan(endFork, site)
@@ -180,6 +182,7 @@ func Start(c *Child) *G {
 func (g *G) Exit() {
 	g.cancelSelect()
 	g.commitFootprints()
+	g.bubbleIdle()
 	if verifyChecks {
 		g.verifySpan(endExit, 0)
 	}

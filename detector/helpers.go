@@ -133,8 +133,14 @@ func WriteAll[S ~[]E, E any](g *G, site uint32, s S) S {
 func Async(g *G, f func()) func() {
 	b := new(clockBox)
 	b.release(g)
+	bub := g.bubble
 	return func() {
-		b.acquire(Cur())
+		cg := Cur()
+		b.acquire(cg)
+		if bub != nil {
+			cg.bubble = bub
+			defer cg.bubbleIdle()
+		}
 		f()
 	}
 }
@@ -147,11 +153,17 @@ func AfterFunc(g *G, d time.Duration, f func()) *time.Timer {
 	var tp atomic.Pointer[time.Timer]
 	b := new(clockBox)
 	b.release(g)
+	bub := g.bubble
 	t := time.AfterFunc(d, func() {
 		cg := Cur()
 		b.acquire(cg)
 		if t := tp.Load(); t != nil {
 			cg.acquire(uintptr(unsafe.Pointer(t)))
+		}
+		if bub != nil {
+			// The timer's goroutine is in the bubble of its creator.
+			cg.bubble = bub
+			defer cg.bubbleIdle()
 		}
 		f()
 	})

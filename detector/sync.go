@@ -336,6 +336,7 @@ func WaitGroupDone(g *G, wg *sync.WaitGroup) {
 // WaitGroupWait waits and then acquires wg's clock. The first waiter that
 // has to block writes &wg.sema.
 func WaitGroupWait(g *G, wg *sync.WaitGroup) {
+	g.bubbleIdle()
 	if !wgLayout.ok {
 		wg.Wait()
 		acquireAt(g, wg, 0)
@@ -444,6 +445,7 @@ func OnceValues[T1, T2 any](g *G, f func() (T1, T2)) func() (T1, T2) {
 // CondWait is c.Wait: it unlocks c.L (a release of L) and, woken by
 // Signal or Broadcast (releases of c), acquires c and then L again.
 func CondWait(g *G, c *sync.Cond) {
+	g.bubbleIdle()
 	l := dataWord(c.L)
 	g.release(l)
 	c.Wait()

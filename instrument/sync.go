@@ -50,13 +50,21 @@ var syncMethods = map[string]string{
 // syncFuncs maps "pkgpath.Func" of synchronizing package-level functions
 // to their hook. Hooks marked noG take no goroutine state.
 var syncFuncs = map[string]string{
-	"sync.OnceFunc":        "OnceFunc",
-	"sync.OnceValue":       "OnceValue",
-	"sync.OnceValues":      "OnceValues",
-	"runtime.SetFinalizer": "SetFinalizer",
-	"runtime.AddCleanup":   "AddCleanup",
-	"os.Exit":              "Exit",
+	"sync.OnceFunc":         "OnceFunc",
+	"sync.OnceValue":        "OnceValue",
+	"sync.OnceValues":       "OnceValues",
+	"runtime.SetFinalizer":  "SetFinalizer",
+	"runtime.AddCleanup":    "AddCleanup",
+	"os.Exit":               "Exit",
+	"time.Sleep":            "Sleep",
+	"testing/synctest.Test": "SynctestTest",
+	"testing/synctest.Wait": "SynctestWait",
 }
+
+// passFn marks hooks that take the hooked function itself after the
+// goroutine state, so that the runtime does not import its package
+// (testing/synctest is not in every toolchain the runtime supports).
+var passFn = map[string]bool{"SynctestTest": true, "SynctestWait": true}
 
 var noG = map[string]bool{"Exit": true}
 
@@ -331,6 +339,9 @@ func (r *fileRewriter) hookCall(e *ast.CallExpr, h hook, args []sub) string {
 			recv += ".Run"
 		}
 		head.WriteString(sep + recv)
+		sep = ", "
+	} else if passFn[h.name] {
+		head.WriteString(sep + r.text(e.Fun))
 		sep = ", "
 	} else {
 		r.keepImport(h.fn, e.Fun)
