@@ -319,8 +319,10 @@ func WaitGroupAdd(g *G, wg *sync.WaitGroup, delta int) {
 	}
 	v := g.lockSync(addr(wg), true)
 	before, _ := wgCounter(wg)
-	wg.Add(delta)
-	v.mu.Unlock()
+	func() {
+		defer v.mu.Unlock() // Add panics on misuse
+		wg.Add(delta)
+	}()
 	if before == 0 {
 		g.Read(wgSema(wg), 1, 0)
 	}
@@ -379,8 +381,10 @@ func WaitGroupGo(g *G, wg *sync.WaitGroup, f func(), site uint32) {
 	// increments, and one from zero reads &wg.sema.
 	v := g.lockSync(a, true)
 	before, _ := wgCounter(wg)
-	wg.Go(run)
-	v.mu.Unlock()
+	func() {
+		defer v.mu.Unlock() // Go panics on misuse
+		wg.Go(run)
+	}()
 	if before == 0 {
 		g.Read(wgSema(wg), 1, 0)
 	}

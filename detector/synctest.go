@@ -60,8 +60,11 @@ func SynctestWait(g *G, wait func()) {
 	}
 }
 
-// Sleep is time.Sleep(d): in a bubble, sleeping blocks durably.
-func Sleep(g *G, d time.Duration) {
+// SleepPre precedes time.Sleep(d) and returns d:
+// time.Sleep(__bf.SleepPre(g, d)). In a bubble, sleeping blocks durably.
+// (The hook returns before the sleep, so a sleeping goroutine's stack
+// shows no frame of the runtime.)
+func SleepPre(g *G, d time.Duration) time.Duration {
 	g.bubbleIdle()
-	time.Sleep(d)
+	return d
 }

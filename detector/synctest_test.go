@@ -27,7 +27,7 @@ func TestSynctestWait(t *testing.T) {
 							<-RecvPre(g, ch, 0)
 							RecvPostOK(g, ch, 0)
 						case "sleep":
-							Sleep(g, time.Second)
+							time.Sleep(SleepPre(g, time.Second))
 						}
 					})
 					if synced {

@@ -56,7 +56,6 @@ var syncFuncs = map[string]string{
 	"runtime.SetFinalizer":  "SetFinalizer",
 	"runtime.AddCleanup":    "AddCleanup",
 	"os.Exit":               "Exit",
-	"time.Sleep":            "Sleep",
 	"testing/synctest.Test": "SynctestTest",
 	"testing/synctest.Wait": "SynctestWait",
 }
@@ -280,6 +279,10 @@ func (r *fileRewriter) call(e *ast.CallExpr) string {
 	if sel, ok := fun.(*ast.SelectorExpr); ok && r.fn != nil && r.isMethod(sel, "(*testing.M).Run") {
 		g := r.g()
 		return r.spliceNode(e, sub{e.Pos(), e.Rparen + 1, "__bf.MRunEnd(" + g + ", __bf.MRunStart(" + g + ", " + r.expr(sel.X, mValue) + ").Run())"})
+	}
+	if fn := r.calleeFunc(fun); fn != nil && r.fn != nil && fn.Pkg().Path() == "time" && fn.Name() == "Sleep" && len(args) == 1 {
+		// In a synctest bubble, sleeping blocks durably (SleepPre).
+		args[0].text = "__bf.SleepPre(" + r.g() + ", " + args[0].text + ")"
 	}
 	if i, ok := r.asyncCallback(fun); ok && i < len(args) && r.fn != nil {
 		if fn := r.calleeFunc(fun); fn != nil && fn.Pkg().Path() == "time" && fn.Name() == "AfterFunc" && len(args) == 2 && !e.Ellipsis.IsValid() {
