@@ -111,6 +111,7 @@ type chanState struct {
 	recvIF int64  // receives in flight
 	closed bool
 	close  []uint64
+	ctx    *ctxState // the channel is a context's Done channel (context.go)
 }
 
 var chans shadow.Map[chanState]
@@ -178,6 +179,11 @@ func (c *chanState) completeRecv(g *G) {
 	g.t.VC = c.sends.acquire(g.t.VC, c.rcvd)
 	if c.closed {
 		g.t.VC = join(g.t.VC, c.close)
+	}
+	if c.ctx != nil {
+		// Nothing sends on a Done channel: the receive observed the
+		// context's cancellation (see ctxState.acquire).
+		g.t.VC = c.ctx.acquire(g.t.VC)
 	}
 }
 

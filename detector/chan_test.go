@@ -3,7 +3,9 @@
 package detector
 
 import (
+	"context"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -366,33 +368,43 @@ func TestChanUninstrumentedSender(t *testing.T) {
 	})
 }
 
-// A context's cancel, seen by the hooks package context calls
-// (stdCtxCancel), happens before a receive that observes the close of its
-// Done channel and before an Err that returns its error (stdCtxAcquire);
-// a goroutine that did not synchronize with the canceller stays unordered.
+// A context's cancel (the wrapped cancel function of CtxWithCancel)
+// happens before a receive from its Done channel and before an Err that
+// returns its error, its parent's cancel before those of a derived
+// context; a goroutine that did not synchronize with the canceller stays
+// unordered.
 func TestContextHooks(t *testing.T) {
 	both(t, func(g *G, synced bool) {
-		x, d := new(int), make(chan struct{})
-		c := new(int) // stands for the *cancelCtx
+		x := new(int)
+		ctx, cancel := CtxWithCancel(g, context.Background())
 		<-spawn(g, func(g *G) {
 			*W(g, x, 0) = 1
 			if synced {
-				stdCtxCancel(unsafe.Pointer(c), *(*unsafe.Pointer)(unsafe.Pointer(&d)))
+				cancel()
 			}
-			close(d)
 		})
-		recvOK(g, d)
+		if !synced {
+			cancel()
+		}
+		Recv2(g, ctx.Done())
 		_ = *R(g, x, 0)
 	})
 	both(t, func(g *G, synced bool) {
 		x := new(int)
-		c := new(int)
+		parent, cancel := CtxWithCancel(g, context.Background())
+		child, cancelChild := CtxWithTimeout(g, parent, time.Hour)
+		defer cancelChild()
 		<-spawn(g, func(g *G) {
 			*W(g, x, 0) = 1
-			stdCtxCancel(unsafe.Pointer(c), nil)
+			if synced {
+				cancel()
+			}
 		})
-		if synced {
-			stdCtxAcquire(unsafe.Pointer(c))
+		if !synced {
+			cancel()
+		}
+		for CtxErr(g, child) == nil {
+			time.Sleep(time.Millisecond)
 		}
 		_ = *R(g, x, 0)
 	})

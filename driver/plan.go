@@ -30,7 +30,6 @@ type plan struct {
 	Notes   []string
 	Std     []stdRef
 	SyncDir string // sync's directory, if sync.Pool gets its hooks
-	CtxDir  string // context's directory, if context gets its hooks (ctxHooks)
 }
 
 // A stdRef names an instrumented standard-library package.
@@ -111,12 +110,6 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 	for path, data := range localDeps {
 		pl.Files[path] = data
 	}
-	dir := filepath.Join(ge.GOROOT, "src", "context")
-	if err := ctxHooks(dir, map[string][]byte{}); err != nil {
-		d.logf("context not modelled: %v", err)
-	} else {
-		pl.CtxDir = dir
-	}
 	return pl, nil, nil
 }
 
@@ -139,11 +132,6 @@ func (pl *plan) overlay(stdCache string) (*Files, error) {
 	if pl.SyncDir != "" {
 		if err := poolHooks(pl.SyncDir, files.Replace); err != nil {
 			return nil, fmt.Errorf("sync.Pool hooks: %w", err)
-		}
-	}
-	if pl.CtxDir != "" {
-		if err := ctxHooks(pl.CtxDir, files.Replace); err != nil {
-			return nil, fmt.Errorf("context hooks: %w", err)
 		}
 	}
 	return files, nil

@@ -45,19 +45,28 @@ var syncMethods = map[string]string{
 	"sync.Map.CompareAndDelete": "SyncMapCompareAndDelete",
 	"sync.Map.Range":            "SyncMapRange",
 	"sync.Map.Clear":            "SyncMapClear",
+	"context.Context.Err":       "CtxErr",
 }
 
 // syncFuncs maps "pkgpath.Func" of synchronizing package-level functions
 // to their hook. Hooks marked noG take no goroutine state.
 var syncFuncs = map[string]string{
-	"sync.OnceFunc":         "OnceFunc",
-	"sync.OnceValue":        "OnceValue",
-	"sync.OnceValues":       "OnceValues",
-	"runtime.SetFinalizer":  "SetFinalizer",
-	"runtime.AddCleanup":    "AddCleanup",
-	"os.Exit":               "Exit",
-	"testing/synctest.Test": "SynctestTest",
-	"testing/synctest.Wait": "SynctestWait",
+	"sync.OnceFunc":             "OnceFunc",
+	"sync.OnceValue":            "OnceValue",
+	"sync.OnceValues":           "OnceValues",
+	"runtime.SetFinalizer":      "SetFinalizer",
+	"runtime.AddCleanup":        "AddCleanup",
+	"os.Exit":                   "Exit",
+	"context.WithCancel":        "CtxWithCancel",
+	"context.WithCancelCause":   "CtxWithCancelCause",
+	"context.WithTimeout":       "CtxWithTimeout",
+	"context.WithTimeoutCause":  "CtxWithTimeoutCause",
+	"context.WithDeadline":      "CtxWithDeadline",
+	"context.WithDeadlineCause": "CtxWithDeadlineCause",
+	"context.Cause":             "CtxCause",
+	"context.AfterFunc":         "CtxAfterFunc",
+	"testing/synctest.Test":     "SynctestTest",
+	"testing/synctest.Wait":     "SynctestWait",
 }
 
 // passFn marks hooks that take the hooked function itself after the
@@ -71,8 +80,7 @@ var noG = map[string]bool{"Exit": true}
 // goroutine the standard library starts to the index of the callback
 // argument, which is wrapped in __bf.Async.
 var asyncFuncs = map[string]int{
-	"time.AfterFunc":    1,
-	"context.AfterFunc": 1,
+	"time.AfterFunc": 1,
 }
 
 // keepUsed names, per package, a non-generic exported function or variable
@@ -83,6 +91,7 @@ var keepUsed = map[string]string{
 	"runtime":     "GOOS",
 	"os":          "Exit",
 	"time":        "Now",
+	"context":     "Background",
 }
 
 // hook is a resolved call of a synchronization function or method.
