@@ -2,6 +2,10 @@ package chanmodel
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"testing"
 	"time"
 )
@@ -171,4 +175,36 @@ func TestNoRaceContextForeignParent(t *testing.T) {
 	x = 1
 	close(parent.done)
 	<-read
+}
+
+// A handler runs on a goroutine net/http starts inside Serve, which Go's
+// race runtime orders after the call of Serve; the client here started
+// before the write and did not synchronize with it.
+func TestNoRaceHTTPHandlerAfterServe(t *testing.T) {
+	var data int
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Skip(err)
+	}
+	client := make(chan string)
+	go func() {
+		time.Sleep(10 * time.Millisecond)
+		resp, err := http.Get("http://" + ln.Addr().String())
+		if err != nil {
+			client <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		client <- string(b)
+	}()
+	data = 42
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, data)
+	})}
+	go srv.Serve(ln)
+	if got := <-client; got != "42" {
+		t.Errorf("got %q, want 42", got)
+	}
+	srv.Close()
 }
