@@ -197,7 +197,7 @@ func CtxCause(g *G, ctx context.Context) error {
 func CtxAfterFunc(g *G, ctx context.Context, f func()) (stop func() bool) {
 	af := Async(g, f)
 	return context.AfterFunc(ctx, func() {
-		ctxObserved(Cur(), ctx)
+		ctxObserved(curStarted(), ctx)
 		af()
 	})
 }

@@ -89,6 +89,26 @@ func curSlow(key uintptr, gp unsafe.Pointer) *G {
 	return g
 }
 
+// curStarted returns the calling goroutine's state, creating it with an
+// empty clock if it has none: for goroutines started by uninstrumented
+// code whose creation edge the caller acquires next (a time.AfterFunc
+// callback, a synctest bubble's root). Unlike curSlow it does not
+// acquire the handoff clock, which the end of a test releases into: a
+// callback that runs after its test returned would be ordered after
+// everything the test did (the afterfunctest kernel, missed in loaded
+// runs), where Go's race runtime orders it after the timer's creation
+// only. Such goroutines are not roots.
+func curStarted() *G {
+	key, gp := curKey()
+	if g := registry.Load(key); g != nil && (goidOff == 0 || goidOf(gp) == g.goid) {
+		return g
+	}
+	shadow.RefreshGen() // see shadow.RefreshGen: goroutine boundaries
+	g := newG(nil, 0, 0)
+	g.start(key, gp)
+	return g
+}
+
 // createdByTesting reports whether the calling goroutine is the main
 // goroutine or was created by package testing (a test, benchmark or fuzz
 // goroutine): such goroutines are roots even when their test function got

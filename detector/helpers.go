@@ -135,7 +135,7 @@ func Async(g *G, f func()) func() {
 	b.release(g)
 	bub := g.bubble
 	return func() {
-		cg := Cur()
+		cg := curStarted()
 		b.acquire(cg)
 		if bub != nil {
 			cg.bubble = bub
@@ -155,7 +155,7 @@ func AfterFunc(g *G, d time.Duration, f func()) *time.Timer {
 	b.release(g)
 	bub := g.bubble
 	t := time.AfterFunc(d, func() {
-		cg := Cur()
+		cg := curStarted()
 		b.acquire(cg)
 		if t := tp.Load(); t != nil {
 			cg.acquire(uintptr(unsafe.Pointer(t)))

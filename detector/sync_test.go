@@ -661,6 +661,25 @@ func TestAfterFunc(t *testing.T) {
 	})
 }
 
+// A callback that starts after the test released into the handoff clock
+// (its end) is still ordered only after the call of AfterFunc (the
+// afterfunctest kernel).
+func TestAfterFuncNoHandoff(t *testing.T) {
+	expect(t, true, func(g *G) {
+		x := new(int)
+		wrote, done := make(chan struct{}), make(chan struct{})
+		AfterFunc(g, 0, func() {
+			<-wrote // an edge the detector does not see
+			*W(Cur(), x, 0) = 1
+			close(done)
+		})
+		*W(g, x, 0) = 2
+		handoff.release(g) // as the end of a test does
+		close(wrote)
+		<-done
+	})
+}
+
 // AfterFunc (time.AfterFunc as emitted) orders the callback after the
 // timer's Reset (TimerRelease), not only after its creation (Go's
 // TestNoRaceAfterFuncReset); a write after the Reset is not ordered.

@@ -37,7 +37,7 @@ func SynctestTest[T any](g *G, test func(T, func(T)), t T, f func(T)) {
 	start := new(clockBox)
 	start.release(g)
 	test(t, func(t T) {
-		cg := Cur()
+		cg := curStarted()
 		start.acquire(cg)
 		cg.bubble = b
 		defer func() {
