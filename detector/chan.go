@@ -185,6 +185,7 @@ type chanState struct {
 	recvDone int64  // receives completed
 	closed   bool
 	close    []uint64
+	ctx      *ctxState // the channel is a context's Done channel (context.go)
 }
 
 var chans shadow.Map[chanState]
@@ -249,18 +250,14 @@ func (c *chanState) completeRecv(g *G) {
 	if c.recvIF > 0 {
 		c.recvIF--
 	}
-	c.recvDone++
 	g.t.VC = c.sends.acquire(g.t.VC, c.rcvd)
 	if c.closed {
 		g.t.VC = join(g.t.VC, c.close)
 	}
-	if c.recvDone > c.sent && !c.closed {
-		// More receives completed than sends were announced: a value
-		// (or a close) came from uninstrumented code, such as a timer
-		// or a context's cancel function. Order the receive after
-		// everything published. (Receives still in flight do not
-		// count: they may be waiting for a send not yet announced.)
-		g.acquireWorld()
+	if c.ctx != nil {
+		// Nothing sends on a Done channel: the receive observed the
+		// context's cancellation (see ctxState.acquire).
+		g.t.VC = c.ctx.acquire(g.t.VC)
 	}
 }
 
@@ -292,6 +289,7 @@ func Send[T any](g *G, ch any, capacity int, v T) T {
 // receive that gets the value.
 func SendPre(g *G, ch any, capacity int) {
 	g.cancelSelect()
+	g.bubbleIdle()
 	p := chanPtr(ch)
 	if p == 0 {
 		return
@@ -325,6 +323,7 @@ func SendPost(g *G, ch any, capacity int) {
 // <-__bf.RecvPre(__bfg, ch, cap(ch)).
 func RecvPre[C any](g *G, ch C, capacity int) C {
 	g.cancelSelect()
+	g.bubbleIdle()
 	p := *(*uintptr)(unsafe.Pointer(&ch))
 	if p == 0 {
 		return ch
@@ -389,6 +388,7 @@ type selectCase struct {
 // ignored. Each case is announced as the operation it would perform.
 func SelectPre(g *G, dirs string, chans ...any) {
 	g.cancelSelect()
+	g.bubbleIdle()
 	announced := false
 	for i, ch := range chans {
 		p := chanPtr(ch)

@@ -3,9 +3,11 @@
 package detector
 
 import (
+	"context"
 	"math/rand"
 	"slices"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -339,28 +341,73 @@ func TestChanManyToMany(t *testing.T) {
 	})
 }
 
-// A value or close from uninstrumented code (a timer, a context's cancel
-// function) orders the receive after everything instrumented goroutines
-// published; simulated here with a raw close and a raw send.
+// A value or close from uninstrumented code orders nothing by itself:
+// the edges Go's race runtime sees there (a timer's creation, a context's
+// cancel) are hooks of their own (TimerAcquire, stdCtxCancel). Before,
+// such a receive acquired every instrumented goroutine's past, which hid
+// races go -race reports (the lessorloop and ctxgroup kernels); simulated
+// here with a raw close and a raw send.
 func TestChanUninstrumentedSender(t *testing.T) {
-	expect(t, false, func(g *G) {
+	expect(t, true, func(g *G) {
 		x, ch := new(int), make(chan int)
 		done := spawn(g, func(g *G) {
 			*W(g, x, 0) = 1
-			close(ch) // e.g. inside context.CancelFunc
+			close(ch)
 		})
 		<-done
 		recvOK(g, ch)
 		_ = *R(g, x, 0)
 	})
-	expect(t, false, func(g *G) {
+	expect(t, true, func(g *G) {
 		x, ch := new(int), make(chan int, 1)
 		done := spawn(g, func(g *G) {
 			*W(g, x, 0) = 1
-			ch <- 1 // e.g. the runtime's timer send
+			ch <- 1
 		})
 		<-done
 		recv(g, ch)
+		_ = *R(g, x, 0)
+	})
+}
+
+// A context's cancel (the wrapped cancel function of CtxWithCancel)
+// happens before a receive from its Done channel and before an Err that
+// returns its error, its parent's cancel before those of a derived
+// context; a goroutine that did not synchronize with the canceller stays
+// unordered.
+func TestContextHooks(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		x := new(int)
+		ctx, cancel := CtxWithCancel(g, context.Background())
+		<-spawn(g, func(g *G) {
+			*W(g, x, 0) = 1
+			if synced {
+				cancel()
+			}
+		})
+		if !synced {
+			cancel()
+		}
+		Recv2(g, ctx.Done())
+		_ = *R(g, x, 0)
+	})
+	both(t, func(g *G, synced bool) {
+		x := new(int)
+		parent, cancel := CtxWithCancel(g, context.Background())
+		child, cancelChild := CtxWithTimeout(g, parent, time.Hour)
+		defer cancelChild()
+		<-spawn(g, func(g *G) {
+			*W(g, x, 0) = 1
+			if synced {
+				cancel()
+			}
+		})
+		if !synced {
+			cancel()
+		}
+		for CtxErr(g, child) == nil {
+			time.Sleep(time.Millisecond)
+		}
 		_ = *R(g, x, 0)
 	})
 }

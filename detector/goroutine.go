@@ -27,14 +27,15 @@ type G struct {
 	parent   uint64 // goid of the creating goroutine, 0 if unknown
 	pub      atomic.Uint64
 	exited   atomic.Bool
-	// root marks goroutines whose past other goroutines may have to be
-	// ordered after without a visible edge (see acquireWorld): those
-	// created by instrumented go statements, the main goroutine and test
-	// goroutines (Main, TestStart), but not other goroutines started by
-	// uninstrumented code (timer callbacks, handlers).
+	// root marks goroutines whose accesses in the standard library are
+	// checked (stdChecks): those created by instrumented go statements,
+	// the main goroutine and test goroutines (Main, TestStart), but not
+	// goroutines started by uninstrumented code (timer callbacks,
+	// handlers).
 	root atomic.Bool
 
 	selects []selectCase // cases of a select in progress (SelectPre)
+	bubble  *bubble      // the testing/synctest bubble the goroutine is in, nil if none (synctest.go)
 
 	// Counters, flushed into the global statistics at sync operations
 	// and at exit (see stats.go).
@@ -83,8 +84,27 @@ func curSlow(key uintptr, gp unsafe.Pointer) *G {
 	vc := append([]uint64(nil), handoff.vc...)
 	handoff.mu.Unlock()
 	g := newG(vc, 0, 0)
-	g.acquireWorld()
 	g.root.Store(createdByTesting())
+	g.start(key, gp)
+	return g
+}
+
+// curStarted returns the calling goroutine's state, creating it with an
+// empty clock if it has none: for goroutines started by uninstrumented
+// code whose creation edge the caller acquires next (a time.AfterFunc
+// callback, a synctest bubble's root). Unlike curSlow it does not
+// acquire the handoff clock, which the end of a test releases into: a
+// callback that runs after its test returned would be ordered after
+// everything the test did (the afterfunctest kernel, missed in loaded
+// runs), where Go's race runtime orders it after the timer's creation
+// only. Such goroutines are not roots.
+func curStarted() *G {
+	key, gp := curKey()
+	if g := registry.Load(key); g != nil && (goidOff == 0 || goidOf(gp) == g.goid) {
+		return g
+	}
+	shadow.RefreshGen() // see shadow.RefreshGen: goroutine boundaries
+	g := newG(nil, 0, 0)
 	g.start(key, gp)
 	return g
 }
@@ -119,43 +139,6 @@ func createdByTesting() bool {
 	return bytes.HasPrefix(buf[i+len("\ncreated by "):], []byte("testing."))
 }
 
-// acquireWorld orders the goroutine after every event that root
-// goroutines (live, or exited with their thread id not yet reused) have
-// published so far: their current epochs, including the rest of each one's
-// current epoch, which over-synchronizes. It stands for edges the runtime
-// cannot see: a goroutine started by uninstrumented code (time.AfterFunc
-// callbacks, net/http handlers) is ordered after whatever led to its
-// creation, and a receive of a value no instrumented code sent (a timer
-// channel, a context's Done channel closed by its cancel function) after
-// whatever led to the send. Goroutines started by uninstrumented code are
-// not roots, so two timer callbacks stay unordered.
-func (g *G) acquireWorld() {
-	vc := g.t.VC
-	add := func(e shadow.Epoch) {
-		t := int(e.TID())
-		if t >= len(vc) {
-			vc = append(vc, make([]uint64, t+1-len(vc))...)
-		}
-		if c := e.Clock(); c > vc[t] && t != int(g.tid) {
-			vc[t] = c
-		}
-	}
-	registry.Range(func(_ uintptr, o *G) bool {
-		if o.root.Load() {
-			add(shadow.Epoch(o.pub.Load()))
-		}
-		return true
-	})
-	tids.mu.Lock()
-	for _, f := range tids.queue[tids.head:] {
-		if f.root {
-			add(shadow.MakeEpoch(f.tid, f.final))
-		}
-	}
-	tids.mu.Unlock()
-	g.t.VC = vc
-}
-
 // newG allocates a thread id for a goroutine whose initial vector clock is
 // vc (which it takes over) and returns its state.
 func newG(vc []uint64, site uint32, parent uint64) *G {
@@ -181,7 +164,7 @@ func (g *G) start(key uintptr, gp unsafe.Pointer) {
 	tids.setGoid(g.tid, shadow.Epoch(g.pub.Load()).Clock(), g.goid)
 	stats.goroutines.Add(1)
 	if old := registry.Store(key, g); old != nil && old != g && !old.exited.Swap(true) {
-		tids.free(old.tid, shadow.Epoch(old.pub.Load()).Clock(), old.root.Load())
+		tids.free(old.tid, shadow.Epoch(old.pub.Load()).Clock())
 	}
 }
 
@@ -196,6 +179,7 @@ func (g *G) Fork(site uint32) *Child {
 	copy(vc, g.t.VC)
 	c := newG(vc, site, g.goid)
 	c.root.Store(true)
+	c.bubble = g.bubble
 	g.commitFootprints()
 	if verifyChecks {
 		g.verifySpan(endFork, site)
@@ -218,6 +202,7 @@ func Start(c *Child) *G {
 func (g *G) Exit() {
 	g.cancelSelect()
 	g.commitFootprints()
+	g.bubbleIdle()
 	if verifyChecks {
 		g.verifySpan(endExit, 0)
 	}
@@ -226,7 +211,7 @@ func (g *G) Exit() {
 		return
 	}
 	registry.CompareAndDelete(g.key, g)
-	tids.free(g.tid, g.t.Epoch.Clock(), g.root.Load())
+	tids.free(g.tid, g.t.Epoch.Clock())
 }
 
 // tick advances the goroutine's clock; called after every release.
@@ -260,7 +245,6 @@ const quarantine = 64
 type freeTID struct {
 	tid   uint32
 	final uint64
-	root  bool
 }
 
 type owner struct {
@@ -308,13 +292,13 @@ func (ts *tidTable) alloc(vc []uint64, site uint32, parent uint64) (uint32, uint
 	return tid, clock
 }
 
-func (ts *tidTable) free(tid uint32, final uint64, root bool) {
+func (ts *tidTable) free(tid uint32, final uint64) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if os := ts.owners[tid]; len(os) > 0 {
 		os[len(os)-1].finished = true
 	}
-	ts.queue = append(ts.queue, freeTID{tid, final, root})
+	ts.queue = append(ts.queue, freeTID{tid, final})
 }
 
 func (ts *tidTable) setGoid(tid uint32, start, goid uint64) {

@@ -2,7 +2,11 @@
 
 package detector
 
-import "unsafe"
+import (
+	"sync/atomic"
+	"time"
+	"unsafe"
+)
 
 // Helpers of emitted code: small generic functions for operations that need
 // several runtime calls in one expression (channel operations), must keep
@@ -129,10 +133,42 @@ func WriteAll[S ~[]E, E any](g *G, site uint32, s S) S {
 func Async(g *G, f func()) func() {
 	b := new(clockBox)
 	b.release(g)
+	bub := g.bubble
 	return func() {
-		b.acquire(Cur())
+		cg := curStarted()
+		b.acquire(cg)
+		if bub != nil {
+			cg.bubble = bub
+			defer cg.bubbleIdle()
+		}
 		f()
 	}
+}
+
+// AfterFunc is time.AfterFunc(d, f) as the instrumenter emits it: the
+// call, and every Reset of the returned timer (TimerRelease), happen
+// before f runs, as Go's race runtime orders a timer's goroutine after the
+// timer's creation and modifications (docs/runtime.md, "Timers").
+func AfterFunc(g *G, d time.Duration, f func()) *time.Timer {
+	var tp atomic.Pointer[time.Timer]
+	b := new(clockBox)
+	b.release(g)
+	bub := g.bubble
+	t := time.AfterFunc(d, func() {
+		cg := curStarted()
+		b.acquire(cg)
+		if t := tp.Load(); t != nil {
+			cg.acquire(uintptr(unsafe.Pointer(t)))
+		}
+		if bub != nil {
+			// The timer's goroutine is in the bubble of its creator.
+			cg.bubble = bub
+			defer cg.bubbleIdle()
+		}
+		f()
+	})
+	tp.Store(t)
+	return t
 }
 
 // Method values of synchronization methods: MV(hook).Bind(recv) is a func

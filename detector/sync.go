@@ -3,8 +3,10 @@
 package detector
 
 import (
+	"reflect"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 	"weak"
 
@@ -21,6 +23,7 @@ type syncVar struct {
 	vc      []uint64
 	wp      weak.Pointer[byte] // the object, for reclaiming; zero if immortal
 	deleted bool               // removed from syncs by the sweeper; guarded by mu
+	waiters int32              // a WaitGroup's waiters in WaitGroupWait; guarded by mu
 }
 
 var syncs shadow.Map[syncVar]
@@ -269,10 +272,62 @@ func LockerUnlock(g *G, l sync.Locker) {
 	l.Unlock()
 }
 
-// WaitGroupAdd releases into wg's clock (Done is Add(-1)) and adds delta.
+// The WaitGroup model is Go's race runtime's (sync/waitgroup.go): Done
+// (Add with a negative delta) releases into wg's clock and Wait acquires
+// it when it returns; an Add that raises the counter from zero reads
+// &wg.sema and the first Wait that has to block writes it, so that an Add
+// from zero that is not ordered before a Wait that waits is reported as a
+// race (misuse: Go's TestRaceWaitGroupWrongAdd and WrongWait). The counter
+// is the WaitGroup's own; the hooks serialize on wg's sync object the
+// increments they make and the waits they start, so that "from zero"
+// and "first waiter" are decided as atomically as in WaitGroup itself.
+
+// wgLayout locates the counter and the semaphore in a sync.WaitGroup;
+// ok is false (and the misuse checks are off) if the layout is not the
+// expected one.
+var wgLayout = func() (l struct {
+	state, sema uintptr
+	ok          bool
+}) {
+	t := reflect.TypeFor[sync.WaitGroup]()
+	st, ok1 := t.FieldByName("state")
+	se, ok2 := t.FieldByName("sema")
+	l.state, l.sema = st.Offset, se.Offset
+	l.ok = ok1 && ok2 && st.Type.Size() == 8 && l.state%8 == 0 && se.Type.Size() == 4
+	return l
+}()
+
+// wgCounter returns wg's counter and waiter count.
+func wgCounter(wg *sync.WaitGroup) (v int32, w uint32) {
+	state := (*atomic.Uint64)(unsafe.Add(unsafe.Pointer(wg), wgLayout.state)).Load()
+	return int32(state >> 32), uint32(state & 0x7fffffff)
+}
+
+// wgSema returns &wg.sema.
+func wgSema(wg *sync.WaitGroup) unsafe.Pointer {
+	return unsafe.Add(unsafe.Pointer(wg), wgLayout.sema)
+}
+
+// WaitGroupAdd adds delta to wg's counter: Done's release for a negative
+// delta, the read of &wg.sema for an increment from zero.
 func WaitGroupAdd(g *G, wg *sync.WaitGroup, delta int) {
-	releaseAt(g, wg, 0)
-	wg.Add(delta)
+	if delta < 0 {
+		releaseAt(g, wg, 0)
+	}
+	if delta <= 0 || !wgLayout.ok {
+		wg.Add(delta)
+		return
+	}
+	v := g.lockSync(addr(wg), true)
+	before, _ := wgCounter(wg)
+	func() {
+		defer v.mu.Unlock() // Add panics on misuse
+		wg.Add(delta)
+	}()
+	if before == 0 {
+		g.Read(wgSema(wg), 1, 0)
+	}
+	runtime.KeepAlive(wg)
 }
 
 // WaitGroupDone releases into wg's clock and calls Done.
@@ -281,10 +336,30 @@ func WaitGroupDone(g *G, wg *sync.WaitGroup) {
 	wg.Done()
 }
 
-// WaitGroupWait waits and then acquires wg's clock.
+// WaitGroupWait waits and then acquires wg's clock. The first waiter that
+// has to block writes &wg.sema.
 func WaitGroupWait(g *G, wg *sync.WaitGroup) {
+	g.bubbleIdle()
+	if !wgLayout.ok {
+		wg.Wait()
+		acquireAt(g, wg, 0)
+		return
+	}
+	v := g.lockSync(addr(wg), true)
+	n, w := wgCounter(wg)
+	first := n != 0 && w == 0 && v.waiters == 0
+	v.waiters++
+	v.mu.Unlock()
+	if first {
+		g.Write(wgSema(wg), 1, 0)
+	}
 	wg.Wait()
-	acquireAt(g, wg, 0)
+	v = g.lockSync(addr(wg), true)
+	v.waiters--
+	g.t.VC = join(g.t.VC, v.vc)
+	v.mu.Unlock()
+	g.countSync()
+	runtime.KeepAlive(wg)
 }
 
 // WaitGroupGo is wg.Go(f) with a fork edge to the new goroutine and a
@@ -292,12 +367,28 @@ func WaitGroupWait(g *G, wg *sync.WaitGroup) {
 func WaitGroupGo(g *G, wg *sync.WaitGroup, f func(), site uint32) {
 	c := g.Fork(site)
 	a := addr(wg)
-	wg.Go(func() {
+	run := func() {
 		cg := Start(c)
 		defer cg.Exit()
 		defer cg.release(a)
 		f()
-	})
+	}
+	if !wgLayout.ok {
+		wg.Go(run)
+		runtime.KeepAlive(wg)
+		return
+	}
+	// wg.Go increments the counter: serialized as WaitGroupAdd's
+	// increments, and one from zero reads &wg.sema.
+	v := g.lockSync(a, true)
+	before, _ := wgCounter(wg)
+	func() {
+		defer v.mu.Unlock() // Go panics on misuse
+		wg.Go(run)
+	}()
+	if before == 0 {
+		g.Read(wgSema(wg), 1, 0)
+	}
 	runtime.KeepAlive(wg)
 }
 
@@ -359,6 +450,7 @@ func OnceValues[T1, T2 any](g *G, f func() (T1, T2)) func() (T1, T2) {
 // CondWait is c.Wait: it unlocks c.L (a release of L) and, woken by
 // Signal or Broadcast (releases of c), acquires c and then L again.
 func CondWait(g *G, c *sync.Cond) {
+	g.bubbleIdle()
 	l := dataWord(c.L)
 	g.release(l)
 	c.Wait()

@@ -180,6 +180,78 @@ func TestWaitGroup(t *testing.T) {
 	})
 }
 
+// An Add from zero not ordered before a Wait that blocks is a race on
+// &wg.sema, as in Go's race runtime (TestRaceWaitGroupWrongAdd); an Add
+// ordered before the Wait, several waiters, and reuse after Wait are not.
+func TestWaitGroupMisuse(t *testing.T) {
+	if !wgLayout.ok {
+		t.Skip("unexpected sync.WaitGroup layout")
+	}
+	both(t, func(g *G, synced bool) {
+		wg := new(sync.WaitGroup)
+		added, release := make(chan struct{}), make(chan struct{})
+		var done <-chan struct{}
+		if synced {
+			WaitGroupAdd(g, wg, 1)
+			done = spawn(g, func(g *G) {
+				close(added)
+				<-release
+				WaitGroupDone(g, wg)
+			})
+		} else {
+			done = spawn(g, func(g *G) {
+				WaitGroupAdd(g, wg, 1)
+				close(added)
+				<-release
+				WaitGroupDone(g, wg)
+			})
+		}
+		<-added
+		go func() {
+			// Let Wait block first (real time only, no edge).
+			for {
+				if _, w := wgCounter(wg); w > 0 {
+					close(release)
+					return
+				}
+				runtime.Gosched()
+			}
+		}()
+		WaitGroupWait(g, wg)
+		<-done
+	})
+	// Several waiters: only the first writes.
+	expect(t, false, func(g *G) {
+		wg := new(sync.WaitGroup)
+		WaitGroupAdd(g, wg, 1)
+		var waiters []<-chan struct{}
+		for range 3 {
+			waiters = append(waiters, spawn(g, func(g *G) { WaitGroupWait(g, wg) }))
+		}
+		for {
+			if _, w := wgCounter(wg); w == 3 {
+				break
+			}
+			runtime.Gosched()
+		}
+		WaitGroupDone(g, wg)
+		for _, w := range waiters {
+			<-w
+		}
+	})
+	// Reuse: a new round's Add after the previous Wait returned.
+	expect(t, false, func(g *G) {
+		wg := new(sync.WaitGroup)
+		for range 3 {
+			WaitGroupAdd(g, wg, 2)
+			for range 2 {
+				spawn(g, func(g *G) { WaitGroupDone(g, wg) })
+			}
+			WaitGroupWait(g, wg)
+		}
+	})
+}
+
 func TestOnce(t *testing.T) {
 	both(t, func(g *G, synced bool) {
 		x, o := new(int), new(sync.Once)
@@ -546,33 +618,89 @@ func TestFinalizer(t *testing.T) {
 	})
 }
 
-// Goroutines started by uninstrumented code (time.AfterFunc) are ordered
-// after what instrumented goroutines published before them, but two such
-// goroutines are not ordered with each other (Go's TestNoRaceAfterFuncReset
-// and TestRaceAfterFunc3).
+// A time.AfterFunc callback, wrapped by Async as the instrumenter emits
+// it, is ordered after the call of AfterFunc (Go's
+// TestNoRaceAfterFuncReset), not after what the caller did next; two
+// callbacks are not ordered with each other (Go's TestRaceAfterFunc3).
 func TestAfterFunc(t *testing.T) {
 	expect(t, false, func(g *G) {
 		x := new(int)
 		done := make(chan struct{})
 		*W(g, x, 0) = 2
-		time.AfterFunc(0, func() {
+		time.AfterFunc(0, Async(g, func() {
 			*W(Cur(), x, 0) = 1
 			close(done)
-		})
+		}))
+		<-done
+	})
+	expect(t, true, func(g *G) {
+		x := new(int)
+		wrote, done := make(chan struct{}), make(chan struct{})
+		time.AfterFunc(0, Async(g, func() {
+			<-wrote // an edge the detector does not see
+			*W(Cur(), x, 0) = 1
+			close(done)
+		}))
+		*W(g, x, 0) = 2
+		close(wrote)
 		<-done
 	})
 	expect(t, true, func(g *G) {
 		x := new(int)
 		first, second := make(chan struct{}), make(chan struct{})
-		time.AfterFunc(0, func() {
+		time.AfterFunc(0, Async(g, func() {
 			*W(Cur(), x, 0) = 1
 			close(first)
-		})
+		}))
 		<-first
-		time.AfterFunc(0, func() {
+		time.AfterFunc(0, Async(g, func() {
 			*W(Cur(), x, 0) = 2
 			close(second)
-		})
+		}))
 		<-second
+	})
+}
+
+// A callback that starts after the test released into the handoff clock
+// (its end) is still ordered only after the call of AfterFunc (the
+// afterfunctest kernel).
+func TestAfterFuncNoHandoff(t *testing.T) {
+	expect(t, true, func(g *G) {
+		x := new(int)
+		wrote, done := make(chan struct{}), make(chan struct{})
+		AfterFunc(g, 0, func() {
+			<-wrote // an edge the detector does not see
+			*W(Cur(), x, 0) = 1
+			close(done)
+		})
+		*W(g, x, 0) = 2
+		handoff.release(g) // as the end of a test does
+		close(wrote)
+		<-done
+	})
+}
+
+// AfterFunc (time.AfterFunc as emitted) orders the callback after the
+// timer's Reset (TimerRelease), not only after its creation (Go's
+// TestNoRaceAfterFuncReset); a write after the Reset is not ordered.
+func TestAfterFuncReset(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		x := new(int)
+		wrote, done := make(chan struct{}), make(chan struct{})
+		tm := AfterFunc(g, time.Hour, func() {
+			<-wrote // an edge the detector does not see
+			*W(Cur(), x, 0) = 1
+			close(done)
+		})
+		tm.Stop()
+		if synced {
+			*W(g, x, 0) = 2
+			TimerRelease(tm).Reset(0)
+		} else {
+			TimerRelease(tm).Reset(0)
+			*W(g, x, 0) = 2
+		}
+		close(wrote)
+		<-done
 	})
 }

@@ -90,6 +90,15 @@ var ioFuncs = map[string]ioKind{
 	"net/http.Head":     ioBoth,
 	"net/http.Post":     ioBoth,
 	"net/http.PostForm": ioBoth,
+
+	// A server's handlers run on goroutines net/http starts, which Go's
+	// race runtime orders after the call that starts serving (a go
+	// statement inside Serve): the call releases, as an I/O write, what
+	// the handlers' IORead acquires.
+	"net/http.ListenAndServe":    ioBoth,
+	"net/http.ListenAndServeTLS": ioBoth,
+	"net/http.Serve":             ioBoth,
+	"net/http.ServeTLS":          ioBoth,
 }
 
 // ioMethods maps "pkgpath.Type.Method" of methods of concrete types (and
@@ -134,7 +143,7 @@ func init() {
 	add("net/http.Client", ioBoth, "Do", "Get", "Head", "Post", "PostForm")
 	add("net/http.Transport", ioBoth, "RoundTrip")
 	add("net/http.RoundTripper", ioBoth, "RoundTrip")
-	add("net/http.Server", ioRead, "Serve", "ListenAndServe") // return after Shutdown/Close
+	add("net/http.Server", ioBoth, "Serve", "ServeTLS", "ListenAndServe", "ListenAndServeTLS") // handlers after the call; return after Shutdown/Close
 	add("net/http.Flusher", ioWrite, "Flush")
 	add("os/exec.Cmd", ioWrite, "Start")
 	add("os/exec.Cmd", ioBoth, "Run", "Output", "CombinedOutput")

@@ -45,18 +45,34 @@ var syncMethods = map[string]string{
 	"sync.Map.CompareAndDelete": "SyncMapCompareAndDelete",
 	"sync.Map.Range":            "SyncMapRange",
 	"sync.Map.Clear":            "SyncMapClear",
+	"context.Context.Err":       "CtxErr",
 }
 
 // syncFuncs maps "pkgpath.Func" of synchronizing package-level functions
 // to their hook. Hooks marked noG take no goroutine state.
 var syncFuncs = map[string]string{
-	"sync.OnceFunc":        "OnceFunc",
-	"sync.OnceValue":       "OnceValue",
-	"sync.OnceValues":      "OnceValues",
-	"runtime.SetFinalizer": "SetFinalizer",
-	"runtime.AddCleanup":   "AddCleanup",
-	"os.Exit":              "Exit",
+	"sync.OnceFunc":             "OnceFunc",
+	"sync.OnceValue":            "OnceValue",
+	"sync.OnceValues":           "OnceValues",
+	"runtime.SetFinalizer":      "SetFinalizer",
+	"runtime.AddCleanup":        "AddCleanup",
+	"os.Exit":                   "Exit",
+	"context.WithCancel":        "CtxWithCancel",
+	"context.WithCancelCause":   "CtxWithCancelCause",
+	"context.WithTimeout":       "CtxWithTimeout",
+	"context.WithTimeoutCause":  "CtxWithTimeoutCause",
+	"context.WithDeadline":      "CtxWithDeadline",
+	"context.WithDeadlineCause": "CtxWithDeadlineCause",
+	"context.Cause":             "CtxCause",
+	"context.AfterFunc":         "CtxAfterFunc",
+	"testing/synctest.Test":     "SynctestTest",
+	"testing/synctest.Wait":     "SynctestWait",
 }
+
+// passFn marks hooks that take the hooked function itself after the
+// goroutine state, so that the runtime does not import its package
+// (testing/synctest is not in every toolchain the runtime supports).
+var passFn = map[string]bool{"SynctestTest": true, "SynctestWait": true}
 
 var noG = map[string]bool{"Exit": true}
 
@@ -64,8 +80,7 @@ var noG = map[string]bool{"Exit": true}
 // goroutine the standard library starts to the index of the callback
 // argument, which is wrapped in __bf.Async.
 var asyncFuncs = map[string]int{
-	"time.AfterFunc":    1,
-	"context.AfterFunc": 1,
+	"time.AfterFunc": 1,
 }
 
 // keepUsed names, per package, a non-generic exported function or variable
@@ -75,6 +90,8 @@ var keepUsed = map[string]string{
 	"sync":        "NewCond",
 	"runtime":     "GOOS",
 	"os":          "Exit",
+	"time":        "Now",
+	"context":     "Background",
 }
 
 // hook is a resolved call of a synchronization function or method.
@@ -272,7 +289,18 @@ func (r *fileRewriter) call(e *ast.CallExpr) string {
 		g := r.g()
 		return r.spliceNode(e, sub{e.Pos(), e.Rparen + 1, "__bf.MRunEnd(" + g + ", __bf.MRunStart(" + g + ", " + r.expr(sel.X, mValue) + ").Run())"})
 	}
+	if fn := r.calleeFunc(fun); fn != nil && r.fn != nil && fn.Pkg().Path() == "time" && fn.Name() == "Sleep" && len(args) == 1 {
+		// In a synctest bubble, sleeping blocks durably (SleepPre).
+		args[0].text = "__bf.SleepPre(" + r.g() + ", " + args[0].text + ")"
+	}
 	if i, ok := r.asyncCallback(fun); ok && i < len(args) && r.fn != nil {
+		if fn := r.calleeFunc(fun); fn != nil && fn.Pkg().Path() == "time" && fn.Name() == "AfterFunc" && len(args) == 2 && !e.Ellipsis.IsValid() {
+			// The timer's Reset, like its creation, happens before the
+			// callback: __bf.AfterFunc keys the callback's clock by the
+			// *Timer that TimerRelease releases into.
+			r.keepImport(fn, fun)
+			return r.spliceNode(e, append([]sub{{e.Pos(), e.Lparen + 1, "__bf.AfterFunc(" + r.g() + ", "}}, args...)...)
+		}
 		args[i].text = "__bf.Async(" + r.g() + ", " + args[i].text + ")"
 	}
 	var io ioKind
@@ -323,6 +351,9 @@ func (r *fileRewriter) hookCall(e *ast.CallExpr, h hook, args []sub) string {
 			recv += ".Run"
 		}
 		head.WriteString(sep + recv)
+		sep = ", "
+	} else if passFn[h.name] {
+		head.WriteString(sep + r.text(e.Fun))
 		sep = ", "
 	} else {
 		r.keepImport(h.fn, e.Fun)
@@ -526,6 +557,24 @@ func (r *fileRewriter) builtinCall(e *ast.CallExpr, name string, args []sub) str
 		return r.appendCall(e, args, "Add")
 	}
 	return r.spliceNode(e, args...)
+}
+
+// calleeFunc returns the package-level function fun names, or nil.
+func (r *fileRewriter) calleeFunc(fun ast.Expr) *types.Func {
+	var id *ast.Ident
+	switch f := fun.(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		id = f.Sel
+	default:
+		return nil
+	}
+	fn, ok := r.info.Uses[id].(*types.Func)
+	if !ok || fn.Pkg() == nil || fn.Type().(*types.Signature).Recv() != nil {
+		return nil
+	}
+	return fn
 }
 
 // asyncCallback reports the callback argument index of a call of one of

@@ -65,6 +65,9 @@ func TestRaceSuite(t *testing.T) {
 			continue
 		}
 		data, err := os.ReadFile(f.Path)
+		if err == nil && f.Port {
+			data, err = Port(data)
+		}
 		if err == nil {
 			err = os.WriteFile(filepath.Join(mod, f.Name), data, 0o666)
 		}

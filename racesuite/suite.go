@@ -27,11 +27,13 @@ type File struct {
 	Path  string   // absolute path
 	Tests []string // top-level TestXxx functions (without TestMain), in order
 	Skip  string   // why the file is left out, or ""
+	Port  bool     // the file uses internal/synctest: run it through Port
 }
 
 // Files lists the _test.go files of dir (the suite's testdata), with the
 // tests each declares, marking files that need cgo or import internal
-// packages (which a module outside GOROOT cannot import) as skipped.
+// packages (which a module outside GOROOT cannot import) as skipped, except
+// internal/synctest, whose tests Port rewrites to testing/synctest.
 func Files(dir string) ([]File, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
 	if err != nil {
@@ -51,6 +53,8 @@ func Files(dir string) ([]File, error) {
 			switch {
 			case path == "C":
 				file.Skip = "needs cgo"
+			case path == "internal/synctest":
+				file.Port = true
 			case path == "internal" || strings.HasPrefix(path, "internal/") || strings.Contains(path, "/internal/"):
 				file.Skip = "imports " + path
 			}
@@ -67,6 +71,24 @@ func Files(dir string) ([]File, error) {
 		files = append(files, file)
 	}
 	return files, nil
+}
+
+// Port rewrites a file of the suite that uses internal/synctest to the
+// public testing/synctest: synctest.Run(func() { becomes
+// synctest.Test(t, func(*testing.T) {, in tests whose parameter is t (Go's
+// own race_test.go runs the file inside GOROOT, where the internal package
+// is importable). Wait is the same in both.
+func Port(src []byte) ([]byte, error) {
+	s := string(src)
+	if !strings.Contains(s, `"internal/synctest"`) {
+		return src, nil
+	}
+	s = strings.Replace(s, `"internal/synctest"`, `"testing/synctest"`, 1)
+	s = strings.ReplaceAll(s, "synctest.Run(func() {", "synctest.Test(t, func(*testing.T) {")
+	if strings.Contains(s, "synctest.Run(") {
+		return nil, fmt.Errorf("a synctest.Run call Port does not know")
+	}
+	return []byte(s), nil
 }
 
 // testPrefix starts the line go test -v prints when a test starts.

@@ -138,3 +138,23 @@ func TestRunAll(t *testing.T) {
 		t.Errorf("NoRaceC: %+v", r)
 	}
 }
+
+// TestPort rewrites the internal synctest API to the public one, and
+// refuses a Run it does not know.
+func TestPort(t *testing.T) {
+	src := "import (\n\t\"internal/synctest\"\n\t\"testing\"\n)\n\nfunc TestX(t *testing.T) {\n\tsynctest.Run(func() {\n\t\tsynctest.Wait()\n\t})\n}\n"
+	got, err := Port([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "import (\n\t\"testing/synctest\"\n\t\"testing\"\n)\n\nfunc TestX(t *testing.T) {\n\tsynctest.Test(t, func(*testing.T) {\n\t\tsynctest.Wait()\n\t})\n}\n"
+	if string(got) != want {
+		t.Errorf("Port =\n%s\nwant\n%s", got, want)
+	}
+	if _, err := Port([]byte("import \"internal/synctest\"\nvar _ = synctest.Run(f)\n")); err == nil {
+		t.Error("Port accepted a synctest.Run it cannot rewrite")
+	}
+	if got, _ := Port([]byte("package p\n")); string(got) != "package p\n" {
+		t.Error("Port changed a file without synctest")
+	}
+}

@@ -254,38 +254,7 @@ const kernelRuns = 5
 
 // kernelMisses lists kernel/mode pairs bigfoot is known to miss in some
 // runs, with the reason; a shortfall there is logged, not failed.
-var kernelMisses = map[string]string{
-	// Not a GC effect: no cycle runs in the missed runs (gctrace). When
-	// runLoop is descheduled past the test's write and stop(), its first
-	// tick receive (a value sent by the runtime's timer) acquires
-	// everything published (completeRecv → acquireWorld), the close of
-	// stopc among it, so every read is ordered after the write. go -race
-	// acquires only the timer's own clock there.
-	"lessorloop/bigfoot":   "a timer channel's receive acquires the world",
-	"lessorloop/slimstate": "a timer channel's receive acquires the world",
-	"lessorloop/fasttrack": "a timer channel's receive acquires the world",
-	// Real misses found by the corpus, open bugs (issue 13): go -race
-	// reports each in every run.
-	"drainschedule/fasttrack": "time.AfterFunc callback's write vs the caller's reads: never reported",
-	"drainschedule/redcard":   "time.AfterFunc callback's write vs the caller's reads: never reported",
-	"drainschedule/slimstate": "time.AfterFunc callback's write vs the caller's reads: never reported",
-	"drainschedule/bigfoot":   "time.AfterFunc callback's write vs the caller's reads: never reported",
-	"ctxgroup/fasttrack":      "<-ctx.Done() in a late-added child over-synchronizes with the canceller: never reported",
-	"ctxgroup/redcard":        "<-ctx.Done() in a late-added child over-synchronizes with the canceller: never reported",
-	"ctxgroup/slimstate":      "<-ctx.Done() in a late-added child over-synchronizes with the canceller: never reported",
-	"ctxgroup/bigfoot":        "<-ctx.Done() in a late-added child over-synchronizes with the canceller: never reported",
-	"cdscallback/fasttrack":   "write after an unbuffered receive vs the sender's later read: reported in some runs",
-	"cdscallback/slimstate":   "write after an unbuffered receive vs the sender's later read: reported in some runs",
-	"cdscallback/redcard":     "write after an unbuffered receive vs the sender's later read: reported in some runs",
-	"workerstop/bigfoot":      "late wg.Add in pool workers ranging over a channel: missed in some runs, cause not yet known",
-	"brokerclose/bigfoot":     "write before closing a select loop's done channel vs the loop's ticker reads: missed in some runs, cause not yet known",
-	"workerstop/slimstate":    "late wg.Add in pool workers ranging over a channel: missed in some runs, cause not yet known",
-	"workerstop/fasttrack":    "late wg.Add in pool workers ranging over a channel: missed in some runs, cause not yet known",
-	"workerstop/redcard":      "late wg.Add in pool workers ranging over a channel: missed in some runs, cause not yet known",
-	"brokerclose/slimstate":   "write before closing a select loop's done channel vs the loop's ticker reads: missed in some runs, cause not yet known",
-	"cdscallback/bigfoot":     "write after an unbuffered receive vs the sender's later read: reported in some runs",
-	"afterfunctest/bigfoot":   "time.AfterFunc callback's write vs a read after Sleep: missed in some runs",
-}
+var kernelMisses = map[string]string{}
 
 // checkKernel runs the test binaries of the kernel name, built into
 // bins/<tool>/, and compares, per TestRace* test, in how many runs each
