@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/bigfoot-go/bigfoot"
 	"github.com/bigfoot-go/bigfoot/mode"
 )
 
@@ -46,12 +47,12 @@ var (
 	runtimeErr  error
 )
 
-// checkRuntime fails the test unless ../detector and ../shadow build:
+// checkRuntime fails the test unless the runtime's packages build:
 // instrumented code is always compiled and run against the real runtime.
 func checkRuntime(t testing.TB) {
 	t.Helper()
 	runtimeOnce.Do(func() {
-		cmd := exec.Command("go", "build", "./detector/", "./shadow/")
+		cmd := exec.Command("go", "build", "./detector/...", "./shadow/...", "./internal/spin/")
 		cmd.Dir = ".."
 		if out, err := cmd.CombinedOutput(); err != nil {
 			runtimeErr = fmt.Errorf("the runtime does not build: %v\n%s", err, out)
@@ -91,11 +92,24 @@ func newWorkspace(t testing.TB, srcDir string) *workspace {
 	}
 	checkRuntime(t)
 	rt := filepath.Join(root, "rt")
-	for _, dir := range []string{"detector", "shadow"} {
-		copyTree(t, filepath.Join("..", dir), filepath.Join(rt, dir), func(rel string) bool {
-			return (strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go") || strings.HasSuffix(rel, ".s")) &&
-				!strings.Contains(rel, "testdata")
-		})
+	// The runtime's sources as the driver ships them (bigfoot.Runtime).
+	err := fs.WalkDir(bigfoot.Runtime(), ".", func(rel string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.Contains(rel, "testdata") ||
+			!(strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go") || strings.HasSuffix(rel, ".s")) {
+			return err
+		}
+		data, err := fs.ReadFile(bigfoot.Runtime(), rel)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(rt, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o777); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("writing the runtime: %v", err)
 	}
 	os.WriteFile(filepath.Join(rt, "go.mod"), []byte("module github.com/bigfoot-go/bigfoot\n\ngo 1.24\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "go.work"), []byte("go 1.26.0\n\nuse (\n\t./m\n\t./rt\n)\n"), 0o644)
