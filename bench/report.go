@@ -24,7 +24,7 @@ const (
 )
 
 // DefaultModes are the tools Run measures when Options.Modes is empty.
-var DefaultModes = []string{Plain, Race, FastTrack, RedCard, SlimState, BigFoot}
+var DefaultModes = []string{Plain, Race, FastTrack, RedCard, SlimState, BigFoot, BigFoot + "+main"}
 
 // isBigfootMode reports whether tool is built by bigfoot build: a mode,
 // optionally followed by "+" and a -deps scope ("bigfoot+all" is

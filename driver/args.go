@@ -23,10 +23,10 @@ const (
 // Scopes lists the values -deps accepts.
 var Scopes = []Scope{ScopeMain, ScopeModules, ScopeAll}
 
-// DefaultScope is the -deps value when the flag is not given: the
-// dependency modules are instrumented; the standard library only on request
-// (docs/build.md says why).
-var DefaultScope = ScopeModules
+// DefaultScope is the -deps value when the flag is not given: every
+// package go -race instruments that bigfoot can (docs/build.md lists the
+// standard-library packages it leaves out, and why).
+var DefaultScope = ScopeAll
 
 // An Invocation is one parsed command line of bigfoot build, test or run.
 //

@@ -20,11 +20,31 @@ import (
 // fakeRuntime stands for the embedded runtime sources.
 var fakeRuntime = fstest.MapFS{
 	"detector/detector.go":      {Data: []byte("package detector\n\nfunc Hello() string { return \"instrumented\" }\n")},
+	"detector/sync.go":          {Data: []byte(fakeSyncHooks)},
 	"detector/detector_test.go": {Data: []byte("package detector\n\nthis does not compile\n")},
 	"detector/testdata/x.go":    {Data: []byte("this does not compile\n")},
 	"detector/README.md":        {Data: []byte("not copied\n")},
 	"shadow/shadow.go":          {Data: []byte("package shadow\n")},
 }
+
+// fakeSyncHooks are the runtime's side of the hooks every build adds to
+// package sync (spliceSync).
+const fakeSyncHooks = `package detector
+
+import _ "unsafe"
+
+//go:linkname stdSyncAcquire
+func stdSyncAcquire(p any, off uintptr) {}
+
+//go:linkname stdSyncRelease
+func stdSyncRelease(p any, off uintptr) {}
+
+//go:linkname stdPoolPut
+func stdPoolPut(x any) {}
+
+//go:linkname stdPoolGet
+func stdPoolGet(x any) {}
+`
 
 // writeTree writes files (slash paths relative to dir) into dir.
 func writeTree(t *testing.T, dir string, files map[string]string) {

@@ -86,6 +86,9 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 			pl.Std, pl.SyncDir = std, syncDir
 		}
 	}
+	if pl.SyncDir == "" {
+		pl.SyncDir = d.syncDir(ge)
+	}
 	d.logf("instrumenting %s (mode %s)", strings.Join(patterns, " "), d.inv.Mode)
 	files, err := d.cfg.Instrument(ctx, Request{
 		Dir:        d.dir,
@@ -111,6 +114,24 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 		pl.Files[path] = data
 	}
 	return pl, nil, nil
+}
+
+// syncDir returns the directory of package sync, whose hooks every build
+// gets whatever -deps says (spliceSync): the locks of uninstrumented code
+// (log's, the standard library's, a dependency left uninstrumented) order
+// the instrumented code they call, such as a user's io.Writer that a
+// log.Logger writes to from two goroutines. It returns "" if the hooks
+// cannot be applied to this toolchain's sync, and says so with -bfv.
+func (d *run) syncDir(ge *goEnv) string {
+	if ge.GOROOT == "" {
+		return ""
+	}
+	dir := filepath.Join(ge.GOROOT, "src", "sync")
+	if err := spliceSync(dir, map[string][]byte{}); err != nil {
+		d.logf("sync not modelled inside uninstrumented code: %v", err)
+		return ""
+	}
+	return dir
 }
 
 // overlay returns the plan's overlay files, with the standard-library

@@ -379,3 +379,76 @@ func Race() int {
 		t.Errorf("main package with assembly: want the race reported; got %v", r)
 	}
 }
+
+// syncTests share a user's io.Writer through a log.Logger: log's own
+// Mutex, in code no -deps value instruments the same way, orders the
+// writes (sync announces its operations itself); a write beside the
+// logger races with them.
+const syncTests = `package user
+
+import (
+	"log"
+	"sync"
+	"testing"
+)
+
+type sink struct{ lines [][]byte }
+
+func (s *sink) Write(p []byte) (int, error) {
+	s.lines = append(s.lines, append([]byte(nil), p...))
+	return len(p), nil
+}
+
+func TestNoRaceLoggerToWriter(t *testing.T) {
+	s := &sink{}
+	l := log.New(s, "", 0)
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 20; j++ {
+				l.Printf("line %d", j)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(s.lines) != 80 {
+		t.Fatal(len(s.lines))
+	}
+}
+
+func TestRaceLoggerBesideWriter(t *testing.T) {
+	s := &sink{}
+	l := log.New(s, "", 0)
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); l.Print("logged") }()
+	go func() { defer wg.Done(); s.Write([]byte("direct")) }()
+	wg.Wait()
+}
+`
+
+// TestSyncInUninstrumentedCode: the locks of code that is not
+// instrumented (here log's) order the instrumented code it calls, under
+// every -deps value; the race beside them is still reported.
+func TestSyncInUninstrumentedCode(t *testing.T) {
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	dir := writeModule(t, map[string]string{
+		"go.mod":       "module example.com/user\n\ngo 1.22\n",
+		"user_test.go": syncTests,
+	})
+	frames := map[string]string{"TestNoRaceLoggerToWriter": "", "TestRaceLoggerBesideWriter": "(*sink).Write"}
+	for _, deps := range []string{"main", "modules", "all"} {
+		for _, mode := range []string{"bigfoot", "fasttrack"} {
+			bin := filepath.Join(t.TempDir(), "user.test")
+			r := run(t, dir, nil, bigfootBin, "test", "-deps="+deps, "-mode", mode, "-c", "-o", bin, ".")
+			if r.code != 0 {
+				t.Fatalf("-deps=%s -mode=%s: bigfoot test -c: %v", deps, mode, r)
+			}
+			checkRuns(t, dir, bin, mode+"/"+deps, 5, frames)
+		}
+	}
+}

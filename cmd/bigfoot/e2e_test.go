@@ -193,8 +193,11 @@ func TestModules(t *testing.T) {
 				t.Skipf("%s is not in the module cache", mod)
 			}
 			dir := copyTree(t, m.Dir)
+			// xxhash's TestDynamic loads a plugin that it builds with a
+			// plain go build: its standard library differs from the test
+			// binary's, under go test -race as under bigfoot.
 			for _, mode := range []string{"fasttrack", "bigfoot"} {
-				r := run(t, dir, []string{"GOFLAGS=-mod=mod"}, bigfootBin, "test", "-mode="+mode, "-count=1", "./...")
+				r := run(t, dir, []string{"GOFLAGS=-mod=mod"}, bigfootBin, "test", "-mode="+mode, "-count=1", "-skip=^TestDynamic$", "./...")
 				if r.code != 0 || strings.Contains(r.stdout+r.stderr, raceReport) {
 					t.Errorf("bigfoot test -mode=%s ./... in a copy of %s: want success and no race; got %v", mode, mod, r)
 				}

@@ -36,10 +36,11 @@ verbatim:
 	-deps scope
 		which packages get race checks, in the same mode:
 		main        your module (or workspace) only
-		modules     also the dependency modules (the default; instrumented
-		            copies cached per module version, mode and bigfoot binary)
+		modules     also the dependency modules (instrumented copies
+		            cached per module version, mode and bigfoot binary)
 		all         also the standard library, except the packages
-		            listed in docs/build.md (experimental)
+		            listed in docs/build.md (the default; rewritten once
+		            per toolchain, mode and bigfoot binary, and cached)
 	-work
 		print the temporary directory (the runtime module, go.work, the
 		overlay and the instrumented files) and keep it; the go command's
