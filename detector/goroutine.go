@@ -19,7 +19,13 @@ import (
 // its goroutine; other goroutines read only the fields that are atomic or
 // published before the G is shared.
 type G struct {
-	t        shadow.Thread
+	t shadow.Thread
+	// stdOff, while positive, turns the goroutine's standard-library
+	// hooks off (stdCur): the runtime's own work on the goroutine, such
+	// as the verifier sorting its intervals, calls instrumented
+	// standard-library code that must not count as the program's.
+	// Only the goroutine itself touches it.
+	stdOff   int32
 	tid      uint32
 	goid     uint64 // set before the G is published in the registry
 	key      uintptr

@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/bigfoot-go/bigfoot/internal/spin"
@@ -24,11 +23,12 @@ import (
 // only when a report needs it.
 
 type siteTable struct {
-	base, n    uint32
-	pkg, file  string
-	table      string
-	parsedOnce sync.Once
-	lines      []siteInfo
+	base, n   uint32
+	pkg, file string
+	table     string
+	parseMu   spin.Mutex // guards parsed and lines
+	parsed    bool
+	lines     []siteInfo
 }
 
 type siteInfo struct {
@@ -70,7 +70,10 @@ func site(s uint32) (*siteTable, siteInfo, bool) {
 		return nil, siteInfo{}, false
 	}
 	t := ts[i]
-	t.parsedOnce.Do(func() {
+	t.parseMu.Lock()
+	defer t.parseMu.Unlock()
+	if !t.parsed {
+		t.parsed = true
 		for _, l := range strings.Split(strings.TrimSuffix(t.table, "\n"), "\n") {
 			f := strings.SplitN(l, ":", 3)
 			var si siteInfo
@@ -81,7 +84,7 @@ func site(s uint32) (*siteTable, siteInfo, bool) {
 			}
 			t.lines = append(t.lines, si)
 		}
-	})
+	}
 	k := int(s - t.base)
 	if k >= len(t.lines) {
 		return nil, siteInfo{}, false

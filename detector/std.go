@@ -54,7 +54,7 @@ func stdCur() *G {
 	if key == stdQuietKey.Load() {
 		return nil
 	}
-	if g := registry.Load(key); g != nil && (goidOff == 0 || goidOf(gp) == g.goid) {
+	if g := registry.Load(key); g != nil && (goidOff == 0 || goidOf(gp) == g.goid) && g.stdOff == 0 {
 		return g
 	}
 	return nil
