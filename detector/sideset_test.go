@@ -214,6 +214,9 @@ func TestSideSetOddSize(t *testing.T) {
 		g.PopFootprints(fp)
 	})
 	both(t, func(g *G, synced bool) {
+		// Fresh elements: the goroutines of other runs are not ordered
+		// before these.
+		f := make([]force, 3*chunkBits)
 		mu := new(sync.Mutex)
 		<-spawn(g, func(g *G) {
 			Lock(g, mu)
