@@ -26,6 +26,7 @@ type G struct {
 	// standard-library code that must not count as the program's.
 	// Only the goroutine itself touches it.
 	stdOff   int32
+	sched    schedState // schedule perturbation (sched.go)
 	tid      uint32
 	goid     uint64 // set before the G is published in the registry
 	key      uintptr

@@ -116,7 +116,10 @@ var opts = struct {
 	dedup       bool
 }{exitcode: 66, dedup: true}
 
-func init() { parseOptions(os.Getenv("BIGFOOT_OPTIONS")) }
+func init() {
+	parseOptions(os.Getenv("BIGFOOT_OPTIONS"))
+	startSched()
+}
 
 func parseOptions(s string) {
 	for _, f := range strings.Fields(s) {
@@ -135,6 +138,14 @@ func parseOptions(s string) {
 			opts.stats = err == nil && n != 0
 		case "dedup":
 			opts.dedup = err != nil || n != 0
+		case "sched":
+			if err == nil && n > 0 {
+				sched.n = uint64(n)
+			}
+		case "sched_seed":
+			if s, err := strconv.ParseUint(v, 10, 64); err == nil {
+				sched.seed = s
+			}
 		default:
 			fmt.Fprintf(os.Stderr, "bigfoot: unknown option %q in BIGFOOT_OPTIONS\n", k)
 		}

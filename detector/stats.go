@@ -26,6 +26,9 @@ var stats struct {
 // (their accesses precede the operation) and counts the operation.
 func (g *G) countSync() {
 	g.commitFootprints()
+	if sched.n != 0 {
+		g.perturb()
+	}
 	if verifyChecks {
 		g.verifySpan(endSync, 0)
 	}
@@ -64,6 +67,9 @@ func statsLine() string {
 	sh := space.ShapeStats()
 	s += fmt.Sprintf(" runs_coarse=%d runs_block=%d runs_stride=%d run_granules=%d fine_granules=%d split_granules=%d part_granules=%d shadow_bytes=%d",
 		sh.Coarse, sh.Block, sh.Stride, sh.RunGranules, sh.Fine, sh.Split, sh.Parts, sh.Bytes)
+	if sched.n != 0 {
+		s += fmt.Sprintf(" sched_yields=%d", schedYields.Load())
+	}
 	return s
 }
 
