@@ -181,9 +181,12 @@ var syncSplices = []syncSplice{
 	{"pool.go", "func (p *Pool) Put(x any) {", "func (p *Pool) Put(x any) { __bf_poolPut(x);"},
 	{"pool.go", "func (p *Pool) Get() any {", "func (p *Pool) Get() any { x := p.__bf_Get(); __bf_poolGet(x); return x }; func (p *Pool) __bf_Get() any {"},
 
-	{"mutex.go", "func (m *Mutex) Lock() {", "func (m *Mutex) Lock() { m.__bf_Lock(); __bf_acquire(m, 0) }; func (m *Mutex) __bf_Lock() {"},
-	{"mutex.go", "func (m *Mutex) TryLock() bool {", "func (m *Mutex) TryLock() bool { ok := m.__bf_TryLock(); if ok { __bf_acquire(m, 0) }; return ok }; func (m *Mutex) __bf_TryLock() bool {"},
-	{"mutex.go", "func (m *Mutex) Unlock() {", "func (m *Mutex) Unlock() { __bf_release(m, 0);"},
+	// Pool's own allPoolsMu is left out: pinSlow unlocks it with its
+	// processor pinned, where the runtime must not block or yield, and it
+	// guards only Pool's list of pools.
+	{"mutex.go", "func (m *Mutex) Lock() {", "func (m *Mutex) Lock() { m.__bf_Lock(); if m != &allPoolsMu { __bf_acquire(m, 0) } }; func (m *Mutex) __bf_Lock() {"},
+	{"mutex.go", "func (m *Mutex) TryLock() bool {", "func (m *Mutex) TryLock() bool { ok := m.__bf_TryLock(); if ok && m != &allPoolsMu { __bf_acquire(m, 0) }; return ok }; func (m *Mutex) __bf_TryLock() bool {"},
+	{"mutex.go", "func (m *Mutex) Unlock() {", "func (m *Mutex) Unlock() { if m != &allPoolsMu { __bf_release(m, 0) };"},
 
 	// Writers release and acquire the clock at the RWMutex's address,
 	// readers release theirs at address+1, which the next writer acquires.

@@ -449,6 +449,12 @@ func TestSyncInUninstrumentedCode(t *testing.T) {
 				t.Fatalf("-deps=%s -mode=%s: bigfoot test -c: %v", deps, mode, r)
 			}
 			checkRuns(t, dir, bin, mode+"/"+deps, 5, frames)
+			// Every synchronization yields (sched=1), also sync's
+			// own, inside sync.Pool's pinned section: no crash.
+			r = run(t, dir, []string{"BIGFOOT_OPTIONS=sched=1"}, bin, "-test.run=^TestNoRace", "-test.count=3")
+			if r.code != 0 || strings.Contains(r.stdout+r.stderr, "WARNING: DATA RACE") {
+				t.Fatalf("-deps=%s -mode=%s with sched=1: want success, no race; got %v", deps, mode, r)
+			}
 		}
 	}
 }
