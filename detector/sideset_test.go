@@ -3,7 +3,9 @@
 package detector
 
 import (
+	"math/rand"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 
@@ -295,4 +297,20 @@ func TestFootprintRechecksDoneAfterGC(t *testing.T) {
 		})
 		<-done
 	})
+}
+
+func TestSortIndices(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for _, n := range []int{0, 1, 2, 9, 100, 3000} {
+		s := make([]int32, n)
+		for i := range s {
+			s[i] = int32(r.Intn(5000))
+		}
+		want := slices.Clone(s)
+		slices.Sort(want)
+		sortIndices(s)
+		if !slices.Equal(s, want) {
+			t.Fatalf("n=%d: sortIndices gave %v, want %v", n, s, want)
+		}
+	}
 }
