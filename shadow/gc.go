@@ -131,7 +131,7 @@ func armSentinel() {
 			if s.sweeping.CompareAndSwap(false, true) {
 				go func() {
 					defer s.sweeping.Store(false)
-					collectAfterSweep(s.sweep())
+					s.Sweep()
 				}()
 			}
 		}
@@ -359,12 +359,7 @@ func (gr *granule) reclaimable(gen uint32) bool {
 
 // Sweep drops the shadow state of dead objects and frees empty pages. It
 // runs after every GC cycle; tests call it directly.
-func (s *Space) Sweep() { s.sweep() }
-
-// sweep is Sweep; it returns an estimate of the bytes of shadow it made
-// unreachable (granules, runs and pages dropped, not counting their parts
-// and read vector clocks).
-func (s *Space) sweep() (freed uintptr) {
+func (s *Space) Sweep() {
 	gen := uint32(lagGen.Load())
 	s.pages.Range(func(key uintptr, pg *page) bool {
 		for gi := 0; gi < len(pg.slots); gi++ {
@@ -377,7 +372,6 @@ func (s *Space) sweep() (freed uintptr) {
 				r.mu.Lock()
 				if !r.dead && r.covers(uintptr(gi)) {
 					if r.reclaimable(gen) {
-						freed += unsafe.Sizeof(*r) + uintptr(len(r.cells))*unsafe.Sizeof(cell{})
 						s.dropRun(pg, r)
 					} else {
 						gi = int(r.e.Load()) - 1
@@ -393,7 +387,6 @@ func (s *Space) sweep() (freed uintptr) {
 				pg.slots[gi].Store(nil)
 				pg.live--
 				pg.mu.Unlock()
-				freed += unsafe.Sizeof(*gr)
 			}
 			mu.Unlock()
 		}
@@ -401,43 +394,10 @@ func (s *Space) sweep() (freed uintptr) {
 		if pg.live == 0 && !pg.dead.Load() {
 			s.pages.CompareAndDelete(key, pg)
 			pg.dead.Store(true)
-			freed += unsafe.Sizeof(*pg)
 		}
 		pg.mu.Unlock()
 		return true
 	})
-	return freed
-}
-
-// collectAfterSweep starts a GC cycle if the sweep that just ran made at
-// least half of the heap the last cycle found live unreachable.
-//
-// The shadow lives on the Go heap, and most of what a sweep drops was
-// live when the cycle marked it (state of objects that died in that
-// cycle, single-goroutine state of the previous generation). The heap
-// goal that cycle set, twice the marked heap, then counts shadow that is
-// already garbage: the next cycle comes later, more state of the current
-// generation accumulates meanwhile, and so on, so peak memory grows with
-// the time between cycles rather than with what is really live. A
-// program that makes little garbage of its own (a worker pool writing a
-// large results array element by element) ran this way at about twice the
-// memory it needed. Collecting once more after such a sweep sets the goal
-// from what is really live; the sweep after that cycle finds only the
-// current generation's state, less than half, so it does not cascade. A
-// goal at the runtime's floor (4 MiB with the default GOGC) would not
-// move: no cycle is started then (a pipeline of small records, whose heap
-// stays there, would only collect more often).
-func collectAfterSweep(freed uintptr) {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/heap/goal:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
-		return
-	}
-	const minGoal = 4 << 20
-	live, goal := s[0].Value.Uint64(), s[1].Value.Uint64()
-	if live > 0 && uint64(freed)*2 >= live && goal > minGoal {
-		runtime.GC()
-	}
 }
 
 type hook struct {

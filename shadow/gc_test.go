@@ -129,21 +129,3 @@ func TestAdoptWeakCache(t *testing.T) {
 	runtime.KeepAlive(obj)
 	runtime.KeepAlive(other)
 }
-
-// TestCollectAfterSweep checks the decision to collect after a sweep: a
-// sweep that freed at least half of the live heap starts a cycle, one
-// that freed nothing does not.
-func TestCollectAfterSweep(t *testing.T) {
-	keep := make([]byte, 16<<20) // a heap goal above the runtime's floor
-	runtime.GC()
-	n := ExactGen()
-	collectAfterSweep(0)
-	if g := ExactGen(); g != n {
-		t.Errorf("a sweep that freed nothing started %d cycles", g-n)
-	}
-	collectAfterSweep(1 << 40)
-	if g := ExactGen(); g == n {
-		t.Errorf("a sweep that freed the whole heap started no cycle")
-	}
-	runtime.KeepAlive(keep)
-}
