@@ -318,11 +318,18 @@ func WaitGroupAdd(g *G, wg *sync.WaitGroup, delta int) {
 		wg.Add(delta)
 		return
 	}
+	g.wgIncrement(wg, func() { wg.Add(delta) })
+}
+
+// wgIncrement runs add, which increments wg's counter (Add, Go),
+// serialized with the other increments under wg's clock lock; an
+// increment from zero reads &wg.sema, as in Go's race runtime.
+func (g *G) wgIncrement(wg *sync.WaitGroup, add func()) {
 	v := g.lockSync(addr(wg), true)
 	before, _ := wgCounter(wg)
 	func() {
-		defer v.mu.Unlock() // Add panics on misuse
-		wg.Add(delta)
+		defer v.mu.Unlock() // Add and Go panic on misuse
+		add()
 	}()
 	if before == 0 {
 		g.Read(wgSema(wg), 1, 0)
@@ -378,18 +385,7 @@ func WaitGroupGo(g *G, wg *sync.WaitGroup, f func(), site uint32) {
 		runtime.KeepAlive(wg)
 		return
 	}
-	// wg.Go increments the counter: serialized as WaitGroupAdd's
-	// increments, and one from zero reads &wg.sema.
-	v := g.lockSync(a, true)
-	before, _ := wgCounter(wg)
-	func() {
-		defer v.mu.Unlock() // Go panics on misuse
-		wg.Go(run)
-	}()
-	if before == 0 {
-		g.Read(wgSema(wg), 1, 0)
-	}
-	runtime.KeepAlive(wg)
+	g.wgIncrement(wg, func() { wg.Go(run) })
 }
 
 // OnceDo is o.Do(f): the end of f happens before every Do returns.
