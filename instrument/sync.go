@@ -559,8 +559,9 @@ func (r *fileRewriter) builtinCall(e *ast.CallExpr, name string, args []sub) str
 	return r.spliceNode(e, args...)
 }
 
-// calleeFunc returns the package-level function fun names, or nil.
-func (r *fileRewriter) calleeFunc(fun ast.Expr) *types.Func {
+// namedFunc returns the function or method of a package that fun names
+// (an identifier or a selector), or nil.
+func (r *fileRewriter) namedFunc(fun ast.Expr) *types.Func {
 	var id *ast.Ident
 	switch f := fun.(type) {
 	case *ast.Ident:
@@ -571,26 +572,25 @@ func (r *fileRewriter) calleeFunc(fun ast.Expr) *types.Func {
 		return nil
 	}
 	fn, ok := r.info.Uses[id].(*types.Func)
-	if !ok || fn.Pkg() == nil || fn.Type().(*types.Signature).Recv() != nil {
+	if !ok || fn.Pkg() == nil {
 		return nil
 	}
 	return fn
 }
 
+// calleeFunc returns the package-level function fun names, or nil.
+func (r *fileRewriter) calleeFunc(fun ast.Expr) *types.Func {
+	if fn := r.namedFunc(fun); fn != nil && fn.Type().(*types.Signature).Recv() == nil {
+		return fn
+	}
+	return nil
+}
+
 // asyncCallback reports the callback argument index of a call of one of
 // asyncFuncs.
 func (r *fileRewriter) asyncCallback(fun ast.Expr) (int, bool) {
-	var id *ast.Ident
-	switch f := fun.(type) {
-	case *ast.Ident:
-		id = f
-	case *ast.SelectorExpr:
-		id = f.Sel
-	default:
-		return 0, false
-	}
-	fn, ok := r.info.Uses[id].(*types.Func)
-	if !ok || fn.Pkg() == nil {
+	fn := r.namedFunc(fun)
+	if fn == nil {
 		return 0, false
 	}
 	i, ok := asyncFuncs[fn.Pkg().Path()+"."+fn.Name()]

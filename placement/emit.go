@@ -512,20 +512,7 @@ func (s *simpleFuncs) compute(fn *ssa.Function) bool {
 	if fn.Recover != nil || s.f.ks.Of(fn) != 0 {
 		return false
 	}
-	// Acyclic: every successor comes later in a topological order.
-	state := map[*ssa.BasicBlock]int{}
-	var cyclic func(b *ssa.BasicBlock) bool
-	cyclic = func(b *ssa.BasicBlock) bool {
-		state[b] = 1
-		for _, x := range b.Succs {
-			if state[x] == 1 || state[x] == 0 && cyclic(x) {
-				return true
-			}
-		}
-		state[b] = 2
-		return false
-	}
-	if cyclic(fn.Blocks[0]) {
+	if cyclic(fn) { // a loop may not terminate
 		return false
 	}
 	for _, b := range fn.Blocks {
