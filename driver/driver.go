@@ -110,7 +110,7 @@ func (d *run) do(ctx context.Context) (int, error) {
 	}
 	d.dir = dir
 
-	ge, err := readGoEnv(ctx, d.cfg.GoCmd, d.dir, d.cfg.Env)
+	ge, err := d.cachedGoEnv(ctx)
 	if err != nil {
 		return 1, err
 	}
@@ -159,7 +159,7 @@ func (d *run) do(ctx context.Context) (int, error) {
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
-	pl, lerr, err := d.cachedPlan(ctx, ws, rtDir, ge, patterns)
+	pl, planFile, lerr, err := d.cachedPlan(ctx, ws, rtDir, ge, patterns)
 	if lerr != nil {
 		return d.plain(ctx, lerr)
 	}
@@ -175,15 +175,11 @@ func (d *run) do(ctx context.Context) (int, error) {
 			return 1, err
 		}
 	}
-	files, err := pl.overlay(d.stdCache(ge))
+	overlay, err := d.writePlanOverlay(pl, planFile, ge)
 	if err != nil {
 		return 1, err
 	}
-
-	overlay := filepath.Join(d.tmp, "overlay.json")
-	if err := writeOverlay(overlay, filepath.Join(d.tmp, "files"), files.Replace, files.Add); err != nil {
-		return 1, err
-	}
+	d.logf("overlay %s", overlay)
 
 	if d.inv.Verb == "run" {
 		return d.buildAndRun(ctx, overlay)

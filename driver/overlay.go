@@ -17,19 +17,27 @@ import (
 // replace and add map absolute paths of the user's tree to contents; add
 // names files that do not exist there. The user's tree is never written.
 func writeOverlay(file, filesDir string, replace, add map[string][]byte) error {
+	return writeOverlayAs(file, filesDir, filesDir, replace, add)
+}
+
+// writeOverlayAs is writeOverlay for files that will be read from refDir
+// rather than from filesDir, where they are written: the overlay file names
+// them under refDir. It lets a complete overlay be renamed into place.
+func writeOverlayAs(file, filesDir, refDir string, replace, add map[string][]byte) error {
 	ov := struct{ Replace map[string]string }{Replace: map[string]string{}}
 	write := func(orig string, data []byte) error {
 		if !filepath.IsAbs(orig) {
 			return fmt.Errorf("writing overlay: instrumenter returned relative path %q", orig)
 		}
-		dst := filepath.Join(filesDir, strings.ReplaceAll(orig, ":", ""))
+		rel := strings.ReplaceAll(orig, ":", "")
+		dst := filepath.Join(filesDir, rel)
 		if err := os.MkdirAll(filepath.Dir(dst), 0o777); err != nil {
 			return fmt.Errorf("writing overlay: %w", err)
 		}
 		if err := os.WriteFile(dst, data, 0o666); err != nil {
 			return fmt.Errorf("writing overlay: %w", err)
 		}
-		ov.Replace[orig] = dst
+		ov.Replace[orig] = filepath.Join(refDir, rel)
 		return nil
 	}
 	for _, m := range []map[string][]byte{replace, add} {

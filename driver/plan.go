@@ -36,16 +36,17 @@ type plan struct {
 type stdRef struct{ Path, Dir string }
 
 // cachedPlan returns the plan of the build, from the cache when its inputs
-// are unchanged; otherwise it instruments and caches the result. A
+// are unchanged; otherwise it instruments and caches the result. It also
+// returns the plan's file in the cache ("" if plans are not cached). A
 // *LoadError means the packages do not load.
-func (d *run) cachedPlan(ctx context.Context, ws *workspace, rtDir string, ge *goEnv, patterns []string) (*plan, *LoadError, error) {
+func (d *run) cachedPlan(ctx context.Context, ws *workspace, rtDir string, ge *goEnv, patterns []string) (*plan, string, *LoadError, error) {
 	file := ""
 	if d.cfg.CacheDir != "" {
 		if key, err := d.planKey(ws, ge, patterns); err == nil {
 			file = filepath.Join(d.cfg.CacheDir, "plan", key+".json")
 			if pl := readPlan(file, d.stdCache(ge)); pl != nil {
 				d.logf("reusing the instrumented program (inputs unchanged)")
-				return pl, nil, nil
+				return pl, file, nil, nil
 			}
 		} else {
 			d.logf("no plan cache: %v", err)
@@ -53,16 +54,63 @@ func (d *run) cachedPlan(ctx context.Context, ws *workspace, rtDir string, ge *g
 	}
 	pl, lerr, err := d.makePlan(ctx, ws, rtDir, ge, patterns)
 	if lerr != nil || err != nil {
-		return nil, lerr, err
+		return nil, "", lerr, err
 	}
 	if file != "" {
-		if data, err := json.Marshal(pl); err == nil {
-			if err := writeFileAtomic(file, data); err != nil {
-				d.logf("caching the plan: %v", err)
-			}
+		data, err := json.Marshal(pl)
+		if err == nil {
+			err = writeFileAtomic(file, data)
+		}
+		if err != nil {
+			d.logf("caching the plan: %v", err)
+			file = ""
 		}
 	}
-	return pl, nil, nil
+	return pl, file, nil, nil
+}
+
+// writePlanOverlay writes the overlay of pl and returns the overlay file
+// for the go command's -overlay flag. A cached plan (planFile) keeps its
+// overlay beside it, written once and renamed into place complete, so
+// that a second build of an unchanged program writes nothing and reads
+// nothing back but the overlay file (docs/build.md, "Build cost"). With
+// -work, or without a plan cache, the overlay goes to the temporary
+// directory, where the user can read it.
+func (d *run) writePlanOverlay(pl *plan, planFile string, ge *goEnv) (string, error) {
+	if planFile == "" || d.inv.Work {
+		files, err := pl.overlay(d.stdCache(ge))
+		if err != nil {
+			return "", err
+		}
+		overlay := filepath.Join(d.tmp, "overlay.json")
+		return overlay, writeOverlay(overlay, filepath.Join(d.tmp, "files"), files.Replace, files.Add)
+	}
+	overlay := planOverlay(planFile)
+	dir := filepath.Dir(overlay)
+	if overlayComplete(overlay) {
+		return overlay, nil
+	}
+	os.RemoveAll(dir) // incomplete: something pruned the cache
+	files, err := pl.overlay(d.stdCache(ge))
+	if err != nil {
+		return "", err
+	}
+	part, err := os.MkdirTemp(filepath.Dir(dir), ".partial-")
+	if err != nil {
+		return "", fmt.Errorf("writing overlay: %w", err)
+	}
+	defer os.RemoveAll(part) // after a successful rename, nothing is left
+	if err := writeOverlayAs(filepath.Join(part, "overlay.json"), filepath.Join(part, "files"), filepath.Join(dir, "files"), files.Replace, files.Add); err != nil {
+		return "", err
+	}
+	if err := os.Rename(part, dir); err != nil {
+		// Another build of the same plan got there first: its overlay
+		// is the same.
+		if _, serr := os.Stat(overlay); serr != nil {
+			return "", fmt.Errorf("writing overlay: %w", err)
+		}
+	}
+	return overlay, nil
 }
 
 // makePlan instruments the dependencies (as -deps says) and the main
@@ -158,8 +206,33 @@ func (pl *plan) overlay(stdCache string) (*Files, error) {
 	return files, nil
 }
 
+// planOverlay returns the overlay file of the plan cached in planFile.
+func planOverlay(planFile string) string {
+	return filepath.Join(strings.TrimSuffix(planFile, ".json")+".overlay", "overlay.json")
+}
+
+// overlayComplete reports whether the overlay file exists and every file it
+// names does.
+func overlayComplete(overlay string) bool {
+	data, err := os.ReadFile(overlay)
+	if err != nil {
+		return false
+	}
+	var ov struct{ Replace map[string]string }
+	if json.Unmarshal(data, &ov) != nil {
+		return false
+	}
+	for _, f := range ov.Replace {
+		if _, err := os.Stat(f); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
 // readPlan returns the plan cached in file if everything it refers to is
-// still cached, or nil.
+// still cached, or nil. The standard library's cache matters only while
+// the plan's overlay is not written.
 func readPlan(file, stdCache string) *plan {
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -173,6 +246,9 @@ func readPlan(file, stdCache string) *plan {
 		if _, err := os.Stat(filepath.Join(r.New.Path, "go.mod")); err != nil {
 			return nil
 		}
+	}
+	if overlayComplete(planOverlay(file)) {
+		return &pl
 	}
 	for _, ref := range pl.Std {
 		if e := readStdEntry(stdCache, ref.Path); e == nil || e.Excluded != "" {
