@@ -183,9 +183,18 @@ func dataWord(x any) uintptr {
 	return (*[2]uintptr)(unsafe.Pointer(&x))[1]
 }
 
+// The hooks of Mutex and RWMutex announce the operation themselves, with
+// the goroutine state at hand, and hide it from package sync's own hooks
+// (driver.syncSplices, which order the locks of uninstrumented code) by
+// G.stdOff while they call the method, so that no operation counts twice.
+// None of these methods panics (a bad unlock is a fatal error), so the
+// count always comes back.
+
 // Lock locks m; the lock acquires m's clock.
 func Lock(g *G, m *sync.Mutex) {
+	g.stdOff++
 	m.Lock()
+	g.stdOff--
 	acquireAt(g, m, 0)
 	g.lockRead(unsafe.Pointer(m), unsafe.Sizeof(*m))
 }
@@ -194,12 +203,17 @@ func Lock(g *G, m *sync.Mutex) {
 func Unlock(g *G, m *sync.Mutex) {
 	g.lockRead(unsafe.Pointer(m), unsafe.Sizeof(*m))
 	releaseAt(g, m, 0)
+	g.stdOff++
 	m.Unlock()
+	g.stdOff--
 }
 
 // TryLock tries to lock m and acquires its clock if it succeeds.
 func TryLock(g *G, m *sync.Mutex) bool {
-	if !m.TryLock() {
+	g.stdOff++
+	ok := m.TryLock()
+	g.stdOff--
+	if !ok {
 		return false
 	}
 	acquireAt(g, m, 0)
@@ -213,7 +227,9 @@ func TryLock(g *G, m *sync.Mutex) bool {
 
 // RWLock write-locks m.
 func RWLock(g *G, m *sync.RWMutex) {
+	g.stdOff++
 	m.Lock()
+	g.stdOff--
 	acquireAt(g, m, 0)
 	acquireAt(g, m, 1)
 }
@@ -221,24 +237,33 @@ func RWLock(g *G, m *sync.RWMutex) {
 // RWUnlock write-unlocks m.
 func RWUnlock(g *G, m *sync.RWMutex) {
 	releaseAt(g, m, 0)
+	g.stdOff++
 	m.Unlock()
+	g.stdOff--
 }
 
 // RWRLock read-locks m.
 func RWRLock(g *G, m *sync.RWMutex) {
+	g.stdOff++
 	m.RLock()
+	g.stdOff--
 	acquireAt(g, m, 0)
 }
 
 // RWRUnlock read-unlocks m.
 func RWRUnlock(g *G, m *sync.RWMutex) {
 	releaseAt(g, m, 1)
+	g.stdOff++
 	m.RUnlock()
+	g.stdOff--
 }
 
 // RWTryLock tries to write-lock m.
 func RWTryLock(g *G, m *sync.RWMutex) bool {
-	if !m.TryLock() {
+	g.stdOff++
+	ok := m.TryLock()
+	g.stdOff--
+	if !ok {
 		return false
 	}
 	acquireAt(g, m, 0)
@@ -248,7 +273,10 @@ func RWTryLock(g *G, m *sync.RWMutex) bool {
 
 // RWTryRLock tries to read-lock m.
 func RWTryRLock(g *G, m *sync.RWMutex) bool {
-	if !m.TryRLock() {
+	g.stdOff++
+	ok := m.TryRLock()
+	g.stdOff--
+	if !ok {
 		return false
 	}
 	acquireAt(g, m, 0)

@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -456,5 +458,55 @@ func TestSyncInUninstrumentedCode(t *testing.T) {
 				t.Fatalf("-deps=%s -mode=%s with sched=1: want success, no race; got %v", deps, mode, r)
 			}
 		}
+	}
+}
+
+// TestSyncCountedOnce: a Lock/Unlock pair in user code is announced once,
+// by the user-level hooks, although package sync announces its own
+// operations too (driver.syncSplices): stats=1 counts the synchronization
+// operations of 1,000 pairs of each kind.
+func TestSyncCountedOnce(t *testing.T) {
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/user\n\ngo 1.22\n",
+		"main.go": `package main
+
+import "sync"
+
+var (
+	mu  sync.Mutex
+	rw  sync.RWMutex
+	n   int
+)
+
+func main() {
+	for i := 0; i < 1000; i++ {
+		mu.Lock()
+		n++
+		mu.Unlock()
+		rw.Lock()
+		n++
+		rw.Unlock()
+		rw.RLock()
+		_ = n
+		rw.RUnlock()
+	}
+}
+`,
+	})
+	bin := filepath.Join(t.TempDir(), "user")
+	if r := run(t, dir, nil, bigfootBin, "build", "-mode", "fasttrack", "-o", bin, "."); r.code != 0 {
+		t.Fatalf("bigfoot build: %v", r)
+	}
+	r := run(t, dir, []string{"BIGFOOT_OPTIONS=stats=1"}, bin)
+	m := regexp.MustCompile(` syncs=(\d+)`).FindStringSubmatch(r.stderr)
+	if r.code != 0 || m == nil {
+		t.Fatalf("want success and statistics, got %v", r)
+	}
+	// 7,000 clock operations (RWMutex.Lock acquires two clocks), plus what the runtime's start and exit do.
+	if syncs, _ := strconv.Atoi(m[1]); syncs < 7000 || syncs > 7500 {
+		t.Errorf("syncs=%d for 6,000 lock operations (7,000 clock operations); want each counted once", syncs)
 	}
 }
