@@ -74,7 +74,6 @@ type depModule struct {
 type depsResult struct {
 	replace []replace         // module version => instrumented copy
 	overlay map[string][]byte // instrumented files of dependencies outside the module cache
-	pkgs    []listedPackage   // the packages of the build
 }
 
 // listPackages runs go list -deps on the invocation's patterns in the
@@ -138,15 +137,13 @@ func inDir(path, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// instrumentDeps instruments the dependency modules of the build. ws and rtDir describe the user's
-// workspace and the runtime module; listEnv is an environment whose GOWORK
-// names a workspace of exactly those.
-func (d *run) instrumentDeps(ctx context.Context, ws *workspace, rtDir string, ge *goEnv, listEnv []string, patterns []string) (*depsResult, error) {
-	pkgs, err := d.listPackages(ctx, listEnv, patterns)
-	if err != nil {
-		return nil, err
-	}
-	res := &depsResult{overlay: map[string][]byte{}, pkgs: pkgs}
+// instrumentDeps instruments the dependency modules among pkgs, the
+// packages of the build. ws and rtDir describe the user's workspace and
+// the runtime module. known holds the facts of the packages instrumented
+// so far (the standard library's); instrumentDeps adds the dependencies'.
+func (d *run) instrumentDeps(ctx context.Context, ws *workspace, rtDir string, ge *goEnv, pkgs []listedPackage, known facts) (*depsResult, error) {
+	var err error
+	res := &depsResult{overlay: map[string][]byte{}}
 	mods := dependencyModules(pkgs, ge.GOMODCACHE)
 	if len(mods) == 0 {
 		return res, nil
@@ -182,10 +179,15 @@ func (d *run) instrumentDeps(ctx context.Context, ws *workspace, rtDir string, g
 		}
 		usable = append(usable, m)
 	}
-	if err := d.instrumentModules(ctx, ws, rtDir, usable, res.overlay); err != nil {
+	for _, m := range usable {
+		if !m.local {
+			m.readFacts(known)
+		}
+	}
+	if err := d.instrumentModules(ctx, ws, rtDir, usable, res.overlay, known); err != nil {
 		// The build goes on with the dependencies as they are.
 		d.depNote("dependencies left uninstrumented: %v", err)
-		return &depsResult{overlay: map[string][]byte{}, pkgs: pkgs}, nil
+		return &depsResult{overlay: map[string][]byte{}}, nil
 	}
 	for _, m := range usable {
 		if !m.local {
@@ -322,11 +324,28 @@ func linkTree(src, dst string) error {
 	})
 }
 
-// markerDir holds, in a module copy, one empty file per instrumented package.
+// markerDir holds, in a module copy, one file per instrumented package,
+// whose content is the package's facts (possibly none).
 const markerDir = ".bigfoot"
 
 func markerFile(copyDir, pkg string) string {
 	return filepath.Join(copyDir, markerDir, url.PathEscape(pkg))
+}
+
+// readFacts adds to known the facts of m's packages already instrumented
+// in its copy.
+func (m *depModule) readFacts(known facts) {
+	missing := map[string]bool{}
+	for _, p := range m.missing {
+		missing[p] = true
+	}
+	for _, p := range m.pkgs {
+		if !missing[p] {
+			if data, err := os.ReadFile(markerFile(m.copy, p)); err == nil && len(data) > 0 {
+				known[p] = data
+			}
+		}
+	}
 }
 
 // missingPackages returns the packages of pkgs not yet instrumented in the
@@ -344,7 +363,7 @@ func missingPackages(copyDir string, pkgs []string) []string {
 // instrumentModules runs the instrumenter on the packages of mods not yet
 // instrumented, writes the results into the copies (or, for modules outside
 // the module cache, into overlay) and marks the packages done.
-func (d *run) instrumentModules(ctx context.Context, ws *workspace, rtDir string, mods []*depModule, overlay map[string][]byte) error {
+func (d *run) instrumentModules(ctx context.Context, ws *workspace, rtDir string, mods []*depModule, overlay map[string][]byte, known facts) error {
 	var patterns []string
 	for _, m := range mods {
 		patterns = append(patterns, m.missing...)
@@ -363,12 +382,16 @@ func (d *run) instrumentModules(ctx context.Context, ws *workspace, rtDir string
 		BuildFlags: d.inv.BuildFlags,
 		Env:        setEnv(d.env, "GOWORK", work),
 		Mode:       d.inv.Mode,
+		Facts:      known.list(),
 	})
 	if err != nil {
 		return err
 	}
 	if d.inv.Verbose {
 		d.printNotes(files.Notes)
+	}
+	for p, f := range files.Facts {
+		known[p] = f
 	}
 	for _, set := range []map[string][]byte{files.Replace, files.Add} {
 		for path, data := range set {
@@ -398,7 +421,7 @@ func (d *run) instrumentModules(ctx context.Context, ws *workspace, rtDir string
 			if err := os.MkdirAll(filepath.Dir(f), 0o777); err != nil {
 				return err
 			}
-			if err := os.WriteFile(f, nil, 0o666); err != nil {
+			if err := writeFileAtomic(f, files.Facts[p]); err != nil {
 				return err
 			}
 		}

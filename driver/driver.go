@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -24,6 +25,9 @@ type Request struct {
 	Env        []string // environment of the go command
 	Mode       mode.Mode
 	Std        bool // instrument the standard-library packages Patterns names instead
+	// Facts are opaque facts (effect summaries) of packages instrumented
+	// by earlier requests of the build, for calls into them.
+	Facts [][]byte
 }
 
 // Files are the instrumenter's output.
@@ -31,6 +35,27 @@ type Files struct {
 	Replace map[string][]byte // absolute path of an existing file -> content
 	Add     map[string][]byte // absolute path of a new file -> content
 	Notes   []string          // remarks for the user (files left uninstrumented, ...)
+	Facts   map[string][]byte // import path -> facts of the package, for later requests
+}
+
+// facts maps import paths of instrumented packages to their facts: what
+// the build passes from the instrumenter's runs for the standard library
+// and the dependencies to the later runs, whose packages call into them.
+type facts map[string][]byte
+
+// list returns the facts in import-path order, so that requests, and the
+// instrumented code, do not depend on map order.
+func (f facts) list() [][]byte {
+	paths := make([]string, 0, len(f))
+	for p := range f {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	out := make([][]byte, len(paths))
+	for i, p := range paths {
+		out[i] = f[p]
+	}
+	return out
 }
 
 // A LoadError reports packages that do not load or type-check. The driver

@@ -118,21 +118,27 @@ func (d *run) writePlanOverlay(pl *plan, planFile string, ge *goEnv) (string, er
 func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goEnv, patterns []string) (*plan, *LoadError, error) {
 	pl := &plan{}
 	localDeps := map[string][]byte{}
+	known := facts{} // of the packages instrumented so far, for the later runs
 	if d.inv.Deps != ScopeMain && d.inv.Deps != "" {
-		deps, err := d.instrumentDeps(ctx, ws, rtDir, ge, d.env, patterns)
+		pkgs, err := d.listPackages(ctx, d.env, patterns)
 		if err != nil {
 			return nil, nil, err
 		}
-		pl.Replace = deps.replace
-		localDeps = deps.overlay
+		// The standard library first: the dependencies call into it.
 		if d.inv.Deps == ScopeAll {
-			std, syncDir, err := d.instrumentStd(ctx, deps.pkgs, ge)
+			std, syncDir, err := d.instrumentStd(ctx, pkgs, ge, known)
 			if err != nil {
 				// The build goes on with the standard library as it is.
 				fmt.Fprintf(d.cfg.Stderr, "bigfoot: standard library left uninstrumented: %v\n", err)
 			}
 			pl.Std, pl.SyncDir = std, syncDir
 		}
+		deps, err := d.instrumentDeps(ctx, ws, rtDir, ge, pkgs, known)
+		if err != nil {
+			return nil, nil, err
+		}
+		pl.Replace = deps.replace
+		localDeps = deps.overlay
 	}
 	if pl.SyncDir == "" {
 		pl.SyncDir = d.syncDir(ge)
@@ -145,6 +151,7 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 		BuildFlags: d.inv.BuildFlags,
 		Env:        d.env,
 		Mode:       d.inv.Mode,
+		Facts:      known.list(),
 	})
 	var lerr *LoadError
 	if errors.As(err, &lerr) {

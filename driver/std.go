@@ -65,10 +65,28 @@ func stdExcluded(p listedPackage) string {
 	return ""
 }
 
+// Instruments reports whether a build of scope s instruments a package:
+// one of a main module (mainModule), of a dependency module (module), or
+// of the standard library, named path and importing imports. bigfoot
+// analyze uses it to look into the bodies the build sees through effect
+// summaries. (A dependency module the build cannot copy or replace, which
+// -bfv names, stays uninstrumented; Instruments does not know of those.)
+func (s Scope) Instruments(path string, mainModule, module bool, imports []string) bool {
+	switch {
+	case mainModule:
+		return true
+	case module:
+		return s == ScopeModules || s == ScopeAll
+	default:
+		return s == ScopeAll && stdExcluded(listedPackage{ImportPath: path, Imports: imports}) == ""
+	}
+}
+
 // stdEntry is the cached instrumentation of one standard-library package.
 type stdEntry struct {
 	Excluded string            `json:",omitempty"` // why the package stays as it is
 	Files    map[string][]byte `json:",omitempty"` // base name -> content, the shim included
+	Facts    []byte            `json:",omitempty"` // the package's facts (Files.Facts)
 }
 
 // stdShimName is the file the shim is added as, in the package's directory.
@@ -86,7 +104,9 @@ func (d *run) stdCache(ge *goEnv) string {
 // instrumentStd instruments the standard-library packages among pkgs that
 // are not yet in the cache and returns the instrumented ones, and sync's
 // directory if sync is to get its hooks (spliceSync).
-func (d *run) instrumentStd(ctx context.Context, pkgs []listedPackage, ge *goEnv) ([]stdRef, string, error) {
+//
+// known receives the facts of the build's standard-library packages.
+func (d *run) instrumentStd(ctx context.Context, pkgs []listedPackage, ge *goEnv, known facts) ([]stdRef, string, error) {
 	cache := d.stdCache(ge)
 	if cache == "" {
 		// The plan refers to the rewritten packages by their cache.
@@ -109,6 +129,9 @@ func (d *run) instrumentStd(ctx context.Context, pkgs []listedPackage, ge *goEnv
 		}
 		if e := readStdEntry(cache, p.ImportPath); e != nil {
 			entries[p.ImportPath] = e
+			if len(e.Facts) > 0 {
+				known[p.ImportPath] = e.Facts
+			}
 			continue
 		}
 		missing = append(missing, p.ImportPath)
@@ -123,6 +146,7 @@ func (d *run) instrumentStd(ctx context.Context, pkgs []listedPackage, ge *goEnv
 			Env:        d.env,
 			Mode:       d.inv.Mode,
 			Std:        true,
+			Facts:      known.list(),
 		})
 		if err != nil {
 			return nil, "", fmt.Errorf("instrumenting the standard library: %w", err)
@@ -132,6 +156,9 @@ func (d *run) instrumentStd(ctx context.Context, pkgs []listedPackage, ge *goEnv
 		}
 		for path, e := range stdEntries(missing, dirs, files) {
 			entries[path] = e
+			if len(e.Facts) > 0 {
+				known[path] = e.Facts
+			}
 			if err := writeStdEntry(cache, path, e); err != nil {
 				return nil, "", err
 			}
@@ -318,6 +345,11 @@ func stdEntries(pkgs []string, dirs map[string]string, files *Files) map[string]
 			}
 		}
 		e.Files[stdShimName] = stdShimFor(name, used[p])
+	}
+	// Facts describe what the package's functions do, not how they are
+	// instrumented: an excluded package's facts hold too.
+	for p, e := range out {
+		e.Facts = files.Facts[p]
 	}
 	return out
 }

@@ -47,6 +47,10 @@ type Config struct {
 	// package-local hooks (docs/build.md), since a standard-library
 	// package cannot import a module.
 	Std bool
+	// Facts are the effect summaries of packages instrumented by earlier
+	// runs (Result.Facts of the standard library's and the dependencies'
+	// runs), for calls into them from the packages of this run.
+	Facts [][]byte
 }
 
 // Result is the instrumented program as an overlay.
@@ -54,6 +58,10 @@ type Result struct {
 	Replace map[string][]byte // absolute path of an existing source file -> instrumented content
 	Add     map[string][]byte // absolute path of a NEW file in an existing package dir -> content
 	Notes   []string          // human-readable notes: files left uninstrumented and why, fallbacks
+	// Facts maps the import path of each package this run summarized
+	// (modes with plans, test variants left out) to its effect
+	// summaries, encoded for Config.Facts of the runs that import it.
+	Facts map[string][]byte
 }
 
 // LoadError is returned when packages do not load or type-check (other than
@@ -87,7 +95,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// The verifier checks that every announced access is covered by a
 	// check: the static safe class, never checked by design, is
 	// announced only for counting.
-	return instrumentPackages(pkgs, cfg.Mode, recording{elided: count || verify, safe: count && !verify}, cfg.Std), nil
+	imported, err := decodeFacts(cfg.Facts)
+	if err != nil {
+		return nil, err
+	}
+	return instrumentPackages(pkgs, cfg.Mode, recording{elided: count || verify, safe: count && !verify}, cfg.Std, imported), nil
 }
 
 // hasBuildTag reports whether the build flags set the build tag.

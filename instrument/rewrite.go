@@ -17,6 +17,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 
 	"github.com/bigfoot-go/bigfoot/mode"
+	"github.com/bigfoot-go/bigfoot/placement"
 )
 
 // instrumentPackages rewrites the files of pkgs (test variants first) and
@@ -32,15 +33,17 @@ type recording struct {
 
 // instrumentPackages rewrites pkgs in mode m. std says they are
 // standard-library packages, compiled against package-local hook shims
-// (the driver's stdshim.go) instead of the runtime package.
-func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording, std bool) *Result {
+// (the driver's stdshim.go) instead of the runtime package. imported are
+// the summaries of functions of packages instrumented by earlier runs.
+func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording, std bool, imported placement.FuncSummaries) *Result {
 	res := &Result{Replace: map[string][]byte{}, Add: map[string][]byte{}}
 	done := map[string]bool{}
 	helpers := map[string]bool{} // dir + package name
 	testMains := map[string]*testMainInfo{}
 	var sums *summaries
 	if m.Plans() {
-		sums = summarize(pkgs)
+		sums = summarize(pkgs, imported)
+		res.Facts = sums.encodeExports()
 	}
 	for _, pkg := range pkgs {
 		instrumentPackage(pkg, m, rec, std, res, done, helpers, testMains, sums)

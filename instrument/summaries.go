@@ -19,15 +19,19 @@ import (
 // the packages it imports; the kill sets of every package then know, for
 // a call into another package of the build, whether it may synchronize,
 // panic or fail to return. A package that does not build into SSA exports
-// nothing: calls into it stay unknown, as do calls into packages this run
-// does not instrument (other modules, the standard library except the
-// kill sets' own tables).
+// nothing: calls into it stay unknown. Packages instrumented by earlier
+// runs of the same build (the standard library's, the dependencies') pass
+// their summaries in as facts (Config.Facts, Result.Facts: facts.go);
+// calls into packages that no run summarized (the standard library's
+// uninstrumented packages, a dependency left as it is) stay unknown but
+// for the kill sets' own tables.
 
 // summaries holds the run's summary table and the SSA it built, which
 // instrumentPackage reuses.
 type summaries struct {
-	tab   placement.FuncSummaries
-	built map[*packages.Package]builtSSA
+	tab     placement.FuncSummaries
+	built   map[*packages.Package]builtSSA
+	exports map[string]placement.FuncSummaries // import path -> its own summaries
 }
 
 type builtSSA struct {
@@ -37,9 +41,13 @@ type builtSSA struct {
 	err  error
 }
 
-// summarize computes the summaries of pkgs, dependencies first.
-func summarize(pkgs []*packages.Package) *summaries {
-	s := &summaries{tab: placement.FuncSummaries{}, built: map[*packages.Package]builtSSA{}}
+// summarize computes the summaries of pkgs, dependencies first, with the
+// imported summaries of packages instrumented by earlier runs.
+func summarize(pkgs []*packages.Package, imported placement.FuncSummaries) *summaries {
+	s := &summaries{tab: placement.FuncSummaries{}, built: map[*packages.Package]builtSSA{}, exports: map[string]placement.FuncSummaries{}}
+	for k, v := range imported {
+		s.tab[k] = v
+	}
 	for _, pkg := range importOrder(pkgs) {
 		heap, prog, spkg, err := buildSSA(pkg)
 		s.built[pkg] = builtSSA{heap, prog, spkg, err}
@@ -49,7 +57,11 @@ func summarize(pkgs []*packages.Package) *summaries {
 		func() {
 			defer func() { recover() }() // no summaries: calls into pkg stay unknown
 			ks := placement.NewKillSetsWith(prog, placement.KillSetOptions{Summaries: s.tab})
-			for k, v := range ks.Export(spkg) {
+			exp := ks.Export(spkg)
+			if pkg.ID == pkg.PkgPath { // not a test variant
+				s.exports[pkg.PkgPath] = exp
+			}
+			for k, v := range exp {
 				if old, ok := s.tab[k]; ok {
 					// A package and its test variant summarize the
 					// same function: keep what both allow.

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/ssa/ssautil"
 
+	"github.com/bigfoot-go/bigfoot/driver"
 	"github.com/bigfoot-go/bigfoot/placement"
 )
 
@@ -40,6 +42,9 @@ stand-in for how often it runs) and the analysis time.
 	-test        include _test.go files
 	-tags list   build tags, as for go build
 	-func s      show only functions whose name contains s
+	-deps scope  the packages whose bodies calls are judged by, as the build
+	             of that -deps scope instruments them (main, modules, all;
+	             default all)
 `
 
 // analyzeMain runs the analyze command.
@@ -52,6 +57,7 @@ func analyzeMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	tests := fs.Bool("test", false, "")
 	tags := fs.String("tags", "", "")
 	only := fs.String("func", "", "")
+	deps := fs.String("deps", string(driver.DefaultScope), "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -62,7 +68,12 @@ func analyzeMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
-	res, err := analyzePackages(ctx, patterns, *tests, *tags)
+	scope := driver.Scope(*deps)
+	if !slices.Contains(driver.Scopes, scope) {
+		fmt.Fprintf(stderr, "bigfoot analyze: -deps=%s: want one of %v\n", *deps, driver.Scopes)
+		return 2
+	}
+	res, err := analyzePackages(ctx, patterns, *tests, *tags, scope)
 	if err != nil {
 		fmt.Fprintf(stderr, "bigfoot analyze: %v\n", err)
 		return 1
@@ -102,9 +113,9 @@ type pkgResult struct {
 
 // analyzePackages loads the packages, builds SSA for the whole program,
 // and analyzes the packages of the main module, with kill sets that look
-// into the bodies of the main module's packages only, as the build's
-// effect summaries do (docs/placement.md, "Effect summaries").
-func analyzePackages(ctx context.Context, patterns []string, tests bool, tags string) (*analysisResult, error) {
+// into the bodies of the packages a build of scope instruments only, as
+// the build's effect summaries do (docs/placement.md, "Effect summaries").
+func analyzePackages(ctx context.Context, patterns []string, tests bool, tags string, scope driver.Scope) (*analysisResult, error) {
 	cfg := &packages.Config{Context: ctx, Mode: packages.LoadAllSyntax | packages.NeedModule, Tests: tests}
 	if tags != "" {
 		cfg.BuildFlags = []string{"-tags=" + tags}
@@ -125,13 +136,20 @@ func analyzePackages(ctx context.Context, patterns []string, tests bool, tags st
 	prog, ssapkgs := ssautil.AllPackages(pkgs, ssa.InstantiateGenerics)
 	prog.Build()
 	// The kill sets look into the bodies of the packages the build
-	// instruments (the main module's) and nowhere else: the build sees
-	// the other packages only through the kill sets' tables and the
-	// effect summaries of the instrumented ones, and the report must
-	// describe the binary.
+	// instruments (as -deps says) and nowhere else: the build sees the
+	// other packages only through the kill sets' tables and the effect
+	// summaries of the instrumented ones, and the report must describe
+	// the binary.
 	instrumented := map[*types.Package]bool{}
 	packages.Visit(pkgs, nil, func(p *packages.Package) {
-		if p.Module != nil && p.Module.Main && p.Types != nil {
+		if p.Types == nil {
+			return
+		}
+		imports := make([]string, 0, len(p.Imports))
+		for path := range p.Imports {
+			imports = append(imports, path)
+		}
+		if scope.Instruments(p.PkgPath, p.Module != nil && p.Module.Main, p.Module != nil, imports) {
 			instrumented[p.Types] = true
 		}
 	})

@@ -510,3 +510,72 @@ func main() {
 		t.Errorf("syncs=%d for 6,000 lock operations (7,000 clock operations); want each counted once", syncs)
 	}
 }
+
+// TestStdFacts: the effect summaries of the instrumented standard library
+// reach the main module's run. A loop whose body calls utf8.RuneLen, which
+// neither synchronizes nor panics, gets a static range for a[i] under the
+// default -deps=all; with -deps=main the call is unknown and a[i] keeps a
+// per-iteration footprint record.
+func TestStdFacts(t *testing.T) {
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/user\n\ngo 1.22\n",
+		"main.go": `package main
+
+import (
+	"fmt"
+	"sync"
+	"unicode/utf8"
+)
+
+func main() {
+	a := make([]int, 1024)
+	for i := range a {
+		a[i] = i
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s := 0
+		for i := 0; i < len(a); i++ {
+			s += a[i] * utf8.RuneLen(rune(i))
+		}
+		fmt.Println(s)
+	}()
+	wg.Wait()
+}
+`,
+	})
+	emitted := func(deps string) string {
+		t.Helper()
+		r := run(t, dir, nil, bigfootBin, "build", "-work", "-deps="+deps, "-o", filepath.Join(t.TempDir(), "user"), ".")
+		if r.code != 0 {
+			t.Fatalf("-deps=%s: bigfoot build: %v", deps, r)
+		}
+		m := regexp.MustCompile(`BIGFOOT_WORK=(\S+)`).FindStringSubmatch(r.stderr)
+		if m == nil {
+			t.Fatalf("-deps=%s: no BIGFOOT_WORK line: %v", deps, r)
+		}
+		t.Cleanup(func() { os.RemoveAll(m[1]) })
+		src, err := os.ReadFile(filepath.Join(m[1], "files", strings.ReplaceAll(filepath.Join(dir, "main.go"), ":", "")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(src), "\n") {
+			if strings.Contains(line, "utf8.RuneLen") {
+				return line
+			}
+		}
+		t.Fatalf("-deps=%s: no line calls utf8.RuneLen:\n%s", deps, src)
+		return ""
+	}
+	if line := emitted("all"); strings.Contains(line, "&a[i]") {
+		t.Errorf("-deps=all: a[i] is checked in the loop, want a static range: %s", line)
+	}
+	if line := emitted("main"); !strings.Contains(line, "&a[i]") {
+		t.Errorf("-deps=main: want a per-iteration record of a[i] (the call is unknown): %s", line)
+	}
+}

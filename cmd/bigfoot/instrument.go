@@ -18,6 +18,7 @@ func instrumentFiles(ctx context.Context, req driver.Request) (*driver.Files, er
 		Env:        req.Env,
 		Mode:       req.Mode,
 		Std:        req.Std,
+		Facts:      req.Facts,
 	})
 	var lerr *instrument.LoadError
 	if errors.As(err, &lerr) {
@@ -26,5 +27,5 @@ func instrumentFiles(ctx context.Context, req driver.Request) (*driver.Files, er
 	if err != nil {
 		return nil, err
 	}
-	return &driver.Files{Replace: res.Replace, Add: res.Add, Notes: res.Notes}, nil
+	return &driver.Files{Replace: res.Replace, Add: res.Add, Notes: res.Notes, Facts: res.Facts}, nil
 }
