@@ -360,7 +360,7 @@ func (f *Footprint) repeat() bool {
 	if f.side != nil && f.side.count > 0 {
 		f.side.commit(f)
 	}
-	if f.base != nil {
+	if f.base != 0 {
 		return false
 	}
 	f.reps = 0
@@ -480,7 +480,7 @@ func (f *Footprint) commitAll() {
 
 // commit checks the pending range, if any, and empties it.
 func (f *Footprint) commit() {
-	if f.base != nil {
+	if f.base != 0 {
 		f.loadRange()
 	}
 	f.checkDone()

@@ -2,7 +2,11 @@
 
 package detector
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/bigfoot-go/bigfoot/shadow"
+)
 
 // Static loop ranges.
 //
@@ -36,9 +40,15 @@ type Range struct {
 	// Next is the index after the last element accessed (first when none
 	// is), stored by the emitted loop after each access.
 	Next  int
-	first int            // index of the first element not yet checked
+	first int // index of the first element not yet checked
+	// hold, for an ascending range reopened inside its pending part, is
+	// the end of what earlier executions of the loop accessed: the
+	// elements pending are [first, max(Next, hold)).
+	hold  int
 	step  int            // index distance between elements (nonzero)
-	base  unsafe.Pointer // element 0 of the array (nil: no range open)
+	base  uintptr        // address of element 0 of the array (0: no range open)
+	obj   unsafe.Pointer // the heap object holding the array, kept alive; nil if none
+	stack bool           // the array is on the goroutine's stack: never checked
 	elem  uintptr        // element size
 	off   uintptr        // offset of the accessed field in an element
 	size  uintptr        // size of the accessed field
@@ -51,19 +61,53 @@ type Range struct {
 // statement. A range already open on f is committed first. step is c
 // times the induction variable's step.
 func OpenRange[T any](f *Footprint, s []T, lo, c, d, step int, off, size uintptr) int {
+	return OpenRangeAt(f, unsafe.Pointer(unsafe.SliceData(s)), unsafe.Sizeof(*new(T)), lo, c, d, step, off, size)
+}
+
+// OpenRangeAt is OpenRange over the elements of size elem that follow
+// base, the address of element 0 (nil if there is none: no range opens).
+// A range that starts where the open one ends, with the same layout,
+// extends it instead of committing it.
+// The emitted code uses it for elements of nested fixed arrays, counted
+// flat from the first (b[k][j] of b *[N][N]T is element k*N+j of b).
+func OpenRangeAt(f *Footprint, base unsafe.Pointer, elem uintptr, lo, c, d, step int, off, size uintptr) int {
 	if f.direct {
 		// The footprint stack is full: nothing would commit the range,
 		// so the elements are checked now, as they are announced.
 		f.Range = Range{}
 		return lo
 	}
-	f.commit()
 	if size == 0 {
-		size = unsafe.Sizeof(*new(T))
+		size = elem
 	}
 	first := c*lo + d
-	f.Range = Range{Next: first, first: first, step: step, base: unsafe.Pointer(unsafe.SliceData(s)),
-		elem: unsafe.Sizeof(*new(T)), off: off, size: size}
+	a := uintptr(base)
+	if r := &f.Range; r.base == a && a != 0 && step > 0 && r.step == step && r.elem == elem && r.off == off && r.size == size &&
+		first >= r.first && first <= max(r.Next, r.hold) {
+		// The loop continues the pending range where its last
+		// execution left it (the rows of a matrix in a nest of loops,
+		// a[i][k] over i and k) or runs over part of it again (b[k][j]
+		// over k and j, for every i): the union is contiguous, and one
+		// check of it at the commit covers every execution.
+		r.hold = max(r.Next, r.hold)
+		r.Next = first
+		return lo
+	}
+	f.commit()
+	f.Range = Range{Next: first, first: first, step: step, base: a, elem: elem, off: off, size: size}
+	if a != 0 {
+		// The address, not the pointer, goes into the footprint: a
+		// stored pointer would make every array the loop runs over
+		// escape to the heap (a parameter's, its callers'). The heap
+		// object is found and kept alive instead, as begin does for
+		// F; a stack array (which the stack can move) is never
+		// checked, being the goroutine's own.
+		if objBase, _, heap := shadow.ObjectBounds(a); heap {
+			f.Range.obj = shadow.PtrOf(objBase)
+		} else {
+			f.Range.stack = onStack(f.g, base)
+		}
+	}
 	f.g.fp.dirty = true
 	return lo
 }
@@ -75,17 +119,21 @@ func OpenRange[T any](f *Footprint, s []T, lo, c, d, step int, off, size uintptr
 func (f *Footprint) loadRange() {
 	r := &f.Range
 	f.g.fp.dirty = true
-	n := (r.Next - r.first) / r.step
-	if n <= 0 || r.base == nil || f.count() != 0 {
+	next := r.Next
+	if r.step > 0 && r.hold > next {
+		next = r.hold
+	}
+	n := (next - r.first) / r.step
+	if n <= 0 || r.base == 0 || f.count() != 0 {
 		return
 	}
 	// The range lies in one object, the array: r.base keeps it alive
 	// and nothing may extend the loaded range dynamically (end = next).
 	step := uintptr(r.step) * r.elem // two's complement when descending
-	f.start = uintptr(unsafe.Add(r.base, uintptr(r.first)*r.elem+r.off))
-	f.obj, f.stack = r.base, onStack(f.g, r.base)
+	f.start = r.base + uintptr(r.first)*r.elem + r.off
+	f.obj, f.stack = r.obj, r.stack
 	f.size, f.step = r.size, step
 	f.next = f.start + uintptr(n)*step
 	f.end, f.cur = f.next, 0
-	r.first = r.Next
+	r.first, r.hold = next, 0
 }

@@ -40,7 +40,7 @@ func TestRangeExtent(t *testing.T) {
 			t.Errorf("after Next=24: start %d n %d, want 20 2", s, n)
 		}
 		g.PopFootprints(f)
-		if f.base != nil {
+		if f.base != 0 {
 			t.Error("a popped footprint keeps its range's array")
 		}
 	})

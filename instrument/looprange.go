@@ -90,6 +90,12 @@ type rangeSite struct {
 	merged bool
 	step1  int64
 	nextAt map[int]string
+	// Set for a flattened site (flatSiteOf): the address of the operand's
+	// first element, an unsafe.Pointer expression evaluated once before
+	// the loop without dereferencing anything, and the size of the
+	// innermost element; c, d and the index then count innermost
+	// elements from it.
+	ptr, elem string
 }
 
 // planLoop returns the static ranges of the for loop s, or nil (with a
@@ -656,14 +662,20 @@ func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr
 	}
 	id, ok := ast.Unparen(ix.X).(*ast.Ident)
 	if !ok {
-		return nil
+		return r.flatSiteOf(body, lp, ix, fields, write, bodyCalls)
 	}
 	v := r.varOf(id)
 	if v == nil {
 		return nil
 	}
 	sl, ok := coreType(v.Type()).(*types.Slice)
-	if !ok || mentionsTypeParam(sl.Elem(), map[types.Type]bool{}) {
+	if !ok {
+		if _, ok := coreType(v.Type()).(*types.Pointer); ok {
+			return r.flatSiteOf(body, lp, ix, fields, write, bodyCalls)
+		}
+		return nil
+	}
+	if mentionsTypeParam(sl.Elem(), map[types.Type]bool{}) {
 		return nil
 	}
 	if r.assignedIn(body, v) || declaresName(body, id.Name) || r.sharedVar(v) && bodyCalls {
@@ -904,7 +916,7 @@ func (r *fileRewriter) rangeBody(body *ast.BlockStmt, lp *loopPlan) (sub, []*ran
 	for _, rs := range lp.order {
 		if rs.fp != "" {
 			opened = append(opened, rs)
-			if rs.off != "0" {
+			if rs.off != "0" || rs.ptr != "" {
 				r.usesUnsafe = true
 			}
 		}
@@ -937,6 +949,9 @@ func (r *fileRewriter) openRange(rs *rangeSite, lo string, step int64) string {
 	st := rs.c * step
 	if rs.merged {
 		st = rs.step1
+	}
+	if rs.ptr != "" {
+		return fmt.Sprintf("__bf.OpenRangeAt(%s, %s, %s, %s, %d, %s, %d, %s, %s)", rs.fp, rs.ptr, rs.elem, lo, rs.c, rs.d, st, rs.off, rs.size)
 	}
 	return fmt.Sprintf("__bf.OpenRange(%s, %s, %s, %d, %s, %d, %s, %s)", rs.fp, rs.operand, lo, rs.c, rs.d, st, rs.off, rs.size)
 }
@@ -973,4 +988,112 @@ func (r *fileRewriter) rangeIndices(s *ast.RangeStmt, lp *loopPlan) stmtOut {
 		pre.WriteString(r.openRange(rs, "0", 1) + "; ")
 	}
 	return stmtOut{pre: pre.String(), text: r.spliceNode(s, subOf(s.X, x), body)}
+}
+
+// flatSiteOf returns the static range of an element access through fixed
+// arrays, ix = X[i1][i2]…[in] (n ≥ 1) whose levels after the first index
+// arrays, or nil. X is a variable holding a slice or a pointer to an
+// array (not an array variable: &X would move it to the heap); fields
+// are the field selections applied to the element, outermost last. The access
+// is the element at the flat index ((i1·L2 + i2)·L3 + …)·… + in of the
+// innermost element type, counted from X's first element (Lk the length
+// of level k), which is affine in the induction variable when each ik is:
+// b[k][j] of b *[N][N]T in a loop over j is the range b[k·N+lo…].
+func (r *fileRewriter) flatSiteOf(body *ast.BlockStmt, lp *loopPlan, ix *ast.IndexExpr, fields []*ast.SelectorExpr, write, bodyCalls bool) *rangeSite {
+	var idx []ast.Expr // i1 … in
+	x := ast.Expr(ix)
+	for {
+		e, ok := ast.Unparen(x).(*ast.IndexExpr)
+		if !ok {
+			break
+		}
+		idx = append([]ast.Expr{e.Index}, idx...)
+		x = e.X
+	}
+	id, ok := ast.Unparen(x).(*ast.Ident)
+	if !ok {
+		return nil
+	}
+	v := r.varOf(id)
+	if v == nil || r.assignedIn(body, v) || declaresName(body, id.Name) || r.sharedVar(v) && bodyCalls {
+		return nil
+	}
+	// The levels: the first indexes X's slice or array, every later one
+	// an array.
+	var ptr string
+	t := coreType(v.Type())
+	switch u := t.(type) {
+	case *types.Slice:
+		ptr, t = "__bfu.Pointer(__bfu.SliceData("+id.Name+"))", u.Elem()
+	case *types.Pointer:
+		a, ok := coreType(u.Elem()).(*types.Array)
+		if !ok {
+			return nil
+		}
+		ptr, t = "__bfu.Pointer("+id.Name+")", a.Elem()
+	default:
+		return nil
+	}
+	lens := make([]int64, len(idx)) // lens[k]: length of level k (k ≥ 1)
+	for k := 1; k < len(idx); k++ {
+		a, ok := coreType(t).(*types.Array)
+		if !ok {
+			return nil
+		}
+		lens[k], t = a.Len(), a.Elem()
+	}
+	if mentionsTypeParam(t, map[types.Type]bool{}) {
+		return nil
+	}
+	var c int64
+	var flat, d []string
+	stride := int64(1)
+	for k := len(idx) - 1; k >= 0; k-- {
+		ck, ok := r.affine(idx[k], lp.iv, body)
+		if !ok {
+			return nil
+		}
+		c += ck * stride
+		if stride == 1 {
+			flat = append(flat, "("+r.text(idx[k])+")")
+			d = append(d, r.substIV(idx[k], lp.iv))
+		} else {
+			flat = append(flat, fmt.Sprintf("(%s)*%d", r.text(idx[k]), stride))
+			d = append(d, fmt.Sprintf("%s*%d", r.substIV(idx[k], lp.iv), stride))
+		}
+		if k > 0 {
+			stride *= lens[k]
+		}
+	}
+	if c == 0 {
+		return nil
+	}
+	zero := id.Name + strings.Repeat("[0]", len(idx))
+	rs := &rangeSite{
+		operand: id.Name, c: c, index: strings.Join(flat, "+"), d: "(" + strings.Join(d, "+") + ")",
+		off: "0", size: "0", write: write, pos: ix.Pos(), stmts: map[int]bool{},
+		ptr: ptr, elem: "__bfu.Sizeof(" + zero + ")",
+	}
+	if len(d) == 1 {
+		rs.d = d[0]
+	}
+	// Sites that differ only in the innermost index's constant may
+	// coalesce (stride 1 there).
+	last, delta := r.splitConst(idx[len(idx)-1])
+	rs.base = strings.Join(strings.Fields(strings.Join(flat[1:], "+")), "") + "|" + last
+	rs.delta = delta
+	if last == "" {
+		rs.base, rs.delta = "", 0
+	}
+	if len(fields) > 0 {
+		base := zero
+		var offs []string
+		for i := len(fields) - 1; i >= 0; i-- {
+			base += "." + fields[i].Sel.Name
+			offs = append(offs, "__bfu.Offsetof("+base+")")
+		}
+		rs.off = strings.Join(offs, "+")
+		rs.size = "__bfu.Sizeof(" + base + ")"
+	}
+	return rs
 }

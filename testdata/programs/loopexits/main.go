@@ -68,6 +68,30 @@ outer:
 	return s
 }
 
+// A grid is a matrix of fixed size, reached through a pointer.
+type grid [6][5]int
+
+// gridSum sums the rows of g through a pointer to nested arrays, leaving
+// the inner loop by break and by a continue of the outer one, and reads
+// row 0 again for each row: the range of g[0][j] is reopened inside its
+// pending part, the range of g[i][j] continues where the last row ended.
+func gridSum(g *grid) int {
+	s := 0
+outer:
+	for i := 0; i < len(g); i++ {
+		for j := 0; j < len(g[i]); j++ {
+			s += g[i][j] + g[0][j]
+			if g[i][j] == 7 {
+				continue outer
+			}
+			if g[i][j] == 9 {
+				break outer
+			}
+		}
+	}
+	return s
+}
+
 func square(i int) int { return i * i }
 
 func squares(a []int) {
@@ -151,4 +175,24 @@ func main() {
 	}
 	wg.Wait()
 	fmt.Println("particles", ps[39].x)
+
+	gp := new(grid)
+	for i := range gp {
+		for j := range gp[i] {
+			gp[i][j] = i + j
+		}
+	}
+	gp[2][3], gp[5][0] = 7, 9
+	for k := 0; k < 2; k++ {
+		wg.Add(1)
+		go func(k int) {
+			defer wg.Done()
+			s := gridSum(gp)
+			mu.Lock()
+			results[4+k] = s
+			mu.Unlock()
+		}(k)
+	}
+	wg.Wait()
+	fmt.Println("grid", results[4:6])
 }
