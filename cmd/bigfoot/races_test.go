@@ -174,28 +174,62 @@ func timesAway(s string) string {
 	return regexp.MustCompile(`\(\d+\.\d+s\)`).ReplaceAllString(s, "")
 }
 
-// TestCgoNote builds testdata/cgo, whose only file imports "C" and races on
-// a package-level variable: go -race reports the race; bigfoot leaves the
-// file uninstrumented (its syntax reaches the type checker only as cgo's
-// output) and must say so, naming the file, in every mode.
-func TestCgoNote(t *testing.T) {
+// cgoRuns is how many times each cgo program runs per tool.
+const cgoRuns = 20
+
+// TestCgoRaces builds testdata/cgo, whose only file imports "C" and races
+// on a package-level variable (issue 13, item 7), and testdata/cgosync,
+// whose programs synchronize through C (detector/cgo.go), with go -race
+// and with bigfoot in every mode. Each program runs cgoRuns times per
+// tool: a racy program must be reported in every run, by go -race and by
+// bigfoot, and a race-free one never; no mode may leave a cgo file
+// uninstrumented.
+func TestCgoRaces(t *testing.T) {
 	if bigfootBin == "" {
 		t.Skip("end-to-end test; skipped with -short")
 	}
 	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Skip("no C compiler")
 	}
-	dir, _ := filepath.Abs("../../testdata/cgo")
-	bins := t.TempDir()
-	bin := filepath.Join(bins, "race")
-	buildBinary(t, dir, "race", bin)
-	if got, r := raceRuns(t, bin, 3); got != 3 {
-		t.Errorf("go -race: a race in %d of 3 runs, want every run; a run:\n%v", got, r)
+	programs := []struct {
+		dir, arg string
+		race     bool
+	}{
+		{"cgo", "", true},
+		{"cgosync", "notify", false},
+		{"cgosync", "callback", false},
+		{"cgosync", "callbackrace", true},
 	}
-	for _, mode := range modes {
-		r := bigfootCmd(t, dir, "build", "-mode="+mode, "-bfv", "-o", filepath.Join(bins, mode), ".")
-		if r.code != 0 || !strings.Contains(r.stderr, `main.go: uses cgo (import "C"): left uninstrumented`) {
-			t.Errorf("%s: no note naming the cgo file: %v", mode, r)
+	bins := t.TempDir()
+	for _, dir := range []string{"cgo", "cgosync"} {
+		src, _ := filepath.Abs("../../testdata/" + dir)
+		for _, tool := range tools {
+			if tool == "race" {
+				buildBinary(t, src, tool, filepath.Join(bins, dir+"-"+tool))
+				continue
+			}
+			r := bigfootCmd(t, src, "build", "-mode="+tool, "-bfv", "-o", filepath.Join(bins, dir+"-"+tool), ".")
+			if r.code != 0 {
+				t.Fatalf("building %s with %s: %v", dir, tool, r)
+			}
+			if strings.Contains(r.stderr, "uses cgo") {
+				t.Errorf("%s, %s: a cgo file left uninstrumented:\n%s", dir, tool, r.stderr)
+			}
+		}
+	}
+	for _, p := range programs {
+		var args []string
+		if p.arg != "" {
+			args = []string{p.arg}
+		}
+		want := 0
+		if p.race {
+			want = cgoRuns
+		}
+		for _, tool := range tools {
+			if got, r := raceRuns(t, filepath.Join(bins, p.dir+"-"+tool), cgoRuns, args...); got != want {
+				t.Errorf("%s %s under %s: a race in %d of %d runs, want %d; a run:\n%v", p.dir, p.arg, tool, got, cgoRuns, want, r)
+			}
 		}
 	}
 }
