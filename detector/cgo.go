@@ -34,21 +34,24 @@ func CgoPre(g *G) *G {
 	return g
 }
 
-// CgoArgSync releases into and acquires from the C sync object before a C
-// call whose result CgoRet cannot wrap (the two-result form r, err :=
-// C.f(x), whose context cgo must see): it wraps the last argument.
-func CgoArgSync[T any](g *G, v T) T {
-	cgoSync.release(g)
-	cgoSync.acquire(g)
-	return v
-}
-
 // CgoRet acquires from the C sync object after a C call and returns the
 // call's result: CgoRet(g, C.f(CgoArg(g, x))).
 func CgoRet[T any](g *G, v T) T {
 	cgoSync.acquire(g)
 	return v
 }
+
+// CgoRelease releases into the C sync object: it precedes a C call run by
+// a go or defer statement, whose arguments were evaluated earlier, or a
+// statement whose C call has no argument CgoArg can wrap.
+func CgoRelease(g *G) { cgoSync.release(g) }
+
+// CgoAcquire acquires from the C sync object after a C call that CgoRet
+// cannot wrap: a void call whose pointer arguments cgo checks (cgo makes
+// it a function literal without a result), the two-result form r, err :=
+// C.f(x), or a call run by a go or defer statement. CgoRelease precedes
+// such a call when no argument can carry CgoArg.
+func CgoAcquire(g *G) { cgoSync.acquire(g) }
 
 // CgoCallback is called at the entry of a Go function exported to C: it
 // acquires from the C sync object, as Go's runtime does when C calls into

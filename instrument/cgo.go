@@ -2,6 +2,7 @@ package instrument
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 	"strings"
 )
@@ -41,9 +42,7 @@ func (r *fileRewriter) cgoCallee(fun ast.Expr) bool {
 // cgoCall renders a call of a C function: the release into the C sync
 // object wraps the last argument that can carry it (ioWrappable), so that
 // it follows the evaluation of the arguments, or else precedes the call;
-// the acquire wraps the result. The two-result form (r, err := C.f(x),
-// errno as an error) must stay where cgo sees its context, so its result
-// is not wrapped: the acquire moves before the call, with the release.
+// the acquire wraps the result, or where it cannot follows the statement.
 func (r *fileRewriter) cgoCall(e *ast.CallExpr, args []sub) string {
 	g := r.g()
 	last := -1
@@ -58,12 +57,19 @@ func (r *fileRewriter) cgoCall(e *ast.CallExpr, args []sub) string {
 			r.note(a.Pos(), "argument of a C call evaluated after the release into the C sync object")
 		}
 	}
-	if r.resultCount(e) != 1 {
-		if last < 0 {
-			r.note(e.Pos(), "C call with two results and no wrappable argument: not synchronized with other C calls")
-			return r.spliceNode(e, args...)
+	if r.cgoVoid(e) && last >= 0 || r.resultCount(e) != 1 {
+		// A void call whose pointer arguments cgo checks becomes a
+		// function literal with no result: it must stay a statement.
+		// The two-result form (r, err := C.f(x), errno as an error)
+		// must stay where cgo sees its context. Neither result can be
+		// wrapped: the statement that holds the call acquires after it
+		// (cgoHooks), and with no wrappable argument releases before it.
+		if last >= 0 {
+			args[last].text = "__bf.CgoArg(" + g + ", " + args[last].text + ")"
+		} else {
+			r.cgoRelease = true
 		}
-		args[last].text = "__bf.CgoArgSync(" + g + ", " + args[last].text + ")"
+		r.cgoAcquire = true
 		return r.spliceNode(e, args...)
 	}
 	if last < 0 {
@@ -71,6 +77,48 @@ func (r *fileRewriter) cgoCall(e *ast.CallExpr, args []sub) string {
 	}
 	args[last].text = "__bf.CgoArg(" + g + ", " + args[last].text + ")"
 	return "__bf.CgoRet(" + g + ", " + r.spliceNode(e, args...) + ")"
+}
+
+// cgoVoid reports whether the C function called by e returns nothing
+// (cgo's _Ctype_void).
+func (r *fileRewriter) cgoVoid(e *ast.CallExpr) bool {
+	sel := ast.Unparen(e.Fun).(*ast.SelectorExpr)
+	sig, ok := r.info.Uses[sel.Sel].Type().(*types.Signature)
+	if !ok || sig.Results().Len() != 1 {
+		return false
+	}
+	named, ok := types.Unalias(sig.Results().At(0).Type()).(*types.Named)
+	return ok && named.Obj().Name() == "_Ctype_void"
+}
+
+// cgoHooks returns the statements to run before and after the statement
+// at pos for the C call in it that cgoCall could not wrap (r.cgoRelease,
+// r.cgoAcquire), and clears the request. Outside a statement list (a for
+// post) there is no room for them: a note says so.
+func (r *fileRewriter) cgoHooks(pos token.Pos, list bool) (pre, post string) {
+	release, acquire := r.cgoRelease, r.cgoAcquire
+	r.cgoRelease, r.cgoAcquire = false, false
+	if !release && !acquire {
+		return "", ""
+	}
+	if !list || r.fn == nil {
+		r.note(pos, "C call outside a statement list: not synchronized with other C calls")
+		return "", ""
+	}
+	if release {
+		pre = "__bf.CgoRelease(" + r.g() + "); "
+	}
+	if acquire {
+		post = "; __bf.CgoAcquire(" + r.g() + ")"
+	}
+	return pre, post
+}
+
+// cgoDeferred wraps the text of a C call deferred by a go or defer
+// statement (its operands already evaluated) in the C sync object's hooks,
+// run by the goroutine state g.
+func cgoDeferred(g, call string) string {
+	return "__bf.CgoRelease(" + g + "); " + call + "; __bf.CgoAcquire(" + g + ")"
 }
 
 // exportedToC reports whether d carries a //export directive: C may call

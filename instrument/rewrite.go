@@ -391,20 +391,24 @@ func languageUpgrade(fileVersion, path string, src []byte) []byte {
 // rendered text of some of its children spliced in, so everything the
 // rewriter does not touch (comments, directives, layout) is preserved.
 type fileRewriter struct {
-	p       *pkgRewriter
-	info    *types.Info
-	file    *ast.File
-	src     []byte
-	tf      *token.File
-	rel     string
-	siteVar string
-	sites   []string
-	notes   []string
-	fn      *funcCtx // innermost function being rendered; nil at package level
-	tmp     int      // counter for temporaries (__bft<n>), unique in the file
-	fpIDs   int      // counter for functions with footprint state, unique in the file
-	trailer strings.Builder
-	rc      *fileRedcard // -mode=redcard only
+	// cgoRelease, cgoAcquire: cgoCall rendered a C call whose release
+	// (before) or acquire (after) the enclosing statement must add
+	// (cgoHooks).
+	cgoRelease, cgoAcquire bool
+	p                      *pkgRewriter
+	info                   *types.Info
+	file                   *ast.File
+	src                    []byte
+	tf                     *token.File
+	rel                    string
+	siteVar                string
+	sites                  []string
+	notes                  []string
+	fn                     *funcCtx // innermost function being rendered; nil at package level
+	tmp                    int      // counter for temporaries (__bft<n>), unique in the file
+	fpIDs                  int      // counter for functions with footprint state, unique in the file
+	trailer                strings.Builder
+	rc                     *fileRedcard // -mode=redcard only
 
 	usesUnsafe bool // the body uses __bfu (unsafe.Offsetof in group checks)
 }

@@ -234,6 +234,29 @@ func TestCgoRaces(t *testing.T) {
 	}
 }
 
+// TestCgoForms builds testdata/cgoforms, which uses every form of cgo
+// the instrumenter rewrites, in every mode: the build must succeed and the
+// program print what the plain build prints, with no race reported.
+func TestCgoForms(t *testing.T) {
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no C compiler")
+	}
+	dir, _ := filepath.Abs("../../testdata/cgoforms")
+	want := run(t, dir, nil, "go", "run", ".")
+	if want.code != 0 {
+		t.Fatalf("go run: %v", want)
+	}
+	for _, mode := range modes {
+		r := bigfootCmd(t, dir, "run", "-mode="+mode, ".")
+		if r.code != 0 || r.stdout != want.stdout || strings.Contains(r.stderr, raceReport) {
+			t.Errorf("%s: bigfoot run: %v\nwant stdout:\n%s", mode, r, want.stdout)
+		}
+	}
+}
+
 // TestKernels runs the race kernels of testdata/kernels, each modelled on
 // a public bug report of a large Go project (cited in its package
 // comment): a TestRace* test is the racy kernel, its TestNoRace* twin the

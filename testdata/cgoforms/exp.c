@@ -1,0 +1,3 @@
+#include "_cgo_export.h"
+int counter;
+int callBack(int v) { return goTwice(v) + 1; }
