@@ -15,6 +15,15 @@ import (
 // a release before each call of a C function, an acquire after it, and the
 // reverse around each Go function exported to C.
 
+// cgoValue reports whether v is a package-level variable of cgo's
+// declarations (_cgo_gotypes.go) that C.name denotes but that is not a
+// variable of the program: C.f used as a function pointer (_Cfpvar_fp_f,
+// which cgo rewrites to a non-addressable value). C variables (_Cvar_x,
+// C.x the C variable itself) stay ordinary package-level variables.
+func cgoValue(v *types.Var) bool {
+	return strings.HasPrefix(v.Name(), "_C") && !strings.HasPrefix(v.Name(), "_Cvar_")
+}
+
 // goImplementedC lists the functions of cgo's pseudo-package C that are
 // implemented in Go by the runtime, without a call into C: Go's race
 // runtime sees no synchronization in them.

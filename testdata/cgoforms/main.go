@@ -1,7 +1,8 @@
 // Command cgoforms uses the forms of cgo that the instrumenter rewrites
 // (instrument/cgo.go): C calls with and without arguments, with pointer
 // arguments cgo checks, of void functions, in the two-result errno form,
-// in go and defer statements and in a for post; C variables, struct
+// in go and defer statements and in a for post; C functions as function
+// pointers; C variables, struct
 // fields, enum constants, macros and sizeof; C.CString, C.GoString,
 // C.malloc and C.free; a Go function exported to C and called back.
 // cmd/bigfoot TestCgoForms builds it in every mode and compares its
@@ -22,6 +23,9 @@ static void fill(pair *p, int v) { p->a = v; p->b = v * 0.5; strcpy(p->name, "hi
 static int failing(int x) { errno = EINVAL; return -x; }
 static void sum(int *xs, int n, int *out) { int s = 0; for (int i = 0; i < n; i++) s += xs[i]; *out = s; }
 static void nothing(void) {}
+typedef int (*intFunc)(void);
+int fortytwo(void);
+static int bridge(intFunc f) { return f(); }
 int callBack(int v);
 */
 import "C"
@@ -63,6 +67,8 @@ func main() {
 	C.counter++
 	fmt.Println(C.counter, C.add(C.counter, 1), C.callBack(5))
 	C.nothing()
+	f := C.intFunc(C.fortytwo) // a C function as a function pointer (cgo's _Cfpvar_fp_)
+	fmt.Println(int(C.bridge(f)))
 
 	var wg sync.WaitGroup
 	var mu sync.Mutex
