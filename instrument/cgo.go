@@ -16,12 +16,17 @@ import (
 // reverse around each Go function exported to C.
 
 // cgoValue reports whether v is a package-level variable of cgo's
-// declarations (_cgo_gotypes.go) that C.name denotes but that is not a
-// variable of the program: C.f used as a function pointer (_Cfpvar_fp_f,
-// which cgo rewrites to a non-addressable value). C variables (_Cvar_x,
-// C.x the C variable itself) stay ordinary package-level variables.
-func cgoValue(v *types.Var) bool {
-	return strings.HasPrefix(v.Name(), "_C") && !strings.HasPrefix(v.Name(), "_Cvar_")
+// declarations (_cgo_gotypes.go, in the build cache, not in the module)
+// that C.name denotes but that is not a variable of the program: C.f used
+// as a function pointer (_Cfpvar_fp_f, which cgo rewrites to a
+// non-addressable value). C variables (_Cvar_x, C.x the C variable
+// itself) stay ordinary package-level variables, and so does a variable
+// of the program that happens to be named _C....
+func (r *fileRewriter) cgoValue(v *types.Var) bool {
+	if !strings.HasPrefix(v.Name(), "_C") || strings.HasPrefix(v.Name(), "_Cvar_") {
+		return false
+	}
+	return !inModule(r.p.pkg, r.p.pkg.Fset.Position(v.Pos()).Filename)
 }
 
 // goImplementedC lists the functions of cgo's pseudo-package C that are
