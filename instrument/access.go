@@ -231,7 +231,7 @@ func (r *fileRewriter) sharedVar(v *types.Var) bool {
 	if v.Pkg() == nil || v.IsField() || v.Name() == "_" {
 		return false
 	}
-	if r.safeVar(v) {
+	if r.safeVar(v) || r.cgoValue(v) {
 		return false
 	}
 	if v.Parent() == v.Pkg().Scope() || (v.Parent() == nil && v.Pkg().Scope().Lookup(v.Name()) == v) {

@@ -153,6 +153,9 @@ func (r *fileRewriter) goStmt(s *ast.GoStmt) stmtOut {
 	if k := r.ioCall(s.Call.Fun); k != 0 {
 		inner = deferredIO(k, "__bfg", inner)
 	}
+	if r.cgoCallee(s.Call.Fun) {
+		inner = cgoDeferred("__bfg", inner)
+	}
 	c := r.newTemp()
 	h.pre.WriteString(c + " := " + r.g() + ".Fork(" + r.site(s.Pos()) + "); ")
 	text := "go func() { __bfg := __bf.Start(" + c + "); defer __bfg.Exit(); " + inner + " }()"
@@ -312,6 +315,12 @@ func (r *fileRewriter) deferStmt(s *ast.DeferStmt) stmtOut {
 		// The I/O hooks run when the deferred call does.
 		h := &hoister{r: r}
 		inner := deferredIO(k, r.g(), r.deferredCall(h, s.Call, false))
+		return stmtOut{pre: h.pre.String(), preDecl: true, text: padLines(r.text(s), "defer func() { "+inner+" }()")}
+	}
+	if r.cgoCallee(s.Call.Fun) {
+		// The C sync object's hooks run when the deferred call does.
+		h := &hoister{r: r}
+		inner := cgoDeferred(r.g(), r.deferredCall(h, s.Call, false))
 		return stmtOut{pre: h.pre.String(), preDecl: true, text: padLines(r.text(s), "defer func() { "+inner+" }()")}
 	}
 	return stmtOut{text: r.spliceNode(s, subOf(s.Call, r.expr(s.Call, mValue)))}

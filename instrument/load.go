@@ -24,6 +24,18 @@ const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledG
 	packages.NeedImports | packages.NeedTypes | packages.NeedSyntax |
 	packages.NeedTypesInfo | packages.NeedModule | packages.NeedTypesSizes
 
+// typecheckCgo is go/packages' unexported load-mode bit (the bit below
+// NeedModule; gopls sets it through x/tools' internal packagesinternal)
+// that type-checks a cgo package from its original files: CompiledGoFiles
+// holds cgo's type declarations (_cgo_gotypes.go, in the build cache)
+// followed by the package's own files, unprocessed, and the type checker
+// resolves C.name to cgo's _C-prefixed declarations. Without it
+// CompiledGoFiles holds cgo's rewritten copies of the files, whose syntax
+// and offsets are not the user's, and a file that imports "C" could not be
+// instrumented. TestTypecheckCgoBit checks the bit against the x/tools
+// version in go.mod.
+const typecheckCgo = packages.NeedModule >> 1
+
 // graphMode lists the import graph: enough to find the main module's
 // packages that the patterns depend on.
 const graphMode = packages.NeedName | packages.NeedModule | packages.NeedImports | packages.NeedDeps
@@ -80,13 +92,19 @@ func load(ctx context.Context, cfg Config) ([]*packages.Package, error) {
 			}
 		}
 	}
-	roots, err := packages.Load(config(loadMode, cfg.Tests), patterns...)
+	mode := loadMode
+	if !cfg.Std {
+		// Standard-library packages that use cgo stay uninstrumented
+		// (driver/std.go); the main module's cgo files are rewritten.
+		mode |= typecheckCgo
+	}
+	roots, err := packages.Load(config(mode, cfg.Tests), patterns...)
 	if err != nil {
 		return nil, &LoadError{Errors: []string{err.Error()}}
 	}
 	collect(roots)
 	if len(deps) > 0 {
-		more, err := packages.Load(config(loadMode, false), deps...)
+		more, err := packages.Load(config(mode, false), deps...)
 		if err != nil {
 			return nil, &LoadError{Errors: []string{err.Error()}}
 		}

@@ -2,7 +2,9 @@ package instrument
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -39,4 +41,41 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestTypecheckCgo checks the loader's cgo route (typecheckCgo): the bit
+// below NeedModule is go/packages' unnamed typecheckCgo, a file that
+// imports "C" is type-checked from its own syntax and instrumented, its C
+// calls synchronize through the C sync object, and the instrumented
+// package builds and runs (cgo runs on the overlaid file).
+func TestTypecheckCgo(t *testing.T) {
+	if s := typecheckCgo.String(); !strings.HasPrefix(s, "LoadMode(") {
+		t.Fatalf("typecheckCgo is %s, a named load mode: x/tools changed its bits", s)
+	}
+	if _, err := exec.LookPath("gcc"); err != nil {
+		t.Skip("no C compiler")
+	}
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod": "module example.com/cgo\n\ngo 1.26\n",
+		"main.go": "package main\n\n// static int twice(int x) { return 2 * x; }\nimport \"C\"\n\n" +
+			"var G int\n\nfunc main() { G = int(C.twice(C.int(G + 1))); println(G) }\n",
+	}
+	for name, src := range files {
+		os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644)
+	}
+	w := newWorkspace(t, dir)
+	res := w.instrument(t, true, ".")
+	out, ok := res.Replace[filepath.Join(w.mod, "main.go")]
+	if !ok {
+		t.Fatalf("main.go not instrumented; notes %v", res.Notes)
+	}
+	for _, want := range []string{"__bf.CgoRet(", "__bf.CgoArg(", "__bf.W(", "import \"C\""} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("instrumented main.go lacks %s:\n%s", want, out)
+		}
+	}
+	if out, err := w.goCmd(t, true, "run", "."); err != nil || out != "2\n" {
+		t.Errorf("instrumented run: %v: %q", err, out)
+	}
 }

@@ -68,9 +68,12 @@ func (r *fileRewriter) simple(s ast.Stmt) sub {
 }
 
 func (r *fileRewriter) stmt(s ast.Stmt, list bool) stmtOut {
+	r.cgoRelease, r.cgoAcquire = false, false // set by a C call in s (cgoCall)
 	switch s := s.(type) {
 	case *ast.ExprStmt:
-		return stmtOut{text: r.spliceNode(s, subOf(s.X, r.expr(s.X, mValue)))}
+		text := r.spliceNode(s, subOf(s.X, r.expr(s.X, mValue)))
+		pre, post := r.cgoHooks(s.Pos(), list)
+		return stmtOut{pre: pre, text: text, post: post}
 	case *ast.SendStmt:
 		return stmtOut{text: r.send(s)}
 	case *ast.IncDecStmt:
@@ -257,6 +260,8 @@ func (r *fileRewriter) assign(s *ast.AssignStmt, list bool) stmtOut {
 		}
 		subs = append(subs, subOf(e, r.expr(e, mValue)))
 	}
+	cgoPre, cgoPost := r.cgoHooks(s.Pos(), list)
+	post.WriteString(cgoPost)
 	var lhs []sub
 	if s.Tok == token.DEFINE {
 		for _, e := range s.Lhs {
@@ -286,7 +291,7 @@ func (r *fileRewriter) assign(s *ast.AssignStmt, list bool) stmtOut {
 			post.WriteString(p)
 		}
 	}
-	return stmtOut{text: r.spliceNode(s, append(lhs, subs...)...), post: post.String()}
+	return stmtOut{pre: cgoPre, text: r.spliceNode(s, append(lhs, subs...)...), post: post.String()}
 }
 
 func (r *fileRewriter) declStmt(s *ast.DeclStmt, list bool) stmtOut {
@@ -295,7 +300,7 @@ func (r *fileRewriter) declStmt(s *ast.DeclStmt, list bool) stmtOut {
 		return stmtOut{text: r.text(s)}
 	}
 	var subs []sub
-	var post strings.Builder
+	var pre, post strings.Builder
 	for _, spec := range gd.Specs {
 		vs, ok := spec.(*ast.ValueSpec)
 		if !ok {
@@ -309,13 +314,16 @@ func (r *fileRewriter) declStmt(s *ast.DeclStmt, list bool) stmtOut {
 			}
 			subs = append(subs, subOf(e, r.expr(e, mValue)))
 		}
+		p, q := r.cgoHooks(vs.Pos(), list)
+		pre.WriteString(p)
+		post.WriteString(q)
 		for _, id := range vs.Names {
 			if v := r.varOf(id); v != nil && r.sharedVar(v) && list && r.fn != nil {
 				post.WriteString("; __bf.W(" + r.g() + ", &" + id.Name + ", " + r.site(id.Pos()) + ")")
 			}
 		}
 	}
-	return stmtOut{text: r.spliceNode(s, subs...), post: post.String()}
+	return stmtOut{pre: pre.String(), text: r.spliceNode(s, subs...), post: post.String()}
 }
 
 // rangeStmt renders a range loop. Channels become a loop of instrumented

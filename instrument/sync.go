@@ -271,6 +271,9 @@ func (r *fileRewriter) call(e *ast.CallExpr) string {
 	if b := r.builtinName(e.Fun); b != "" {
 		return r.builtinCall(e, b, args)
 	}
+	if r.fn != nil && r.cgoCallee(e.Fun) {
+		return r.cgoCall(e, args)
+	}
 	if r.fn != nil {
 		if h, ok := r.resolveHook(e.Fun); ok {
 			return r.hookCall(e, h, args)

@@ -59,7 +59,11 @@ func TestRaceSuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	var tests []string
+	cgoMain := "" // the package of the program the cgo test runs, or ""
 	for _, f := range files {
+		if f.Cgo != "" && !haveCgo() {
+			f.Skip = "needs cgo (no C compiler)"
+		}
 		if f.Skip != "" {
 			fmt.Printf("skipping %s: %s (%d tests)\n", f.Name, f.Skip, len(f.Tests))
 			continue
@@ -74,30 +78,61 @@ func TestRaceSuite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if f.Cgo != "" {
+			cgoMain = "./cgomain"
+			if err := copyInto(filepath.Join(mod, "cgomain", "main.go"), f.Cgo); err != nil {
+				t.Fatal(err)
+			}
+		}
 		tests = append(tests, f.Tests...)
 	}
 
 	for _, mode := range strings.Split(*modesFlag, ",") {
 		t.Run(mode, func(t *testing.T) {
-			runSuite(t, bigfoot, mod, mode, tests, floors)
+			runSuite(t, bigfoot, mod, mode, cgoMain, tests, floors)
 		})
 	}
 }
 
-// runSuite compiles the suite in mode, runs it, prints a line per failing
-// test and "N passed, M failed", and checks false positives and the floor.
-func runSuite(t *testing.T, bigfoot, mod, mode string, tests []string, floors map[string]int) {
+// haveCgo reports whether cgo programs can be built: a C compiler is
+// installed and CGO_ENABLED is not 0.
+func haveCgo() bool {
+	if _, err := exec.LookPath("gcc"); err != nil {
+		return false
+	}
+	out, err := exec.Command("go", "env", "CGO_ENABLED").Output()
+	return err == nil && strings.TrimSpace(string(out)) == "1"
+}
+
+// copyInto copies the file src to dst, creating dst's directory.
+func copyInto(dst, src string) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o777); err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, 0o666)
+}
+
+// runSuite compiles the suite in mode, and the cgo test's program
+// (cgoMain, a package of the suite's module, if not ""), runs it, prints
+// a line per failing test and "N passed, M failed", and checks false
+// positives and the floor.
+func runSuite(t *testing.T, bigfoot, mod, mode, cgoMain string, tests []string, floors map[string]int) {
 	start := time.Now()
 	bin := filepath.Join(mod, "suite-"+mode+".test")
 	placement, verify := strings.CutSuffix(mode, "+verify")
 	placement, all := strings.CutSuffix(placement, "+all")
-	args := []string{"test", "-c", "-o", bin, "-mode=" + placement}
+	flags := []string{"-mode=" + placement}
 	if all {
-		args = append(args, "-deps=all")
+		flags = append(flags, "-deps=all")
 	}
 	if verify {
-		args = append(args, "-tags=bigfoot_verify")
+		flags = append(flags, "-tags=bigfoot_verify")
 	}
+	args := append([]string{"test", "-c", "-o", bin}, flags...)
 	cmd := exec.Command(bigfoot, append(args, ".")...)
 	if mode == "gorace" {
 		cmd = exec.Command("go", "test", "-race", "-c", "-o", bin, ".")
@@ -107,12 +142,29 @@ func runSuite(t *testing.T, bigfoot, mod, mode string, tests []string, floors ma
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("bigfoot test -c -mode=%s: %v\n%s", mode, err, out)
 	}
+	var env []string
+	if cgoMain != "" {
+		// The program go run -race would build, built the same way as
+		// the suite: with this mode, or with go build -race.
+		main := filepath.Join(mod, "cgomain-"+mode)
+		args := append(append([]string{"build", "-o", main}, flags...), cgoMain)
+		cmd := exec.Command(bigfoot, args...)
+		if mode == "gorace" {
+			cmd = exec.Command("go", "build", "-race", "-o", main, cgoMain)
+		}
+		cmd.Dir = mod
+		cmd.Env = suiteEnv()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("building %s for the cgo test: %v\n%s", cgoMain, err, out)
+		}
+		env = append(env, CgoMainEnv+"="+main)
+	}
 	fmt.Printf("%s: compiled the suite in %.1fs\n", mode, time.Since(start).Seconds())
 
 	start = time.Now()
 	var verified VerifyTotals
 	results := RunAll(tests, func(tests []string) []byte {
-		out := runBinary(t, bin, mod, tests)
+		out := runBinary(t, bin, mod, env, tests)
 		if verify {
 			verified.Add(out)
 		}
@@ -165,9 +217,10 @@ func runSuite(t *testing.T, bigfoot, mod, mode string, tests []string, floors ma
 	}
 }
 
-// runBinary runs the compiled suite on the named tests and returns the
-// combined output, stdout and stderr interleaved as written.
-func runBinary(t *testing.T, bin, dir string, tests []string) []byte {
+// runBinary runs the compiled suite on the named tests, with env added to
+// the environment, and returns the combined output, stdout and stderr
+// interleaved as written.
+func runBinary(t *testing.T, bin, dir string, env, tests []string) []byte {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "-test.v", "-test.timeout=90s", "-test.run=^("+strings.Join(tests, "|")+")$")
@@ -177,6 +230,7 @@ func runBinary(t *testing.T, bin, dir string, tests []string) []byte {
 		"GORACE=suppress_equal_stacks=0 suppress_equal_addresses=0",
 		"BIGFOOT_OPTIONS=dedup=0",
 	)
+	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		t.Logf("the suite binary was killed after 10 minutes: %v", err)

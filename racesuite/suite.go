@@ -27,13 +27,31 @@ type File struct {
 	Path  string   // absolute path
 	Tests []string // top-level TestXxx functions (without TestMain), in order
 	Skip  string   // why the file is left out, or ""
-	Port  bool     // the file uses internal/synctest: run it through Port
+	Port  bool     // the file uses internal/synctest or runs a cgo program: run it through Port
+	// Cgo names the program, beside the file, that the file's test runs
+	// under the race detector (cgo_test.go runs cgo_test_main.go); the
+	// harness builds it with the detector under test (CgoMainEnv).
+	Cgo string
 }
+
+// cgoTest and cgoMain are the suite's cgo test file and the program its
+// test runs with go run -race.
+const (
+	cgoTest = "cgo_test.go"
+	cgoMain = "cgo_test_main.go"
+)
+
+// CgoMainEnv is the environment variable through which a ported cgo test
+// finds the race-checked binary of its program (Port).
+const CgoMainEnv = "RACESUITE_CGO_MAIN"
 
 // Files lists the _test.go files of dir (the suite's testdata), with the
 // tests each declares, marking files that need cgo or import internal
 // packages (which a module outside GOROOT cannot import) as skipped, except
-// internal/synctest, whose tests Port rewrites to testing/synctest.
+// internal/synctest, whose tests Port rewrites to testing/synctest, and
+// cgo_test.go, which imports internal/testenv only to find the go command
+// for go run -race cgo_test_main.go: Port runs the program's race-checked
+// binary instead (File.Cgo).
 func Files(dir string) ([]File, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
 	if err != nil {
@@ -55,6 +73,9 @@ func Files(dir string) ([]File, error) {
 				file.Skip = "needs cgo"
 			case path == "internal/synctest":
 				file.Port = true
+			case path == "internal/testenv" && file.Name == cgoTest:
+				file.Port = true
+				file.Cgo = filepath.Join(dir, cgoMain)
 			case path == "internal" || strings.HasPrefix(path, "internal/") || strings.Contains(path, "/internal/"):
 				file.Skip = "imports " + path
 			}
@@ -73,20 +94,34 @@ func Files(dir string) ([]File, error) {
 	return files, nil
 }
 
-// Port rewrites a file of the suite that uses internal/synctest to the
-// public testing/synctest: synctest.Run(func() { becomes
-// synctest.Test(t, func(*testing.T) {, in tests whose parameter is t (Go's
-// own race_test.go runs the file inside GOROOT, where the internal package
-// is importable). Wait is the same in both.
+// Port rewrites a file of the suite that Go's own race_test.go runs inside
+// GOROOT so that it runs in a module outside it:
+//
+//   - internal/synctest becomes the public testing/synctest:
+//     synctest.Run(func() { becomes synchronous synctest.Test(t,
+//     func(*testing.T) {, in tests whose parameter is t. Wait is the same
+//     in both.
+//   - cgo_test.go's exec.Command(testenv.GoToolPath(t), "run", "-race",
+//     "cgo_test_main.go") becomes exec.Command(os.Getenv(CgoMainEnv)): the
+//     program, built by the harness with the race detector under test,
+//     run as go run -race would run it (its races are reported on the
+//     test's output, and a race makes it exit non-zero).
 func Port(src []byte) ([]byte, error) {
 	s := string(src)
-	if !strings.Contains(s, `"internal/synctest"`) {
-		return src, nil
+	if strings.Contains(s, `"internal/synctest"`) {
+		s = strings.Replace(s, `"internal/synctest"`, `"testing/synctest"`, 1)
+		s = strings.ReplaceAll(s, "synctest.Run(func() {", "synctest.Test(t, func(*testing.T) {")
+		if strings.Contains(s, "synctest.Run(") {
+			return nil, fmt.Errorf("a synctest.Run call Port does not know")
+		}
 	}
-	s = strings.Replace(s, `"internal/synctest"`, `"testing/synctest"`, 1)
-	s = strings.ReplaceAll(s, "synctest.Run(func() {", "synctest.Test(t, func(*testing.T) {")
-	if strings.Contains(s, "synctest.Run(") {
-		return nil, fmt.Errorf("a synctest.Run call Port does not know")
+	if strings.Contains(s, `"internal/testenv"`) {
+		call := `exec.Command(testenv.GoToolPath(t), "run", "-race", "` + cgoMain + `")`
+		if strings.Count(s, "testenv.") != 1 || !strings.Contains(s, call) {
+			return nil, fmt.Errorf("a use of internal/testenv Port does not know")
+		}
+		s = strings.Replace(s, call, "exec.Command(os.Getenv(\""+CgoMainEnv+"\"))", 1)
+		s = strings.Replace(s, "\t\"internal/testenv\"\n", "", 1)
 	}
 	return []byte(s), nil
 }

@@ -73,8 +73,8 @@ func TestFiles(t *testing.T) {
 	}
 	n := 0
 	for _, f := range files {
-		if f.Name == "cgo_test.go" && f.Skip == "" {
-			t.Errorf("cgo_test.go (imports internal/testenv) not skipped")
+		if f.Name == "cgo_test.go" && (f.Skip != "" || !f.Port || filepath.Base(f.Cgo) != "cgo_test_main.go") {
+			t.Errorf("cgo_test.go: skip %q, port %v, program %q; want it ported to run cgo_test_main.go", f.Skip, f.Port, f.Cgo)
 		}
 		if f.Name == "mop_test.go" && (f.Skip != "" || len(f.Tests) < 100) {
 			t.Errorf("mop_test.go: skip %q, %d tests", f.Skip, len(f.Tests))
@@ -156,5 +156,23 @@ func TestPort(t *testing.T) {
 	}
 	if got, _ := Port([]byte("package p\n")); string(got) != "package p\n" {
 		t.Error("Port changed a file without synctest")
+	}
+}
+
+// TestPortCgo rewrites cgo_test.go's go run -race into a run of the
+// program's binary named by CgoMainEnv, and refuses other uses of
+// internal/testenv.
+func TestPortCgo(t *testing.T) {
+	src := "import (\n\t\"internal/testenv\"\n\t\"os\"\n\t\"os/exec\"\n)\n\nfunc TestNoRaceCgoSync(t *testing.T) {\n\tcmd := exec.Command(testenv.GoToolPath(t), \"run\", \"-race\", \"cgo_test_main.go\")\n}\n"
+	got, err := Port([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "import (\n\t\"os\"\n\t\"os/exec\"\n)\n\nfunc TestNoRaceCgoSync(t *testing.T) {\n\tcmd := exec.Command(os.Getenv(\"" + CgoMainEnv + "\"))\n}\n"
+	if string(got) != want {
+		t.Errorf("Port =\n%s\nwant\n%s", got, want)
+	}
+	if _, err := Port([]byte("import \"internal/testenv\"\nvar _ = testenv.Builder()\n")); err == nil {
+		t.Error("Port accepted a use of internal/testenv it cannot rewrite")
 	}
 }

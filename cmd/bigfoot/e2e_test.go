@@ -335,8 +335,8 @@ func main() { fmt.Println("sum", add(2, 3)) }
 	if r.code != 0 || r.stdout != "sum 5\n" {
 		t.Fatalf("bigfoot run on a cgo program: %v", r)
 	}
-	if !strings.Contains(r.stderr, "bigfoot: ") || !strings.Contains(r.stderr, "add.go") || !strings.Contains(r.stderr, "cgo") {
-		t.Errorf("no note that add.go uses cgo and is left uninstrumented:\n%s", r.stderr)
+	if strings.Contains(r.stderr, "uses cgo") {
+		t.Errorf("add.go, which uses cgo, left uninstrumented:\n%s", r.stderr)
 	}
 }
 

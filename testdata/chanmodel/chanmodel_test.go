@@ -102,6 +102,26 @@ func TestRaceBufferedLaterSend(t *testing.T) {
 	<-done
 }
 
+// Two senders blocked on a full buffered channel at once: a receive gets
+// the value of one of them and acquires that send only (Go's race runtime
+// keeps a clock per buffer slot), so the other sender's write before its
+// send races with the receiver's read, whichever sender came first. A
+// known miss of bigfoot (docs/runtime.md, "Channels": both sends are in
+// flight together, and the counts cannot tell which one the receive got),
+// listed in cmd/bigfoot's chanModelMisses.
+func TestRaceBlockedSendersOverlap(t *testing.T) {
+	var x, y int
+	ch := make(chan int, 1)
+	ch <- 0
+	go func() { x = 1; ch <- 1 }()
+	go func() { time.Sleep(10 * time.Millisecond); y = 1; ch <- 2 }()
+	time.Sleep(30 * time.Millisecond)
+	<-ch
+	<-ch
+	_, _ = x, y // one of the two reads races with its sender's write
+	<-ch
+}
+
 // A select with a default case in a loop, retracted each time, leaves no
 // announcement behind that a later receive could acquire.
 func TestRaceSelectDefaultLoop(t *testing.T) {

@@ -1,0 +1,3 @@
+module example.com/cgoforms
+
+go 1.24

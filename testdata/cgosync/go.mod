@@ -1,0 +1,3 @@
+module example.com/cgosync
+
+go 1.24
