@@ -94,6 +94,10 @@ type redcardPkg struct {
 	ks         *placement.KillSets
 	groupCands [][]*placement.Access // the accesses of each proposed field group
 	facts      *placement.Facts      // emission proofs: simple callees, spans, struct layout
+
+	// bigfoot mode: access summaries of the package's functions, by the
+	// position of their name (cover.go)
+	covers map[token.Pos]*placement.Cover
 }
 
 // fileRedcard is the per-file state of the two rendering passes.
@@ -138,6 +142,9 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 	}
 	rc.facts = placement.NewFacts(ks, sizes)
 	prover := entail.NewCached(&entail.Linear{Fallback: entail.NewZ3(1000)})
+	if opts.mode.StaticRanges() {
+		rc.computeCovers(placement.AnalyzedFunctions(spkg))
+	}
 	for _, fn := range placement.AnalyzedFunctions(spkg) {
 		if groups && mayGroup(fn) {
 			if bf := placement.Analyze(fn, placement.Config{Mode: placement.BigFoot, Effects: ks, Prover: prover, Safe: rc.safe}); bf.Fallback == "" {
@@ -306,6 +313,11 @@ func (f *fileRedcard) plan() {
 // dropCheck reports whether the wrapper of kind write around e is left
 // out (pass 2), and records it (pass 1).
 func (r *fileRewriter) dropCheck(e ast.Expr, write bool) bool {
+	if r.nocheck != nil {
+		if pos := ssaPos(e); pos.IsValid() && r.nocheck[siteKey{pos, write}] {
+			return true
+		}
+	}
 	rc := r.rc
 	if rc == nil {
 		return false

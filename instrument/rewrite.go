@@ -302,10 +302,12 @@ func (p *pkgRewriter) rewriteFile(path string, file *ast.File, src []byte) (out 
 			r = newRewriter()
 			r.rc = rc
 		} else {
+			r.renderCopies()
 			return p.finishFile(r, path, file, src, body)
 		}
 	}
 	body := r.renderFile()
+	r.renderCopies()
 	return p.finishFile(r, path, file, src, body)
 }
 
@@ -402,6 +404,12 @@ type fileRewriter struct {
 	rc      *fileRedcard // -mode=redcard only
 
 	usesUnsafe bool // the body uses __bfu (unsafe.Offsetof in group checks)
+
+	// nocheck: the accesses left unchecked while a function's specialized
+	// copy is rendered (cover.go); coverEmitted: the cover helper is in
+	// the trailer.
+	nocheck      map[siteKey]bool
+	coverEmitted bool
 }
 
 // funcCtx is the state of one function or function literal being rendered.

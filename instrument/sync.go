@@ -328,6 +328,11 @@ func (r *fileRewriter) call(e *ast.CallExpr) string {
 		return "__bf.ReflectCopy(" + r.g() + ", " + r.site(e.Lparen) + ", " +
 			r.spliceNode(e.Args[0], args[0]) + ", " + r.spliceNode(e.Args[1], args[1]) + ")"
 	}
+	if io == 0 {
+		if text, ok := r.coveredCall(e, args); ok {
+			return text
+		}
+	}
 	f := subOf(e.Fun, r.expr(e.Fun, mValue))
 	if io != 0 {
 		return r.ioWrap(e, io, f, args)
