@@ -101,7 +101,7 @@ func (r *fileRewriter) coveredCall(e *ast.CallExpr, args []sub) (string, bool) {
 	}
 	text := args[c.Param].text
 	for _, s := range c.Spans {
-		fp, state := r.coverFootprint(e.Lparen, s)
+		fp, state := r.coverFootprint(e.Lparen, r.coverSite(e.Lparen, obj, c, s), s)
 		text = fmt.Sprintf("%s(%s, &%s, %s, %s, %d, %d)", r.coverHelper(), fp, state, text, base, s.Off, s.Size)
 	}
 	r.usesUnsafe = true
@@ -245,16 +245,32 @@ func (r *fileRewriter) innermostLoopBody() *ast.BlockStmt {
 	return nil
 }
 
+// coverSite returns the site a race found in span s of the covered call
+// at lparen of callee is reported at: the callee's first access of the
+// span's kind when it is in this file (the access that races), else the
+// call.
+func (r *fileRewriter) coverSite(lparen token.Pos, callee *types.Func, c *placement.Cover, s placement.Span) string {
+	for _, cs := range c.Sites {
+		if cs.Write == s.Write && cs.Pos >= token.Pos(r.tf.Base()) && int(cs.Pos) <= r.tf.Base()+r.tf.Size() {
+			p := r.tf.Position(cs.Pos)
+			r.sites = append(r.sites, fmt.Sprintf("%d:%d:%s", p.Line, p.Column, callee.Name()))
+			return fmt.Sprintf("%s+%d", r.siteVar, len(r.sites)-1)
+		}
+	}
+	return r.site(lparen)
+}
+
 // coverFootprint returns the footprint and state variables of the covered
-// call at lparen for span s, allocating them in the function's prologue.
-func (r *fileRewriter) coverFootprint(lparen token.Pos, s placement.Span) (fp, state string) {
+// call at lparen for span s, allocating them (with the given site) in the
+// function's prologue.
+func (r *fileRewriter) coverFootprint(lparen token.Pos, site string, s placement.Span) (fp, state string) {
 	fn := r.fn
 	key := fmt.Sprintf("cover:%d/%d/%v", lparen, s.Off, s.Write)
 	if v, ok := fn.fp.bySite[key]; ok {
 		return v, strings.Replace(v, "__bfF", "__bfC", 1)
 	}
 	v := fmt.Sprintf("__bfF%d_%d", fn.fp.id, len(fn.fp.decls))
-	fn.fp.decls = append(fn.fp.decls, fmt.Sprintf("__bfg.Footprint(%s, %v)", r.site(lparen), s.Write))
+	fn.fp.decls = append(fn.fp.decls, fmt.Sprintf("__bfg.Footprint(%s, %v)", site, s.Write))
 	fn.fp.bySite[key] = v
 	state = strings.Replace(v, "__bfF", "__bfC", 1)
 	fn.fp.states = append(fn.fp.states, state)
