@@ -60,6 +60,45 @@ func (rc *redcardPkg) computeCovers(fns []*ssa.Function) {
 			rc.covers[fn.Pos()] = c
 		}
 	}
+	// Only the functions called in a loop of the package get a copy.
+	called := map[token.Pos]bool{}
+	for _, fn := range fns {
+		for _, b := range fn.Blocks {
+			if !inCycle(b) {
+				continue
+			}
+			for _, in := range b.Instrs {
+				if call, ok := in.(*ssa.Call); ok {
+					if callee := call.Call.StaticCallee(); callee != nil && rc.covers[callee.Pos()] != nil {
+						called[callee.Pos()] = true
+					}
+				}
+			}
+		}
+	}
+	for pos := range rc.covers {
+		if !called[pos] {
+			delete(rc.covers, pos)
+		}
+	}
+}
+
+// inCycle reports whether b lies on a cycle of its function's CFG.
+func inCycle(b *ssa.BasicBlock) bool {
+	seen := map[*ssa.BasicBlock]bool{}
+	stack := append([]*ssa.BasicBlock(nil), b.Succs...)
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if x == b {
+			return true
+		}
+		if !seen[x] {
+			seen[x] = true
+			stack = append(stack, x.Succs...)
+		}
+	}
+	return false
 }
 
 // coverOf returns the access summary of the function declared by d.
