@@ -98,6 +98,13 @@ type redcardPkg struct {
 	// bigfoot mode: access summaries of the package's functions, by the
 	// position of their name (cover.go)
 	covers map[token.Pos]*placement.Cover
+	// bigfoot mode: sites whose every SSA access is to an object the
+	// function has not published yet (placement.Unpublished), that
+	// anchor no check and belong to no field group
+	unpub map[siteKey]bool
+	// bigfoot mode: positions (Lparen) of the calls of append whose every
+	// SSA call appends to an unpublished object
+	unpubAppend map[token.Pos]bool
 }
 
 // fileRedcard is the per-file state of the two rendering passes.
@@ -114,6 +121,7 @@ type fileRedcard struct {
 
 	usedAnchors map[siteKey][]siteKey   // anchor -> the wrappers its check lets drop
 	groups      map[siteKey]*fieldGroup // bigfoot: group checks, by anchor
+	unpub       map[siteKey]bool        // bigfoot: unpublished sites (unpublished.go), pass 2
 }
 
 // rcOptions says what newRedcardPkg computes beyond RedCard's plans.
@@ -145,6 +153,8 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 	if opts.mode.StaticRanges() {
 		rc.computeCovers(placement.AnalyzedFunctions(spkg))
 	}
+	unpubN := map[siteKey]int{}
+	appendN := map[token.Pos][2]int{} // append calls: unpublished, all
 	for _, fn := range placement.AnalyzedFunctions(spkg) {
 		if groups && mayGroup(fn) {
 			if bf := placement.Analyze(fn, placement.Config{Mode: placement.BigFoot, Effects: ks, Prover: prover, Safe: rc.safe}); bf.Fallback == "" {
@@ -165,10 +175,18 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 				}
 			}
 		}
+		var up map[ssa.Instruction]bool
+		if opts.mode.SafeClass() {
+			up = placement.Unpublished(fn)
+			countAppends(fn, up, appendN)
+		}
 		for _, a := range plan.Accesses {
 			if a.Pos.IsValid() {
 				k := siteKey{a.Pos, a.Write}
 				rc.ssaAcc[k] = append(rc.ssaAcc[k], a)
+				if up[a.Instr] {
+					unpubN[k]++
+				}
 			}
 		}
 		if plan.Fallback != "" {
@@ -199,6 +217,13 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 				bk := siteKey{b.Pos, b.Write}
 				rc.cover[bk] = append(rc.cover[bk], ak)
 			}
+		}
+	}
+	rc.unpub = rc.unpublishedSites(unpubN)
+	rc.unpubAppend = map[token.Pos]bool{}
+	for pos, n := range appendN {
+		if n[0] == n[1] {
+			rc.unpubAppend[pos] = true
 		}
 	}
 	return rc
@@ -308,6 +333,19 @@ func (f *fileRedcard) plan() {
 	if len(f.pkg.groupCands) > 0 {
 		f.planGroups()
 	}
+	f.unpub = map[siteKey]bool{}
+	grouped := map[siteKey]bool{} // anchors and members of the file's group checks
+	for ak, g := range f.groups {
+		grouped[ak] = true
+		for _, m := range g.members {
+			grouped[m] = true
+		}
+	}
+	for k := range f.pkg.unpub {
+		if one(k) && !f.drop[k] && !grouped[k] {
+			f.unpub[k] = true
+		}
+	}
 }
 
 // dropCheck reports whether the wrapper of kind write around e is left
@@ -325,6 +363,9 @@ func (r *fileRewriter) dropCheck(e ast.Expr, write bool) bool {
 	if rc.drop == nil {
 		rc.record(e, write)
 		return false
+	}
+	if r.unpublished(e, write) {
+		return true
 	}
 	if pos := ssaPos(e); pos.IsValid() && rc.drop[siteKey{pos, write}] {
 		rc.dropped++

@@ -297,7 +297,7 @@ func (p *pkgRewriter) rewriteFile(path string, file *ast.File, src []byte) (out 
 		body := r.renderFile()
 		r.rc.units = r.units()
 		r.rc.plan()
-		if len(r.rc.drop) > 0 {
+		if len(r.rc.drop) > 0 || len(r.rc.unpub) > 0 || len(p.rc.unpubAppend) > 0 {
 			rc := r.rc
 			r = newRewriter()
 			r.rc = rc
@@ -408,8 +408,9 @@ type fileRewriter struct {
 	// nocheck: the accesses left unchecked while a function's specialized
 	// copy is rendered (cover.go); coverEmitted: the cover helper is in
 	// the trailer.
-	nocheck      map[siteKey]bool
-	coverEmitted bool
+	nocheck       map[siteKey]bool
+	coverEmitted  bool
+	appendEmitted bool // the unpublished append helper is in the trailer
 }
 
 // funcCtx is the state of one function or function literal being rendered.

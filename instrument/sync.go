@@ -559,6 +559,9 @@ func (r *fileRewriter) builtinCall(e *ast.CallExpr, name string, args []sub) str
 		if _, ok := argType(0).(*types.Slice); !ok {
 			break
 		}
+		if text, ok := r.unpublishedAppend(e, args); ok {
+			return text
+		}
 		return r.appendCall(e, args, "Add")
 	}
 	return r.spliceNode(e, args...)
