@@ -350,7 +350,7 @@ func %[1]s[T any](f *__bf.Footprint, s *%[1]sState, p *T, base __bfu.Pointer, of
 // with the covered accesses unchecked, under a //line directive so that
 // positions (panics, stacks) stay those of the original.
 func (r *fileRewriter) renderCopies() {
-	if r.rc == nil || len(r.rc.pkg.covers) == 0 || !r.p.staticRanges() {
+	if r.rc == nil || len(r.rc.pkg.covers) == 0 && len(r.rc.pkg.upCopies) == 0 || !r.p.staticRanges() {
 		return
 	}
 	if r.rc.drop == nil {
@@ -358,7 +358,11 @@ func (r *fileRewriter) renderCopies() {
 	}
 	for _, d := range r.file.Decls {
 		d, ok := d.(*ast.FuncDecl)
-		if !ok || d.Body == nil || d.Recv != nil || d.Type.TypeParams != nil || skipDirective(d) != "" {
+		if !ok || d.Body == nil || d.Type.TypeParams != nil || skipDirective(d) != "" {
+			continue
+		}
+		r.renderUpCopies(d)
+		if d.Recv != nil {
 			continue
 		}
 		obj, _ := r.info.Defs[d.Name].(*types.Func)

@@ -105,6 +105,12 @@ type redcardPkg struct {
 	// bigfoot mode: positions (Lparen) of the calls of append whose every
 	// SSA call appends to an unpublished object
 	unpubAppend map[token.Pos]bool
+	// bigfoot mode: the parameters that do not publish their pointee;
+	// the calls (Lparen) that pass an unpublished object to one, with its
+	// index; the specialized copies they need (unpublished.go)
+	noEscape  *placement.NoEscape
+	unpubCall map[token.Pos]int
+	upCopies  map[token.Pos][]*upCopy // by the position of the function's name
 }
 
 // fileRedcard is the per-file state of the two rendering passes.
@@ -154,6 +160,10 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 		rc.computeCovers(placement.AnalyzedFunctions(spkg))
 	}
 	unpubN := map[siteKey]int{}
+	callN := map[token.Pos][]int{} // per call position: the parameter of each SSA call (-2: not unpublished)
+	if opts.mode.SafeClass() {
+		rc.noEscape = placement.FindNoEscape(placement.AnalyzedFunctions(spkg))
+	}
 	appendN := map[token.Pos][2]int{} // append calls: unpublished, all
 	for _, fn := range placement.AnalyzedFunctions(spkg) {
 		if groups && mayGroup(fn) {
@@ -175,16 +185,17 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 				}
 			}
 		}
-		var up map[ssa.Instruction]bool
+		var up map[ssa.Instruction]int
 		if opts.mode.SafeClass() {
-			up = placement.Unpublished(fn)
+			up = placement.Unpublished(fn, rc.noEscape)
 			countAppends(fn, up, appendN)
+			noteCalls(fn, up, callN)
 		}
 		for _, a := range plan.Accesses {
 			if a.Pos.IsValid() {
 				k := siteKey{a.Pos, a.Write}
 				rc.ssaAcc[k] = append(rc.ssaAcc[k], a)
-				if up[a.Instr] {
+				if _, ok := up[a.Instr]; ok {
 					unpubN[k]++
 				}
 			}
@@ -220,6 +231,7 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 		}
 	}
 	rc.unpub = rc.unpublishedSites(unpubN)
+	rc.planUnpublishedCalls(callN)
 	rc.unpubAppend = map[token.Pos]bool{}
 	for pos, n := range appendN {
 		if n[0] == n[1] {
@@ -365,6 +377,9 @@ func (r *fileRewriter) dropCheck(e ast.Expr, write bool) bool {
 		return false
 	}
 	if r.unpublished(e, write) {
+		return true
+	}
+	if r.upSites[siteKey{ssaPos(e), write}] {
 		return true
 	}
 	if pos := ssaPos(e); pos.IsValid() && rc.drop[siteKey{pos, write}] {

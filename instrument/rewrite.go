@@ -411,6 +411,10 @@ type fileRewriter struct {
 	nocheck       map[siteKey]bool
 	coverEmitted  bool
 	appendEmitted bool // the unpublished append helper is in the trailer
+	// upSites, upRename: while an unpublished-parameter copy is rendered,
+	// its unchecked accesses and the calls it renames (unpublished.go)
+	upSites  map[siteKey]bool
+	upRename map[token.Pos]int
 }
 
 // funcCtx is the state of one function or function literal being rendered.

@@ -321,6 +321,9 @@ func (r *fileRewriter) call(e *ast.CallExpr) string {
 					return text
 				}
 			}
+			if name, ok := r.unpublishedCallee(e, sel.Sel); ok {
+				return r.spliceNode(e, append([]sub{recv, {sel.Sel.Pos(), sel.Sel.End(), name}}, args...)...)
+			}
 			return r.spliceNode(e, append([]sub{recv}, args...)...)
 		}
 	}
@@ -329,6 +332,11 @@ func (r *fileRewriter) call(e *ast.CallExpr) string {
 			r.spliceNode(e.Args[0], args[0]) + ", " + r.spliceNode(e.Args[1], args[1]) + ")"
 	}
 	if io == 0 {
+		if id, ok := ast.Unparen(e.Fun).(*ast.Ident); ok {
+			if name, ok := r.unpublishedCallee(e, id); ok {
+				return r.spliceNode(e, append([]sub{{id.Pos(), id.End(), name}}, args...)...)
+			}
+		}
 		if text, ok := r.coveredCall(e, args); ok {
 			return text
 		}

@@ -39,9 +39,12 @@ import (
 
 // Unpublished returns the loads and stores of fn whose memory belongs to
 // an object fn allocated and has not published when they run (see above),
-// and the calls of append whose slice is such an object.
-func Unpublished(fn *ssa.Function) map[ssa.Instruction]bool {
-	u := &unpub{openRoots: map[ssa.Value]bool{}}
+// the calls of append whose slice is such an object, and the calls that
+// pass such an object to a parameter that does not publish it (ne; nil:
+// every call publishes its arguments). The value is the index of that
+// parameter for a call, -1 otherwise.
+func Unpublished(fn *ssa.Function, ne *NoEscape) map[ssa.Instruction]int {
+	u := &unpub{openRoots: map[ssa.Value]bool{}, ne: ne}
 	if len(fn.Blocks) == 0 || fn.Recover != nil || !u.build(fn) {
 		return nil
 	}
@@ -60,13 +63,15 @@ func Unpublished(fn *ssa.Function) map[ssa.Instruction]bool {
 		}
 	}
 	reach := blockReach(fn)
-	out := map[ssa.Instruction]bool{}
+	out := map[ssa.Instruction]int{}
 	for _, b := range fn.Blocks {
 		for i, in := range b.Instrs {
-			addr := AddrOf(in)
+			addr, param := AddrOf(in), -1
 			if c, ok := in.(*ssa.Call); ok {
 				if b, ok := c.Call.Value.(*ssa.Builtin); ok && b.Name() == "append" {
 					addr = c.Call.Args[0] // writes (and may read) its array
+				} else if i := u.passedParam(c); i >= 0 {
+					addr, param = c.Call.Args[i], i // the callee accesses it
 				}
 			}
 			root, ok := u.comp[addr]
@@ -82,7 +87,7 @@ func Unpublished(fn *ssa.Function) map[ssa.Instruction]bool {
 				}
 			}
 			if safe {
-				out[in] = true
+				out[in] = param
 			}
 		}
 	}
@@ -95,6 +100,28 @@ type unpub struct {
 	comp      map[ssa.Value]ssa.Value // value → a root of its component
 	parent    map[ssa.Value]ssa.Value // union-find over roots
 	openRoots map[ssa.Value]bool      // roots of the components opened so far
+	ne        *NoEscape               // parameters that do not publish
+}
+
+// passedParam returns the one argument of the static call c that points
+// into a component and goes to a parameter that does not publish it, or
+// -1 (none, several, or another argument in a component).
+func (u *unpub) passedParam(c *ssa.Call) int {
+	callee := c.Call.StaticCallee()
+	if callee == nil || c.Call.IsInvoke() {
+		return -1
+	}
+	found := -1
+	for i, a := range c.Call.Args {
+		if _, ok := u.comp[a]; !ok {
+			continue
+		}
+		if found >= 0 || !u.ne.Param(callee, i) {
+			return -1
+		}
+		found = i
+	}
+	return found
 }
 
 func (u *unpub) find(r ssa.Value) ssa.Value {
@@ -303,7 +330,16 @@ func (u *unpub) internalUse(v ssa.Value, r ssa.Instruction) bool {
 	case *ssa.Call:
 		b, ok := r.Call.Value.(*ssa.Builtin)
 		if !ok {
-			return false
+			callee := r.Call.StaticCallee()
+			if callee == nil || r.Call.IsInvoke() {
+				return false
+			}
+			for i, a := range r.Call.Args {
+				if a == v && !u.ne.Param(callee, i) {
+					return false
+				}
+			}
+			return true
 		}
 		switch b.Name() {
 		case "len", "cap":

@@ -55,7 +55,7 @@ func called(n int) float64 {
 	return s.price // pub
 }
 
-func use(s *step) {}
+func use(s *step) { sink = s }
 
 // beforeCall accesses s before passing it on.
 func beforeCall() float64 {
@@ -104,4 +104,35 @@ func merged() float64 {
 	a.parent = b // unpub
 	use(a)
 	return b.price // pub
+}
+
+// touch only accesses s's fields: a call of it does not publish s.
+func touch(s *step) { s.index++ }
+
+// keep stores s where another goroutine may read it.
+func keep(s *step) { sink = s }
+
+// setParent stores a pointer into s: its caller's object would hold a
+// foreign pointer.
+func setParent(s, q *step) { s.parent = q }
+
+// touched: after touch(s), s is still unpublished.
+func touched() float64 {
+	s := &step{price: 1}
+	touch(s)
+	return s.price // unpub
+}
+
+// kept: after keep(s), it is published.
+func kept() float64 {
+	s := &step{price: 1}
+	keep(s)
+	return s.price // pub
+}
+
+// parented: setParent publishes (its parameter stores a pointer).
+func parented(q *step) float64 {
+	s := &step{price: 1}
+	setParent(s, q)
+	return s.price // pub
 }
