@@ -14,7 +14,9 @@ import (
 // object through it: it neither stores the pointer, nor returns it, nor
 // captures it, nor passes it on other than to another such parameter, nor
 // stores a pointer into the object (which would let the caller load a
-// foreign pointer from it). Then the call keeps the object unpublished,
+// foreign pointer from it), and the same holds for the pointers it loads
+// from the object (which may point into the caller's other unpublished
+// objects). Then the call keeps the object unpublished,
 // and the function's accesses through the parameter are accesses to an
 // unpublished object: a copy of the function that does not check them
 // (instrument/unpublished.go) serves such calls.
@@ -65,10 +67,11 @@ func (ne *NoEscape) Param(fn *ssa.Function, i int) bool {
 	return i < len(ps) && ps[i]
 }
 
-// onlyAccessed reports whether the pointer p (and the addresses derived
-// from it by fields, indices and slicing) is only loaded through, stored
-// through (values without pointers), compared, measured, or passed to a
-// parameter that does not publish, as the current fixed point says.
+// onlyAccessed reports whether the pointer p (the addresses derived from
+// it by fields, indices and slicing, and the pointers loaded from them)
+// is only loaded through, stored through (values without pointers),
+// compared, measured, or passed to a parameter that does not publish, as
+// the current fixed point says.
 func (ne *NoEscape) onlyAccessed(p ssa.Value) bool {
 	seen := map[ssa.Value]bool{p: true}
 	work := []ssa.Value{p}
@@ -89,6 +92,13 @@ func (ne *NoEscape) onlyAccessed(p ssa.Value) bool {
 			case *ssa.UnOp:
 				if r.Op != token.MUL {
 					return false
+				}
+				// A pointer loaded from the pointee is the caller's too
+				// (its object may be in the caller's component): it
+				// must not be published either.
+				if hasPointers(r.Type()) && !seen[r] {
+					seen[r] = true
+					work = append(work, r)
 				}
 			case *ssa.Store:
 				if r.Val == v || hasPointers(r.Val.Type()) {

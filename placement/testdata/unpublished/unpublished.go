@@ -136,3 +136,15 @@ func parented(q *step) float64 {
 	setParent(s, q)
 	return s.price // pub
 }
+
+// leakParent publishes what its parameter points to.
+func leakParent(s *step) { sink = s.parent }
+
+// leaked: after leakParent(s), s's component (its parent too) is
+// published.
+func leaked() float64 {
+	p := &step{price: 1}
+	s := &step{parent: p}
+	leakParent(s)
+	return p.price // pub
+}
