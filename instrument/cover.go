@@ -53,7 +53,7 @@ func (rc *redcardPkg) computeCovers(fns []*ssa.Function) {
 		if fn.Signature.Recv() != nil || fn.Synthetic != "" || !fn.Pos().IsValid() {
 			continue
 		}
-		if _, ok := fn.Object().(*types.Func); !ok {
+		if _, ok := fn.Object().(*types.Func); !ok || !rc.copyable(fn) {
 			continue
 		}
 		if c := rc.facts.CoverOf(fn); c != nil {
@@ -101,7 +101,8 @@ func inCycle(b *ssa.BasicBlock) bool {
 	return false
 }
 
-// coverOf returns the access summary of the function declared by d.
+// coverOf returns the access summary of the function obj, if it has one
+// and a copy.
 func (r *fileRewriter) coverOf(obj *types.Func) *placement.Cover {
 	if r.rc == nil || r.rc.pkg.covers == nil || obj == nil || obj.Pkg() != r.p.pkg.Types {
 		return nil

@@ -110,6 +110,7 @@ type redcardPkg struct {
 	// index; the specialized copies they need (unpublished.go)
 	noEscape  *placement.NoEscape
 	unpubCall map[token.Pos]int
+	cgoFile   map[string]bool         // files that import "C", memoized (copyable)
 	upCopies  map[token.Pos][]*upCopy // by the position of the function's name
 }
 
@@ -141,7 +142,7 @@ type rcOptions struct {
 
 func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcardPkg {
 	rc := &redcardPkg{ssaAcc: map[siteKey][]*placement.Access{}, anchors: map[siteKey]bool{}, cover: map[siteKey][]siteKey{},
-		syncCall: map[token.Pos]bool{}, callSum: map[token.Pos]placement.FuncSummary{}}
+		syncCall: map[token.Pos]bool{}, callSum: map[token.Pos]placement.FuncSummary{}, cgoFile: map[string]bool{}}
 	rc.fset = prog.Fset
 	if opts.mode.SafeClass() {
 		// Stubs hide stores: package-level variables are then left out.

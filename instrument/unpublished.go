@@ -172,7 +172,7 @@ func (rc *redcardPkg) planUnpublishedCalls(n map[token.Pos][]int) {
 	}
 	var need []*upCopy
 	want := func(fn *ssa.Function, i int) bool {
-		if !copyable(fn) || !rc.noEscape.Param(fn, i) {
+		if !rc.copyable(fn) || !rc.noEscape.Param(fn, i) {
 			return false
 		}
 		for _, c := range need {
@@ -224,11 +224,30 @@ func (rc *redcardPkg) planUnpublishedCalls(n map[token.Pos][]int) {
 }
 
 // copyable reports whether fn is declared by a function declaration
-// the rewriter can render a second time under another name.
-func copyable(fn *ssa.Function) bool {
+// the rewriter can render a second time under another name, in a file it
+// rewrites (not one that imports "C", which stays as it is: its functions
+// get no copy, and no call is renamed to one).
+func (rc *redcardPkg) copyable(fn *ssa.Function) bool {
 	d, ok := fn.Syntax().(*ast.FuncDecl)
-	return ok && d.Body != nil && d.Type.TypeParams == nil && skipDirective(d) == "" &&
-		!(d.Recv == nil && (d.Name.Name == "main" || d.Name.Name == "init"))
+	if !ok || d.Body == nil || d.Type.TypeParams != nil || skipDirective(d) != "" ||
+		d.Recv == nil && (d.Name.Name == "main" || d.Name.Name == "init") {
+		return false
+	}
+	for _, adjusted := range []bool{true, false} {
+		name := rc.fset.PositionFor(d.Pos(), adjusted).Filename
+		if name == "" {
+			return false
+		}
+		cgo, ok := rc.cgoFile[name]
+		if !ok {
+			cgo = fileImportsC(name)
+			rc.cgoFile[name] = cgo
+		}
+		if cgo {
+			return false
+		}
+	}
+	return true
 }
 
 // unpublishedCallee returns the name of the copy the call e (whose callee
