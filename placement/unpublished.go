@@ -37,6 +37,10 @@ import (
 // first race of the trace is reported, as for the fields that composite
 // literals of fresh objects initialize, which are not accesses either.
 
+// maxUnpubBlocks bounds the functions Unpublished analyzes (block
+// reachability is quadratic in the blocks).
+const maxUnpubBlocks = 400
+
 // Unpublished returns the loads and stores of fn whose memory belongs to
 // an object fn allocated and has not published when they run (see above),
 // the calls of append whose slice is such an object, and the calls that
@@ -45,7 +49,7 @@ import (
 // parameter for a call, -1 otherwise.
 func Unpublished(fn *ssa.Function, ne *NoEscape) map[ssa.Instruction]int {
 	u := &unpub{openRoots: map[ssa.Value]bool{}, ne: ne}
-	if len(fn.Blocks) == 0 || fn.Recover != nil || !u.build(fn) {
+	if len(fn.Blocks) == 0 || len(fn.Blocks) > maxUnpubBlocks || fn.Recover != nil || !u.build(fn) {
 		return nil
 	}
 	// Publications, by component.
