@@ -28,16 +28,17 @@ func corpus(t *testing.T) []string {
 
 // corpusModes lists the modes a corpus program is instrumented in:
 // programs named redcard* test -mode=redcard, loops (the deferred checks
-// of slimstate and bigfoot) every mode, groups (field-group checks)
-// and summaries (calls into another package of the module) fasttrack and
-// bigfoot, the others fasttrack.
+// of slimstate and bigfoot) every mode, groups (field-group checks),
+// summaries (calls into another package of the module) and callees
+// (callee checks moved into callers) fasttrack and bigfoot, the others
+// fasttrack.
 func corpusModes(name string) []string {
 	switch {
 	case strings.HasPrefix(name, "redcard"):
 		return []string{"redcard"}
 	case name == "loops":
 		return []string{"fasttrack", "redcard", "slimstate", "bigfoot"}
-	case name == "groups", name == "summaries":
+	case name == "groups", name == "summaries", name == "callees":
 		return []string{"fasttrack", "bigfoot"}
 	}
 	return []string{"fasttrack"}

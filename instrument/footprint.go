@@ -59,6 +59,10 @@ type fpCtx struct {
 	bySite   map[string]string // "pos/write" -> footprint variable
 	plans    []*loopPlan       // static ranges of the enclosing for loops (looprange.go)
 	ranges   map[string]bool   // footprint variables holding a static range
+	// states: the cover helper's state variables (cover.go), of type
+	// stateType
+	states    []string
+	stateType string
 }
 
 // deferredFootprint returns the footprint variable that records the access
@@ -291,6 +295,9 @@ func finishFootprints(fn *funcCtx, body string, hasResults bool) (string, []stri
 		body = body[:len(body)-1] + "; " + strings.TrimSuffix(pop, " ") + " }"
 	}
 	decl := strings.Join(names, ", ") + " := " + strings.Join(fn.fp.decls, ", ") + ";"
+	if len(fn.fp.states) > 0 {
+		decl += " var " + strings.Join(fn.fp.states, ", ") + " " + fn.fp.stateType + ";"
+	}
 	return body, []string{decl}
 }
 
@@ -324,6 +331,9 @@ func (r *fileRewriter) leaveLoop() {
 // access itself, or, in builds that count or verify accesses, the access
 // announced with __bf.A (an identity function otherwise).
 func (r *fileRewriter) elided(e ast.Expr, inner string, write bool) string {
+	if r.unpublished(e, write) && !r.p.recordSafe {
+		return inner // no check to verify it against: counted only
+	}
 	return r.elidedAt(e.Pos(), inner, write)
 }
 

@@ -629,6 +629,9 @@ func (r *fileRewriter) visitAddress(e ast.Expr, visit func(ast.Node)) {
 // rangeSiteOf returns the static range of the element access e in loop s,
 // or nil if it has none.
 func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr, write, bodyCalls bool) *rangeSite {
+	if r.unpublished(e, write) {
+		return nil // not checked at all
+	}
 	var fields []*ast.SelectorExpr
 	x := ast.Unparen(e)
 	for {

@@ -94,6 +94,24 @@ type redcardPkg struct {
 	ks         *placement.KillSets
 	groupCands [][]*placement.Access // the accesses of each proposed field group
 	facts      *placement.Facts      // emission proofs: simple callees, spans, struct layout
+
+	// bigfoot mode: access summaries of the package's functions, by the
+	// position of their name (cover.go)
+	covers map[token.Pos]*placement.Cover
+	// bigfoot mode: sites whose every SSA access is to an object the
+	// function has not published yet (placement.Unpublished), that
+	// anchor no check and belong to no field group
+	unpub map[siteKey]bool
+	// bigfoot mode: positions (Lparen) of the calls of append whose every
+	// SSA call appends to an unpublished object
+	unpubAppend map[token.Pos]bool
+	// bigfoot mode: the parameters that do not publish their pointee;
+	// the calls (Lparen) that pass an unpublished object to one, with its
+	// index; the specialized copies they need (unpublished.go)
+	noEscape  *placement.NoEscape
+	unpubCall map[token.Pos]int
+	cgoFile   map[string]bool         // files that import "C", memoized (copyable)
+	upCopies  map[token.Pos][]*upCopy // by the position of the function's name
 }
 
 // fileRedcard is the per-file state of the two rendering passes.
@@ -110,6 +128,7 @@ type fileRedcard struct {
 
 	usedAnchors map[siteKey][]siteKey   // anchor -> the wrappers its check lets drop
 	groups      map[siteKey]*fieldGroup // bigfoot: group checks, by anchor
+	unpub       map[siteKey]bool        // bigfoot: unpublished sites (unpublished.go), pass 2
 }
 
 // rcOptions says what newRedcardPkg computes beyond RedCard's plans.
@@ -123,7 +142,7 @@ type rcOptions struct {
 
 func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcardPkg {
 	rc := &redcardPkg{ssaAcc: map[siteKey][]*placement.Access{}, anchors: map[siteKey]bool{}, cover: map[siteKey][]siteKey{},
-		syncCall: map[token.Pos]bool{}, callSum: map[token.Pos]placement.FuncSummary{}}
+		syncCall: map[token.Pos]bool{}, callSum: map[token.Pos]placement.FuncSummary{}, cgoFile: map[string]bool{}}
 	rc.fset = prog.Fset
 	if opts.mode.SafeClass() {
 		// Stubs hide stores: package-level variables are then left out.
@@ -138,6 +157,15 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 	}
 	rc.facts = placement.NewFacts(ks, sizes)
 	prover := entail.NewCached(&entail.Linear{Fallback: entail.NewZ3(1000)})
+	if opts.mode.StaticRanges() {
+		rc.computeCovers(placement.AnalyzedFunctions(spkg))
+	}
+	unpubN := map[siteKey]int{}
+	callN := map[token.Pos][]int{} // per call position: the parameter of each SSA call (-2: not unpublished)
+	if opts.mode.SafeClass() {
+		rc.noEscape = placement.FindNoEscape(placement.AnalyzedFunctions(spkg))
+	}
+	appendN := map[token.Pos][2]int{} // append calls: unpublished, all
 	for _, fn := range placement.AnalyzedFunctions(spkg) {
 		if groups && mayGroup(fn) {
 			if bf := placement.Analyze(fn, placement.Config{Mode: placement.BigFoot, Effects: ks, Prover: prover, Safe: rc.safe}); bf.Fallback == "" {
@@ -158,10 +186,19 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 				}
 			}
 		}
+		var up map[ssa.Instruction]int
+		if opts.mode.SafeClass() {
+			up = placement.Unpublished(fn, rc.noEscape)
+			countAppends(fn, up, appendN)
+			noteCalls(fn, up, callN)
+		}
 		for _, a := range plan.Accesses {
 			if a.Pos.IsValid() {
 				k := siteKey{a.Pos, a.Write}
 				rc.ssaAcc[k] = append(rc.ssaAcc[k], a)
+				if _, ok := up[a.Instr]; ok {
+					unpubN[k]++
+				}
 			}
 		}
 		if plan.Fallback != "" {
@@ -192,6 +229,14 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 				bk := siteKey{b.Pos, b.Write}
 				rc.cover[bk] = append(rc.cover[bk], ak)
 			}
+		}
+	}
+	rc.unpub = rc.unpublishedSites(unpubN)
+	rc.planUnpublishedCalls(callN)
+	rc.unpubAppend = map[token.Pos]bool{}
+	for pos, n := range appendN {
+		if n[0] == n[1] {
+			rc.unpubAppend[pos] = true
 		}
 	}
 	return rc
@@ -301,11 +346,29 @@ func (f *fileRedcard) plan() {
 	if len(f.pkg.groupCands) > 0 {
 		f.planGroups()
 	}
+	f.unpub = map[siteKey]bool{}
+	grouped := map[siteKey]bool{} // anchors and members of the file's group checks
+	for ak, g := range f.groups {
+		grouped[ak] = true
+		for _, m := range g.members {
+			grouped[m] = true
+		}
+	}
+	for k := range f.pkg.unpub {
+		if one(k) && !f.drop[k] && !grouped[k] {
+			f.unpub[k] = true
+		}
+	}
 }
 
 // dropCheck reports whether the wrapper of kind write around e is left
 // out (pass 2), and records it (pass 1).
 func (r *fileRewriter) dropCheck(e ast.Expr, write bool) bool {
+	if r.nocheck != nil {
+		if pos := ssaPos(e); pos.IsValid() && r.nocheck[siteKey{pos, write}] {
+			return true
+		}
+	}
 	rc := r.rc
 	if rc == nil {
 		return false
@@ -313,6 +376,12 @@ func (r *fileRewriter) dropCheck(e ast.Expr, write bool) bool {
 	if rc.drop == nil {
 		rc.record(e, write)
 		return false
+	}
+	if r.unpublished(e, write) {
+		return true
+	}
+	if r.upSites[siteKey{ssaPos(e), write}] {
+		return true
 	}
 	if pos := ssaPos(e); pos.IsValid() && rc.drop[siteKey{pos, write}] {
 		rc.dropped++

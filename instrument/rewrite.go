@@ -305,15 +305,17 @@ func (p *pkgRewriter) rewriteFile(path string, file *ast.File, src []byte) (out 
 		body := r.renderFile()
 		r.rc.units = r.units()
 		r.rc.plan()
-		if len(r.rc.drop) > 0 {
+		if len(r.rc.drop) > 0 || len(r.rc.unpub) > 0 || len(p.rc.unpubAppend) > 0 {
 			rc := r.rc
 			r = newRewriter()
 			r.rc = rc
 		} else {
+			r.renderCopies()
 			return p.finishFile(r, path, file, src, body)
 		}
 	}
 	body := r.renderFile()
+	r.renderCopies()
 	return p.finishFile(r, path, file, src, body)
 }
 
@@ -414,6 +416,17 @@ type fileRewriter struct {
 	rc                     *fileRedcard // -mode=redcard only
 
 	usesUnsafe bool // the body uses __bfu (unsafe.Offsetof in group checks)
+
+	// nocheck: the accesses left unchecked while a function's specialized
+	// copy is rendered (cover.go); coverEmitted: the cover helper is in
+	// the trailer.
+	nocheck       map[siteKey]bool
+	coverEmitted  bool
+	appendEmitted bool // the unpublished append helper is in the trailer
+	// upSites, upRename: while an unpublished-parameter copy is rendered,
+	// its unchecked accesses and the calls it renames (unpublished.go)
+	upSites  map[siteKey]bool
+	upRename map[token.Pos]int
 }
 
 // funcCtx is the state of one function or function literal being rendered.

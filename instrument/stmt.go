@@ -229,7 +229,7 @@ func (r *fileRewriter) lvalue(e ast.Expr, rhsSync, list bool, assigned map[types
 			return inner, ""
 		}
 		if r.dropCheck(e, true) {
-			if r.p.recordElided {
+			if r.p.recordElided && (r.p.recordSafe || !r.unpublished(e, true)) {
 				return inner, "; __bf.A(" + r.g() + ", &" + paren(e, r.text(e)) + ", true, " + r.site(e.Pos()) + ")"
 			}
 			return inner, ""

@@ -324,12 +324,25 @@ func (r *fileRewriter) call(e *ast.CallExpr) string {
 					return text
 				}
 			}
+			if name, ok := r.unpublishedCallee(e, sel.Sel); ok {
+				return r.spliceNode(e, append([]sub{recv, {sel.Sel.Pos(), sel.Sel.End(), name}}, args...)...)
+			}
 			return r.spliceNode(e, append([]sub{recv}, args...)...)
 		}
 	}
 	if r.fn != nil && len(e.Args) == 2 && !e.Ellipsis.IsValid() && r.isReflectFunc(e.Fun, "Copy") {
 		return "__bf.ReflectCopy(" + r.g() + ", " + r.site(e.Lparen) + ", " +
 			r.spliceNode(e.Args[0], args[0]) + ", " + r.spliceNode(e.Args[1], args[1]) + ")"
+	}
+	if io == 0 {
+		if id, ok := ast.Unparen(e.Fun).(*ast.Ident); ok {
+			if name, ok := r.unpublishedCallee(e, id); ok {
+				return r.spliceNode(e, append([]sub{{id.Pos(), id.End(), name}}, args...)...)
+			}
+		}
+		if text, ok := r.coveredCall(e, args); ok {
+			return text
+		}
 	}
 	f := subOf(e.Fun, r.expr(e.Fun, mValue))
 	if io != 0 {
@@ -556,6 +569,9 @@ func (r *fileRewriter) builtinCall(e *ast.CallExpr, name string, args []sub) str
 		}
 		if _, ok := argType(0).(*types.Slice); !ok {
 			break
+		}
+		if text, ok := r.unpublishedAppend(e, args); ok {
+			return text
 		}
 		return r.appendCall(e, args, "Add")
 	}

@@ -1,0 +1,290 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"os"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/ssa"
+
+	"github.com/bigfoot-go/bigfoot/placement"
+)
+
+// Unpublished objects (-mode=bigfoot; placement.Unpublished).
+//
+// An access to an object the function allocated and has not yet
+// published (stored where another goroutine may read it, passed to a
+// call, returned, captured, sent) cannot be in a race: it gets no check
+// and no footprint record, and is not part of a static loop range. A site
+// qualifies when every SSA access at it is unpublished, it anchors no
+// RedCard check that covers other sites (they would lose their check) and
+// belongs to no field group the file emits (whose check would check its
+// bytes: fileRedcard.plan). Counting
+// builds announce it (__bf.A), so the check ratio keeps its denominator;
+// verifying builds do not, as for the static safe class: no check
+// covers it.
+
+// unpublishedSites returns the sites whose every access is unpublished
+// (n counts the unpublished accesses of each site).
+func (rc *redcardPkg) unpublishedSites(n map[siteKey]int) map[siteKey]bool {
+	covering := map[siteKey]bool{} // anchors of checks that cover other sites
+	for _, anchors := range rc.cover {
+		for _, a := range anchors {
+			covering[a] = true
+		}
+	}
+	out := map[siteKey]bool{}
+	for k, c := range n {
+		if rcDebug {
+			fmt.Fprintf(os.Stderr, "unpubdebug: %v %v: %d of %d, anchor %v\n", rc.fset.Position(k.pos), k.write, c, len(rc.ssaAcc[k]), covering[k])
+		}
+		if c == len(rc.ssaAcc[k]) && !covering[k] {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// unpublished reports whether the access e of kind write is left
+// unchecked as an access to an unpublished object (pass 2 only).
+func (r *fileRewriter) unpublished(e ast.Expr, write bool) bool {
+	if r.upSites[siteKey{ssaPos(e), write}] {
+		return true
+	}
+	if r.rc == nil || r.rc.unpub == nil || r.p.std {
+		return false
+	}
+	return r.rc.unpub[siteKey{ssaPos(e), write}]
+}
+
+// countAppends counts, by position, the calls of append in fn and those
+// up says append to an unpublished object.
+func countAppends(fn *ssa.Function, up map[ssa.Instruction]int, n map[token.Pos][2]int) {
+	for _, b := range fn.Blocks {
+		for _, in := range b.Instrs {
+			c, ok := in.(*ssa.Call)
+			if !ok || !c.Pos().IsValid() {
+				continue
+			}
+			if bi, ok := c.Call.Value.(*ssa.Builtin); !ok || bi.Name() != "append" {
+				continue
+			}
+			x := n[c.Pos()]
+			if _, ok := up[in]; ok {
+				x[0]++
+			}
+			x[1]++
+			n[c.Pos()] = x
+		}
+	}
+}
+
+// unpublishedAppend renders append(s, x, …) of an unpublished slice s
+// (no spread argument): a plain append, through a helper that counts its
+// accesses in counting builds (G.Count is empty otherwise).
+func (r *fileRewriter) unpublishedAppend(e *ast.CallExpr, args []sub) (string, bool) {
+	if r.rc == nil || r.rc.drop == nil || r.fn == nil || r.p.std || e.Ellipsis.IsValid() || len(e.Args) < 2 || !r.rc.pkg.unpubAppend[e.Lparen] {
+		return "", false
+	}
+	name := "__bfApp_" + strings.TrimPrefix(r.siteVar, "__bfS_")
+	if !r.appendEmitted {
+		r.appendEmitted = true
+		r.trailer.WriteString(fmt.Sprintf(appendHelperText, name))
+	}
+	head := sub{e.Pos(), e.Lparen + 1, name + "(" + r.g() + ", "}
+	return r.spliceNode(e, append([]sub{head}, args...)...), true
+}
+
+// appendHelperText is the helper (%[1]s its name) for appends to
+// unpublished slices: the accesses Appender.Add would check, counted.
+const appendHelperText = `func %[1]s[S ~[]E, E any](g *__bf.G, s S, xs ...E) S {
+	if len(s)+len(xs) > cap(s) { g.Count(len(s)) }
+	g.Count(len(xs))
+	return append(s, xs...)
+}
+`
+
+// Calls that keep an object unpublished.
+//
+// A call that passes an unpublished object to a parameter that does not
+// publish it (placement.NoEscape) calls a copy of the callee, F__bfup<i>
+// (i the parameter), in which the accesses through the parameter are not
+// checked, and whose own calls passing the parameter on call their copies
+// in turn. montecarlo's rng.normal() reaches rng.state through normal,
+// uniform and next: the three copies make no check of it.
+
+// An upCopy is one specialized copy: the function (by the position of
+// its name), the parameter, the accesses it leaves unchecked and the
+// calls it renames.
+type upCopy struct {
+	fn     *ssa.Function
+	param  int
+	sites  map[siteKey]bool
+	rename map[token.Pos]int // call Lparen -> parameter of the callee's copy
+}
+
+// upSuffix names the copy of a function for unpublished parameter i.
+func upSuffix(i int) string { return fmt.Sprintf("__bfup%d", i) }
+
+// noteCalls records, by position, the parameter each static call of fn
+// passes an unpublished object to (-2: none).
+func noteCalls(fn *ssa.Function, up map[ssa.Instruction]int, n map[token.Pos][]int) {
+	for _, b := range fn.Blocks {
+		for _, in := range b.Instrs {
+			c, ok := in.(*ssa.Call)
+			if !ok || !c.Pos().IsValid() || c.Call.StaticCallee() == nil {
+				continue
+			}
+			if _, ok := c.Call.Value.(*ssa.Builtin); ok {
+				continue
+			}
+			p, ok := up[in]
+			if !ok || p < 0 {
+				p = -2
+			}
+			n[c.Pos()] = append(n[c.Pos()], p)
+		}
+	}
+}
+
+// planUnpublishedCalls keeps the call positions whose every SSA call
+// passes an unpublished object to the same parameter of a function with a
+// renderable copy, and computes the copies they need, transitively.
+func (rc *redcardPkg) planUnpublishedCalls(n map[token.Pos][]int) {
+	rc.unpubCall = map[token.Pos]int{}
+	rc.upCopies = map[token.Pos][]*upCopy{}
+	if rc.noEscape == nil {
+		return
+	}
+	callee := map[token.Pos]*ssa.Function{} // call Lparen -> static callee
+	for _, fn := range rc.noEscape.Functions() {
+		for _, b := range fn.Blocks {
+			for _, in := range b.Instrs {
+				if c, ok := in.(*ssa.Call); ok && c.Call.StaticCallee() != nil {
+					callee[c.Pos()] = c.Call.StaticCallee()
+				}
+			}
+		}
+	}
+	var need []*upCopy
+	want := func(fn *ssa.Function, i int) bool {
+		if !rc.copyable(fn) || !rc.noEscape.Param(fn, i) {
+			return false
+		}
+		for _, c := range need {
+			if c.fn == fn && c.param == i {
+				return true
+			}
+		}
+		need = append(need, &upCopy{fn: fn, param: i})
+		return true
+	}
+	for pos, ps := range n {
+		p := ps[0]
+		same := p >= 0
+		for _, q := range ps {
+			same = same && q == p
+		}
+		if fn := callee[pos]; same && fn != nil && want(fn, p) {
+			rc.unpubCall[pos] = p
+		}
+	}
+	// The copies' own sites and calls, to a fixed point.
+	for k := 0; k < len(need); k++ {
+		c := need[k]
+		c.sites, c.rename = map[siteKey]bool{}, map[token.Pos]int{}
+		for _, b := range c.fn.Blocks {
+			for _, in := range b.Instrs {
+				if placement.ParamAccess(in, c.param) && in.Pos().IsValid() {
+					_, write := in.(*ssa.Store)
+					c.sites[siteKey{in.Pos(), write}] = true
+				}
+				call, ok := in.(*ssa.Call)
+				if !ok || call.Call.StaticCallee() == nil || call.Call.IsInvoke() {
+					continue
+				}
+				for j, a := range call.Call.Args {
+					if placement.DerivedFrom(a, c.fn.Params[c.param]) {
+						if want(call.Call.StaticCallee(), j) {
+							c.rename[call.Pos()] = j
+						}
+					}
+				}
+			}
+		}
+	}
+	sort.Slice(need, func(i, j int) bool { return need[i].param < need[j].param })
+	for _, c := range need {
+		rc.upCopies[c.fn.Pos()] = append(rc.upCopies[c.fn.Pos()], c)
+	}
+}
+
+// copyable reports whether fn is declared by a function declaration
+// the rewriter can render a second time under another name, in a file it
+// rewrites (not one that imports "C", which stays as it is: its functions
+// get no copy, and no call is renamed to one).
+func (rc *redcardPkg) copyable(fn *ssa.Function) bool {
+	d, ok := fn.Syntax().(*ast.FuncDecl)
+	if !ok || d.Body == nil || d.Type.TypeParams != nil || skipDirective(d) != "" ||
+		d.Recv == nil && (d.Name.Name == "main" || d.Name.Name == "init") {
+		return false
+	}
+	for _, adjusted := range []bool{true, false} {
+		name := rc.fset.PositionFor(d.Pos(), adjusted).Filename
+		if name == "" {
+			return false
+		}
+		cgo, ok := rc.cgoFile[name]
+		if !ok {
+			cgo = fileImportsC(name)
+			rc.cgoFile[name] = cgo
+		}
+		if cgo {
+			return false
+		}
+	}
+	return true
+}
+
+// unpublishedCallee returns the name of the copy the call e (whose callee
+// is named by id) calls instead of its callee: the call passes an
+// unpublished object to a parameter that does not publish it.
+func (r *fileRewriter) unpublishedCallee(e *ast.CallExpr, id *ast.Ident) (string, bool) {
+	if r.rc == nil || r.fn == nil || r.p.std || r.rc.pkg.upCopies == nil {
+		return "", false
+	}
+	i, ok := r.upRename[e.Lparen]
+	if !ok {
+		i, ok = r.rc.pkg.unpubCall[e.Lparen]
+	}
+	if !ok {
+		return "", false
+	}
+	fn, isFunc := r.info.Uses[id].(*types.Func)
+	if !isFunc || fn.Pkg() != r.p.pkg.Types {
+		return "", false
+	}
+	for _, c := range r.rc.pkg.upCopies[fn.Pos()] {
+		if c.param == i {
+			return id.Name + upSuffix(i), true
+		}
+	}
+	return "", false
+}
+
+// renderUpCopies appends to the trailer the unpublished-parameter copies
+// of the function declared by d, as renderCopies does for covers.
+func (r *fileRewriter) renderUpCopies(d *ast.FuncDecl) {
+	for _, c := range r.rc.pkg.upCopies[d.Name.Pos()] {
+		r.upSites, r.upRename = c.sites, c.rename
+		subs := r.funcDecl(d)
+		r.upSites, r.upRename = nil, nil
+		subs = append([]sub{{d.Name.Pos(), d.Name.End(), d.Name.Name + upSuffix(c.param)}}, subs...)
+		p := r.tf.Position(d.Pos())
+		fmt.Fprintf(&r.trailer, "//line %s:%d:%d\n%s\n", r.tf.Name(), p.Line, p.Column, r.splice(d.Pos(), d.End(), subs...))
+	}
+}
