@@ -506,6 +506,11 @@ func TestUserFuncName(t *testing.T) {
 		"main.__bfMain":       "main.main",
 		"main.__bfMain.func1": "main.main.func1",
 		"example.com/p.F":     "example.com/p.F",
+		// The instrumenter's specialized copies (cover.go, unpublished.go).
+		"main.intersect__bfnc":                      "main.intersect",
+		"main.(*splitmix).normal__bfup0":            "main.(*splitmix).normal",
+		"example.com/p.(*csr).rowSum__bfup12.func2": "example.com/p.(*csr).rowSum.func2",
+		"main.f__bfup0__bfnc":                       "main.f",
 	} {
 		if got := userFuncName(in); got != want {
 			t.Errorf("userFuncName(%q) = %q, want %q", in, got, want)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -276,5 +277,12 @@ func RaceErrors() int { return int(races.Load()) }
 // (main.main becomes main.__bfMain), so that stacks name the functions the
 // user wrote.
 func userFuncName(name string) string {
-	return strings.Replace(name, ".__bfMain", ".main", 1)
+	return copySuffix.ReplaceAllString(strings.Replace(name, ".__bfMain", ".main", 1), "")
 }
+
+// copySuffix matches the suffixes of the specialized copies of a function
+// the instrumenter emits: F__bfnc, whose checks the caller's loop covers
+// (instrument/cover.go), and F__bfup<i>, for an unpublished argument i
+// (instrument/unpublished.go). A report names the function the user
+// wrote.
+var copySuffix = regexp.MustCompile(`__bf(nc|up[0-9]+)`)
