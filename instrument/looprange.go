@@ -694,17 +694,22 @@ func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr
 	}
 	rs.base, rs.delta = r.splitConst(ix.Index)
 	if len(fields) > 0 {
-		// a[0].f, a[0].f.g: constants, never evaluated.
-		base := id.Name + "[0]"
-		var offs []string
-		for i := len(fields) - 1; i >= 0; i-- {
-			base += "." + fields[i].Sel.Name
-			offs = append(offs, "__bfu.Offsetof("+base+")")
-		}
-		rs.off = strings.Join(offs, "+")
-		rs.size = "__bfu.Sizeof(" + base + ")"
+		rs.off, rs.size = fieldExtent(id.Name+"[0]", fields)
 	}
 	return rs
+}
+
+// fieldExtent returns the offset and size expressions of the field that
+// fields (outermost last) select from the element expression elem: for
+// a[0].f.g, unsafe.Offsetof(a[0].f)+unsafe.Offsetof(a[0].f.g) and
+// unsafe.Sizeof(a[0].f.g), constants that are never evaluated.
+func fieldExtent(elem string, fields []*ast.SelectorExpr) (off, size string) {
+	var offs []string
+	for i := len(fields) - 1; i >= 0; i-- {
+		elem += "." + fields[i].Sel.Name
+		offs = append(offs, "__bfu.Offsetof("+elem+")")
+	}
+	return strings.Join(offs, "+"), "__bfu.Sizeof(" + elem + ")"
 }
 
 // elementAlias returns p and s[idx] if st, the k-th statement of body, is
@@ -1089,14 +1094,7 @@ func (r *fileRewriter) flatSiteOf(body *ast.BlockStmt, lp *loopPlan, ix *ast.Ind
 		rs.base, rs.delta = "", 0
 	}
 	if len(fields) > 0 {
-		base := zero
-		var offs []string
-		for i := len(fields) - 1; i >= 0; i-- {
-			base += "." + fields[i].Sel.Name
-			offs = append(offs, "__bfu.Offsetof("+base+")")
-		}
-		rs.off = strings.Join(offs, "+")
-		rs.size = "__bfu.Sizeof(" + base + ")"
+		rs.off, rs.size = fieldExtent(zero, fields)
 	}
 	return rs
 }

@@ -137,23 +137,8 @@ func (ne *NoEscape) onlyAccessed(p ssa.Value) bool {
 // through parameter i of its function directly (by fields and indices of
 // the parameter, not through a loaded pointer).
 func ParamAccess(in ssa.Instruction, i int) bool {
-	addr := AddrOf(in)
-	for addr != nil {
-		switch a := addr.(type) {
-		case *ssa.Parameter:
-			fn := in.Parent()
-			return i < len(fn.Params) && fn.Params[i] == a
-		case *ssa.FieldAddr:
-			addr = a.X
-		case *ssa.IndexAddr:
-			addr = a.X
-		case *ssa.Slice:
-			addr = a.X
-		default:
-			return false
-		}
-	}
-	return false
+	fn := in.Parent()
+	return i < len(fn.Params) && DerivedFrom(AddrOf(in), fn.Params[i])
 }
 
 // isPointer reports whether t is a pointer type.
