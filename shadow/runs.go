@@ -89,7 +89,8 @@ type run struct {
 	obj    uintptr // base of the heap object the run covers part of; 0 outside the heap
 	origin uintptr // class of byte b: ((b-origin)/elem) % len(cells); see canonOrigin
 	elem   uintptr
-	cells  []cell // immutable slice; one cell per residue class
+	cells  []cell // immutable slice; one cell per residue class (mapped: per entry)
+	m      *runMap // mapped run: the class of each element (mapped.go); immutable
 }
 
 func (gr *granule) isRun() bool { return gr.hi == 0 }
@@ -110,6 +111,9 @@ func canonOrigin(a, elem uintptr, k int) uintptr {
 }
 
 func (r *run) class(b uintptr) int {
+	if r.m != nil {
+		return r.m.entry((b - r.key<<pageShift) / r.m.elem)
+	}
 	if len(r.cells) == 1 {
 		return 0
 	}
@@ -170,7 +174,11 @@ func (r *run) covers(gi uintptr) bool {
 // sameBytes is the fast path of Access for the bytes [a, a+n) of granule
 // gi, which lies in run r.
 func (r *run) sameBytes(t *Thread, gi, a, n uintptr, write bool) bool {
-	if len(r.cells) == 1 {
+	if r.m != nil {
+		if !r.sameMapped(t, &span{start: a, end: a + n, elem: n, period: n}, a, a+n, write) {
+			return false
+		}
+	} else if len(r.cells) == 1 {
 		if !r.cells[0].same(t, write) {
 			return false
 		}
@@ -314,6 +322,9 @@ func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) bool {
 // are done. Otherwise it refines r and reports retry: the caller looks at
 // the slot again.
 func (s *Space) runSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr, sp *span, write bool, site uint32) (race Race, found bool, done uintptr, retry bool) {
+	if r.m != nil {
+		return s.mappedSpan(t, pg, key, r, gi, sp, write, site)
+	}
 	first, step, aligned := r.shape(sp)
 	if r.sameClasses(t, first, step, write) && r.covers(gi) {
 		t.Stats.Checks++
@@ -375,6 +386,13 @@ func (s *Space) runSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr, sp
 		nr = r.reshaped(sp.start, sp.elem, int(sp.period/sp.elem))
 	default:
 		g0, g1 = f0, f0 // last resort: per-granule state
+	}
+	if (nr == nil || g1-g0 < minRun) && len(r.cells) == 1 && !s.noMaps {
+		// The granules the check touches would get per-granule state:
+		// a map of element states instead (mapped.go).
+		s.replaceRun(pg, r, newMapped(r, mapElem(sp)))
+		r.mu.Unlock()
+		return Race{}, false, 0, true
 	}
 	s.refine(pg, r, f0, g0, g1, f1, nr)
 	r.mu.Unlock()
@@ -539,6 +557,9 @@ func (s *Space) mergeLeft(pg *page, r *run) {
 // merge: one may die, and its memory be reused, while the other lives.
 func (l *run) mergeable(r *run) bool {
 	k := len(l.cells)
+	if l.m != nil || r.m != nil {
+		return false
+	}
 	if l.obj != r.obj || k != len(r.cells) || l.immortal != r.immortal || l.foreign != r.foreign ||
 		l.hasWP != r.hasWP || l.gen != r.gen || l.wp != r.wp {
 		return false
@@ -640,6 +661,7 @@ type ShapeStats struct {
 	Coarse      int     // runs with one state, as a range check created them
 	Block       int     // runs with one state, pieces of a refined run
 	Stride      int     // runs with one state per residue class of a stride
+	Mapped      int     // runs with a map from elements to states
 	RunGranules int     // granules that runs cover
 	Fine        int     // granules with their own state
 	Split       int     // of which with one state per byte
@@ -689,6 +711,9 @@ func (s *Space) ShapeStats() ShapeStats {
 			rs, re := int(r.s.Load()), int(r.e.Load())
 			if !r.dead && rs == gi && re > rs {
 				switch {
+				case r.m != nil:
+					st.Mapped++
+					st.Bytes += r.m.size()
 				case len(r.cells) > 1:
 					st.Stride++
 				case r.block:

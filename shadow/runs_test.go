@@ -3,6 +3,7 @@
 package shadow
 
 import (
+	"flag"
 	"fmt"
 	"math/rand"
 	"testing"
@@ -84,7 +85,8 @@ func TestRunCoarse(t *testing.T) {
 	if !race || r.Prev != MakeEpoch(1, 1) || r.PrevSite != 1 || r.Addr != uintptr(unsafe.Pointer(&v[100])) {
 		t.Fatalf("write-read race in a run: %+v %v", r, race)
 	}
-	// Single accesses in the run: the element is fine, the rest stays.
+	// Single accesses in the run: the page's run becomes a mapped run,
+	// with no per-granule state; the other pages stay.
 	if _, race := s.Write(b, unsafe.Pointer(&v[5000]), 8, 3); !race {
 		t.Fatal("no race on a single write into a run")
 	}
@@ -92,7 +94,7 @@ func TestRunCoarse(t *testing.T) {
 		t.Fatal("single write next to b's races")
 	}
 	st = s.ShapeStats()
-	if st.Fine != 1 || st.Block < 3 {
+	if st.Fine != 0 || st.Mapped != 1 || st.Block < 2 {
 		t.Fatalf("shape after refinement: %+v", st)
 	}
 }
@@ -278,6 +280,9 @@ func TestLUFactorization(t *testing.T) {
 	}
 }
 
+// diffSeeds is the number of random traces TestDifferential runs.
+var diffSeeds = flag.Int64("diffseeds", 40, "random traces for TestDifferential")
+
 // refSpace is the reference for TestDifferential: one FastTrack cell per
 // byte, nothing shared.
 type refSpace map[uintptr]*cell
@@ -304,7 +309,7 @@ func (m refSpace) access(t *Thread, a, size uintptr, write bool) bool {
 func TestDifferential(t *testing.T) {
 	quiet(t)
 	var shapes ShapeStats
-	for seed := int64(1); seed <= 40; seed++ {
+	for seed := int64(1); seed <= *diffSeeds; seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		s := NewSpace()
 		ref := refSpace{}
@@ -410,13 +415,14 @@ func TestDifferential(t *testing.T) {
 				shapes.Coarse += st.Coarse
 				shapes.Block += st.Block
 				shapes.Stride += st.Stride
+				shapes.Mapped += st.Mapped
 				shapes.Fine += st.Fine
 				shapes.Split += st.Split
 			}
 		}
 	}
 	// The traces must exercise every representation.
-	if shapes.Coarse == 0 || shapes.Block == 0 || shapes.Stride == 0 || shapes.Fine == 0 || shapes.Split == 0 {
+	if shapes.Coarse == 0 || shapes.Block == 0 || shapes.Stride == 0 || shapes.Mapped == 0 || shapes.Fine == 0 || shapes.Split == 0 {
 		t.Fatalf("representations not exercised: %+v", shapes)
 	}
 	t.Logf("sampled shapes: %+v", shapes)
