@@ -89,7 +89,7 @@ type run struct {
 	obj    uintptr // base of the heap object the run covers part of; 0 outside the heap
 	origin uintptr // class of byte b: ((b-origin)/elem) % len(cells); see canonOrigin
 	elem   uintptr
-	cells  []cell // immutable slice; one cell per residue class (mapped: per entry)
+	cells  []cell  // immutable slice; one cell per residue class (mapped: per entry)
 	m      *runMap // mapped run: the class of each element (mapped.go); immutable
 }
 
