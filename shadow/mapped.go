@@ -142,8 +142,14 @@ func (s *Space) replaceRun(pg *page, r, nr *run) {
 	nr.s.Store(rs)
 	nr.e.Store(re)
 	nr.mu.Lock() // not yet visible; held until it is installed whole
-	for gi := rs; gi < re; gi++ {
-		pg.slots[gi].Store(&nr.granule)
+	if pg.arr.Load() == nil {
+		pg.full.Store(&nr.granule) // r covered the whole page
+	} else {
+		slots := pg.slotsW()
+		for gi := rs; gi < re; gi++ {
+			slots[gi].Store(&nr.granule)
+		}
+		pg.compress(nr)
 	}
 	nr.mu.Unlock()
 	r.dead = true

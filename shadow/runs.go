@@ -217,7 +217,7 @@ func (s *Space) accessSpan(t *Thread, sp span, write bool, site uint32) (race Ra
 			pg = s.page(key)
 			t.cacheKey, t.cache = key, pg
 		}
-		gr := pg.slots[gi].Load()
+		gr := pg.slot(gi)
 		if gr != nil && gr.isRun() {
 			r, ok, done, retry := s.runSpan(t, pg, key, asRun(gr), gi, &sp, write, site)
 			note(r, ok)
@@ -239,7 +239,7 @@ func (s *Space) accessSpan(t *Thread, sp span, write bool, site uint32) (race Ra
 			n := uintptr(0)
 			lim := min(granulesPerPage-gi, (sp.end-x)>>3)
 			for ; n < lim; n++ {
-				g := pg.slots[gi+n].Load()
+				g := pg.slot(gi+n)
 				if g == nil || g.isRun() {
 					break
 				}
@@ -276,7 +276,7 @@ func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) bool {
 	a := key<<pageShift | gi<<3
 	lim := min(granulesPerPage-gi, (sp.end-a)>>3)
 	n := uintptr(0)
-	for n < lim && pg.slots[gi+n].Load() == nil {
+	for n < lim && pg.slot(gi+n) == nil {
 		n++
 	}
 	if n < minRun {
@@ -303,15 +303,20 @@ func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) bool {
 	}
 	// Slots become non-nil only under pg.mu: recount.
 	m := uintptr(0)
-	for m < n && pg.slots[gi+m].Load() == nil {
+	for m < n && pg.slot(gi+m) == nil {
 		m++
 	}
 	if m < minRun {
 		return false
 	}
 	r.e.Store(uint32(gi + m))
-	for i := gi; i < gi+m; i++ {
-		pg.slots[i].Store(&r.granule)
+	if m == granulesPerPage && pg.arr.Load() == nil {
+		pg.full.Store(&r.granule) // the whole page: no slot array
+	} else {
+		slots := pg.slotsW()
+		for i := gi; i < gi+m; i++ {
+			slots[i].Store(&r.granule)
+		}
 	}
 	pg.live += int(m)
 	return true
@@ -454,7 +459,7 @@ func (s *Space) refine(pg *page, r *run, f0, g0, g1, f1 uintptr, nr *run) {
 		}
 		if p.r == nil {
 			for gi := p.lo; gi < p.hi; gi++ {
-				pg.slots[gi].Store(r.fine(pg, gi))
+				pg.slotsW()[gi].Store(r.fine(pg, gi))
 			}
 			continue
 		}
@@ -466,7 +471,7 @@ func (s *Space) refine(pg *page, r *run, f0, g0, g1, f1 uintptr, nr *run) {
 		q.e.Store(uint32(p.hi))
 		q.mu.Lock() // not yet visible; held until it is installed whole
 		for gi := p.lo; gi < p.hi; gi++ {
-			pg.slots[gi].Store(&q.granule)
+			pg.slotsW()[gi].Store(&q.granule)
 		}
 		q.mu.Unlock()
 	}
@@ -513,8 +518,13 @@ func (r *run) fine(pg *page, gi uintptr) *granule {
 func (s *Space) dropRun(pg *page, r *run) {
 	rs, re := r.s.Load(), r.e.Load()
 	pg.mu.Lock()
-	for gi := rs; gi < re; gi++ {
-		pg.slots[gi].Store(nil)
+	if pg.arr.Load() == nil && pg.full.Load() == &r.granule {
+		pg.full.Store(nil)
+	} else {
+		slots := pg.slotsW()
+		for gi := rs; gi < re; gi++ {
+			slots[gi].Store(nil)
+		}
 	}
 	pg.live -= int(re - rs)
 	pg.mu.Unlock()
@@ -528,7 +538,7 @@ func (s *Space) mergeLeft(pg *page, r *run) {
 	if rs == 0 {
 		return
 	}
-	lg := pg.slots[rs-1].Load()
+	lg := pg.slot(rs-1)
 	if lg == nil || !lg.isRun() {
 		return
 	}
@@ -546,10 +556,12 @@ func (s *Space) mergeLeft(pg *page, r *run) {
 	}
 	re := r.e.Load()
 	l.e.Store(re)
+	slots := pg.slotsW()
 	for gi := uintptr(r.s.Load()); gi < uintptr(re); gi++ {
-		pg.slots[gi].Store(&l.granule)
+		slots[gi].Store(&l.granule)
 	}
 	r.dead = true
+	pg.compress(l)
 }
 
 // mergeable reports whether l and r (both locked) cover the same object
@@ -683,8 +695,11 @@ func (s *Space) ShapeStats() ShapeStats {
 	s.pages.Range(func(key uintptr, pg *page) bool {
 		st.Pages++
 		st.Bytes += unsafe.Sizeof(*pg)
+		if pg.arr.Load() != nil {
+			st.Bytes += unsafe.Sizeof(slotArray{})
+		}
 		for gi := 0; gi < granulesPerPage; gi++ {
-			g := pg.slots[gi].Load()
+			g := pg.slot(uintptr(gi))
 			if g == nil {
 				continue
 			}

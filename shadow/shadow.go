@@ -106,11 +106,57 @@ func NewSpace() *Space {
 }
 
 type page struct {
-	mu    spin.Mutex
-	live  int         // non-nil slots; guarded by mu
-	dead  atomic.Bool // removed from the page table; set under mu
-	kind  atomic.Uint32
-	slots [granulesPerPage]atomic.Pointer[granule]
+	mu   spin.Mutex
+	live int         // non-nil slots; guarded by mu
+	dead atomic.Bool // removed from the page table; set under mu
+	kind atomic.Uint32
+	// The page's slots: arr, or, while arr is nil, every slot is full
+	// (nil: a clean page; a run: one run covers the whole page, the
+	// common case of a large array, which then needs no 4 KiB array of
+	// pointers to the same run). See slot and slotsW.
+	arr  atomic.Pointer[slotArray]
+	full atomic.Pointer[granule]
+}
+
+// A slotArray holds a page's slots: one per granule, nil, a granule, or
+// a run (runs.go) that several slots share.
+type slotArray [granulesPerPage]atomic.Pointer[granule]
+
+// slot returns the content of slot gi.
+func (pg *page) slot(gi uintptr) *granule {
+	if a := pg.arr.Load(); a != nil {
+		return a[gi].Load()
+	}
+	return pg.full.Load()
+}
+
+// slotsW returns the page's slot array, for a write to a slot, creating
+// it from full if needed. The caller holds the lock that owns the slot
+// (the run's for a run's slots, the page's for nil slots, a stripe lock
+// for a granule's): while arr is nil, every slot has that one owner.
+func (pg *page) slotsW() *slotArray {
+	if a := pg.arr.Load(); a != nil {
+		return a
+	}
+	a := new(slotArray)
+	if f := pg.full.Load(); f != nil {
+		for i := range a {
+			a[i].Store(f)
+		}
+	}
+	pg.arr.Store(a)
+	pg.full.Store(nil)
+	return a
+}
+
+// compress drops the slot array if run r, whose lock is held, covers
+// every slot of the page: r owns every slot, so no one else writes them.
+func (pg *page) compress(r *run) {
+	if r.s.Load() != 0 || r.e.Load() != granulesPerPage || r.dead || pg.arr.Load() == nil {
+		return
+	}
+	pg.full.Store(&r.granule)
+	pg.arr.Store(nil)
 }
 
 // A granule is the shadow of 8 aligned bytes.
@@ -375,7 +421,7 @@ func (s *Space) accessWords(t *Thread, base unsafe.Pointer, start, end uintptr, 
 		n := uintptr(0) // granules in the current epoch
 		if pg != nil {
 			for ; gi+n < gn; n++ {
-				gr := pg.slots[gi+n].Load()
+				gr := pg.slot(gi+n)
 				if gr == nil || gr.lo != 0 || gr.hi != 8 {
 					break
 				}
@@ -423,7 +469,7 @@ retry:
 	}
 	mu.Lock()
 	for gi := g0; gi < ge; gi++ {
-		gr := pg.slots[gi].Load()
+		gr := pg.slot(gi)
 		if gr == nil {
 			gr = &granule{lo: 0, hi: 8, gen: uint32(lagGen.Load())}
 			if !pg.add(gi, gr) {
@@ -465,7 +511,7 @@ func (s *Space) sameSpan(t *Thread, a, size uintptr, write bool) bool {
 	for end := a + size; a < end; {
 		off := a & 7
 		n := min(8-off, end-a)
-		gr := pg.slots[(a&(pageSize-1))>>3].Load()
+		gr := pg.slot((a&(pageSize-1))>>3)
 		if gr == nil || uintptr(gr.lo) != off || uintptr(gr.hi) != off+n {
 			return false
 		}
@@ -497,7 +543,11 @@ func (s *Space) Same(t *Thread, a, size uintptr, write bool) bool {
 	if off+size > 8 || t.cacheKey != a>>pageShift || t.cache == nil {
 		return false
 	}
-	gr := t.cache.slots[(a&(pageSize-1))>>3].Load()
+	arr := t.cache.arr.Load()
+	if arr == nil {
+		return false // a clean page, or a run over the whole page
+	}
+	gr := arr[(a&(pageSize-1))>>3].Load()
 	if gr == nil {
 		return false
 	}
@@ -535,7 +585,7 @@ func (s *Space) fast(t *Thread, addr uintptr, lo, hi uint8, write bool) bool {
 		t.cacheKey, t.cache = key, pg
 	}
 	gi := (addr & (pageSize - 1)) >> 3
-	gr := pg.slots[gi].Load()
+	gr := pg.slot(gi)
 	if gr == nil {
 		return false
 	}
@@ -593,7 +643,7 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 			t.cacheKey, t.cache = key, pg
 		}
 		mu.Lock()
-		gr := pg.slots[gi].Load()
+		gr := pg.slot(gi)
 		if gr == nil {
 			gr = &granule{lo: lo, hi: hi, gen: uint32(lagGen.Load())}
 			if !pg.add(gi, gr) {
@@ -624,11 +674,11 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 func (pg *page) add(gi uintptr, gr *granule) bool {
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
-	if pg.dead.Load() || pg.slots[gi].Load() != nil {
+	if pg.dead.Load() || pg.slot(gi) != nil {
 		// Reclaimed, or a run was installed: the caller looks again.
 		return false
 	}
-	pg.slots[gi].Store(gr)
+	pg.slotsW()[gi].Store(gr)
 	pg.live++
 	return true
 }
@@ -637,7 +687,7 @@ func (pg *page) add(gi uintptr, gr *granule) bool {
 // stripe lock is held.
 func (pg *page) replace(gi uintptr, lo, hi uint8) *granule {
 	gr := &granule{lo: lo, hi: hi, gen: uint32(lagGen.Load())}
-	pg.slots[gi].Store(gr)
+	pg.slotsW()[gi].Store(gr)
 	return gr
 }
 
@@ -646,7 +696,7 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 	if gr.split.Load() == nil && (gr.lo != lo || gr.hi != hi) {
 		if gr.whole.empty() {
 			ngr := &granule{lo: lo, hi: hi, immortal: gr.immortal, hasWP: gr.hasWP, gen: gr.gen, wp: gr.wp}
-			pg.slots[gi].Store(ngr)
+			pg.slotsW()[gi].Store(ngr)
 			gr = ngr
 		} else {
 			sp := newParts(partShift(gr.lo, gr.hi, lo, hi))
