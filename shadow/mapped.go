@@ -52,6 +52,9 @@ type runMap struct {
 	// refs counts the elements of the run's extent per entry; guarded by
 	// the run's lock.
 	refs [maxEntries]int32
+	// next is scratch space for a new state; guarded by the run's lock
+	// (a local cell would escape).
+	next cell
 }
 
 func newRunMap(elem uintptr) *runMap {
@@ -344,13 +347,14 @@ func (s *Space) mappedSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr,
 		if !partial[i] {
 			continue
 		}
-		var c cell
+		c := &m.next
+		c.reset()
 		c.copyFrom(&r.cells[i])
 		t.Stats.Checks++
 		note(c.access(t, write, site))
 		k := -1
 		for j := range m.refs {
-			if m.refs[j] > 0 && sameState(&r.cells[j], &c) {
+			if m.refs[j] > 0 && sameState(&r.cells[j], c) {
 				k = j
 				break
 			}
@@ -363,7 +367,7 @@ func (s *Space) mappedSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr,
 				}
 			}
 			r.cells[k].reset()
-			r.cells[k].copyFrom(&c)
+			r.cells[k].copyFrom(c)
 		}
 		if k != i {
 			to[i] = k
