@@ -103,28 +103,35 @@ func (m *runMap) spanElems(sp *span, X, Y, pbase uintptr, f func(j uintptr) bool
 }
 
 // sameMapped is the lock-free check of whether every byte of sp in
-// [X, Y) records t's epoch for this kind of access. sp need not fit the
-// map: it looks at the map element of every byte it covers.
-func (r *run) sameMapped(t *Thread, sp *span, X, Y uintptr, write bool) bool {
+// [X, Y) records t's epoch for this kind of access; with clip, X and Y
+// are clipped to the run's extent, read under the sequence count (a run
+// that gives up part of its extent bumps it), and the clipped Y is
+// returned. sp need not fit the map: it looks at the map element of every
+// byte it covers.
+func (r *run) sameMapped(t *Thread, sp *span, X, Y uintptr, clip, write bool) (uintptr, bool) {
 	m := r.m
 	v := m.seq.Load()
 	if v&1 != 0 {
-		return false
+		return 0, false
 	}
 	pbase := r.key << pageShift
+	if clip {
+		X = max(X, pbase+uintptr(r.s.Load())<<3)
+		Y = min(Y, pbase+uintptr(r.e.Load())<<3)
+	}
 	last := -1
 	for x := sp.next(X); x < Y; x += sp.period {
 		for b, hi := max(x, X), min(x+sp.elem, Y); b < hi; b = (b/m.elem + 1) * m.elem {
 			i := m.entry((b - pbase) / m.elem)
 			if i != last {
 				if !r.cells[i].same(t, write) {
-					return false
+					return 0, false
 				}
 				last = i
 			}
 		}
 	}
-	return m.seq.Load() == v
+	return Y, m.seq.Load() == v
 }
 
 // newMapped returns an unlocked, uninstalled mapped run with r's GC state
@@ -250,8 +257,7 @@ func (r *run) uniform() (int, bool) {
 // mappedSpan is runSpan for a mapped run.
 func (s *Space) mappedSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr, sp *span, write bool, site uint32) (race Race, found bool, done uintptr, retry bool) {
 	pbase := key << pageShift
-	S, E := pbase+uintptr(r.s.Load())<<3, pbase+uintptr(r.e.Load())<<3
-	if X, Y := max(S, sp.start), min(E, sp.end); X < Y && r.sameMapped(t, sp, X, Y, write) && r.covers(gi) {
+	if Y, ok := r.sameMapped(t, sp, sp.start, sp.end, true, write); ok && r.covers(gi) {
 		t.Stats.Checks++
 		return Race{}, false, Y, false
 	}
@@ -269,7 +275,7 @@ func (s *Space) mappedSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr,
 		s.replaceRun(pg, r, r.finer(mapElem(sp)))
 		return Race{}, false, 0, true
 	}
-	S, E = pbase+uintptr(r.s.Load())<<3, pbase+uintptr(r.e.Load())<<3
+	S, E := pbase+uintptr(r.s.Load())<<3, pbase+uintptr(r.e.Load())<<3
 	X, Y := max(S, sp.start), min(E, sp.end)
 	whole := sp.contiguous() && sp.start <= S && sp.end >= E
 	var touched [maxEntries]int32
@@ -313,8 +319,7 @@ func (s *Space) mappedSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr,
 		r.compact()
 		tally()
 		if n, free = need(); n > free {
-			// Too many distinct states: per-granule state.
-			s.refine(pg, r, uintptr(r.s.Load()), uintptr(r.e.Load()), uintptr(r.e.Load()), uintptr(r.e.Load()), nil)
+			s.overflow(pg, r, (X-pbase)>>3, (Y-pbase+7)>>3)
 			return Race{}, false, 0, true
 		}
 	}
@@ -401,4 +406,49 @@ func (s *Space) mappedSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr,
 		s.mergeLeft(pg, nr)
 	}
 	return race, found, Y, false
+}
+
+// recount sets the reference counts of r's entries (r is locked, or not
+// yet visible) from its extent, and clears the entries no element uses.
+func (r *run) recount() {
+	m := r.m
+	m.refs = [maxEntries]int32{}
+	for j, j1 := uintptr(r.s.Load())<<3/m.elem, uintptr(r.e.Load())<<3/m.elem; j < j1; j++ {
+		m.refs[m.entry(j)]++
+	}
+	for i := range m.refs {
+		if m.refs[i] == 0 {
+			r.cells[i].reset()
+		}
+	}
+}
+
+// overflow makes room in the mapped run r (locked), whose entries are all
+// in use by distinct states, for a check that touches its granules
+// [f0, f1). If the check touches most of the run, the granules it does
+// not touch get per-granule state and r keeps [f0, f1): elements left
+// behind by a shrinking pattern (the columns LU factorization is done
+// with, each written in another step) have a state each, and take their
+// entries with them. Otherwise the whole run becomes per-granule state
+// (many states spread over the run: the representation before mapped
+// runs).
+func (s *Space) overflow(pg *page, r *run, f0, f1 uintptr) {
+	rs, re := uintptr(r.s.Load()), uintptr(r.e.Load())
+	f0, f1 = max(f0, rs), min(f1, re)
+	if 2*(f1-f0) < re-rs || f1-f0 == re-rs {
+		s.refine(pg, r, rs, re, re, re, nil)
+		return
+	}
+	m := r.m
+	m.seq.Add(1)
+	slots := pg.slotsW()
+	for gi := rs; gi < re; gi++ {
+		if gi < f0 || gi >= f1 {
+			slots[gi].Store(r.fine(pg, gi))
+		}
+	}
+	r.s.Store(uint32(f0))
+	r.e.Store(uint32(f1))
+	r.recount()
+	m.seq.Add(1)
 }

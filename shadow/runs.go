@@ -125,6 +125,7 @@ func (r *run) class(b uintptr) int {
 type span struct {
 	start, end   uintptr
 	elem, period uintptr
+	single       bool // a lone access (Access, not AccessSparse)
 }
 
 func (sp *span) contiguous() bool { return sp.period == sp.elem }
@@ -175,7 +176,7 @@ func (r *run) covers(gi uintptr) bool {
 // gi, which lies in run r.
 func (r *run) sameBytes(t *Thread, gi, a, n uintptr, write bool) bool {
 	if r.m != nil {
-		if !r.sameMapped(t, &span{start: a, end: a + n, elem: n, period: n}, a, a+n, write) {
+		if _, ok := r.sameMapped(t, &span{start: a, end: a + n, elem: n, period: n}, a, a+n, false, write); !ok {
 			return false
 		}
 	} else if len(r.cells) == 1 {
@@ -392,7 +393,7 @@ func (s *Space) runSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr, sp
 	default:
 		g0, g1 = f0, f0 // last resort: per-granule state
 	}
-	if (nr == nil || g1-g0 < minRun) && len(r.cells) == 1 && !s.noMaps {
+	if (nr == nil || g1-g0 < minRun) && len(r.cells) == 1 && !sp.single && !s.noMaps {
 		// The granules the check touches would get per-granule state:
 		// a map of element states instead (mapped.go).
 		s.replaceRun(pg, r, newMapped(r, mapElem(sp)))

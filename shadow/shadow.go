@@ -59,6 +59,10 @@ type Thread struct {
 
 	cacheKey uintptr
 	cache    *page
+	// sparse: the access being checked is one of a sparse set of
+	// elements (AccessSparse), which may turn a block run into a mapped
+	// run; a lone access instead cuts the run around its granule.
+	sparse bool
 }
 
 // A Race describes a conflict found by an access.
@@ -380,6 +384,20 @@ func (s *Space) Access(t *Thread, p unsafe.Pointer, size uintptr, write bool, si
 	return race, found
 }
 
+// AccessSparse is Access for one element of a sparse set of elements
+// checked together (a footprint's side set: a conditional a[i], a
+// gather): if it falls in a block run, the run keeps one state per
+// element in a map (mapped.go) instead of giving the element's granule
+// per-granule state. A lone access (Access) cuts the run around its
+// granule, which suits the elements a shrinking pattern leaves behind
+// one by one (the pivot column of LU factorization).
+func (s *Space) AccessSparse(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32) (race Race, found bool) {
+	t.sparse = true
+	race, found = s.Access(t, p, size, write, site)
+	t.sparse = false
+	return race, found
+}
+
 // AccessRange checks accesses of the elements lo, lo+stride, ... < hi of
 // an array of elem-byte elements at base, and reports the first conflict.
 // It is the single entry point for range checks: it keeps the adaptive
@@ -653,7 +671,7 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 		}
 		if gr.isRun() {
 			mu.Unlock()
-			sp := span{start: addr, end: addr + uintptr(hi-lo), elem: uintptr(hi - lo), period: uintptr(hi - lo)}
+			sp := span{start: addr, end: addr + uintptr(hi-lo), elem: uintptr(hi - lo), period: uintptr(hi - lo), single: !t.sparse}
 			race, found, _, retry := s.runSpan(t, pg, key, asRun(gr), gi, &sp, write, site)
 			if retry {
 				continue
