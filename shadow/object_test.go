@@ -91,7 +91,7 @@ func (s *Space) runAt(p unsafe.Pointer) *run {
 	if pg == nil {
 		return nil
 	}
-	gr := pg.slot((a&(pageSize-1))>>3)
+	gr := pg.slot((a & (pageSize - 1)) >> 3)
 	if gr == nil || !gr.isRun() {
 		return nil
 	}

@@ -240,7 +240,7 @@ func (s *Space) accessSpan(t *Thread, sp span, write bool, site uint32) (race Ra
 			n := uintptr(0)
 			lim := min(granulesPerPage-gi, (sp.end-x)>>3)
 			for ; n < lim; n++ {
-				g := pg.slot(gi+n)
+				g := pg.slot(gi + n)
 				if g == nil || g.isRun() {
 					break
 				}
@@ -539,7 +539,7 @@ func (s *Space) mergeLeft(pg *page, r *run) {
 	if rs == 0 {
 		return
 	}
-	lg := pg.slot(rs-1)
+	lg := pg.slot(rs - 1)
 	if lg == nil || !lg.isRun() {
 		return
 	}

@@ -439,7 +439,7 @@ func (s *Space) accessWords(t *Thread, base unsafe.Pointer, start, end uintptr, 
 		n := uintptr(0) // granules in the current epoch
 		if pg != nil {
 			for ; gi+n < gn; n++ {
-				gr := pg.slot(gi+n)
+				gr := pg.slot(gi + n)
 				if gr == nil || gr.lo != 0 || gr.hi != 8 {
 					break
 				}
@@ -529,7 +529,7 @@ func (s *Space) sameSpan(t *Thread, a, size uintptr, write bool) bool {
 	for end := a + size; a < end; {
 		off := a & 7
 		n := min(8-off, end-a)
-		gr := pg.slot((a&(pageSize-1))>>3)
+		gr := pg.slot((a & (pageSize - 1)) >> 3)
 		if gr == nil || uintptr(gr.lo) != off || uintptr(gr.hi) != off+n {
 			return false
 		}
