@@ -308,7 +308,11 @@ func (m refSpace) access(t *Thread, a, size uintptr, write bool) bool {
 func TestDifferential(t *testing.T) {
 	quiet(t)
 	var shapes ShapeStats
-	for seed := int64(1); seed <= *diffSeeds; seed++ {
+	seeds := *diffSeeds
+	if raceEnabled && seeds > 8 {
+		seeds = 8
+	}
+	for seed := int64(1); seed <= seeds; seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		s := NewSpace()
 		ref := refSpace{}
