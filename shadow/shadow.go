@@ -660,8 +660,14 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 			pg = s.page(key)
 			t.cacheKey, t.cache = key, pg
 		}
-		mu.Lock()
+		// A run is owned by its own lock, not the stripe's: runSpan
+		// takes it, and looks again if the slot changed meanwhile.
 		gr := pg.slot(gi)
+		locked := gr == nil || !gr.isRun()
+		if locked {
+			mu.Lock()
+			gr = pg.slot(gi)
+		}
 		if gr == nil {
 			gr = &granule{lo: lo, hi: hi, gen: uint32(lagGen.Load())}
 			if !pg.add(gi, gr) {
@@ -670,7 +676,9 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 			}
 		}
 		if gr.isRun() {
-			mu.Unlock()
+			if locked {
+				mu.Unlock()
+			}
 			sp := span{start: addr, end: addr + uintptr(hi-lo), elem: uintptr(hi - lo), period: uintptr(hi - lo), single: !t.sparse}
 			race, found, _, retry := s.runSpan(t, pg, key, asRun(gr), gi, &sp, write, site)
 			if retry {
