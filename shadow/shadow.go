@@ -126,7 +126,8 @@ type page struct {
 // a run (runs.go) that several slots share.
 type slotArray [granulesPerPage]atomic.Pointer[granule]
 
-// slot returns the content of slot gi.
+// slot returns the content of slot gi. (full is read only while arr is
+// nil: once there is an array it may still hold the run it replaced.)
 func (pg *page) slot(gi uintptr) *granule {
 	if a := pg.arr.Load(); a != nil {
 		return a[gi].Load()
@@ -148,8 +149,10 @@ func (pg *page) slotsW() *slotArray {
 			a[i].Store(f)
 		}
 	}
+	// full stays: a reader that found no array still finds the run
+	// there (a stale run, as from a stale slot, which its checks of
+	// extent and death handle), never a clean slot that is not clean.
 	pg.arr.Store(a)
-	pg.full.Store(nil)
 	return a
 }
 
