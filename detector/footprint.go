@@ -539,6 +539,24 @@ func (g *G) checkOne(p unsafe.Pointer, size uintptr, write bool, site uint32) {
 	g.checkSlow(p, size, write, site)
 }
 
+// checkOneSparse is checkOne for one element of a side set: the shadow
+// may keep a map of element states for the sparse set
+// (shadow.Space.AccessSparse).
+func (g *G) checkOneSparse(p unsafe.Pointer, size uintptr, write bool, site uint32) {
+	if countAccesses {
+		g.checkOps++
+	}
+	if verifyChecks {
+		g.verifyRecord(p, size, 0, 1, verifyKind(write)|vCheck, site)
+	}
+	if space.Same(&g.t, uintptr(p), size, write) || uintptr(p) < minAddr {
+		return
+	}
+	if r, ok := space.AccessSparse(&g.t, p, size, write, site); ok {
+		report(g, r, site)
+	}
+}
+
 // checkStrided checks n accesses of size bytes at start, start+step, ...
 // in one operation.
 func (g *G) checkStrided(start unsafe.Pointer, size, step uintptr, n int, write bool, site uint32) {

@@ -300,7 +300,7 @@ func (s *sideSet) check(f *Footprint, lo, hi int) {
 	switch p := shadow.PtrOf(s.origin + uintptr(lo)*s.size); {
 	case hi <= lo:
 	case hi-lo == 1:
-		f.g.checkOne(p, s.size, f.write, s.site)
+		f.g.checkOneSparse(p, s.size, f.write, s.site)
 	default:
 		f.g.checkStrided(p, s.size, s.size, hi-lo, f.write, s.site)
 	}

@@ -65,8 +65,8 @@ func statsLine() string {
 		stats.checks.Load(), stats.ranges.Load(), stats.fpCommits.Load(), stats.footprints.Load(), stats.syncs.Load(),
 		stats.goroutines.Load(), races.Load(), space.Len())
 	sh := space.ShapeStats()
-	s += fmt.Sprintf(" runs_coarse=%d runs_block=%d runs_stride=%d run_granules=%d fine_granules=%d split_granules=%d part_granules=%d shadow_bytes=%d",
-		sh.Coarse, sh.Block, sh.Stride, sh.RunGranules, sh.Fine, sh.Split, sh.Parts, sh.Bytes)
+	s += fmt.Sprintf(" runs_coarse=%d runs_block=%d runs_stride=%d runs_mapped=%d run_granules=%d fine_granules=%d split_granules=%d part_granules=%d shadow_bytes=%d",
+		sh.Coarse, sh.Block, sh.Stride, sh.Mapped, sh.RunGranules, sh.Fine, sh.Split, sh.Parts, sh.Bytes)
 	if sched.n != 0 {
 		s += fmt.Sprintf(" sched_yields=%d", schedYields.Load())
 	}

@@ -112,7 +112,7 @@ func TestOwnerRevalidation(t *testing.T) {
 	key := uintptr(p) >> pageShift
 	gi := (uintptr(p) & (pageSize - 1)) >> 3
 	pg := s.pages.Load(key)
-	old := pg.slots[gi].Load()
+	old := pg.slot(gi)
 	if old.owner != 2 {
 		t.Fatalf("owner %d, want 2", old.owner)
 	}

@@ -362,8 +362,8 @@ func (gr *granule) reclaimable(gen uint32) bool {
 func (s *Space) Sweep() {
 	gen := uint32(lagGen.Load())
 	s.pages.Range(func(key uintptr, pg *page) bool {
-		for gi := 0; gi < len(pg.slots); gi++ {
-			g := pg.slots[gi].Load()
+		for gi := 0; gi < granulesPerPage; gi++ {
+			g := pg.slot(uintptr(gi))
 			if g == nil {
 				continue
 			}
@@ -382,9 +382,9 @@ func (s *Space) Sweep() {
 			}
 			mu := s.stripe(key, uintptr(gi))
 			mu.Lock()
-			if gr := pg.slots[gi].Load(); gr != nil && !gr.isRun() && gr.reclaimable(gen) {
+			if gr := pg.slot(uintptr(gi)); gr != nil && !gr.isRun() && gr.reclaimable(gen) {
 				pg.mu.Lock()
-				pg.slots[gi].Store(nil)
+				pg.slotsW()[gi].Store(nil)
 				pg.live--
 				pg.mu.Unlock()
 			}

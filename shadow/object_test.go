@@ -91,7 +91,7 @@ func (s *Space) runAt(p unsafe.Pointer) *run {
 	if pg == nil {
 		return nil
 	}
-	gr := pg.slots[(a&(pageSize-1))>>3].Load()
+	gr := pg.slot((a & (pageSize - 1)) >> 3)
 	if gr == nil || !gr.isRun() {
 		return nil
 	}

@@ -89,7 +89,8 @@ type run struct {
 	obj    uintptr // base of the heap object the run covers part of; 0 outside the heap
 	origin uintptr // class of byte b: ((b-origin)/elem) % len(cells); see canonOrigin
 	elem   uintptr
-	cells  []cell // immutable slice; one cell per residue class
+	cells  []cell  // immutable slice; one cell per residue class (mapped: per entry)
+	m      *runMap // mapped run: the class of each element (mapped.go); immutable
 }
 
 func (gr *granule) isRun() bool { return gr.hi == 0 }
@@ -110,6 +111,9 @@ func canonOrigin(a, elem uintptr, k int) uintptr {
 }
 
 func (r *run) class(b uintptr) int {
+	if r.m != nil {
+		return r.m.entry((b - r.key<<pageShift) / r.m.elem)
+	}
 	if len(r.cells) == 1 {
 		return 0
 	}
@@ -121,6 +125,7 @@ func (r *run) class(b uintptr) int {
 type span struct {
 	start, end   uintptr
 	elem, period uintptr
+	single       bool // a lone access (Access, not AccessSparse)
 }
 
 func (sp *span) contiguous() bool { return sp.period == sp.elem }
@@ -170,7 +175,11 @@ func (r *run) covers(gi uintptr) bool {
 // sameBytes is the fast path of Access for the bytes [a, a+n) of granule
 // gi, which lies in run r.
 func (r *run) sameBytes(t *Thread, gi, a, n uintptr, write bool) bool {
-	if len(r.cells) == 1 {
+	if r.m != nil {
+		if _, ok := r.sameMapped(t, &span{start: a, end: a + n, elem: n, period: n}, a, a+n, false, write); !ok {
+			return false
+		}
+	} else if len(r.cells) == 1 {
 		if !r.cells[0].same(t, write) {
 			return false
 		}
@@ -209,7 +218,7 @@ func (s *Space) accessSpan(t *Thread, sp span, write bool, site uint32) (race Ra
 			pg = s.page(key)
 			t.cacheKey, t.cache = key, pg
 		}
-		gr := pg.slots[gi].Load()
+		gr := pg.slot(gi)
 		if gr != nil && gr.isRun() {
 			r, ok, done, retry := s.runSpan(t, pg, key, asRun(gr), gi, &sp, write, site)
 			note(r, ok)
@@ -231,7 +240,7 @@ func (s *Space) accessSpan(t *Thread, sp span, write bool, site uint32) (race Ra
 			n := uintptr(0)
 			lim := min(granulesPerPage-gi, (sp.end-x)>>3)
 			for ; n < lim; n++ {
-				g := pg.slots[gi+n].Load()
+				g := pg.slot(gi + n)
 				if g == nil || g.isRun() {
 					break
 				}
@@ -268,7 +277,7 @@ func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) bool {
 	a := key<<pageShift | gi<<3
 	lim := min(granulesPerPage-gi, (sp.end-a)>>3)
 	n := uintptr(0)
-	for n < lim && pg.slots[gi+n].Load() == nil {
+	for n < lim && pg.slot(gi+n) == nil {
 		n++
 	}
 	if n < minRun {
@@ -295,15 +304,20 @@ func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) bool {
 	}
 	// Slots become non-nil only under pg.mu: recount.
 	m := uintptr(0)
-	for m < n && pg.slots[gi+m].Load() == nil {
+	for m < n && pg.slot(gi+m) == nil {
 		m++
 	}
 	if m < minRun {
 		return false
 	}
 	r.e.Store(uint32(gi + m))
-	for i := gi; i < gi+m; i++ {
-		pg.slots[i].Store(&r.granule)
+	if m == granulesPerPage && pg.arr.Load() == nil {
+		pg.full.Store(&r.granule) // the whole page: no slot array
+	} else {
+		slots := pg.slotsW()
+		for i := gi; i < gi+m; i++ {
+			slots[i].Store(&r.granule)
+		}
 	}
 	pg.live += int(m)
 	return true
@@ -314,6 +328,9 @@ func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) bool {
 // are done. Otherwise it refines r and reports retry: the caller looks at
 // the slot again.
 func (s *Space) runSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr, sp *span, write bool, site uint32) (race Race, found bool, done uintptr, retry bool) {
+	if r.m != nil {
+		return s.mappedSpan(t, pg, key, r, gi, sp, write, site)
+	}
 	first, step, aligned := r.shape(sp)
 	if r.sameClasses(t, first, step, write) && r.covers(gi) {
 		t.Stats.Checks++
@@ -376,6 +393,13 @@ func (s *Space) runSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr, sp
 	default:
 		g0, g1 = f0, f0 // last resort: per-granule state
 	}
+	if (nr == nil || g1-g0 < minRun) && len(r.cells) == 1 && !sp.single && !s.noMaps {
+		// The granules the check touches would get per-granule state:
+		// a map of element states instead (mapped.go).
+		s.replaceRun(pg, r, newMapped(r, mapElem(sp)))
+		r.mu.Unlock()
+		return Race{}, false, 0, true
+	}
 	s.refine(pg, r, f0, g0, g1, f1, nr)
 	r.mu.Unlock()
 	return Race{}, false, 0, true
@@ -436,7 +460,7 @@ func (s *Space) refine(pg *page, r *run, f0, g0, g1, f1 uintptr, nr *run) {
 		}
 		if p.r == nil {
 			for gi := p.lo; gi < p.hi; gi++ {
-				pg.slots[gi].Store(r.fine(pg, gi))
+				pg.slotsW()[gi].Store(r.fine(pg, gi))
 			}
 			continue
 		}
@@ -448,7 +472,7 @@ func (s *Space) refine(pg *page, r *run, f0, g0, g1, f1 uintptr, nr *run) {
 		q.e.Store(uint32(p.hi))
 		q.mu.Lock() // not yet visible; held until it is installed whole
 		for gi := p.lo; gi < p.hi; gi++ {
-			pg.slots[gi].Store(&q.granule)
+			pg.slotsW()[gi].Store(&q.granule)
 		}
 		q.mu.Unlock()
 	}
@@ -495,8 +519,13 @@ func (r *run) fine(pg *page, gi uintptr) *granule {
 func (s *Space) dropRun(pg *page, r *run) {
 	rs, re := r.s.Load(), r.e.Load()
 	pg.mu.Lock()
-	for gi := rs; gi < re; gi++ {
-		pg.slots[gi].Store(nil)
+	if pg.arr.Load() == nil && pg.full.Load() == &r.granule {
+		pg.full.Store(nil)
+	} else {
+		slots := pg.slotsW()
+		for gi := rs; gi < re; gi++ {
+			slots[gi].Store(nil)
+		}
 	}
 	pg.live -= int(re - rs)
 	pg.mu.Unlock()
@@ -510,7 +539,7 @@ func (s *Space) mergeLeft(pg *page, r *run) {
 	if rs == 0 {
 		return
 	}
-	lg := pg.slots[rs-1].Load()
+	lg := pg.slot(rs - 1)
 	if lg == nil || !lg.isRun() {
 		return
 	}
@@ -528,10 +557,12 @@ func (s *Space) mergeLeft(pg *page, r *run) {
 	}
 	re := r.e.Load()
 	l.e.Store(re)
+	slots := pg.slotsW()
 	for gi := uintptr(r.s.Load()); gi < uintptr(re); gi++ {
-		pg.slots[gi].Store(&l.granule)
+		slots[gi].Store(&l.granule)
 	}
 	r.dead = true
+	pg.compress(l)
 }
 
 // mergeable reports whether l and r (both locked) cover the same object
@@ -539,6 +570,9 @@ func (s *Space) mergeLeft(pg *page, r *run) {
 // merge: one may die, and its memory be reused, while the other lives.
 func (l *run) mergeable(r *run) bool {
 	k := len(l.cells)
+	if l.m != nil || r.m != nil {
+		return false
+	}
 	if l.obj != r.obj || k != len(r.cells) || l.immortal != r.immortal || l.foreign != r.foreign ||
 		l.hasWP != r.hasWP || l.gen != r.gen || l.wp != r.wp {
 		return false
@@ -640,6 +674,7 @@ type ShapeStats struct {
 	Coarse      int     // runs with one state, as a range check created them
 	Block       int     // runs with one state, pieces of a refined run
 	Stride      int     // runs with one state per residue class of a stride
+	Mapped      int     // runs with a map from elements to states
 	RunGranules int     // granules that runs cover
 	Fine        int     // granules with their own state
 	Split       int     // of which with one state per byte
@@ -661,8 +696,11 @@ func (s *Space) ShapeStats() ShapeStats {
 	s.pages.Range(func(key uintptr, pg *page) bool {
 		st.Pages++
 		st.Bytes += unsafe.Sizeof(*pg)
+		if pg.arr.Load() != nil {
+			st.Bytes += unsafe.Sizeof(slotArray{})
+		}
 		for gi := 0; gi < granulesPerPage; gi++ {
-			g := pg.slots[gi].Load()
+			g := pg.slot(uintptr(gi))
 			if g == nil {
 				continue
 			}
@@ -689,6 +727,9 @@ func (s *Space) ShapeStats() ShapeStats {
 			rs, re := int(r.s.Load()), int(r.e.Load())
 			if !r.dead && rs == gi && re > rs {
 				switch {
+				case r.m != nil:
+					st.Mapped++
+					st.Bytes += r.m.size()
 				case len(r.cells) > 1:
 					st.Stride++
 				case r.block:

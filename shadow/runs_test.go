@@ -3,6 +3,7 @@
 package shadow
 
 import (
+	"flag"
 	"fmt"
 	"math/rand"
 	"testing"
@@ -278,6 +279,9 @@ func TestLUFactorization(t *testing.T) {
 	}
 }
 
+// diffSeeds is the number of random traces TestDifferential runs.
+var diffSeeds = flag.Int64("diffseeds", 40, "random traces for TestDifferential")
+
 // refSpace is the reference for TestDifferential: one FastTrack cell per
 // byte, nothing shared.
 type refSpace map[uintptr]*cell
@@ -304,7 +308,11 @@ func (m refSpace) access(t *Thread, a, size uintptr, write bool) bool {
 func TestDifferential(t *testing.T) {
 	quiet(t)
 	var shapes ShapeStats
-	for seed := int64(1); seed <= 40; seed++ {
+	seeds := *diffSeeds
+	if raceEnabled && seeds > 8 {
+		seeds = 8
+	}
+	for seed := int64(1); seed <= seeds; seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		s := NewSpace()
 		ref := refSpace{}
@@ -347,7 +355,11 @@ func TestDifferential(t *testing.T) {
 				if rng.Intn(8) == 0 && !structured {
 					a = uintptr(rng.Intn(size - 8))
 				}
-				_, got = s.Access(th, ptrOf(base+a), sz, write, 1)
+				if rng.Intn(2) == 0 {
+					_, got = s.AccessSparse(th, ptrOf(base+a), sz, write, 1)
+				} else {
+					_, got = s.Access(th, ptrOf(base+a), sz, write, 1)
+				}
 				want = ref.access(th, base+a, sz, write)
 				desc = fmt.Sprintf("access %d+%d", a, sz)
 			case op < 16 || structured: // range
@@ -410,13 +422,14 @@ func TestDifferential(t *testing.T) {
 				shapes.Coarse += st.Coarse
 				shapes.Block += st.Block
 				shapes.Stride += st.Stride
+				shapes.Mapped += st.Mapped
 				shapes.Fine += st.Fine
 				shapes.Split += st.Split
 			}
 		}
 	}
 	// The traces must exercise every representation.
-	if shapes.Coarse == 0 || shapes.Block == 0 || shapes.Stride == 0 || shapes.Fine == 0 || shapes.Split == 0 {
+	if shapes.Coarse == 0 || shapes.Block == 0 || shapes.Stride == 0 || shapes.Mapped == 0 || shapes.Fine == 0 || shapes.Split == 0 {
 		t.Fatalf("representations not exercised: %+v", shapes)
 	}
 	t.Logf("sampled shapes: %+v", shapes)
@@ -465,5 +478,90 @@ func TestRunStencilShape(t *testing.T) {
 	// Thread 2 reads without synchronizing with thread 1's write.
 	if _, race := s.AccessRange(ts[1], p, 8, 0, n, 1, false, 3); !race {
 		t.Fatal("unordered read after write: no race")
+	}
+}
+
+// TestRunMapped runs the sparse pattern of a block-partitioned array: a
+// goroutine writes its block, and after a barrier a conditional a[i]
+// (every fourth element here) reads a sparse set of it, then one element
+// per 256 is read with a stride. The block keeps no per-granule state:
+// its pages become mapped runs, with exact per-element races, and a later
+// read of the whole block makes them block runs again.
+func TestRunMapped(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	const n = 4096 // 4 pages of uint32
+	v := escape(make([]uint32, n))
+	p := unsafe.Pointer(&v[0])
+	ts := threads(3)
+	a, b, c := ts[0], ts[1], ts[2]
+	s.AccessRange(a, p, 4, 0, n, 1, true, 1)
+	barrier(ts...)
+	for i := 0; i < n; i += 4 {
+		if _, race := s.AccessSparse(b, unsafe.Pointer(&v[i]), 4, false, 2); race {
+			t.Fatalf("sparse read of v[%d] races", i)
+		}
+	}
+	s.AccessStrided(b, unsafe.Pointer(&v[1]), 4, 256*4, n/256, false, 3)
+	st := s.ShapeStats()
+	if st.Fine != 0 || st.Mapped == 0 {
+		t.Fatalf("sparse reads split the block: %+v", st)
+	}
+	// c is ordered after a's write, not after b's reads.
+	if _, race := s.Write(c, unsafe.Pointer(&v[2]), 4, 4); race {
+		t.Fatal("v[2] was not read by b: no race")
+	}
+	if _, race := s.Write(c, unsafe.Pointer(&v[257]), 4, 4); !race {
+		t.Fatal("v[257] was read by b's strided check: race")
+	}
+	if _, race := s.AccessRange(c, p, 4, 8, 12, 1, true, 4); !race {
+		t.Fatal("v[8] was read by b: race")
+	}
+	barrier(ts...)
+	// A byte of an element: a finer map, still exact.
+	if _, race := s.AccessSparse(a, unsafe.Add(p, 4*100+1), 1, true, 5); race {
+		t.Fatal("byte write after the barrier races")
+	}
+	barrier(ts...)
+	if _, race := s.AccessRange(a, p, 4, 0, n, 1, false, 6); race {
+		t.Fatal("whole read after the barrier races")
+	}
+	// Byte 1 of v[100] has its own write epoch: its page stays mapped.
+	if st := s.ShapeStats(); st.Mapped != 1 || st.Fine != 0 {
+		t.Fatalf("a whole read did not make the other pages block runs: %+v", st)
+	}
+	if _, race := s.AccessRange(a, p, 4, 0, n, 1, true, 6); race {
+		t.Fatal("whole write after the barrier races")
+	}
+	if st := s.ShapeStats(); st.Mapped != 0 || st.Fine != 0 {
+		t.Fatalf("a whole write did not make the block one run per page: %+v", st)
+	}
+}
+
+// TestRunMappedOverflow gives one page of a mapped run more distinct
+// states than its map holds: it falls back to per-granule state, with
+// the same races.
+func TestRunMappedOverflow(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	const n = 1024
+	v := escape(make([]uint32, n))
+	p := unsafe.Pointer(&v[0])
+	ts := threads(2)
+	a, b := ts[0], ts[1]
+	s.AccessRange(a, p, 4, 0, n, 1, true, 1)
+	barrier(ts...)
+	for i := 0; i < 2*maxEntries; i++ {
+		s.AccessSparse(a, unsafe.Pointer(&v[i*8]), 4, true, uint32(10+i))
+	}
+	if st := s.ShapeStats(); st.Fine == 0 {
+		t.Fatalf("no per-granule state after %d states: %+v", 2*maxEntries, st)
+	}
+	if _, race := s.Write(b, unsafe.Pointer(&v[8*7]), 4, 2); !race {
+		t.Fatal("v[56]: a's write is not ordered before b")
+	}
+	barrier(ts...)
+	if _, race := s.AccessRange(b, p, 4, 0, n, 1, true, 3); race {
+		t.Fatal("write after the barrier races")
 	}
 }

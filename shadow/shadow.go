@@ -59,6 +59,10 @@ type Thread struct {
 
 	cacheKey uintptr
 	cache    *page
+	// sparse: the access being checked is one of a sparse set of
+	// elements (AccessSparse), which may turn a block run into a mapped
+	// run; a lone access instead cuts the run around its granule.
+	sparse bool
 }
 
 // A Race describes a conflict found by an access.
@@ -94,6 +98,7 @@ type Space struct {
 	}
 	sweeping atomic.Bool
 	noRuns   bool // tests and benchmarks: per-granule state only
+	noMaps   bool // tests and benchmarks: no mapped runs
 }
 
 // NewSpace returns an empty shadow memory that is swept of the state of dead
@@ -105,11 +110,60 @@ func NewSpace() *Space {
 }
 
 type page struct {
-	mu    spin.Mutex
-	live  int         // non-nil slots; guarded by mu
-	dead  atomic.Bool // removed from the page table; set under mu
-	kind  atomic.Uint32
-	slots [granulesPerPage]atomic.Pointer[granule]
+	mu   spin.Mutex
+	live int         // non-nil slots; guarded by mu
+	dead atomic.Bool // removed from the page table; set under mu
+	kind atomic.Uint32
+	// The page's slots: arr, or, while arr is nil, every slot is full
+	// (nil: a clean page; a run: one run covers the whole page, the
+	// common case of a large array, which then needs no 4 KiB array of
+	// pointers to the same run). See slot and slotsW.
+	arr  atomic.Pointer[slotArray]
+	full atomic.Pointer[granule]
+}
+
+// A slotArray holds a page's slots: one per granule, nil, a granule, or
+// a run (runs.go) that several slots share.
+type slotArray [granulesPerPage]atomic.Pointer[granule]
+
+// slot returns the content of slot gi. (full is read only while arr is
+// nil: once there is an array it may still hold the run it replaced.)
+func (pg *page) slot(gi uintptr) *granule {
+	if a := pg.arr.Load(); a != nil {
+		return a[gi].Load()
+	}
+	return pg.full.Load()
+}
+
+// slotsW returns the page's slot array, for a write to a slot, creating
+// it from full if needed. The caller holds the lock that owns the slot
+// (the run's for a run's slots, the page's for nil slots, a stripe lock
+// for a granule's): while arr is nil, every slot has that one owner.
+func (pg *page) slotsW() *slotArray {
+	if a := pg.arr.Load(); a != nil {
+		return a
+	}
+	a := new(slotArray)
+	if f := pg.full.Load(); f != nil {
+		for i := range a {
+			a[i].Store(f)
+		}
+	}
+	// full stays: a reader that found no array still finds the run
+	// there (a stale run, as from a stale slot, which its checks of
+	// extent and death handle), never a clean slot that is not clean.
+	pg.arr.Store(a)
+	return a
+}
+
+// compress drops the slot array if run r, whose lock is held, covers
+// every slot of the page: r owns every slot, so no one else writes them.
+func (pg *page) compress(r *run) {
+	if r.s.Load() != 0 || r.e.Load() != granulesPerPage || r.dead || pg.arr.Load() == nil {
+		return
+	}
+	pg.full.Store(&r.granule)
+	pg.arr.Store(nil)
 }
 
 // A granule is the shadow of 8 aligned bytes.
@@ -333,6 +387,20 @@ func (s *Space) Access(t *Thread, p unsafe.Pointer, size uintptr, write bool, si
 	return race, found
 }
 
+// AccessSparse is Access for one element of a sparse set of elements
+// checked together (a footprint's side set: a conditional a[i], a
+// gather): if it falls in a block run, the run keeps one state per
+// element in a map (mapped.go) instead of giving the element's granule
+// per-granule state. A lone access (Access) cuts the run around its
+// granule, which suits the elements a shrinking pattern leaves behind
+// one by one (the pivot column of LU factorization).
+func (s *Space) AccessSparse(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32) (race Race, found bool) {
+	t.sparse = true
+	race, found = s.Access(t, p, size, write, site)
+	t.sparse = false
+	return race, found
+}
+
 // AccessRange checks accesses of the elements lo, lo+stride, ... < hi of
 // an array of elem-byte elements at base, and reports the first conflict.
 // It is the single entry point for range checks: it keeps the adaptive
@@ -374,7 +442,7 @@ func (s *Space) accessWords(t *Thread, base unsafe.Pointer, start, end uintptr, 
 		n := uintptr(0) // granules in the current epoch
 		if pg != nil {
 			for ; gi+n < gn; n++ {
-				gr := pg.slots[gi+n].Load()
+				gr := pg.slot(gi + n)
 				if gr == nil || gr.lo != 0 || gr.hi != 8 {
 					break
 				}
@@ -422,7 +490,7 @@ retry:
 	}
 	mu.Lock()
 	for gi := g0; gi < ge; gi++ {
-		gr := pg.slots[gi].Load()
+		gr := pg.slot(gi)
 		if gr == nil {
 			gr = &granule{lo: 0, hi: 8, gen: uint32(lagGen.Load())}
 			if !pg.add(gi, gr) {
@@ -464,7 +532,7 @@ func (s *Space) sameSpan(t *Thread, a, size uintptr, write bool) bool {
 	for end := a + size; a < end; {
 		off := a & 7
 		n := min(8-off, end-a)
-		gr := pg.slots[(a&(pageSize-1))>>3].Load()
+		gr := pg.slot((a & (pageSize - 1)) >> 3)
 		if gr == nil || uintptr(gr.lo) != off || uintptr(gr.hi) != off+n {
 			return false
 		}
@@ -496,7 +564,11 @@ func (s *Space) Same(t *Thread, a, size uintptr, write bool) bool {
 	if off+size > 8 || t.cacheKey != a>>pageShift || t.cache == nil {
 		return false
 	}
-	gr := t.cache.slots[(a&(pageSize-1))>>3].Load()
+	arr := t.cache.arr.Load()
+	if arr == nil {
+		return false // a clean page, or a run over the whole page
+	}
+	gr := arr[(a&(pageSize-1))>>3].Load()
 	if gr == nil {
 		return false
 	}
@@ -534,7 +606,7 @@ func (s *Space) fast(t *Thread, addr uintptr, lo, hi uint8, write bool) bool {
 		t.cacheKey, t.cache = key, pg
 	}
 	gi := (addr & (pageSize - 1)) >> 3
-	gr := pg.slots[gi].Load()
+	gr := pg.slot(gi)
 	if gr == nil {
 		return false
 	}
@@ -591,8 +663,14 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 			pg = s.page(key)
 			t.cacheKey, t.cache = key, pg
 		}
-		mu.Lock()
-		gr := pg.slots[gi].Load()
+		// A run is owned by its own lock, not the stripe's: runSpan
+		// takes it, and looks again if the slot changed meanwhile.
+		gr := pg.slot(gi)
+		locked := gr == nil || !gr.isRun()
+		if locked {
+			mu.Lock()
+			gr = pg.slot(gi)
+		}
 		if gr == nil {
 			gr = &granule{lo: lo, hi: hi, gen: uint32(lagGen.Load())}
 			if !pg.add(gi, gr) {
@@ -601,8 +679,10 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 			}
 		}
 		if gr.isRun() {
-			mu.Unlock()
-			sp := span{start: addr, end: addr + uintptr(hi-lo), elem: uintptr(hi - lo), period: uintptr(hi - lo)}
+			if locked {
+				mu.Unlock()
+			}
+			sp := span{start: addr, end: addr + uintptr(hi-lo), elem: uintptr(hi - lo), period: uintptr(hi - lo), single: !t.sparse}
 			race, found, _, retry := s.runSpan(t, pg, key, asRun(gr), gi, &sp, write, site)
 			if retry {
 				continue
@@ -623,11 +703,11 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 func (pg *page) add(gi uintptr, gr *granule) bool {
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
-	if pg.dead.Load() || pg.slots[gi].Load() != nil {
+	if pg.dead.Load() || pg.slot(gi) != nil {
 		// Reclaimed, or a run was installed: the caller looks again.
 		return false
 	}
-	pg.slots[gi].Store(gr)
+	pg.slotsW()[gi].Store(gr)
 	pg.live++
 	return true
 }
@@ -636,7 +716,7 @@ func (pg *page) add(gi uintptr, gr *granule) bool {
 // stripe lock is held.
 func (pg *page) replace(gi uintptr, lo, hi uint8) *granule {
 	gr := &granule{lo: lo, hi: hi, gen: uint32(lagGen.Load())}
-	pg.slots[gi].Store(gr)
+	pg.slotsW()[gi].Store(gr)
 	return gr
 }
 
@@ -645,7 +725,7 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 	if gr.split.Load() == nil && (gr.lo != lo || gr.hi != hi) {
 		if gr.whole.empty() {
 			ngr := &granule{lo: lo, hi: hi, immortal: gr.immortal, hasWP: gr.hasWP, gen: gr.gen, wp: gr.wp}
-			pg.slots[gi].Store(ngr)
+			pg.slotsW()[gi].Store(ngr)
 			gr = ngr
 		} else {
 			sp := newParts(partShift(gr.lo, gr.hi, lo, hi))
