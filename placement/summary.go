@@ -170,9 +170,12 @@ func (ks *KillSets) summaryOf(fn *ssa.Function) FuncSummary {
 		s, ok := ks.external(fn)
 		if !ok {
 			s = worst
-			if mathPkg(fn) {
-				s.MayPanic, s.MayNotReturn, s.Simple = false, false, true
-			}
+		}
+		if mathPkg(fn) {
+			// math's functions compute and return, also those whose
+			// summary (a fact of the standard library's run) saw an
+			// assembly implementation it could not look into.
+			s.MayPanic, s.MayNotReturn, s.Simple = false, false, true
 		}
 		s.Effects = ks.of(fn) // the tables, else the summary's
 		return s

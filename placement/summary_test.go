@@ -211,3 +211,17 @@ func TestSummaries(t *testing.T) {
 		}
 	}
 }
+
+// TestMathFacts: a fact from the standard library's run that sees math's
+// assembly implementations as unknown (may panic, may not return) does not
+// override the rule that math's functions compute and return: dep.Pure,
+// which calls math.Sqrt, stays harmless.
+func TestMathFacts(t *testing.T) {
+	fset, dep, _ := loadSummaryCase(t)
+	prog, pkgs := program(fset, []srcPkg{dep})
+	facts := FuncSummaries{"math.Sqrt": {MayPanic: true, MayNotReturn: true}}
+	sums := NewKillSetsWith(prog, KillSetOptions{Summaries: facts}).Export(pkgs[0])
+	if s := sums["bigfoottest/dep.Pure"]; !s.Harmless() || !s.Simple {
+		t.Errorf("dep.Pure with a pessimistic fact for math.Sqrt: %+v, want harmless and simple", s)
+	}
+}
