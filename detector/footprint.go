@@ -570,7 +570,38 @@ func (g *G) checkStrided(start unsafe.Pointer, size, step uintptr, n int, write 
 	if verifyChecks {
 		g.verifyRecord(start, size, step, n, verifyKind(write)|vCheck, site)
 	}
+	c := stridedCheck{uintptr(start), size, step, n, write, g.t.Epoch, shadow.Gen()}
+	if !countAccesses && !verifyChecks && g.lastStrided.covers(c) {
+		return
+	}
 	if r, ok := space.AccessStrided(&g.t, start, size, step, n, write, site); ok {
 		report(g, r, site)
 	}
+	g.lastStrided = c
+}
+
+// A stridedCheck is a strided check a goroutine made: its elements, its
+// kind, the goroutine's epoch and the GC generation.
+//
+// A function that checks the same elements on every call, with no
+// synchronization in between (raytracer's nearest, whose footprint over
+// the scene's spheres is committed at each return), repeats a check in
+// the same epoch: FastTrack's same-epoch rule makes it a no-op
+// (epochs: 003_2c4adee4d326f5a8.txt:491), which the goroutine can tell without
+// the shadow. A GC cycle ends the rule's use, as for Footprint.done: the
+// shadow may drop state recorded before it. Builds that count or verify
+// checks make every one.
+type stridedCheck struct {
+	start, size, step uintptr
+	n                 int
+	write             bool
+	epoch             shadow.Epoch
+	gen               uint64
+}
+
+// covers reports whether the check m makes c redundant: the same
+// elements, in the same epoch and generation, and a write if c is one.
+func (m *stridedCheck) covers(c stridedCheck) bool {
+	return m.start == c.start && m.size == c.size && m.step == c.step && m.n == c.n &&
+		(m.write || !c.write) && m.epoch == c.epoch && m.gen == c.gen
 }

@@ -20,6 +20,8 @@ import (
 // published before the G is shared.
 type G struct {
 	t shadow.Thread
+	// lastStrided is the goroutine's last strided check (checkStrided).
+	lastStrided stridedCheck
 	// stdOff, while positive, turns the goroutine's standard-library
 	// hooks off (stdCur): the runtime's own work on the goroutine, such
 	// as the verifier sorting its intervals, calls instrumented
