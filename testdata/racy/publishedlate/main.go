@@ -1,7 +1,9 @@
 // A goroutine builds a node whose fields it writes before sending it to
 // main (no check is needed there: no other goroutine can reach the node
 // yet, bigfoot's unpublished objects) and writes one again after the
-// send, while main reads it: that write races with main's read.
+// send, while main reads it: that write races with main's read. main
+// waits for the goroutine's end (after its read), so that the write is
+// made in every run; the wait orders nothing before the read.
 package main
 
 import "fmt"
@@ -11,7 +13,8 @@ type node struct {
 	next *node
 }
 
-func build(ch chan *node, n int) {
+func build(ch chan *node, done chan struct{}, n int) {
+	defer close(done)
 	head := &node{v: -1}
 	for i := 0; i < n; i++ {
 		head = &node{v: i, next: head}
@@ -22,12 +25,13 @@ func build(ch chan *node, n int) {
 }
 
 func main() {
-	ch := make(chan *node, 1)
-	go build(ch, 100)
+	ch, done := make(chan *node, 1), make(chan struct{})
+	go build(ch, done, 100)
 	n := <-ch
 	s := 0
 	for p := n; p != nil; p = p.next {
 		s += p.v
 	}
+	<-done
 	fmt.Println(s != 0)
 }
