@@ -1,7 +1,9 @@
 // A goroutine bumps a counter it allocated through a method, first while
 // no other goroutine can reach it (bigfoot calls a copy of the method
 // without checks: unpublished objects), then after sending it to main,
-// which reads it: the last bump races with main's read.
+// which reads it: the last bump races with main's read. main waits for
+// the goroutine's end after its read, so that the bump is made in every
+// run.
 package main
 
 import "fmt"
@@ -10,7 +12,8 @@ type counter struct{ n int }
 
 func (c *counter) bump() { c.n++ } // RACE
 
-func work(ch chan *counter) {
+func work(ch chan *counter, done chan struct{}) {
+	defer close(done)
 	c := &counter{}
 	for i := 0; i < 10; i++ {
 		c.bump()
@@ -20,8 +23,10 @@ func work(ch chan *counter) {
 }
 
 func main() {
-	ch := make(chan *counter, 1)
-	go work(ch)
+	ch, done := make(chan *counter, 1), make(chan struct{})
+	go work(ch, done)
 	c := <-ch
-	fmt.Println(c.n >= 10)
+	ok := c.n >= 10
+	<-done
+	fmt.Println(ok)
 }
