@@ -517,3 +517,30 @@ func TestUserFuncName(t *testing.T) {
 		}
 	}
 }
+
+// TestReportFrames: reports name goroutine 1 "main goroutine" and leave
+// out the frames Go's race detector leaves out, and the main function
+// bigfoot wraps around the user's.
+func TestReportFrames(t *testing.T) {
+	if got := goroutineName("1"); got != "main goroutine" {
+		t.Errorf("goroutineName(1) = %q", got)
+	}
+	if got := goroutineName("7"); got != "goroutine 7" {
+		t.Errorf("goroutineName(7) = %q", got)
+	}
+	for _, c := range []struct {
+		fn, callee string
+		want       bool
+	}{
+		{"main.__bfMain", "", true},
+		{"main.main", "main.__bfMain", false}, // the wrapper
+		{"main.main", "", true},               // a main.main of the user's own (tests)
+		{"main.f", "main.__bfMain", true},
+		{"runtime.main", "main.main", false},
+		{"runtime.goexit", "main.f", false},
+	} {
+		if got := showFrame(runtime.Frame{Function: c.fn}, c.callee); got != c.want {
+			t.Errorf("showFrame(%s below %s) = %v, want %v", c.fn, c.callee, got, c.want)
+		}
+	}
+}

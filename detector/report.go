@@ -226,7 +226,7 @@ func report(g *G, r shadow.Race, site uint32) {
 		return s
 	}
 	fmt.Fprintf(w, "==================\nWARNING: DATA RACE\n")
-	fmt.Fprintf(w, "%s at 0x%012x by goroutine %d:\n", kind(r.Write, true), r.Addr, g.goid)
+	fmt.Fprintf(w, "%s at 0x%012x by %s:\n", kind(r.Write, true), r.Addr, goroutineName(strconv.FormatUint(g.goid, 10)))
 	if g.committing {
 		// A deferred check (a footprint's range): the access is at its
 		// site; the stack is where the check was made.
@@ -234,10 +234,14 @@ func report(g *G, r shadow.Race, site uint32) {
 		fmt.Fprintf(w, "  (deferred check, made at:)\n")
 	}
 	frames := runtime.CallersFrames(pcs[:n])
+	caller := ""
 	for {
 		f, more := frames.Next()
-		if !isDetectorFrame(f) && f.Function != "runtime.goexit" {
+		if showFrame(f, caller) {
 			fmt.Fprintf(w, "  %s()\n      %s:%d +0x%x\n", userFuncName(f.Function), f.File, f.Line, f.PC-f.Entry)
+		}
+		if !isDetectorFrame(f) {
+			caller = f.Function
 		}
 		if !more {
 			break
@@ -248,7 +252,7 @@ func report(g *G, r shadow.Race, site uint32) {
 	if havePrev && prev.goid != 0 {
 		prevID = strconv.FormatUint(prev.goid, 10)
 	}
-	fmt.Fprintf(w, "\nPrevious %s at 0x%012x by goroutine %s:\n", kind(r.PrevWrite, false), r.Addr, prevID)
+	fmt.Fprintf(w, "\nPrevious %s at 0x%012x by %s:\n", kind(r.PrevWrite, false), r.Addr, goroutineName(prevID))
 	writeSite(w, r.PrevSite)
 	if g.forkSite != 0 {
 		fmt.Fprintf(w, "\nGoroutine %d (running) created at:\n", g.goid)
@@ -272,6 +276,32 @@ func report(g *G, r shadow.Race, site uint32) {
 
 // RaceErrors returns the number of races reported so far.
 func RaceErrors() int { return int(races.Load()) }
+
+// goroutineName names goroutine id in a report as Go's race detector
+// does: goroutine 1 is "main goroutine".
+func goroutineName(id string) string {
+	if id == "1" {
+		return "main goroutine"
+	}
+	return "goroutine " + id
+}
+
+// showFrame reports whether a report's stack shows frame f, called from a
+// function named callee (the nearest frame above it outside the detector,
+// "" for the first). It leaves
+// out the detector's frames and, as Go's race detector does, the
+// runtime's frames that start goroutines (runtime.main, runtime.goexit),
+// and the main function bigfoot adds around the user's (renamed
+// main.__bfMain, shown as main.main).
+func showFrame(f runtime.Frame, callee string) bool {
+	switch {
+	case isDetectorFrame(f), f.Function == "runtime.goexit", f.Function == "runtime.main":
+		return false
+	case f.Function == "main.main" && callee == "main.__bfMain":
+		return false
+	}
+	return true
+}
 
 // userFuncName undoes the instrumenter's renaming of the function it wraps
 // (main.main becomes main.__bfMain), so that stacks name the functions the
