@@ -115,7 +115,11 @@ const appendHelperText = `func %[1]s[S ~[]E, E any](g *__bf.G, s S, xs ...E) S {
 // (i the parameter), in which the accesses through the parameter are not
 // checked, and whose own calls passing the parameter on call their copies
 // in turn. montecarlo's rng.normal() reaches rng.state through normal,
-// uniform and next: the three copies make no check of it.
+// uniform and next: the three copies make no check of it. Only functions
+// that cannot panic, block or call what could, with the parameter
+// non-nil, get a copy (placement.QuietWith): a copy's name would show in
+// a panic's trace and in runtime.Caller, and the instrumentation must
+// not change what the program can observe.
 
 // An upCopy is one specialized copy: the function (by the position of
 // its name), the parameter, the accesses it leaves unchecked and the
@@ -172,7 +176,9 @@ func (rc *redcardPkg) planUnpublishedCalls(n map[token.Pos][]int) {
 	}
 	var need []*upCopy
 	want := func(fn *ssa.Function, i int) bool {
-		if !rc.copyable(fn) || !rc.noEscape.Param(fn, i) {
+		// A copy runs under another name: only a function that cannot
+		// show its frame to the program gets one (placement.QuietWith).
+		if !rc.copyable(fn) || !rc.noEscape.Param(fn, i) || !rc.facts.QuietWith(fn, i) {
 			return false
 		}
 		for _, c := range need {

@@ -272,3 +272,65 @@ func mustBlocks(fn *ssa.Function) map[*ssa.BasicBlock]bool {
 	}
 	return must
 }
+
+// QuietWith reports whether no call of fn with a non-nil parameter i can
+// show fn's frame to the program: fn cannot panic (a panic's trace names
+// it), and it calls only functions that cannot panic either, except
+// functions it passes its parameter on to, which must be quiet with it in
+// turn (their own copies). It has no defer, go statement, channel
+// operation or select. The instrumenter's specialized copies of a
+// function run under another name (F__bfup<i>), which runtime.Caller, a
+// panic's trace or a blocked goroutine's dump would show; a function
+// that cannot reach any of those keeps the instrumentation invisible.
+func (f *Facts) QuietWith(fn *ssa.Function, i int) bool {
+	return f.quietWith(fn, i, map[*ssa.Function]bool{})
+}
+
+func (f *Facts) quietWith(fn *ssa.Function, i int, visiting map[*ssa.Function]bool) bool {
+	if fn == nil || i >= len(fn.Params) || len(fn.Blocks) == 0 || fn.Recover != nil || visiting[fn] {
+		return false // recursion: not proved
+	}
+	visiting[fn] = true
+	defer delete(visiting, fn)
+	p := fn.Params[i]
+	for _, b := range fn.Blocks {
+		nonNil := map[string]bool{AddrKey(p): true}
+		for _, in := range b.Instrs {
+			switch in := in.(type) {
+			case *ssa.Jump, *ssa.If, *ssa.Return, *ssa.DebugRef:
+				continue
+			case *ssa.Defer, *ssa.Go, *ssa.RunDefers, *ssa.Panic, *ssa.Send, *ssa.Select:
+				return false
+			case *ssa.Call:
+				if in.Call.IsInvoke() || HandlerCall(in) {
+					return false
+				}
+				if !f.ks.CallSummary(in).MayPanic {
+					noteNonNil(in, nonNil)
+					continue
+				}
+				// Only a call passing the parameter on, to a callee
+				// quiet with it, may panic when the parameter is nil.
+				callee, j := in.Call.StaticCallee(), -1
+				for k, a := range in.Call.Args {
+					if DerivedFrom(a, p) {
+						j = k
+					}
+				}
+				if j < 0 || !f.quietWith(callee, j, visiting) {
+					return false
+				}
+				noteNonNil(in, nonNil)
+				continue
+			}
+			if u, ok := in.(*ssa.UnOp); ok && u.Op == token.ARROW {
+				return false
+			}
+			if f.MayPanicAt(in, nonNil) {
+				return false
+			}
+			noteNonNil(in, nonNil)
+		}
+	}
+	return true
+}
