@@ -122,39 +122,26 @@ func (f *Facts) coverParam(fn *ssa.Function, i int) *Cover {
 		pos       token.Pos
 	}
 	var accs []acc
-	for _, b := range fn.Blocks {
-		nonNil := map[string]bool{AddrKey(p): true}
-		for _, in := range b.Instrs {
-			switch in := in.(type) {
-			case *ssa.Jump, *ssa.If, *ssa.Return, *ssa.DebugRef:
-				continue
-			case *ssa.Defer, *ssa.Go, *ssa.RunDefers, *ssa.Panic, *ssa.Send, *ssa.Select:
-				return nil
-			case *ssa.Call:
-				if s := f.ks.CallSummary(in); !s.Harmless() || in.Call.IsInvoke() {
-					return nil
-				}
-				if f.ks.Instr(in) != 0 || HandlerCall(in) {
-					return nil
-				}
-				noteNonNil(in, nonNil)
-				continue
-			}
-			if f.MayPanicAt(in, nonNil) {
-				return nil
-			}
-			noteNonNil(in, nonNil)
-			addr := AddrOf(in)
-			if addr == nil || !must[b] || !in.Pos().IsValid() {
-				continue
-			}
-			off, size, ok := f.offsetIn(addr, p)
-			if !ok {
-				continue
-			}
+	ok := walkNonNil(fn, p, func(in ssa.Instruction, nonNil map[string]bool) bool {
+		if in, isCall := in.(*ssa.Call); isCall {
+			s := f.ks.CallSummary(in)
+			return s.Harmless() && !in.Call.IsInvoke() && f.ks.Instr(in) == 0 && !HandlerCall(in)
+		}
+		if f.MayPanicAt(in, nonNil) {
+			return false
+		}
+		addr := AddrOf(in)
+		if addr == nil || !must[in.Block()] || !in.Pos().IsValid() {
+			return true
+		}
+		if off, size, ok := f.offsetIn(addr, p); ok {
 			_, write := in.(*ssa.Store)
 			accs = append(accs, acc{off, size, write, in.Pos()})
 		}
+		return true
+	})
+	if !ok {
+		return nil
 	}
 	if len(accs) == 0 {
 		return nil
@@ -293,40 +280,51 @@ func (f *Facts) quietWith(fn *ssa.Function, i int, visiting map[*ssa.Function]bo
 	visiting[fn] = true
 	defer delete(visiting, fn)
 	p := fn.Params[i]
+	return walkNonNil(fn, p, func(in ssa.Instruction, nonNil map[string]bool) bool {
+		switch in := in.(type) {
+		case *ssa.Call:
+			if in.Call.IsInvoke() || HandlerCall(in) {
+				return false
+			}
+			if !f.ks.CallSummary(in).MayPanic {
+				return true
+			}
+			// Only a call passing the parameter on, to a callee quiet
+			// with it, may panic when the parameter is nil.
+			j := -1
+			for k, a := range in.Call.Args {
+				if DerivedFrom(a, p) {
+					j = k
+				}
+			}
+			return j >= 0 && f.quietWith(in.Call.StaticCallee(), j, visiting)
+		case *ssa.UnOp:
+			if in.Op == token.ARROW {
+				return false
+			}
+		}
+		return !f.MayPanicAt(in, nonNil)
+	})
+}
+
+// walkNonNil calls visit for each instruction of fn that may fail or
+// call, in block order, with the pointers known to be non-nil there (the
+// parameter p from the block's start, and what the block dereferenced
+// before), and reports whether every visit returned true. It returns
+// false at once at a defer, go statement, panic, channel send or select:
+// the instructions after which a function's effects and its frame can no
+// longer be reasoned about one call at a time.
+func walkNonNil(fn *ssa.Function, p *ssa.Parameter, visit func(in ssa.Instruction, nonNil map[string]bool) bool) bool {
 	for _, b := range fn.Blocks {
 		nonNil := map[string]bool{AddrKey(p): true}
 		for _, in := range b.Instrs {
-			switch in := in.(type) {
+			switch in.(type) {
 			case *ssa.Jump, *ssa.If, *ssa.Return, *ssa.DebugRef:
 				continue
 			case *ssa.Defer, *ssa.Go, *ssa.RunDefers, *ssa.Panic, *ssa.Send, *ssa.Select:
 				return false
-			case *ssa.Call:
-				if in.Call.IsInvoke() || HandlerCall(in) {
-					return false
-				}
-				if !f.ks.CallSummary(in).MayPanic {
-					noteNonNil(in, nonNil)
-					continue
-				}
-				// Only a call passing the parameter on, to a callee
-				// quiet with it, may panic when the parameter is nil.
-				callee, j := in.Call.StaticCallee(), -1
-				for k, a := range in.Call.Args {
-					if DerivedFrom(a, p) {
-						j = k
-					}
-				}
-				if j < 0 || !f.quietWith(callee, j, visiting) {
-					return false
-				}
-				noteNonNil(in, nonNil)
-				continue
 			}
-			if u, ok := in.(*ssa.UnOp); ok && u.Op == token.ARROW {
-				return false
-			}
-			if f.MayPanicAt(in, nonNil) {
+			if !visit(in, nonNil) {
 				return false
 			}
 			noteNonNil(in, nonNil)
