@@ -41,10 +41,13 @@ type Range struct {
 	// is), stored by the emitted loop after each access.
 	Next  int
 	first int // index of the first element not yet checked
-	// hold, for an ascending range reopened inside its pending part, is
-	// the end of what earlier executions of the loop accessed: the
-	// elements pending are [first, max(Next, hold)).
-	hold  int
+	// [hlo, hhi], if held, are the elements (step apart, inclusive) that
+	// earlier executions of the loop accessed and that are still
+	// pending: a loop reopened inside or next to them (the rows of a
+	// matrix, an insertion sort's inner loop reopened one element
+	// higher) extends them instead of committing.
+	hlo, hhi int
+	held     bool
 	step  int            // index distance between elements (nonzero)
 	base  uintptr        // address of element 0 of the array (0: no range open)
 	obj   unsafe.Pointer // the heap object holding the array, kept alive; nil if none
@@ -82,16 +85,21 @@ func OpenRangeAt(f *Footprint, base unsafe.Pointer, elem uintptr, lo, c, d, step
 	}
 	first := c*lo + d
 	a := uintptr(base)
-	if r := &f.Range; r.base == a && a != 0 && step > 0 && r.step == step && r.elem == elem && r.off == off && r.size == size &&
-		first >= r.first && first <= max(r.Next, r.hold) {
-		// The loop continues the pending range where its last
-		// execution left it (the rows of a matrix in a nest of loops,
-		// a[i][k] over i and k) or runs over part of it again (b[k][j]
-		// over k and j, for every i): the union is contiguous, and one
-		// check of it at the commit covers every execution.
-		r.hold = max(r.Next, r.hold)
-		r.Next = first
-		return lo
+	if r := &f.Range; r.base == a && a != 0 && r.step == step && r.elem == elem && r.off == off && r.size == size {
+		if plo, phi, ok := r.pending(); ok && r.adjoins(first, plo, phi) {
+			// The loop continues the pending elements where its last
+			// execution left them (the rows of a matrix in a nest of
+			// loops, a[i][k] over i and k), runs over part of them
+			// again (b[k][j] over k and j, for every i) or starts
+			// next to them (an insertion sort's inner loop, from one
+			// element higher each time, downwards): whatever this
+			// execution accesses is contiguous with them, so one
+			// check of the union at the commit covers every
+			// execution.
+			r.hlo, r.hhi, r.held = plo, phi, true
+			r.first, r.Next = first, first
+			return lo
+		}
 	}
 	f.commit()
 	f.Range = Range{Next: first, first: first, step: step, base: a, elem: elem, off: off, size: size}
@@ -119,21 +127,59 @@ func OpenRangeAt(f *Footprint, base unsafe.Pointer, elem uintptr, lo, c, d, step
 func (f *Footprint) loadRange() {
 	r := &f.Range
 	f.g.fp.dirty = true
-	next := r.Next
-	if r.step > 0 && r.hold > next {
-		next = r.hold
-	}
-	n := (next - r.first) / r.step
-	if n <= 0 || r.base == 0 || f.count() != 0 {
+	lo, hi, ok := r.pending()
+	if !ok || r.base == 0 || f.count() != 0 {
 		return
 	}
-	// The range lies in one object, the array: r.base keeps it alive
-	// and nothing may extend the loaded range dynamically (end = next).
-	step := uintptr(r.step) * r.elem // two's complement when descending
-	f.start = r.base + uintptr(r.first)*r.elem + r.off
+	// The range lies in one object, the array: r.obj keeps it alive and
+	// nothing may extend the loaded range dynamically (end = next). It
+	// is loaded ascending whatever the loop's direction.
+	s := abs(r.step)
+	n := (hi-lo)/s + 1
+	step := uintptr(s) * r.elem
+	f.start = r.base + uintptr(lo)*r.elem + r.off
 	f.obj, f.stack = r.obj, r.stack
 	f.size, f.step = r.size, step
 	f.next = f.start + uintptr(n)*step
 	f.end, f.cur = f.next, 0
-	r.first, r.hold = next, 0
+	r.first, r.held = r.Next, false
+}
+
+// pending returns the lowest and highest index of the elements r holds
+// unchecked: those of earlier executions of the loop (held) and those
+// of the current one, first, first+step, ... below Next (above it when
+// descending). ok is false if there are none.
+func (r *Range) pending() (lo, hi int, ok bool) {
+	if r.step == 0 {
+		return 0, 0, false
+	}
+	lo, hi, ok = r.hlo, r.hhi, r.held
+	if n := (r.Next - r.first) / r.step; n > 0 {
+		clo, chi := r.first, r.Next-r.step
+		if r.step < 0 {
+			clo, chi = chi, clo
+		}
+		if !ok {
+			return clo, chi, true
+		}
+		lo, hi = min(lo, clo), max(hi, chi)
+	}
+	return lo, hi, ok
+}
+
+// adjoins reports whether an execution of the loop from index first
+// accesses elements contiguous with the pending [lo, hi]: first is one
+// of them or the next on either side, on the same grid of step. The
+// execution's elements run from first by step, so their union with
+// [lo, hi] has no gap whatever the loop's direction and length.
+func (r *Range) adjoins(first, lo, hi int) bool {
+	s := abs(r.step)
+	return (first-lo)%s == 0 && first >= lo-s && first <= hi+s
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

@@ -57,11 +57,67 @@ func TestRangeDescendingField(t *testing.T) {
 			_ = ps[i].y
 			f.Next = i - 1
 		}
-		f.loadRange()
-		if f.count() != 4 || uintptr(f.start) != uintptr(unsafe.Pointer(&ps[9].y)) || int(f.step) != -8 || f.size != 4 {
-			t.Errorf("range = start %#x n %d step %d size %d; want &ps[9].y, 4, -8, 4", f.start, f.count(), int(f.step), f.size)
+		f.loadRange() // loaded ascending: the same elements
+		if f.count() != 4 || uintptr(f.start) != uintptr(unsafe.Pointer(&ps[6].y)) || int(f.step) != 8 || f.size != 4 {
+			t.Errorf("range = start %#x n %d step %d size %d; want &ps[6].y, 4, 8, 4", f.start, f.count(), int(f.step), f.size)
 		}
 		g.PopFootprints(f)
+	})
+}
+
+// TestRangeReopenDescending: an insertion sort's inner loop, reopened
+// one element higher each time and running down a data-dependent
+// distance, extends one pending range instead of committing each
+// execution; an execution that starts two elements away, on another
+// grid or accesses nothing leaves exactly the accessed elements pending.
+func TestRangeReopenDescending(t *testing.T) {
+	a := make([]int64, 64)
+	expect(t, false, func(g *G) {
+		f := g.Footprint(0, true)
+		run := func(from, to int) { // accesses a[from], a[from-1], ..., a[to]
+			for j := OpenRange(f, a, from, 1, 0, -1, 0, 0); j >= to; j-- {
+				a[j] = 1
+				f.Next = j - 1
+			}
+		}
+		run(10, 8)  // 8..10
+		run(11, 11) // 8..11
+		run(12, 3)  // 3..12
+		run(13, 14) // accesses nothing: still 3..12
+		if lo, hi, ok := f.Range.pending(); !ok || lo != 3 || hi != 12 {
+			t.Errorf("pending = [%d, %d] %v, want [3, 12] true", lo, hi, ok)
+		}
+		c := g.fpCommits
+		run(15, 15) // not adjacent to 12: commits 3..12 first
+		if g.fpCommits != c+1 {
+			t.Errorf("a non-adjacent reopen made %d commits, want 1", g.fpCommits-c)
+		}
+		f.loadRange()
+		if n := f.count(); n != 1 || f.start != uintptr(unsafe.Pointer(&a[15])) {
+			t.Errorf("after a non-adjacent reopen: %d elements from %#x, want a[15] alone", n, f.start)
+		}
+		g.PopFootprints(f)
+	})
+}
+
+// TestRangeReopenNotPastAccess: an empty execution next to the pending
+// elements must not add its first element: another goroutine's
+// unordered write to it is no race.
+func TestRangeReopenNotPastAccess(t *testing.T) {
+	a := make([]int64, 64)
+	expect(t, false, func(g *G) {
+		<-spawn(g, func(g *G) { *W(g, &a[21], 0) = 2 })
+		<-spawn(g, func(g *G) {
+			f := g.Footprint(0, true)
+			for k := 0; k < 2; k++ {
+				from := 20 + k // the second execution, from 21, runs no iteration
+				for j := OpenRange(f, a, from, 1, 0, -1, 0, 0); j >= 10 && k == 0; j-- {
+					a[j] = 1
+					f.Next = j - 1
+				}
+			}
+			g.PopFootprints(f)
+		})
 	})
 }
 

@@ -87,13 +87,16 @@ func (r *fileRewriter) deferredFootprint(e ast.Expr, write, forced bool) string 
 				key = "field:" + r.text(e) + fmt.Sprintf("/%v", write)
 				break
 			}
-			// One footprint per array and field path: a[i], a[i+1],
-			// ... of one iteration extend one range, as SlimState's
-			// per-thread footprint merges them into maximal ranges.
+			// One footprint per array, field path and index
+			// progression: a[i], a[i+1], ... of one iteration extend
+			// one range, as SlimState's per-thread footprint merges
+			// them into maximal ranges, while a[i] and a[j] of a merge
+			// loop, each advancing on its own, keep a range each
+			// instead of breaking each other's at every iteration.
 			// (Grouping bigfoot's by the plan's loop-range checks
 			// instead fragments ranges the plan checks statement by
 			// statement: crypt's dst[i..i+3] and dst[i+4..i+7].)
-			key = "elem:" + r.elementKey(e) + fmt.Sprintf("/%v", write)
+			key = "elem:" + r.elementKey(e) + "@" + r.indexKey(e) + fmt.Sprintf("/%v", write)
 		}
 	default:
 		return ""
@@ -252,6 +255,48 @@ func (r *fileRewriter) elementKey(e ast.Expr) string {
 			return r.text(e)
 		}
 	}
+}
+
+// indexKey names the progression an element access advances along: the
+// source text of its (innermost-selected) index with constant terms added
+// or subtracted at the top dropped, so that a[i-1], a[i] and a[i+1] share
+// "i", a[2*i] and a[2*i+1] share "2*i", and a[i] and a[j] differ.
+func (r *fileRewriter) indexKey(e ast.Expr) string {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.IndexExpr:
+			return r.text(r.dropConstTerms(x.Index))
+		case *ast.SelectorExpr:
+			e = x.X
+		default:
+			return ""
+		}
+	}
+}
+
+// dropConstTerms strips constant operands of a top-level sum or
+// difference from the index x: i+1, 1+i and i-1 give i.
+func (r *fileRewriter) dropConstTerms(x ast.Expr) ast.Expr {
+	for {
+		b, ok := ast.Unparen(x).(*ast.BinaryExpr)
+		if !ok || (b.Op != token.ADD && b.Op != token.SUB) {
+			return ast.Unparen(x)
+		}
+		switch {
+		case r.isConst(b.Y):
+			x = b.X
+		case b.Op == token.ADD && r.isConst(b.X):
+			x = b.Y
+		default:
+			return b
+		}
+	}
+}
+
+// isConst reports whether x is a constant expression.
+func (r *fileRewriter) isConst(x ast.Expr) bool {
+	tv, ok := r.info.Types[x]
+	return ok && tv.Value != nil
 }
 
 // wrapDeferred renders the in-place footprint record of the rendered
