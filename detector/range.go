@@ -48,13 +48,13 @@ type Range struct {
 	// higher) extends them instead of committing.
 	hlo, hhi int
 	held     bool
-	step  int            // index distance between elements (nonzero)
-	base  uintptr        // address of element 0 of the array (0: no range open)
-	obj   unsafe.Pointer // the heap object holding the array, kept alive; nil if none
-	stack bool           // the array is on the goroutine's stack: never checked
-	elem  uintptr        // element size
-	off   uintptr        // offset of the accessed field in an element
-	size  uintptr        // size of the accessed field
+	step     int            // index distance between elements (nonzero)
+	base     uintptr        // address of element 0 of the array (0: no range open)
+	obj      unsafe.Pointer // the heap object holding the array, kept alive; nil if none
+	stack    bool           // the array is on the goroutine's stack: never checked
+	elem     uintptr        // element size
+	off      uintptr        // offset of the accessed field in an element
+	size     uintptr        // size of the accessed field
 }
 
 // OpenRange opens the static range of footprint f over the elements
