@@ -114,6 +114,11 @@ type fpStack struct {
 	// stretch of code between two is a span.
 	span   uint64
 	direct Footprint
+	// moving: the footprint being committed is not at a
+	// synchronization but at its function's return (PopFootprints) or
+	// at its loop's next execution (OpenRangeAt): its contiguous ranges
+	// may move to the goroutine's pending checks (pending.go).
+	moving bool
 }
 
 // Footprint returns a footprint for the accesses of kind write at site,
@@ -162,12 +167,15 @@ func (g *G) PopFootprints(f *Footprint) {
 	if idx < 0 || idx >= s.top {
 		return // already popped below f (a caller returned past a panic)
 	}
+	s.moving = true
 	for i := s.top - 1; i >= idx; i-- {
 		f := &s.chunks[i/fpChunk][i%fpChunk]
 		f.commitAll()
 		f.Range = Range{} // closed: let its array go
 	}
+	s.moving = false
 	s.top = idx
+	g.popped()
 }
 
 // commitFootprints commits every pending footprint of the goroutine; the
@@ -175,6 +183,9 @@ func (g *G) PopFootprints(f *Footprint) {
 // operation and at the goroutine's end: it ends the goroutine's span, so
 // the side sets forget what they have seen.
 func (g *G) commitFootprints() {
+	if g.pend.n > 0 {
+		g.checkAllPending()
+	}
 	s := &g.fp
 	s.span++
 	if !s.dirty && !s.sides {
@@ -326,6 +337,12 @@ func (f *Footprint) recordSlow(p unsafe.Pointer, size uintptr, site uint32) {
 			f.cur = a
 			return
 		}
+	case a == f.start-f.step && f.done == 0:
+		// The element before the first: the range grows at its other
+		// end (a descending loop over a[j-1], a[j], as an insertion
+		// sort's, records a[i-1], a[i], then a[i-2], a[i-3], ...).
+		f.start = a
+		return
 	case f.contains(a):
 		// A repeat of an element already in the range: covered.
 		if f.repeat() {
@@ -527,6 +544,10 @@ func (f *Footprint) checkElems(i, n int) {
 		// Descending: the same elements, ascending from the last.
 		start += uintptr(n-1) * step
 		step = -step
+	}
+	if g.fp.moving && step == f.size && !f.stack {
+		g.deferRange(start, f.size, n, f.write, f.site, f.obj)
+		return
 	}
 	g.checkStrided(shadow.PtrOf(start), f.size, step, n, f.write, f.site)
 }

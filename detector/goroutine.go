@@ -55,8 +55,9 @@ type G struct {
 	fpCommits  uint64 // footprint ranges checked
 	footprints uint64 // footprints obtained (Footprint calls)
 
-	fp         fpStack // pending footprints (footprint.go)
-	committing bool    // checking a footprint: reports name its site first
+	fp         fpStack       // pending footprints (footprint.go)
+	pend       pendingChecks // checks moved past their function's return (pending.go)
+	committing bool          // checking a footprint: reports name its site first
 
 	verify *verifyLog // the current span's records (verify.go); nil without bigfoot_verify
 }

@@ -49,8 +49,8 @@ func (s Sender[T]) Send(g *G, v T) {
 func Copy[E any](g *G, site uint32, dst, src []E) int {
 	if n := min(len(dst), len(src)); n > 0 {
 		size := unsafe.Sizeof(dst[0])
-		g.WriteRange(unsafe.Pointer(&dst[0]), size, 0, n, 1, site)
-		g.ReadRange(unsafe.Pointer(&src[0]), size, 0, n, 1, site)
+		g.moveRange(unsafe.Pointer(&dst[0]), size, n, true, site)
+		g.moveRange(unsafe.Pointer(&src[0]), size, n, false, site)
 	}
 	return copy(dst, src)
 }
@@ -58,7 +58,7 @@ func Copy[E any](g *G, site uint32, dst, src []E) int {
 // CopyString is copy(dst, src) from a string (immutable: not read).
 func CopyString[B ~[]byte, T ~string](g *G, site uint32, dst B, src T) int {
 	if n := min(len(dst), len(src)); n > 0 {
-		g.WriteRange(unsafe.Pointer(&dst[0]), 1, 0, n, 1, site)
+		g.moveRange(unsafe.Pointer(&dst[0]), 1, n, true, site)
 	}
 	return copy(dst, src)
 }

@@ -101,7 +101,9 @@ func OpenRangeAt(f *Footprint, base unsafe.Pointer, elem uintptr, lo, c, d, step
 			return lo
 		}
 	}
+	f.g.fp.moving = true
 	f.commit()
+	f.g.fp.moving = false
 	f.Range = Range{Next: first, first: first, step: step, base: a, elem: elem, off: off, size: size}
 	if a != 0 {
 		// The address, not the pointer, goes into the footprint: a

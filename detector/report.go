@@ -30,6 +30,10 @@ type siteTable struct {
 	parseMu   spin.Mutex // guards parsed and lines
 	parsed    bool
 	lines     []siteInfo
+	// first[k] is the index of the first site of the table in the
+	// function of site k (funcOfSite); firstMu guards it.
+	firstMu spin.Mutex
+	first   []uint32
 }
 
 type siteInfo struct {
@@ -91,6 +95,70 @@ func site(s uint32) (*siteTable, siteInfo, bool) {
 		return nil, siteInfo{}, false
 	}
 	return t, t.lines[k], true
+}
+
+// funcOfSite identifies the function of site s: the id of the first site
+// of its table in the same function, or 0 if s is unknown. It runs in
+// the middle of checks, so it calls no standard-library code (which may
+// be instrumented and call back into the runtime).
+func funcOfSite(s uint32) uint32 {
+	sites.mu.Lock()
+	ts := sites.tables
+	sites.mu.Unlock()
+	lo, hi := 0, len(ts) // the first table ending past s
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ts[m].base+ts[m].n > s {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	if s == 0 || lo == len(ts) || ts[lo].base > s {
+		return 0
+	}
+	t := ts[lo]
+	t.firstMu.Lock()
+	defer t.firstMu.Unlock()
+	if t.first == nil {
+		t.first = firstSites(t.table)
+	}
+	if k := s - t.base; k < uint32(len(t.first)) {
+		return t.base + t.first[k]
+	}
+	return 0
+}
+
+// firstSites returns, for each line "line:col:function" of a site table,
+// the index of the first line with the same function.
+func firstSites(table string) []uint32 {
+	first := []uint32{}
+	byFn := map[string]uint32{}
+	for len(table) > 0 {
+		end, colons, fn := 0, 0, ""
+		for end < len(table) && table[end] != '\n' {
+			if table[end] == ':' {
+				if colons++; colons == 2 {
+					fn = table[end+1:]
+				}
+			}
+			end++
+		}
+		if colons >= 2 {
+			fn = fn[:len(fn)-(len(table)-end)]
+		}
+		k, ok := byFn[fn]
+		if !ok {
+			k = uint32(len(first))
+			byFn[fn] = k
+		}
+		first = append(first, k)
+		if end < len(table) {
+			end++
+		}
+		table = table[end:]
+	}
+	return first
 }
 
 // writeSite writes a site as a one-frame stack.

@@ -17,7 +17,7 @@ import (
 // every 64 sync operations and at exit; the counts of goroutines still
 // running at program exit are therefore approximate.
 var stats struct {
-	checks, checkOps, ranges, syncs, accesses, goroutines, fpCommits, footprints atomic.Uint64
+	checks, checkOps, ranges, syncs, accesses, goroutines, fpCommits, footprints, moved, pendingMade atomic.Uint64
 	rules                                                                        [shadow.NumRules]atomic.Uint64
 }
 
@@ -44,6 +44,9 @@ func (g *G) flush() {
 	stats.checkOps.Add(g.checkOps)
 	stats.fpCommits.Add(g.fpCommits)
 	stats.footprints.Add(g.footprints)
+	stats.moved.Add(g.pend.moved)
+	stats.pendingMade.Add(g.pend.made)
+	g.pend.moved, g.pend.made = 0, 0
 	stats.ranges.Add(g.ranges)
 	stats.syncs.Add(g.syncs)
 	stats.accesses.Add(g.accesses)
@@ -64,6 +67,9 @@ func statsLine() string {
 	s += fmt.Sprintf(" shadow_ops=%d ranges=%d footprint_commits=%d footprints=%d syncs=%d goroutines=%d races=%d shadow_pages=%d",
 		stats.checks.Load(), stats.ranges.Load(), stats.fpCommits.Load(), stats.footprints.Load(), stats.syncs.Load(),
 		stats.goroutines.Load(), races.Load(), space.Len())
+	// moved: footprint ranges moved past their function's return;
+	// pending_checks: the checks they became (pending.go).
+	s += fmt.Sprintf(" moved=%d pending_checks=%d", stats.moved.Load(), stats.pendingMade.Load())
 	sh := space.ShapeStats()
 	s += fmt.Sprintf(" runs_coarse=%d runs_block=%d runs_stride=%d runs_mapped=%d run_granules=%d fine_granules=%d split_granules=%d part_granules=%d shadow_bytes=%d",
 		sh.Coarse, sh.Block, sh.Stride, sh.Mapped, sh.RunGranules, sh.Fine, sh.Split, sh.Parts, sh.Bytes)

@@ -65,6 +65,9 @@ func SynctestWait(g *G, wait func()) {
 // (The hook returns before the sleep, so a sleeping goroutine's stack
 // shows no frame of the runtime.)
 func SleepPre(g *G, d time.Duration) time.Duration {
+	// What the goroutine did before it sleeps is checked now, for
+	// other goroutines' accesses while it sleeps to find it.
+	g.commitFootprints()
 	g.bubbleIdle()
 	return d
 }

@@ -1,0 +1,235 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+import (
+	"runtime"
+	"unsafe"
+
+	"github.com/bigfoot-go/bigfoot/shadow"
+)
+
+// Checks moved past a function's return.
+//
+// A function's footprints are committed when it returns (PopFootprints).
+// BigFoot may move a check later, up to the goroutine's next
+// synchronization, when that lets one check cover more accesses
+// (003_2c4adee4d326f5a8.txt:748-760: a check is legitimate anywhere in the
+// release-free span after its access, and coalescing checks of adjacent
+// elements is what makes it cheaper). A recursive, synchronization-free
+// computation over one array (a merge sort's leaves and merges, a
+// divide-and-conquer scan) returns from thousands of calls, each with a
+// contiguous range over a neighbouring part of the array: checked at each
+// return, that is one shadow operation per call, and a shadow refined
+// into one run per call's range.
+//
+// So a footprint committed at its function's return, or at its loop's
+// next execution (a static range that does not continue where the last
+// one ended), whose range is contiguous (step equal to the element size),
+// is not checked at once but merged into the goroutine's pending checks
+// (as are the checks of copy): a few contiguous byte ranges, each of one object, one
+// kind (read or write), one element size and one function (the function
+// of its sites, so that a report names a line of the function that made
+// the access). A range that overlaps or touches a pending one of the same
+// key extends it: the union holds only accessed elements, each of that
+// kind in this span, so checking it is legitimate. The pending checks are
+// made
+//
+//   - before the goroutine's next synchronization and when it ends
+//     (commitFootprints), as every footprint is;
+//   - before time.Sleep (a goroutine that sleeps after its work must
+//     have it checked, for another goroutine's later access to find it);
+//   - when a pending check has merged pendMerges ranges, or the goroutine
+//     has popped pendPops footprints since the oldest pending check
+//     began: a goroutine that keeps calling functions without ever
+//     synchronizing has its accesses checked at least that often;
+//   - and when a range that extends none finds the set full: the oldest
+//     of its key if there is one (a loop that writes only some elements
+//     leaves gaps, and moves on), else the oldest.
+//
+// Each pending check holds its object (so the collector cannot reuse its
+// memory before the check), exactly as the footprint did.
+
+const (
+	pendMax    = 8    // pending checks per goroutine
+	pendMerges = 4096 // ranges merged into one pending check, at most
+	pendPops   = 4096 // footprint pops between the oldest pending check's start and its check
+)
+
+// A pendingCheck is a contiguous range check moved past the return of
+// the function that made its accesses.
+type pendingCheck struct {
+	lo, hi uintptr        // the bytes [lo, hi): whole elements of size bytes
+	size   uintptr        // element size
+	obj    unsafe.Pointer // the heap object of the range, kept alive; nil for a global
+	fn     uint32         // siteFunc(site)
+	site   uint32         // the site of the first range merged in
+	write  bool
+	merges int
+}
+
+// pendingChecks is a goroutine's set of pending checks, oldest first.
+type pendingChecks struct {
+	n     int
+	pops  int // footprints popped since the oldest pending check began
+	c     [pendMax]pendingCheck
+	moved uint64 // ranges moved into the set (stats)
+	made  uint64 // pending checks made (stats)
+	// site and fn cache the last siteFunc lookup.
+	site, fn uint32
+}
+
+// deferRange merges the n contiguous elements of size bytes at lo, of
+// kind write, made at site, into the goroutine's pending checks.
+func (g *G) deferRange(lo, size uintptr, n int, write bool, site uint32, obj unsafe.Pointer) {
+	p := &g.pend
+	hi := lo + uintptr(n)*size
+	fn := uint32(0)
+	for i := 0; i < p.n; i++ {
+		c := &p.c[i]
+		if c.obj != obj || c.write != write || c.size != size || lo > c.hi || hi < c.lo ||
+			int(lo-c.lo)%int(size) != 0 {
+			continue
+		}
+		if c.site != site {
+			if fn == 0 {
+				fn = g.siteFunc(site)
+			}
+			if c.fn != fn || fn == 0 {
+				continue
+			}
+		}
+		c.lo, c.hi = min(c.lo, lo), max(c.hi, hi)
+		p.moved++
+		c.merges++
+		i = p.join(i)
+		if p.c[i].merges >= pendMerges {
+			g.checkPending(i)
+		}
+		return
+	}
+	if fn == 0 {
+		fn = g.siteFunc(site)
+	}
+	if p.n == pendMax {
+		// Make the oldest check of the same key: the ranges of one
+		// key that left a gap (a loop writing only some elements)
+		// move on and rarely come back to it; other keys' checks
+		// are still growing.
+		victim := 0
+		for i := 0; i < p.n; i++ {
+			if c := &p.c[i]; c.obj == obj && c.write == write && c.size == size && c.fn == fn {
+				victim = i
+				break
+			}
+		}
+		g.checkPending(victim)
+	}
+	if p.n == 0 {
+		p.pops = 0
+	}
+	p.c[p.n] = pendingCheck{lo: lo, hi: hi, size: size, obj: obj, fn: fn, site: site, write: write}
+	p.n++
+	p.moved++
+}
+
+// moveRange checks n contiguous elements of size bytes at p of kind
+// write, made at site, before the goroutine's next synchronization: in
+// its pending checks if they lie in a heap object (which the pending
+// check keeps alive), at once otherwise (a stack, which may move, or
+// memory the collector does not manage). copy's checks take this path:
+// those of a merge's copies coalesce with its loops' ranges.
+func (g *G) moveRange(p unsafe.Pointer, size uintptr, n int, write bool, site uint32) {
+	base, osize, heap := shadow.ObjectBounds(uintptr(p))
+	if !heap || osize == 0 || uintptr(p) < minAddr {
+		g.checkRange(p, size, 0, n, 1, write, site)
+		return
+	}
+	if countAccesses {
+		g.accesses += uint64(n)
+	}
+	if verifyChecks {
+		g.verifyRecord(p, size, size, n, verifyKind(write)|vAccess, site)
+	}
+	g.deferRange(uintptr(p), size, n, write, site, shadow.PtrOf(base))
+}
+
+// join merges into pending check i every later one of the same key that
+// it now overlaps or touches (a range that filled the gap between two),
+// and returns i's index.
+func (p *pendingChecks) join(i int) int {
+	for j := 0; j < p.n; j++ {
+		c, o := &p.c[i], &p.c[j]
+		if j == i || o.obj != c.obj || o.write != c.write || o.size != c.size || o.fn != c.fn ||
+			o.lo > c.hi || o.hi < c.lo || int(o.lo-c.lo)%int(c.size) != 0 {
+			continue
+		}
+		c.lo, c.hi = min(c.lo, o.lo), max(c.hi, o.hi)
+		c.merges += o.merges + 1
+		copy(p.c[j:p.n], p.c[j+1:p.n])
+		p.n--
+		p.c[p.n] = pendingCheck{}
+		if j < i {
+			i--
+		}
+		j = -1 // look again: the union may touch another
+	}
+	return i
+}
+
+// siteFunc identifies the function of site s (0 if unknown), through a
+// one-entry cache: a goroutine mostly defers the ranges of one function
+// again and again.
+func (g *G) siteFunc(s uint32) uint32 {
+	p := &g.pend
+	if s != p.site || s == 0 {
+		p.site, p.fn = s, funcOfSite(s)
+	}
+	return p.fn
+}
+
+// popped counts a PopFootprints and makes the pending checks if the
+// oldest has waited pendPops pops.
+func (g *G) popped() {
+	p := &g.pend
+	if p.n == 0 {
+		return
+	}
+	if p.pops++; p.pops >= pendPops {
+		g.checkAllPending()
+	}
+}
+
+// checkPending makes pending check i and removes it from the set.
+func (g *G) checkPending(i int) {
+	p := &g.pend
+	c := p.c[i]
+	copy(p.c[i:p.n], p.c[i+1:p.n])
+	p.n--
+	p.c[p.n] = pendingCheck{}
+	g.makePending(&c)
+}
+
+// checkAllPending makes every pending check, oldest first.
+func (g *G) checkAllPending() {
+	p := &g.pend
+	for p.n > 0 {
+		g.checkPending(0)
+	}
+	p.pops = 0
+}
+
+// makePending checks the elements of c in one operation, as the
+// footprint it came from would have.
+func (g *G) makePending(c *pendingCheck) {
+	n := int((c.hi - c.lo) / c.size)
+	g.committing = true
+	defer func() { g.committing = false }()
+	g.pend.made++
+	if n == 1 {
+		g.checkOne(shadow.PtrOf(c.lo), c.size, c.write, c.site)
+	} else {
+		g.checkStrided(shadow.PtrOf(c.lo), c.size, c.size, n, c.write, c.site)
+	}
+	runtime.KeepAlive(c.obj)
+}

@@ -1,0 +1,121 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+import (
+	"reflect"
+	"sync"
+	"testing"
+	"unsafe"
+)
+
+// TestFirstSites: each site of a table maps to the first site of its
+// function, whatever the order of the lines.
+func TestFirstSites(t *testing.T) {
+	got := firstSites("3:1:main\n4:2:main\n9:1:f.func1\n5:3:main\n12:1:f\n13:2:f.func1")
+	want := []uint32{0, 0, 2, 0, 4, 2}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("firstSites = %v, want %v", got, want)
+	}
+	base := RegisterSites("p", "f.go", "1:1:a\n2:1:b\n3:1:a\n")
+	if a0, a2, b := funcOfSite(base), funcOfSite(base+2), funcOfSite(base+1); a0 != a2 || a0 == b || a0 == 0 {
+		t.Errorf("funcOfSite: a %d and %d, b %d; want a's equal, b's different, none 0", a0, a2, b)
+	}
+}
+
+// popRange runs a function whose loop writes a[lo:hi] through a
+// footprint made at site, and returns: its range moves to the
+// goroutine's pending checks.
+func popRange(g *G, a []int64, lo, hi int, write bool, site uint32) {
+	f := g.Footprint(site, write)
+	for i := lo; i < hi; i++ {
+		if write {
+			*F(f, &a[i], site) = 1
+		} else {
+			_ = *F(f, &a[i], site)
+		}
+	}
+	g.PopFootprints(f)
+}
+
+// TestPendingCoalesce: the ranges of calls over neighbouring parts of an
+// array, of one function and kind, become one pending check; another
+// kind, another function or a gap keeps its own.
+func TestPendingCoalesce(t *testing.T) {
+	base := RegisterSites("p", "pending.go", "1:1:leaf\n2:1:leaf\n3:1:merge\n")
+	a := make([]int64, 256)
+	expect(t, false, func(g *G) {
+		popRange(g, a, 0, 16, true, base)
+		popRange(g, a, 16, 32, true, base+1) // same function, another site
+		popRange(g, a, 8, 24, true, base)    // overlapping
+		popRange(g, a, 0, 32, false, base)   // reads
+		popRange(g, a, 32, 48, true, base+2) // another function
+		popRange(g, a, 64, 80, true, base)   // a gap
+		p := &g.pend
+		if p.n != 4 {
+			t.Fatalf("%d pending checks, want 4: %+v", p.n, p.c[:p.n])
+		}
+		if c := p.c[0]; c.lo != uintptr(unsafe.Pointer(&a[0])) || c.hi != uintptr(unsafe.Pointer(&a[32])) || !c.write || c.merges != 2 {
+			t.Errorf("first pending check: %+v, want the writes of a[0:32], 2 merges", c)
+		}
+		mu := new(sync.Mutex)
+		Lock(g, mu) // makes them
+		if p.n != 0 {
+			t.Errorf("%d pending checks after a synchronization, want 0", p.n)
+		}
+		Unlock(g, mu)
+	})
+}
+
+// TestPendingRace: ranges moved past their functions' returns are
+// checked before the goroutine's next synchronization: another
+// goroutine's earlier write, unordered, races with them; ordered by the
+// lock, it does not.
+func TestPendingRace(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		a := make([]int64, 64)
+		mu := new(sync.Mutex)
+		<-spawn(g, func(g *G) {
+			Lock(g, mu)
+			*W(g, &a[40], 0) = 2
+			Unlock(g, mu)
+		})
+		<-spawn(g, func(g *G) {
+			if synced {
+				Lock(g, mu)
+			}
+			popRange(g, a, 0, 32, true, 0)
+			popRange(g, a, 32, 64, true, 0)
+			if g.pend.n == 0 {
+				t.Error("no pending check after the returns")
+			}
+			if synced {
+				Unlock(g, mu) // makes them, then releases
+			}
+		})
+	})
+}
+
+// TestPendingBeforeSleep: a goroutine that sleeps after its work has it
+// checked before it sleeps, so that another goroutine's access while it
+// sleeps finds it.
+func TestPendingBeforeSleep(t *testing.T) {
+	a := make([]int64, 64)
+	expect(t, true, func(g *G) {
+		slept, resume := make(chan struct{}), make(chan struct{})
+		done := spawn(g, func(g *G) {
+			popRange(g, a, 0, 64, true, 0)
+			SleepPre(g, 0)
+			close(slept)
+			<-resume // stands for the sleep: the goroutine has not ended
+		})
+		<-slept
+		before := races.Load()
+		*W(g, &a[7], 0) = 2
+		if races.Load() == before {
+			t.Error("the write was not found racing with the sleeping goroutine's checked writes")
+		}
+		close(resume)
+		<-done
+	})
+}
