@@ -18,7 +18,7 @@ import (
 // running at program exit are therefore approximate.
 var stats struct {
 	checks, checkOps, ranges, syncs, accesses, goroutines, fpCommits, footprints, moved, pendingMade atomic.Uint64
-	rules                                                                        [shadow.NumRules]atomic.Uint64
+	rules                                                                                            [shadow.NumRules]atomic.Uint64
 }
 
 // countSync is called by every synchronization operation before it
