@@ -38,8 +38,9 @@ import (
 //     evaluation);
 //   - -mode=slimstate defers every such access (SlimState's dynamic
 //     footprints: 003_2c4adee4d326f5a8.txt:937-945), one footprint per
-//     array operand and field path in the function (a[i] and a[i+1]
-//     share one, a[i].x and a[i].y do not); a race found at a commit is
+//     array operand, field path and index progression in the function
+//     (a[i] and a[i+1] share one; a[i].x and a[i].y do not, nor do a[i]
+//     and a[j]); a race found at a commit is
 //     reported at the site of the footprint's first access;
 //   - -mode=bigfoot defers the same accesses, keyed the same way (the
 //     ranges BigFoot's loop analysis finds, 003_2c4adee4d326f5a8.txt:
