@@ -30,10 +30,9 @@ type siteTable struct {
 	parseMu   spin.Mutex // guards parsed and lines
 	parsed    bool
 	lines     []siteInfo
-	// first[k] is the index of the first site of the table in the
-	// function of site k (funcOfSite); firstMu guards it.
-	firstMu spin.Mutex
-	first   []uint32
+	// first[k], made on first use, is the index of the first site of
+	// the table in the function of site k (funcOfSite).
+	first atomic.Pointer[[]uint32]
 }
 
 type siteInfo struct {
@@ -48,6 +47,9 @@ var sites = struct {
 	mu     spin.Mutex
 	next   uint32
 	tables []*siteTable // sorted by base
+	// snapshot is tables as of the last registration, for readers that
+	// take no lock (funcOfSite).
+	snapshot atomic.Pointer[[]*siteTable]
 }{next: 1}
 
 // RegisterSites registers the site table of one instrumented file and
@@ -62,6 +64,8 @@ func RegisterSites(pkgPath, file string, table string) uint32 {
 	base := sites.next
 	sites.next += n
 	sites.tables = append(sites.tables, &siteTable{base: base, n: n, pkg: pkgPath, file: file, table: table})
+	ts := sites.tables[:len(sites.tables):len(sites.tables)] // appends copy: a snapshot never changes
+	sites.snapshot.Store(&ts)
 	return base
 }
 
@@ -102,9 +106,11 @@ func site(s uint32) (*siteTable, siteInfo, bool) {
 // the middle of checks, so it calls no standard-library code (which may
 // be instrumented and call back into the runtime).
 func funcOfSite(s uint32) uint32 {
-	sites.mu.Lock()
-	ts := sites.tables
-	sites.mu.Unlock()
+	tp := sites.snapshot.Load()
+	if tp == nil {
+		return 0
+	}
+	ts := *tp
 	lo, hi := 0, len(ts) // the first table ending past s
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -118,13 +124,14 @@ func funcOfSite(s uint32) uint32 {
 		return 0
 	}
 	t := ts[lo]
-	t.firstMu.Lock()
-	defer t.firstMu.Unlock()
-	if t.first == nil {
-		t.first = firstSites(t.table)
+	fp := t.first.Load()
+	if fp == nil {
+		first := firstSites(t.table)
+		t.first.CompareAndSwap(nil, &first)
+		fp = t.first.Load()
 	}
-	if k := s - t.base; k < uint32(len(t.first)) {
-		return t.base + t.first[k]
+	if k := s - t.base; k < uint32(len(*fp)) {
+		return t.base + (*fp)[k]
 	}
 	return 0
 }
