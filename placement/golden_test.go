@@ -27,6 +27,8 @@ import (
 //	// want "W p.x,p.y,p.z"        BigFoot checks at this line
 //	// redcard "W p.x" "R q.f"     RedCard checks at this line
 //	// want "fallback <reason>"    on a func line: the analysis gave up
+//	// want "unpub W k.a"          an unpublished access: no check (Plan.Notes)
+//	// want "call f__bfnc covers …" a call of a copy (Plan.Notes); "copy f__bfnc" on a func line
 //
 // BigFoot expectations are exact for every case: a line with checks and no
 // want comment fails, as does a want with no check. RedCard expectations
@@ -105,8 +107,12 @@ func analyzeCaseWith(t *testing.T, pkg *ssa.Package, fset *token.FileSet, mode M
 	t.Helper()
 	got := make(map[string][]string)
 	safe := caseSafeVars(pkg, mode)
+	var dec *Decisions
+	if mode == BigFoot {
+		dec = Decide(AnalyzedFunctions(pkg), NewFacts(ks, nil), DecideOptions{Covers: true, Unpublished: true})
+	}
 	for _, fn := range AnalyzedFunctions(pkg) {
-		plan := Analyze(fn, Config{Mode: mode, Effects: ks, Prover: prover, Safe: safe})
+		plan := Analyze(fn, Config{Mode: mode, Effects: ks, Prover: prover, Safe: safe, Decisions: dec})
 		if plan.Fallback != "" {
 			// Expected as `// want "fallback <reason>"` on the func line.
 			pos := fset.Position(fn.Pos())
@@ -124,6 +130,14 @@ func analyzeCaseWith(t *testing.T, pkg *ssa.Package, fset *token.FileSet, mode M
 			pos := fset.Position(c.At.Pos())
 			key := fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line)
 			got[key] = append(got[key], c.String())
+		}
+		for _, n := range plan.Notes() {
+			if !n.Pos.IsValid() {
+				continue
+			}
+			pos := fset.Position(n.Pos)
+			key := fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line)
+			got[key] = append(got[key], n.Text)
 		}
 	}
 	for k := range got {
@@ -166,7 +180,7 @@ var cases = []string{
 	"rel", "acq", "readwrite", "ifrule", "looprule", "call", "unknown",
 	"selectcase", "deferred", "closures", "ranges", "labels", "switches",
 	"panics", "generics", "methodvalue", "alias", "unbounded", "coalesce",
-	"extended", "fresh", "syncs", "loops2", "stride", "safevars",
+	"extended", "fresh", "syncs", "loops2", "stride", "safevars", "owner",
 }
 
 func TestGolden(t *testing.T) {
