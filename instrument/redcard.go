@@ -329,6 +329,9 @@ func (f *fileRedcard) plan() {
 	f.usedAnchors = map[siteKey][]siteKey{}
 	one := f.oneToOne
 	for k, anchors := range f.pkg.cover {
+		if f.pkg.unpub[k] && one(k) {
+			continue // unchecked as unpublished below, not covered by an anchor's check
+		}
 		if f.pkg.anchors[k] || !one(k) || !inSyncFreeUnit(f.units, k.pos) {
 			if rcDebug {
 				fmt.Fprintf(os.Stderr, "rcdebug: %v %v: not dropped: emitted=%d ssa=%d unitfree=%v anchor=%v\n", f.pkg.fset.Position(k.pos), k.write, f.emitted[k], len(f.pkg.ssaAcc[k]), inSyncFreeUnit(f.units, k.pos), f.pkg.anchors[k])

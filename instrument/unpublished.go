@@ -20,7 +20,8 @@ import (
 // call, returned, captured, sent) cannot be in a race: it gets no check
 // and no footprint record, and is not part of a static loop range. A site
 // qualifies when every SSA access at it is unpublished, it anchors no
-// RedCard check that covers other sites (they would lose their check) and
+// RedCard check that covers other sites (they would lose their check)
+// other than unpublished ones, and
 // belongs to no field group the file emits (whose check would check its
 // bytes: fileRedcard.plan). Counting
 // builds announce it (__bf.A), so the check ratio keeps its denominator;
@@ -30,8 +31,15 @@ import (
 // unpublishedSites returns the sites whose every access is unpublished
 // (n counts the unpublished accesses of each site).
 func (rc *redcardPkg) unpublishedSites(n map[siteKey]int) map[siteKey]bool {
-	covering := map[siteKey]bool{} // anchors of checks that cover other sites
-	for _, anchors := range rc.cover {
+	all := func(k siteKey) bool { return n[k] > 0 && n[k] == len(rc.ssaAcc[k]) }
+	// Anchors of checks that cover other sites: unchecked, they would
+	// take the covered sites' checks with them, unless those sites are
+	// unpublished too and need none.
+	covering := map[siteKey]bool{}
+	for k, anchors := range rc.cover {
+		if all(k) {
+			continue
+		}
 		for _, a := range anchors {
 			covering[a] = true
 		}
@@ -41,7 +49,7 @@ func (rc *redcardPkg) unpublishedSites(n map[siteKey]int) map[siteKey]bool {
 		if rcDebug {
 			fmt.Fprintf(os.Stderr, "unpubdebug: %v %v: %d of %d, anchor %v\n", rc.fset.Position(k.pos), k.write, c, len(rc.ssaAcc[k]), covering[k])
 		}
-		if c == len(rc.ssaAcc[k]) && !covering[k] {
+		if all(k) && !covering[k] {
 			out[k] = true
 		}
 	}

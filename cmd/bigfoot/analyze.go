@@ -241,6 +241,7 @@ type (
 		Pos          string      `json:"pos"`
 		Accesses     []jsonSite  `json:"accesses"`
 		Checks       []jsonCheck `json:"checks"`
+		Decisions    []jsonNote  `json:"decisions,omitempty"`
 		Fallback     string      `json:"fallback,omitempty"`
 		AnalysisNano int64       `json:"analysis_ns"`
 	}
@@ -248,6 +249,12 @@ type (
 		Pos   string `json:"pos"`
 		Write bool   `json:"write"`
 		Path  string `json:"path"`
+	}
+	// jsonNote is a decision beyond the checks (placement.Plan.Notes):
+	// an unpublished access, a call of a specialized copy, a copy.
+	jsonNote struct {
+		Pos  string `json:"pos"`
+		Text string `json:"decision"`
 	}
 	jsonCheck struct {
 		Pos    string     `json:"pos"`
@@ -285,6 +292,9 @@ func (r *analysisResult) report() jsonReport {
 					jc.Covers = append(jc.Covers, site(a))
 				}
 				jf.Checks = append(jf.Checks, jc)
+			}
+			for _, n := range plan.Notes() {
+				jf.Decisions = append(jf.Decisions, jsonNote{Pos: pos(n.Pos), Text: n.Text})
 			}
 			jp.Functions = append(jp.Functions, jf)
 		}
