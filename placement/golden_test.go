@@ -181,6 +181,7 @@ var cases = []string{
 	"selectcase", "deferred", "closures", "ranges", "labels", "switches",
 	"panics", "generics", "methodvalue", "alias", "unbounded", "coalesce",
 	"extended", "fresh", "syncs", "loops2", "stride", "safevars", "owner",
+	"nonlinear",
 }
 
 func TestGolden(t *testing.T) {
@@ -198,6 +199,16 @@ func TestGolden(t *testing.T) {
 		})
 	}
 	t.Logf("prover: %+v", prover.Stats())
+}
+
+// TestNonlinearZ3 checks that the product case reaches Z3: sameCell's
+// two writes are one check only because Z3 proves i = 2 ⊢ i*n = 2n.
+func TestNonlinearZ3(t *testing.T) {
+	pkg, _, _ := loadCase(t, "nonlinear")
+	sum, _ := Summarize(pkg, NewKillSets(pkg.Prog))
+	if sum.Z3Calls == 0 {
+		t.Errorf("Summarize made no Z3 call; prover stats %+v", sum.Prover)
+	}
 }
 
 // TestFastTrack checks the trivial plan: one check per access, in place.
