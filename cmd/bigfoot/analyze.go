@@ -31,10 +31,15 @@ shows, per function, the accesses fasttrack mode checks and the checks
 bigfoot mode places: each with its position, read (R) or write (W), the
 paths it checks (a field group p.x,p.y, or a strided range a[lo..hi:k]),
 why it sits there (merged, moved, loop range, field group, before a
-synchronization, before return, ...) and the accesses it covers. A total
-line per package gives the static counts in fasttrack, redcard and bigfoot
+synchronization, before return, ...) and the accesses it covers; then the
+decisions that need no check: accesses to objects not yet published
+(unpub), calls of a callee's specialized copy (a covered call, whose
+callee's checks the caller makes as a pending range, or a call keeping
+its argument unpublished), and the function's own copies. A total line
+per package gives the static counts in fasttrack, redcard and bigfoot
 modes, the loop-weighted counts (each check weighted by 10^loop depth, a
-stand-in for how often it runs) and the analysis time.
+stand-in for how often it runs), the analysis time, and the entailment
+queries by stage (syntactic, cache, linear, z3) with the time in Z3.
 
 	-json        print the plans as JSON instead of text
 	-html dir    also write dir/index.html: the source of each file with
