@@ -345,6 +345,11 @@ func (r *analysisResult) lineNotes() map[string]map[int]*notes {
 					n.checks = append(n.checks, fmt.Sprintf("%s  (%v; covers lines %s)", c, c.Why, strings.Join(dedup(lines), ",")))
 				}
 			}
+			for _, d := range plan.Notes() { // decisions that need no check
+				if n := at(d.Pos); n != nil {
+					n.checks = append(n.checks, d.Text)
+				}
+			}
 		}
 	}
 	return byFile
