@@ -313,8 +313,11 @@ func (n *namer) pretty(v ssa.Value) string {
 	case *ssa.Const:
 		return v.Value.String()
 	case *ssa.BinOp:
-		if v.Op == token.MUL && isInteger(v.Type()) {
-			return n.pretty(v.X) + "*" + n.pretty(v.Y)
+		if _, ok := recomputable(v); ok {
+			if v.Op == token.MUL {
+				return n.pretty(v.X) + "*" + n.pretty(v.Y)
+			}
+			return "(" + n.pretty(v.X) + v.Op.String() + n.pretty(v.Y) + ")"
 		}
 	case *ssa.UnOp:
 		if v.Op == token.MUL && n.safe.Value(v.X) {

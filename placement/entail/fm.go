@@ -11,8 +11,9 @@ import "math"
 // so true answers are always right; a feasible one answers false, which is
 // conservative (the tightened rational relaxation is rarely weaker than
 // integer reasoning on these queries). Queries past the budget (rows,
-// overflow) go to Fallback, as do the queries it finds feasible that
-// mention a product (product.go); ≠ hypotheses past maxSplits are dropped.
+// overflow) go to Fallback, as do the queries it finds feasible where
+// multiplying a product's factors may help (product.go); ≠ hypotheses
+// past maxSplits are dropped.
 //
 // Placement queries are tiny (a handful of variables and facts), where
 // Fourier–Motzkin is fast and a solver round trip through cgo is not.
@@ -86,7 +87,7 @@ func (l *Linear) entails(hyps []Fact, goal Fact) bool {
 			case no:
 				// Feasible with the products as unknowns: the
 				// fallback may know better (product.go).
-				if l.Fallback != nil && mentionsProduct(hyps, goal) {
+				if l.Fallback != nil && nonlinearHelps(hyps, goal) {
 					return l.Fallback.Entails(hyps, goal)
 				}
 			}

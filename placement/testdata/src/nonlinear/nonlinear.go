@@ -28,3 +28,12 @@ func sameCell(a []int, i, n int) {
 		a[2*n] = 2
 	}
 } // want "W a[i*n]"
+
+// stencil reads rows i-1, i and i+1 and writes row i: one range per
+// access at the exit; (i-1)*n is an opaque atom, recomputable at the
+// exit, and no query reaches Z3 (no equality pins a factor).
+func stencil(a, b []float64, i, n int) {
+	for j := 1; j < n-1; j++ {
+		b[i*n+j] = a[(i-1)*n+j] + a[(i+1)*n+j] + a[i*n+j-1] + a[i*n+j+1]
+	}
+} // want "R a[(i+1)*n+1..j+(i+1)*n]" "R a[(i-1)*n+1..j+(i-1)*n]" "R a[i*n+2..j+i*n+1]" "R a[i*n..j+i*n-1]" "W b[i*n+1..j+i*n]"
