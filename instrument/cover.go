@@ -100,18 +100,29 @@ func (r *fileRewriter) coveredCall(e *ast.CallExpr, args []sub) (string, bool) {
 		return "", false
 	}
 	c := r.coverOf(obj)
-	if c == nil || !r.rc.pkg.coverCall[e.Lparen] || c.Param >= len(e.Args) || !r.universe(id.Pos(), "nil") {
+	if c == nil || !r.rc.pkg.coverCall[e.Lparen] || c.Param >= len(e.Args) {
 		return "", false
+	}
+	// Placement covers this call: say why the rendering refuses it (-bfv;
+	// the call then keeps calling the checked original).
+	refuse := func(why string) (string, bool) {
+		if r.rc.drop != nil { // pass 2 only
+			r.note(e.Lparen, "covered call of %s not rendered: %s", obj.Name(), why)
+		}
+		return "", false
+	}
+	if !r.universe(id.Pos(), "nil") {
+		return refuse("nil is redeclared")
 	}
 	for _, a := range e.Args[c.Param+1:] {
 		if !r.callFree(a) {
-			return "", false
+			return refuse("an argument after the covered one calls")
 		}
 	}
 	arg := e.Args[c.Param]
 	base := r.coverBase(arg)
 	if base == "" {
-		return "", false
+		return refuse("no array base to re-evaluate for the argument")
 	}
 	text := args[c.Param].text
 	for _, s := range c.Spans {
