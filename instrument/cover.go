@@ -43,62 +43,36 @@ import (
 // call F itself, which keeps every check.
 
 // coverSuffix names the specialized copy of a function.
-const coverSuffix = "__bfnc"
+const coverSuffix = placement.CoverSuffix
 
-// computeCovers records the access summaries of the package-level
-// functions of spkg that have one.
-func (rc *redcardPkg) computeCovers(fns []*ssa.Function) {
+// computeCovers maps placement's covered calls onto positions: the access
+// summaries of the functions with a copy, by the position of their name,
+// and the call positions whose every SSA call is covered.
+func (rc *redcardPkg) computeCovers() {
 	rc.covers = map[token.Pos]*placement.Cover{}
-	for _, fn := range fns {
-		if fn.Signature.Recv() != nil || fn.Synthetic != "" || !fn.Pos().IsValid() {
-			continue
-		}
-		if _, ok := fn.Object().(*types.Func); !ok || !rc.copyable(fn) {
-			continue
-		}
-		if c := rc.facts.CoverOf(fn); c != nil {
-			rc.covers[fn.Pos()] = c
-		}
+	rc.coverCall = map[token.Pos]bool{}
+	for fn, c := range rc.dec.Covers {
+		rc.covers[fn.Pos()] = c
 	}
-	// Only the functions called in a loop of the package get a copy.
-	called := map[token.Pos]bool{}
-	for _, fn := range fns {
+	notCovered := map[token.Pos]bool{}
+	for fn := range rc.dec.Functions() {
 		for _, b := range fn.Blocks {
-			if !inCycle(b) {
-				continue
-			}
 			for _, in := range b.Instrs {
-				if call, ok := in.(*ssa.Call); ok {
-					if callee := call.Call.StaticCallee(); callee != nil && rc.covers[callee.Pos()] != nil {
-						called[callee.Pos()] = true
-					}
+				call, ok := in.(*ssa.Call)
+				if !ok || !call.Pos().IsValid() {
+					continue
+				}
+				if d := rc.dec.Call(call); d != nil && d.Cover != nil {
+					rc.coverCall[call.Pos()] = true
+				} else {
+					notCovered[call.Pos()] = true
 				}
 			}
 		}
 	}
-	for pos := range rc.covers {
-		if !called[pos] {
-			delete(rc.covers, pos)
-		}
+	for pos := range notCovered {
+		delete(rc.coverCall, pos)
 	}
-}
-
-// inCycle reports whether b lies on a cycle of its function's CFG.
-func inCycle(b *ssa.BasicBlock) bool {
-	seen := map[*ssa.BasicBlock]bool{}
-	stack := append([]*ssa.BasicBlock(nil), b.Succs...)
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if x == b {
-			return true
-		}
-		if !seen[x] {
-			seen[x] = true
-			stack = append(stack, x.Succs...)
-		}
-	}
-	return false
 }
 
 // coverOf returns the access summary of the function obj, if it has one
@@ -126,18 +100,29 @@ func (r *fileRewriter) coveredCall(e *ast.CallExpr, args []sub) (string, bool) {
 		return "", false
 	}
 	c := r.coverOf(obj)
-	if c == nil || c.Param >= len(e.Args) || !r.universe(id.Pos(), "nil") {
+	if c == nil || !r.rc.pkg.coverCall[e.Lparen] || c.Param >= len(e.Args) {
 		return "", false
+	}
+	// Placement covers this call: say why the rendering refuses it (-bfv;
+	// the call then keeps calling the checked original).
+	refuse := func(why string) (string, bool) {
+		if r.rc.drop != nil { // pass 2 only
+			r.note(e.Lparen, "covered call of %s not rendered: %s", obj.Name(), why)
+		}
+		return "", false
+	}
+	if !r.universe(id.Pos(), "nil") {
+		return refuse("nil is redeclared")
 	}
 	for _, a := range e.Args[c.Param+1:] {
 		if !r.callFree(a) {
-			return "", false
+			return refuse("an argument after the covered one calls")
 		}
 	}
 	arg := e.Args[c.Param]
 	base := r.coverBase(arg)
 	if base == "" {
-		return "", false
+		return refuse("no array base to re-evaluate for the argument")
 	}
 	text := args[c.Param].text
 	for _, s := range c.Spans {

@@ -95,9 +95,14 @@ type redcardPkg struct {
 	groupCands [][]*placement.Access // the accesses of each proposed field group
 	facts      *placement.Facts      // emission proofs: simple callees, spans, struct layout
 
-	// bigfoot mode: access summaries of the package's functions, by the
-	// position of their name (cover.go)
-	covers map[token.Pos]*placement.Cover
+	// bigfoot mode: placement's decisions on covered calls and
+	// unpublished objects (placement.Decide)
+	dec *placement.Decisions
+	// bigfoot mode: access summaries of the package's functions that get
+	// a copy, by the position of their name, and the calls (Lparen) whose
+	// every SSA call placement covers (cover.go)
+	covers    map[token.Pos]*placement.Cover
+	coverCall map[token.Pos]bool
 	// bigfoot mode: sites whose every SSA access is to an object the
 	// function has not published yet (placement.Unpublished), that
 	// anchor no check and belong to no field group
@@ -105,10 +110,9 @@ type redcardPkg struct {
 	// bigfoot mode: positions (Lparen) of the calls of append whose every
 	// SSA call appends to an unpublished object
 	unpubAppend map[token.Pos]bool
-	// bigfoot mode: the parameters that do not publish their pointee;
-	// the calls (Lparen) that pass an unpublished object to one, with its
-	// index; the specialized copies they need (unpublished.go)
-	noEscape  *placement.NoEscape
+	// bigfoot mode: the calls (Lparen) that pass an unpublished object
+	// to a parameter that does not publish it, with its index; the
+	// specialized copies they need (unpublished.go)
 	unpubCall map[token.Pos]int
 	cgoFile   map[string]bool         // files that import "C", memoized (copyable)
 	upCopies  map[token.Pos][]*upCopy // by the position of the function's name
@@ -157,18 +161,17 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 	}
 	rc.facts = placement.NewFacts(ks, sizes)
 	prover := entail.NewCached(&entail.Linear{Fallback: entail.NewZ3(1000)})
-	if opts.mode.StaticRanges() {
-		rc.computeCovers(placement.AnalyzedFunctions(spkg))
-	}
+	// Placement decides covered calls and unpublished objects; this
+	// package maps its decisions onto syntax (cover.go, unpublished.go).
+	rc.dec = placement.Decide(placement.AnalyzedFunctions(spkg), rc.facts, placement.DecideOptions{
+		Covers: opts.mode.StaticRanges(), Unpublished: opts.mode.SafeClass(), Copyable: rc.copyable})
+	rc.computeCovers()
 	unpubN := map[siteKey]int{}
-	callN := map[token.Pos][]int{} // per call position: the parameter of each SSA call (-2: not unpublished)
-	if opts.mode.SafeClass() {
-		rc.noEscape = placement.FindNoEscape(placement.AnalyzedFunctions(spkg))
-	}
+	callN := map[token.Pos][]int{}    // per call position: the parameter of each SSA call (-2: not unpublished)
 	appendN := map[token.Pos][2]int{} // append calls: unpublished, all
 	for _, fn := range placement.AnalyzedFunctions(spkg) {
 		if groups && mayGroup(fn) {
-			if bf := placement.Analyze(fn, placement.Config{Mode: placement.BigFoot, Effects: ks, Prover: prover, Safe: rc.safe}); bf.Fallback == "" {
+			if bf := placement.Analyze(fn, placement.Config{Mode: placement.BigFoot, Effects: ks, Prover: prover, Safe: rc.safe, Decisions: rc.dec}); bf.Fallback == "" {
 				rc.collectGroups(bf)
 			}
 		}
@@ -188,9 +191,9 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 		}
 		var up map[ssa.Instruction]int
 		if opts.mode.SafeClass() {
-			up = placement.Unpublished(fn, rc.noEscape)
+			up = rc.dec.Unpublished(fn)
 			countAppends(fn, up, appendN)
-			noteCalls(fn, up, callN)
+			noteCalls(fn, rc.dec, callN)
 		}
 		for _, a := range plan.Accesses {
 			if a.Pos.IsValid() {
@@ -326,6 +329,9 @@ func (f *fileRedcard) plan() {
 	f.usedAnchors = map[siteKey][]siteKey{}
 	one := f.oneToOne
 	for k, anchors := range f.pkg.cover {
+		if f.pkg.unpub[k] && one(k) {
+			continue // unchecked as unpublished below, not covered by an anchor's check
+		}
 		if f.pkg.anchors[k] || !one(k) || !inSyncFreeUnit(f.units, k.pos) {
 			if rcDebug {
 				fmt.Fprintf(os.Stderr, "rcdebug: %v %v: not dropped: emitted=%d ssa=%d unitfree=%v anchor=%v\n", f.pkg.fset.Position(k.pos), k.write, f.emitted[k], len(f.pkg.ssaAcc[k]), inSyncFreeUnit(f.units, k.pos), f.pkg.anchors[k])

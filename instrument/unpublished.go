@@ -6,7 +6,6 @@ import (
 	"go/token"
 	"go/types"
 	"os"
-	"sort"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -21,7 +20,8 @@ import (
 // call, returned, captured, sent) cannot be in a race: it gets no check
 // and no footprint record, and is not part of a static loop range. A site
 // qualifies when every SSA access at it is unpublished, it anchors no
-// RedCard check that covers other sites (they would lose their check) and
+// RedCard check that covers other sites (they would lose their check)
+// other than unpublished ones, and
 // belongs to no field group the file emits (whose check would check its
 // bytes: fileRedcard.plan). Counting
 // builds announce it (__bf.A), so the check ratio keeps its denominator;
@@ -31,8 +31,15 @@ import (
 // unpublishedSites returns the sites whose every access is unpublished
 // (n counts the unpublished accesses of each site).
 func (rc *redcardPkg) unpublishedSites(n map[siteKey]int) map[siteKey]bool {
-	covering := map[siteKey]bool{} // anchors of checks that cover other sites
-	for _, anchors := range rc.cover {
+	all := func(k siteKey) bool { return n[k] > 0 && n[k] == len(rc.ssaAcc[k]) }
+	// Anchors of checks that cover other sites: unchecked, they would
+	// take the covered sites' checks with them, unless those sites are
+	// unpublished too and need none.
+	covering := map[siteKey]bool{}
+	for k, anchors := range rc.cover {
+		if all(k) {
+			continue
+		}
 		for _, a := range anchors {
 			covering[a] = true
 		}
@@ -42,7 +49,7 @@ func (rc *redcardPkg) unpublishedSites(n map[siteKey]int) map[siteKey]bool {
 		if rcDebug {
 			fmt.Fprintf(os.Stderr, "unpubdebug: %v %v: %d of %d, anchor %v\n", rc.fset.Position(k.pos), k.write, c, len(rc.ssaAcc[k]), covering[k])
 		}
-		if c == len(rc.ssaAcc[k]) && !covering[k] {
+		if all(k) && !covering[k] {
 			out[k] = true
 		}
 	}
@@ -121,9 +128,9 @@ const appendHelperText = `func %[1]s[S ~[]E, E any](g *__bf.G, s S, xs ...E) S {
 // a panic's trace and in runtime.Caller, and the instrumentation must
 // not change what the program can observe.
 
-// An upCopy is one specialized copy: the function (by the position of
-// its name), the parameter, the accesses it leaves unchecked and the
-// calls it renames.
+// An upCopy is one specialized copy (placement.UpCopy) mapped onto
+// positions: the function, the parameter, the sites it leaves unchecked
+// and the calls it renames.
 type upCopy struct {
 	fn     *ssa.Function
 	param  int
@@ -132,11 +139,11 @@ type upCopy struct {
 }
 
 // upSuffix names the copy of a function for unpublished parameter i.
-func upSuffix(i int) string { return fmt.Sprintf("__bfup%d", i) }
+func upSuffix(i int) string { return placement.UpSuffix(i) }
 
 // noteCalls records, by position, the parameter each static call of fn
-// passes an unpublished object to (-2: none).
-func noteCalls(fn *ssa.Function, up map[ssa.Instruction]int, n map[token.Pos][]int) {
+// passes an unpublished object to, as placement decided (-2: none).
+func noteCalls(fn *ssa.Function, dec *placement.Decisions, n map[token.Pos][]int) {
 	for _, b := range fn.Blocks {
 		for _, in := range b.Instrs {
 			c, ok := in.(*ssa.Call)
@@ -146,9 +153,9 @@ func noteCalls(fn *ssa.Function, up map[ssa.Instruction]int, n map[token.Pos][]i
 			if _, ok := c.Call.Value.(*ssa.Builtin); ok {
 				continue
 			}
-			p, ok := up[in]
-			if !ok || p < 0 {
-				p = -2
+			p := -2
+			if d := dec.Call(c); d != nil && d.Cover == nil {
+				p = d.Param
 			}
 			n[c.Pos()] = append(n[c.Pos()], p)
 		}
@@ -156,76 +163,35 @@ func noteCalls(fn *ssa.Function, up map[ssa.Instruction]int, n map[token.Pos][]i
 }
 
 // planUnpublishedCalls keeps the call positions whose every SSA call
-// passes an unpublished object to the same parameter of a function with a
-// renderable copy, and computes the copies they need, transitively.
+// placement renames to the copy for the same parameter, and maps the
+// copies placement decided onto positions.
 func (rc *redcardPkg) planUnpublishedCalls(n map[token.Pos][]int) {
 	rc.unpubCall = map[token.Pos]int{}
 	rc.upCopies = map[token.Pos][]*upCopy{}
-	if rc.noEscape == nil {
-		return
-	}
-	callee := map[token.Pos]*ssa.Function{} // call Lparen -> static callee
-	for _, fn := range rc.noEscape.Functions() {
-		for _, b := range fn.Blocks {
-			for _, in := range b.Instrs {
-				if c, ok := in.(*ssa.Call); ok && c.Call.StaticCallee() != nil {
-					callee[c.Pos()] = c.Call.StaticCallee()
-				}
-			}
-		}
-	}
-	var need []*upCopy
-	want := func(fn *ssa.Function, i int) bool {
-		// A copy runs under another name: only a function that cannot
-		// show its frame to the program gets one (placement.QuietWith).
-		if !rc.copyable(fn) || !rc.noEscape.Param(fn, i) || !rc.facts.QuietWith(fn, i) {
-			return false
-		}
-		for _, c := range need {
-			if c.fn == fn && c.param == i {
-				return true
-			}
-		}
-		need = append(need, &upCopy{fn: fn, param: i})
-		return true
-	}
 	for pos, ps := range n {
 		p := ps[0]
 		same := p >= 0
 		for _, q := range ps {
 			same = same && q == p
 		}
-		if fn := callee[pos]; same && fn != nil && want(fn, p) {
+		if same {
 			rc.unpubCall[pos] = p
 		}
 	}
-	// The copies' own sites and calls, to a fixed point.
-	for k := 0; k < len(need); k++ {
-		c := need[k]
-		c.sites, c.rename = map[siteKey]bool{}, map[token.Pos]int{}
-		for _, b := range c.fn.Blocks {
-			for _, in := range b.Instrs {
-				if placement.ParamAccess(in, c.param) && in.Pos().IsValid() {
+	for fn, cs := range rc.dec.UpCopies {
+		for _, c := range cs {
+			u := &upCopy{fn: fn, param: c.Param, sites: map[siteKey]bool{}, rename: map[token.Pos]int{}}
+			for _, in := range c.Unchecked {
+				if in.Pos().IsValid() {
 					_, write := in.(*ssa.Store)
-					c.sites[siteKey{in.Pos(), write}] = true
-				}
-				call, ok := in.(*ssa.Call)
-				if !ok || call.Call.StaticCallee() == nil || call.Call.IsInvoke() {
-					continue
-				}
-				for j, a := range call.Call.Args {
-					if placement.DerivedFrom(a, c.fn.Params[c.param]) {
-						if want(call.Call.StaticCallee(), j) {
-							c.rename[call.Pos()] = j
-						}
-					}
+					u.sites[siteKey{in.Pos(), write}] = true
 				}
 			}
+			for call, j := range c.Calls {
+				u.rename[call.Pos()] = j
+			}
+			rc.upCopies[fn.Pos()] = append(rc.upCopies[fn.Pos()], u)
 		}
-	}
-	sort.Slice(need, func(i, j int) bool { return need[i].param < need[j].param })
-	for _, c := range need {
-		rc.upCopies[c.fn.Pos()] = append(rc.upCopies[c.fn.Pos()], c)
 	}
 }
 

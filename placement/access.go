@@ -224,7 +224,8 @@ func (n *namer) length(v ssa.Value) entail.Term {
 // term returns the linear term for integer value v, expanding constant
 // arithmetic, additions, subtractions, scaling by constants and integer
 // conversions (overflow is ignored), so that i+1 is the term i + 1 over the
-// atom i. Every other value is an atom.
+// atom i. The product of two atoms is a product variable (entail.Product).
+// Every other value is an atom.
 func (n *namer) termOf(v ssa.Value) entail.Term {
 	switch v := v.(type) {
 	case *ssa.Const:
@@ -251,6 +252,16 @@ func (n *namer) termOf(v ssa.Value) entail.Term {
 						return n.termOf(v.Y).Scale(k)
 					}
 				}
+				// x*y of two atoms: a product variable, the same
+				// for every computation of x*y (entail.Product).
+				x, y := n.termOf(v.X), n.termOf(v.Y)
+				if xv, ok := single(x); ok {
+					if yv, ok := single(y); ok {
+						name := entail.Product(xv, yv)
+						n.vals[name] = v
+						return entail.Var(name)
+					}
+				}
 			}
 		}
 	case *ssa.Convert:
@@ -263,6 +274,14 @@ func (n *namer) termOf(v ssa.Value) entail.Term {
 		}
 	}
 	return n.variable(v)
+}
+
+// single returns the variable of t if t is exactly one variable.
+func single(t entail.Term) (string, bool) {
+	if t.Const != 0 || len(t.Monos) != 1 || t.Monos[0].Coef != 1 {
+		return "", false
+	}
+	return t.Monos[0].Var, true
 }
 
 func constInt(c *ssa.Const) (int64, bool) {
@@ -293,6 +312,13 @@ func (n *namer) pretty(v ssa.Value) string {
 		}
 	case *ssa.Const:
 		return v.Value.String()
+	case *ssa.BinOp:
+		if _, ok := recomputable(v); ok {
+			if v.Op == token.MUL {
+				return n.pretty(v.X) + "*" + n.pretty(v.Y)
+			}
+			return "(" + n.pretty(v.X) + v.Op.String() + n.pretty(v.Y) + ")"
+		}
 	case *ssa.UnOp:
 		if v.Op == token.MUL && n.safe.Value(v.X) {
 			return n.pretty(v.X) // a load of a variable of the safe class

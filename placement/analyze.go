@@ -35,8 +35,19 @@ func Analyze(fn *ssa.Function, cfg Config) (plan *Plan) {
 	if cfg.Mode != FastTrack {
 		a.canon = a.aliases()
 	}
+	var dec *Decisions
+	if cfg.Mode == BigFoot {
+		dec = cfg.Decisions
+	}
 	for _, b := range fn.Blocks {
 		for _, instr := range b.Instrs {
+			if c, ok := instr.(*ssa.Call); ok && dec.Call(c) != nil {
+				plan.Calls = append(plan.Calls, dec.Call(c))
+			}
+			if dec.unpublishedAccess(instr) {
+				plan.Unpublished = append(plan.Unpublished, accessesOf(instr, a.n, a.canon)...)
+				continue
+			}
 			for _, acc := range accessesOf(instr, a.n, a.canon) {
 				acc.ID = len(a.accesses)
 				a.accesses = append(a.accesses, acc)
@@ -45,6 +56,7 @@ func Analyze(fn *ssa.Function, cfg Config) (plan *Plan) {
 		}
 	}
 	plan.Accesses = a.accesses
+	plan.Copies = dec.copiesOf(fn)
 	fallback := func(reason string) *Plan {
 		plan.Fallback = reason
 		plan.Checks = perAccess(a.accesses)

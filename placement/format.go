@@ -69,4 +69,7 @@ func (p *Plan) Format(w io.Writer, fset *token.FileSet) {
 			fmt.Fprintf(w, "\t\tcovers %s %s at %s\n", kindName(a.Write), a.Path, short(a.Pos))
 		}
 	}
+	for _, n := range p.Notes() {
+		fmt.Fprintf(w, "\t%s\t%s\n", short(n.Pos), n.Text)
+	}
 }

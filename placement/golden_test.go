@@ -27,6 +27,8 @@ import (
 //	// want "W p.x,p.y,p.z"        BigFoot checks at this line
 //	// redcard "W p.x" "R q.f"     RedCard checks at this line
 //	// want "fallback <reason>"    on a func line: the analysis gave up
+//	// want "unpub W k.a"          an unpublished access: no check (Plan.Notes)
+//	// want "call f__bfnc covers …" a call of a copy (Plan.Notes); "copy f__bfnc" on a func line
 //
 // BigFoot expectations are exact for every case: a line with checks and no
 // want comment fails, as does a want with no check. RedCard expectations
@@ -105,8 +107,12 @@ func analyzeCaseWith(t *testing.T, pkg *ssa.Package, fset *token.FileSet, mode M
 	t.Helper()
 	got := make(map[string][]string)
 	safe := caseSafeVars(pkg, mode)
+	var dec *Decisions
+	if mode == BigFoot {
+		dec = Decide(AnalyzedFunctions(pkg), NewFacts(ks, nil), DecideOptions{Covers: true, Unpublished: true})
+	}
 	for _, fn := range AnalyzedFunctions(pkg) {
-		plan := Analyze(fn, Config{Mode: mode, Effects: ks, Prover: prover, Safe: safe})
+		plan := Analyze(fn, Config{Mode: mode, Effects: ks, Prover: prover, Safe: safe, Decisions: dec})
 		if plan.Fallback != "" {
 			// Expected as `// want "fallback <reason>"` on the func line.
 			pos := fset.Position(fn.Pos())
@@ -124,6 +130,14 @@ func analyzeCaseWith(t *testing.T, pkg *ssa.Package, fset *token.FileSet, mode M
 			pos := fset.Position(c.At.Pos())
 			key := fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line)
 			got[key] = append(got[key], c.String())
+		}
+		for _, n := range plan.Notes() {
+			if !n.Pos.IsValid() {
+				continue
+			}
+			pos := fset.Position(n.Pos)
+			key := fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line)
+			got[key] = append(got[key], n.Text)
 		}
 	}
 	for k := range got {
@@ -166,7 +180,8 @@ var cases = []string{
 	"rel", "acq", "readwrite", "ifrule", "looprule", "call", "unknown",
 	"selectcase", "deferred", "closures", "ranges", "labels", "switches",
 	"panics", "generics", "methodvalue", "alias", "unbounded", "coalesce",
-	"extended", "fresh", "syncs", "loops2", "stride", "safevars",
+	"extended", "fresh", "syncs", "loops2", "stride", "safevars", "owner",
+	"nonlinear",
 }
 
 func TestGolden(t *testing.T) {
@@ -184,6 +199,16 @@ func TestGolden(t *testing.T) {
 		})
 	}
 	t.Logf("prover: %+v", prover.Stats())
+}
+
+// TestNonlinearZ3 checks that the product case reaches Z3: sameCell's
+// two writes are one check only because Z3 proves i = 2 ⊢ i*n = 2n.
+func TestNonlinearZ3(t *testing.T) {
+	pkg, _, _ := loadCase(t, "nonlinear")
+	sum, _ := Summarize(pkg, NewKillSets(pkg.Prog))
+	if sum.Z3Calls == 0 {
+		t.Errorf("Summarize made no Z3 call; prover stats %+v", sum.Prover)
+	}
 }
 
 // TestFastTrack checks the trivial plan: one check per access, in place.

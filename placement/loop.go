@@ -269,14 +269,50 @@ func (a *analysis) condFact(cond ssa.Value, sense bool) (entail.Fact, bool) {
 
 // available reports whether v denotes the same value everywhere in block
 // s: it is not an instruction, or is defined in a block strictly
-// dominating s.
+// dominating s, or is recomputable there.
 func available(v ssa.Value, s *ssa.BasicBlock) bool {
 	instr, ok := v.(ssa.Instruction)
 	if !ok || v == nil {
 		return true
 	}
 	b := instr.Block()
-	return b != s && b.Dominates(s)
+	if b != s && b.Dominates(s) {
+		return true
+	}
+	ops, ok := recomputable(v)
+	if !ok {
+		return false
+	}
+	for _, x := range ops {
+		if !available(x, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// recomputable returns the operands of v if v is integer arithmetic that
+// cannot panic (+, -, *, &, |, ^, &^) or an integer conversion: its value
+// is a function of its operands alone, the same wherever it is computed,
+// so a check may name it where its operands are available and the
+// emitter evaluates it again there. The row offset i*n of a[i*n+j], which
+// go/ssa computes in the body of the loop over j, is such a value: the
+// loop's range a[i*n..i*n+j] is checked at the loop's exit.
+func recomputable(v ssa.Value) ([]ssa.Value, bool) {
+	switch v := v.(type) {
+	case *ssa.BinOp:
+		switch v.Op {
+		case token.ADD, token.SUB, token.MUL, token.AND, token.OR, token.XOR, token.AND_NOT:
+			if isInteger(v.Type()) {
+				return []ssa.Value{v.X, v.Y}, true
+			}
+		}
+	case *ssa.Convert:
+		if isInteger(v.Type()) && isInteger(v.X.Type()) {
+			return []ssa.Value{v.X}, true
+		}
+	}
+	return nil, false
 }
 
 func (a *analysis) availableTerm(t entail.Term, s *ssa.BasicBlock) bool {

@@ -3,6 +3,7 @@ package placement
 import (
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/token"
 	"go/types"
 	"math"
@@ -55,6 +56,10 @@ type Config struct {
 	// (FindSafeVars): loads and stores of its variables are not
 	// accesses. nil: every shared variable is checked.
 	Safe *SafeVars
+	// Decisions are the package's covered calls and unpublished objects
+	// (Decide), BigFoot mode only: the plan lists the function's, and
+	// its unpublished accesses are not accesses. nil: none.
+	Decisions *Decisions
 }
 
 // A Plan is the outcome of Analyze for one function: the checks the
@@ -66,6 +71,11 @@ type Plan struct {
 	Checks   []*Check  // the placed checks, in block and instruction order
 	Fallback string    // non-empty: analysis gave up, use per-access checks (reason)
 	Elapsed  time.Duration
+
+	// With Config.Decisions (BigFoot mode):
+	Unpublished []*Access       // accesses to objects not yet published: no check
+	Calls       []*CallDecision // calls that call a copy of their callee
+	Copies      []string        // the function's own specialized copies
 }
 
 // A Check is one placed check statement.
@@ -246,20 +256,31 @@ type FuncStat struct {
 	Elapsed  time.Duration
 }
 
+// TargetSizes returns the gc compiler's sizes for the target
+// architecture (GOARCH of go/build's default context), or amd64's.
+func TargetSizes() types.Sizes {
+	if s := types.SizesFor("gc", build.Default.GOARCH); s != nil {
+		return s
+	}
+	return types.SizesFor("gc", "amd64")
+}
+
 // Summarize analyzes every function of pkg (members, methods, closures) in
 // RedCard and BigFoot modes with one shared cached Z3 prover, and returns
 // the BigFoot plans. BigFoot mode leaves out the static safe class
-// (FindSafeVars), as the build does; the access counts include it.
+// (FindSafeVars) and unpublished accesses (Decide), as the build does;
+// the access counts include them.
 func Summarize(pkg *ssa.Package, effects *KillSets) (*Summary, []*Plan) {
 	z3 := entail.NewZ3(1000)
 	prover := entail.NewCached(&entail.Linear{Fallback: z3})
 	sum := &Summary{Pkg: pkg.Pkg.Path()}
 	fns := AnalyzedFunctions(pkg)
 	safe := FindSafeVars(pkg, SafeOptions{})
+	dec := Decide(fns, NewFacts(effects, TargetSizes()), DecideOptions{Covers: true, Unpublished: true})
 	var plans []*Plan
 	for _, fn := range fns {
 		rc := Analyze(fn, Config{Mode: RedCard, Effects: effects, Prover: prover})
-		bf := Analyze(fn, Config{Mode: BigFoot, Effects: effects, Prover: prover, Safe: safe})
+		bf := Analyze(fn, Config{Mode: BigFoot, Effects: effects, Prover: prover, Safe: safe, Decisions: dec})
 		plans = append(plans, bf)
 		st := FuncStat{Func: fn.String(), Accesses: len(rc.Accesses), RedCard: rc.StaticChecks(),
 			Checks: bf.StaticChecks(), Fallback: bf.Fallback, Elapsed: bf.Elapsed}

@@ -87,6 +87,20 @@ func definedAt(v ssa.Value, pt Point) bool {
 	if !ok {
 		return true // parameters, free variables, globals, constants
 	}
+	if ops, ok := recomputable(v); ok && !definedIn(instr, pt) {
+		for _, x := range ops {
+			if !definedAt(x, pt) {
+				return false
+			}
+		}
+		return true // the emitter evaluates v again at pt
+	}
+	return definedIn(instr, pt)
+}
+
+// definedIn reports whether the instruction instr has run, on every path,
+// when control reaches pt.
+func definedIn(instr ssa.Instruction, pt Point) bool {
 	db := instr.Block()
 	if db != pt.Block {
 		return db.Dominates(pt.Block)

@@ -31,10 +31,15 @@ shows, per function, the accesses fasttrack mode checks and the checks
 bigfoot mode places: each with its position, read (R) or write (W), the
 paths it checks (a field group p.x,p.y, or a strided range a[lo..hi:k]),
 why it sits there (merged, moved, loop range, field group, before a
-synchronization, before return, ...) and the accesses it covers. A total
-line per package gives the static counts in fasttrack, redcard and bigfoot
+synchronization, before return, ...) and the accesses it covers; then the
+decisions that need no check: accesses to objects not yet published
+(unpub), calls of a callee's specialized copy (a covered call, whose
+callee's checks the caller makes as a pending range, or a call keeping
+its argument unpublished), and the function's own copies. A total line
+per package gives the static counts in fasttrack, redcard and bigfoot
 modes, the loop-weighted counts (each check weighted by 10^loop depth, a
-stand-in for how often it runs) and the analysis time.
+stand-in for how often it runs), the analysis time, and the entailment
+queries by stage (syntactic, cache, linear, z3) with the time in Z3.
 
 	-json        print the plans as JSON instead of text
 	-html dir    also write dir/index.html: the source of each file with
@@ -241,6 +246,7 @@ type (
 		Pos          string      `json:"pos"`
 		Accesses     []jsonSite  `json:"accesses"`
 		Checks       []jsonCheck `json:"checks"`
+		Decisions    []jsonNote  `json:"decisions,omitempty"`
 		Fallback     string      `json:"fallback,omitempty"`
 		AnalysisNano int64       `json:"analysis_ns"`
 	}
@@ -248,6 +254,12 @@ type (
 		Pos   string `json:"pos"`
 		Write bool   `json:"write"`
 		Path  string `json:"path"`
+	}
+	// jsonNote is a decision beyond the checks (placement.Plan.Notes):
+	// an unpublished access, a call of a specialized copy, a copy.
+	jsonNote struct {
+		Pos  string `json:"pos"`
+		Text string `json:"decision"`
 	}
 	jsonCheck struct {
 		Pos    string     `json:"pos"`
@@ -285,6 +297,9 @@ func (r *analysisResult) report() jsonReport {
 					jc.Covers = append(jc.Covers, site(a))
 				}
 				jf.Checks = append(jf.Checks, jc)
+			}
+			for _, n := range plan.Notes() {
+				jf.Decisions = append(jf.Decisions, jsonNote{Pos: pos(n.Pos), Text: n.Text})
 			}
 			jp.Functions = append(jp.Functions, jf)
 		}
@@ -328,6 +343,11 @@ func (r *analysisResult) lineNotes() map[string]map[int]*notes {
 					}
 					sort.Strings(lines)
 					n.checks = append(n.checks, fmt.Sprintf("%s  (%v; covers lines %s)", c, c.Why, strings.Join(dedup(lines), ",")))
+				}
+			}
+			for _, d := range plan.Notes() { // decisions that need no check
+				if n := at(d.Pos); n != nil {
+					n.checks = append(n.checks, d.Text)
 				}
 			}
 		}

@@ -124,3 +124,34 @@ func TestSyntacticFastPaths(t *testing.T) {
 		t.Errorf("%d queries reached the solver, want 0", under.calls)
 	}
 }
+
+// TestProduct checks products: Linear alone treats i·n as an unknown and
+// cannot prove i = 2 ⊢ i·n = 2n; with Z3 as its fallback it can, and no
+// prover proves i ≥ 0 ⊢ i·n ≥ 0 (n may be negative).
+func TestProduct(t *testing.T) {
+	in := Var(Product("i", "n"))
+	if Product("i", "n") != Product("n", "i") {
+		t.Errorf("Product is not commutative: %q, %q", Product("i", "n"), Product("n", "i"))
+	}
+	if x, y, ok := factors(Product(Product("a", "b"), "c")); !ok || x != "c" || y != Product("a", "b") {
+		t.Errorf("factors of a nested product = %q, %q, %v", x, y, ok)
+	}
+	hyps, goal := []Fact{Eq(i, Const(2))}, Eq(in, n.Scale(2))
+	if (&Linear{}).Entails(hyps, goal) {
+		t.Errorf("Linear without a fallback proves %v ⊢ %v", hyps, goal)
+	}
+	z3 := NewZ3(1000)
+	if !(&Linear{Fallback: z3}).Entails(hyps, goal) {
+		t.Errorf("Linear with Z3 does not prove %v ⊢ %v", hyps, goal)
+	}
+	if calls, _ := z3.Usage(); calls != 1 {
+		t.Errorf("Z3 asked %d times, want 1", calls)
+	}
+	if (&Linear{Fallback: z3}).Entails([]Fact{Ge(i, zero)}, Ge(in, zero)) {
+		t.Errorf("i ≥ 0 ⊢ i·n ≥ 0 proved")
+	}
+	// No equality pins a factor there: Z3 is not asked.
+	if calls, _ := z3.Usage(); calls != 1 {
+		t.Errorf("Z3 asked %d times, want still 1", calls)
+	}
+}

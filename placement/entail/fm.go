@@ -11,7 +11,9 @@ import "math"
 // so true answers are always right; a feasible one answers false, which is
 // conservative (the tightened rational relaxation is rarely weaker than
 // integer reasoning on these queries). Queries past the budget (rows,
-// overflow) go to Fallback; ≠ hypotheses past maxSplits are dropped.
+// overflow) go to Fallback, as do the queries it finds feasible where
+// multiplying a product's factors may help (product.go); ≠ hypotheses
+// past maxSplits are dropped.
 //
 // Placement queries are tiny (a handful of variables and facts), where
 // Fourier–Motzkin is fast and a solver round trip through cgo is not.
@@ -82,6 +84,12 @@ func (l *Linear) entails(hyps []Fact, goal Fact) bool {
 				if l.Fallback != nil {
 					return l.Fallback.Entails(hyps, goal)
 				}
+			case no:
+				// Feasible with the products as unknowns: the
+				// fallback may know better (product.go).
+				if l.Fallback != nil && nonlinearHelps(hyps, goal) {
+					return l.Fallback.Entails(hyps, goal)
+				}
 			}
 			return false
 		}
@@ -98,7 +106,7 @@ const maxSplits = 3
 // separately.
 func relevant(hyps []Fact, goal Fact) []Fact {
 	vars := make(map[string]bool)
-	for _, v := range goal.T.Vars() {
+	for _, v := range withFactors(goal.T.Vars()) {
 		vars[v] = true
 	}
 	used := make([]bool, len(hyps))
@@ -108,7 +116,7 @@ func relevant(hyps []Fact, goal Fact) []Fact {
 			if used[i] {
 				continue
 			}
-			hv := h.T.Vars()
+			hv := withFactors(h.T.Vars())
 			touch := len(hv) == 0
 			for _, v := range hv {
 				if vars[v] {

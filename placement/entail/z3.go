@@ -9,7 +9,7 @@ import (
 )
 
 // Z3 is a Prover backed by the Z3 SMT solver (Debian package libz3-dev),
-// over the theory of linear integer arithmetic. A Z3 context is not safe
+// over the theory of integer arithmetic, nonlinear for products (Product). A Z3 context is not safe
 // for concurrent use, so one Z3 prover serializes its queries; make one per
 // worker for parallel analysis.
 type Z3 struct {
@@ -98,12 +98,21 @@ func (p *Z3) formula(f Fact) z3.Bool {
 func (p *Z3) term(t Term) z3.Int {
 	sum := p.ctx.FromInt(t.Const, p.ints).(z3.Int)
 	for _, m := range t.Monos {
-		v, ok := p.vars[m.Var]
-		if !ok {
-			v = p.ctx.IntConst(m.Var)
-			p.vars[m.Var] = v
-		}
-		sum = sum.Add(p.ctx.FromInt(m.Coef, p.ints).(z3.Int).Mul(v))
+		sum = sum.Add(p.ctx.FromInt(m.Coef, p.ints).(z3.Int).Mul(p.variable(m.Var)))
 	}
 	return sum
+}
+
+// variable returns the Z3 term of the variable name: the product of its
+// factors for a product (Product), else an integer constant.
+func (p *Z3) variable(name string) z3.Int {
+	if x, y, ok := factors(name); ok {
+		return p.variable(x).Mul(p.variable(y))
+	}
+	v, ok := p.vars[name]
+	if !ok {
+		v = p.ctx.IntConst(name)
+		p.vars[name] = v
+	}
+	return v
 }

@@ -8,20 +8,20 @@
 package closures
 
 func counter() func() int {
-	n := 0     // redcard "W *n"
+	n := 0     // redcard "W *n" want "unpub W *n"
 	local := 0 // redcard "W *local"
 	for i := 0; i < 3; i++ {
 		local += i
 	}
-	return func() int { // want "W *n"
+	return func() int {
 		n += local // redcard "W *n" "R *local"
 		return n   // want "W *n"
 	}
 }
 
 func spawn(done chan bool) int {
-	x := 0      // redcard "W *done" "W *x"
-	go func() { // want "W *x"
+	x := 0 // redcard "W *done" "W *x" want "unpub W *x"
+	go func() {
 		x = 1        // redcard "W *x"
 		done <- true // want "W *x" redcard "R *done"
 	}()

@@ -18,6 +18,6 @@ func local(n int) int {
 
 func escapes(n int) []int {
 	buf := make([]int, n)
-	buf[0] = 1
-	return buf // want "W t0[0]" (make(...) has no source name: t0 is its SSA value)
+	buf[0] = 1 // want "unpub W t0[0]"
+	return buf // (make(...) has no source name: t0 is its SSA value)
 }

@@ -17,5 +17,5 @@ func Fill[T any](a []T, x T) {
 func use() {
 	b := &Box[int]{}
 	b.Swap()
-	Fill([]string{"a"}, "b")
-} // want "W slicelit[0]"
+	Fill([]string{"a"}, "b") // want "unpub W slicelit[0]"
+}

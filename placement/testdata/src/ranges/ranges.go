@@ -44,7 +44,7 @@ func channel(ch chan int, t *T) {
 type T struct{ n int }
 
 // The loop body of a range-over-func is a closure called by the iterator.
-func fn(seq func(func(int) bool), t *T) { // want "W *t"
+func fn(seq func(func(int) bool), t *T) {
 	for v := range seq {
 		t.n += v
 	} // want "R *t" "W t.n"

@@ -32,7 +32,7 @@ func blocks(n, w int) {
 
 // writtenAfterGo: x is written after the go statement.
 func writtenAfterGo() {
-	x := 1 // unsafe "written after capture"
+	x := 1 // unsafe "written after capture" want "unpub W *x"
 	go func() {
 		use(x)
 	}() // want "R *x"
@@ -41,8 +41,8 @@ func writtenAfterGo() {
 
 // writtenInClosure: another closure writes y.
 func writtenInClosure() {
-	y := 1      // unsafe "written inside a closure"
-	go func() { // want "W *y"
+	y := 1 // unsafe "written inside a closure" want "unpub W *y"
+	go func() {
 		use(y)
 	}() // want "R *y"
 	func() {
@@ -52,8 +52,8 @@ func writtenInClosure() {
 
 // addressTaken: &z escapes to a call.
 func addressTaken() {
-	z := 1      // unsafe "address passed to a call"
-	go func() { // want "W *z"
+	z := 1 // unsafe "address passed to a call" want "unpub W *z"
+	go func() {
 		use(z)
 	}() // want "R *z"
 	ptr(&z)
@@ -74,7 +74,7 @@ func methodValue() func() {
 
 // reassignedInLoop: v is written in the loop that creates the closures.
 func reassignedInLoop(n int) {
-	v := 0 // unsafe "written after capture" // want "W *v"
+	v := 0 // unsafe "written after capture" // want "unpub W *v"
 	for i := 0; i < n; i++ {
 		v = i
 		go func() { // want "W *v"
@@ -129,8 +129,8 @@ func nested() {
 
 // nestedWrite: written through a closure inside the closure.
 func nestedWrite() {
-	r := 1      // unsafe "written inside a closure"
-	go func() { // want "W *r"
+	r := 1 // unsafe "written inside a closure" want "unpub W *r"
+	go func() {
 		use(r)
 		func() {
 			r = 2
