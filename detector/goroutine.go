@@ -217,6 +217,7 @@ func (g *G) Exit() {
 	if g.exited.Swap(true) {
 		return
 	}
+	g.t.Release()
 	registry.CompareAndDelete(g.key, g)
 	tids.free(g.tid, g.t.Epoch.Clock())
 }

@@ -303,7 +303,7 @@ func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) bool {
 	}
 	r.e.Store(uint32(gi + m))
 	for i := gi; i < gi+m; i++ {
-		pg.slots[i].Store(&r.granule)
+		pg.set(i, &r.granule)
 	}
 	pg.live += int(m)
 	return true
@@ -436,7 +436,7 @@ func (s *Space) refine(pg *page, r *run, f0, g0, g1, f1 uintptr, nr *run) {
 		}
 		if p.r == nil {
 			for gi := p.lo; gi < p.hi; gi++ {
-				pg.slots[gi].Store(r.fine(pg, gi))
+				pg.set(gi, r.fine(pg, gi))
 			}
 			continue
 		}
@@ -448,7 +448,7 @@ func (s *Space) refine(pg *page, r *run, f0, g0, g1, f1 uintptr, nr *run) {
 		q.e.Store(uint32(p.hi))
 		q.mu.Lock() // not yet visible; held until it is installed whole
 		for gi := p.lo; gi < p.hi; gi++ {
-			pg.slots[gi].Store(&q.granule)
+			pg.set(gi, &q.granule)
 		}
 		q.mu.Unlock()
 	}
@@ -529,7 +529,7 @@ func (s *Space) mergeLeft(pg *page, r *run) {
 	re := r.e.Load()
 	l.e.Store(re)
 	for gi := uintptr(r.s.Load()); gi < uintptr(re); gi++ {
-		pg.slots[gi].Store(&l.granule)
+		pg.set(gi, &l.granule)
 	}
 	r.dead = true
 }
@@ -660,7 +660,7 @@ func (s *Space) ShapeStats() ShapeStats {
 	}
 	s.pages.Range(func(key uintptr, pg *page) bool {
 		st.Pages++
-		st.Bytes += unsafe.Sizeof(*pg)
+		st.Bytes += unsafe.Sizeof(*pg) + unsafe.Sizeof(*pg.slots)
 		for gi := 0; gi < granulesPerPage; gi++ {
 			g := pg.slots[gi].Load()
 			if g == nil {

@@ -59,6 +59,7 @@ type Thread struct {
 
 	cacheKey uintptr
 	cache    *page
+	granules blockCache // free off-heap granules (offheap.go)
 }
 
 // A Race describes a conflict found by an access.
@@ -109,12 +110,18 @@ type page struct {
 	live  int         // non-nil slots; guarded by mu
 	dead  atomic.Bool // removed from the page table; set under mu
 	kind  atomic.Uint32
-	slots [granulesPerPage]atomic.Pointer[granule]
+	slots *slotArray // off the heap (see offheap.go); set once
+
+	// keep holds the heap granules and runs in slots, which the garbage
+	// collector does not scan (see page.set and page.prune).
+	keepMu spin.Mutex
+	keep   []*granule
 }
 
 // A granule is the shadow of 8 aligned bytes.
 type granule struct {
 	lo, hi uint8 // byte range of whole; immutable
+	off    bool  // allocated off the heap: no pointers (offheap.go); immutable
 	// owner, if not 0, is 1 + the id of the only thread whose accesses
 	// the granule's cells record, as of generation gen (see validate).
 	// Guarded by the stripe lock; it fits in the padding after hi.
@@ -424,8 +431,9 @@ retry:
 	for gi := g0; gi < ge; gi++ {
 		gr := pg.slots[gi].Load()
 		if gr == nil {
-			gr = &granule{lo: 0, hi: 8, gen: uint32(lagGen.Load())}
+			gr = newGranule(t, 0, 8, uint32(lagGen.Load()))
 			if !pg.add(gi, gr) {
+				freeGranule(t, gr)
 				mu.Unlock()
 				g0 = gi
 				goto retry
@@ -562,7 +570,7 @@ func (s *Space) stripe(key, gi uintptr) *spin.Mutex {
 // page returns the live page for key, creating it if needed.
 func (s *Space) page(key uintptr) *page {
 	for {
-		pg, loaded := s.pages.LoadOrStore(key, func() *page { return new(page) })
+		pg, loaded := s.pages.LoadOrStore(key, newPage)
 		if !loaded {
 			// New memory is being touched: a cheap moment (next to
 			// allocating 4 KiB of slots) to make sure the granules
@@ -594,8 +602,9 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 		mu.Lock()
 		gr := pg.slots[gi].Load()
 		if gr == nil {
-			gr = &granule{lo: lo, hi: hi, gen: uint32(lagGen.Load())}
+			gr = newGranule(t, lo, hi, uint32(lagGen.Load()))
 			if !pg.add(gi, gr) {
+				freeGranule(t, gr)
 				mu.Unlock()
 				continue
 			}
@@ -632,11 +641,12 @@ func (pg *page) add(gi uintptr, gr *granule) bool {
 	return true
 }
 
-// replace installs a fresh, empty granule for [lo, hi) in slot gi; the
-// stripe lock is held.
-func (pg *page) replace(gi uintptr, lo, hi uint8) *granule {
-	gr := &granule{lo: lo, hi: hi, gen: uint32(lagGen.Load())}
-	pg.slots[gi].Store(gr)
+// replace installs a fresh, empty granule for [lo, hi) in slot gi in
+// place of old, which it frees; the stripe lock is held.
+func (pg *page) replace(t *Thread, gi uintptr, old *granule, lo, hi uint8) *granule {
+	gr := newGranule(t, lo, hi, uint32(lagGen.Load()))
+	pg.set(gi, gr)
+	freeGranule(t, old)
 	return gr
 }
 
@@ -644,10 +654,17 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 	gr = s.validate(t, pg, gi, gr, addr, lo, hi)
 	if gr.split.Load() == nil && (gr.lo != lo || gr.hi != hi) {
 		if gr.whole.empty() {
-			ngr := &granule{lo: lo, hi: hi, immortal: gr.immortal, hasWP: gr.hasWP, gen: gr.gen, wp: gr.wp}
-			pg.slots[gi].Store(ngr)
+			var ngr *granule
+			if gr.off {
+				ngr = newGranule(t, lo, hi, gr.gen)
+			} else {
+				ngr = &granule{lo: lo, hi: hi, immortal: gr.immortal, hasWP: gr.hasWP, gen: gr.gen, wp: gr.wp}
+			}
+			pg.set(gi, ngr)
+			freeGranule(t, gr)
 			gr = ngr
 		} else {
+			gr = pg.promote(t, gi, gr) // parts are on the heap
 			sp := newParts(partShift(gr.lo, gr.hi, lo, hi))
 			sp.fill(gr.lo, gr.hi, &gr.whole)
 			gr.split.Store(sp)
@@ -666,7 +683,7 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 		// The object the state belonged to died and its memory was reused
 		// before the GC generation we saw advanced: the conflict is with
 		// a dead object. Start afresh.
-		gr = pg.replace(gi, lo, hi)
+		gr = pg.replace(t, gi, gr, lo, hi)
 		race, found = gr.access(t, lo, hi, write, site)
 	}
 	return race, found
