@@ -58,6 +58,7 @@ import (
 type blockPool struct {
 	size  uintptr // bytes per block
 	chunk uintptr // bytes mapped at a time
+	huge  bool    // map with huge pages (see mapMemory)
 	inUse atomic.Int64
 
 	mu   spin.Mutex
@@ -79,7 +80,7 @@ func (p *blockPool) get(dst []uintptr) {
 	p.free = p.free[:len(p.free)-n]
 	for ; n < len(dst); n++ {
 		if p.left == 0 {
-			p.next = uintptr(mapMemory(p.chunk))
+			p.next = uintptr(mapMemory(p.chunk, p.huge))
 			p.left = p.chunk / p.size
 		}
 		dst[n] = p.next
@@ -139,12 +140,13 @@ var (
 	granulePool = blockPool{
 		size:  unsafe.Sizeof(granule{}),
 		chunk: 2 << 20,
+		huge:  true,
 	}
 	slotsPool = blockPool{
 		// One cache line more than the array, so that consecutive
 		// arrays do not map slot i to the same cache set.
 		size:  unsafe.Sizeof(slotArray{}) + 64,
-		chunk: 4 << 20,
+		chunk: 1 << 20,
 	}
 )
 

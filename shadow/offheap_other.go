@@ -22,7 +22,7 @@ var (
 // from the Go heap, as pointer-free chunks kept reachable forever: the
 // pacer counts them, but the rules of offheap.go (nothing the collector
 // must see is reachable only from them) hold all the same.
-func mapMemory(n uintptr) unsafe.Pointer {
+func mapMemory(n uintptr, huge bool) unsafe.Pointer {
 	b := make([]byte, n)
 	chunksMu.Lock()
 	chunks = append(chunks, b)
