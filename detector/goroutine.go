@@ -171,6 +171,7 @@ func (g *G) start(key uintptr, gp unsafe.Pointer) {
 	tids.setGoid(g.tid, shadow.Epoch(g.pub.Load()).Clock(), g.goid)
 	stats.goroutines.Add(1)
 	if old := registry.Store(key, g); old != nil && old != g && !old.exited.Swap(true) {
+		old.t.Release() // its goroutine is gone: nobody else uses old.t
 		tids.free(old.tid, shadow.Epoch(old.pub.Load()).Clock())
 	}
 }
