@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"runtime"
 	"unsafe"
+
+	"github.com/bigfoot-go/bigfoot/shadow"
 )
 
 // snapshot releases the goroutine's clock into a new box.
@@ -27,6 +29,7 @@ func SetFinalizer(g *G, obj any, finalizer any) {
 	}
 	b := g.snapshot()
 	wrapped := reflect.MakeFunc(fv.Type(), func(args []reflect.Value) []reflect.Value {
+		afterCycle()
 		b.acquire(Cur())
 		return fv.Call(args)
 	})
@@ -38,10 +41,18 @@ func SetFinalizer(g *G, obj any, finalizer any) {
 func AddCleanup[T, S any](g *G, ptr *T, cleanup func(S), arg S) runtime.Cleanup {
 	b := g.snapshot()
 	return runtime.AddCleanup(ptr, func(a S) {
+		afterCycle()
 		b.acquire(Cur())
 		cleanup(a)
 	}, arg)
 }
+
+// afterCycle runs before a finalizer or cleanup: it runs after the GC
+// cycle that found its object unreachable, possibly before the shadow's
+// own finalizer has advanced the cheap GC generation, and what it records
+// would then be stamped one generation low and dropped as stale when a
+// second goroutine touches it (a missed race, TestRaceFinalizerNotRoot).
+func afterCycle() { shadow.RefreshGen() }
 
 // RaceDisable turns off access checks in the calling goroutine until the
 // matching RaceEnable; calls nest. Synchronization is still tracked (fewer
