@@ -393,7 +393,7 @@ func (s *Space) Sweep() {
 				pg.slots[gi].Store(nil)
 				pg.live--
 				pg.mu.Unlock()
-				if retire(gr) {
+				if retire(gr) && recycleGranules {
 					freed.free(&granulePool, unsafe.Pointer(gr))
 				}
 			}

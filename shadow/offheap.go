@@ -174,7 +174,7 @@ func newGranule(t *Thread, lo, hi uint8, gen uint32) *granule {
 // lock of its slot is held and gr is no longer in it. t is the goroutine
 // that frees it, if any.
 func freeGranule(t *Thread, gr *granule) {
-	if !retire(gr) {
+	if !retire(gr) || !recycleGranules {
 		return
 	}
 	if t == nil {
