@@ -139,14 +139,14 @@ func (t *Thread) Release() {
 var (
 	granulePool = blockPool{
 		size:  unsafe.Sizeof(granule{}),
-		chunk: 2 << 20,
+		chunk: granuleChunk,
 		huge:  true,
 	}
 	slotsPool = blockPool{
 		// One cache line more than the array, so that consecutive
 		// arrays do not map slot i to the same cache set.
 		size:  unsafe.Sizeof(slotArray{}) + 64,
-		chunk: 1 << 20,
+		chunk: slotsChunk,
 	}
 )
 

@@ -9,6 +9,12 @@ import (
 	"unsafe"
 )
 
+// Bytes mapped at a time for granules and slot arrays.
+const (
+	granuleChunk = hugePage
+	slotsChunk   = 1 << 20
+)
+
 // hugePage is the size of a transparent huge page on common Linux
 // configurations.
 const hugePage = 2 << 20

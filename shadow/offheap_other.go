@@ -10,6 +10,15 @@ import (
 	"github.com/bigfoot-go/bigfoot/internal/spin"
 )
 
+// Bytes allocated at a time for granules and slot arrays: small, because
+// here they come from the Go heap, where a large allocation can start a GC
+// cycle between two accesses of a race (unshared state from before a cycle
+// is dropped: gc.go).
+const (
+	granuleChunk = 64 << 10
+	slotsChunk   = 64 << 10
+)
+
 var (
 	chunksMu spin.Mutex
 	chunks   [][]byte
