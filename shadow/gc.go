@@ -282,7 +282,7 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		if gr.gen != gen {
 			gr.gen = gen
 			if gr.wp.Value() == nil {
-				return pg.replace(gi, lo, hi)
+				return pg.replace(t, gi, gr, lo, hi)
 			}
 		}
 		return gr
@@ -301,12 +301,15 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	}
 	if gr.gen != gen {
 		// Recorded before a GC cycle: possibly another object's.
-		return pg.replace(gi, lo, hi)
+		return pg.replace(t, gi, gr, lo, hi)
 	}
 	if !gr.cross(t) {
 		gr.owner = owner
 		return gr
 	}
+	// A second goroutine: the state may get a read vector clock and a
+	// weak pointer, which the collector must see.
+	gr = pg.promote(t, gi, gr)
 	if gr.foreign {
 		return gr
 	}
@@ -323,7 +326,7 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	}
 	if kind == kindForeign {
 		if uint32(RefreshGen()) != gr.gen {
-			gr = pg.replace(gi, lo, hi)
+			gr = pg.promote(t, gi, pg.replace(t, gi, gr, lo, hi))
 		}
 		// No weak pointer is possible: keep the generation stamp, so the
 		// state is dropped after the next cycle like unshared state.
@@ -332,7 +335,7 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	}
 	wp, same := adoptWeak(addr, gr.gen)
 	if !same {
-		gr = pg.replace(gi, lo, hi)
+		gr = pg.promote(t, gi, pg.replace(t, gi, gr, lo, hi))
 	}
 	gr.wp = wp
 	gr.hasWP = true
@@ -361,6 +364,9 @@ func (gr *granule) reclaimable(gen uint32) bool {
 // runs after every GC cycle; tests call it directly.
 func (s *Space) Sweep() {
 	gen := uint32(lagGen.Load())
+	seen := make(map[*granule]struct{})
+	var freed blockCache
+	defer freed.flush(&granulePool)
 	s.pages.Range(func(key uintptr, pg *page) bool {
 		for gi := 0; gi < granulesPerPage; gi++ {
 			g := pg.slot(uintptr(gi))
@@ -384,12 +390,16 @@ func (s *Space) Sweep() {
 			mu.Lock()
 			if gr := pg.slot(uintptr(gi)); gr != nil && !gr.isRun() && gr.reclaimable(gen) {
 				pg.mu.Lock()
-				pg.slotsW()[gi].Store(nil)
+				pg.set(uintptr(gi), nil)
 				pg.live--
 				pg.mu.Unlock()
+				if retire(gr) && recycleGranules {
+					freed.free(&granulePool, unsafe.Pointer(gr))
+				}
 			}
 			mu.Unlock()
 		}
+		pg.prune(seen)
 		pg.mu.Lock()
 		if pg.live == 0 && !pg.dead.Load() {
 			s.pages.CompareAndDelete(key, pg)
