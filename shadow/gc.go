@@ -368,9 +368,11 @@ func (s *Space) Sweep() {
 	var freed blockCache
 	defer freed.flush(&granulePool)
 	s.pages.Range(func(key uintptr, pg *page) bool {
-		for gi := 0; gi < granulesPerPage; gi++ {
+		dropped := 0 // granules: pg.live is decremented once, below
+		for gi := 0; gi < granulesPerPage; {
 			g := pg.slot(uintptr(gi))
 			if g == nil {
+				gi++
 				continue
 			}
 			if g.isRun() {
@@ -384,15 +386,28 @@ func (s *Space) Sweep() {
 					}
 				}
 				r.mu.Unlock()
+				gi++
 				continue
 			}
+			// The granules of a stripe group under one lock.
 			mu := s.stripe(key, uintptr(gi))
 			mu.Lock()
-			if gr := pg.slot(uintptr(gi)); gr != nil && !gr.isRun() && gr.reclaimable(gen) {
-				pg.mu.Lock()
+			for end := gi | (stripeGroup - 1) + 1; gi < end; gi++ {
+				gr := pg.slot(uintptr(gi))
+				if gr == nil {
+					continue
+				}
+				if gr.isRun() {
+					break
+				}
+				if !gr.reclaimable(gen) {
+					continue
+				}
+				// The stripe lock owns a granule's slot; pg.mu, which
+				// guards live, is taken once per page below (live
+				// stays high meanwhile, which only keeps the page).
 				pg.set(uintptr(gi), nil)
-				pg.live--
-				pg.mu.Unlock()
+				dropped++
 				if retire(gr) && recycleGranules {
 					freed.free(&granulePool, unsafe.Pointer(gr))
 				}
@@ -401,6 +416,7 @@ func (s *Space) Sweep() {
 		}
 		pg.prune(seen)
 		pg.mu.Lock()
+		pg.live -= dropped
 		if pg.live == 0 && !pg.dead.Load() {
 			s.pages.CompareAndDelete(key, pg)
 			pg.dead.Store(true)

@@ -236,7 +236,7 @@ func freeSlots(b uintptr) {
 // heap granule or run is also kept in the page's keep list, after it is
 // in the slot (see prune). The caller holds the lock that owns the slot.
 func (pg *page) set(gi uintptr, gr *granule) {
-	pg.slotsW()[gi].Store(gr)
+	storeSlot(&pg.slotsW()[gi], gr)
 	if gr != nil && !gr.off {
 		pg.keepOf(gr)
 	}
@@ -246,11 +246,21 @@ func (pg *page) set(gi uintptr, gr *granule) {
 func (pg *page) setRange(g0, g1 uintptr, gr *granule) {
 	a := pg.slotsW()
 	for gi := g0; gi < g1; gi++ {
-		a[gi].Store(gr)
+		storeSlot(&a[gi], gr)
 	}
 	if gr != nil && !gr.off {
 		pg.keepOf(gr)
 	}
+}
+
+// storeSlot stores gr in slot s without a write barrier. The collector
+// never scans slot arrays (they are off the heap, or pointer-free heap
+// chunks under go test -race), and every heap object a slot holds is also
+// in its page's keep list, stored with a barrier; the barrier's work on
+// every slot store, shading both pointers while a cycle runs, would be
+// wasted.
+func storeSlot(s *atomic.Pointer[granule], gr *granule) {
+	(*atomic.Uintptr)(unsafe.Pointer(s)).Store(uintptr(unsafe.Pointer(gr)))
 }
 
 // keepOf adds the heap granule or run gr to the keep list.

@@ -166,7 +166,7 @@ func (pg *page) slotsW() *slotArray {
 	// finds either that or full, the state since then.
 	f := pg.full.Load()
 	for i := range a {
-		a[i].Store(f)
+		storeSlot(&a[i], f)
 	}
 	// full stays: a reader that found no array still finds the run
 	// there (a stale run, as from a stale slot, which its checks of
