@@ -366,7 +366,6 @@ func (s *Space) Sweep() {
 	gen := uint32(lagGen.Load())
 	seen := make(map[*granule]struct{})
 	var freed blockCache
-	defer freed.flush(&granulePool)
 	s.pages.Range(func(key uintptr, pg *page) bool {
 		dropped := 0 // granules: pg.live is decremented once, below
 		for gi := 0; gi < granulesPerPage; {
@@ -424,6 +423,8 @@ func (s *Space) Sweep() {
 		pg.mu.Unlock()
 		return true
 	})
+	freed.flush(&granulePool)
+	setShadowGoal()
 }
 
 type hook struct {

@@ -74,7 +74,9 @@ const poolBatch = 32
 // get fills dst with free blocks. Their contents are those of their last
 // user (zero for a block never used).
 func (p *blockPool) get(dst []uintptr) {
-	p.inUse.Add(int64(len(dst)))
+	if n := p.inUse.Add(int64(len(dst))); p == &granulePool {
+		paceGranules(n)
+	}
 	p.mu.Lock()
 	n := copy(dst, p.free[max(0, len(p.free)-len(dst)):])
 	p.free = p.free[:len(p.free)-n]
