@@ -94,3 +94,49 @@ func TestFreshObjectsRecycled(t *testing.T) {
 		t.Fatalf("granules in use grow with rounds of fresh objects: %v", inUse)
 	}
 }
+
+// The first access of fresh memory (page.first) records the same state
+// as the locked path: its epoch and site, the owner, the generation, and
+// the rule it applies; later conflicting accesses find it.
+func TestFirstAccess(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	for _, write := range []bool{true, false} {
+		a := thread(1, 3, nil)
+		b := thread(2, 1, nil)                     // unordered with a
+		c := thread(3, 1, map[uint32]uint64{1: 3}) // after a
+		x := escape(new([4]int64))
+		p := unsafe.Pointer(&x[2])
+		if _, race := s.Access(a, p, 8, write, 7); race {
+			t.Fatal("first access reported a race")
+		}
+		gr := slotOf(s, p)
+		if gr == nil || !gr.off || gr.lo != 0 || gr.hi != 8 || gr.owner != 2 || gr.gen != uint32(lagGen.Load()) {
+			t.Fatalf("write=%v: first access left %+v", write, gr)
+		}
+		rule, same, cell := ReadExclusive, ReadSameEpoch, &gr.whole.r
+		if write {
+			rule, same, cell = WriteExclusive, WriteSameEpoch, &gr.whole.w
+		}
+		if a.Stats.Checks != 1 || a.Stats.Rules[rule] != 1 || Epoch(cell.Load()) != a.Epoch {
+			t.Fatalf("write=%v: stats %+v, cell %v", write, a.Stats, Epoch(cell.Load()))
+		}
+		if _, race := s.Access(a, p, 8, write, 7); race || a.Stats.Rules[same] != 1 {
+			t.Fatalf("write=%v: second access by the same thread: race %v, stats %+v", write, race, a.Stats)
+		}
+		if _, race := s.Write(c, p, 8, 0); race {
+			t.Fatalf("write=%v: ordered write reported", write)
+		}
+		r, race := s.Write(b, p, 8, 0)
+		if !race || r.Prev != c.Epoch {
+			t.Fatalf("write=%v: unordered write: race %v with %v, want one with %v", write, race, r.Prev, c.Epoch)
+		}
+		x2 := escape(new([4]int64))
+		q := unsafe.Pointer(&x2[0])
+		s.Access(a, q, 8, write, 9)
+		r, race = s.Write(b, q, 8, 0)
+		if !race || r.Prev != a.Epoch || r.PrevSite != 9 || r.PrevWrite != write {
+			t.Fatalf("write=%v: conflict with a first access: race %v, %+v", write, race, r)
+		}
+	}
+}

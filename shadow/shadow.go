@@ -690,6 +690,9 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 		// A run is owned by its own lock, not the stripe's: runSpan
 		// takes it, and looks again if the slot changed meanwhile.
 		gr := pg.slot(gi)
+		if gr == nil && pg.first(t, gi, lo, hi, write, site) {
+			return Race{}, false
+		}
 		locked := gr == nil || !gr.isRun()
 		if locked {
 			mu.Lock()
@@ -721,6 +724,35 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 		}
 		return race, found
 	}
+}
+
+// first records t's access of the bytes [lo, hi) of the empty slot gi,
+// the first access of a granule the shadow has not seen (fresh memory),
+// and reports whether it did. The state one access leaves in an empty
+// granule is known in advance (validate stamps the generation and the
+// owner; FastTrack records the epoch, and finds no conflict without an
+// earlier access), so it is written into a new granule before add
+// publishes it, without the stripe lock: until add succeeds no one else
+// can see the granule, and add fails if the slot is no longer empty.
+func (pg *page) first(t *Thread, gi uintptr, lo, hi uint8, write bool, site uint32) bool {
+	gr := newGranule(t, lo, hi, uint32(lagGen.Load()))
+	gr.owner = t.Epoch.TID() + 1
+	rule := ReadExclusive
+	if write {
+		rule = WriteExclusive
+		gr.whole.wsite = site
+		gr.whole.w.Store(uint64(t.Epoch))
+	} else {
+		gr.whole.rsite = site
+		gr.whole.r.Store(uint64(t.Epoch))
+	}
+	if !pg.add(gi, gr) {
+		freeGranule(t, gr) // never published
+		return false
+	}
+	t.Stats.Checks++
+	t.Stats.Rules[rule]++
+	return true
 }
 
 // add installs gr in the empty slot gi, unless the page was reclaimed or
