@@ -15,7 +15,7 @@ package shadow
 //
 // So the two structures that grow with the memory a program touches, the
 // slot arrays of pages and the granules of memory one goroutine touched,
-// are carved out of memory mapped outside the heap (offheap_unix.go), in
+// are carved out of memory mapped outside the heap (offheap_linux.go), in
 // fixed-size blocks recycled through free lists. The pacer never sees
 // them, the collector never scans them, and a granule dropped because its
 // object died is reused for the next object at once instead of becoming
@@ -29,12 +29,16 @@ package shadow
 //     a second goroutine touches the granule (validate) or an access of
 //     another byte range splits it (update); both first move the state to
 //     a heap granule (promote).
-//   - A heap granule or run stored in a slot is also kept in the page's
-//     keep list, which is on the heap (page.set); the sweep prunes the
-//     entries no slot refers to any more.
-//   - A slot array is freed only when its page is unreachable (a cleanup
-//     on the page), because goroutines cache pages and read their slots
-//     without locks. A granule is freed under its stripe lock, when it
+//   - Every slot store goes through page.set or page.setRange. A heap
+//     granule or run stored in a slot is also kept in the page's keep
+//     list, which is on the heap; the sweep prunes the entries neither
+//     the page's array nor full refers to any more (page.prune). The
+//     stores themselves need no write barrier (storeSlot).
+//   - A page gets a slot array lazily (slotsW; a page one run covers
+//     needs none) and keeps it until the page is unreachable (page.own,
+//     freed by a cleanup on the page), because goroutines cache pages and
+//     read their slots without locks: compress only drops arr, and the
+//     next slotsW refills the same array. A granule is freed under its stripe lock, when it
 //     leaves its slot; a fast path that loaded it just before may read its
 //     next user's epochs, which are never its own current epoch (only the
 //     reading goroutine writes that), so it falls back to the slow path,
