@@ -174,6 +174,7 @@ func (g *G) start(key uintptr, gp unsafe.Pointer) {
 	tids.setGoid(g.tid, shadow.Epoch(g.pub.Load()).Clock(), g.goid)
 	stats.goroutines.Add(1)
 	if old := registry.Store(key, g); old != nil && old != g && !old.exited.Swap(true) {
+		old.t.Release() // its goroutine is gone: nobody else uses old.t
 		tids.free(old.tid, shadow.Epoch(old.pub.Load()).Clock())
 	}
 }
@@ -220,6 +221,7 @@ func (g *G) Exit() {
 	if g.exited.Swap(true) {
 		return
 	}
+	g.t.Release()
 	registry.CompareAndDelete(g.key, g)
 	tids.free(g.tid, g.t.Epoch.Clock())
 }

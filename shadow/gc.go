@@ -282,7 +282,7 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		if gr.gen != gen {
 			gr.gen = gen
 			if gr.wp.Value() == nil {
-				return pg.replace(gi, lo, hi)
+				return pg.replace(t, gi, gr, lo, hi)
 			}
 		}
 		return gr
@@ -301,12 +301,15 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	}
 	if gr.gen != gen {
 		// Recorded before a GC cycle: possibly another object's.
-		return pg.replace(gi, lo, hi)
+		return pg.replace(t, gi, gr, lo, hi)
 	}
 	if !gr.cross(t) {
 		gr.owner = owner
 		return gr
 	}
+	// A second goroutine: the state may get a read vector clock and a
+	// weak pointer, which the collector must see.
+	gr = pg.promote(t, gi, gr)
 	if gr.foreign {
 		return gr
 	}
@@ -323,7 +326,7 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	}
 	if kind == kindForeign {
 		if uint32(RefreshGen()) != gr.gen {
-			gr = pg.replace(gi, lo, hi)
+			gr = pg.promote(t, gi, pg.replace(t, gi, gr, lo, hi))
 		}
 		// No weak pointer is possible: keep the generation stamp, so the
 		// state is dropped after the next cycle like unshared state.
@@ -332,7 +335,7 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	}
 	wp, same := adoptWeak(addr, gr.gen)
 	if !same {
-		gr = pg.replace(gi, lo, hi)
+		gr = pg.promote(t, gi, pg.replace(t, gi, gr, lo, hi))
 	}
 	gr.wp = wp
 	gr.hasWP = true
@@ -361,10 +364,14 @@ func (gr *granule) reclaimable(gen uint32) bool {
 // runs after every GC cycle; tests call it directly.
 func (s *Space) Sweep() {
 	gen := uint32(lagGen.Load())
+	seen := make(map[*granule]struct{})
+	var freed blockCache
 	s.pages.Range(func(key uintptr, pg *page) bool {
-		for gi := 0; gi < granulesPerPage; gi++ {
+		dropped := 0 // granules: pg.live is decremented once, below
+		for gi := 0; gi < granulesPerPage; {
 			g := pg.slot(uintptr(gi))
 			if g == nil {
+				gi++
 				continue
 			}
 			if g.isRun() {
@@ -378,19 +385,37 @@ func (s *Space) Sweep() {
 					}
 				}
 				r.mu.Unlock()
+				gi++
 				continue
 			}
+			// The granules of a stripe group under one lock.
 			mu := s.stripe(key, uintptr(gi))
 			mu.Lock()
-			if gr := pg.slot(uintptr(gi)); gr != nil && !gr.isRun() && gr.reclaimable(gen) {
-				pg.mu.Lock()
-				pg.slotsW()[gi].Store(nil)
-				pg.live--
-				pg.mu.Unlock()
+			for end := gi | (stripeGroup - 1) + 1; gi < end; gi++ {
+				gr := pg.slot(uintptr(gi))
+				if gr == nil {
+					continue
+				}
+				if gr.isRun() {
+					break
+				}
+				if !gr.reclaimable(gen) {
+					continue
+				}
+				// The stripe lock owns a granule's slot; pg.mu, which
+				// guards live, is taken once per page below (live
+				// stays high meanwhile, which only keeps the page).
+				pg.set(uintptr(gi), nil)
+				dropped++
+				if retire(gr) && recycleGranules {
+					freed.free(&granulePool, unsafe.Pointer(gr))
+				}
 			}
 			mu.Unlock()
 		}
+		pg.prune(seen)
 		pg.mu.Lock()
+		pg.live -= dropped
 		if pg.live == 0 && !pg.dead.Load() {
 			s.pages.CompareAndDelete(key, pg)
 			pg.dead.Store(true)
@@ -398,6 +423,8 @@ func (s *Space) Sweep() {
 		pg.mu.Unlock()
 		return true
 	})
+	freed.flush(&granulePool)
+	setShadowGoal()
 }
 
 type hook struct {

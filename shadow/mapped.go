@@ -155,10 +155,7 @@ func (s *Space) replaceRun(pg *page, r, nr *run) {
 	if pg.arr.Load() == nil {
 		pg.full.Store(&nr.granule) // r covered the whole page
 	} else {
-		slots := pg.slotsW()
-		for gi := rs; gi < re; gi++ {
-			slots[gi].Store(&nr.granule)
-		}
+		pg.setRange(uintptr(rs), uintptr(re), &nr.granule)
 		pg.compress(nr)
 	}
 	nr.mu.Unlock()
@@ -441,10 +438,9 @@ func (s *Space) overflow(pg *page, r *run, f0, f1 uintptr) {
 	}
 	m := r.m
 	m.seq.Add(1)
-	slots := pg.slotsW()
 	for gi := rs; gi < re; gi++ {
 		if gi < f0 || gi >= f1 {
-			slots[gi].Store(r.fine(pg, gi))
+			pg.set(gi, r.fine(pg, gi))
 		}
 	}
 	r.s.Store(uint32(f0))

@@ -314,10 +314,7 @@ func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) bool {
 	if m == granulesPerPage && pg.arr.Load() == nil {
 		pg.full.Store(&r.granule) // the whole page: no slot array
 	} else {
-		slots := pg.slotsW()
-		for i := gi; i < gi+m; i++ {
-			slots[i].Store(&r.granule)
-		}
+		pg.setRange(gi, gi+m, &r.granule)
 	}
 	pg.live += int(m)
 	return true
@@ -460,7 +457,7 @@ func (s *Space) refine(pg *page, r *run, f0, g0, g1, f1 uintptr, nr *run) {
 		}
 		if p.r == nil {
 			for gi := p.lo; gi < p.hi; gi++ {
-				pg.slotsW()[gi].Store(r.fine(pg, gi))
+				pg.set(gi, r.fine(pg, gi))
 			}
 			continue
 		}
@@ -471,9 +468,7 @@ func (s *Space) refine(pg *page, r *run, f0, g0, g1, f1 uintptr, nr *run) {
 		q.s.Store(uint32(p.lo))
 		q.e.Store(uint32(p.hi))
 		q.mu.Lock() // not yet visible; held until it is installed whole
-		for gi := p.lo; gi < p.hi; gi++ {
-			pg.slotsW()[gi].Store(&q.granule)
-		}
+		pg.setRange(p.lo, p.hi, &q.granule)
 		q.mu.Unlock()
 	}
 }
@@ -522,10 +517,7 @@ func (s *Space) dropRun(pg *page, r *run) {
 	if pg.arr.Load() == nil && pg.full.Load() == &r.granule {
 		pg.full.Store(nil)
 	} else {
-		slots := pg.slotsW()
-		for gi := rs; gi < re; gi++ {
-			slots[gi].Store(nil)
-		}
+		pg.setRange(uintptr(rs), uintptr(re), nil)
 	}
 	pg.live -= int(re - rs)
 	pg.mu.Unlock()
@@ -557,10 +549,7 @@ func (s *Space) mergeLeft(pg *page, r *run) {
 	}
 	re := r.e.Load()
 	l.e.Store(re)
-	slots := pg.slotsW()
-	for gi := uintptr(r.s.Load()); gi < uintptr(re); gi++ {
-		slots[gi].Store(&l.granule)
-	}
+	pg.setRange(uintptr(r.s.Load()), uintptr(re), &l.granule)
 	r.dead = true
 	pg.compress(l)
 }
@@ -696,8 +685,8 @@ func (s *Space) ShapeStats() ShapeStats {
 	s.pages.Range(func(key uintptr, pg *page) bool {
 		st.Pages++
 		st.Bytes += unsafe.Sizeof(*pg)
-		if pg.arr.Load() != nil {
-			st.Bytes += unsafe.Sizeof(slotArray{})
+		if pg.own.Load() != nil {
+			st.Bytes += unsafe.Sizeof(slotArray{}) + uintptr(cap(pg.keep))*unsafe.Sizeof(pg.keep[0])
 		}
 		for gi := 0; gi < granulesPerPage; gi++ {
 			g := pg.slot(uintptr(gi))

@@ -62,7 +62,8 @@ type Thread struct {
 	// sparse: the access being checked is one of a sparse set of
 	// elements (AccessSparse), which may turn a block run into a mapped
 	// run; a lone access instead cuts the run around its granule.
-	sparse bool
+	sparse   bool
+	granules blockCache // free off-heap granules (offheap.go)
 }
 
 // A Race describes a conflict found by an access.
@@ -118,8 +119,19 @@ type page struct {
 	// (nil: a clean page; a run: one run covers the whole page, the
 	// common case of a large array, which then needs no 4 KiB array of
 	// pointers to the same run). See slot and slotsW.
-	arr  atomic.Pointer[slotArray]
+	arr  atomic.Pointer[slotArray] // off the heap (offheap.go)
 	full atomic.Pointer[granule]
+
+	// own is the page's off-heap slot array once it has one: arr, or
+	// the array compress dropped, which slotsW reuses. It is returned
+	// to its pool when the page is unreachable (newSlots). Set under
+	// the lock of a slot's owner, like arr.
+	own atomic.Pointer[slotArray]
+
+	// keep holds the heap granules and runs in slots, which the garbage
+	// collector does not scan (see page.set and page.prune).
+	keepMu spin.Mutex
+	keep   []*granule
 }
 
 // A slotArray holds a page's slots: one per granule, nil, a granule, or
@@ -139,15 +151,22 @@ func (pg *page) slot(gi uintptr) *granule {
 // it from full if needed. The caller holds the lock that owns the slot
 // (the run's for a run's slots, the page's for nil slots, a stripe lock
 // for a granule's): while arr is nil, every slot has that one owner.
+// Writers store through set and setRange, which keep the collector
+// informed; slotsW alone is for stores of nil.
 func (pg *page) slotsW() *slotArray {
 	if a := pg.arr.Load(); a != nil {
 		return a
 	}
-	a := new(slotArray)
-	if f := pg.full.Load(); f != nil {
-		for i := range a {
-			a[i].Store(f)
-		}
+	a := pg.own.Load()
+	if a == nil {
+		a = newSlots(pg)
+	}
+	// A reused array (see compress) still holds what it held then; a
+	// reader that loaded it before compress may read it meanwhile, and
+	// finds either that or full, the state since then.
+	f := pg.full.Load()
+	for i := range a {
+		storeSlot(&a[i], f)
 	}
 	// full stays: a reader that found no array still finds the run
 	// there (a stale run, as from a stale slot, which its checks of
@@ -158,6 +177,9 @@ func (pg *page) slotsW() *slotArray {
 
 // compress drops the slot array if run r, whose lock is held, covers
 // every slot of the page: r owns every slot, so no one else writes them.
+// The array itself stays the page's (pg.own), for the next slotsW:
+// readers that loaded it before may still be reading it, so it is never
+// handed to another page while this one is reachable.
 func (pg *page) compress(r *run) {
 	if r.s.Load() != 0 || r.e.Load() != granulesPerPage || r.dead || pg.arr.Load() == nil {
 		return
@@ -169,6 +191,7 @@ func (pg *page) compress(r *run) {
 // A granule is the shadow of 8 aligned bytes.
 type granule struct {
 	lo, hi uint8 // byte range of whole; immutable
+	off    bool  // allocated off the heap: no pointers (offheap.go); immutable
 	// owner, if not 0, is 1 + the id of the only thread whose accesses
 	// the granule's cells record, as of generation gen (see validate).
 	// Guarded by the stripe lock; it fits in the padding after hi.
@@ -492,8 +515,9 @@ retry:
 	for gi := g0; gi < ge; gi++ {
 		gr := pg.slot(gi)
 		if gr == nil {
-			gr = &granule{lo: 0, hi: 8, gen: uint32(lagGen.Load())}
+			gr = newGranule(t, 0, 8, uint32(lagGen.Load()))
 			if !pg.add(gi, gr) {
+				freeGranule(t, gr)
 				mu.Unlock()
 				g0 = gi
 				goto retry
@@ -666,14 +690,18 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 		// A run is owned by its own lock, not the stripe's: runSpan
 		// takes it, and looks again if the slot changed meanwhile.
 		gr := pg.slot(gi)
+		if gr == nil && pg.first(t, gi, lo, hi, write, site) {
+			return Race{}, false
+		}
 		locked := gr == nil || !gr.isRun()
 		if locked {
 			mu.Lock()
 			gr = pg.slot(gi)
 		}
 		if gr == nil {
-			gr = &granule{lo: lo, hi: hi, gen: uint32(lagGen.Load())}
+			gr = newGranule(t, lo, hi, uint32(lagGen.Load()))
 			if !pg.add(gi, gr) {
+				freeGranule(t, gr)
 				mu.Unlock()
 				continue
 			}
@@ -698,6 +726,35 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 	}
 }
 
+// first records t's access of the bytes [lo, hi) of the empty slot gi,
+// the first access of a granule the shadow has not seen (fresh memory),
+// and reports whether it did. The state one access leaves in an empty
+// granule is known in advance (validate stamps the generation and the
+// owner; FastTrack records the epoch, and finds no conflict without an
+// earlier access), so it is written into a new granule before add
+// publishes it, without the stripe lock: until add succeeds no one else
+// can see the granule, and add fails if the slot is no longer empty.
+func (pg *page) first(t *Thread, gi uintptr, lo, hi uint8, write bool, site uint32) bool {
+	gr := newGranule(t, lo, hi, uint32(lagGen.Load()))
+	gr.owner = t.Epoch.TID() + 1
+	rule := ReadExclusive
+	if write {
+		rule = WriteExclusive
+		gr.whole.wsite = site
+		gr.whole.w.Store(uint64(t.Epoch))
+	} else {
+		gr.whole.rsite = site
+		gr.whole.r.Store(uint64(t.Epoch))
+	}
+	if !pg.add(gi, gr) {
+		freeGranule(t, gr) // never published
+		return false
+	}
+	t.Stats.Checks++
+	t.Stats.Rules[rule]++
+	return true
+}
+
 // add installs gr in the empty slot gi, unless the page was reclaimed or
 // the slot is no longer empty.
 func (pg *page) add(gi uintptr, gr *granule) bool {
@@ -707,16 +764,17 @@ func (pg *page) add(gi uintptr, gr *granule) bool {
 		// Reclaimed, or a run was installed: the caller looks again.
 		return false
 	}
-	pg.slotsW()[gi].Store(gr)
+	pg.set(gi, gr)
 	pg.live++
 	return true
 }
 
-// replace installs a fresh, empty granule for [lo, hi) in slot gi; the
-// stripe lock is held.
-func (pg *page) replace(gi uintptr, lo, hi uint8) *granule {
-	gr := &granule{lo: lo, hi: hi, gen: uint32(lagGen.Load())}
-	pg.slotsW()[gi].Store(gr)
+// replace installs a fresh, empty granule for [lo, hi) in slot gi in
+// place of old, which it frees; the stripe lock is held.
+func (pg *page) replace(t *Thread, gi uintptr, old *granule, lo, hi uint8) *granule {
+	gr := newGranule(t, lo, hi, uint32(lagGen.Load()))
+	pg.set(gi, gr)
+	freeGranule(t, old)
 	return gr
 }
 
@@ -724,10 +782,17 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 	gr = s.validate(t, pg, gi, gr, addr, lo, hi)
 	if gr.split.Load() == nil && (gr.lo != lo || gr.hi != hi) {
 		if gr.whole.empty() {
-			ngr := &granule{lo: lo, hi: hi, immortal: gr.immortal, hasWP: gr.hasWP, gen: gr.gen, wp: gr.wp}
-			pg.slotsW()[gi].Store(ngr)
+			var ngr *granule
+			if gr.off {
+				ngr = newGranule(t, lo, hi, gr.gen)
+			} else {
+				ngr = &granule{lo: lo, hi: hi, immortal: gr.immortal, hasWP: gr.hasWP, gen: gr.gen, wp: gr.wp}
+			}
+			pg.set(gi, ngr)
+			freeGranule(t, gr)
 			gr = ngr
 		} else {
+			gr = pg.promote(t, gi, gr) // parts are on the heap
 			sp := newParts(partShift(gr.lo, gr.hi, lo, hi))
 			sp.fill(gr.lo, gr.hi, &gr.whole)
 			gr.split.Store(sp)
@@ -746,7 +811,7 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 		// The object the state belonged to died and its memory was reused
 		// before the GC generation we saw advanced: the conflict is with
 		// a dead object. Start afresh.
-		gr = pg.replace(gi, lo, hi)
+		gr = pg.replace(t, gi, gr, lo, hi)
 		race, found = gr.access(t, lo, hi, write, site)
 	}
 	return race, found

@@ -1,0 +1,317 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package shadow
+
+// Shadow memory outside the Go heap.
+//
+// The shadow of a freshly allocated object (a granule per 8 bytes touched,
+// a 4 KiB slot array per page) used to live on the Go heap. The garbage
+// collector's pacer counts it as live heap, so every cycle's goal grew
+// with the shadow of the previous cycle's garbage, which let the program
+// allocate more garbage before the next cycle, which made more shadow: on
+// bench/workloads/montecarlo (10M small objects, all dropped) the live
+// heap after each cycle grew by about 1.4x per cycle, to 670 MB and a
+// peak RSS of 940 MiB, where the plain program needs 11 MiB.
+//
+// So the two structures that grow with the memory a program touches, the
+// slot arrays of pages and the granules of memory one goroutine touched,
+// are carved out of memory mapped outside the heap (offheap_linux.go), in
+// fixed-size blocks recycled through free lists. The pacer never sees
+// them, the collector never scans them, and a granule dropped because its
+// object died is reused for the next object at once instead of becoming
+// garbage for the next cycle.
+//
+// The collector does not see pointers stored outside the heap either, so
+// the rules are:
+//
+//   - An off-heap granule (granule.off) holds no pointer into the heap: no
+//     parts, no read vector clock, no weak pointer. Those appear only once
+//     a second goroutine touches the granule (validate) or an access of
+//     another byte range splits it (update); both first move the state to
+//     a heap granule (promote).
+//   - Every slot store goes through page.set or page.setRange. A heap
+//     granule or run stored in a slot is also kept in the page's keep
+//     list, which is on the heap; the sweep prunes the entries neither
+//     the page's array nor full refers to any more (page.prune). The
+//     stores themselves need no write barrier (storeSlot).
+//   - A page gets a slot array lazily (slotsW; a page one run covers
+//     needs none) and keeps it until the page is unreachable (page.own,
+//     freed by a cleanup on the page), because goroutines cache pages and
+//     read their slots without locks: compress only drops arr, and the
+//     next slotsW refills the same array. A granule is freed under its stripe lock, when it
+//     leaves its slot; a fast path that loaded it just before may read its
+//     next user's epochs, which are never its own current epoch (only the
+//     reading goroutine writes that), so it falls back to the slow path,
+//     which reads the slot again under the lock. A freed granule keeps
+//     hi != 0, so that it is never taken for a run.
+
+import (
+	"runtime"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/bigfoot-go/bigfoot/internal/spin"
+)
+
+// A blockPool hands out fixed-size blocks of memory outside the Go heap.
+// Goroutines take and return granules poolBatch at a time, through a cache
+// in their Thread, so that the pool's lock is taken once per poolBatch
+// first accesses of fresh memory; the free blocks are kept as addresses in
+// a slice rather than linked through the blocks, so that moving a batch
+// touches none of them.
+type blockPool struct {
+	size  uintptr // bytes per block
+	chunk uintptr // bytes mapped at a time
+	huge  bool    // map with huge pages (see mapMemory)
+	inUse atomic.Int64
+
+	mu   spin.Mutex
+	free []uintptr // addresses of free blocks
+	next uintptr   // next unused block of the current chunk
+	left uintptr   // unused blocks in the current chunk
+}
+
+// poolBatch is how many blocks move at once between the pool and a
+// goroutine's cache, or from the sweeper to the pool.
+const poolBatch = 32
+
+// get fills dst with free blocks. Their contents are those of their last
+// user (zero for a block never used).
+func (p *blockPool) get(dst []uintptr) {
+	if n := p.inUse.Add(int64(len(dst))); p == &granulePool {
+		paceGranules(n)
+	}
+	p.mu.Lock()
+	n := copy(dst, p.free[max(0, len(p.free)-len(dst)):])
+	p.free = p.free[:len(p.free)-n]
+	for ; n < len(dst); n++ {
+		if p.left == 0 {
+			p.next = uintptr(mapMemory(p.chunk, p.huge))
+			p.left = p.chunk / p.size
+		}
+		dst[n] = p.next
+		p.next += p.size
+		p.left--
+	}
+	p.mu.Unlock()
+}
+
+// put returns the blocks src to the pool.
+func (p *blockPool) put(src []uintptr) {
+	p.inUse.Add(-int64(len(src)))
+	p.mu.Lock()
+	p.free = append(p.free, src...)
+	p.mu.Unlock()
+}
+
+// A blockCache holds up to poolBatch free blocks of a pool for one owner.
+type blockCache struct {
+	n int
+	b [poolBatch]uintptr
+}
+
+// alloc returns a block from c, refilling it from p if it is empty.
+func (c *blockCache) alloc(p *blockPool) unsafe.Pointer {
+	if c.n == 0 {
+		p.get(c.b[:])
+		c.n = len(c.b)
+	}
+	c.n--
+	return ptrOf(c.b[c.n])
+}
+
+// free adds block b to c, returning c's blocks to p if it is full.
+func (c *blockCache) free(p *blockPool, b unsafe.Pointer) {
+	if c.n == len(c.b) {
+		p.put(c.b[:])
+		c.n = 0
+	}
+	c.b[c.n] = uintptr(b)
+	c.n++
+}
+
+// flush returns c's blocks to p.
+func (c *blockCache) flush(p *blockPool) {
+	p.put(c.b[:c.n])
+	c.n = 0
+}
+
+// Release returns the off-heap blocks t caches to their pools. The
+// detector calls it when t's goroutine exits.
+func (t *Thread) Release() {
+	t.granules.flush(&granulePool)
+}
+
+var (
+	granulePool = blockPool{
+		size:  unsafe.Sizeof(granule{}),
+		chunk: granuleChunk,
+		huge:  true,
+	}
+	slotsPool = blockPool{
+		// One cache line more than the array, so that consecutive
+		// arrays do not map slot i to the same cache set.
+		size:  unsafe.Sizeof(slotArray{}) + 64,
+		chunk: slotsChunk,
+	}
+)
+
+// newGranule returns an empty off-heap granule for the bytes [lo, hi)
+// stamped with generation gen, for an access by t.
+func newGranule(t *Thread, lo, hi uint8, gen uint32) *granule {
+	gr := (*granule)(t.granules.alloc(&granulePool))
+	// Field by field: a fast path that loaded this block while it held
+	// another granule may still read it, and must never see hi == 0 (a
+	// run). The fields that hold pointers are zero in every off-heap
+	// granule.
+	gr.lo, gr.hi = lo, hi
+	gr.off = true
+	gr.owner = 0
+	gr.whole.wsite, gr.whole.rsite = 0, 0
+	gr.immortal, gr.foreign, gr.hasWP = false, false, false
+	gr.gen = gen
+	return gr
+}
+
+// freeGranule returns gr to the pool if it is off the heap; the stripe
+// lock of its slot is held and gr is no longer in it. t is the goroutine
+// that frees it, if any.
+func freeGranule(t *Thread, gr *granule) {
+	if !retire(gr) || !recycleGranules {
+		return
+	}
+	if t == nil {
+		granulePool.put([]uintptr{uintptr(unsafe.Pointer(gr))})
+		return
+	}
+	t.granules.free(&granulePool, unsafe.Pointer(gr))
+}
+
+// retire prepares gr to be freed and reports whether it is off the heap.
+func retire(gr *granule) bool {
+	if gr == nil || !gr.off {
+		return false
+	}
+	// Fast paths that loaded gr before it left its slot must fail.
+	gr.whole.w.Store(0)
+	gr.whole.r.Store(0)
+	return true
+}
+
+// promote returns a heap granule with gr's state, installed in slot gi in
+// its place, if gr is off the heap (else gr). The stripe lock is held.
+// It is called before gr gets anything the collector must see.
+func (pg *page) promote(t *Thread, gi uintptr, gr *granule) *granule {
+	if !gr.off {
+		return gr
+	}
+	ngr := &granule{lo: gr.lo, hi: gr.hi, owner: gr.owner}
+	ngr.whole.w.Store(gr.whole.w.Load())
+	ngr.whole.r.Store(gr.whole.r.Load())
+	ngr.whole.wsite, ngr.whole.rsite = gr.whole.wsite, gr.whole.rsite
+	ngr.immortal, ngr.foreign, ngr.gen = gr.immortal, gr.foreign, gr.gen
+	pg.set(gi, ngr)
+	freeGranule(t, gr)
+	return ngr
+}
+
+// newSlots returns a cleared slot array from the pool for pg, which owns
+// it from now on: it returns to the pool when pg is unreachable, for
+// goroutines cache pages and read their slots without locks.
+func newSlots(pg *page) *slotArray {
+	var b [1]uintptr
+	slotsPool.get(b[:])
+	a := (*slotArray)(ptrOf(b[0]))
+	clear(a[:])
+	pg.own.Store(a)
+	runtime.AddCleanup(pg, freeSlots, b[0])
+	return a
+}
+
+// freeSlots returns the slot array at b of an unreachable page to the
+// pool. It does not look at the slots: a page leaves the page table only
+// once every slot is nil (Sweep), and what a page that was never removed
+// (that of a discarded Space, in tests) still holds may be heap objects
+// the collector has freed with the page's keep list; its off-heap
+// granules are not reused.
+func freeSlots(b uintptr) {
+	slotsPool.put([]uintptr{b})
+}
+
+// set stores gr in slot gi. The collector does not look at slots, so a
+// heap granule or run is also kept in the page's keep list, after it is
+// in the slot (see prune). The caller holds the lock that owns the slot.
+func (pg *page) set(gi uintptr, gr *granule) {
+	storeSlot(&pg.slotsW()[gi], gr)
+	if gr != nil && !gr.off {
+		pg.keepOf(gr)
+	}
+}
+
+// setRange stores gr in the slots [g0, g1), like set.
+func (pg *page) setRange(g0, g1 uintptr, gr *granule) {
+	a := pg.slotsW()
+	for gi := g0; gi < g1; gi++ {
+		storeSlot(&a[gi], gr)
+	}
+	if gr != nil && !gr.off {
+		pg.keepOf(gr)
+	}
+}
+
+// storeSlot stores gr in slot s without a write barrier. The collector
+// never scans slot arrays (they are off the heap, or pointer-free heap
+// chunks under go test -race), and every heap object a slot holds is also
+// in its page's keep list, stored with a barrier; the barrier's work on
+// every slot store, shading both pointers while a cycle runs, would be
+// wasted.
+func storeSlot(s *atomic.Pointer[granule], gr *granule) {
+	(*atomic.Uintptr)(unsafe.Pointer(s)).Store(uintptr(unsafe.Pointer(gr)))
+}
+
+// keepOf adds the heap granule or run gr to the keep list.
+func (pg *page) keepOf(gr *granule) {
+	pg.keepMu.Lock()
+	if n := len(pg.keep); n == 0 || pg.keep[n-1] != gr {
+		pg.keep = append(pg.keep, gr)
+	}
+	pg.keepMu.Unlock()
+}
+
+// prune drops the entries of the keep list that no slot holds. A writer
+// stores into a slot before it adds to the list, and keeps the pointer
+// reachable meanwhile, so nothing in a slot is ever unreachable.
+func (pg *page) prune(seen map[*granule]struct{}) {
+	pg.keepMu.Lock()
+	defer pg.keepMu.Unlock()
+	if len(pg.keep) == 0 {
+		return
+	}
+	clear(seen)
+	if f := pg.full.Load(); f != nil {
+		seen[f] = struct{}{} // it may be what a stale array still shows
+	}
+	if a := pg.own.Load(); a != nil {
+		// own, not arr: a reader may still read the array compress dropped.
+		for i := range a {
+			if gr := a[i].Load(); gr != nil && !gr.off {
+				seen[gr] = struct{}{}
+			}
+		}
+	}
+	k := pg.keep[:0]
+	for _, gr := range pg.keep {
+		if _, ok := seen[gr]; ok {
+			k = append(k, gr)
+			delete(seen, gr)
+		}
+	}
+	clear(pg.keep[len(k):])
+	pg.keep = k
+}
+
+// OffHeapBytes returns the bytes of shadow memory in use outside the Go
+// heap, for statistics.
+func OffHeapBytes() uintptr {
+	return uintptr(granulePool.inUse.Load())*granulePool.size + uintptr(slotsPool.inUse.Load())*slotsPool.size
+}

@@ -1,0 +1,120 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package shadow
+
+// Pacing the collector for shadow memory outside the heap.
+//
+// The garbage collector's pacer does not see off-heap shadow, so it starts
+// a cycle when the program's own heap has grown by GOGC percent, however
+// much shadow the program's short-lived objects made meanwhile: a granule
+// is 64 bytes per 8 bytes touched, so on bench/workloads/workerpool (jobs
+// that fill fresh 1 KiB matrices) the off-heap granules of one cycle's
+// garbage reached several times the heap, and peak RSS rose above that of
+// the shadow on the heap, which the pacer did count. And only a cycle
+// frees them (the sweep after it).
+//
+// So the shadow counts itself as heap, as it did when it lived there:
+// after a sweep, the goal is GOGC percent more than the live heap plus
+// the granules in use; a cycle is started early, from a goroutine of its
+// own and one at a time, once the heap plus the granules reach it.
+//
+// It must not start more cycles than that: every cycle drops the state
+// that only one goroutine recorded before it (gc.go), so that a race
+// whose two accesses straddle a cycle is missed. A more eager goal (the
+// granules alone growing by GOGC percent) gave workerpool 19 MiB instead
+// of 33, but started twice as many cycles on a copy of a 24 MB array
+// in the race suite (TestRaceNestedArrayCopy), which then missed its race
+// more often.
+
+import (
+	"runtime"
+	"runtime/metrics"
+	"sync/atomic"
+)
+
+// minShadowGoal is the least growth, in bytes, that starts a cycle: Go's
+// own minimum heap goal.
+const minShadowGoal = 4 << 20
+
+// paceEvery is how many granules apart paceGranules reads the heap size
+// once the granules are past shadowGoal.
+const paceEvery = 1024
+
+var (
+	// shadowGoal is the number of granules in use past which the heap
+	// and the granules together may reach paceGoal (the heap cannot
+	// grow past Go's own goal without a cycle); 0 before the first
+	// sweep.
+	shadowGoal atomic.Int64
+	// paceGoal is the bytes of heap plus granules that start a cycle.
+	paceGoal atomic.Int64
+	// paceNext is the granule count at which paceGranules next reads
+	// the heap size.
+	paceNext atomic.Int64
+	// gcKicked is set while a cycle started by the shadow is running.
+	gcKicked atomic.Bool
+)
+
+// paceGranules is called when the granules in use reach n, when a
+// goroutine refills its cache: it starts a cycle if the heap and the
+// granules together are past the goal.
+func paceGranules(n int64) {
+	goal := shadowGoal.Load()
+	if goal == 0 || n < goal || n < paceNext.Load() || gcKicked.Load() {
+		return
+	}
+	paceNext.Store(n + paceEvery)
+	heap, gogc := readMetrics()
+	if gogc < 0 || heap+n*int64(granulePool.size) < paceGoal.Load() {
+		return // collection is off, or there is room left
+	}
+	if !gcKicked.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer gcKicked.Store(false)
+		runtime.GC()
+	}()
+}
+
+// setShadowGoal sets the goal after a sweep, from the live heap and the
+// granules in use.
+func setShadowGoal() {
+	s := []metrics.Sample{
+		{Name: "/gc/heap/live:bytes"},
+		{Name: "/gc/heap/goal:bytes"},
+		{Name: "/gc/gogc:percent"},
+	}
+	metrics.Read(s)
+	live, goGoal, gogc := int64(value(s[0])), int64(value(s[1])), int64(value(s[2]))
+	if gogc < 0 {
+		gogc = 100 // pacing is off (paceGranules); the goal is only kept sensible
+	}
+	shadow := granulePool.inUse.Load() * int64(granulePool.size)
+	total := live + shadow
+	goal := total + max(total*gogc/100, minShadowGoal)
+	paceGoal.Store(goal)
+	// Below goal-goGoal bytes of granules, the heap cannot make up the
+	// rest without reaching Go's own goal, which starts a cycle anyway.
+	shadowGoal.Store(max(goal-goGoal, shadow, 1) / int64(granulePool.size))
+	paceNext.Store(0)
+}
+
+// readMetrics returns the bytes of heap objects (live or not yet freed)
+// and the GOGC setting (negative: collection is off).
+func readMetrics() (heap, gogc int64) {
+	s := []metrics.Sample{
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/gc/gogc:percent"},
+	}
+	metrics.Read(s)
+	return int64(value(s[0])), int64(value(s[1]))
+}
+
+// value returns the uint64 value of a metric, or 0 if it has none.
+func value(s metrics.Sample) uint64 {
+	if s.Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s.Value.Uint64() // GOGC=off reads as -1
+}

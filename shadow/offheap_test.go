@@ -1,0 +1,142 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package shadow
+
+import (
+	"runtime"
+	"testing"
+	"unsafe"
+)
+
+// slotOf returns the granule in the slot of p, or nil.
+func slotOf(s *Space, p unsafe.Pointer) *granule {
+	a := uintptr(p)
+	pg := s.pages.Load(a >> pageShift)
+	if pg == nil {
+		return nil
+	}
+	return pg.slot((a & (pageSize - 1)) >> 3)
+}
+
+// A granule one goroutine touched is off the heap; the second goroutine
+// promotes it to the heap before it gets a read vector clock and a weak
+// pointer, and the heap granule, reachable only through the off-heap slot
+// array and the page's keep list, survives collections with its state.
+func TestPromoteSurvivesGC(t *testing.T) {
+	s := NewSpace()
+	a := thread(1, 1, nil)
+	b := thread(2, 1, nil)
+	c := thread(3, 1, map[uint32]uint64{1: 1, 2: 1}) // after a and b
+	d := thread(4, 1, nil)                           // unordered with all
+	x := escape(new([4]int64))
+	p := unsafe.Pointer(&x[1])
+	s.Read(a, p, 8, 0)
+	if gr := slotOf(s, p); gr == nil || !gr.off {
+		t.Fatal("state of one goroutine not off the heap")
+	}
+	s.Read(b, p, 8, 0) // read-shared: a read vector clock
+	if gr := slotOf(s, p); gr == nil || gr.off || !gr.hasWP || gr.whole.rvc.Load() == nil {
+		t.Fatalf("shared state not promoted: %+v", gr)
+	}
+	// Only the slot refers to the granule now.
+	for range 3 {
+		runtime.GC()
+	}
+	Quiesce()
+	var junk []*[8]uintptr
+	for range 10000 { // reuse what the collector may have freed
+		g := new([8]uintptr)
+		for i := range g {
+			g[i] = ^uintptr(0)
+		}
+		junk = append(junk, g)
+	}
+	runtime.KeepAlive(junk)
+	if gr := slotOf(s, p); gr == nil || gr.lo != 0 || gr.hi != 8 || !gr.hasWP || gr.whole.rvc.Load().get(2) != 1 {
+		t.Fatal("promoted granule lost across collections")
+	}
+	if _, race := s.Write(c, p, 8, 0); race {
+		t.Fatal("write ordered after both reads reported")
+	}
+	if _, race := s.Write(d, p, 8, 0); !race {
+		t.Fatal("unordered write after the shared reads not reported")
+	}
+	runtime.KeepAlive(x)
+}
+
+// The shadow of objects that are dropped is recycled: however many
+// rounds of fresh objects one goroutine touches, the off-heap granules in
+// use stay at what one round needs.
+func TestFreshObjectsRecycled(t *testing.T) {
+	if !recycleGranules {
+		t.Skip("granules are not recycled under go test -race")
+	}
+	s := NewSpace()
+	a := thread(1, 1, nil)
+	round := func() {
+		objs := make([]*[6]int64, 20000)
+		for i := range objs {
+			objs[i] = new([6]int64)
+			s.Write(a, unsafe.Pointer(&objs[i][0]), 8, 0)
+		}
+		runtime.KeepAlive(objs)
+	}
+	var inUse []int64
+	for range 8 {
+		Quiesce()
+		round()
+		runtime.GC()
+		Quiesce()
+		s.Sweep()
+		inUse = append(inUse, granulePool.inUse.Load())
+	}
+	if first, last := inUse[1], inUse[len(inUse)-1]; last > first+poolBatch*4 {
+		t.Fatalf("granules in use grow with rounds of fresh objects: %v", inUse)
+	}
+}
+
+// The first access of fresh memory (page.first) records the same state
+// as the locked path: its epoch and site, the owner, the generation, and
+// the rule it applies; later conflicting accesses find it.
+func TestFirstAccess(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	for _, write := range []bool{true, false} {
+		a := thread(1, 3, nil)
+		b := thread(2, 1, nil)                     // unordered with a
+		c := thread(3, 1, map[uint32]uint64{1: 3}) // after a
+		x := escape(new([4]int64))
+		p := unsafe.Pointer(&x[2])
+		if _, race := s.Access(a, p, 8, write, 7); race {
+			t.Fatal("first access reported a race")
+		}
+		gr := slotOf(s, p)
+		if gr == nil || !gr.off || gr.lo != 0 || gr.hi != 8 || gr.owner != 2 || gr.gen != uint32(lagGen.Load()) {
+			t.Fatalf("write=%v: first access left %+v", write, gr)
+		}
+		rule, same, cell := ReadExclusive, ReadSameEpoch, &gr.whole.r
+		if write {
+			rule, same, cell = WriteExclusive, WriteSameEpoch, &gr.whole.w
+		}
+		if a.Stats.Checks != 1 || a.Stats.Rules[rule] != 1 || Epoch(cell.Load()) != a.Epoch {
+			t.Fatalf("write=%v: stats %+v, cell %v", write, a.Stats, Epoch(cell.Load()))
+		}
+		if _, race := s.Access(a, p, 8, write, 7); race || a.Stats.Rules[same] != 1 {
+			t.Fatalf("write=%v: second access by the same thread: race %v, stats %+v", write, race, a.Stats)
+		}
+		if _, race := s.Write(c, p, 8, 0); race {
+			t.Fatalf("write=%v: ordered write reported", write)
+		}
+		r, race := s.Write(b, p, 8, 0)
+		if !race || r.Prev != c.Epoch {
+			t.Fatalf("write=%v: unordered write: race %v with %v, want one with %v", write, race, r.Prev, c.Epoch)
+		}
+		x2 := escape(new([4]int64))
+		q := unsafe.Pointer(&x2[0])
+		s.Access(a, q, 8, write, 9)
+		r, race = s.Write(b, q, 8, 0)
+		if !race || r.Prev != a.Epoch || r.PrevSite != 9 || r.PrevWrite != write {
+			t.Fatalf("write=%v: conflict with a first access: race %v, %+v", write, race, r)
+		}
+	}
+}
