@@ -196,7 +196,7 @@ var chans shadow.Map[chanState]
 func chanOf(p uintptr) *chanState {
 	for {
 		c := chans.Load(p)
-		if c != nil && c.wp.Value() != nil {
+		if c != nil && weakLive(c.wp) {
 			return c
 		}
 		if c != nil {
@@ -204,7 +204,7 @@ func chanOf(p uintptr) *chanState {
 		}
 		wp := weak.Make((*byte)(shadow.PtrOf(p)))
 		c, _ = chans.LoadOrStore(p, func() *chanState { return &chanState{wp: wp} })
-		if c.wp.Value() != nil {
+		if weakLive(c.wp) {
 			return c
 		}
 	}

@@ -61,7 +61,7 @@ func (g *G) lockSync(addr uintptr, create bool) *syncVar {
 			v.mu.Unlock()
 			continue
 		}
-		if v.wp != (weak.Pointer[byte]{}) && v.wp.Value() == nil {
+		if v.wp != (weak.Pointer[byte]{}) && !weakLive(v.wp) {
 			// The object died; a live one now occupies its address.
 			v.wp = weak.Make((*byte)(shadow.PtrOf(addr)))
 		}
