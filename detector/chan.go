@@ -213,21 +213,22 @@ type chanAccess struct {
 
 // check checks an access of the channel (at p) by g, a write for a close,
 // a read for a send, with the rules of the shadow's FastTrack cell
-// (shadow's cell.access, 003_2c4adee4d326f5a8.txt:485): it returns the
-// first conflict with an earlier access not ordered before g's, and
-// records g's access. The channel state is locked.
-func (a *chanAccess) check(g *G, p uintptr, write bool) (r shadow.Race, found bool) {
+// (shadow's cell.access, 003_2c4adee4d326f5a8.txt:485): it reports
+// whether the access conflicts with an earlier one not ordered before it,
+// and sets *r to the first conflict, and records g's access. The channel
+// state is locked.
+func (a *chanAccess) check(g *G, p uintptr, write bool, r *shadow.Race) (found bool) {
 	if g.t.Disabled > 0 {
-		return r, false
+		return false
 	}
 	e := g.t.Epoch
 	tid, clk := e.TID(), e.Clock()
 	if !write {
 		if a.rs == nil && a.r == e || a.rs != nil && int(tid) < len(a.rs) && a.rs[tid] == clk {
-			return r, false // read in the same epoch
+			return false // read in the same epoch
 		}
 		if !shadow.HB(a.w, g.t.VC) { // write-read race
-			r, found = shadow.Race{Addr: p, Prev: a.w, PrevWrite: true}, true
+			*r, found = shadow.Race{Addr: p, Prev: a.w, PrevWrite: true}, true
 		}
 		switch {
 		case a.rs == nil && shadow.HB(a.r, g.t.VC):
@@ -242,28 +243,28 @@ func (a *chanAccess) check(g *G, p uintptr, write bool) (r shadow.Race, found bo
 			}
 			a.rs[tid] = clk
 		}
-		return r, found
+		return found
 	}
 	if a.w == e {
-		return r, false // write in the same epoch
+		return false // write in the same epoch
 	}
 	if !shadow.HB(a.w, g.t.VC) { // write-write race
-		r, found = shadow.Race{Addr: p, Write: true, Prev: a.w, PrevWrite: true}, true
+		*r, found = shadow.Race{Addr: p, Write: true, Prev: a.w, PrevWrite: true}, true
 	}
 	if a.rs == nil {
 		if !found && !shadow.HB(a.r, g.t.VC) { // read-write race
-			r, found = shadow.Race{Addr: p, Write: true, Prev: a.r}, true
+			*r, found = shadow.Race{Addr: p, Write: true, Prev: a.r}, true
 		}
 	} else {
 		for t, c := range a.rs {
 			if e := shadow.MakeEpoch(uint32(t), c); c != 0 && !found && !shadow.HB(e, g.t.VC) {
-				r, found = shadow.Race{Addr: p, Write: true, Prev: e}, true
+				*r, found = shadow.Race{Addr: p, Write: true, Prev: e}, true
 			}
 		}
 		a.rs, a.r = nil, 0
 	}
 	a.w = e
-	return r, found
+	return found
 }
 
 var chans shadow.Map[chanState]
@@ -377,22 +378,25 @@ func SendPre(g *G, ch any, capacity int) {
 	c.mu.Lock()
 	// Like Go's race runtime, a send reads the channel and a close writes
 	// it, so that a close racing with a send is reported.
-	r, race := c.hchan.check(g, p, false)
+	var r shadow.Race
+	race := c.hchan.check(g, p, false, &r)
 	c.announceSend(g.t.VC)
 	c.mu.Unlock()
-	g.chanReport(p, false, r, race)
+	if race || verifyChecks {
+		g.chanReport(p, false, &r, race)
+	}
 	g.tick()
 }
 
 // chanReport reports a conflict found by chanAccess.check, outside the
 // channel's lock, and records the access for the verifier as g.check
 // would.
-func (g *G) chanReport(p uintptr, write bool, r shadow.Race, race bool) {
+func (g *G) chanReport(p uintptr, write bool, r *shadow.Race, race bool) {
 	if verifyChecks {
 		g.verifyRecord(shadow.PtrOf(p), 1, 0, 1, verifyKind(write)|vAccess|vCheck, 0)
 	}
 	if race {
-		report(g, r, 0)
+		report(g, *r, 0)
 	}
 }
 
@@ -458,11 +462,14 @@ func Close[C any](g *G, ch C) C {
 	g.countSync()
 	c := chanOf(p)
 	c.mu.Lock()
-	r, race := c.hchan.check(g, p, true)
+	var r shadow.Race
+	race := c.hchan.check(g, p, true, &r)
 	c.closed = true
 	c.close = join(c.close, g.t.VC)
 	c.mu.Unlock()
-	g.chanReport(p, true, r, race)
+	if race || verifyChecks {
+		g.chanReport(p, true, &r, race)
+	}
 	g.tick()
 	return ch
 }
