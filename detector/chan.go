@@ -289,6 +289,19 @@ func chanOf(p uintptr) *chanState {
 	}
 }
 
+// chanOf is chanOf with a one-entry cache per goroutine: every send and
+// receive looks its channel up twice, before and after the operation,
+// and a loop uses the same channels over and over. The weak pointer
+// tells, as in chanOf, whether the cached state is still the channel's.
+func (g *G) chanOf(p uintptr) *chanState {
+	if c := g.lastChan; c != nil && g.lastChanP == p && weakLive(c.wp) {
+		return c
+	}
+	c := chanOf(p)
+	g.lastChan, g.lastChanP = c, p
+	return c
+}
+
 func chanPtr(ch any) uintptr {
 	if ch == nil {
 		return 0
@@ -374,7 +387,7 @@ func SendPre(g *G, ch any, capacity int) {
 		return
 	}
 	g.countSync()
-	c := chanOf(p)
+	c := g.chanOf(p)
 	c.mu.Lock()
 	// Like Go's race runtime, a send reads the channel and a close writes
 	// it, so that a close racing with a send is reported.
@@ -408,7 +421,7 @@ func SendPost(g *G, ch any, capacity int) {
 		return
 	}
 	g.countSync()
-	c := chanOf(p)
+	c := g.chanOf(p)
 	c.mu.Lock()
 	c.completeSend(g, capacity)
 	c.mu.Unlock()
@@ -424,7 +437,7 @@ func RecvPre[C any](g *G, ch C, capacity int) C {
 		return ch
 	}
 	g.countSync()
-	c := chanOf(p)
+	c := g.chanOf(p)
 	c.mu.Lock()
 	c.announceRecv(g.t.VC)
 	c.mu.Unlock()
@@ -446,7 +459,7 @@ func RecvPostOK(g *G, ch any, capacity int) {
 		return
 	}
 	g.countSync()
-	c := chanOf(p)
+	c := g.chanOf(p)
 	c.mu.Lock()
 	c.completeRecv(g)
 	c.mu.Unlock()
@@ -460,7 +473,7 @@ func Close[C any](g *G, ch C) C {
 		return ch
 	}
 	g.countSync()
-	c := chanOf(p)
+	c := g.chanOf(p)
 	c.mu.Lock()
 	var r shadow.Race
 	race := c.hchan.check(g, p, true, &r)
@@ -496,7 +509,7 @@ func SelectPre(g *G, dirs string, chans ...any) {
 		}
 		announced = true
 		recv := i < len(dirs) && dirs[i] == 'r'
-		c := chanOf(p)
+		c := g.chanOf(p)
 		c.mu.Lock()
 		var id uint64
 		if recv {
@@ -539,7 +552,7 @@ func SelectPost(g *G, ch any, capacity int, recv bool) {
 	g.selects = g.selects[:0]
 	if !done && chosen != 0 {
 		// Not announced (e.g. SelectPre was not called): acquire anyway.
-		c := chanOf(chosen)
+		c := g.chanOf(chosen)
 		c.mu.Lock()
 		if recv {
 			c.completeRecv(g)

@@ -32,11 +32,17 @@ import (
 // shape, else weakLive calls Value.
 func weakLive(wp weak.Pointer[byte]) bool {
 	if !weakRaw {
-		return wp.Value() != nil
+		return weakValueLive(wp)
 	}
 	h := *(*unsafe.Pointer)(unsafe.Pointer(&wp))
 	return h != nil && atomic.LoadUintptr((*uintptr)(h)) != 0
 }
+
+// weakValueLive is weakLive's fallback, out of line so that weakLive
+// inlines.
+//
+//go:noinline
+func weakValueLive(wp weak.Pointer[byte]) bool { return wp.Value() != nil }
 
 // weakRaw reports whether weak.Pointer is one word pointing to a handle
 // that holds the object's address (see weakLive).
