@@ -567,9 +567,14 @@ func SelectPost(g *G, ch any, capacity int, recv bool) {
 // cancelSelect retracts the announcements of a select that took no
 // channel case.
 func (g *G) cancelSelect() {
-	if len(g.selects) == 0 {
-		return
+	if len(g.selects) != 0 {
+		g.retractSelect()
 	}
+}
+
+// retractSelect is cancelSelect's work, out of line so that the check
+// inlines into every channel hook.
+func (g *G) retractSelect() {
 	for _, sc := range g.selects {
 		sc.c.mu.Lock()
 		sc.c.retract(sc.id, sc.recv)
