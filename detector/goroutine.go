@@ -48,6 +48,10 @@ type G struct {
 	// used last (G.chanOf).
 	lastChan  *chanState
 	lastChanP uintptr
+	// syncVars are the sync objects at syncAddrs the goroutine used
+	// last, the most recent first (G.lockSync).
+	syncAddrs [2]uintptr
+	syncVars  [2]*syncVar
 	bubble    *bubble // the testing/synctest bubble the goroutine is in, nil if none (synctest.go)
 
 	// Counters, flushed into the global statistics at sync operations
