@@ -106,7 +106,12 @@ func (q *chanQueue) push(lo int64, id uint64, vc []uint64) {
 		q.free[n-1] = nil
 		q.free = q.free[:n-1]
 	}
-	q.entries = append(q.entries, chanEntry{lo, id, append(buf[:0], vc...)})
+	// Fill the new entry in place: appending a composite literal built
+	// on the stack reloaded it with wider moves than it was stored with,
+	// a store-forwarding stall that was half of push's time.
+	q.entries = append(q.entries, chanEntry{})
+	e := &q.entries[len(q.entries)-1]
+	e.lo, e.id, e.vc = lo, id, append(buf[:0], vc...)
 }
 
 // fold joins entry i into the base and recycles its clock buffer; the
@@ -185,7 +190,81 @@ type chanState struct {
 	recvDone int64  // receives completed
 	closed   bool
 	close    []uint64
-	ctx      *ctxState // the channel is a context's Done channel (context.go)
+	ctx      *ctxState  // the channel is a context's Done channel (context.go)
+	hchan    chanAccess // the sends' reads and the closes' writes of the channel
+}
+
+// chanAccess is the FastTrack state of the channel itself, which, as in
+// Go's race runtime, a send reads and a close writes (one byte at the
+// hchan), so that a close racing with a send is reported. No other
+// instrumented access reaches the hchan, and every send and close takes
+// the channel state's lock anyway, so the state lives here rather than
+// in the shadow: the check costs a comparison and a store under that
+// lock instead of the shadow's slow path, which every send took (each
+// hook's release starts a new epoch) and which was most of the cost of a
+// send after the channel model's own (BenchmarkChanPair). A shared hchan
+// byte also made the shadow adopt the channel with a weak pointer of its
+// own; the channel state has one already.
+type chanAccess struct {
+	r  shadow.Epoch // the last send, while the sends are ordered (rs nil)
+	rs []uint64     // per thread id, the clock of its last send, once two were unordered
+	w  shadow.Epoch // the last close; 0: none
+}
+
+// check checks an access of the channel (at p) by g, a write for a close,
+// a read for a send, with the rules of the shadow's FastTrack cell
+// (shadow's cell.access, 003_2c4adee4d326f5a8.txt:485): it reports
+// whether the access conflicts with an earlier one not ordered before it,
+// and sets *r to the first conflict, and records g's access. The channel
+// state is locked.
+func (a *chanAccess) check(g *G, p uintptr, write bool, r *shadow.Race) (found bool) {
+	if g.t.Disabled > 0 {
+		return false
+	}
+	e := g.t.Epoch
+	tid, clk := e.TID(), e.Clock()
+	if !write {
+		if a.rs == nil && a.r == e || a.rs != nil && int(tid) < len(a.rs) && a.rs[tid] == clk {
+			return false // read in the same epoch
+		}
+		if !shadow.HB(a.w, g.t.VC) { // write-read race
+			*r, found = shadow.Race{Addr: p, Prev: a.w, PrevWrite: true}, true
+		}
+		switch {
+		case a.rs == nil && shadow.HB(a.r, g.t.VC):
+			a.r = e
+		case a.rs == nil:
+			a.rs = make([]uint64, max(tid, a.r.TID())+1)
+			a.rs[a.r.TID()] = a.r.Clock()
+			a.rs[tid] = clk
+		default:
+			if int(tid) >= len(a.rs) {
+				a.rs = append(a.rs, make([]uint64, int(tid)+1-len(a.rs))...)
+			}
+			a.rs[tid] = clk
+		}
+		return found
+	}
+	if a.w == e {
+		return false // write in the same epoch
+	}
+	if !shadow.HB(a.w, g.t.VC) { // write-write race
+		*r, found = shadow.Race{Addr: p, Write: true, Prev: a.w, PrevWrite: true}, true
+	}
+	if a.rs == nil {
+		if !found && !shadow.HB(a.r, g.t.VC) { // read-write race
+			*r, found = shadow.Race{Addr: p, Write: true, Prev: a.r}, true
+		}
+	} else {
+		for t, c := range a.rs {
+			if e := shadow.MakeEpoch(uint32(t), c); c != 0 && !found && !shadow.HB(e, g.t.VC) {
+				*r, found = shadow.Race{Addr: p, Write: true, Prev: e}, true
+			}
+		}
+		a.rs, a.r = nil, 0
+	}
+	a.w = e
+	return found
 }
 
 var chans shadow.Map[chanState]
@@ -196,7 +275,7 @@ var chans shadow.Map[chanState]
 func chanOf(p uintptr) *chanState {
 	for {
 		c := chans.Load(p)
-		if c != nil && c.wp.Value() != nil {
+		if c != nil && weakLive(c.wp) {
 			return c
 		}
 		if c != nil {
@@ -204,10 +283,23 @@ func chanOf(p uintptr) *chanState {
 		}
 		wp := weak.Make((*byte)(shadow.PtrOf(p)))
 		c, _ = chans.LoadOrStore(p, func() *chanState { return &chanState{wp: wp} })
-		if c.wp.Value() != nil {
+		if weakLive(c.wp) {
 			return c
 		}
 	}
+}
+
+// chanOf is chanOf with a one-entry cache per goroutine: every send and
+// receive looks its channel up twice, before and after the operation,
+// and a loop uses the same channels over and over. The weak pointer
+// tells, as in chanOf, whether the cached state is still the channel's.
+func (g *G) chanOf(p uintptr) *chanState {
+	if c := g.lastChan; c != nil && g.lastChanP == p && weakLive(c.wp) {
+		return c
+	}
+	c := chanOf(p)
+	g.lastChan, g.lastChanP = c, p
+	return c
 }
 
 func chanPtr(ch any) uintptr {
@@ -295,14 +387,30 @@ func SendPre(g *G, ch any, capacity int) {
 		return
 	}
 	g.countSync()
+	c := g.chanOf(p)
+	c.mu.Lock()
 	// Like Go's race runtime, a send reads the channel and a close writes
 	// it, so that a close racing with a send is reported.
-	g.check((*[2]unsafe.Pointer)(unsafe.Pointer(&ch))[1], 1, false, 0)
-	c := chanOf(p)
-	c.mu.Lock()
+	var r shadow.Race
+	race := c.hchan.check(g, p, false, &r)
 	c.announceSend(g.t.VC)
 	c.mu.Unlock()
+	if race || verifyChecks {
+		g.chanReport(p, false, &r, race)
+	}
 	g.tick()
+}
+
+// chanReport reports a conflict found by chanAccess.check, outside the
+// channel's lock, and records the access for the verifier as g.check
+// would.
+func (g *G) chanReport(p uintptr, write bool, r *shadow.Race, race bool) {
+	if verifyChecks {
+		g.verifyRecord(shadow.PtrOf(p), 1, 0, 1, verifyKind(write)|vAccess|vCheck, 0)
+	}
+	if race {
+		report(g, *r, 0)
+	}
 }
 
 // SendPost follows a completed send: it acquires the receives that the
@@ -313,7 +421,7 @@ func SendPost(g *G, ch any, capacity int) {
 		return
 	}
 	g.countSync()
-	c := chanOf(p)
+	c := g.chanOf(p)
 	c.mu.Lock()
 	c.completeSend(g, capacity)
 	c.mu.Unlock()
@@ -329,7 +437,7 @@ func RecvPre[C any](g *G, ch C, capacity int) C {
 		return ch
 	}
 	g.countSync()
-	c := chanOf(p)
+	c := g.chanOf(p)
 	c.mu.Lock()
 	c.announceRecv(g.t.VC)
 	c.mu.Unlock()
@@ -351,7 +459,7 @@ func RecvPostOK(g *G, ch any, capacity int) {
 		return
 	}
 	g.countSync()
-	c := chanOf(p)
+	c := g.chanOf(p)
 	c.mu.Lock()
 	c.completeRecv(g)
 	c.mu.Unlock()
@@ -365,12 +473,16 @@ func Close[C any](g *G, ch C) C {
 		return ch
 	}
 	g.countSync()
-	g.check(*(*unsafe.Pointer)(unsafe.Pointer(&ch)), 1, true, 0)
-	c := chanOf(p)
+	c := g.chanOf(p)
 	c.mu.Lock()
+	var r shadow.Race
+	race := c.hchan.check(g, p, true, &r)
 	c.closed = true
 	c.close = join(c.close, g.t.VC)
 	c.mu.Unlock()
+	if race || verifyChecks {
+		g.chanReport(p, true, &r, race)
+	}
 	g.tick()
 	return ch
 }
@@ -397,7 +509,7 @@ func SelectPre(g *G, dirs string, chans ...any) {
 		}
 		announced = true
 		recv := i < len(dirs) && dirs[i] == 'r'
-		c := chanOf(p)
+		c := g.chanOf(p)
 		c.mu.Lock()
 		var id uint64
 		if recv {
@@ -440,7 +552,7 @@ func SelectPost(g *G, ch any, capacity int, recv bool) {
 	g.selects = g.selects[:0]
 	if !done && chosen != 0 {
 		// Not announced (e.g. SelectPre was not called): acquire anyway.
-		c := chanOf(chosen)
+		c := g.chanOf(chosen)
 		c.mu.Lock()
 		if recv {
 			c.completeRecv(g)
@@ -455,9 +567,14 @@ func SelectPost(g *G, ch any, capacity int, recv bool) {
 // cancelSelect retracts the announcements of a select that took no
 // channel case.
 func (g *G) cancelSelect() {
-	if len(g.selects) == 0 {
-		return
+	if len(g.selects) != 0 {
+		g.retractSelect()
 	}
+}
+
+// retractSelect is cancelSelect's work, out of line so that the check
+// inlines into every channel hook.
+func (g *G) retractSelect() {
 	for _, sc := range g.selects {
 		sc.c.mu.Lock()
 		sc.c.retract(sc.id, sc.recv)

@@ -188,9 +188,15 @@ func (g *G) commitFootprints() {
 	}
 	s := &g.fp
 	s.span++
-	if !s.dirty && !s.sides {
-		return
+	if s.dirty || s.sides {
+		g.commitPending()
 	}
+}
+
+// commitPending is the rest of commitFootprints, kept out of line so that
+// the common case, nothing pending, inlines into every sync operation.
+func (g *G) commitPending() {
+	s := &g.fp
 	s.dirty = false
 	for i := 0; i < s.top; i++ {
 		s.chunks[i/fpChunk][i%fpChunk].commitAll()

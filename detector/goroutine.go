@@ -44,7 +44,15 @@ type G struct {
 	root atomic.Bool
 
 	selects []selectCase // cases of a select in progress (SelectPre)
-	bubble  *bubble      // the testing/synctest bubble the goroutine is in, nil if none (synctest.go)
+	// lastChan is the state of the channel at lastChanP the goroutine
+	// used last (G.chanOf).
+	lastChan  *chanState
+	lastChanP uintptr
+	// syncVars are the sync objects at syncAddrs the goroutine used
+	// last, the most recent first (G.lockSync).
+	syncAddrs [2]uintptr
+	syncVars  [2]*syncVar
+	bubble    *bubble // the testing/synctest bubble the goroutine is in, nil if none (synctest.go)
 
 	// Counters, flushed into the global statistics at sync operations
 	// and at exit (see stats.go).

@@ -14,8 +14,8 @@ import (
 
 // stats holds the counters flushed from goroutine states. Goroutines count
 // in their own state (no shared cache line on the hot path) and flush here
-// every 64 sync operations and at exit; the counts of goroutines still
-// running at program exit are therefore approximate.
+// at exit and, with stats=1, every 64 sync operations; the counts of
+// goroutines still running at program exit are therefore approximate.
 var stats struct {
 	checks, checkOps, ranges, syncs, accesses, goroutines, fpCommits, footprints, moved, pendingMade atomic.Uint64
 	rules                                                                                            [shadow.NumRules]atomic.Uint64
@@ -33,7 +33,9 @@ func (g *G) countSync() {
 		g.verifySpan(endSync, 0)
 	}
 	g.syncs++
-	if g.syncs%64 == 0 {
+	if g.syncs%64 == 0 && opts.stats {
+		// Only the stats line reads the totals; without it the
+		// goroutine's counts wait for its exit.
 		g.flush()
 	}
 }

@@ -41,7 +41,37 @@ func init() { shadow.AfterGC(sweepSyncs) }
 // here, under the lock, so that the sweeper, which decides and deletes
 // under the same lock, never drops a clock that a live object has
 // released into. An object the sweeper deleted first is looked up again.
+//
+// The goroutine remembers the two sync objects it used last (a Lock and
+// its Unlock, an RLock at the address and its RUnlock at address+1): a
+// remembered object is the table's entry for its address until the
+// sweeper deletes it, which it checks under the lock.
 func (g *G) lockSync(addr uintptr, create bool) *syncVar {
+	for i := range g.syncAddrs {
+		if v := g.syncVars[i]; v != nil && g.syncAddrs[i] == addr {
+			v.mu.Lock()
+			if !v.deleted {
+				v.renew(addr)
+				return v
+			}
+			v.mu.Unlock()
+			break
+		}
+	}
+	v := g.lookupSync(addr, create)
+	switch {
+	case v == nil:
+	case g.syncAddrs[0] == addr:
+		g.syncVars[0] = v // replaces one the sweeper deleted
+	default:
+		g.syncAddrs[1], g.syncVars[1] = g.syncAddrs[0], g.syncVars[0]
+		g.syncAddrs[0], g.syncVars[0] = addr, v
+	}
+	return v
+}
+
+// lookupSync is lockSync's lookup in the table.
+func (g *G) lookupSync(addr uintptr, create bool) *syncVar {
 	for {
 		v := syncs.Load(addr)
 		if v == nil {
@@ -61,11 +91,17 @@ func (g *G) lockSync(addr uintptr, create bool) *syncVar {
 			v.mu.Unlock()
 			continue
 		}
-		if v.wp != (weak.Pointer[byte]{}) && v.wp.Value() == nil {
-			// The object died; a live one now occupies its address.
-			v.wp = weak.Make((*byte)(shadow.PtrOf(addr)))
-		}
+		v.renew(addr)
 		return v
+	}
+}
+
+// renew points v's weak pointer at the object now at addr if the one it
+// was made for died. v is locked.
+func (v *syncVar) renew(addr uintptr) {
+	if v.wp != (weak.Pointer[byte]{}) && !weakLive(v.wp) {
+		// The object died; a live one now occupies its address.
+		v.wp = weak.Make((*byte)(shadow.PtrOf(addr)))
 	}
 }
 

@@ -704,3 +704,44 @@ func TestAfterFuncReset(t *testing.T) {
 		<-done
 	})
 }
+
+// TestLockSyncCacheDeleted: a goroutine's remembered sync object that the
+// sweeper deleted meanwhile is not used; the release goes into the
+// table's new object, which a later acquire (by a goroutine with no cache
+// of it) joins, so no edge is lost.
+func TestLockSyncCacheDeleted(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		x, mu := new(int), heap(new(int64))
+		a := addr(mu)
+		wrote := make(chan struct{}) // not announced: real-time order only
+		reader := spawn(g, func(g *G) {
+			<-wrote
+			g.acquire(a)
+			_ = *R(g, x, 0)
+		})
+		<-spawn(g, func(g *G) {
+			defer close(wrote)
+			g.release(a) // remembered by g
+			v := syncs.Load(a)
+			if v == nil || g.syncVars[0] != v {
+				t.Error("release did not remember its sync object")
+				return
+			}
+			// What sweepSyncs does to the object of a dead heap object.
+			v.mu.Lock()
+			v.deleted = true
+			syncs.CompareAndDelete(a, v)
+			v.mu.Unlock()
+
+			*W(g, x, 0) = 1
+			if synced {
+				g.release(a)
+				if nv := syncs.Load(a); nv == nil || nv == v || g.syncVars[0] != nv {
+					t.Error("the release did not go into a new object replacing the deleted one")
+				}
+			}
+		})
+		<-reader
+		runtime.KeepAlive(mu)
+	})
+}

@@ -72,6 +72,18 @@ func (m *Mutex) TryLock() bool {
 // Unlock unlocks m. Unlocking an unlocked Mutex is a fatal error in the
 // runtime's logic, reported by a panic.
 func (m *Mutex) Unlock() {
+	// The uncontended case inlines at the caller (every sync operation
+	// of the detector unlocks at least one Mutex).
+	if m.state.CompareAndSwap(1, 0) {
+		return
+	}
+	m.unlockSlow()
+}
+
+// unlockSlow unlocks m, which has waiters (or is not locked). Only the
+// holder changes a locked state back to 0, so m.state is 2 here unless
+// m is not locked at all.
+func (m *Mutex) unlockSlow() {
 	switch m.state.Swap(0) {
 	case 1:
 	case 2:
