@@ -152,6 +152,16 @@ func (g *G) Footprint(site uint32, write bool) *Footprint {
 // them: emitted before each return of a function whose first footprint is
 // f (and at the end of its body).
 func (g *G) PopFootprints(f *Footprint) {
+	g.popFootprints(f, true)
+}
+
+// popFootprints is PopFootprints; move says whether contiguous ranges may
+// move to the goroutine's pending checks (pending.go). The standard
+// library's do not: a race inside it is reported with the stack of its
+// return, which names the library's exported function the program
+// called (sort.Ints for slices.insertionSortOrdered), as go -race's
+// report does.
+func (g *G) popFootprints(f *Footprint, move bool) {
 	if f.direct {
 		return
 	}
@@ -167,7 +177,7 @@ func (g *G) PopFootprints(f *Footprint) {
 	if idx < 0 || idx >= s.top {
 		return // already popped below f (a caller returned past a panic)
 	}
-	s.moving = true
+	s.moving = move
 	for i := s.top - 1; i >= idx; i-- {
 		f := &s.chunks[i/fpChunk][i%fpChunk]
 		f.commitAll()

@@ -107,12 +107,12 @@ func stdFootprint(g *G, site uint32, write bool) *Footprint {
 	return g.Footprint(site, write)
 }
 
-// stdPopFootprints is g.PopFootprints.
+// stdPopFootprints is g.PopFootprints, checking the ranges at once.
 //
 //go:linkname stdPopFootprints
 func stdPopFootprints(g *G, f *Footprint) {
 	if g != nil && f != nil {
-		g.PopFootprints(f)
+		g.popFootprints(f, false)
 	}
 }
 
