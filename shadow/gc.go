@@ -297,11 +297,21 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	if gr.empty() {
 		gr.gen = gen
 		gr.owner = owner // t's access follows
+		gr.immortal, gr.hasWP, gr.wp = s.track(pg, addr, gen)
 		return gr
 	}
 	if gr.gen != gen {
+		if pg.kind.Load() == kindImmortal {
+			// A global, classified since the state was recorded:
+			// never freed, so the state is current.
+			gr.immortal = true
+			return gr
+		}
 		// Recorded before a GC cycle: possibly another object's.
-		return pg.replace(gi, lo, hi)
+		gr = pg.replace(gi, lo, hi)
+		gr.owner = owner
+		gr.immortal, gr.hasWP, gr.wp = s.track(pg, addr, gen)
+		return gr
 	}
 	if !gr.cross(t) {
 		gr.owner = owner
@@ -340,6 +350,95 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	return gr
 }
 
+// trackBudget bounds the weak pointers that track makes per GC
+// generation (see track). Each costs about a microsecond (weak.Make takes
+// the span's lock and searches its list of weak handles), so the budget
+// bounds the cost at about a quarter of a millisecond per GC cycle.
+const trackBudget = 256
+
+var (
+	trackGen  atomic.Uint32 // the generation trackUsed counts for
+	trackUsed atomic.Int32  // budget units taken in generation trackGen
+)
+
+// takeTrack takes one unit of the budget of generation gen and reports
+// whether there was one. Once the budget is spent it only loads (no
+// contended writes on the slow path of every new granule).
+func takeTrack(gen uint32) bool {
+	if trackGen.Load() != gen {
+		// The first new granule of a generation resets the count. Two
+		// goroutines may both reset it: the budget is then exceeded by
+		// a few units, which costs time, never correctness.
+		trackGen.Store(gen)
+		trackUsed.Store(0)
+	}
+	if trackUsed.Load() >= trackBudget {
+		return false
+	}
+	return trackUsed.Add(1) <= trackBudget
+}
+
+// track returns the GC state of fresh state about to be recorded at addr
+// (in page pg) in generation gen: whether the memory is a global's
+// (immortal), and otherwise, within the budget of trackBudget per
+// generation, a weak pointer to the heap object at addr.
+//
+// Without either, state recorded by one goroutine is dropped at the first
+// access after a GC cycle (it might belong to a dead object whose memory
+// was reused), so a race whose two accesses straddle a cycle is missed,
+// where Go's race runtime, which hooks every allocation, reports it. The
+// weak pointer proves the object is the same one across cycles, as it
+// does for adopted state. Making one for every new granule would cost a
+// microsecond per first touch; the budget keeps the cost bounded per
+// cycle while covering every location of a program that touches few new
+// objects between cycles (a race straddling runtime.GC calls, the race
+// suite's tests). Beyond the budget, state is tracked as before.
+//
+// It reads the page's kind (one atomic load) and, within the budget,
+// classifies unknown pages, so globals keep their state across cycles
+// too. The stripe (or run) lock is held.
+func (s *Space) track(pg *page, addr uintptr, gen uint32) (immortal, hasWP bool, wp weak.Pointer[byte]) {
+	kind := pg.kind.Load()
+	if kind == kindImmortal {
+		return true, false, wp
+	}
+	if !takeTrack(gen) {
+		return false, false, wp
+	}
+	if kind == kindUnknown {
+		kind = classify(ptrOf(addr))
+		if kind != kindForeign {
+			pg.kind.Store(kind)
+		}
+	}
+	switch kind {
+	case kindImmortal:
+		return true, false, wp
+	case kindHeap:
+		return false, true, trackWeak(addr)
+	}
+	return false, false, wp // foreign: no weak pointer is possible
+}
+
+// trackWeak returns a weak pointer to the heap object that contains addr,
+// which the caller keeps reachable, from the cache if it holds one that
+// still yields the object's base (then it was made for this very object:
+// a weak pointer becomes nil before its object's memory is reused).
+func trackWeak(addr uintptr) weak.Pointer[byte] {
+	base, _, _ := findObject(addr, 0, 0)
+	if base == 0 {
+		return weak.Make((*byte)(ptrOf(addr)))
+	}
+	slot := weakSlot(base)
+	if e := slot.Load(); e != nil && e.base == base && e.wp.Value() == (*byte)(ptrOf(base)) {
+		return e.wp
+	}
+	n := uint32(RefreshGen())
+	wp := weak.Make((*byte)(ptrOf(base)))
+	slot.Store(&weakEntry{base, n, wp})
+	return wp
+}
+
 // reclaimable reports whether gr's state can be dropped: it belongs to a
 // dead object, or it was recorded before the last GC cycle and never shared
 // (so validate would drop it anyway). The stripe lock is held.
@@ -362,6 +461,9 @@ func (gr *granule) reclaimable(gen uint32) bool {
 func (s *Space) Sweep() {
 	gen := uint32(lagGen.Load())
 	s.pages.Range(func(key uintptr, pg *page) bool {
+		// A global's state is never stale, even where it was recorded
+		// before the page was classified (validate keeps it too).
+		immortal := pg.kind.Load() == kindImmortal
 		for gi := 0; gi < granulesPerPage; gi++ {
 			g := pg.slot(uintptr(gi))
 			if g == nil {
@@ -378,6 +480,9 @@ func (s *Space) Sweep() {
 					}
 				}
 				r.mu.Unlock()
+				continue
+			}
+			if immortal {
 				continue
 			}
 			mu := s.stripe(key, uintptr(gi))
