@@ -350,38 +350,35 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	return gr
 }
 
-// trackBudget bounds the weak pointers that track makes per GC
-// generation (see track). Each costs about a microsecond (weak.Make takes
-// the span's lock and searches its list of weak handles), so the budget
-// bounds the cost at about a quarter of a millisecond per GC cycle.
+// trackBudget bounds the weak pointers (and page classifications) that
+// track makes per GC generation. Each costs about a microsecond (weak.Make
+// takes the span's lock and searches its list of weak handles), so the
+// budget bounds the cost at about a quarter of a millisecond per cycle.
 const trackBudget = 256
 
 var (
 	trackGen  atomic.Uint32 // the generation trackUsed counts for
-	trackUsed atomic.Int32  // budget units taken in generation trackGen
+	trackUsed atomic.Int32  // budget units spent in generation trackGen
 )
 
-// takeTrack takes one unit of the budget of generation gen and reports
-// whether there was one. Once the budget is spent it only loads (no
-// contended writes on the slow path of every new granule).
-func takeTrack(gen uint32) bool {
+// trackLeft reports whether the budget of generation gen has units left.
+// Once it is spent, checking costs two loads (no contended writes on the
+// slow path of every new granule).
+func trackLeft(gen uint32) bool {
 	if trackGen.Load() != gen {
-		// The first new granule of a generation resets the count. Two
+		// The first new state of a generation resets the count. Two
 		// goroutines may both reset it: the budget is then exceeded by
 		// a few units, which costs time, never correctness.
 		trackGen.Store(gen)
 		trackUsed.Store(0)
 	}
-	if trackUsed.Load() >= trackBudget {
-		return false
-	}
-	return trackUsed.Add(1) <= trackBudget
+	return trackUsed.Load() < trackBudget
 }
 
 // track returns the GC state of fresh state about to be recorded at addr
 // (in page pg) in generation gen: whether the memory is a global's
-// (immortal), and otherwise, within the budget of trackBudget per
-// generation, a weak pointer to the heap object at addr.
+// (immortal), and otherwise, within the budget of trackBudget weak
+// pointers made per generation, a weak pointer to the heap object at addr.
 //
 // Without either, state recorded by one goroutine is dropped at the first
 // access after a GC cycle (it might belong to a dead object whose memory
@@ -389,10 +386,13 @@ func takeTrack(gen uint32) bool {
 // where Go's race runtime, which hooks every allocation, reports it. The
 // weak pointer proves the object is the same one across cycles, as it
 // does for adopted state. Making one for every new granule would cost a
-// microsecond per first touch; the budget keeps the cost bounded per
-// cycle while covering every location of a program that touches few new
-// objects between cycles (a race straddling runtime.GC calls, the race
-// suite's tests). Beyond the budget, state is tracked as before.
+// microsecond per first touch; the budget bounds the cost per cycle while
+// covering every location of a program that touches few new objects
+// between cycles (a race straddling runtime.GC calls, the race suite's
+// tests). Weak pointers already made for the object (the cache of
+// adoptWeak, or the last object tracked) are reused for free, so all of a
+// large array's granules and runs are tracked for the price of one.
+// Beyond the budget, state is tracked as before: by generation only.
 //
 // It reads the page's kind (one atomic load) and, within the budget,
 // classifies unknown pages, so globals keep their state across cycles
@@ -402,41 +402,64 @@ func (s *Space) track(pg *page, addr uintptr, gen uint32) (immortal, hasWP bool,
 	if kind == kindImmortal {
 		return true, false, wp
 	}
-	if !takeTrack(gen) {
+	if !trackLeft(gen) {
 		return false, false, wp
 	}
+	if kind != kindForeign {
+		if wp, ok := trackWeak(addr); ok {
+			if kind == kindUnknown {
+				pg.kind.Store(kindHeap) // as classify would find
+			}
+			return false, true, wp
+		}
+	}
 	if kind == kindUnknown {
+		// Not in a heap object: a global, or memory not managed by Go.
+		trackUsed.Add(1)
 		kind = classify(ptrOf(addr))
 		if kind != kindForeign {
 			pg.kind.Store(kind)
 		}
 	}
-	switch kind {
-	case kindImmortal:
-		return true, false, wp
-	case kindHeap:
-		return false, true, trackWeak(addr)
-	}
-	return false, false, wp // foreign: no weak pointer is possible
+	return kind == kindImmortal, false, wp
 }
 
+// A trackMemo is the last object trackWeak returned a weak pointer for:
+// [base, base+size) and the weak pointer to base.
+type trackMemo struct {
+	base, size uintptr
+	wp         weak.Pointer[byte]
+}
+
+var lastTracked atomic.Pointer[trackMemo]
+
 // trackWeak returns a weak pointer to the heap object that contains addr,
-// which the caller keeps reachable, from the cache if it holds one that
-// still yields the object's base (then it was made for this very object:
-// a weak pointer becomes nil before its object's memory is reused).
-func trackWeak(addr uintptr) weak.Pointer[byte] {
-	base, _, _ := findObject(addr, 0, 0)
+// which the caller keeps reachable. A weak pointer made earlier is reused
+// if it still yields the object's base: it was then made for this very
+// object, since a weak pointer becomes nil before its object's memory is
+// reused. Only a weak pointer made here spends the budget. ok is false if
+// addr is not in a heap object (and no weak pointer is possible).
+func trackWeak(addr uintptr) (wp weak.Pointer[byte], ok bool) {
+	if m := lastTracked.Load(); m != nil && addr-m.base < m.size && m.wp.Value() == (*byte)(ptrOf(m.base)) {
+		return m.wp, true
+	}
+	base, size, _ := ObjectBounds(addr)
 	if base == 0 {
-		return weak.Make((*byte)(ptrOf(addr)))
+		return wp, false
 	}
 	slot := weakSlot(base)
 	if e := slot.Load(); e != nil && e.base == base && e.wp.Value() == (*byte)(ptrOf(base)) {
-		return e.wp
+		wp = e.wp
+	} else {
+		trackUsed.Add(1)
+		n := uint32(RefreshGen()) // before Make: see adoptWeak
+		wp = weak.Make((*byte)(ptrOf(base)))
+		slot.Store(&weakEntry{base, n, wp})
 	}
-	n := uint32(RefreshGen())
-	wp := weak.Make((*byte)(ptrOf(base)))
-	slot.Store(&weakEntry{base, n, wp})
-	return wp
+	if size != 0 {
+		lastTracked.Store(&trackMemo{base, size, wp})
+	}
+	return wp, true
 }
 
 // reclaimable reports whether gr's state can be dropped: it belongs to a
