@@ -355,7 +355,7 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 // takes the span's lock and searches its list of weak handles), so the
 // budget bounds the cost at about 100µs per cycle: on the pipeline
 // workload (889 cycles in 9 s of CPU time) 256 per cycle cost about 5%,
-// 64 about 1%.
+// 64 is within the noise of repeated runs (docs/runtime.md, "GC reuse").
 const trackBudget = 64
 
 var (
