@@ -149,6 +149,9 @@ var straddleSink *[2]int64
 // the same with many objects).
 func TestRaceAcrossGC(t *testing.T) {
 	Quiesce()
+	// A fresh budget: earlier tests may have spent this generation's.
+	trackGen.Store(uint32(lagGen.Load()))
+	trackUsed.Store(0)
 	s := NewSpace()
 	a := thread(1, 1, nil)
 	b := thread(2, 1, nil) // unordered with a
