@@ -337,13 +337,20 @@ func (c *chanState) completeSend(g *G, capacity int) {
 }
 
 // completeRecv follows a receive: it acquires the sends that may have
-// matched it and, if the channel was closed, the close.
-func (c *chanState) completeRecv(g *G) {
+// matched it and, if the channel was closed and the receive may have
+// observed the close (gotValue is false: it returned the zero value, or it
+// is not known), the close. A receive that got a sent value does not
+// observe the close (memory model: the close is synchronized before "a
+// receive that returns a zero value because the channel is closed"; Go's
+// race runtime acquires the close only when the buffer is empty), so a
+// write made before the close is not ordered before it
+// (TestRaceChanWrongClose).
+func (c *chanState) completeRecv(g *G, gotValue bool) {
 	if c.recvIF > 0 {
 		c.recvIF--
 	}
 	g.t.VC = c.sends.acquire(g.t.VC, c.rcvd)
-	if c.closed {
+	if c.closed && !gotValue {
 		g.t.VC = join(g.t.VC, c.close)
 	}
 	if c.ctx != nil {
@@ -452,8 +459,19 @@ func RecvPost[T any](g *G, ch any, capacity int, v T) T {
 	return v
 }
 
-// RecvPostOK follows a completed receive v, ok := <-ch.
+// RecvPostOK follows a completed receive whose ok result is not known: it
+// acquires the close too if ch was closed.
 func RecvPostOK(g *G, ch any, capacity int) {
+	recvPost(g, ch, false)
+}
+
+// RecvPostValue follows a completed receive v, ok := <-ch: a receive that
+// got a sent value (ok) does not acquire the close.
+func RecvPostValue(g *G, ch any, capacity int, ok bool) {
+	recvPost(g, ch, ok)
+}
+
+func recvPost(g *G, ch any, gotValue bool) {
 	p := chanPtr(ch)
 	if p == 0 {
 		return
@@ -461,7 +479,7 @@ func RecvPostOK(g *G, ch any, capacity int) {
 	g.countSync()
 	c := g.chanOf(p)
 	c.mu.Lock()
-	c.completeRecv(g)
+	c.completeRecv(g, gotValue)
 	c.mu.Unlock()
 }
 
@@ -538,7 +556,7 @@ func SelectPost(g *G, ch any, capacity int, recv bool) {
 		c.mu.Lock()
 		if !done && sc.p == chosen && sc.recv == recv {
 			if recv {
-				c.completeRecv(g)
+				c.completeRecv(g, false)
 			} else {
 				c.completeSend(g, capacity)
 			}
@@ -555,7 +573,7 @@ func SelectPost(g *G, ch any, capacity int, recv bool) {
 		c := g.chanOf(chosen)
 		c.mu.Lock()
 		if recv {
-			c.completeRecv(g)
+			c.completeRecv(g, false)
 		} else {
 			c.completeSend(g, capacity)
 		}

@@ -27,8 +27,40 @@ func recv[T any](g *G, ch chan T) T {
 
 func recvOK[T any](g *G, ch chan T) (T, bool) {
 	v, ok := <-RecvPre(g, ch, cap(ch))
-	RecvPostOK(g, ch, cap(ch))
+	RecvPostValue(g, ch, cap(ch), ok)
 	return v, ok
+}
+
+// TestChanValueAfterClose checks that a receive that gets a buffered value
+// of a closed channel acquires the send, not the close
+// (TestRaceChanWrongClose), and that a receive that observes the close
+// acquires it.
+func TestChanValueAfterClose(t *testing.T) {
+	for _, observe := range []bool{false, true} {
+		expect(t, !observe, func(g *G) {
+			x, y, ch := new(int), new(int), make(chan int, 1)
+			<-spawn(g, func(g *G) {
+				*W(g, x, 0) = 1
+				send(g, ch, 1)
+				// The close follows the send (a close racing with a
+				// send is a race of its own).
+				<-spawn(g, func(g *G) {
+					*W(g, y, 0) = 1
+					close(Close(g, ch))
+				})
+			})
+			if v, ok := recvOK(g, ch); !ok || v != 1 {
+				t.Fatalf("first receive: %d, %v", v, ok)
+			}
+			_ = *R(g, x, 0) // ordered by the send
+			if observe {
+				if _, ok := recvOK(g, ch); ok {
+					t.Fatal("second receive got a value")
+				}
+			}
+			_ = *R(g, y, 0) // races unless a receive observed the close
+		})
+	}
 }
 
 func TestChanUnbuffered(t *testing.T) {

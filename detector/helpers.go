@@ -19,14 +19,15 @@ import (
 
 // Recv is <-c: RecvPre, the receive, RecvPost.
 func Recv[T any](g *G, c <-chan T) T {
-	v := <-RecvPre(g, c, cap(c))
-	return RecvPost(g, c, cap(c), v)
+	v, ok := <-RecvPre(g, c, cap(c))
+	RecvPostValue(g, c, cap(c), ok)
+	return v
 }
 
 // Recv2 is v, ok := <-c.
 func Recv2[T any](g *G, c <-chan T) (T, bool) {
 	v, ok := <-RecvPre(g, c, cap(c))
-	RecvPostOK(g, c, cap(c))
+	RecvPostValue(g, c, cap(c), ok)
 	return v, ok
 }
 

@@ -124,3 +124,27 @@ func TestRaceFinalizerNotRoot(t *testing.T) {
 		<-done
 	})
 }
+
+// TestNoRaceCleanupAfterRegister is Go's TestNoRaceCleanup: a goroutine
+// registers a cleanup, then writes the cleanup's argument, and a GC cycle
+// runs the cleanup, which writes it too. Go's race runtime orders the
+// cleanup after everything done before its batch started (racefingo).
+// The shadow keeps the goroutine's state across the cycle (shadow/gc.go,
+// track), so without that edge the cleanup's write was reported.
+func TestNoRaceCleanupAfterRegister(t *testing.T) {
+	expect(t, false, func(g *G) {
+		y := new(int64)
+		done := make(chan struct{})
+		<-spawn(g, func(g *G) {
+			x := new(finObj)
+			AddCleanup(g, x, func(y *int64) {
+				*W(Cur(), y, 0) = 1
+				close(done)
+			}, y)
+			*W(g, y, 0) = 2
+			runtime.KeepAlive(x)
+		})
+		runtime.GC()
+		<-done
+	})
+}

@@ -30,7 +30,9 @@ func SetFinalizer(g *G, obj any, finalizer any) {
 	b := g.snapshot()
 	wrapped := reflect.MakeFunc(fv.Type(), func(args []reflect.Value) []reflect.Value {
 		afterCycle()
-		b.acquire(Cur())
+		g := Cur()
+		b.acquire(g)
+		g.acquireGlobal()
 		return fv.Call(args)
 	})
 	runtime.SetFinalizer(obj, wrapped.Interface())
@@ -42,9 +44,46 @@ func AddCleanup[T, S any](g *G, ptr *T, cleanup func(S), arg S) runtime.Cleanup 
 	b := g.snapshot()
 	return runtime.AddCleanup(ptr, func(a S) {
 		afterCycle()
-		b.acquire(Cur())
+		g := Cur()
+		b.acquire(g)
+		g.acquireGlobal()
 		cleanup(a)
 	}, arg)
+}
+
+// acquireGlobal orders g after everything every goroutine has done so far,
+// as Go's race runtime orders the finalizer and cleanup goroutines before
+// each batch they run (runtime.racefingo, tsan's AcquireGlobal): a
+// goroutine's writes after it registered a cleanup, up to the GC cycle
+// that found the object unreachable, happen before the cleanup
+// (TestNoRaceCleanup). It acquires each goroutine's published epoch (live
+// ones, and exited ones whose thread id is not reused yet); the rest of a
+// goroutine's current epoch is then ordered before g too, which may hide a
+// race (never invent one). Until GC state survived cycles (shadow/gc.go,
+// track), the missing edge was hidden: the cycle before a cleanup dropped
+// the state its accesses would have raced with.
+func (g *G) acquireGlobal() {
+	vc := g.t.VC
+	add := func(e shadow.Epoch) {
+		t := int(e.TID())
+		if t == int(g.tid) {
+			return
+		}
+		if t >= len(vc) {
+			vc = append(vc, make([]uint64, t+1-len(vc))...)
+		}
+		vc[t] = max(vc[t], e.Clock())
+	}
+	registry.Range(func(_ uintptr, o *G) bool {
+		add(shadow.Epoch(o.pub.Load()))
+		return true
+	})
+	tids.mu.Lock()
+	for _, f := range tids.queue[tids.head:] {
+		add(shadow.MakeEpoch(f.tid, f.final))
+	}
+	tids.mu.Unlock()
+	g.t.VC = vc
 }
 
 // afterCycle runs before a finalizer or cleanup: it runs after the GC

@@ -297,11 +297,19 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	if gr.empty() {
 		gr.gen = gen
 		gr.owner = owner // t's access follows
-		return gr
+		return s.tracked(t, pg, gi, gr, addr, gen)
 	}
 	if gr.gen != gen {
+		if pg.kind.Load() == kindImmortal {
+			// A global, classified since the state was recorded:
+			// never freed, so the state is current.
+			gr.immortal = true
+			return gr
+		}
 		// Recorded before a GC cycle: possibly another object's.
-		return pg.replace(t, gi, gr, lo, hi)
+		gr = pg.replace(t, gi, gr, lo, hi)
+		gr.owner = owner
+		return s.tracked(t, pg, gi, gr, addr, gen)
 	}
 	if !gr.cross(t) {
 		gr.owner = owner
@@ -343,6 +351,134 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	return gr
 }
 
+// tracked gives gr, about to record t's first state at addr, the GC state
+// track finds for it. A granule off the heap that gets a weak pointer
+// moves to the heap first (promote): the collector does not see pointers
+// off the heap, and a weak pointer whose handle it cannot see may be
+// freed and reused.
+func (s *Space) tracked(t *Thread, pg *page, gi uintptr, gr *granule, addr uintptr, gen uint32) *granule {
+	immortal, hasWP, wp := s.track(pg, addr, gen)
+	if hasWP && gr.off {
+		gr = pg.promote(t, gi, gr)
+	}
+	gr.immortal, gr.hasWP, gr.wp = immortal, hasWP, wp
+	return gr
+}
+
+// trackBudget bounds the weak pointers (and page classifications) that
+// track makes per GC generation. Each costs about a microsecond (weak.Make
+// takes the span's lock and searches its list of weak handles), so the
+// budget bounds the cost at about 100µs per cycle: on the pipeline
+// workload (889 cycles in 9 s of CPU time) 256 per cycle cost about 5%,
+// 64 is within the noise of repeated runs (docs/runtime.md, "GC reuse").
+const trackBudget = 64
+
+var (
+	trackGen  atomic.Uint32 // the generation trackUsed counts for
+	trackUsed atomic.Int32  // budget units spent in generation trackGen
+)
+
+// trackLeft reports whether the budget of generation gen has units left.
+// Once it is spent, checking costs two loads (no contended writes on the
+// slow path of every new granule).
+func trackLeft(gen uint32) bool {
+	if trackGen.Load() != gen {
+		// The first new state of a generation resets the count. Two
+		// goroutines may both reset it: the budget is then exceeded by
+		// a few units, which costs time, never correctness.
+		trackGen.Store(gen)
+		trackUsed.Store(0)
+	}
+	return trackUsed.Load() < trackBudget
+}
+
+// track returns the GC state of fresh state about to be recorded at addr
+// (in page pg) in generation gen: whether the memory is a global's
+// (immortal), and otherwise, within the budget of trackBudget weak
+// pointers made per generation, a weak pointer to the heap object at addr.
+//
+// Without either, state recorded by one goroutine is dropped at the first
+// access after a GC cycle (it might belong to a dead object whose memory
+// was reused), so a race whose two accesses straddle a cycle is missed,
+// where Go's race runtime, which hooks every allocation, reports it. The
+// weak pointer proves the object is the same one across cycles, as it
+// does for adopted state. Making one for every new granule would cost a
+// microsecond per first touch; the budget bounds the cost per cycle while
+// covering every location of a program that touches few new objects
+// between cycles (a race straddling runtime.GC calls, the race suite's
+// tests). Weak pointers already made for the object (the cache of
+// adoptWeak, or the last object tracked) are reused for free, so all of a
+// large array's granules and runs are tracked for the price of one.
+// Beyond the budget, state is tracked as before: by generation only.
+//
+// It reads the page's kind (one atomic load) and, within the budget,
+// classifies unknown pages, so globals keep their state across cycles
+// too. The stripe (or run) lock is held.
+func (s *Space) track(pg *page, addr uintptr, gen uint32) (immortal, hasWP bool, wp weak.Pointer[byte]) {
+	kind := pg.kind.Load()
+	if kind == kindImmortal {
+		return true, false, wp
+	}
+	if !trackLeft(gen) {
+		return false, false, wp
+	}
+	if kind != kindForeign {
+		if wp, ok := trackWeak(addr); ok {
+			if kind == kindUnknown {
+				pg.kind.Store(kindHeap) // as classify would find
+			}
+			return false, true, wp
+		}
+	}
+	if kind == kindUnknown {
+		// Not in a heap object: a global, or memory not managed by Go.
+		trackUsed.Add(1)
+		kind = classify(ptrOf(addr))
+		if kind != kindForeign {
+			pg.kind.Store(kind)
+		}
+	}
+	return kind == kindImmortal, false, wp
+}
+
+// A trackMemo is the last object trackWeak returned a weak pointer for:
+// [base, base+size) and the weak pointer to base.
+type trackMemo struct {
+	base, size uintptr
+	wp         weak.Pointer[byte]
+}
+
+var lastTracked atomic.Pointer[trackMemo]
+
+// trackWeak returns a weak pointer to the heap object that contains addr,
+// which the caller keeps reachable. A weak pointer made earlier is reused
+// if it still yields the object's base: it was then made for this very
+// object, since a weak pointer becomes nil before its object's memory is
+// reused. Only a weak pointer made here spends the budget. ok is false if
+// addr is not in a heap object (and no weak pointer is possible).
+func trackWeak(addr uintptr) (wp weak.Pointer[byte], ok bool) {
+	if m := lastTracked.Load(); m != nil && addr-m.base < m.size && m.wp.Value() == (*byte)(ptrOf(m.base)) {
+		return m.wp, true
+	}
+	base, size, _ := ObjectBounds(addr)
+	if base == 0 {
+		return wp, false
+	}
+	slot := weakSlot(base)
+	if e := slot.Load(); e != nil && e.base == base && e.wp.Value() == (*byte)(ptrOf(base)) {
+		wp = e.wp
+	} else {
+		trackUsed.Add(1)
+		n := uint32(RefreshGen()) // before Make: see adoptWeak
+		wp = weak.Make((*byte)(ptrOf(base)))
+		slot.Store(&weakEntry{base, n, wp})
+	}
+	if size != 0 {
+		lastTracked.Store(&trackMemo{base, size, wp})
+	}
+	return wp, true
+}
+
 // reclaimable reports whether gr's state can be dropped: it belongs to a
 // dead object, or it was recorded before the last GC cycle and never shared
 // (so validate would drop it anyway). The stripe lock is held.
@@ -367,6 +503,9 @@ func (s *Space) Sweep() {
 	seen := make(map[*granule]struct{})
 	var freed blockCache
 	s.pages.Range(func(key uintptr, pg *page) bool {
+		// A global's state is never stale, even where it was recorded
+		// before the page was classified (validate keeps it too).
+		immortal := pg.kind.Load() == kindImmortal
 		dropped := 0 // granules: pg.live is decremented once, below
 		for gi := 0; gi < granulesPerPage; {
 			g := pg.slot(uintptr(gi))
@@ -385,6 +524,10 @@ func (s *Space) Sweep() {
 					}
 				}
 				r.mu.Unlock()
+				gi++
+				continue
+			}
+			if immortal {
 				gi++
 				continue
 			}

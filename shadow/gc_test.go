@@ -129,3 +129,86 @@ func TestAdoptWeakCache(t *testing.T) {
 	runtime.KeepAlive(obj)
 	runtime.KeepAlive(other)
 }
+
+// spendTrack spends the tracking budget of the current generation, so that
+// new state gets no weak pointer (as in a program that touches many new
+// objects between cycles). The caller keeps GC cycles from starting.
+func spendTrack(t *testing.T) {
+	trackGen.Store(uint32(lagGen.Load()))
+	trackUsed.Store(trackBudget)
+	t.Cleanup(func() { trackUsed.Store(0) })
+}
+
+var straddleSink *[2]int64
+
+// TestRaceAcrossGC checks that a race whose two accesses straddle GC
+// cycles is reported, as Go's race runtime reports it, for a heap object
+// and a global written by one thread before the cycles and by an
+// unordered one after them; and that state of a dead object whose memory
+// the allocator reused after the cycles is not (TestReuseAfterFree covers
+// the same with many objects).
+func TestRaceAcrossGC(t *testing.T) {
+	Quiesce()
+	// A fresh budget: earlier tests may have spent this generation's.
+	trackGen.Store(uint32(lagGen.Load()))
+	trackUsed.Store(0)
+	s := NewSpace()
+	a := thread(1, 1, nil)
+	b := thread(2, 1, nil) // unordered with a
+	straddleSink = new([2]int64)
+	ptrs := map[string]unsafe.Pointer{
+		"heap":   unsafe.Pointer(&straddleSink[1]),
+		"global": unsafe.Pointer(&global[3]),
+	}
+	for name, p := range ptrs {
+		if _, race := s.Write(a, p, 8, 1); race {
+			t.Fatalf("%s: first write races", name)
+		}
+	}
+	before := ExactGen()
+	for range 3 {
+		runtime.GC()
+	}
+	Quiesce()
+	s.Sweep() // what the background sweeper does after each cycle
+	if ExactGen() < before+3 {
+		t.Fatalf("generation %d after three cycles from %d", ExactGen(), before)
+	}
+	for name, p := range ptrs {
+		if _, race := s.Write(b, p, 8, 2); !race {
+			t.Errorf("%s: race straddling three GC cycles missed", name)
+		}
+	}
+	runtime.KeepAlive(straddleSink)
+}
+
+// TestTrackBudget checks that the weak pointers made for new state are
+// bounded per generation, and that state beyond the budget is dropped at
+// the first access after a cycle, as before tracking.
+func TestTrackBudget(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	a := thread(1, 1, nil)
+	trackGen.Store(uint32(lagGen.Load()))
+	trackUsed.Store(0)
+	objs := make([]*[2]int64, 2*trackBudget)
+	for i := range objs {
+		objs[i] = new([2]int64)
+		s.Write(a, unsafe.Pointer(objs[i]), 8, 0)
+	}
+	tracked := 0
+	for _, o := range objs {
+		p := uintptr(unsafe.Pointer(o))
+		gr := s.pages.Load(p >> pageShift).slot((p & (pageSize - 1)) >> 3)
+		if gr.hasWP {
+			if gr.wp.Value() != (*byte)(unsafe.Pointer(o)) {
+				t.Fatalf("weak pointer of %#x not to the object", p)
+			}
+			tracked++
+		}
+	}
+	if tracked == 0 || tracked > trackBudget+2 {
+		t.Errorf("%d of %d new objects tracked, budget %d", tracked, len(objs), trackBudget)
+	}
+	runtime.KeepAlive(objs)
+}

@@ -599,6 +599,7 @@ func (s *Space) validateRun(t *Thread, pg *page, r *run, addr uintptr) bool {
 	}
 	if r.empty() {
 		r.gen = gen
+		r.immortal, r.hasWP, r.wp = s.track(pg, addr, gen) // gc.go
 		return true
 	}
 	if r.gen != gen {

@@ -690,7 +690,7 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 		// A run is owned by its own lock, not the stripe's: runSpan
 		// takes it, and looks again if the slot changed meanwhile.
 		gr := pg.slot(gi)
-		if gr == nil && pg.first(t, gi, lo, hi, write, site) {
+		if gr == nil && s.first(t, pg, gi, addr, lo, hi, write, site) {
 			return Race{}, false
 		}
 		locked := gr == nil || !gr.isRun()
@@ -734,8 +734,17 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 // earlier access), so it is written into a new granule before add
 // publishes it, without the stripe lock: until add succeeds no one else
 // can see the granule, and add fails if the slot is no longer empty.
-func (pg *page) first(t *Thread, gi uintptr, lo, hi uint8, write bool, site uint32) bool {
-	gr := newGranule(t, lo, hi, uint32(lagGen.Load()))
+func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write bool, site uint32) bool {
+	// The GC state validate gives fresh state (track): a granule with a
+	// weak pointer lives on the heap, whose collector sees the pointer.
+	gen := uint32(lagGen.Load())
+	var gr *granule
+	if immortal, hasWP, wp := s.track(pg, addr, gen); hasWP {
+		gr = &granule{lo: lo, hi: hi, gen: gen, hasWP: true, wp: wp}
+	} else {
+		gr = newGranule(t, lo, hi, gen)
+		gr.immortal = immortal
+	}
 	gr.owner = t.Epoch.TID() + 1
 	rule := ReadExclusive
 	if write {

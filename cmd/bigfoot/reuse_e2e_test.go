@@ -42,6 +42,35 @@ func TestReuseNoFalseRace(t *testing.T) {
 	}
 }
 
+// TestRaceAcrossGC runs testdata/reuse/straddle, two races (a heap
+// variable and a global) whose accesses straddle forced GC cycles, in
+// every mode, many times: every run must report both, as go -race does.
+// The runtime used to drop the first access's state at the first access
+// after a cycle (it could have been a dead object's) and missed both.
+func TestRaceAcrossGC(t *testing.T) {
+	bin := bigfootForTest(t)
+	runs := 20
+	if testing.Short() {
+		runs = 3
+	}
+	root, _ := filepath.Abs("../../testdata/reuse")
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			exe := filepath.Join(t.TempDir(), "straddle")
+			if r := run(t, root, nil, bin, "build", "-mode="+mode, "-o", exe, "./straddle"); r.code != 0 {
+				t.Fatalf("bigfoot build -mode=%s: %v", mode, r)
+			}
+			for i := 0; i < runs; i++ {
+				r := run(t, root, nil, exe)
+				if strings.Count(r.stderr, "WARNING: DATA RACE") != 2 ||
+					!strings.Contains(r.stderr, "straddle/main.go:35") || !strings.Contains(r.stderr, "straddle/main.go:36") {
+					t.Fatalf("run %d of %d in mode %s: want the races at main.go:35 and :36; got %v", i+1, runs, mode, r)
+				}
+			}
+		})
+	}
+}
+
 var (
 	shortBinOnce sync.Once
 	shortBin     string
