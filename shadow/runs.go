@@ -207,8 +207,18 @@ func (s *Space) accessSpan(t *Thread, sp span, write bool, site uint32) (race Ra
 	}
 	words := sp.contiguous() && sp.elem&7 == 0 && sp.start&7 == 0
 	for x := sp.start; x < sp.end; {
-		if s.sameSpan(t, x, sp.elem, write) {
-			x += sp.period
+		// x is an element's start, except after the word loop below
+		// stopped inside an element of several granules: then the
+		// rest of that element is what is left of it, and an access
+		// of a whole element from x would run past it (past the span,
+		// into memory the program did not access, another object's or
+		// none).
+		n := sp.elem
+		if words && sp.elem > 8 {
+			n -= (x - sp.start) % sp.elem
+		}
+		if s.sameSpan(t, x, n, write) {
+			x += sp.period - (sp.elem - n)
 			continue
 		}
 		key := x >> pageShift
@@ -251,8 +261,8 @@ func (s *Space) accessSpan(t *Thread, sp span, write bool, site uint32) (race Ra
 				continue
 			}
 		}
-		note(s.Access(t, ptrOf(x), sp.elem, write, site))
-		x += sp.period
+		note(s.Access(t, ptrOf(x), n, write, site))
+		x += sp.period - (sp.elem - n)
 	}
 	if found {
 		race.Write = write

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"math/rand"
+	"runtime"
 	"testing"
 	"unsafe"
 )
@@ -564,4 +565,37 @@ func TestRunMappedOverflow(t *testing.T) {
 	if _, race := s.AccessRange(b, p, 4, 0, n, 1, true, 3); race {
 		t.Fatal("write after the barrier races")
 	}
+}
+
+// TestSpanStaysInside: a range check over elements of several granules
+// whose word loop stops inside an element (per-granule state, then one
+// clean granule too few for a run) checks the rest of that element, not
+// a whole element from there: nothing past the span gets state (it may
+// be another object's memory, or none).
+func TestSpanStaysInside(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	a := thread(1, 1, nil)
+	buf := escape(new([64]uint64)) // 512 bytes; the range covers the first 256
+	base := unsafe.Pointer(buf)
+	for g := 24; g < 31; g++ { // element 3's granules but its last
+		s.Write(a, unsafe.Add(base, g*8), 8, 0)
+	}
+	if _, race := s.AccessRange(a, base, 64, 0, 4, 1, true, 0); race {
+		t.Fatal("a goroutine's range check races with its own writes")
+	}
+	past := uintptr(base) + 256
+	if pg := s.pages.Load(past >> pageShift); pg != nil {
+		if gr := pg.slot((past & (pageSize - 1)) >> 3); gr != nil {
+			t.Errorf("the range check left state past its span, at +256: %+v", gr)
+		}
+	}
+	b := thread(2, 1, nil) // unordered with a
+	if _, race := s.Write(b, unsafe.Add(base, 256), 8, 0); race {
+		t.Error("a write past the range races with it")
+	}
+	if _, race := s.Write(b, unsafe.Add(base, 248), 8, 0); !race {
+		t.Error("the range's last granule was not checked")
+	}
+	runtime.KeepAlive(buf)
 }
