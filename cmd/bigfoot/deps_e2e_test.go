@@ -551,19 +551,7 @@ func main() {
 	})
 	emitted := func(deps string) string {
 		t.Helper()
-		r := run(t, dir, nil, bigfootBin, "build", "-work", "-deps="+deps, "-o", filepath.Join(t.TempDir(), "user"), ".")
-		if r.code != 0 {
-			t.Fatalf("-deps=%s: bigfoot build: %v", deps, r)
-		}
-		m := regexp.MustCompile(`BIGFOOT_WORK=(\S+)`).FindStringSubmatch(r.stderr)
-		if m == nil {
-			t.Fatalf("-deps=%s: no BIGFOOT_WORK line: %v", deps, r)
-		}
-		t.Cleanup(func() { os.RemoveAll(m[1]) })
-		src, err := os.ReadFile(filepath.Join(m[1], "files", strings.ReplaceAll(filepath.Join(dir, "main.go"), ":", "")))
-		if err != nil {
-			t.Fatal(err)
-		}
+		src := keptMain(t, dir, "-deps="+deps)
 		for _, line := range strings.Split(string(src), "\n") {
 			if strings.Contains(line, "utf8.RuneLen") {
 				return line

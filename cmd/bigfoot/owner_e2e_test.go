@@ -163,19 +163,7 @@ func TestOwnerAgreement(t *testing.T) {
 		t.Errorf("analyze finds no unpublished access")
 	}
 
-	r = run(t, dir, nil, bigfootBin, "build", "-mode=bigfoot", "-work", "-o", filepath.Join(t.TempDir(), "owner"), ".")
-	if r.code != 0 {
-		t.Fatalf("bigfoot build: %v", r)
-	}
-	m := regexp.MustCompile(`BIGFOOT_WORK=(\S+)`).FindStringSubmatch(r.stderr)
-	if m == nil {
-		t.Fatalf("no BIGFOOT_WORK line: %v", r)
-	}
-	t.Cleanup(func() { os.RemoveAll(m[1]) })
-	src, err := os.ReadFile(filepath.Join(m[1], "files", strings.ReplaceAll(filepath.Join(dir, "main.go"), ":", "")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := keptMain(t, dir, "-mode=bigfoot")
 	gotCalls, gotCopies := map[string]bool{}, map[string]bool{}
 	callRE := regexp.MustCompile(`\b(\w+__bf(?:nc|up\d+))\(`)
 	declRE := regexp.MustCompile(`^func (\w+__bf(?:nc|up\d+))\(`)
@@ -289,19 +277,7 @@ func TestNonlinearRange(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "R a[i*n..j+i*n]\t(moved|loop-range|before-return)") {
 		t.Errorf("analyze places no loop range for a[i*n+j]:\n%v", r)
 	}
-	r = run(t, dir, nil, bigfootBin, "build", "-mode=bigfoot", "-work", "-o", filepath.Join(t.TempDir(), "rows"), ".")
-	if r.code != 0 {
-		t.Fatalf("bigfoot build: %v", r)
-	}
-	m := regexp.MustCompile(`BIGFOOT_WORK=(\S+)`).FindStringSubmatch(r.stderr)
-	if m == nil {
-		t.Fatalf("no BIGFOOT_WORK line: %v", r)
-	}
-	t.Cleanup(func() { os.RemoveAll(m[1]) })
-	src, err := os.ReadFile(filepath.Join(m[1], "files", strings.ReplaceAll(filepath.Join(dir, "main.go"), ":", "")))
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := keptMain(t, dir, "-mode=bigfoot")
 	lines := strings.Split(string(src), "\n")
 	if l := lines[9]; !strings.Contains(l, "__bf.OpenRange(") {
 		t.Errorf("the loop over j opens no static range: %s", l)
@@ -316,4 +292,26 @@ func TestNonlinearRange(t *testing.T) {
 	if !strings.Contains(r.stderr, " uncovered=0 illegitimate=0 ") || strings.Contains(r.stderr, "bigfoot verify: accesses=0 ") {
 		t.Errorf("the verifier found violations or recorded nothing:\n%s", r.stderr)
 	}
+}
+
+// keptMain builds the module in dir with bigfoot build -work and the given
+// flags, and returns the instrumented main.go the build compiled (from
+// the kept overlay, removed when the test ends).
+func keptMain(t *testing.T, dir string, flags ...string) []byte {
+	t.Helper()
+	args := append(append([]string{"build", "-work"}, flags...), "-o", filepath.Join(t.TempDir(), "out"), ".")
+	r := run(t, dir, nil, bigfootBin, args...)
+	if r.code != 0 {
+		t.Fatalf("bigfoot %s: %v", strings.Join(args, " "), r)
+	}
+	m := regexp.MustCompile(`BIGFOOT_WORK=(\S+)`).FindStringSubmatch(r.stderr)
+	if m == nil {
+		t.Fatalf("no BIGFOOT_WORK line: %v", r)
+	}
+	t.Cleanup(func() { os.RemoveAll(m[1]) })
+	src, err := os.ReadFile(filepath.Join(m[1], "files", strings.ReplaceAll(filepath.Join(dir, "main.go"), ":", "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
 }
