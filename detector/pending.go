@@ -83,33 +83,18 @@ type pendingChecks struct {
 // kind write, made at site, into the goroutine's pending checks.
 func (g *G) deferRange(lo, size uintptr, n int, write bool, site uint32, obj unsafe.Pointer) {
 	p := &g.pend
-	hi := lo + uintptr(n)*size
-	fn := uint32(0)
+	r := pendingCheck{lo: lo, hi: lo + uintptr(n)*size, size: size, obj: obj, fn: g.siteFunc(site), site: site, write: write}
+	p.moved++
 	for i := 0; i < p.n; i++ {
-		c := &p.c[i]
-		if c.obj != obj || c.write != write || c.size != size || lo > c.hi || hi < c.lo ||
-			int(lo-c.lo)%int(size) != 0 {
-			continue
-		}
-		if c.site != site {
-			if fn == 0 {
-				fn = g.siteFunc(site)
+		if c := &p.c[i]; c.joins(&r) {
+			c.lo, c.hi = min(c.lo, r.lo), max(c.hi, r.hi)
+			c.merges++
+			i = p.join(i)
+			if p.c[i].merges >= pendMerges {
+				g.checkPending(i)
 			}
-			if c.fn != fn || fn == 0 {
-				continue
-			}
+			return
 		}
-		c.lo, c.hi = min(c.lo, lo), max(c.hi, hi)
-		p.moved++
-		c.merges++
-		i = p.join(i)
-		if p.c[i].merges >= pendMerges {
-			g.checkPending(i)
-		}
-		return
-	}
-	if fn == 0 {
-		fn = g.siteFunc(site)
 	}
 	if p.n == pendMax {
 		// Make the oldest check of the same key: the ranges of one
@@ -118,7 +103,7 @@ func (g *G) deferRange(lo, size uintptr, n int, write bool, site uint32, obj uns
 		// are still growing.
 		victim := 0
 		for i := 0; i < p.n; i++ {
-			if c := &p.c[i]; c.obj == obj && c.write == write && c.size == size && c.fn == fn {
+			if p.c[i].sameKey(&r) {
 				victim = i
 				break
 			}
@@ -128,9 +113,21 @@ func (g *G) deferRange(lo, size uintptr, n int, write bool, site uint32, obj uns
 	if p.n == 0 {
 		p.pops = 0
 	}
-	p.c[p.n] = pendingCheck{lo: lo, hi: hi, size: size, obj: obj, fn: fn, site: site, write: write}
+	p.c[p.n] = r
 	p.n++
-	p.moved++
+}
+
+// sameKey reports whether c and o are checks of one object, kind,
+// element size and function (of one site if the function is unknown).
+func (c *pendingCheck) sameKey(o *pendingCheck) bool {
+	return c.obj == o.obj && c.write == o.write && c.size == o.size &&
+		(c.site == o.site || c.fn == o.fn && c.fn != 0)
+}
+
+// joins reports whether c and o have the same key and their elements
+// overlap or touch on one grid: their union is one contiguous range.
+func (c *pendingCheck) joins(o *pendingCheck) bool {
+	return c.sameKey(o) && o.lo <= c.hi && o.hi >= c.lo && int(o.lo-c.lo)%int(c.size) == 0
 }
 
 // moveRange checks n contiguous elements of size bytes at p of kind
@@ -154,14 +151,13 @@ func (g *G) moveRange(p unsafe.Pointer, size uintptr, n int, write bool, site ui
 	g.deferRange(uintptr(p), size, n, write, site, shadow.PtrOf(base))
 }
 
-// join merges into pending check i every later one of the same key that
-// it now overlaps or touches (a range that filled the gap between two),
-// and returns i's index.
+// join merges into pending check i every other one that it now overlaps
+// or touches (a range that filled the gap between two), and returns i's
+// index.
 func (p *pendingChecks) join(i int) int {
 	for j := 0; j < p.n; j++ {
 		c, o := &p.c[i], &p.c[j]
-		if j == i || o.obj != c.obj || o.write != c.write || o.size != c.size || o.fn != c.fn ||
-			o.lo > c.hi || o.hi < c.lo || int(o.lo-c.lo)%int(c.size) != 0 {
+		if j == i || !c.joins(o) {
 			continue
 		}
 		c.lo, c.hi = min(c.lo, o.lo), max(c.hi, o.hi)
