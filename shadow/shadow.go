@@ -299,11 +299,25 @@ func (c *cell) same(t *Thread, write bool) bool {
 	return false
 }
 
-// access applies the FastTrack rule for an access by t to c, with the
-// stripe lock held, and reports a conflict with an earlier access if any.
-// After a conflict the state is updated as if there were none, so that one
-// race is reported once.
+// access is check returning the conflict, for callers off the hot path
+// (runs and mapped runs).
 func (c *cell) access(t *Thread, write bool, site uint32) (race Race, found bool) {
+	found = c.check(t, write, site, &race)
+	return race, found
+}
+
+// check applies the FastTrack rule for an access by t to c, with the
+// stripe lock held, and reports whether it conflicts with an earlier
+// access, which it then stores in *out (only then: out may hold an
+// earlier conflict of the same check). After a conflict the state is
+// updated as if there were none, so that one race is reported once.
+//
+// The conflict travels through out, not as a result: a Race returned by
+// value through the four calls of the slow path was stored field by
+// field and copied as a whole at every level, and each copy stalled on
+// store-to-load forwarding (most of the slow path's time in a profile of
+// bench/workloads/shardmap), though there is no race to copy.
+func (c *cell) check(t *Thread, write bool, site uint32, out *Race) (found bool) {
 	t.Stats.Checks++
 	e := t.Epoch
 	tid, clk := e.TID(), e.Clock()
@@ -319,7 +333,7 @@ func (c *cell) access(t *Thread, write bool, site uint32) (race Race, found bool
 			return
 		}
 		if !HB(w, t.VC) { // write-read race
-			race, found = Race{Prev: w, PrevSite: c.wsite, PrevWrite: true}, true
+			*out, found = Race{Prev: w, PrevSite: c.wsite, PrevWrite: true}, true
 		}
 		switch {
 		case r != shared && HB(Epoch(r), t.VC):
@@ -345,12 +359,12 @@ func (c *cell) access(t *Thread, write bool, site uint32) (race Race, found bool
 		return
 	}
 	if !HB(w, t.VC) { // write-write race
-		race, found = Race{Prev: w, PrevSite: c.wsite, PrevWrite: true}, true
+		*out, found = Race{Prev: w, PrevSite: c.wsite, PrevWrite: true}, true
 	}
 	if r != shared {
 		t.Stats.Rules[WriteExclusive]++
 		if !found && !HB(Epoch(r), t.VC) { // read-write race
-			race, found = Race{Prev: Epoch(r), PrevSite: c.rsite}, true
+			*out, found = Race{Prev: Epoch(r), PrevSite: c.rsite}, true
 		}
 	} else {
 		t.Stats.Rules[WriteShared]++
@@ -358,7 +372,7 @@ func (c *cell) access(t *Thread, write bool, site uint32) (race Race, found bool
 		for i := range v.c {
 			x := v.c[i].Load()
 			if x != 0 && !found && !HB(MakeEpoch(uint32(i), x), t.VC) {
-				race, found = Race{Prev: MakeEpoch(uint32(i), x), PrevSite: v.site[i]}, true
+				*out, found = Race{Prev: MakeEpoch(uint32(i), x), PrevSite: v.site[i]}, true
 			}
 		}
 		c.rvc.Store(nil)
@@ -389,6 +403,14 @@ func (s *Space) Write(t *Thread, p unsafe.Pointer, size uintptr, site uint32) (R
 // must not let p escape because of this; the shadow only converts it to a
 // pointer the compiler can track where it is needed, in ptrOf.)
 func (s *Space) Access(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32) (race Race, found bool) {
+	found = s.Check(t, p, size, write, site, &race)
+	return race, found
+}
+
+// Check is Access storing the conflict in *out, which it writes only if
+// it reports one: it spares the caller the copy of a Race result on every
+// call (see cell.check).
+func (s *Space) Check(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (found bool) {
 	for off := uintptr(0); off < size; {
 		q := unsafe.Add(p, off)
 		a := uintptr(q)
@@ -398,16 +420,19 @@ func (s *Space) Access(t *Thread, p unsafe.Pointer, size uintptr, write bool, si
 		}
 		lo, hi := uint8(a&7), uint8(a&7+n)
 		if !s.fast(t, a, lo, hi, write) {
-			if r, ok := s.slow(t, q, lo, hi, write, site); ok && !found {
-				race, found = r, true
+			if found {
+				var r Race // only the first conflict is reported
+				s.slow(t, q, lo, hi, write, site, &r)
+			} else {
+				found = s.slow(t, q, lo, hi, write, site, out)
 			}
 		}
 		off += n
 	}
 	if found {
-		race.Write = write
+		out.Write = write
 	}
-	return race, found
+	return found
 }
 
 // AccessSparse is Access for one element of a sparse set of elements
@@ -535,8 +560,11 @@ retry:
 			}
 			return race, found
 		}
-		if r, ok := s.update(t, pg, gi, gr, a, 0, 8, write, site); ok && !found {
-			race, found = r, true
+		if found {
+			var r Race // only the first conflict is reported
+			s.update(t, pg, gi, gr, a, 0, 8, write, site, &r)
+		} else if s.update(t, pg, gi, gr, a, 0, 8, write, site, &race) {
+			found = true
 			race.Addr = a
 		}
 	}
@@ -672,9 +700,12 @@ func (s *Space) page(key uintptr) *page {
 	}
 }
 
-func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site uint32) (Race, bool) {
+// slow is the slow path of Access for the bytes [lo, hi) of the granule
+// at p: it reports whether the access conflicts, storing the conflict in
+// *out (only then).
+func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site uint32, out *Race) bool {
 	if t.Disabled > 0 || onStack(t.GP, p) {
-		return Race{}, false
+		return false
 	}
 	// p is not on this goroutine's stack, so it does not move.
 	addr := uintptr(p)
@@ -691,7 +722,7 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 		// takes it, and looks again if the slot changed meanwhile.
 		gr := pg.slot(gi)
 		if gr == nil && s.first(t, pg, gi, addr, lo, hi, write, site) {
-			return Race{}, false
+			return false
 		}
 		locked := gr == nil || !gr.isRun()
 		if locked {
@@ -715,14 +746,17 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 			if retry {
 				continue
 			}
-			return race, found
+			if found {
+				*out = race
+			}
+			return found
 		}
-		race, found := s.update(t, pg, gi, gr, addr, lo, hi, write, site)
+		found := s.update(t, pg, gi, gr, addr, lo, hi, write, site, out)
 		mu.Unlock()
 		if found {
-			race.Addr = addr
+			out.Addr = addr
 		}
-		return race, found
+		return found
 	}
 }
 
@@ -787,7 +821,10 @@ func (pg *page) replace(t *Thread, gi uintptr, old *granule, lo, hi uint8) *gran
 	return gr
 }
 
-func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintptr, lo, hi uint8, write bool, site uint32) (race Race, found bool) {
+// update applies t's access of the bytes [lo, hi) at addr to gr, in
+// slot gi of pg, with the stripe lock held, and reports whether it
+// conflicts, storing the conflict in *out (see cell.check).
+func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintptr, lo, hi uint8, write bool, site uint32, out *Race) (found bool) {
 	gr = s.validate(t, pg, gi, gr, addr, lo, hi)
 	if gr.split.Load() == nil && (gr.lo != lo || gr.hi != hi) {
 		if gr.whole.empty() {
@@ -815,28 +852,35 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 	if sp := gr.split.Load(); sp != nil && !sp.fits(lo, hi) {
 		gr.split.Store(sp.refined(min(sp.shift, partShift(lo, hi, 0, 0))))
 	}
-	race, found = gr.access(t, lo, hi, write, site)
+	found = gr.access(t, lo, hi, write, site, out)
 	if found && gr.hasWP && gr.wp.Value() == nil {
 		// The object the state belonged to died and its memory was reused
 		// before the GC generation we saw advanced: the conflict is with
 		// a dead object. Start afresh.
 		gr = pg.replace(t, gi, gr, lo, hi)
-		race, found = gr.access(t, lo, hi, write, site)
+		*out = Race{}
+		found = gr.access(t, lo, hi, write, site, out)
 	}
-	return race, found
+	return found
 }
 
-func (gr *granule) access(t *Thread, lo, hi uint8, write bool, site uint32) (race Race, found bool) {
+// access applies the FastTrack rule to the cells of the bytes [lo, hi)
+// of gr and reports whether one conflicts, storing the first conflict in
+// *out (see cell.check).
+func (gr *granule) access(t *Thread, lo, hi uint8, write bool, site uint32, out *Race) (found bool) {
 	sp := gr.split.Load()
 	if sp == nil {
-		return gr.whole.access(t, write, site)
+		return gr.whole.check(t, write, site, out)
 	}
 	for i := lo >> sp.shift; i < (hi-1)>>sp.shift+1; i++ {
-		if r, ok := sp.cells[i].access(t, write, site); ok && !found {
-			race, found = r, true
+		if found {
+			var r Race // only the first conflict is reported
+			sp.cells[i].check(t, write, site, &r)
+		} else {
+			found = sp.cells[i].check(t, write, site, out)
 		}
 	}
-	return race, found
+	return found
 }
 
 func (gr *granule) cells() []cell {
