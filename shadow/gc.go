@@ -279,8 +279,8 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	}
 	gen := uint32(lagGen.Load())
 	if gr.hasWP {
-		if gr.gen != gen {
-			gr.gen = gen
+		if gr.gen.Load() != gen {
+			gr.gen.Store(gen)
 			if gr.wp.Value() == nil {
 				return pg.replace(t, gi, gr, lo, hi)
 			}
@@ -288,18 +288,18 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		return gr
 	}
 	owner := t.Epoch.TID() + 1
-	if gr.owner == owner && gr.gen == gen {
+	if gr.owner.Load() == owner && gr.gen.Load() == gen {
 		// Only t recorded state here, in this generation: what the
 		// checks below would find, without scanning up to 8 cells
 		// (every first access of a byte in an epoch comes here).
 		return gr
 	}
 	if gr.empty() {
-		gr.gen = gen
-		gr.owner = owner // t's access follows
+		gr.gen.Store(gen)
+		gr.owner.Store(owner) // t's access follows
 		return s.tracked(t, pg, gi, gr, addr, gen)
 	}
-	if gr.gen != gen {
+	if gr.gen.Load() != gen {
 		if pg.kind.Load() == kindImmortal {
 			// A global, classified since the state was recorded:
 			// never freed, so the state is current.
@@ -308,11 +308,11 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		}
 		// Recorded before a GC cycle: possibly another object's.
 		gr = pg.replace(t, gi, gr, lo, hi)
-		gr.owner = owner
+		gr.owner.Store(owner)
 		return s.tracked(t, pg, gi, gr, addr, gen)
 	}
 	if !gr.cross(t) {
-		gr.owner = owner
+		gr.owner.Store(owner)
 		return gr
 	}
 	// A second goroutine: the state may get a read vector clock and a
@@ -333,7 +333,7 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		return gr
 	}
 	if kind == kindForeign {
-		if uint32(RefreshGen()) != gr.gen {
+		if uint32(RefreshGen()) != gr.gen.Load() {
 			gr = pg.promote(t, gi, pg.replace(t, gi, gr, lo, hi))
 		}
 		// No weak pointer is possible: keep the generation stamp, so the
@@ -341,13 +341,13 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		gr.foreign = true
 		return gr
 	}
-	wp, same := adoptWeak(addr, gr.gen)
+	wp, same := adoptWeak(addr, gr.gen.Load())
 	if !same {
 		gr = pg.promote(t, gi, pg.replace(t, gi, gr, lo, hi))
 	}
 	gr.wp = wp
 	gr.hasWP = true
-	gr.gen = gen
+	gr.gen.Store(gen)
 	return gr
 }
 
@@ -492,7 +492,7 @@ func (gr *granule) reclaimable(gen uint32) bool {
 		// Older than the sweep's generation. Not "different": lagGen
 		// may have been refreshed since the sweep read it, and a granule
 		// stamped with the newer generation is current.
-		return int32(gr.gen-gen) < 0
+		return int32(gr.gen.Load()-gen) < 0
 	}
 }
 

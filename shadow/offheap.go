@@ -166,10 +166,11 @@ func newGranule(t *Thread, lo, hi uint8, gen uint32) *granule {
 	// granule.
 	gr.lo, gr.hi = lo, hi
 	gr.off = true
-	gr.owner = 0
-	gr.whole.wsite, gr.whole.rsite = 0, 0
+	gr.owner.Store(0)
+	gr.whole.wsite.Store(0)
+	gr.whole.rsite.Store(0)
 	gr.immortal, gr.foreign, gr.hasWP = false, false, false
-	gr.gen = gen
+	gr.gen.Store(gen)
 	return gr
 }
 
@@ -205,11 +206,19 @@ func (pg *page) promote(t *Thread, gi uintptr, gr *granule) *granule {
 	if !gr.off {
 		return gr
 	}
-	ngr := &granule{lo: gr.lo, hi: gr.hi, owner: gr.owner}
-	ngr.whole.w.Store(gr.whole.w.Load())
-	ngr.whole.r.Store(gr.whole.r.Load())
-	ngr.whole.wsite, ngr.whole.rsite = gr.whole.wsite, gr.whole.rsite
-	ngr.immortal, ngr.foreign, ngr.gen = gr.immortal, gr.foreign, gr.gen
+	ngr := &granule{lo: gr.lo, hi: gr.hi}
+	ngr.owner.Store(gr.owner.Load())
+	// take, not a load: exclusive may be writing gr's epochs, and
+	// must not write one that the copy misses.
+	w, r := gr.whole.take()
+	if moveHook != nil {
+		moveHook()
+	}
+	ngr.whole.w.Store(w)
+	ngr.whole.r.Store(r)
+	ngr.whole.copySites(&gr.whole)
+	ngr.immortal, ngr.foreign = gr.immortal, gr.foreign
+	ngr.gen.Store(gr.gen.Load())
 	pg.set(gi, ngr)
 	freeGranule(t, gr)
 	return ngr

@@ -194,8 +194,9 @@ type granule struct {
 	off    bool  // allocated off the heap: no pointers (offheap.go); immutable
 	// owner, if not 0, is 1 + the id of the only thread whose accesses
 	// the granule's cells record, as of generation gen (see validate).
-	// Guarded by the stripe lock; it fits in the padding after hi.
-	owner uint32
+	// Written under the stripe lock; atomic because the lock-free path
+	// (exclusive) reads it. It fits in the padding after hi.
+	owner atomic.Uint32
 	split atomic.Pointer[parts]
 	whole cell
 
@@ -203,16 +204,19 @@ type granule struct {
 	immortal bool               // memory is never freed (globals)
 	foreign  bool               // memory outside the heap: no weak pointer
 	hasWP    bool               // wp is a weak pointer to the object
-	gen      uint32             // GC generation stamp
+	gen      atomic.Uint32      // GC generation stamp; read by exclusive
 	wp       weak.Pointer[byte] // the object this state belongs to
 }
 
 // A cell is the FastTrack state of one shadow location.
 type cell struct {
-	w, r  atomic.Uint64 // last write epoch; last read epoch or shared
-	rvc   atomic.Pointer[readVC]
-	wsite uint32 // guarded by the stripe lock, like all updates
-	rsite uint32
+	w, r atomic.Uint64 // last write epoch; last read epoch or shared
+	rvc  atomic.Pointer[readVC]
+	// The sites of the accesses w and r record. Written with the
+	// epochs, under the stripe lock or by exclusive, which is why they
+	// are atomic; a report may pair an epoch with the site of the access
+	// before it while the two are being written (report quality only).
+	wsite, rsite atomic.Uint32
 }
 
 // A readVC is the read vector clock of a read-shared cell. Entries change
@@ -255,7 +259,7 @@ func (c *cell) empty() bool { return c.w.Load() == 0 && c.r.Load() == 0 }
 func (c *cell) copyFrom(o *cell) {
 	c.w.Store(o.w.Load())
 	c.r.Store(o.r.Load())
-	c.wsite, c.rsite = o.wsite, o.rsite
+	c.copySites(o)
 	if v := o.rvc.Load(); v != nil {
 		var nv *readVC
 		for i := range v.c {
@@ -265,6 +269,12 @@ func (c *cell) copyFrom(o *cell) {
 		}
 		c.rvc.Store(nv)
 	}
+}
+
+// copySites sets c's sites to o's.
+func (c *cell) copySites(o *cell) {
+	c.wsite.Store(o.wsite.Load())
+	c.rsite.Store(o.rsite.Load())
 }
 
 // cross reports whether the cell records an access by a thread other than t.
@@ -317,13 +327,60 @@ func (c *cell) access(t *Thread, write bool, site uint32) (race Race, found bool
 // field and copied as a whole at every level, and each copy stalled on
 // store-to-load forwarding (most of the slow path's time in a profile of
 // bench/workloads/shardmap), though there is no race to copy.
+//
+// The lock excludes other locked updates, not exclusive, which records
+// its owner's accesses with a compare-and-swap of one epoch word. So
+// check records an access in its own word first (a swap of w, a
+// compare-and-swap of r) and only then loads the other word to check
+// it, as exclusive does: of a locked access and a concurrent exclusive
+// one, at least one sees the other, and a write that exclusive records
+// between the load and the swap is returned by the swap and checked.
 func (c *cell) check(t *Thread, write bool, site uint32, out *Race) (found bool) {
 	t.Stats.Checks++
+	if !write {
+		return c.read(t, site, out)
+	}
+	e := t.Epoch
+	w := Epoch(c.w.Load())
+	if w == e {
+		t.Stats.Rules[WriteSameEpoch]++
+		return
+	}
+	psite := c.wsite.Load()
+	if checkHook != nil {
+		checkHook()
+	}
+	if old := Epoch(c.w.Swap(uint64(e))); old != w {
+		w, psite = old, c.wsite.Load() // exclusive wrote meanwhile
+	}
+	setSite(&c.wsite, site)
+	if !HB(w, t.VC) { // write-write race
+		*out, found = Race{Prev: w, PrevSite: psite, PrevWrite: true}, true
+	}
+	r := c.r.Load()
+	if r != shared {
+		t.Stats.Rules[WriteExclusive]++
+		if !found && !HB(Epoch(r), t.VC) { // read-write race
+			*out, found = Race{Prev: Epoch(r), PrevSite: c.rsite.Load()}, true
+		}
+		return
+	}
+	// Read-shared: exclusive never changes a shared read state.
+	t.Stats.Rules[WriteShared]++
+	if !found {
+		found = c.sharedConflict(t, out)
+	}
+	c.rvc.Store(nil)
+	c.r.Store(0)
+	return
+}
+
+// read is check for a read.
+func (c *cell) read(t *Thread, site uint32, out *Race) (found bool) {
 	e := t.Epoch
 	tid, clk := e.TID(), e.Clock()
-	w := Epoch(c.w.Load())
-	r := c.r.Load()
-	if !write {
+	for {
+		r := c.r.Load()
 		if r == uint64(e) {
 			t.Stats.Rules[ReadSameEpoch]++
 			return
@@ -332,19 +389,24 @@ func (c *cell) check(t *Thread, write bool, site uint32, out *Race) (found bool)
 			t.Stats.Rules[ReadSharedSameEpoch]++
 			return
 		}
-		if !HB(w, t.VC) { // write-read race
-			*out, found = Race{Prev: w, PrevSite: c.wsite, PrevWrite: true}, true
+		if checkHook != nil {
+			checkHook()
 		}
 		switch {
 		case r != shared && HB(Epoch(r), t.VC):
+			if !c.r.CompareAndSwap(r, uint64(e)) {
+				continue // exclusive recorded a read meanwhile
+			}
 			t.Stats.Rules[ReadExclusive]++
-			c.r.Store(uint64(e))
-			c.rsite = site
+			setSite(&c.rsite, site)
 		case r != shared:
-			t.Stats.Rules[ReadShare]++
-			v := (*readVC)(nil).with(Epoch(r).TID(), Epoch(r).Clock(), c.rsite).with(tid, clk, site)
+			v := (*readVC)(nil).with(Epoch(r).TID(), Epoch(r).Clock(), c.rsite.Load()).with(tid, clk, site)
 			c.rvc.Store(v)
-			c.r.Store(shared)
+			if !c.r.CompareAndSwap(r, shared) {
+				c.rvc.Store(nil)
+				continue
+			}
+			t.Stats.Rules[ReadShare]++
 		default:
 			t.Stats.Rules[ReadShared]++
 			v := c.rvc.Load()
@@ -352,35 +414,47 @@ func (c *cell) check(t *Thread, write bool, site uint32, out *Race) (found bool)
 				c.rvc.Store(nv)
 			}
 		}
-		return
+		break
 	}
-	if w == e {
-		t.Stats.Rules[WriteSameEpoch]++
-		return
+	// After recording the read (see check).
+	if w := Epoch(c.w.Load()); !HB(w, t.VC) { // write-read race
+		*out, found = Race{Prev: w, PrevSite: c.wsite.Load(), PrevWrite: true}, true
 	}
-	if !HB(w, t.VC) { // write-write race
-		*out, found = Race{Prev: w, PrevSite: c.wsite, PrevWrite: true}, true
-	}
-	if r != shared {
-		t.Stats.Rules[WriteExclusive]++
-		if !found && !HB(Epoch(r), t.VC) { // read-write race
-			*out, found = Race{Prev: Epoch(r), PrevSite: c.rsite}, true
-		}
-	} else {
-		t.Stats.Rules[WriteShared]++
-		v := c.rvc.Load()
-		for i := range v.c {
-			x := v.c[i].Load()
-			if x != 0 && !found && !HB(MakeEpoch(uint32(i), x), t.VC) {
-				*out, found = Race{Prev: MakeEpoch(uint32(i), x), PrevSite: v.site[i]}, true
-			}
-		}
-		c.rvc.Store(nil)
-		c.r.Store(0)
-	}
-	c.w.Store(uint64(e))
-	c.wsite = site
 	return
+}
+
+// sharedConflict reports whether a read that c's read vector clock
+// records is concurrent with t, storing the first such in *out.
+func (c *cell) sharedConflict(t *Thread, out *Race) bool {
+	v := c.rvc.Load()
+	if v == nil {
+		return false
+	}
+	for i := range v.c {
+		if x := v.c[i].Load(); x != 0 && !HB(MakeEpoch(uint32(i), x), t.VC) {
+			*out = Race{Prev: MakeEpoch(uint32(i), x), PrevSite: v.site[i]}
+			return true
+		}
+	}
+	return false
+}
+
+// setSite stores site in *a unless it is there already: a store is a
+// locked instruction, and an access usually comes from the same site as
+// the access before it.
+func setSite(a *atomic.Uint32, site uint32) {
+	if a.Load() != site {
+		a.Store(site)
+	}
+}
+
+// take empties c's epochs and returns them, for a copy that moves c's
+// state elsewhere (promote, a split). exclusive only replaces a nonzero
+// epoch, so once they are taken it cannot record an access here that the
+// copy misses: it either recorded it before, and take returns it, or its
+// compare-and-swap fails.
+func (c *cell) take() (w, r uint64) {
+	return c.w.Swap(0), c.r.Swap(0)
 }
 
 // Read checks a read of [p, p+size) by t at site.
@@ -419,13 +493,27 @@ func (s *Space) Check(t *Thread, p unsafe.Pointer, size uintptr, write bool, sit
 			n = size - off
 		}
 		lo, hi := uint8(a&7), uint8(a&7+n)
-		if !s.fast(t, a, lo, hi, write) {
-			if found {
-				var r Race // only the first conflict is reported
-				s.slow(t, q, lo, hi, write, site, &r)
-			} else {
-				found = s.slow(t, q, lo, hi, write, site, out)
+		gr, same := s.fast(t, a, lo, hi, write)
+		if same {
+			off += n
+			continue
+		}
+		if gr != nil && !found && t.Disabled <= 0 && !onStack(t.GP, q) {
+			// q is not on this goroutine's stack, so a is still its address.
+			if done, ok := s.exclusive(t, a, gr, lo, hi, write, site, out); done {
+				if ok {
+					found = true
+					out.Addr = a
+				}
+				off += n
+				continue
 			}
+		}
+		if found {
+			var r Race // only the first conflict is reported
+			s.slow(t, q, lo, hi, write, site, &r)
+		} else {
+			found = s.slow(t, q, lo, hi, write, site, out)
 		}
 		off += n
 	}
@@ -648,31 +736,38 @@ func (gr *granule) sameSplit(t *Thread, off, size uintptr, write bool) bool {
 	return sp.same(t, off, off+size, write)
 }
 
-func (s *Space) fast(t *Thread, addr uintptr, lo, hi uint8, write bool) bool {
+// fast is the lock-free same-epoch check of the bytes [lo, hi) of the
+// granule at addr, in Access's loop. When it fails at the whole cell of
+// a granule that covers exactly [lo, hi), it returns that granule, from
+// the page t.cache, for exclusive.
+func (s *Space) fast(t *Thread, addr uintptr, lo, hi uint8, write bool) (*granule, bool) {
 	key := addr >> pageShift
 	pg := t.cache
 	if t.cacheKey != key || pg == nil {
 		if pg = s.pages.Load(key); pg == nil {
-			return false
+			return nil, false
 		}
 		t.cacheKey, t.cache = key, pg
 	}
 	gi := (addr & (pageSize - 1)) >> 3
 	gr := pg.slot(gi)
 	if gr == nil {
-		return false
+		return nil, false
 	}
 	if gr.isRun() {
-		return asRun(gr).sameBytes(t, gi, addr, uintptr(hi-lo), write)
+		return nil, asRun(gr).sameBytes(t, gi, addr, uintptr(hi-lo), write)
 	}
 	if sp := gr.split.Load(); sp != nil {
-		return sp.same(t, uintptr(lo), uintptr(hi), write)
+		return nil, sp.same(t, uintptr(lo), uintptr(hi), write)
 	}
-	if gr.lo != lo || gr.hi != hi || !gr.whole.same(t, write) {
-		return false
+	if gr.lo != lo || gr.hi != hi {
+		return nil, false
+	}
+	if !gr.whole.same(t, write) {
+		return gr, false
 	}
 	t.Stats.Checks++
-	return true
+	return nil, true
 }
 
 // stripeGroup consecutive granules share a stripe lock, so that range
@@ -760,6 +855,123 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 	}
 }
 
+// Test hooks, at the points where another goroutine may interleave:
+// exclusiveHook in exclusive between its loads and its compare-and-swap,
+// moveHook in promote and a split between taking a cell's epochs and
+// storing them in the new state, checkHook in a locked update between its
+// first load of its own epoch word and its store of it.
+var exclusiveHook, moveHook, checkHook func()
+
+// exclusive is the lock-free path of the first access in an epoch of a
+// granule whose state only t recorded (issue #12): gr, the granule of
+// address a in the page t.cache (as fast found it), is not split and
+// covers exactly [lo, hi); t owns it in
+// the current GC generation (validate would return it as it is); and the
+// epoch that this kind of access records (w for a write, r for a read)
+// is an earlier epoch of t, which happens before t's current one. The
+// access is then recorded by a compare-and-swap of that one word from
+// the earlier epoch to the current one (and the site), with no lock and
+// no allocation: the first write of a location in each epoch of a
+// goroutine that alternates with others on a lock (WriteExclusive) or
+// that takes a lock between accesses of its own data.
+//
+// It reports whether it recorded the access (done) and whether the
+// access conflicts (found, with the conflict in *out). It leaves the
+// access to the locked path (done false) whenever anything is unusual:
+// another goroutine's state in the cell, a read-shared state, a failed
+// compare-and-swap, or a granule that left its slot meanwhile.
+//
+// Why the update cannot be lost or hidden:
+//   - Locked updates record an access in its own word (a swap of w, a
+//     compare-and-swap of r) before they load the other word, and
+//     exclusive loads the other word after its compare-and-swap, so of a
+//     locked access and a concurrent exclusive one at least one sees the
+//     other (see cell.check). A locked writer's swap returns an epoch
+//     exclusive wrote after the writer's first load, which it checks.
+//   - Code that moves the cell's state elsewhere (promote, a split) takes
+//     the epochs first (cell.take), leaving zeros, which exclusive never
+//     replaces. A granule freed (retire) holds zeros too, and a recycled
+//     granule can never hold t's earlier epoch: only t records its own
+//     epochs, and only while they are current. A heap granule dropped
+//     from its slot is not reused; exclusive sees that it left its slot
+//     and the locked path applies the access again where the state is.
+//   - The GC state: the owner and generation checks are validate's own
+//     shortcut. State that the sweeper drops after the check was
+//     recorded in an older generation and would have been dropped with
+//     the access on the locked path too.
+//
+// A race report in the window may pair the new epoch with the site of
+// the access before it (the site is stored after the epoch).
+func (s *Space) exclusive(t *Thread, a uintptr, gr *granule, lo, hi uint8, write bool, site uint32, out *Race) (done, found bool) {
+	tid := t.Epoch.TID()
+	if gr.lo != lo || gr.hi != hi || gr.owner.Load() != tid+1 || gr.split.Load() != nil ||
+		gr.gen.Load() != uint32(lagGen.Load()) {
+		return false, false
+	}
+	c := &gr.whole
+	own, other, sites := &c.w, &c.r, &c.wsite
+	if !write {
+		own, other, sites = &c.r, &c.w, &c.rsite
+	}
+	old, o := own.Load(), other.Load()
+	if old == 0 || old == shared || Epoch(old).TID() != tid || old == uint64(t.Epoch) ||
+		o == shared || o != 0 && Epoch(o).TID() != tid {
+		return false, false
+	}
+	if exclusiveHook != nil {
+		exclusiveHook()
+	}
+	if !own.CompareAndSwap(old, uint64(t.Epoch)) {
+		return false, false
+	}
+	setSite(sites, site)
+	pg, gi := t.cache, (a&(pageSize-1))>>3
+	if pg.slot(gi) != gr {
+		// gr left its slot after the loads (promote, a split, the
+		// sweeper): the state is elsewhere or gone. Apply the access
+		// again on the locked path; the first application is harmless.
+		return false, false
+	}
+	t.Stats.Checks++
+	if write {
+		t.Stats.Rules[WriteExclusive]++
+	} else {
+		t.Stats.Rules[ReadExclusive]++
+	}
+	if o = other.Load(); o == 0 || o != shared && Epoch(o).TID() == tid {
+		return true, false // only t's accesses: no conflict
+	}
+	// Another goroutine recorded an access meanwhile: a conflict unless
+	// it happens before t, which the locked path decides.
+	return true, s.settle(t, pg, a>>pageShift, gi, gr, lo, hi, write, site, out)
+}
+
+// settle is the end of exclusive when, after it recorded t's access, the
+// other word of the cell records another goroutine's access: under the
+// stripe lock it checks that access, as update would, and starts afresh
+// if the state belongs to a dead object (see update).
+func (s *Space) settle(t *Thread, pg *page, key, gi uintptr, gr *granule, lo, hi uint8, write bool, site uint32, out *Race) (found bool) {
+	mu := s.stripe(key, gi)
+	mu.Lock()
+	defer mu.Unlock()
+	c := &gr.whole
+	if write {
+		if r := c.r.Load(); r == shared {
+			found = c.sharedConflict(t, out)
+		} else if !HB(Epoch(r), t.VC) {
+			*out, found = Race{Prev: Epoch(r), PrevSite: c.rsite.Load()}, true
+		}
+	} else if w := Epoch(c.w.Load()); !HB(w, t.VC) {
+		*out, found = Race{Prev: w, PrevSite: c.wsite.Load(), PrevWrite: true}, true
+	}
+	if found && pg.slot(gi) == gr && gr.hasWP && gr.wp.Value() == nil {
+		gr = pg.replace(t, gi, gr, lo, hi)
+		*out = Race{}
+		found = gr.access(t, lo, hi, write, site, out)
+	}
+	return found
+}
+
 // first records t's access of the bytes [lo, hi) of the empty slot gi,
 // the first access of a granule the shadow has not seen (fresh memory),
 // and reports whether it did. The state one access leaves in an empty
@@ -774,19 +986,20 @@ func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write
 	gen := uint32(lagGen.Load())
 	var gr *granule
 	if immortal, hasWP, wp := s.track(pg, addr, gen); hasWP {
-		gr = &granule{lo: lo, hi: hi, gen: gen, hasWP: true, wp: wp}
+		gr = &granule{lo: lo, hi: hi, hasWP: true, wp: wp}
+		gr.gen.Store(gen)
 	} else {
 		gr = newGranule(t, lo, hi, gen)
 		gr.immortal = immortal
 	}
-	gr.owner = t.Epoch.TID() + 1
+	gr.owner.Store(t.Epoch.TID() + 1)
 	rule := ReadExclusive
 	if write {
 		rule = WriteExclusive
-		gr.whole.wsite = site
+		gr.whole.wsite.Store(site)
 		gr.whole.w.Store(uint64(t.Epoch))
 	} else {
-		gr.whole.rsite = site
+		gr.whole.rsite.Store(site)
 		gr.whole.r.Store(uint64(t.Epoch))
 	}
 	if !pg.add(gi, gr) {
@@ -830,9 +1043,10 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 		if gr.whole.empty() {
 			var ngr *granule
 			if gr.off {
-				ngr = newGranule(t, lo, hi, gr.gen)
+				ngr = newGranule(t, lo, hi, gr.gen.Load())
 			} else {
-				ngr = &granule{lo: lo, hi: hi, immortal: gr.immortal, hasWP: gr.hasWP, gen: gr.gen, wp: gr.wp}
+				ngr = &granule{lo: lo, hi: hi, immortal: gr.immortal, hasWP: gr.hasWP, wp: gr.wp}
+				ngr.gen.Store(gr.gen.Load())
 			}
 			pg.set(gi, ngr)
 			freeGranule(t, gr)
@@ -840,12 +1054,21 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 		} else {
 			gr = pg.promote(t, gi, gr) // parts are on the heap
 			sp := newParts(partShift(gr.lo, gr.hi, lo, hi))
-			sp.fill(gr.lo, gr.hi, &gr.whole)
+			// The whole cell moves to the parts. Fast paths that test
+			// only the whole cell (Same, sameSpan, accessWords) must
+			// fail from now on, and take's zeros (no epoch is 0) make
+			// them fail; exclusive's last write, if any, moves too.
+			var whole cell
+			w, r := gr.whole.take()
+			if moveHook != nil {
+				moveHook()
+			}
+			whole.w.Store(w)
+			whole.r.Store(r)
+			whole.copySites(&gr.whole)
+			whole.rvc.Store(gr.whole.rvc.Load())
+			sp.fill(gr.lo, gr.hi, &whole)
 			gr.split.Store(sp)
-			// Fast paths that test only the whole cell (Same, sameSpan,
-			// accessWords) must fail from now on: no epoch is 0.
-			gr.whole.w.Store(0)
-			gr.whole.r.Store(0)
 			gr.whole.rvc.Store(nil)
 		}
 	}
