@@ -127,8 +127,8 @@ func TestExclusiveConcurrentRead(t *testing.T) {
 	x, a := owned(t, s)
 	p := unsafe.Pointer(x)
 	// Adoption by a reader after a's first epoch, then a reads again
-	// after it, so that the state is a's alone again: a heap granule
-	// that a owns.
+	// after it, so that the state is a's alone again: an adopted heap
+	// granule.
 	b := thread(2, 1, map[uint32]uint64{1: 1})
 	s.Read(b, p, 8, 2)
 	acquire(a, release(b))
@@ -139,7 +139,7 @@ func TestExclusiveConcurrentRead(t *testing.T) {
 		t.Fatal("ordered write races")
 	}
 	gr := slotOf(s, p)
-	if gr.off || gr.owner.Load() != 2 {
+	if gr.off || gr.owner.Load() != adopted {
 		t.Fatalf("setup: off %v owner %d", gr.off, gr.owner.Load())
 	}
 	release(a)
@@ -426,6 +426,192 @@ func TestWriteSharedConflictOrder(t *testing.T) {
 	r, race := s.Write(c, p, 8, 4)
 	if !race || !r.PrevWrite || r.Prev != a.Epoch || r.PrevSite != 1 {
 		t.Fatalf("conflict %+v, want a's write at site 1", r)
+	}
+	runtime.KeepAlive(x)
+}
+
+// shared returns a heap int64 that w wrote and readers 2 and 3 then read
+// (ordered after the write, unordered with each other: read-shared), and
+// reader 2 in its next epoch, which still knows only w's write.
+func sharedState(t *testing.T, s *Space) (*int64, *Thread) {
+	x := escape(new(int64))
+	p := unsafe.Pointer(x)
+	w := thread(1, 1, nil)
+	s.Write(w, p, 8, 1)
+	r2 := thread(2, 1, map[uint32]uint64{1: 1})
+	r3 := thread(3, 1, map[uint32]uint64{1: 1})
+	for _, r := range []*Thread{r2, r3} {
+		if _, race := s.Read(r, p, 8, 2); race {
+			t.Fatal("ordered read races")
+		}
+	}
+	if slotOf(s, p).whole.r.Load() != shared {
+		t.Fatal("setup: not read-shared")
+	}
+	release(r2)
+	return x, r2
+}
+
+// TestSharedReadRule checks [READ SHARED] on the lock-free path: a
+// reader with an entry sets it in a new epoch, and an unordered write
+// afterwards races with that read.
+func TestSharedReadRule(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	x, r := sharedState(t, s)
+	p := unsafe.Pointer(x)
+	fired := hookOnce(t, func() {})
+	before := r.Stats.Rules[ReadShared]
+	if _, race := s.Read(r, p, 8, 7); race {
+		t.Fatal("ordered read races")
+	}
+	v := slotOf(s, p).whole.rvc.Load()
+	if !*fired || r.Stats.Rules[ReadShared] != before+1 || v.get(2) != r.Epoch.Clock() || v.site[2].Load() != 7 {
+		t.Fatalf("read-shared read in a new epoch not recorded by the lock-free path (fired %v, entry %d)", *fired, v.get(2))
+	}
+	// A writer ordered after everything but this read races with it.
+	wr := thread(4, 1, map[uint32]uint64{1: 1, 2: r.Epoch.Clock() - 1, 3: 1})
+	rc, race := s.Write(wr, p, 8, 8)
+	if !race || rc.Prev != r.Epoch || rc.PrevSite != 7 || rc.PrevWrite {
+		t.Fatalf("race with the lock-free read: %+v %v", rc, race)
+	}
+	runtime.KeepAlive(x)
+}
+
+// TestSharedReadConcurrentWrite interleaves a locked write ordered after
+// the reader's earlier epoch (not this one) with sharedRead, both ways:
+// in sharedRead's window (its compare-and-swap then fails on the entry
+// the writer took, and the locked path finds the race), and sharedRead
+// inside the writer's window between its load and its swap (the writer's
+// scan then finds the new entry).
+func TestSharedReadConcurrentWrite(t *testing.T) {
+	quiet(t)
+	for _, inWriter := range []bool{false, true} {
+		s := NewSpace()
+		x, r := sharedState(t, s)
+		p := unsafe.Pointer(x)
+		wr := thread(4, 1, map[uint32]uint64{1: 1, 2: r.Epoch.Clock() - 1, 3: 1})
+		var wRace, rRace, done bool
+		if inWriter {
+			gr := slotOf(s, p)
+			checkHook = func() {
+				checkHook = nil
+				done, rRace = s.exclusive(r, uintptr(p), gr, 0, 8, false, 7, new(Race))
+			}
+			_, wRace = s.Write(wr, p, 8, 8)
+			checkHook = nil
+			if !done || rRace {
+				t.Fatalf("setup: sharedRead done %v race %v", done, rRace)
+			}
+			if !wRace {
+				t.Fatal("the writer missed the read sharedRead recorded in its window")
+			}
+		} else {
+			fired := hookOnce(t, func() {
+				_, wRace = s.Write(wr, p, 8, 8)
+			})
+			_, rRace = s.Read(r, p, 8, 7)
+			if !*fired || wRace {
+				t.Fatalf("setup: fired %v, write race %v", *fired, wRace)
+			}
+			if !rRace {
+				t.Fatal("read-after-write race missed")
+			}
+		}
+		runtime.KeepAlive(x)
+	}
+}
+
+// TestSharedReadMidMove runs sharedRead while a locked update copies the
+// read vector clock elsewhere (a split, a reader that grows it): its
+// compare-and-swap must fail on the taken entry, never record the read in
+// the old copy, and the locked path then records it in the new state.
+func TestSharedReadMidMove(t *testing.T) {
+	quiet(t)
+	for _, name := range []string{"split", "grow"} {
+		s := NewSpace()
+		x, r := sharedState(t, s)
+		p := unsafe.Pointer(x)
+		key, gi := uintptr(p)>>pageShift, (uintptr(p)&(pageSize-1))>>3
+		gr := slotOf(s, p)
+		var done, hooked bool
+		moveHook = func() {
+			moveHook = nil
+			hooked = true
+			done, _ = s.exclusive(r, uintptr(p), gr, 0, 8, false, 7, new(Race))
+		}
+		if name == "split" {
+			mu := s.stripe(key, gi)
+			mu.Lock()
+			w := thread(1, 1, nil) // same epoch as the write: no new state
+			s.update(w, s.pages.Load(key), gi, gr, 0, 0, 4, false, 1, new(Race))
+			mu.Unlock()
+		} else {
+			far := thread(40, 1, map[uint32]uint64{1: 1}) // beyond the entries
+			s.Read(far, p, 8, 3)
+		}
+		moveHook = nil
+		if !hooked || done {
+			t.Fatalf("%s: hooked %v, sharedRead recorded a read in a moved read vector clock %v", name, hooked, done)
+		}
+		if _, race := s.Read(r, p, 8, 7); race {
+			t.Fatalf("%s: ordered read races", name)
+		}
+		cur := slotOf(s, p)
+		v := cur.whole.rvc.Load()
+		if sp := cur.split.Load(); sp != nil {
+			v = sp.cells[0].rvc.Load()
+		}
+		if v.get(2) != r.Epoch.Clock() {
+			t.Fatalf("%s: read lost: entry %d, want %d", name, v.get(2), r.Epoch.Clock())
+		}
+		runtime.KeepAlive(x)
+	}
+}
+
+// TestSharedReadRacingSplit runs sharedRead and a split concurrently in
+// the one order that only taking the entries makes safe: sharedRead's
+// checks pass before the split takes the cell, and its compare-and-swap
+// comes after the split copied the read vector clock but before it
+// dropped it (so sharedRead's check that the clock is still the cell's
+// passes). The two goroutines step through the hooks in lock step.
+func TestSharedReadRacingSplit(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	x, r := sharedState(t, s)
+	p := unsafe.Pointer(x)
+	key, gi := uintptr(p)>>pageShift, (uintptr(p)&(pageSize-1))>>3
+	gr := slotOf(s, p)
+	atMove, resume, splitDone := make(chan bool), make(chan bool), make(chan bool)
+	moveHook = func() {
+		moveHook = nil
+		atMove <- true
+		<-resume
+	}
+	t.Cleanup(func() { moveHook, exclusiveHook = nil, nil })
+	exclusiveHook = func() {
+		exclusiveHook = nil
+		go func() {
+			mu := s.stripe(key, gi)
+			mu.Lock()
+			w := thread(1, 1, nil) // same epoch as the write: no new state
+			s.update(w, s.pages.Load(key), gi, gr, 0, 0, 4, false, 1, new(Race))
+			mu.Unlock()
+			splitDone <- true
+		}()
+		<-atMove
+	}
+	done, _ := s.exclusive(r, uintptr(p), gr, 0, 8, false, 7, new(Race))
+	resume <- true
+	<-splitDone
+	if done {
+		t.Fatal("sharedRead recorded a read in the read vector clock a split was moving")
+	}
+	if _, race := s.Read(r, p, 8, 7); race {
+		t.Fatal("ordered read races")
+	}
+	if sp := slotOf(s, p).split.Load(); sp == nil || sp.cells[0].rvc.Load().get(2) != r.Epoch.Clock() {
+		t.Fatal("read lost")
 	}
 	runtime.KeepAlive(x)
 }

@@ -274,10 +274,11 @@ func ptrOf(addr uintptr) unsafe.Pointer {
 // it (giving it a weak pointer) when a second goroutine touches it. The
 // stripe lock is held.
 func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uintptr, lo, hi uint8) *granule {
+	gen := uint32(lagGen.Load())
 	if gr.immortal {
+		gr.kept(t, gen)
 		return gr
 	}
-	gen := uint32(lagGen.Load())
 	if gr.hasWP {
 		if gr.gen.Load() != gen {
 			gr.gen.Store(gen)
@@ -285,6 +286,7 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 				return pg.replace(t, gi, gr, lo, hi)
 			}
 		}
+		gr.kept(t, gen)
 		return gr
 	}
 	owner := t.Epoch.TID() + 1
@@ -349,6 +351,26 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	gr.hasWP = true
 	gr.gen.Store(gen)
 	return gr
+}
+
+// adopted is the owner of a granule that validate keeps as it is while
+// the generation stays the same (a global's, or one with a weak pointer)
+// and that goroutines other than its first have touched: for the
+// lock-free paths (exclusive, sharedRead), as good an owner as the
+// accessing goroutine. No thread id maps to it.
+const adopted = ^uint32(0)
+
+// kept records that validate keeps gr, a global's state or one with a
+// weak pointer, as it is for t in generation gen: it stamps gen (a
+// global's state is never stale; its stamp only serves the lock-free
+// paths) and makes gr adopted if t is not its owner.
+func (gr *granule) kept(t *Thread, gen uint32) {
+	if gr.gen.Load() != gen {
+		gr.gen.Store(gen)
+	}
+	if o := gr.owner.Load(); o != t.Epoch.TID()+1 && o != adopted {
+		gr.owner.Store(adopted)
+	}
 }
 
 // tracked gives gr, about to record t's first state at addr, the GC state

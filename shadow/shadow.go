@@ -193,9 +193,10 @@ type granule struct {
 	lo, hi uint8 // byte range of whole; immutable
 	off    bool  // allocated off the heap: no pointers (offheap.go); immutable
 	// owner, if not 0, is 1 + the id of the only thread whose accesses
-	// the granule's cells record, as of generation gen (see validate).
-	// Written under the stripe lock; atomic because the lock-free path
-	// (exclusive) reads it. It fits in the padding after hi.
+	// the granule's cells record, as of generation gen (see validate),
+	// or adopted. Written under the stripe lock; atomic because the
+	// lock-free paths (exclusive) read it. It fits in the padding after
+	// hi.
 	owner atomic.Uint32
 	split atomic.Pointer[parts]
 	whole cell
@@ -220,10 +221,41 @@ type cell struct {
 }
 
 // A readVC is the read vector clock of a read-shared cell. Entries change
-// under the stripe lock; the fast path reads its own entry atomically.
+// under the stripe lock, except that sharedRead sets its own thread's
+// existing entry with a compare-and-swap; the fast path reads its own
+// entry atomically.
 type readVC struct {
 	c    []atomic.Uint64
-	site []uint32
+	site []atomic.Uint32
+}
+
+// frozen marks the entries of a read vector clock whose reads a locked
+// update has moved elsewhere or checked and dropped (see takeEntry): no
+// clock is that large, so sharedRead's compare-and-swap fails on it.
+const frozen = ^uint64(0)
+
+// takeEntry returns entry i of v and freezes it. Every locked update that
+// replaces or drops a read vector clock takes the entries it copies or
+// checks, so that a read sharedRead records concurrently is either among
+// them or not recorded at all (its compare-and-swap fails).
+func (v *readVC) takeEntry(i int) uint64 {
+	if x := v.c[i].Swap(frozen); x != frozen {
+		return x
+	}
+	return 0
+}
+
+// taken returns a copy of v whose entries it takes (nil for nil).
+func (v *readVC) taken() *readVC {
+	if v == nil {
+		return nil
+	}
+	nv := &readVC{c: make([]atomic.Uint64, len(v.c)), site: make([]atomic.Uint32, len(v.c))}
+	for i := range v.c {
+		nv.c[i].Store(v.takeEntry(i))
+		nv.site[i].Store(v.site[i].Load())
+	}
+	return nv
 }
 
 func (v *readVC) get(t uint32) uint64 {
@@ -240,17 +272,20 @@ func (v *readVC) with(t uint32, c uint64, site uint32) *readVC {
 		if v != nil && n < 2*len(v.c) {
 			n = 2 * len(v.c)
 		}
-		nv := &readVC{c: make([]atomic.Uint64, n), site: make([]uint32, n)}
+		nv := &readVC{c: make([]atomic.Uint64, n), site: make([]atomic.Uint32, n)}
 		if v != nil {
 			for i := range v.c {
-				nv.c[i].Store(v.c[i].Load())
+				nv.c[i].Store(v.takeEntry(i))
+				nv.site[i].Store(v.site[i].Load())
 			}
-			copy(nv.site, v.site)
+			if moveHook != nil {
+				moveHook()
+			}
 		}
 		v = nv
 	}
 	v.c[t].Store(c)
-	v.site[t] = site
+	setSite(&v.site[t], site)
 	return v
 }
 
@@ -263,8 +298,8 @@ func (c *cell) copyFrom(o *cell) {
 	if v := o.rvc.Load(); v != nil {
 		var nv *readVC
 		for i := range v.c {
-			if x := v.c[i].Load(); x != 0 {
-				nv = nv.with(uint32(i), x, v.site[i])
+			if x := v.c[i].Load(); x != 0 && x != frozen {
+				nv = nv.with(uint32(i), x, v.site[i].Load())
 			}
 		}
 		c.rvc.Store(nv)
@@ -365,10 +400,11 @@ func (c *cell) check(t *Thread, write bool, site uint32, out *Race) (found bool)
 		}
 		return
 	}
-	// Read-shared: exclusive never changes a shared read state.
+	// Read-shared: exclusive never changes a shared read state;
+	// sharedRead may change an entry until scanShared takes it.
 	t.Stats.Rules[WriteShared]++
-	if !found {
-		found = c.sharedConflict(t, out)
+	if c.scanShared(t, out, !found, true) {
+		found = true
 	}
 	c.rvc.Store(nil)
 	c.r.Store(0)
@@ -423,20 +459,30 @@ func (c *cell) read(t *Thread, site uint32, out *Race) (found bool) {
 	return
 }
 
-// sharedConflict reports whether a read that c's read vector clock
-// records is concurrent with t, storing the first such in *out.
-func (c *cell) sharedConflict(t *Thread, out *Race) bool {
+// scanShared reports whether a read that c's read vector clock records
+// is concurrent with t, storing the first such in *out if report is set.
+// If take is set, it takes every entry (takeEntry): the caller drops the
+// read vector clock.
+func (c *cell) scanShared(t *Thread, out *Race, report, take bool) (found bool) {
 	v := c.rvc.Load()
 	if v == nil {
 		return false
 	}
 	for i := range v.c {
-		if x := v.c[i].Load(); x != 0 && !HB(MakeEpoch(uint32(i), x), t.VC) {
-			*out = Race{Prev: MakeEpoch(uint32(i), x), PrevSite: v.site[i]}
-			return true
+		var x uint64
+		if take {
+			x = v.takeEntry(i)
+		} else if x = v.c[i].Load(); x == frozen {
+			x = 0
+		}
+		if x != 0 && !found && !HB(MakeEpoch(uint32(i), x), t.VC) {
+			found = true
+			if report {
+				*out = Race{Prev: MakeEpoch(uint32(i), x), PrevSite: v.site[i].Load()}
+			}
 		}
 	}
-	return false
+	return found
 }
 
 // setSite stores site in *a unless it is there already: a store is a
@@ -857,8 +903,9 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 
 // Test hooks, at the points where another goroutine may interleave:
 // exclusiveHook in exclusive between its loads and its compare-and-swap,
-// moveHook in promote and a split between taking a cell's epochs and
-// storing them in the new state, checkHook in a locked update between its
+// moveHook in promote, a split and the growth of a read vector clock
+// between taking a cell's epochs or entries and storing them in the new
+// state, checkHook in a locked update between its
 // first load of its own epoch word and its store of it.
 var exclusiveHook, moveHook, checkHook func()
 
@@ -904,11 +951,14 @@ var exclusiveHook, moveHook, checkHook func()
 // the access before it (the site is stored after the epoch).
 func (s *Space) exclusive(t *Thread, a uintptr, gr *granule, lo, hi uint8, write bool, site uint32, out *Race) (done, found bool) {
 	tid := t.Epoch.TID()
-	if gr.lo != lo || gr.hi != hi || gr.owner.Load() != tid+1 || gr.split.Load() != nil ||
-		gr.gen.Load() != uint32(lagGen.Load()) {
+	if own := gr.owner.Load(); own != tid+1 && own != adopted || gr.lo != lo || gr.hi != hi ||
+		gr.split.Load() != nil || gr.gen.Load() != uint32(lagGen.Load()) {
 		return false, false
 	}
 	c := &gr.whole
+	if !write && c.r.Load() == shared {
+		return s.sharedRead(t, a, gr, site, out)
+	}
 	own, other, sites := &c.w, &c.r, &c.wsite
 	if !write {
 		own, other, sites = &c.r, &c.w, &c.rsite
@@ -946,6 +996,49 @@ func (s *Space) exclusive(t *Thread, a uintptr, gr *granule, lo, hi uint8, write
 	return true, s.settle(t, pg, a>>pageShift, gi, gr, lo, hi, write, site, out)
 }
 
+// sharedRead is exclusive for a read of a read-shared cell ([READ
+// SHARED]) in which t already has an entry: it sets the entry with a
+// compare-and-swap, then checks the last write, which happens before t
+// in the common case (readers of data a writer published under a lock).
+// Locked writers swap the write epoch before they scan the entries, and
+// every locked update that replaces or drops the read vector clock takes
+// its entries first (takeEntry), so the read is either seen by them or
+// not recorded here (the compare-and-swap fails, and the locked path
+// records it). It leaves to the locked path a read vector clock without
+// an entry for t, a last write that does not happen before t, and a
+// granule that left its slot meanwhile.
+func (s *Space) sharedRead(t *Thread, a uintptr, gr *granule, site uint32, out *Race) (done, found bool) {
+	tid, clk := t.Epoch.TID(), t.Epoch.Clock()
+	c := &gr.whole
+	v := c.rvc.Load()
+	if v == nil || int(tid) >= len(v.c) {
+		return false, false
+	}
+	x := v.c[tid].Load()
+	if x == frozen || x == clk || !HB(Epoch(c.w.Load()), t.VC) {
+		return false, false
+	}
+	if exclusiveHook != nil {
+		exclusiveHook()
+	}
+	if !v.c[tid].CompareAndSwap(x, clk) {
+		return false, false
+	}
+	setSite(&v.site[tid], site)
+	pg, gi := t.cache, (a&(pageSize-1))>>3
+	if c.rvc.Load() != v || pg.slot(gi) != gr {
+		// Replaced or dropped after the loads: apply the read again on
+		// the locked path.
+		return false, false
+	}
+	t.Stats.Checks++
+	t.Stats.Rules[ReadShared]++
+	if HB(Epoch(c.w.Load()), t.VC) {
+		return true, false
+	}
+	return true, s.settle(t, pg, a>>pageShift, gi, gr, gr.lo, gr.hi, false, site, out)
+}
+
 // settle is the end of exclusive when, after it recorded t's access, the
 // other word of the cell records another goroutine's access: under the
 // stripe lock it checks that access, as update would, and starts afresh
@@ -957,7 +1050,7 @@ func (s *Space) settle(t *Thread, pg *page, key, gi uintptr, gr *granule, lo, hi
 	c := &gr.whole
 	if write {
 		if r := c.r.Load(); r == shared {
-			found = c.sharedConflict(t, out)
+			found = c.scanShared(t, out, true, false)
 		} else if !HB(Epoch(r), t.VC) {
 			*out, found = Race{Prev: Epoch(r), PrevSite: c.rsite.Load()}, true
 		}
@@ -1060,13 +1153,13 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 			// them fail; exclusive's last write, if any, moves too.
 			var whole cell
 			w, r := gr.whole.take()
-			if moveHook != nil {
-				moveHook()
-			}
 			whole.w.Store(w)
 			whole.r.Store(r)
 			whole.copySites(&gr.whole)
-			whole.rvc.Store(gr.whole.rvc.Load())
+			whole.rvc.Store(gr.whole.rvc.Load().taken())
+			if moveHook != nil {
+				moveHook()
+			}
 			sp.fill(gr.lo, gr.hi, &whole)
 			gr.split.Store(sp)
 			gr.whole.rvc.Store(nil)
