@@ -951,8 +951,9 @@ var exclusiveHook, moveHook, checkHook func()
 // the access before it (the site is stored after the epoch).
 func (s *Space) exclusive(t *Thread, a uintptr, gr *granule, lo, hi uint8, write bool, site uint32, out *Race) (done, found bool) {
 	tid := t.Epoch.TID()
-	if own := gr.owner.Load(); own != tid+1 && own != adopted || gr.lo != lo || gr.hi != hi ||
-		gr.split.Load() != nil || gr.gen.Load() != uint32(lagGen.Load()) {
+	// fast checked the bounds and that gr is not split. (A split since
+	// then took the whole cell's epochs: the compare-and-swap fails.)
+	if own := gr.owner.Load(); own != tid+1 && own != adopted || gr.gen.Load() != uint32(lagGen.Load()) {
 		return false, false
 	}
 	c := &gr.whole
@@ -1080,19 +1081,20 @@ func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write
 	var gr *granule
 	if immortal, hasWP, wp := s.track(pg, addr, gen); hasWP {
 		gr = &granule{lo: lo, hi: hi, hasWP: true, wp: wp}
-		gr.gen.Store(gen)
+		initU32(&gr.gen, gen)
 	} else {
 		gr = newGranule(t, lo, hi, gen)
 		gr.immortal = immortal
 	}
-	gr.owner.Store(t.Epoch.TID() + 1)
+	// gr is not published yet (initU32).
+	initU32(&gr.owner, t.Epoch.TID()+1)
 	rule := ReadExclusive
 	if write {
 		rule = WriteExclusive
-		gr.whole.wsite.Store(site)
+		initU32(&gr.whole.wsite, site)
 		gr.whole.w.Store(uint64(t.Epoch))
 	} else {
-		gr.whole.rsite.Store(site)
+		initU32(&gr.whole.rsite, site)
 		gr.whole.r.Store(uint64(t.Epoch))
 	}
 	if !pg.add(gi, gr) {
