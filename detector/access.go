@@ -2,7 +2,11 @@
 
 package detector
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/bigfoot-go/bigfoot/shadow"
+)
 
 // Addresses below this are never valid; an access to them panics in the
 // program itself, and the shadow reserves page 0.
@@ -30,7 +34,8 @@ func (g *G) checkSlow(p unsafe.Pointer, size uintptr, write bool, site uint32) {
 	if uintptr(p) < minAddr {
 		return
 	}
-	if r, ok := space.Access(&g.t, p, size, write, site); ok {
+	var r shadow.Race // written only on a conflict (shadow.Space.Check)
+	if space.Check(&g.t, p, size, write, site, &r) {
 		report(g, r, site)
 	}
 }

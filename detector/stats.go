@@ -78,6 +78,13 @@ func statsLine() string {
 	if sched.n != 0 {
 		s += fmt.Sprintf(" sched_yields=%d", schedYields.Load())
 	}
+	// rules: how often each FastTrack rule applied, on every path (the
+	// inlined same-epoch checks count theirs too).
+	sep := " rules="
+	for i := range stats.rules {
+		s += fmt.Sprintf("%s%s:%d", sep, shadow.Rule(i), stats.rules[i].Load())
+		sep = ","
+	}
 	return s
 }
 

@@ -114,15 +114,15 @@ func TestOwnerRevalidation(t *testing.T) {
 	gi := (uintptr(p) & (pageSize - 1)) >> 3
 	pg := s.pages.Load(key)
 	old := pg.slot(gi)
-	if old.owner != 2 {
-		t.Fatalf("owner %d, want 2", old.owner)
+	if old.owner.Load() != 2 {
+		t.Fatalf("owner %d, want 2", old.owner.Load())
 	}
 	// As if a GC cycle had completed since a's accesses (a real one would
 	// let the sweeper drop the granule first): the next slow access drops
 	// the state though a is the owner, as for any unshared state.
 	mu := s.stripe(key, gi)
 	mu.Lock()
-	old.gen--
+	old.gen.Add(^uint32(0))
 	a.VC[1]++
 	a.Epoch = MakeEpoch(1, a.VC[1])
 	gr := s.validate(a, pg, gi, old, uintptr(p), 0, 8)

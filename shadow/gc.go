@@ -274,32 +274,34 @@ func ptrOf(addr uintptr) unsafe.Pointer {
 // it (giving it a weak pointer) when a second goroutine touches it. The
 // stripe lock is held.
 func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uintptr, lo, hi uint8) *granule {
+	gen := uint32(lagGen.Load())
 	if gr.immortal {
+		gr.kept(t, gen)
 		return gr
 	}
-	gen := uint32(lagGen.Load())
 	if gr.hasWP {
-		if gr.gen != gen {
-			gr.gen = gen
+		if gr.gen.Load() != gen {
+			gr.gen.Store(gen)
 			if gr.wp.Value() == nil {
 				return pg.replace(t, gi, gr, lo, hi)
 			}
 		}
+		gr.kept(t, gen)
 		return gr
 	}
 	owner := t.Epoch.TID() + 1
-	if gr.owner == owner && gr.gen == gen {
+	if gr.owner.Load() == owner && gr.gen.Load() == gen {
 		// Only t recorded state here, in this generation: what the
 		// checks below would find, without scanning up to 8 cells
 		// (every first access of a byte in an epoch comes here).
 		return gr
 	}
 	if gr.empty() {
-		gr.gen = gen
-		gr.owner = owner // t's access follows
+		gr.gen.Store(gen)
+		gr.owner.Store(owner) // t's access follows
 		return s.tracked(t, pg, gi, gr, addr, gen)
 	}
-	if gr.gen != gen {
+	if gr.gen.Load() != gen {
 		if pg.kind.Load() == kindImmortal {
 			// A global, classified since the state was recorded:
 			// never freed, so the state is current.
@@ -308,11 +310,11 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		}
 		// Recorded before a GC cycle: possibly another object's.
 		gr = pg.replace(t, gi, gr, lo, hi)
-		gr.owner = owner
+		gr.owner.Store(owner)
 		return s.tracked(t, pg, gi, gr, addr, gen)
 	}
 	if !gr.cross(t) {
-		gr.owner = owner
+		gr.owner.Store(owner)
 		return gr
 	}
 	// A second goroutine: the state may get a read vector clock and a
@@ -333,7 +335,7 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		return gr
 	}
 	if kind == kindForeign {
-		if uint32(RefreshGen()) != gr.gen {
+		if uint32(RefreshGen()) != gr.gen.Load() {
 			gr = pg.promote(t, gi, pg.replace(t, gi, gr, lo, hi))
 		}
 		// No weak pointer is possible: keep the generation stamp, so the
@@ -341,14 +343,34 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		gr.foreign = true
 		return gr
 	}
-	wp, same := adoptWeak(addr, gr.gen)
+	wp, same := adoptWeak(addr, gr.gen.Load())
 	if !same {
 		gr = pg.promote(t, gi, pg.replace(t, gi, gr, lo, hi))
 	}
 	gr.wp = wp
 	gr.hasWP = true
-	gr.gen = gen
+	gr.gen.Store(gen)
 	return gr
+}
+
+// adopted is the owner of a granule that validate keeps as it is while
+// the generation stays the same (a global's, or one with a weak pointer)
+// and that goroutines other than its first have touched: for the
+// lock-free paths (exclusive, sharedRead), as good an owner as the
+// accessing goroutine. No thread id maps to it.
+const adopted = ^uint32(0)
+
+// kept records that validate keeps gr, a global's state or one with a
+// weak pointer, as it is for t in generation gen: it stamps gen (a
+// global's state is never stale; its stamp only serves the lock-free
+// paths) and makes gr adopted if t is not its owner.
+func (gr *granule) kept(t *Thread, gen uint32) {
+	if gr.gen.Load() != gen {
+		gr.gen.Store(gen)
+	}
+	if o := gr.owner.Load(); o != t.Epoch.TID()+1 && o != adopted {
+		gr.owner.Store(adopted)
+	}
 }
 
 // tracked gives gr, about to record t's first state at addr, the GC state
@@ -492,7 +514,7 @@ func (gr *granule) reclaimable(gen uint32) bool {
 		// Older than the sweep's generation. Not "different": lagGen
 		// may have been refreshed since the sweep read it, and a granule
 		// stamped with the newer generation is current.
-		return int32(gr.gen-gen) < 0
+		return int32(gr.gen.Load()-gen) < 0
 	}
 }
 

@@ -185,14 +185,15 @@ func (r *run) finer(elem uintptr) *run {
 func sameState(a, b *cell) bool {
 	r := a.r.Load()
 	return a.w.Load() == b.w.Load() && r == b.r.Load() && r != shared &&
-		a.wsite == b.wsite && a.rsite == b.rsite
+		a.wsite.Load() == b.wsite.Load() && a.rsite.Load() == b.rsite.Load()
 }
 
 func (c *cell) reset() {
 	c.w.Store(0)
 	c.r.Store(0)
 	c.rvc.Store(nil)
-	c.wsite, c.rsite = 0, 0
+	c.wsite.Store(0)
+	c.rsite.Store(0)
 }
 
 // compact merges identical entries of r (locked) and frees unused ones.

@@ -113,7 +113,7 @@ func TestFirstAccess(t *testing.T) {
 			t.Fatal("first access reported a race")
 		}
 		gr := slotOf(s, p)
-		if gr == nil || !gr.off || gr.lo != 0 || gr.hi != 8 || gr.owner != 2 || gr.gen != uint32(lagGen.Load()) {
+		if gr == nil || !gr.off || gr.lo != 0 || gr.hi != 8 || gr.owner.Load() != 2 || gr.gen.Load() != uint32(lagGen.Load()) {
 			t.Fatalf("write=%v: first access left %+v", write, gr)
 		}
 		rule, same, cell := ReadExclusive, ReadSameEpoch, &gr.whole.r

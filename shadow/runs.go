@@ -305,7 +305,7 @@ func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) bool {
 		}
 	}
 	r := &run{key: key, obj: obj, origin: canonOrigin(sp.start, sp.elem, k), elem: sp.elem, cells: make([]cell, k)}
-	r.gen = uint32(lagGen.Load())
+	r.gen.Store(uint32(lagGen.Load()))
 	r.s.Store(uint32(gi))
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
@@ -425,7 +425,8 @@ func (r *run) reshaped(origin, elem uintptr, k int) *run {
 }
 
 func (gr *granule) copyGC(o *granule) {
-	gr.immortal, gr.foreign, gr.hasWP, gr.gen, gr.wp = o.immortal, o.foreign, o.hasWP, o.gen, o.wp
+	gr.immortal, gr.foreign, gr.hasWP, gr.wp = o.immortal, o.foreign, o.hasWP, o.wp
+	gr.gen.Store(o.gen.Load())
 }
 
 // refine splits r, whose lock is held, into: [s, f0) and [f1, e) in r's
@@ -573,7 +574,7 @@ func (l *run) mergeable(r *run) bool {
 		return false
 	}
 	if l.obj != r.obj || k != len(r.cells) || l.immortal != r.immortal || l.foreign != r.foreign ||
-		l.hasWP != r.hasWP || l.gen != r.gen || l.wp != r.wp {
+		l.hasWP != r.hasWP || l.gen.Load() != r.gen.Load() || l.wp != r.wp {
 		return false
 	}
 	if k > 1 && (l.elem != r.elem || l.origin != r.origin) {
@@ -582,7 +583,7 @@ func (l *run) mergeable(r *run) bool {
 	for j := range l.cells {
 		a, b := &l.cells[j], &r.cells[j]
 		if a.w.Load() != b.w.Load() || a.r.Load() != b.r.Load() || a.r.Load() == shared ||
-			a.wsite != b.wsite || a.rsite != b.rsite {
+			a.wsite.Load() != b.wsite.Load() || a.rsite.Load() != b.rsite.Load() {
 			return false
 		}
 	}
@@ -598,8 +599,8 @@ func (s *Space) validateRun(t *Thread, pg *page, r *run, addr uintptr) bool {
 	}
 	gen := uint32(lagGen.Load())
 	if r.hasWP {
-		if r.gen != gen {
-			r.gen = gen
+		if r.gen.Load() != gen {
+			r.gen.Store(gen)
 			if r.wp.Value() == nil {
 				s.dropRun(pg, r)
 				return false
@@ -608,11 +609,11 @@ func (s *Space) validateRun(t *Thread, pg *page, r *run, addr uintptr) bool {
 		return true
 	}
 	if r.empty() {
-		r.gen = gen
+		r.gen.Store(gen)
 		r.immortal, r.hasWP, r.wp = s.track(pg, addr, gen) // gc.go
 		return true
 	}
-	if r.gen != gen {
+	if r.gen.Load() != gen {
 		s.dropRun(pg, r)
 		return false
 	}
@@ -631,21 +632,21 @@ func (s *Space) validateRun(t *Thread, pg *page, r *run, addr uintptr) bool {
 		return true
 	}
 	if kind == kindForeign {
-		if uint32(RefreshGen()) != r.gen {
+		if uint32(RefreshGen()) != r.gen.Load() {
 			s.dropRun(pg, r)
 			return false
 		}
 		r.foreign = true
 		return true
 	}
-	wp, same := adoptWeak(addr, r.gen)
+	wp, same := adoptWeak(addr, r.gen.Load())
 	if !same {
 		s.dropRun(pg, r)
 		return false
 	}
 	r.wp = wp
 	r.hasWP = true
-	r.gen = gen
+	r.gen.Store(gen)
 	return true
 }
 

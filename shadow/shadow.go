@@ -193,9 +193,11 @@ type granule struct {
 	lo, hi uint8 // byte range of whole; immutable
 	off    bool  // allocated off the heap: no pointers (offheap.go); immutable
 	// owner, if not 0, is 1 + the id of the only thread whose accesses
-	// the granule's cells record, as of generation gen (see validate).
-	// Guarded by the stripe lock; it fits in the padding after hi.
-	owner uint32
+	// the granule's cells record, as of generation gen (see validate),
+	// or adopted. Written under the stripe lock; atomic because the
+	// lock-free paths (exclusive) read it. It fits in the padding after
+	// hi.
+	owner atomic.Uint32
 	split atomic.Pointer[parts]
 	whole cell
 
@@ -203,23 +205,57 @@ type granule struct {
 	immortal bool               // memory is never freed (globals)
 	foreign  bool               // memory outside the heap: no weak pointer
 	hasWP    bool               // wp is a weak pointer to the object
-	gen      uint32             // GC generation stamp
+	gen      atomic.Uint32      // GC generation stamp; read by exclusive
 	wp       weak.Pointer[byte] // the object this state belongs to
 }
 
 // A cell is the FastTrack state of one shadow location.
 type cell struct {
-	w, r  atomic.Uint64 // last write epoch; last read epoch or shared
-	rvc   atomic.Pointer[readVC]
-	wsite uint32 // guarded by the stripe lock, like all updates
-	rsite uint32
+	w, r atomic.Uint64 // last write epoch; last read epoch or shared
+	rvc  atomic.Pointer[readVC]
+	// The sites of the accesses w and r record. Written with the
+	// epochs, under the stripe lock or by exclusive, which is why they
+	// are atomic; a report may pair an epoch with the site of the access
+	// before it while the two are being written (report quality only).
+	wsite, rsite atomic.Uint32
 }
 
 // A readVC is the read vector clock of a read-shared cell. Entries change
-// under the stripe lock; the fast path reads its own entry atomically.
+// under the stripe lock, except that sharedRead sets its own thread's
+// existing entry with a compare-and-swap; the fast path reads its own
+// entry atomically.
 type readVC struct {
 	c    []atomic.Uint64
-	site []uint32
+	site []atomic.Uint32
+}
+
+// frozen marks the entries of a read vector clock whose reads a locked
+// update has moved elsewhere or checked and dropped (see takeEntry): no
+// clock is that large, so sharedRead's compare-and-swap fails on it.
+const frozen = ^uint64(0)
+
+// takeEntry returns entry i of v and freezes it. Every locked update that
+// replaces or drops a read vector clock takes the entries it copies or
+// checks, so that a read sharedRead records concurrently is either among
+// them or not recorded at all (its compare-and-swap fails).
+func (v *readVC) takeEntry(i int) uint64 {
+	if x := v.c[i].Swap(frozen); x != frozen {
+		return x
+	}
+	return 0
+}
+
+// taken returns a copy of v whose entries it takes (nil for nil).
+func (v *readVC) taken() *readVC {
+	if v == nil {
+		return nil
+	}
+	nv := &readVC{c: make([]atomic.Uint64, len(v.c)), site: make([]atomic.Uint32, len(v.c))}
+	for i := range v.c {
+		nv.c[i].Store(v.takeEntry(i))
+		nv.site[i].Store(v.site[i].Load())
+	}
+	return nv
 }
 
 func (v *readVC) get(t uint32) uint64 {
@@ -236,17 +272,20 @@ func (v *readVC) with(t uint32, c uint64, site uint32) *readVC {
 		if v != nil && n < 2*len(v.c) {
 			n = 2 * len(v.c)
 		}
-		nv := &readVC{c: make([]atomic.Uint64, n), site: make([]uint32, n)}
+		nv := &readVC{c: make([]atomic.Uint64, n), site: make([]atomic.Uint32, n)}
 		if v != nil {
 			for i := range v.c {
-				nv.c[i].Store(v.c[i].Load())
+				nv.c[i].Store(v.takeEntry(i))
+				nv.site[i].Store(v.site[i].Load())
 			}
-			copy(nv.site, v.site)
+			if moveHook != nil {
+				moveHook()
+			}
 		}
 		v = nv
 	}
 	v.c[t].Store(c)
-	v.site[t] = site
+	setSite(&v.site[t], site)
 	return v
 }
 
@@ -255,16 +294,22 @@ func (c *cell) empty() bool { return c.w.Load() == 0 && c.r.Load() == 0 }
 func (c *cell) copyFrom(o *cell) {
 	c.w.Store(o.w.Load())
 	c.r.Store(o.r.Load())
-	c.wsite, c.rsite = o.wsite, o.rsite
+	c.copySites(o)
 	if v := o.rvc.Load(); v != nil {
 		var nv *readVC
 		for i := range v.c {
-			if x := v.c[i].Load(); x != 0 {
-				nv = nv.with(uint32(i), x, v.site[i])
+			if x := v.c[i].Load(); x != 0 && x != frozen {
+				nv = nv.with(uint32(i), x, v.site[i].Load())
 			}
 		}
 		c.rvc.Store(nv)
 	}
+}
+
+// copySites sets c's sites to o's.
+func (c *cell) copySites(o *cell) {
+	c.wsite.Store(o.wsite.Load())
+	c.rsite.Store(o.rsite.Load())
 }
 
 // cross reports whether the cell records an access by a thread other than t.
@@ -299,17 +344,79 @@ func (c *cell) same(t *Thread, write bool) bool {
 	return false
 }
 
-// access applies the FastTrack rule for an access by t to c, with the
-// stripe lock held, and reports a conflict with an earlier access if any.
-// After a conflict the state is updated as if there were none, so that one
-// race is reported once.
+// access is check returning the conflict, for callers off the hot path
+// (runs and mapped runs).
 func (c *cell) access(t *Thread, write bool, site uint32) (race Race, found bool) {
+	found = c.check(t, write, site, &race)
+	return race, found
+}
+
+// check applies the FastTrack rule for an access by t to c, with the
+// stripe lock held, and reports whether it conflicts with an earlier
+// access, which it then stores in *out (only then: out may hold an
+// earlier conflict of the same check). After a conflict the state is
+// updated as if there were none, so that one race is reported once.
+//
+// The conflict travels through out, not as a result: a Race returned by
+// value through the four calls of the slow path was stored field by
+// field and copied as a whole at every level, and each copy stalled on
+// store-to-load forwarding (most of the slow path's time in a profile of
+// bench/workloads/shardmap), though there is no race to copy.
+//
+// The lock excludes other locked updates, not exclusive, which records
+// its owner's accesses with a compare-and-swap of one epoch word. So
+// check records an access in its own word first (a swap of w, a
+// compare-and-swap of r) and only then loads the other word to check
+// it, as exclusive does: of a locked access and a concurrent exclusive
+// one, at least one sees the other, and a write that exclusive records
+// between the load and the swap is returned by the swap and checked.
+func (c *cell) check(t *Thread, write bool, site uint32, out *Race) (found bool) {
 	t.Stats.Checks++
+	if !write {
+		return c.read(t, site, out)
+	}
+	e := t.Epoch
+	w := Epoch(c.w.Load())
+	if w == e {
+		t.Stats.Rules[WriteSameEpoch]++
+		return
+	}
+	psite := c.wsite.Load()
+	if checkHook != nil {
+		checkHook()
+	}
+	if old := Epoch(c.w.Swap(uint64(e))); old != w {
+		w, psite = old, c.wsite.Load() // exclusive wrote meanwhile
+	}
+	setSite(&c.wsite, site)
+	if !HB(w, t.VC) { // write-write race
+		*out, found = Race{Prev: w, PrevSite: psite, PrevWrite: true}, true
+	}
+	r := c.r.Load()
+	if r != shared {
+		t.Stats.Rules[WriteExclusive]++
+		if !found && !HB(Epoch(r), t.VC) { // read-write race
+			*out, found = Race{Prev: Epoch(r), PrevSite: c.rsite.Load()}, true
+		}
+		return
+	}
+	// Read-shared: exclusive never changes a shared read state;
+	// sharedRead may change an entry until scanShared takes it.
+	t.Stats.Rules[WriteShared]++
+	if c.scanShared(t, out, !found, true) {
+		found = true
+	}
+	c.rvc.Store(nil)
+	c.r.Store(0)
+	return
+}
+
+// read is check for a read.
+func (c *cell) read(t *Thread, site uint32, out *Race) (found bool) {
 	e := t.Epoch
 	tid, clk := e.TID(), e.Clock()
-	w := Epoch(c.w.Load())
-	r := c.r.Load()
-	if !write {
+	for {
+		r := c.r.Load()
 		if r == uint64(e) {
 			t.Stats.Rules[ReadSameEpoch]++
 			return
@@ -318,19 +425,24 @@ func (c *cell) access(t *Thread, write bool, site uint32) (race Race, found bool
 			t.Stats.Rules[ReadSharedSameEpoch]++
 			return
 		}
-		if !HB(w, t.VC) { // write-read race
-			race, found = Race{Prev: w, PrevSite: c.wsite, PrevWrite: true}, true
+		if checkHook != nil {
+			checkHook()
 		}
 		switch {
 		case r != shared && HB(Epoch(r), t.VC):
+			if !c.r.CompareAndSwap(r, uint64(e)) {
+				continue // exclusive recorded a read meanwhile
+			}
 			t.Stats.Rules[ReadExclusive]++
-			c.r.Store(uint64(e))
-			c.rsite = site
+			setSite(&c.rsite, site)
 		case r != shared:
-			t.Stats.Rules[ReadShare]++
-			v := (*readVC)(nil).with(Epoch(r).TID(), Epoch(r).Clock(), c.rsite).with(tid, clk, site)
+			v := (*readVC)(nil).with(Epoch(r).TID(), Epoch(r).Clock(), c.rsite.Load()).with(tid, clk, site)
 			c.rvc.Store(v)
-			c.r.Store(shared)
+			if !c.r.CompareAndSwap(r, shared) {
+				c.rvc.Store(nil)
+				continue
+			}
+			t.Stats.Rules[ReadShare]++
 		default:
 			t.Stats.Rules[ReadShared]++
 			v := c.rvc.Load()
@@ -338,35 +450,57 @@ func (c *cell) access(t *Thread, write bool, site uint32) (race Race, found bool
 				c.rvc.Store(nv)
 			}
 		}
-		return
+		break
 	}
-	if w == e {
-		t.Stats.Rules[WriteSameEpoch]++
-		return
+	// After recording the read (see check).
+	if w := Epoch(c.w.Load()); !HB(w, t.VC) { // write-read race
+		*out, found = Race{Prev: w, PrevSite: c.wsite.Load(), PrevWrite: true}, true
 	}
-	if !HB(w, t.VC) { // write-write race
-		race, found = Race{Prev: w, PrevSite: c.wsite, PrevWrite: true}, true
+	return
+}
+
+// scanShared reports whether a read that c's read vector clock records
+// is concurrent with t, storing the first such in *out if report is set.
+// If take is set, it takes every entry (takeEntry): the caller drops the
+// read vector clock.
+func (c *cell) scanShared(t *Thread, out *Race, report, take bool) (found bool) {
+	v := c.rvc.Load()
+	if v == nil {
+		return false
 	}
-	if r != shared {
-		t.Stats.Rules[WriteExclusive]++
-		if !found && !HB(Epoch(r), t.VC) { // read-write race
-			race, found = Race{Prev: Epoch(r), PrevSite: c.rsite}, true
+	for i := range v.c {
+		var x uint64
+		if take {
+			x = v.takeEntry(i)
+		} else if x = v.c[i].Load(); x == frozen {
+			x = 0
 		}
-	} else {
-		t.Stats.Rules[WriteShared]++
-		v := c.rvc.Load()
-		for i := range v.c {
-			x := v.c[i].Load()
-			if x != 0 && !found && !HB(MakeEpoch(uint32(i), x), t.VC) {
-				race, found = Race{Prev: MakeEpoch(uint32(i), x), PrevSite: v.site[i]}, true
+		if x != 0 && !found && !HB(MakeEpoch(uint32(i), x), t.VC) {
+			found = true
+			if report {
+				*out = Race{Prev: MakeEpoch(uint32(i), x), PrevSite: v.site[i].Load()}
 			}
 		}
-		c.rvc.Store(nil)
-		c.r.Store(0)
 	}
-	c.w.Store(uint64(e))
-	c.wsite = site
-	return
+	return found
+}
+
+// setSite stores site in *a unless it is there already: a store is a
+// locked instruction, and an access usually comes from the same site as
+// the access before it.
+func setSite(a *atomic.Uint32, site uint32) {
+	if a.Load() != site {
+		a.Store(site)
+	}
+}
+
+// take empties c's epochs and returns them, for a copy that moves c's
+// state elsewhere (promote, a split). exclusive only replaces a nonzero
+// epoch, so once they are taken it cannot record an access here that the
+// copy misses: it either recorded it before, and take returns it, or its
+// compare-and-swap fails.
+func (c *cell) take() (w, r uint64) {
+	return c.w.Swap(0), c.r.Swap(0)
 }
 
 // Read checks a read of [p, p+size) by t at site.
@@ -389,6 +523,14 @@ func (s *Space) Write(t *Thread, p unsafe.Pointer, size uintptr, site uint32) (R
 // must not let p escape because of this; the shadow only converts it to a
 // pointer the compiler can track where it is needed, in ptrOf.)
 func (s *Space) Access(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32) (race Race, found bool) {
+	found = s.Check(t, p, size, write, site, &race)
+	return race, found
+}
+
+// Check is Access storing the conflict in *out, which it writes only if
+// it reports one: it spares the caller the copy of a Race result on every
+// call (see cell.check).
+func (s *Space) Check(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (found bool) {
 	for off := uintptr(0); off < size; {
 		q := unsafe.Add(p, off)
 		a := uintptr(q)
@@ -397,17 +539,34 @@ func (s *Space) Access(t *Thread, p unsafe.Pointer, size uintptr, write bool, si
 			n = size - off
 		}
 		lo, hi := uint8(a&7), uint8(a&7+n)
-		if !s.fast(t, a, lo, hi, write) {
-			if r, ok := s.slow(t, q, lo, hi, write, site); ok && !found {
-				race, found = r, true
+		gr, same := s.fast(t, a, lo, hi, write)
+		if same {
+			off += n
+			continue
+		}
+		if gr != nil && !found && t.Disabled <= 0 && !onStack(t.GP, q) {
+			// q is not on this goroutine's stack, so a is still its address.
+			if done, ok := s.exclusive(t, a, gr, lo, hi, write, site, out); done {
+				if ok {
+					found = true
+					out.Addr = a
+				}
+				off += n
+				continue
 			}
+		}
+		if found {
+			var r Race // only the first conflict is reported
+			s.slow(t, q, lo, hi, write, site, &r)
+		} else {
+			found = s.slow(t, q, lo, hi, write, site, out)
 		}
 		off += n
 	}
 	if found {
-		race.Write = write
+		out.Write = write
 	}
-	return race, found
+	return found
 }
 
 // AccessSparse is Access for one element of a sparse set of elements
@@ -535,8 +694,11 @@ retry:
 			}
 			return race, found
 		}
-		if r, ok := s.update(t, pg, gi, gr, a, 0, 8, write, site); ok && !found {
-			race, found = r, true
+		if found {
+			var r Race // only the first conflict is reported
+			s.update(t, pg, gi, gr, a, 0, 8, write, site, &r)
+		} else if s.update(t, pg, gi, gr, a, 0, 8, write, site, &race) {
+			found = true
 			race.Addr = a
 		}
 	}
@@ -597,7 +759,12 @@ func (s *Space) Same(t *Thread, a, size uintptr, write bool) bool {
 		return false
 	}
 	if uintptr(gr.lo) != off || uintptr(gr.hi) != off+size || !gr.whole.same(t, write) {
-		// A split granule's whole cell is empty: its parts hold the state.
+		// A split granule's whole cell is empty: its parts hold the
+		// state. (The test of split here spares the first access in an
+		// epoch of an unsplit granule a call.)
+		if gr.split.Load() == nil {
+			return false
+		}
 		return gr.sameSplit(t, off, size, write)
 	}
 	t.Stats.Checks++
@@ -620,31 +787,38 @@ func (gr *granule) sameSplit(t *Thread, off, size uintptr, write bool) bool {
 	return sp.same(t, off, off+size, write)
 }
 
-func (s *Space) fast(t *Thread, addr uintptr, lo, hi uint8, write bool) bool {
+// fast is the lock-free same-epoch check of the bytes [lo, hi) of the
+// granule at addr, in Access's loop. When it fails at the whole cell of
+// a granule that covers exactly [lo, hi), it returns that granule, from
+// the page t.cache, for exclusive.
+func (s *Space) fast(t *Thread, addr uintptr, lo, hi uint8, write bool) (*granule, bool) {
 	key := addr >> pageShift
 	pg := t.cache
 	if t.cacheKey != key || pg == nil {
 		if pg = s.pages.Load(key); pg == nil {
-			return false
+			return nil, false
 		}
 		t.cacheKey, t.cache = key, pg
 	}
 	gi := (addr & (pageSize - 1)) >> 3
 	gr := pg.slot(gi)
 	if gr == nil {
-		return false
+		return nil, false
 	}
 	if gr.isRun() {
-		return asRun(gr).sameBytes(t, gi, addr, uintptr(hi-lo), write)
+		return nil, asRun(gr).sameBytes(t, gi, addr, uintptr(hi-lo), write)
 	}
 	if sp := gr.split.Load(); sp != nil {
-		return sp.same(t, uintptr(lo), uintptr(hi), write)
+		return nil, sp.same(t, uintptr(lo), uintptr(hi), write)
 	}
-	if gr.lo != lo || gr.hi != hi || !gr.whole.same(t, write) {
-		return false
+	if gr.lo != lo || gr.hi != hi {
+		return nil, false
+	}
+	if !gr.whole.same(t, write) {
+		return gr, false
 	}
 	t.Stats.Checks++
-	return true
+	return nil, true
 }
 
 // stripeGroup consecutive granules share a stripe lock, so that range
@@ -672,9 +846,12 @@ func (s *Space) page(key uintptr) *page {
 	}
 }
 
-func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site uint32) (Race, bool) {
+// slow is the slow path of Access for the bytes [lo, hi) of the granule
+// at p: it reports whether the access conflicts, storing the conflict in
+// *out (only then).
+func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site uint32, out *Race) bool {
 	if t.Disabled > 0 || onStack(t.GP, p) {
-		return Race{}, false
+		return false
 	}
 	// p is not on this goroutine's stack, so it does not move.
 	addr := uintptr(p)
@@ -691,7 +868,7 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 		// takes it, and looks again if the slot changed meanwhile.
 		gr := pg.slot(gi)
 		if gr == nil && s.first(t, pg, gi, addr, lo, hi, write, site) {
-			return Race{}, false
+			return false
 		}
 		locked := gr == nil || !gr.isRun()
 		if locked {
@@ -715,15 +892,183 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 			if retry {
 				continue
 			}
-			return race, found
+			if found {
+				*out = race
+			}
+			return found
 		}
-		race, found := s.update(t, pg, gi, gr, addr, lo, hi, write, site)
+		found := s.update(t, pg, gi, gr, addr, lo, hi, write, site, out)
 		mu.Unlock()
 		if found {
-			race.Addr = addr
+			out.Addr = addr
 		}
-		return race, found
+		return found
 	}
+}
+
+// Test hooks, at the points where another goroutine may interleave:
+// exclusiveHook in exclusive between its loads and its compare-and-swap,
+// moveHook in promote, a split and the growth of a read vector clock
+// between taking a cell's epochs or entries and storing them in the new
+// state, checkHook in a locked update between its
+// first load of its own epoch word and its store of it.
+var exclusiveHook, moveHook, checkHook func()
+
+// exclusive is the lock-free path of the first access in an epoch of a
+// granule whose state only t recorded (issue #12): gr, the granule of
+// address a in the page t.cache (as fast found it), is not split and
+// covers exactly [lo, hi); t owns it in
+// the current GC generation (validate would return it as it is); and the
+// epoch that this kind of access records (w for a write, r for a read)
+// is an earlier epoch of t, which happens before t's current one. The
+// access is then recorded by a compare-and-swap of that one word from
+// the earlier epoch to the current one (and the site), with no lock and
+// no allocation: the first write of a location in each epoch of a
+// goroutine that alternates with others on a lock (WriteExclusive) or
+// that takes a lock between accesses of its own data.
+//
+// It reports whether it recorded the access (done) and whether the
+// access conflicts (found, with the conflict in *out). It leaves the
+// access to the locked path (done false) whenever anything is unusual:
+// another goroutine's state in the cell, a read-shared state, a failed
+// compare-and-swap, or a granule that left its slot meanwhile.
+//
+// Why the update cannot be lost or hidden:
+//   - Locked updates record an access in its own word (a swap of w, a
+//     compare-and-swap of r) before they load the other word, and
+//     exclusive loads the other word after its compare-and-swap, so of a
+//     locked access and a concurrent exclusive one at least one sees the
+//     other (see cell.check). A locked writer's swap returns an epoch
+//     exclusive wrote after the writer's first load, which it checks.
+//   - Code that moves the cell's state elsewhere (promote, a split) takes
+//     the epochs first (cell.take), leaving zeros, which exclusive never
+//     replaces. A granule freed (retire) holds zeros too, and a recycled
+//     granule can never hold t's earlier epoch: only t records its own
+//     epochs, and only while they are current. A heap granule dropped
+//     from its slot is not reused; exclusive sees that it left its slot
+//     and the locked path applies the access again where the state is.
+//   - The GC state: the owner and generation checks are validate's own
+//     shortcut. State that the sweeper drops after the check was
+//     recorded in an older generation and would have been dropped with
+//     the access on the locked path too.
+//
+// A race report in the window may pair the new epoch with the site of
+// the access before it (the site is stored after the epoch).
+func (s *Space) exclusive(t *Thread, a uintptr, gr *granule, lo, hi uint8, write bool, site uint32, out *Race) (done, found bool) {
+	tid := t.Epoch.TID()
+	// fast checked the bounds and that gr is not split. (A split since
+	// then took the whole cell's epochs: the compare-and-swap fails.)
+	if own := gr.owner.Load(); own != tid+1 && own != adopted || gr.gen.Load() != uint32(lagGen.Load()) {
+		return false, false
+	}
+	c := &gr.whole
+	if !write && c.r.Load() == shared {
+		return s.sharedRead(t, a, gr, site, out)
+	}
+	own, other, sites := &c.w, &c.r, &c.wsite
+	if !write {
+		own, other, sites = &c.r, &c.w, &c.rsite
+	}
+	old, o := own.Load(), other.Load()
+	if old == 0 || old == shared || Epoch(old).TID() != tid || old == uint64(t.Epoch) ||
+		o == shared || o != 0 && Epoch(o).TID() != tid {
+		return false, false
+	}
+	if exclusiveHook != nil {
+		exclusiveHook()
+	}
+	if !own.CompareAndSwap(old, uint64(t.Epoch)) {
+		return false, false
+	}
+	setSite(sites, site)
+	pg, gi := t.cache, (a&(pageSize-1))>>3
+	if pg.slot(gi) != gr {
+		// gr left its slot after the loads (promote, a split, the
+		// sweeper): the state is elsewhere or gone. Apply the access
+		// again on the locked path; the first application is harmless.
+		return false, false
+	}
+	t.Stats.Checks++
+	if write {
+		t.Stats.Rules[WriteExclusive]++
+	} else {
+		t.Stats.Rules[ReadExclusive]++
+	}
+	if o = other.Load(); o == 0 || o != shared && Epoch(o).TID() == tid {
+		return true, false // only t's accesses: no conflict
+	}
+	// Another goroutine recorded an access meanwhile: a conflict unless
+	// it happens before t, which the locked path decides.
+	return true, s.settle(t, pg, a>>pageShift, gi, gr, lo, hi, write, site, out)
+}
+
+// sharedRead is exclusive for a read of a read-shared cell ([READ
+// SHARED]) in which t already has an entry: it sets the entry with a
+// compare-and-swap, then checks the last write, which happens before t
+// in the common case (readers of data a writer published under a lock).
+// Locked writers swap the write epoch before they scan the entries, and
+// every locked update that replaces or drops the read vector clock takes
+// its entries first (takeEntry), so the read is either seen by them or
+// not recorded here (the compare-and-swap fails, and the locked path
+// records it). It leaves to the locked path a read vector clock without
+// an entry for t, a last write that does not happen before t, and a
+// granule that left its slot meanwhile.
+func (s *Space) sharedRead(t *Thread, a uintptr, gr *granule, site uint32, out *Race) (done, found bool) {
+	tid, clk := t.Epoch.TID(), t.Epoch.Clock()
+	c := &gr.whole
+	v := c.rvc.Load()
+	if v == nil || int(tid) >= len(v.c) {
+		return false, false
+	}
+	x := v.c[tid].Load()
+	if x == frozen || x == clk || !HB(Epoch(c.w.Load()), t.VC) {
+		return false, false
+	}
+	if exclusiveHook != nil {
+		exclusiveHook()
+	}
+	if !v.c[tid].CompareAndSwap(x, clk) {
+		return false, false
+	}
+	setSite(&v.site[tid], site)
+	pg, gi := t.cache, (a&(pageSize-1))>>3
+	if c.rvc.Load() != v || pg.slot(gi) != gr {
+		// Replaced or dropped after the loads: apply the read again on
+		// the locked path.
+		return false, false
+	}
+	t.Stats.Checks++
+	t.Stats.Rules[ReadShared]++
+	if HB(Epoch(c.w.Load()), t.VC) {
+		return true, false
+	}
+	return true, s.settle(t, pg, a>>pageShift, gi, gr, gr.lo, gr.hi, false, site, out)
+}
+
+// settle is the end of exclusive when, after it recorded t's access, the
+// other word of the cell records another goroutine's access: under the
+// stripe lock it checks that access, as update would, and starts afresh
+// if the state belongs to a dead object (see update).
+func (s *Space) settle(t *Thread, pg *page, key, gi uintptr, gr *granule, lo, hi uint8, write bool, site uint32, out *Race) (found bool) {
+	mu := s.stripe(key, gi)
+	mu.Lock()
+	defer mu.Unlock()
+	c := &gr.whole
+	if write {
+		if r := c.r.Load(); r == shared {
+			found = c.scanShared(t, out, true, false)
+		} else if !HB(Epoch(r), t.VC) {
+			*out, found = Race{Prev: Epoch(r), PrevSite: c.rsite.Load()}, true
+		}
+	} else if w := Epoch(c.w.Load()); !HB(w, t.VC) {
+		*out, found = Race{Prev: w, PrevSite: c.wsite.Load(), PrevWrite: true}, true
+	}
+	if found && pg.slot(gi) == gr && gr.hasWP && gr.wp.Value() == nil {
+		gr = pg.replace(t, gi, gr, lo, hi)
+		*out = Race{}
+		found = gr.access(t, lo, hi, write, site, out)
+	}
+	return found
 }
 
 // first records t's access of the bytes [lo, hi) of the empty slot gi,
@@ -740,19 +1085,21 @@ func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write
 	gen := uint32(lagGen.Load())
 	var gr *granule
 	if immortal, hasWP, wp := s.track(pg, addr, gen); hasWP {
-		gr = &granule{lo: lo, hi: hi, gen: gen, hasWP: true, wp: wp}
+		gr = &granule{lo: lo, hi: hi, hasWP: true, wp: wp}
+		initU32(&gr.gen, gen)
 	} else {
 		gr = newGranule(t, lo, hi, gen)
 		gr.immortal = immortal
 	}
-	gr.owner = t.Epoch.TID() + 1
+	// gr is not published yet (initU32).
+	initU32(&gr.owner, t.Epoch.TID()+1)
 	rule := ReadExclusive
 	if write {
 		rule = WriteExclusive
-		gr.whole.wsite = site
+		initU32(&gr.whole.wsite, site)
 		gr.whole.w.Store(uint64(t.Epoch))
 	} else {
-		gr.whole.rsite = site
+		initU32(&gr.whole.rsite, site)
 		gr.whole.r.Store(uint64(t.Epoch))
 	}
 	if !pg.add(gi, gr) {
@@ -787,15 +1134,19 @@ func (pg *page) replace(t *Thread, gi uintptr, old *granule, lo, hi uint8) *gran
 	return gr
 }
 
-func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintptr, lo, hi uint8, write bool, site uint32) (race Race, found bool) {
+// update applies t's access of the bytes [lo, hi) at addr to gr, in
+// slot gi of pg, with the stripe lock held, and reports whether it
+// conflicts, storing the conflict in *out (see cell.check).
+func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintptr, lo, hi uint8, write bool, site uint32, out *Race) (found bool) {
 	gr = s.validate(t, pg, gi, gr, addr, lo, hi)
 	if gr.split.Load() == nil && (gr.lo != lo || gr.hi != hi) {
 		if gr.whole.empty() {
 			var ngr *granule
 			if gr.off {
-				ngr = newGranule(t, lo, hi, gr.gen)
+				ngr = newGranule(t, lo, hi, gr.gen.Load())
 			} else {
-				ngr = &granule{lo: lo, hi: hi, immortal: gr.immortal, hasWP: gr.hasWP, gen: gr.gen, wp: gr.wp}
+				ngr = &granule{lo: lo, hi: hi, immortal: gr.immortal, hasWP: gr.hasWP, wp: gr.wp}
+				ngr.gen.Store(gr.gen.Load())
 			}
 			pg.set(gi, ngr)
 			freeGranule(t, gr)
@@ -803,40 +1154,56 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 		} else {
 			gr = pg.promote(t, gi, gr) // parts are on the heap
 			sp := newParts(partShift(gr.lo, gr.hi, lo, hi))
-			sp.fill(gr.lo, gr.hi, &gr.whole)
+			// The whole cell moves to the parts. Fast paths that test
+			// only the whole cell (Same, sameSpan, accessWords) must
+			// fail from now on, and take's zeros (no epoch is 0) make
+			// them fail; exclusive's last write, if any, moves too.
+			var whole cell
+			w, r := gr.whole.take()
+			whole.w.Store(w)
+			whole.r.Store(r)
+			whole.copySites(&gr.whole)
+			whole.rvc.Store(gr.whole.rvc.Load().taken())
+			if moveHook != nil {
+				moveHook()
+			}
+			sp.fill(gr.lo, gr.hi, &whole)
 			gr.split.Store(sp)
-			// Fast paths that test only the whole cell (Same, sameSpan,
-			// accessWords) must fail from now on: no epoch is 0.
-			gr.whole.w.Store(0)
-			gr.whole.r.Store(0)
 			gr.whole.rvc.Store(nil)
 		}
 	}
 	if sp := gr.split.Load(); sp != nil && !sp.fits(lo, hi) {
 		gr.split.Store(sp.refined(min(sp.shift, partShift(lo, hi, 0, 0))))
 	}
-	race, found = gr.access(t, lo, hi, write, site)
+	found = gr.access(t, lo, hi, write, site, out)
 	if found && gr.hasWP && gr.wp.Value() == nil {
 		// The object the state belonged to died and its memory was reused
 		// before the GC generation we saw advanced: the conflict is with
 		// a dead object. Start afresh.
 		gr = pg.replace(t, gi, gr, lo, hi)
-		race, found = gr.access(t, lo, hi, write, site)
+		*out = Race{}
+		found = gr.access(t, lo, hi, write, site, out)
 	}
-	return race, found
+	return found
 }
 
-func (gr *granule) access(t *Thread, lo, hi uint8, write bool, site uint32) (race Race, found bool) {
+// access applies the FastTrack rule to the cells of the bytes [lo, hi)
+// of gr and reports whether one conflicts, storing the first conflict in
+// *out (see cell.check).
+func (gr *granule) access(t *Thread, lo, hi uint8, write bool, site uint32, out *Race) (found bool) {
 	sp := gr.split.Load()
 	if sp == nil {
-		return gr.whole.access(t, write, site)
+		return gr.whole.check(t, write, site, out)
 	}
 	for i := lo >> sp.shift; i < (hi-1)>>sp.shift+1; i++ {
-		if r, ok := sp.cells[i].access(t, write, site); ok && !found {
-			race, found = r, true
+		if found {
+			var r Race // only the first conflict is reported
+			sp.cells[i].check(t, write, site, &r)
+		} else {
+			found = sp.cells[i].check(t, write, site, out)
 		}
 	}
-	return race, found
+	return found
 }
 
 func (gr *granule) cells() []cell {

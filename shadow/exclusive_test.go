@@ -1,0 +1,617 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package shadow
+
+import (
+	"runtime"
+	"testing"
+	"unsafe"
+)
+
+// hookOnce makes the next exclusive call run f between its loads and its
+// compare-and-swap, the window in which another goroutine's locked update
+// may interleave, and reports through the returned pointer whether
+// exclusive reached that window.
+func hookOnce(t *testing.T, f func()) *bool {
+	t.Helper()
+	fired := new(bool)
+	exclusiveHook = func() {
+		if *fired {
+			return
+		}
+		*fired = true
+		f()
+	}
+	t.Cleanup(func() { exclusiveHook = nil })
+	return fired
+}
+
+// owned returns a heap int64 that a has written (off-heap state that a
+// owns) and a's thread in the next epoch.
+func owned(t *testing.T, s *Space) (*int64, *Thread) {
+	x := escape(new(int64))
+	a := thread(1, 1, nil)
+	if _, race := s.Write(a, unsafe.Pointer(x), 8, 1); race {
+		t.Fatal("first write races")
+	}
+	release(a)
+	return x, a
+}
+
+// TestExclusiveRules checks the FastTrack rules exclusive applies: the
+// owner's write and read in a new epoch record the epoch and the site
+// without the lock ([WRITE EXCLUSIVE], [READ EXCLUSIVE]), and an
+// unordered goroutine's access afterwards races with them.
+func TestExclusiveRules(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	x, a := owned(t, s)
+	p := unsafe.Pointer(x)
+	fired := hookOnce(t, func() {})
+	before := a.Stats.Rules[WriteExclusive]
+	if _, race := s.Write(a, p, 8, 2); race {
+		t.Fatal("owner's write races")
+	}
+	gr := slotOf(s, p)
+	if !*fired || a.Stats.Rules[WriteExclusive] != before+1 {
+		t.Fatal("owner's write in a new epoch did not take the lock-free path")
+	}
+	if gr.whole.w.Load() != uint64(a.Epoch) || gr.whole.wsite.Load() != 2 {
+		t.Fatalf("write recorded as %x at site %d", gr.whole.w.Load(), gr.whole.wsite.Load())
+	}
+	if _, race := s.Read(a, p, 8, 3); race {
+		t.Fatal("owner's read races")
+	}
+	release(a)
+	fired = hookOnce(t, func() {})
+	if _, race := s.Read(a, p, 8, 4); race {
+		t.Fatal("owner's read in a new epoch races")
+	}
+	if !*fired || gr.whole.r.Load() != uint64(a.Epoch) || gr.whole.rsite.Load() != 4 {
+		t.Fatal("owner's read in a new epoch not recorded by the lock-free path")
+	}
+	// An unordered goroutine races with both, and the reports name the
+	// sites exclusive recorded.
+	b := thread(2, 1, nil)
+	r, race := s.Write(b, p, 8, 5)
+	if !race || r.Prev.TID() != 1 || r.PrevSite != 2 && r.PrevSite != 4 {
+		t.Fatalf("race with the owner's lock-free accesses: %+v %v", r, race)
+	}
+	runtime.KeepAlive(x)
+}
+
+// TestExclusiveDeclines checks that exclusive leaves to the locked path
+// what it must not decide: state another goroutine recorded, and state
+// recorded before a GC cycle.
+func TestExclusiveDeclines(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	x, a := owned(t, s)
+	p := unsafe.Pointer(x)
+	// b reads after a's first epoch: a race-free handoff that adopts the
+	// granule. a's next write must check b's read, which is unordered.
+	b := thread(2, 1, map[uint32]uint64{1: 1})
+	if _, race := s.Read(b, p, 8, 2); race {
+		t.Fatal("ordered read races")
+	}
+	fired := hookOnce(t, func() {})
+	if _, race := s.Write(a, p, 8, 3); !race {
+		t.Fatal("write after an unordered read: race missed")
+	}
+	if *fired {
+		t.Fatal("lock-free path taken over another goroutine's read")
+	}
+
+	// Owned state from an older GC generation: validate drops it.
+	y, c := owned(t, s)
+	q := unsafe.Pointer(y)
+	slotOf(s, q).gen.Add(^uint32(0))
+	fired = hookOnce(t, func() {})
+	s.Write(c, q, 8, 4)
+	if *fired {
+		t.Fatal("lock-free path taken over state from an older generation")
+	}
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
+}
+
+// TestExclusiveConcurrentRead interleaves a locked read by an unordered
+// goroutine between exclusive's loads and its compare-and-swap. The
+// reader loads the write epoch after recording its read, before the
+// compare-and-swap, so it finds no conflict; exclusive loads the read
+// epoch after its compare-and-swap and must find the reader's. The state
+// here is on the heap and already adopted, so nothing moves it.
+func TestExclusiveConcurrentRead(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	x, a := owned(t, s)
+	p := unsafe.Pointer(x)
+	// Adoption by a reader after a's first epoch, then a reads again
+	// after it, so that the state is a's alone again: an adopted heap
+	// granule.
+	b := thread(2, 1, map[uint32]uint64{1: 1})
+	s.Read(b, p, 8, 2)
+	acquire(a, release(b))
+	if _, race := s.Read(a, p, 8, 3); race {
+		t.Fatal("ordered read races")
+	}
+	if _, race := s.Write(a, p, 8, 3); race {
+		t.Fatal("ordered write races")
+	}
+	gr := slotOf(s, p)
+	if gr.off || gr.owner.Load() != adopted {
+		t.Fatalf("setup: off %v owner %d", gr.off, gr.owner.Load())
+	}
+	release(a)
+	c := thread(3, 1, map[uint32]uint64{1: a.VC[1] - 1}) // ordered after a's last epoch, not this one
+	var cRace bool
+	fired := hookOnce(t, func() {
+		_, cRace = s.Read(c, p, 8, 4)
+	})
+	_, aRace := s.Write(a, p, 8, 5)
+	if !*fired {
+		t.Fatal("lock-free path not taken")
+	}
+	if cRace {
+		t.Fatal("the reader raced with a write it saw as ordered")
+	}
+	if !aRace {
+		t.Fatal("write-after-read race missed: the locked read in exclusive's window went unseen")
+	}
+	if slotOf(s, p) != gr || gr.whole.w.Load() != uint64(a.Epoch) {
+		t.Fatal("the write is not recorded")
+	}
+	runtime.KeepAlive(x)
+}
+
+// TestExclusiveConcurrentWrite interleaves a locked write by an unordered
+// goroutine in exclusive's window: the compare-and-swap fails and the
+// locked path finds the write-write race.
+func TestExclusiveConcurrentWrite(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	x, a := owned(t, s)
+	p := unsafe.Pointer(x)
+	b := thread(2, 1, map[uint32]uint64{1: 1}) // ordered after a's first epoch
+	var bRace bool
+	fired := hookOnce(t, func() {
+		_, bRace = s.Write(b, p, 8, 2)
+	})
+	_, aRace := s.Write(a, p, 8, 3)
+	if !*fired || bRace {
+		t.Fatalf("setup: fired %v, b's ordered write races %v", *fired, bRace)
+	}
+	if !aRace {
+		t.Fatal("write-write race missed")
+	}
+	if w := slotOf(s, p).whole.w.Load(); w != uint64(a.Epoch) {
+		t.Fatalf("last write %x, want a's %x", w, uint64(a.Epoch))
+	}
+	runtime.KeepAlive(x)
+}
+
+// TestExclusiveMoved moves the state out of the granule in exclusive's
+// window, as promote (a second goroutine's first access) and a split
+// (an access of other bytes) do, and as the sweeper drops it: the write
+// must end up in the state that replaced the granule, never be lost in
+// the old one.
+func TestExclusiveMoved(t *testing.T) {
+	quiet(t)
+	for _, tc := range []struct {
+		name string
+		move func(s *Space, pg *page, gi uintptr, gr *granule)
+	}{
+		{"promote", func(s *Space, pg *page, gi uintptr, gr *granule) {
+			pg.promote(nil, gi, gr)
+		}},
+		{"split", func(s *Space, pg *page, gi uintptr, gr *granule) {
+			a := thread(1, 1, nil) // the owner's first epoch: no new state
+			s.update(a, pg, gi, gr, 0, 0, 4, true, 1, new(Race))
+		}},
+		{"sweep", func(s *Space, pg *page, gi uintptr, gr *granule) {
+			pg.set(gi, nil)
+			pg.mu.Lock()
+			pg.live--
+			pg.mu.Unlock()
+			freeGranule(nil, gr)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			untracked(t) // off-heap granules, which promote moves
+			s := NewSpace()
+			x, a := owned(t, s)
+			p := unsafe.Pointer(x)
+			key, gi := uintptr(p)>>pageShift, (uintptr(p)&(pageSize-1))>>3
+			fired := hookOnce(t, func() {
+				pg := s.pages.Load(key)
+				mu := s.stripe(key, gi)
+				mu.Lock()
+				tc.move(s, pg, gi, pg.slot(gi))
+				mu.Unlock()
+			})
+			if _, race := s.Write(a, p, 8, 2); race {
+				t.Fatal("owner's write races")
+			}
+			if !*fired {
+				t.Fatal("lock-free path not taken")
+			}
+			gr := slotOf(s, p)
+			var w uint64
+			if sp := gr.split.Load(); sp != nil {
+				w = sp.cells[0].w.Load()
+			} else {
+				w = gr.whole.w.Load()
+			}
+			if w != uint64(a.Epoch) {
+				t.Fatalf("write lost: state records %x, want %x", w, uint64(a.Epoch))
+			}
+			// And it still races with an unordered goroutine.
+			if _, race := s.Read(thread(2, 1, nil), p, 8, 3); !race {
+				t.Fatal("race with the moved write missed")
+			}
+			runtime.KeepAlive(x)
+		})
+	}
+}
+
+// TestExclusiveRecycled reuses the owner's granule for another address
+// in exclusive's window, as the sweeper and another goroutine's next
+// first access may: the compare-and-swap must not write the owner's
+// epoch into the other address's state.
+func TestExclusiveRecycled(t *testing.T) {
+	if !recycleGranules {
+		t.Skip("granules are not recycled under the race detector")
+	}
+	quiet(t)
+	untracked(t) // off-heap granules, which are recycled
+	s := NewSpace()
+	x, a := owned(t, s)
+	p := unsafe.Pointer(x)
+	y := escape(new(int64))
+	q := unsafe.Pointer(y)
+	b := thread(2, 1, nil)
+	key, gi := uintptr(p)>>pageShift, (uintptr(p)&(pageSize-1))>>3
+	var old *granule
+	hookOnce(t, func() {
+		pg := s.pages.Load(key)
+		mu := s.stripe(key, gi)
+		mu.Lock()
+		old = pg.slot(gi)
+		pg.set(gi, nil)
+		mu.Unlock()
+		freeGranule(b, old) // b's next new granule is old, for y
+		s.Write(b, q, 8, 3)
+	})
+	if _, race := s.Write(a, p, 8, 2); race {
+		t.Fatal("owner's write races")
+	}
+	if slotOf(s, q) != old {
+		t.Skip("the block was not reused for y")
+	}
+	if w := slotOf(s, q).whole.w.Load(); w != uint64(b.Epoch) {
+		t.Fatalf("y's state records %x, want b's write %x", w, uint64(b.Epoch))
+	}
+	if w := slotOf(s, p).whole.w.Load(); w != uint64(a.Epoch) {
+		t.Fatalf("x's state records %x, want a's write %x", w, uint64(a.Epoch))
+	}
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
+}
+
+// TestExclusiveMidMove runs exclusive while promote and a split are
+// moving the cell's state (between taking the epochs and storing them in
+// the new state), the window in which a compare-and-swap on the old cell
+// would be lost: it must fail there, and the access then goes to the
+// locked path, which waits for the move and records it in the new state.
+func TestExclusiveMidMove(t *testing.T) {
+	quiet(t)
+	for _, tc := range []struct {
+		name string
+		move func(s *Space, pg *page, gi uintptr, gr *granule)
+	}{
+		{"promote", func(s *Space, pg *page, gi uintptr, gr *granule) {
+			pg.promote(nil, gi, gr)
+		}},
+		{"split", func(s *Space, pg *page, gi uintptr, gr *granule) {
+			a := thread(1, 1, nil) // the owner's first epoch: no new state
+			s.update(a, pg, gi, gr, 0, 0, 4, true, 1, new(Race))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			untracked(t) // off-heap granules, which promote moves
+			s := NewSpace()
+			x, a := owned(t, s)
+			p := unsafe.Pointer(x)
+			key, gi := uintptr(p)>>pageShift, (uintptr(p)&(pageSize-1))>>3
+			pg := s.pages.Load(key)
+			mu := s.stripe(key, gi)
+			gr := pg.slot(gi)
+			if tc.name == "split" {
+				// On the heap first, so that the split's take is the
+				// one the hook sees (not promote's).
+				mu.Lock()
+				gr = pg.promote(nil, gi, gr)
+				mu.Unlock()
+			}
+			var done, hooked bool
+			moveHook = func() {
+				hooked = true
+				// The mover holds the stripe lock; exclusive takes none
+				// unless it sees another goroutine's access.
+				done, _ = s.exclusive(a, uintptr(p), gr, 0, 8, true, 2, new(Race))
+			}
+			t.Cleanup(func() { moveHook = nil })
+			mu.Lock()
+			tc.move(s, pg, gi, gr)
+			mu.Unlock()
+			moveHook = nil
+			if !hooked {
+				t.Fatal("setup: the move did not take the epochs")
+			}
+			if done {
+				t.Fatal("exclusive recorded a write in a cell being moved")
+			}
+			if _, race := s.Write(a, p, 8, 2); race {
+				t.Fatal("owner's write races")
+			}
+			cur := slotOf(s, p)
+			w := cur.whole.w.Load()
+			if sp := cur.split.Load(); sp != nil {
+				w = sp.cells[0].w.Load()
+			}
+			if w != uint64(a.Epoch) {
+				t.Fatalf("write lost: state records %x, want %x", w, uint64(a.Epoch))
+			}
+			runtime.KeepAlive(x)
+		})
+	}
+}
+
+// TestExclusiveInLockedUpdate runs exclusive (the owner, a) inside a
+// locked update by another goroutine (b, ordered after a's earlier
+// epoch, not the current one), between b's first load of its word and
+// its store: b's store must not hide a's access. For a write, b's swap
+// returns a's new write epoch, which races with b; for a read, b's
+// compare-and-swap fails, and b records both reads (read-shared).
+func TestExclusiveInLockedUpdate(t *testing.T) {
+	quiet(t)
+	for _, write := range []bool{true, false} {
+		s := NewSpace()
+		x, a := owned(t, s)
+		p := unsafe.Pointer(x)
+		if !write {
+			s.Read(a, p, 8, 1) // a's read epoch, for exclusive to advance
+			release(a)
+		}
+		gr := slotOf(s, p)
+		b := thread(2, 1, map[uint32]uint64{1: a.VC[1] - 1})
+		var done bool
+		checkHook = func() {
+			checkHook = nil
+			done, _ = s.exclusive(a, uintptr(p), gr, 0, 8, write, 2, new(Race))
+		}
+		_, race := s.Access(b, p, 8, write, 3)
+		checkHook = nil
+		if !done {
+			t.Fatalf("write %v: setup: exclusive declined", write)
+		}
+		if write {
+			if !race {
+				t.Fatal("write-write race hidden by the locked writer's store")
+			}
+			continue
+		}
+		cur := slotOf(s, p)
+		v := cur.whole.rvc.Load()
+		if cur.whole.r.Load() != shared || v.get(1) != a.Epoch.Clock() || v.get(2) != b.Epoch.Clock() {
+			t.Fatalf("read state %x, want both reads shared", cur.whole.r.Load())
+		}
+		runtime.KeepAlive(x)
+	}
+}
+
+// TestWriteSharedConflictOrder checks that a write over a read-shared
+// state reports the write-write conflict first, as [WRITE SHARED] checks
+// the last write before the reads (a regression: the read vector clock's
+// conflict overwrote it).
+func TestWriteSharedConflictOrder(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	x := escape(new(int64))
+	p := unsafe.Pointer(x)
+	a, b, c := thread(1, 1, nil), thread(2, 1, nil), thread(3, 1, nil)
+	s.Write(a, p, 8, 1)
+	s.Read(a, p, 8, 2)
+	s.Read(b, p, 8, 3) // races with a's write; read-shared
+	r, race := s.Write(c, p, 8, 4)
+	if !race || !r.PrevWrite || r.Prev != a.Epoch || r.PrevSite != 1 {
+		t.Fatalf("conflict %+v, want a's write at site 1", r)
+	}
+	runtime.KeepAlive(x)
+}
+
+// shared returns a heap int64 that w wrote and readers 2 and 3 then read
+// (ordered after the write, unordered with each other: read-shared), and
+// reader 2 in its next epoch, which still knows only w's write.
+func sharedState(t *testing.T, s *Space) (*int64, *Thread) {
+	x := escape(new(int64))
+	p := unsafe.Pointer(x)
+	w := thread(1, 1, nil)
+	s.Write(w, p, 8, 1)
+	r2 := thread(2, 1, map[uint32]uint64{1: 1})
+	r3 := thread(3, 1, map[uint32]uint64{1: 1})
+	for _, r := range []*Thread{r2, r3} {
+		if _, race := s.Read(r, p, 8, 2); race {
+			t.Fatal("ordered read races")
+		}
+	}
+	if slotOf(s, p).whole.r.Load() != shared {
+		t.Fatal("setup: not read-shared")
+	}
+	release(r2)
+	return x, r2
+}
+
+// TestSharedReadRule checks [READ SHARED] on the lock-free path: a
+// reader with an entry sets it in a new epoch, and an unordered write
+// afterwards races with that read.
+func TestSharedReadRule(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	x, r := sharedState(t, s)
+	p := unsafe.Pointer(x)
+	fired := hookOnce(t, func() {})
+	before := r.Stats.Rules[ReadShared]
+	if _, race := s.Read(r, p, 8, 7); race {
+		t.Fatal("ordered read races")
+	}
+	v := slotOf(s, p).whole.rvc.Load()
+	if !*fired || r.Stats.Rules[ReadShared] != before+1 || v.get(2) != r.Epoch.Clock() || v.site[2].Load() != 7 {
+		t.Fatalf("read-shared read in a new epoch not recorded by the lock-free path (fired %v, entry %d)", *fired, v.get(2))
+	}
+	// A writer ordered after everything but this read races with it.
+	wr := thread(4, 1, map[uint32]uint64{1: 1, 2: r.Epoch.Clock() - 1, 3: 1})
+	rc, race := s.Write(wr, p, 8, 8)
+	if !race || rc.Prev != r.Epoch || rc.PrevSite != 7 || rc.PrevWrite {
+		t.Fatalf("race with the lock-free read: %+v %v", rc, race)
+	}
+	runtime.KeepAlive(x)
+}
+
+// TestSharedReadConcurrentWrite interleaves a locked write ordered after
+// the reader's earlier epoch (not this one) with sharedRead, both ways:
+// in sharedRead's window (its compare-and-swap then fails on the entry
+// the writer took, and the locked path finds the race), and sharedRead
+// inside the writer's window between its load and its swap (the writer's
+// scan then finds the new entry).
+func TestSharedReadConcurrentWrite(t *testing.T) {
+	quiet(t)
+	for _, inWriter := range []bool{false, true} {
+		s := NewSpace()
+		x, r := sharedState(t, s)
+		p := unsafe.Pointer(x)
+		wr := thread(4, 1, map[uint32]uint64{1: 1, 2: r.Epoch.Clock() - 1, 3: 1})
+		var wRace, rRace, done bool
+		if inWriter {
+			gr := slotOf(s, p)
+			checkHook = func() {
+				checkHook = nil
+				done, rRace = s.exclusive(r, uintptr(p), gr, 0, 8, false, 7, new(Race))
+			}
+			_, wRace = s.Write(wr, p, 8, 8)
+			checkHook = nil
+			if !done || rRace {
+				t.Fatalf("setup: sharedRead done %v race %v", done, rRace)
+			}
+			if !wRace {
+				t.Fatal("the writer missed the read sharedRead recorded in its window")
+			}
+		} else {
+			fired := hookOnce(t, func() {
+				_, wRace = s.Write(wr, p, 8, 8)
+			})
+			_, rRace = s.Read(r, p, 8, 7)
+			if !*fired || wRace {
+				t.Fatalf("setup: fired %v, write race %v", *fired, wRace)
+			}
+			if !rRace {
+				t.Fatal("read-after-write race missed")
+			}
+		}
+		runtime.KeepAlive(x)
+	}
+}
+
+// TestSharedReadMidMove runs sharedRead while a locked update copies the
+// read vector clock elsewhere (a split, a reader that grows it): its
+// compare-and-swap must fail on the taken entry, never record the read in
+// the old copy, and the locked path then records it in the new state.
+func TestSharedReadMidMove(t *testing.T) {
+	quiet(t)
+	for _, name := range []string{"split", "grow"} {
+		s := NewSpace()
+		x, r := sharedState(t, s)
+		p := unsafe.Pointer(x)
+		key, gi := uintptr(p)>>pageShift, (uintptr(p)&(pageSize-1))>>3
+		gr := slotOf(s, p)
+		var done, hooked bool
+		moveHook = func() {
+			moveHook = nil
+			hooked = true
+			done, _ = s.exclusive(r, uintptr(p), gr, 0, 8, false, 7, new(Race))
+		}
+		if name == "split" {
+			mu := s.stripe(key, gi)
+			mu.Lock()
+			w := thread(1, 1, nil) // same epoch as the write: no new state
+			s.update(w, s.pages.Load(key), gi, gr, 0, 0, 4, false, 1, new(Race))
+			mu.Unlock()
+		} else {
+			far := thread(40, 1, map[uint32]uint64{1: 1}) // beyond the entries
+			s.Read(far, p, 8, 3)
+		}
+		moveHook = nil
+		if !hooked || done {
+			t.Fatalf("%s: hooked %v, sharedRead recorded a read in a moved read vector clock %v", name, hooked, done)
+		}
+		if _, race := s.Read(r, p, 8, 7); race {
+			t.Fatalf("%s: ordered read races", name)
+		}
+		cur := slotOf(s, p)
+		v := cur.whole.rvc.Load()
+		if sp := cur.split.Load(); sp != nil {
+			v = sp.cells[0].rvc.Load()
+		}
+		if v.get(2) != r.Epoch.Clock() {
+			t.Fatalf("%s: read lost: entry %d, want %d", name, v.get(2), r.Epoch.Clock())
+		}
+		runtime.KeepAlive(x)
+	}
+}
+
+// TestSharedReadRacingSplit runs sharedRead and a split concurrently in
+// the one order that only taking the entries makes safe: sharedRead's
+// checks pass before the split takes the cell, and its compare-and-swap
+// comes after the split copied the read vector clock but before it
+// dropped it (so sharedRead's check that the clock is still the cell's
+// passes). The two goroutines step through the hooks in lock step.
+func TestSharedReadRacingSplit(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	x, r := sharedState(t, s)
+	p := unsafe.Pointer(x)
+	key, gi := uintptr(p)>>pageShift, (uintptr(p)&(pageSize-1))>>3
+	gr := slotOf(s, p)
+	atMove, resume, splitDone := make(chan bool), make(chan bool), make(chan bool)
+	moveHook = func() {
+		moveHook = nil
+		atMove <- true
+		<-resume
+	}
+	t.Cleanup(func() { moveHook, exclusiveHook = nil, nil })
+	exclusiveHook = func() {
+		exclusiveHook = nil
+		go func() {
+			mu := s.stripe(key, gi)
+			mu.Lock()
+			w := thread(1, 1, nil) // same epoch as the write: no new state
+			s.update(w, s.pages.Load(key), gi, gr, 0, 0, 4, false, 1, new(Race))
+			mu.Unlock()
+			splitDone <- true
+		}()
+		<-atMove
+	}
+	done, _ := s.exclusive(r, uintptr(p), gr, 0, 8, false, 7, new(Race))
+	resume <- true
+	<-splitDone
+	if done {
+		t.Fatal("sharedRead recorded a read in the read vector clock a split was moving")
+	}
+	if _, race := s.Read(r, p, 8, 7); race {
+		t.Fatal("ordered read races")
+	}
+	if sp := slotOf(s, p).split.Load(); sp == nil || sp.cells[0].rvc.Load().get(2) != r.Epoch.Clock() {
+		t.Fatal("read lost")
+	}
+	runtime.KeepAlive(x)
+}
