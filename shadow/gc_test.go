@@ -212,3 +212,21 @@ func TestTrackBudget(t *testing.T) {
 	}
 	runtime.KeepAlive(objs)
 }
+
+var adoptSinkBench *[4]int64
+
+// BenchmarkAdoptFresh measures the handoff of a fresh small object: one
+// thread writes it, a second, ordered after the write, reads it (an
+// adoption), as in a pipeline's stages. The state of earlier objects is
+// dropped by the sweeps the collections start.
+func BenchmarkAdoptFresh(b *testing.B) {
+	s := NewSpace()
+	ta := thread(1, 1, nil)
+	tb := thread(2, 1, map[uint32]uint64{1: 1})
+	for b.Loop() {
+		x := new([4]int64)
+		adoptSinkBench = x
+		s.Write(ta, unsafe.Pointer(&x[1]), 8, 1)
+		s.Read(tb, unsafe.Pointer(&x[1]), 8, 2)
+	}
+}

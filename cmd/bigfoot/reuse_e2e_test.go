@@ -109,3 +109,34 @@ func bigfootForTest(t *testing.T) string {
 	}
 	return shortBin
 }
+
+// TestRaceAfterHandoffGC runs testdata/reuse/handoff, a race on a small
+// record that two goroutines shared (handed over a channel) before forced
+// GC cycles, with a third goroutine that writes it after them, in every
+// mode, many times: every run must report it, as go -race does. The
+// record's state has no weak pointer of its own (the fresh records before
+// it spend the budget of tracking), so the race is found only if the
+// adoption's proof of the object's identity (the weak pointer adoption
+// makes, shadow/gc.go) survives the cycles.
+func TestRaceAfterHandoffGC(t *testing.T) {
+	bin := bigfootForTest(t)
+	runs := 20
+	if testing.Short() {
+		runs = 3
+	}
+	root, _ := filepath.Abs("../../testdata/reuse")
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			exe := filepath.Join(t.TempDir(), "handoff")
+			if r := run(t, root, nil, bin, "build", "-mode="+mode, "-o", exe, "./handoff"); r.code != 0 {
+				t.Fatalf("bigfoot build -mode=%s: %v", mode, r)
+			}
+			for i := 0; i < runs; i++ {
+				r := run(t, root, nil, exe)
+				if strings.Count(r.stderr, "WARNING: DATA RACE") != 1 || !strings.Contains(r.stderr, "handoff/main.go:49") {
+					t.Fatalf("run %d of %d in mode %s: want the race at main.go:49; got %v", i+1, runs, mode, r)
+				}
+			}
+		})
+	}
+}
