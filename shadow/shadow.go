@@ -98,6 +98,7 @@ type Space struct {
 		_ [64 - 8]byte
 	}
 	sweeping atomic.Bool
+	frontier frontierHook // SetFrontier
 	noRuns   bool // tests and benchmarks: per-granule state only
 	noMaps   bool // tests and benchmarks: no mapped runs
 }
