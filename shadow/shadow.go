@@ -99,8 +99,8 @@ type Space struct {
 	}
 	sweeping atomic.Bool
 	frontier frontierHook // SetFrontier
-	noRuns   bool // tests and benchmarks: per-granule state only
-	noMaps   bool // tests and benchmarks: no mapped runs
+	noRuns   bool         // tests and benchmarks: per-granule state only
+	noMaps   bool         // tests and benchmarks: no mapped runs
 }
 
 // NewSpace returns an empty shadow memory that is swept of the state of dead
