@@ -48,7 +48,6 @@ package detector
 // pins F at its last snapshot: safe, it only keeps more state.
 
 import (
-	"slices"
 	"sync/atomic"
 
 	"github.com/bigfoot-go/bigfoot/internal/spin"
@@ -91,7 +90,7 @@ func (g *G) publishIfAsked() {
 // snapOf returns a copy of vc with the entry of tid, the owner's current
 // clock, lowered by one (see the package comment above).
 func snapOf(vc []uint64, tid uint32) *[]uint64 {
-	s := slices.Clone(vc)
+	s := append([]uint64(nil), vc...)
 	if int(tid) < len(s) && s[tid] > 0 {
 		s[tid]--
 	}
@@ -174,7 +173,7 @@ func minSnapshots(gs []*G) []uint64 {
 		seen[p] = struct{}{}
 		s := *p
 		if i == 0 {
-			f = slices.Clone(s)
+			f = append([]uint64(nil), s...)
 			continue
 		}
 		if len(s) < len(f) {
