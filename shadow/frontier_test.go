@@ -150,3 +150,49 @@ func TestFrontierLowerBound(t *testing.T) {
 		t.Fatal("the race of c with a's write was lost")
 	}
 }
+
+// TestReadVCReuse checks that a write keeps the read vector clock it
+// deflates, cleared, for the next ReadShare, and that no stale entry of it
+// lets a read pass as one of the current epoch.
+func TestReadVCReuse(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	x := escape(new(int64))
+	p := unsafe.Pointer(x)
+	ts := threads(3)
+	a, b, c := ts[0], ts[1], ts[2]
+	s.Read(a, p, 8, 1)
+	s.Read(b, p, 8, 2)
+	gr := slotAt(s, p)
+	v := gr.whole.rvc.Load()
+	if gr.whole.r.Load() != shared || v == nil {
+		t.Fatal("no read-shared state")
+	}
+	// c's write is concurrent with both reads.
+	if _, race := s.Write(c, p, 8, 3); !race {
+		t.Fatal("write after concurrent reads: no race")
+	}
+	if gr.whole.r.Load() == shared || gr.whole.rvc.Load() != v || v.get(a.Epoch.TID()) != 0 || v.get(b.Epoch.TID()) != 0 {
+		t.Fatal("the write did not keep a cleared read vector clock")
+	}
+	// b's read races with the write; c's own read then shares the
+	// location again, reusing the kept clock.
+	s.Read(b, p, 8, 4)
+	s.Read(c, p, 8, 4)
+	if gr.whole.r.Load() != shared || gr.whole.rvc.Load() != v {
+		t.Fatal("ReadShare did not reuse the kept read vector clock")
+	}
+	// a reads again in the epoch its old entry held: c's write races
+	// with it, which a stale entry would hide behind the same-epoch path.
+	if _, race := s.Read(a, p, 8, 4); !race {
+		t.Fatal("read in the same epoch after a concurrent write: no race")
+	}
+	barrier(ts...)
+	s.Read(a, p, 8, 5)
+	if _, race := s.Read(b, p, 8, 6); race {
+		t.Fatal("reads after the barrier race")
+	}
+	if gr.whole.r.Load() != shared || gr.whole.rvc.Load() != v {
+		t.Fatal("ReadShare did not reuse the kept read vector clock")
+	}
+}
