@@ -143,17 +143,43 @@ func unregister(g *G) {
 // frontier computes the frontier for a sweep: the entrywise minimum of the
 // live goroutines' snapshots (a missing entry is 0), or nil if there are
 // no live goroutines or computing it would cost too much. It also asks
-// every goroutine for a new snapshot, for the next sweep.
+// every goroutine for a new snapshot, for the next sweep (see askSnapshots).
 func frontier() []uint64 {
-	snapReq.Add(1)
 	fs := &frontiers
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
+	askSnapshots(len(fs.gs))
 	f := minSnapshots(fs.gs)
 	if f != nil {
 		fs.maxF = join(fs.maxF, f)
 	}
 	return f
+}
+
+// snapBudget bounds the snapshot entries that one request makes the live
+// goroutines copy, on average per sweep (askSnapshots).
+const snapBudget = 1 << 20
+
+// sweepsSinceAsk counts the sweeps since the last request; guarded by
+// frontiers.mu.
+var sweepsSinceAsk int
+
+// askSnapshots bumps the request counter, so that each of the live
+// goroutines copies its clock (up to maxTID entries) at its next
+// synchronization operation. With many goroutines and many thread ids a
+// request every GC cycle would make the copies themselves a large part of
+// the allocation (10,000 goroutines of 10,000 entries: 800 MB per cycle),
+// so requests are spaced to copy at most snapBudget entries per sweep on
+// average. Fewer requests only leave older snapshots: a smaller frontier.
+func askSnapshots(live int) {
+	sweepsSinceAsk++
+	tids.mu.Lock()
+	width := int(tids.next)
+	tids.mu.Unlock()
+	if cost := live * width; cost <= snapBudget || sweepsSinceAsk >= cost/snapBudget {
+		snapReq.Add(1)
+		sweepsSinceAsk = 0
+	}
 }
 
 // minSnapshots returns the entrywise minimum of the snapshots of gs, nil if
