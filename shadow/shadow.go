@@ -404,17 +404,12 @@ func (c *cell) access(t *Thread, write bool, site uint32) (race Race, found bool
 	} else {
 		t.Stats.Rules[WriteShared]++
 		v := c.rvc.Load()
-		// Of several conflicting reads, report the one of the smallest
-		// thread id (the entries are in no order), as the detector's
-		// own models do (chanAccess).
-		readRace := false
 		for i := range v.ents {
 			x := Epoch(v.ents[i].e.Load())
-			if x != 0 && !found && !HB(x, t.VC) && (!readRace || x.TID() < race.Prev.TID()) {
-				race, readRace = Race{Prev: x, PrevSite: v.ents[i].site}, true
+			if x != 0 && !found && !HB(x, t.VC) {
+				race, found = Race{Prev: x, PrevSite: v.ents[i].site}, true
 			}
 		}
-		found = found || readRace
 		// Deflate, but keep the cleared vector clock for the next
 		// ReadShare: a location read by several goroutines between
 		// writes (the positions of a particle simulation, read by every
