@@ -218,83 +218,39 @@ type cell struct {
 	rsite uint32
 }
 
-// A readVC is the read vector clock of a read-shared cell, kept sparse:
-// one entry per reading thread, its epoch (thread id and clock, 0 for a
-// free entry), in no particular order. Indexing by thread id would cost
-// 12 bytes per thread id in use, reader or not: with thread ids past 64
-// (recycled only after the quarantine, see the detector's tidTable) every
-// location read by the 4 workers of a particle simulation carried over
-// 800 bytes. The readers of one location are few; get scans them.
-// Entries change under the stripe lock (an entry's epoch only for its own
-// thread, a free entry by one store); the fast path scans atomically.
+// A readVC is the read vector clock of a read-shared cell. Entries change
+// under the stripe lock; the fast path reads its own entry atomically.
 type readVC struct {
-	ents []rvEntry
+	c    []atomic.Uint64
+	site []uint32
 }
 
-type rvEntry struct {
-	e    atomic.Uint64 // an Epoch; 0: free
-	site uint32
-}
-
-// get returns the clock of thread t's entry, 0 if it has none.
 func (v *readVC) get(t uint32) uint64 {
-	if v == nil {
+	if v == nil || int(t) >= len(v.c) {
 		return 0
 	}
-	for i := range v.ents {
-		if x := Epoch(v.ents[i].e.Load()); x != 0 && x.TID() == t {
-			return x.Clock()
-		}
-	}
-	return 0
+	return v.c[t].Load()
 }
 
-// with returns v with thread t's entry set to clock c, copying v into a
-// larger one if it has no entry for t and no free entry.
+// with returns v with entry t set, copying v if it must grow.
 func (v *readVC) with(t uint32, c uint64, site uint32) *readVC {
-	e := uint64(MakeEpoch(t, c))
-	free := -1
-	if v != nil {
-		for i := range v.ents {
-			x := v.ents[i].e.Load()
-			if x != 0 && Epoch(x).TID() == t {
-				v.ents[i].e.Store(e)
-				v.ents[i].site = site
-				return v
-			}
-			if x == 0 && free < 0 {
-				free = i
-			}
+	if v == nil || int(t) >= len(v.c) {
+		n := int(t) + 1
+		if v != nil && n < 2*len(v.c) {
+			n = 2 * len(v.c)
 		}
-	}
-	if free < 0 {
-		n := 4
+		nv := &readVC{c: make([]atomic.Uint64, n), site: make([]uint32, n)}
 		if v != nil {
-			n = 2 * len(v.ents)
-		}
-		nv := &readVC{ents: make([]rvEntry, n)}
-		free = 0
-		if v != nil {
-			for i := range v.ents {
-				if x := v.ents[i].e.Load(); x != 0 {
-					nv.ents[free].e.Store(x)
-					nv.ents[free].site = v.ents[i].site
-					free++
-				}
+			for i := range v.c {
+				nv.c[i].Store(v.c[i].Load())
 			}
+			copy(nv.site, v.site)
 		}
 		v = nv
 	}
-	v.ents[free].e.Store(e)
-	v.ents[free].site = site
+	v.c[t].Store(c)
+	v.site[t] = site
 	return v
-}
-
-// clear frees every entry of v.
-func (v *readVC) clear() {
-	for i := range v.ents {
-		v.ents[i].e.Store(0)
-	}
 }
 
 func (c *cell) empty() bool { return c.w.Load() == 0 && c.r.Load() == 0 }
@@ -305,9 +261,9 @@ func (c *cell) copyFrom(o *cell) {
 	c.wsite, c.rsite = o.wsite, o.rsite
 	if v := o.rvc.Load(); v != nil {
 		var nv *readVC
-		for i := range v.ents {
-			if x := Epoch(v.ents[i].e.Load()); x != 0 {
-				nv = nv.with(x.TID(), x.Clock(), v.ents[i].site)
+		for i := range v.c {
+			if x := v.c[i].Load(); x != 0 {
+				nv = nv.with(uint32(i), x, v.site[i])
 			}
 		}
 		c.rvc.Store(nv)
@@ -404,10 +360,10 @@ func (c *cell) access(t *Thread, write bool, site uint32) (race Race, found bool
 	} else {
 		t.Stats.Rules[WriteShared]++
 		v := c.rvc.Load()
-		for i := range v.ents {
-			x := Epoch(v.ents[i].e.Load())
-			if x != 0 && !found && !HB(x, t.VC) {
-				race, found = Race{Prev: x, PrevSite: v.ents[i].site}, true
+		for i := range v.c {
+			x := v.c[i].Load()
+			if x != 0 && !found && !HB(MakeEpoch(uint32(i), x), t.VC) {
+				race, found = Race{Prev: MakeEpoch(uint32(i), x), PrevSite: v.site[i]}, true
 			}
 		}
 		// Deflate, but keep the cleared vector clock for the next
@@ -422,7 +378,9 @@ func (c *cell) access(t *Thread, write bool, site uint32) (race Race, found bool
 		// only by the slow path, for its own thread's epoch or the last
 		// exclusive reader's, so it never shows a read that did not
 		// happen in the state the fast path acts in.
-		v.clear()
+		for i := range v.c {
+			v.c[i].Store(0)
+		}
 		c.r.Store(0)
 	}
 	c.w.Store(uint64(e))
