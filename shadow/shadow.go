@@ -210,9 +210,7 @@ type granule struct {
 
 // A cell is the FastTrack state of one shadow location.
 type cell struct {
-	w, r atomic.Uint64 // last write epoch; last read epoch or shared
-	// rvc is the read vector clock while r == shared; otherwise nil or
-	// a cleared one kept for the next ReadShare (all entries 0).
+	w, r  atomic.Uint64 // last write epoch; last read epoch or shared
 	rvc   atomic.Pointer[readVC]
 	wsite uint32 // guarded by the stripe lock, like all updates
 	rsite uint32
@@ -331,9 +329,7 @@ func (c *cell) access(t *Thread, write bool, site uint32) (race Race, found bool
 			c.rsite = site
 		case r != shared:
 			t.Stats.Rules[ReadShare]++
-			// A read vector clock the cell had before its last write is
-			// kept, cleared, for this (see WriteShared below).
-			v := c.rvc.Load().with(Epoch(r).TID(), Epoch(r).Clock(), c.rsite).with(tid, clk, site)
+			v := (*readVC)(nil).with(Epoch(r).TID(), Epoch(r).Clock(), c.rsite).with(tid, clk, site)
 			c.rvc.Store(v)
 			c.r.Store(shared)
 		default:
@@ -366,21 +362,7 @@ func (c *cell) access(t *Thread, write bool, site uint32) (race Race, found bool
 				race, found = Race{Prev: MakeEpoch(uint32(i), x), PrevSite: v.site[i]}, true
 			}
 		}
-		// Deflate, but keep the cleared vector clock for the next
-		// ReadShare: a location read by several goroutines between
-		// writes (the positions of a particle simulation, read by every
-		// worker after each update) otherwise allocates a new one per
-		// phase, which was 97% of the bytes moldyn allocated (1.09 GB
-		// in 2.8 s of run time, 144 GC cycles). A fast path that loaded
-		// r == shared before this write and reads an entry now finds
-		// either its old value (the state before the write, when its
-		// read took effect) or 0 (the slow path); an entry is set again
-		// only by the slow path, for its own thread's epoch or the last
-		// exclusive reader's, so it never shows a read that did not
-		// happen in the state the fast path acts in.
-		for i := range v.c {
-			v.c[i].Store(0)
-		}
+		c.rvc.Store(nil)
 		c.r.Store(0)
 	}
 	c.w.Store(uint64(e))
