@@ -60,8 +60,9 @@ import (
 const maxFrontierWork = 1 << 24
 
 var (
-	// snapReq is bumped by every frontier computation: goroutines
-	// publish a new snapshot at their next synchronization operation.
+	// snapReq is bumped when a sweep asks for snapshots (askSnapshots):
+	// goroutines publish a new snapshot at their next synchronization
+	// operation.
 	snapReq atomic.Uint64
 
 	frontiers struct {
