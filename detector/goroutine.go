@@ -36,6 +36,13 @@ type G struct {
 	parent   uint64 // goid of the creating goroutine, 0 if unknown
 	pub      atomic.Uint64
 	exited   atomic.Bool
+	// snap is the goroutine's last published snapshot, a lower bound of
+	// its vector clock, for the frontier (frontier.go); snapSeen is the
+	// request it answered, liveIdx its index among the live goroutines
+	// (guarded by frontiers.mu).
+	snap     atomic.Pointer[[]uint64]
+	snapSeen uint64
+	liveIdx  int
 	// root marks goroutines whose accesses in the standard library are
 	// checked (stdChecks): those created by instrumented go statements,
 	// the main goroutine and test goroutines (Main, TestStart), but not
@@ -102,6 +109,7 @@ func curSlow(key uintptr, gp unsafe.Pointer) *G {
 	vc := append([]uint64(nil), handoff.vc...)
 	handoff.mu.Unlock()
 	g := newG(vc, 0, 0)
+	registerLive(g, nil, true)
 	g.root.Store(createdByTesting())
 	g.start(key, gp)
 	return g
@@ -123,6 +131,7 @@ func curStarted() *G {
 	}
 	shadow.RefreshGen() // see shadow.RefreshGen: goroutine boundaries
 	g := newG(nil, 0, 0)
+	registerLive(g, nil, true)
 	g.start(key, gp)
 	return g
 }
@@ -182,6 +191,7 @@ func (g *G) start(key uintptr, gp unsafe.Pointer) {
 	tids.setGoid(g.tid, shadow.Epoch(g.pub.Load()).Clock(), g.goid)
 	stats.goroutines.Add(1)
 	if old := registry.Store(key, g); old != nil && old != g && !old.exited.Swap(true) {
+		unregister(old)
 		old.t.Release() // its goroutine is gone: nobody else uses old.t
 		tids.free(old.tid, shadow.Epoch(old.pub.Load()).Clock())
 	}
@@ -197,9 +207,12 @@ func (g *G) Fork(site uint32) *Child {
 	vc := make([]uint64, len(g.t.VC), len(g.t.VC)+1)
 	copy(vc, g.t.VC)
 	c := newG(vc, site, g.goid)
+	// The parent's snapshot is a lower bound of the clock c copies.
+	registerLive(c, g.snap.Load(), false)
 	c.root.Store(true)
 	c.bubble = g.bubble
 	g.commitFootprints()
+	g.publishIfAsked()
 	if verifyChecks {
 		g.verifySpan(endFork, site)
 	}
@@ -229,6 +242,7 @@ func (g *G) Exit() {
 	if g.exited.Swap(true) {
 		return
 	}
+	unregister(g)
 	g.t.Release()
 	registry.CompareAndDelete(g.key, g)
 	tids.free(g.tid, g.t.Epoch.Clock())

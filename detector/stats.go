@@ -23,9 +23,11 @@ var stats struct {
 
 // countSync is called by every synchronization operation before it
 // acquires or releases: it commits the goroutine's pending footprints
-// (their accesses precede the operation) and counts the operation.
+// (their accesses precede the operation), publishes a snapshot of its
+// clock if a sweep asked for one, and counts the operation.
 func (g *G) countSync() {
 	g.commitFootprints()
+	g.publishIfAsked() // after the commit: see frontier.go
 	if sched.n != 0 {
 		g.perturb()
 	}

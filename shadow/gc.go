@@ -529,10 +529,12 @@ func (gr *granule) reclaimable(gen uint32) bool {
 	}
 }
 
-// Sweep drops the shadow state of dead objects and frees empty pages. It
-// runs after every GC cycle; tests call it directly.
+// Sweep drops the shadow state of dead objects and settled state (see
+// frontier.go) and frees empty pages. It runs after every GC cycle; tests
+// call it directly.
 func (s *Space) Sweep() {
 	gen := uint32(lagGen.Load())
+	f := s.frontierNow()
 	seen := make(map[*granule]struct{})
 	var freed blockCache
 	s.pages.Range(func(key uintptr, pg *page) bool {
@@ -550,7 +552,7 @@ func (s *Space) Sweep() {
 				r := asRun(g)
 				r.mu.Lock()
 				if !r.dead && r.covers(uintptr(gi)) {
-					if r.reclaimable(gen) {
+					if r.reclaimable(gen) || r.settled(f) {
 						s.dropRun(pg, r)
 					} else {
 						gi = int(r.e.Load()) - 1
@@ -560,7 +562,7 @@ func (s *Space) Sweep() {
 				gi++
 				continue
 			}
-			if immortal {
+			if immortal && f == nil {
 				gi++
 				continue
 			}
@@ -575,7 +577,7 @@ func (s *Space) Sweep() {
 				if gr.isRun() {
 					break
 				}
-				if !gr.reclaimable(gen) {
+				if !(!immortal && gr.reclaimable(gen) || gr.settled(f)) {
 					continue
 				}
 				// The stripe lock owns a granule's slot; pg.mu, which

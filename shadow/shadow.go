@@ -98,8 +98,9 @@ type Space struct {
 		_ [64 - 8]byte
 	}
 	sweeping atomic.Bool
-	noRuns   bool // tests and benchmarks: per-granule state only
-	noMaps   bool // tests and benchmarks: no mapped runs
+	frontier frontierHook // SetFrontier
+	noRuns   bool         // tests and benchmarks: per-granule state only
+	noMaps   bool         // tests and benchmarks: no mapped runs
 }
 
 // NewSpace returns an empty shadow memory that is swept of the state of dead

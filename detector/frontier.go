@@ -1,0 +1,224 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+// The synchronization frontier.
+//
+// After each GC cycle the shadow sweep drops the state of locations whose
+// epochs all happen before every goroutine that can still access memory
+// (shadow/frontier.go): FastTrack's check would pass for every future
+// access. The detector supplies that bound, the frontier F: a vector
+// clock below the clock of every goroutine, now and later.
+//
+// Goroutines own their vector clocks, and the sweeper must not read them.
+// Instead each goroutine publishes a snapshot, an immutable copy of its
+// clock, when asked: the sweeper bumps snapReq, and a goroutine that sees
+// a new request at its next synchronization operation (countSync, after
+// its pending checks and footprints are committed, so that no later
+// deferred check of it runs with a smaller clock) publishes a copy. One
+// atomic load per synchronization operation otherwise. The snapshots a
+// sweep finds were thus published since the previous sweep, or earlier: a
+// goroutine blocked meanwhile keeps its old one. Vector clocks only grow,
+// so any old snapshot is a lower bound of its goroutine's clock, and an
+// old one only makes F smaller (less is dropped, never anything wrong).
+//
+// F is the entrywise minimum of the snapshots of the live goroutines,
+// those registered here from their creation to their Exit:
+//
+//   - A goroutine's own entry in its snapshot is its clock minus one, so
+//     that F never covers a goroutine's current epoch: accesses still to
+//     come in that epoch are not ordered before anything yet. (A state
+//     holding a goroutine's current epoch is also never dropped under a
+//     fast path that just found that epoch in it.)
+//   - A forked child is registered at the go statement, before it runs,
+//     with its parent's snapshot: a lower bound of the clock it copies.
+//   - A goroutine with no visible creation edge (started by uninstrumented
+//     code: curSlow, curStarted) has a clock that need not be above F, so
+//     a dropped state could hide a race it would have found. It joins the
+//     largest frontier any sweep used (maxF) into its initial clock: an
+//     over-synchronization, but only with accesses that every goroutine
+//     live at that sweep had already synchronized past (docs/runtime.md,
+//     "Approximations that over-synchronize"). Registration and the
+//     sweep's computation of F both run under frontiers.mu, so such a
+//     goroutine is either counted in F or sees the F that was used.
+//   - Exited goroutines are removed: they access no memory any more.
+//
+// A goroutine that never exits through Exit (one started by uninstrumented
+// code that returned) stays registered until its runtime g is reused, and
+// pins F at its last snapshot: safe, it only keeps more state.
+
+import (
+	"sync/atomic"
+
+	"github.com/bigfoot-go/bigfoot/internal/spin"
+)
+
+// maxFrontierWork bounds the snapshot entries one frontier computation
+// reads (distinct snapshots times their length). Beyond it the sweep drops
+// dead state only: a program with thousands of live goroutines and as many
+// thread ids would otherwise spend seconds per cycle on it.
+const maxFrontierWork = 1 << 24
+
+var (
+	// snapReq is bumped when a sweep asks for snapshots (askSnapshots):
+	// goroutines publish a new snapshot at their next synchronization
+	// operation.
+	snapReq atomic.Uint64
+
+	frontiers struct {
+		mu   spin.Mutex
+		gs   []*G     // live goroutines; g.liveIdx is g's index
+		maxF []uint64 // the entrywise maximum of every frontier computed
+	}
+)
+
+func init() { space.SetFrontier(frontier) }
+
+// publish stores a snapshot of g's clock, answering request r.
+func (g *G) publish(r uint64) {
+	g.snapSeen = r
+	g.snap.Store(snapOf(g.t.VC, g.tid))
+}
+
+// publishIfAsked publishes a snapshot if a sweep asked for one since g's
+// last. Callers have committed g's pending checks.
+func (g *G) publishIfAsked() {
+	if r := snapReq.Load(); r != g.snapSeen {
+		g.publish(r)
+	}
+}
+
+// snapOf returns a copy of vc with the entry of tid, the owner's current
+// clock, lowered by one (see the package comment above).
+func snapOf(vc []uint64, tid uint32) *[]uint64 {
+	s := append([]uint64(nil), vc...)
+	if int(tid) < len(s) && s[tid] > 0 {
+		s[tid]--
+	}
+	return &s
+}
+
+// registerLive adds g, just created, to the live goroutines with snapshot snap
+// (nil: a snapshot of its own clock). If parentless, g has no creation
+// edge: its clock first joins the largest frontier used so far.
+func registerLive(g *G, snap *[]uint64, parentless bool) {
+	fs := &frontiers
+	fs.mu.Lock()
+	if parentless && len(fs.maxF) > 0 {
+		joinBelow(g, fs.maxF)
+	}
+	if snap == nil {
+		snap = snapOf(g.t.VC, g.tid)
+	}
+	g.snapSeen = snapReq.Load()
+	g.snap.Store(snap)
+	g.liveIdx = len(fs.gs)
+	fs.gs = append(fs.gs, g)
+	fs.mu.Unlock()
+}
+
+// joinBelow joins f into g's clock, except g's own entry: f never covers a
+// live goroutine's current epoch, and the entry of a reused thread id in f
+// belongs to its previous owners, whose final clock g's already exceeds.
+func joinBelow(g *G, f []uint64) {
+	own := g.t.VC[g.tid]
+	g.t.VC = join(g.t.VC, f)
+	g.t.VC[g.tid] = own
+}
+
+// unregister removes g, which exited, from the live goroutines.
+func unregister(g *G) {
+	fs := &frontiers
+	fs.mu.Lock()
+	if i := g.liveIdx; i >= 0 && i < len(fs.gs) && fs.gs[i] == g {
+		last := fs.gs[len(fs.gs)-1]
+		fs.gs[i] = last
+		last.liveIdx = i
+		fs.gs[len(fs.gs)-1] = nil
+		fs.gs = fs.gs[:len(fs.gs)-1]
+		g.liveIdx = -1
+	}
+	fs.mu.Unlock()
+}
+
+// frontier computes the frontier for a sweep: the entrywise minimum of the
+// live goroutines' snapshots (a missing entry is 0), or nil if there are
+// no live goroutines or computing it would cost too much. It also asks
+// every goroutine for a new snapshot, for the next sweep (see askSnapshots).
+func frontier() []uint64 {
+	fs := &frontiers
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	askSnapshots(len(fs.gs))
+	f := minSnapshots(fs.gs)
+	if f != nil {
+		fs.maxF = join(fs.maxF, f)
+	}
+	return f
+}
+
+// snapBudget bounds the snapshot entries that one request makes the live
+// goroutines copy, on average per sweep (askSnapshots).
+const snapBudget = 1 << 20
+
+// sweepsSinceAsk counts the sweeps since the last request; guarded by
+// frontiers.mu.
+var sweepsSinceAsk int
+
+// askSnapshots bumps the request counter, so that each of the live
+// goroutines copies its clock (up to maxTID entries) at its next
+// synchronization operation. With many goroutines and many thread ids a
+// request every GC cycle would make the copies themselves a large part of
+// the allocation (10,000 goroutines of 10,000 entries: 800 MB per cycle),
+// so requests are spaced to copy at most snapBudget entries per sweep on
+// average. Fewer requests only leave older snapshots: a smaller frontier.
+func askSnapshots(live int) {
+	sweepsSinceAsk++
+	tids.mu.Lock()
+	width := int(tids.next)
+	tids.mu.Unlock()
+	if cost := live * width; cost <= snapBudget || sweepsSinceAsk >= cost/snapBudget {
+		snapReq.Add(1)
+		sweepsSinceAsk = 0
+	}
+}
+
+// minSnapshots returns the entrywise minimum of the snapshots of gs, nil if
+// gs is empty, every entry is 0, or the work exceeds maxFrontierWork.
+func minSnapshots(gs []*G) []uint64 {
+	if len(gs) == 0 {
+		return nil
+	}
+	seen := make(map[*[]uint64]struct{})
+	var f []uint64
+	work := 0
+	for i, g := range gs {
+		p := g.snap.Load()
+		if _, ok := seen[p]; ok {
+			continue
+		}
+		seen[p] = struct{}{}
+		s := *p
+		if i == 0 {
+			f = append([]uint64(nil), s...)
+			continue
+		}
+		if len(s) < len(f) {
+			f = f[:len(s)]
+		}
+		work += len(f)
+		if work > maxFrontierWork {
+			return nil
+		}
+		for j := range f {
+			f[j] = min(f[j], s[j])
+		}
+		for len(f) > 0 && f[len(f)-1] == 0 {
+			f = f[:len(f)-1]
+		}
+		if len(f) == 0 {
+			return nil
+		}
+	}
+	return f
+}

@@ -1,0 +1,211 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+import (
+	"sync"
+	"testing"
+)
+
+// below reports whether a is entrywise at most b (missing entries are 0).
+func below(a, b []uint64) bool {
+	for i, x := range a {
+		if x > 0 && (i >= len(b) || x > b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestSnapshotPublish checks that a goroutine publishes a snapshot at its
+// next synchronization operation after a request, and only then: a lower
+// bound of its clock whose own entry is below its current epoch.
+func TestSnapshotPublish(t *testing.T) {
+	expect(t, false, func(g *G) {
+		mu := new(sync.Mutex)
+		Lock(g, mu)
+		Unlock(g, mu)
+		old := g.snap.Load()
+		Lock(g, mu) // no request since: nothing published
+		Unlock(g, mu)
+		if g.snap.Load() != old {
+			t.Error("published a snapshot without a request")
+		}
+		frontier()
+		if g.snap.Load() != old {
+			t.Error("published a snapshot before a synchronization operation")
+		}
+		vc := append([]uint64(nil), g.t.VC...)
+		Lock(g, mu)
+		s := *g.snap.Load()
+		if g.snap.Load() == old {
+			t.Fatal("no snapshot published at the synchronization operation after a request")
+		}
+		if !below(s, vc) || s[g.tid] != vc[g.tid]-1 {
+			t.Errorf("snapshot %v of clock %v (tid %d): not a lower bound below the current epoch", s, vc, g.tid)
+		}
+		Unlock(g, mu)
+	})
+}
+
+// TestForkSnapshot checks that a forked child is live from the go
+// statement on, with its parent's snapshot, a lower bound of its clock.
+func TestForkSnapshot(t *testing.T) {
+	expect(t, false, func(g *G) {
+		c := g.Fork(0)
+		if c.g.snap.Load() != g.snap.Load() {
+			t.Error("the child does not start with its parent's snapshot")
+		}
+		if !below(*c.g.snap.Load(), c.g.t.VC) {
+			t.Errorf("child snapshot %v above its clock %v", *c.g.snap.Load(), c.g.t.VC)
+		}
+		frontiers.mu.Lock()
+		live := c.g.liveIdx < len(frontiers.gs) && frontiers.gs[c.g.liveIdx] == c.g
+		frontiers.mu.Unlock()
+		if !live {
+			t.Error("a forked child that has not started yet is not live")
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			Start(c).Exit()
+		}()
+		<-done
+		frontiers.mu.Lock()
+		for _, o := range frontiers.gs {
+			if o == c.g {
+				t.Error("an exited goroutine is still live")
+			}
+		}
+		frontiers.mu.Unlock()
+	})
+}
+
+// TestParentlessJoinsFrontier checks that a goroutine started by
+// uninstrumented code (no creation edge) starts above every frontier a
+// sweep used: state the sweep dropped cannot hide a race from it.
+func TestParentlessJoinsFrontier(t *testing.T) {
+	expect(t, false, func(g *G) {
+		mu := new(sync.Mutex)
+		frontier()
+		Lock(g, mu) // publish
+		Unlock(g, mu)
+		f := frontier()
+		var vc []uint64
+		var tid uint32
+		done := make(chan struct{})
+		go func() { // uninstrumented: curSlow
+			defer close(done)
+			p := Cur()
+			vc, tid = append([]uint64(nil), p.t.VC...), p.tid
+			p.Exit()
+		}()
+		<-done
+		for i, x := range f {
+			if uint32(i) != tid && (i >= len(vc) || vc[i] < x) {
+				t.Fatalf("parentless clock %v is not above the frontier %v", vc, f)
+			}
+		}
+	})
+}
+
+// frontierOf is the frontier of the live goroutines among gs: the sweep's
+// computation restricted to one test's goroutines. The process has other
+// live goroutines (the test runner's), which never synchronize with the
+// test's and would keep the frontier at 0, testing nothing.
+func frontierOf(gs ...*G) []uint64 {
+	snapReq.Add(1)
+	fs := &frontiers
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	var live []*G
+	for _, o := range fs.gs {
+		for _, g := range gs {
+			if o == g {
+				live = append(live, o)
+			}
+		}
+	}
+	return minSnapshots(live)
+}
+
+// TestFrontierBlockedGoroutine is the race a frontier computed too high
+// would hide. a writes x and the test goroutine synchronizes with a; c,
+// forked before the write, is blocked meanwhile (on a channel the
+// detector does not see), so its snapshot is old and must pin the
+// frontier's entry of a below the write. After two sweeps (one asks for
+// snapshots, the next uses them) c reads x: a race unless c synchronized.
+// Without c (were it not live while blocked) the frontier would cover
+// the write and the sweep drop it.
+func TestFrontierBlockedGoroutine(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		x := new(int64)
+		mu := new(sync.Mutex)
+		wake := make(chan struct{})
+		var c *G
+		ready := make(chan struct{})
+		doneC := spawn(g, func(cg *G) {
+			c = cg
+			close(ready)
+			<-wake
+			if synced {
+				Lock(cg, mu)
+				Unlock(cg, mu)
+			}
+			_ = *R(cg, x, 0)
+		})
+		<-ready
+		var w uint64
+		var tid uint32
+		<-spawn(g, func(a *G) {
+			Lock(a, mu)
+			*W(a, x, 0) = 1
+			w, tid = a.t.VC[a.tid], a.tid
+			Unlock(a, mu)
+		})
+		space.SetFrontier(func() []uint64 { return frontierOf(g, c) })
+		defer space.SetFrontier(frontier)
+		Lock(g, mu)
+		Unlock(g, mu)
+		space.Sweep() // asks for snapshots
+		Lock(g, mu)
+		Unlock(g, mu)
+		if f := frontierOf(g); int(tid) >= len(f) || f[tid] < w {
+			t.Errorf("without c, the frontier %v would not cover the write %d@%d: the test tests nothing", f, tid, w)
+		}
+		space.Sweep() // drops what g and c are past
+		close(wake)
+		<-doneC
+	})
+}
+
+// TestFrontierDrops checks that the frontier advances past a write once
+// every live goroutine synchronized with the writer, and that the state it
+// then drops hides nothing: a later access by a goroutine past the write
+// reports no race.
+func TestFrontierDrops(t *testing.T) {
+	expect(t, false, func(g *G) {
+		x := new(int64)
+		mu := new(sync.Mutex)
+		var w uint64
+		var tid uint32
+		<-spawn(g, func(a *G) {
+			Lock(a, mu)
+			*W(a, x, 0) = 1
+			w, tid = a.t.VC[a.tid], a.tid
+			Unlock(a, mu)
+		})
+		Lock(g, mu)
+		Unlock(g, mu)
+		frontier()
+		Lock(g, mu) // publish, past the write
+		Unlock(g, mu)
+		space.SetFrontier(func() []uint64 { return frontierOf(g) })
+		defer space.SetFrontier(frontier)
+		if f := frontierOf(g); int(tid) >= len(f) || f[tid] < w {
+			t.Errorf("frontier %v of the only live goroutine does not cover the write %d@%d", f, tid, w)
+		}
+		space.Sweep()
+		<-spawn(g, func(b *G) { *W(b, x, 0) = 2 })
+	})
+}
