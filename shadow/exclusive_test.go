@@ -466,7 +466,7 @@ func TestSharedReadRule(t *testing.T) {
 		t.Fatal("ordered read races")
 	}
 	v := slotOf(s, p).whole.rvc.Load()
-	if !*fired || r.Stats.Rules[ReadShared] != before+1 || v.get(2) != r.Epoch.Clock() || v.site[2].Load() != 7 {
+	if !*fired || r.Stats.Rules[ReadShared] != before+1 || v.get(2) != r.Epoch.Clock() || v.ents[v.find(2)].site.Load() != 7 {
 		t.Fatalf("read-shared read in a new epoch not recorded by the lock-free path (fired %v, entry %d)", *fired, v.get(2))
 	}
 	// A writer ordered after everything but this read races with it.
@@ -547,8 +547,10 @@ func TestSharedReadMidMove(t *testing.T) {
 			s.update(w, s.pages.Load(key), gi, gr, 0, 0, 4, false, 1, new(Race))
 			mu.Unlock()
 		} else {
-			far := thread(40, 1, map[uint32]uint64{1: 1}) // beyond the entries
-			s.Read(far, p, 8, 3)
+			// More readers than free entries: one of them grows it.
+			for tid := uint32(40); tid < 40+rvMin; tid++ {
+				s.Read(thread(tid, 1, map[uint32]uint64{1: 1}), p, 8, 3)
+			}
 		}
 		moveHook = nil
 		if !hooked || done {

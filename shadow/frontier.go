@@ -61,8 +61,8 @@ func (c *cell) settled(f []uint64) bool {
 	if v == nil {
 		return true
 	}
-	for i := range v.c {
-		if x := v.c[i].Load(); x != 0 && (i >= len(f) || x > f[i]) {
+	for i := range v.ents {
+		if x := v.ents[i].e.Load(); x != 0 && (x == frozen || !HB(Epoch(x), f)) {
 			return false
 		}
 	}

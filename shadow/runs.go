@@ -690,7 +690,7 @@ func (s *Space) ShapeStats() ShapeStats {
 	var st ShapeStats
 	rvcBytes := func(c *cell) uintptr {
 		if v := c.rvc.Load(); v != nil {
-			return unsafe.Sizeof(*v) + uintptr(len(v.c))*(8+4)
+			return unsafe.Sizeof(*v) + uintptr(len(v.ents))*unsafe.Sizeof(rvEntry{})
 		}
 		return 0
 	}

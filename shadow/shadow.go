@@ -221,27 +221,45 @@ type cell struct {
 	wsite, rsite atomic.Uint32
 }
 
-// A readVC is the read vector clock of a read-shared cell. Entries change
-// under the stripe lock, except that sharedRead sets its own thread's
-// existing entry with a compare-and-swap; the fast path reads its own
-// entry atomically.
+// A readVC is the read vector clock of a read-shared cell, kept sparse:
+// one entry per reading thread, holding that thread's epoch (its id and
+// clock; 0 for a free entry), in no particular order. Indexing entries by
+// thread id cost 12 bytes per thread id in use, reader or not: thread ids
+// are recycled only after a quarantine (the detector's tidTable), so in a
+// program that starts goroutines per step they pass 64, and every
+// location the 4 workers of a particle simulation read carried a clock of
+// over 800 bytes, rebuilt after each write (moldyn allocated 1.09 GB of
+// them). The readers of one location are few; get scans them. Entries
+// change under the stripe lock, except that sharedRead sets its own
+// thread's existing entry with a compare-and-swap; the fast path scans
+// atomically.
 type readVC struct {
-	c    []atomic.Uint64
-	site []atomic.Uint32
+	ents []rvEntry
 }
 
+// An rvEntry is one reader's entry in a readVC.
+type rvEntry struct {
+	e    atomic.Uint64 // the reader's Epoch; 0: free; frozen: taken
+	site atomic.Uint32
+}
+
+// rvMin is the number of entries of a new read vector clock: a read-shared
+// location usually has a handful of readers.
+const rvMin = 4
+
 // frozen marks the entries of a read vector clock whose reads a locked
-// update has moved elsewhere or checked and dropped (see takeEntry): no
-// clock is that large, so sharedRead's compare-and-swap fails on it.
+// update has moved elsewhere or checked and dropped (see takeEntry): it is
+// no thread's epoch, so sharedRead's compare-and-swap fails on it.
 const frozen = ^uint64(0)
 
-// takeEntry returns entry i of v and freezes it. Every locked update that
-// replaces or drops a read vector clock takes the entries it copies or
-// checks, so that a read sharedRead records concurrently is either among
-// them or not recorded at all (its compare-and-swap fails).
-func (v *readVC) takeEntry(i int) uint64 {
-	if x := v.c[i].Swap(frozen); x != frozen {
-		return x
+// takeEntry returns the epoch of entry i of v (0 if none) and freezes it.
+// Every locked update that replaces or drops a read vector clock takes the
+// entries it copies or checks, so that a read sharedRead records
+// concurrently is either among them or not recorded at all (its
+// compare-and-swap fails).
+func (v *readVC) takeEntry(i int) Epoch {
+	if x := v.ents[i].e.Swap(frozen); x != frozen {
+		return Epoch(x)
 	}
 	return 0
 }
@@ -251,42 +269,74 @@ func (v *readVC) taken() *readVC {
 	if v == nil {
 		return nil
 	}
-	nv := &readVC{c: make([]atomic.Uint64, len(v.c)), site: make([]atomic.Uint32, len(v.c))}
-	for i := range v.c {
-		nv.c[i].Store(v.takeEntry(i))
-		nv.site[i].Store(v.site[i].Load())
+	nv := &readVC{ents: make([]rvEntry, len(v.ents))}
+	for i := range v.ents {
+		nv.ents[i].e.Store(uint64(v.takeEntry(i)))
+		nv.ents[i].site.Store(v.ents[i].site.Load())
 	}
 	return nv
 }
 
-func (v *readVC) get(t uint32) uint64 {
-	if v == nil || int(t) >= len(v.c) {
-		return 0
+// find returns the index of thread t's entry in v, or -1.
+func (v *readVC) find(t uint32) int {
+	if v == nil {
+		return -1
 	}
-	return v.c[t].Load()
+	for i := range v.ents {
+		if x := v.ents[i].e.Load(); x != 0 && x != frozen && Epoch(x).TID() == t {
+			return i
+		}
+	}
+	return -1
 }
 
-// with returns v with entry t set, copying v if it must grow.
+// get returns the clock of thread t's entry in v, 0 if it has none.
+func (v *readVC) get(t uint32) uint64 {
+	if i := v.find(t); i >= 0 {
+		return Epoch(v.ents[i].e.Load()).Clock()
+	}
+	return 0
+}
+
+// with returns v with thread t's entry set to clock c, in its entry or a
+// free one, or in a copy of v twice as large if it has neither.
 func (v *readVC) with(t uint32, c uint64, site uint32) *readVC {
-	if v == nil || int(t) >= len(v.c) {
-		n := int(t) + 1
-		if v != nil && n < 2*len(v.c) {
-			n = 2 * len(v.c)
+	e := uint64(MakeEpoch(t, c))
+	i := v.find(t)
+	if i < 0 && v != nil {
+		for j := range v.ents {
+			if v.ents[j].e.Load() == 0 {
+				i = j
+				break
+			}
 		}
-		nv := &readVC{c: make([]atomic.Uint64, n), site: make([]atomic.Uint32, n)}
+	}
+	if i < 0 {
+		n := rvMin
 		if v != nil {
-			for i := range v.c {
-				nv.c[i].Store(v.takeEntry(i))
-				nv.site[i].Store(v.site[i].Load())
+			n = 2 * len(v.ents)
+		}
+		nv := &readVC{ents: make([]rvEntry, n)}
+		if v != nil {
+			i = 0
+			for j := range v.ents {
+				if x := v.takeEntry(j); x != 0 {
+					nv.ents[i].e.Store(uint64(x))
+					nv.ents[i].site.Store(v.ents[j].site.Load())
+					i++
+				}
 			}
 			if moveHook != nil {
 				moveHook()
 			}
 		}
-		v = nv
+		v, i = nv, 0
+		for v.ents[i].e.Load() != 0 {
+			i++
+		}
 	}
-	v.c[t].Store(c)
-	setSite(&v.site[t], site)
+	v.ents[i].e.Store(e)
+	setSite(&v.ents[i].site, site)
 	return v
 }
 
@@ -298,9 +348,9 @@ func (c *cell) copyFrom(o *cell) {
 	c.copySites(o)
 	if v := o.rvc.Load(); v != nil {
 		var nv *readVC
-		for i := range v.c {
-			if x := v.c[i].Load(); x != 0 && x != frozen {
-				nv = nv.with(uint32(i), x, v.site[i].Load())
+		for i := range v.ents {
+			if x := v.ents[i].e.Load(); x != 0 && x != frozen {
+				nv = nv.with(Epoch(x).TID(), Epoch(x).Clock(), v.ents[i].site.Load())
 			}
 		}
 		c.rvc.Store(nv)
@@ -469,17 +519,17 @@ func (c *cell) scanShared(t *Thread, out *Race, report, take bool) (found bool) 
 	if v == nil {
 		return false
 	}
-	for i := range v.c {
-		var x uint64
+	for i := range v.ents {
+		var x Epoch
 		if take {
 			x = v.takeEntry(i)
-		} else if x = v.c[i].Load(); x == frozen {
-			x = 0
+		} else if y := v.ents[i].e.Load(); y != frozen {
+			x = Epoch(y)
 		}
-		if x != 0 && !found && !HB(MakeEpoch(uint32(i), x), t.VC) {
+		if x != 0 && !found && !HB(x, t.VC) {
 			found = true
 			if report {
-				*out = Race{Prev: MakeEpoch(uint32(i), x), PrevSite: v.site[i].Load()}
+				*out = Race{Prev: x, PrevSite: v.ents[i].site.Load()}
 			}
 		}
 	}
@@ -1015,23 +1065,26 @@ func (s *Space) exclusive(t *Thread, a uintptr, gr *granule, lo, hi uint8, write
 // an entry for t, a last write that does not happen before t, and a
 // granule that left its slot meanwhile.
 func (s *Space) sharedRead(t *Thread, a uintptr, gr *granule, site uint32, out *Race) (done, found bool) {
-	tid, clk := t.Epoch.TID(), t.Epoch.Clock()
+	tid := t.Epoch.TID()
 	c := &gr.whole
 	v := c.rvc.Load()
-	if v == nil || int(tid) >= len(v.c) {
+	i := v.find(tid)
+	if i < 0 {
 		return false, false
 	}
-	x := v.c[tid].Load()
-	if x == frozen || x == clk || !HB(Epoch(c.w.Load()), t.VC) {
+	x := v.ents[i].e.Load()
+	if x == frozen || x == uint64(t.Epoch) || !HB(Epoch(c.w.Load()), t.VC) {
 		return false, false
 	}
 	if exclusiveHook != nil {
 		exclusiveHook()
 	}
-	if !v.c[tid].CompareAndSwap(x, clk) {
+	// The entry is t's (only t records t's epochs; others only freeze
+	// it), so the swap fails exactly when it was taken meanwhile.
+	if !v.ents[i].e.CompareAndSwap(x, uint64(t.Epoch)) {
 		return false, false
 	}
-	setSite(&v.site[tid], site)
+	setSite(&v.ents[i].site, site)
 	pg, gi := t.cache, (a&(pageSize-1))>>3
 	if c.rvc.Load() != v || pg.slot(gi) != gr {
 		// Replaced or dropped after the loads: apply the read again on

@@ -191,3 +191,44 @@ func escape[T any](x T) T {
 	sink = append(sink, x)
 	return x
 }
+
+// TestReadVCSparse checks that a read vector clock has one entry per
+// reader, whatever the readers' thread ids, and that a write checks each.
+func TestReadVCSparse(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	x := escape(new([4]int64))
+	p := unsafe.Pointer(&x[0])
+	tids := []uint32{70, 1, 200, 3, 5}
+	for i, tid := range tids {
+		if _, race := s.Read(thread(tid, uint64(i+1), nil), p, 8, uint32(10+i)); race {
+			t.Fatalf("read by %d races", tid)
+		}
+	}
+	v := slotOf(s, p).whole.rvc.Load()
+	if v == nil || len(v.ents) != 2*rvMin {
+		t.Fatalf("read vector clock of %d readers: %+v", len(tids), v)
+	}
+	for i, tid := range tids {
+		if got := v.get(tid); got != uint64(i+1) {
+			t.Errorf("entry of %d: clock %d, want %d", tid, got, i+1)
+		}
+	}
+	if v.get(2) != 0 || v.find(2) >= 0 {
+		t.Error("entry for a thread that did not read")
+	}
+	// A writer ordered after every reader but thread 200 races with it.
+	known := map[uint32]uint64{}
+	for i, tid := range tids {
+		if tid != 200 {
+			known[tid] = uint64(i + 1)
+		}
+	}
+	r, race := s.Write(thread(2, 1, known), p, 8, 99)
+	if !race || r.Prev != MakeEpoch(200, 3) || r.PrevSite != 12 || r.PrevWrite {
+		t.Fatalf("write after the reads: %+v %v, want the read of thread 200", r, race)
+	}
+	if slotOf(s, p).whole.rvc.Load() != nil {
+		t.Error("the write did not deflate the read vector clock")
+	}
+}
