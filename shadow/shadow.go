@@ -530,7 +530,49 @@ func (s *Space) Access(t *Thread, p unsafe.Pointer, size uintptr, write bool, si
 // Check is Access storing the conflict in *out, which it writes only if
 // it reports one: it spares the caller the copy of a Race result on every
 // call (see cell.check).
+//
+// An access within one granule whose state is a plain granule in the
+// page t used last, the case after a failed Same, goes straight to the
+// lock-free path (one); the rest to the general loop (check).
 func (s *Space) Check(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (found bool) {
+	if done, found := s.one(t, p, size, write, site, out); done {
+		return found
+	}
+	return s.check(t, p, size, write, site, out)
+}
+
+// one is Check's entry for the first access in an epoch of a single
+// granule of t's cached page (Same failed at it): the common case of
+// every write after a release or an acquire. It looks the granule up
+// once and hands it to exclusive, without check's loop and fast's second
+// lookup. It reports whether it recorded the access (done), and leaves
+// everything else to check, exactly as check would decide it: a run, a
+// split granule, bounds that differ from the access's, a disabled
+// goroutine, an address on the stack, and whatever exclusive declines.
+func (s *Space) one(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (done, found bool) {
+	a := uintptr(p)
+	off := a & 7
+	pg := t.cache
+	if off+size > 8 || size == 0 || pg == nil || t.cacheKey != a>>pageShift || t.Disabled > 0 {
+		return false, false
+	}
+	gr := pg.slot((a & (pageSize - 1)) >> 3)
+	if gr == nil || gr.isRun() || uintptr(gr.lo) != off || uintptr(gr.hi) != off+size || gr.split.Load() != nil {
+		return false, false
+	}
+	if onStack(t.GP, p) {
+		return false, false
+	}
+	// p is not on this goroutine's stack, so a is still its address.
+	// (exclusive declines an access in the epoch already recorded, which
+	// check then counts as such.)
+	return s.exclusive(t, a, gr, uint8(off), uint8(off+size), write, site, out)
+}
+
+// check is Check's general loop: each granule the access covers gets
+// the same-epoch check (fast), the lock-free path (exclusive) or the
+// locked one (slow).
+func (s *Space) check(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (found bool) {
 	for off := uintptr(0); off < size; {
 		q := unsafe.Add(p, off)
 		a := uintptr(q)
@@ -547,10 +589,7 @@ func (s *Space) Check(t *Thread, p unsafe.Pointer, size uintptr, write bool, sit
 		if gr != nil && !found && t.Disabled <= 0 && !onStack(t.GP, q) {
 			// q is not on this goroutine's stack, so a is still its address.
 			if done, ok := s.exclusive(t, a, gr, lo, hi, write, site, out); done {
-				if ok {
-					found = true
-					out.Addr = a
-				}
+				found = found || ok
 				off += n
 				continue
 			}
@@ -928,7 +967,8 @@ var exclusiveHook, moveHook, checkHook func()
 // that takes a lock between accesses of its own data.
 //
 // It reports whether it recorded the access (done) and whether the
-// access conflicts (found, with the conflict in *out). It leaves the
+// access conflicts (found, with the conflict in *out, its Addr and Write
+// set). It leaves the
 // access to the locked path (done false) whenever anything is unusual:
 // another goroutine's state in the cell, a read-shared state, a failed
 // compare-and-swap, or a granule that left its slot meanwhile.
@@ -999,7 +1039,7 @@ func (s *Space) exclusive(t *Thread, a uintptr, gr *granule, lo, hi uint8, write
 	}
 	// Another goroutine recorded an access meanwhile: a conflict unless
 	// it happens before t, which the locked path decides.
-	return true, s.settle(t, pg, a>>pageShift, gi, gr, lo, hi, write, site, out)
+	return true, s.settle(t, pg, a, gi, gr, lo, hi, write, site, out)
 }
 
 // sharedRead is exclusive for a read of a read-shared cell ([READ
@@ -1042,15 +1082,16 @@ func (s *Space) sharedRead(t *Thread, a uintptr, gr *granule, site uint32, out *
 	if HB(Epoch(c.w.Load()), t.VC) {
 		return true, false
 	}
-	return true, s.settle(t, pg, a>>pageShift, gi, gr, gr.lo, gr.hi, false, site, out)
+	return true, s.settle(t, pg, a, gi, gr, gr.lo, gr.hi, false, site, out)
 }
 
 // settle is the end of exclusive when, after it recorded t's access, the
 // other word of the cell records another goroutine's access: under the
 // stripe lock it checks that access, as update would, and starts afresh
-// if the state belongs to a dead object (see update).
-func (s *Space) settle(t *Thread, pg *page, key, gi uintptr, gr *granule, lo, hi uint8, write bool, site uint32, out *Race) (found bool) {
-	mu := s.stripe(key, gi)
+// if the state belongs to a dead object (see update). A conflict it
+// reports is complete: its Addr is a, the access's address.
+func (s *Space) settle(t *Thread, pg *page, a, gi uintptr, gr *granule, lo, hi uint8, write bool, site uint32, out *Race) (found bool) {
+	mu := s.stripe(a>>pageShift, gi)
 	mu.Lock()
 	defer mu.Unlock()
 	c := &gr.whole
@@ -1067,6 +1108,9 @@ func (s *Space) settle(t *Thread, pg *page, key, gi uintptr, gr *granule, lo, hi
 		gr = pg.replace(t, gi, gr, lo, hi)
 		*out = Race{}
 		found = gr.access(t, lo, hi, write, site, out)
+	}
+	if found {
+		out.Addr, out.Write = a, write
 	}
 	return found
 }
