@@ -323,25 +323,33 @@ func (c *cell) cross(t *Thread) bool {
 // same epoch as the recorded one ([READ SAME EPOCH], [READ SHARED SAME
 // EPOCH], [WRITE SAME EPOCH]).
 func (c *cell) same(t *Thread, write bool) bool {
-	e := uint64(t.Epoch)
+	return c.sameOwn(t, write) || !write && c.sameShared(t)
+}
+
+// sameOwn is same for the epoch word of the access's kind (w for a
+// write, r for a read) holding t's epoch ([READ SAME EPOCH], [WRITE SAME
+// EPOCH]). It inlines, so that Same, the out-of-line part of every check,
+// makes no further call in the same-epoch case.
+func (c *cell) sameOwn(t *Thread, write bool) bool {
+	word, rule := &c.r, ReadSameEpoch
 	if write {
-		if c.w.Load() == e {
-			t.Stats.Rules[WriteSameEpoch]++
-			return true
-		}
+		word, rule = &c.w, WriteSameEpoch
+	}
+	if word.Load() != uint64(t.Epoch) {
 		return false
 	}
-	switch c.r.Load() {
-	case e:
-		t.Stats.Rules[ReadSameEpoch]++
-		return true
-	case shared:
-		if c.rvc.Load().get(t.Epoch.TID()) == t.Epoch.Clock() {
-			t.Stats.Rules[ReadSharedSameEpoch]++
-			return true
-		}
+	t.Stats.Rules[rule]++
+	return true
+}
+
+// sameShared is same for a read of a read-shared cell: t's entry in the
+// read vector clock holds t's current clock ([READ SHARED SAME EPOCH]).
+func (c *cell) sameShared(t *Thread) bool {
+	if c.r.Load() != shared || c.rvc.Load().get(t.Epoch.TID()) != t.Epoch.Clock() {
+		return false
 	}
-	return false
+	t.Stats.Rules[ReadSharedSameEpoch]++
+	return true
 }
 
 // access is check returning the conflict, for callers off the hot path
@@ -531,42 +539,29 @@ func (s *Space) Access(t *Thread, p unsafe.Pointer, size uintptr, write bool, si
 // it reports one: it spares the caller the copy of a Race result on every
 // call (see cell.check).
 //
-// An access within one granule whose state is a plain granule in the
-// page t used last, the case after a failed Same, goes straight to the
-// lock-free path (one); the rest to the general loop (check).
-func (s *Space) Check(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (found bool) {
-	if done, found := s.one(t, p, size, write, site, out); done {
-		return found
-	}
-	return s.check(t, p, size, write, site, out)
-}
-
-// one is Check's entry for the first access in an epoch of a single
-// granule of t's cached page (Same failed at it): the common case of
-// every write after a release or an acquire. It looks the granule up
-// once and hands it to exclusive, without check's loop and fast's second
-// lookup. It reports whether it recorded the access (done), and leaves
-// everything else to check, exactly as check would decide it: a run, a
+// An access within one granule whose state is a plain granule of the
+// page t used last, the case after a failed Same (the first access of
+// the granule in an epoch: every write after a release or an acquire),
+// goes from here straight to the lock-free path (exclusive), with one
+// lookup of the granule and no further call. Everything else goes to the
+// general loop (check), which decides it exactly as before: a run, a
 // split granule, bounds that differ from the access's, a disabled
-// goroutine, an address on the stack, and whatever exclusive declines.
-func (s *Space) one(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (done, found bool) {
+// goroutine, an address on the stack, and whatever exclusive declines
+// (the epoch already recorded among them).
+func (s *Space) Check(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (found bool) {
 	a := uintptr(p)
 	off := a & 7
-	pg := t.cache
-	if off+size > 8 || size == 0 || pg == nil || t.cacheKey != a>>pageShift || t.Disabled > 0 {
-		return false, false
+	if pg := t.cache; off+size <= 8 && size != 0 && pg != nil && t.cacheKey == a>>pageShift && t.Disabled <= 0 {
+		gr := pg.slot((a & (pageSize - 1)) >> 3)
+		if gr != nil && !gr.isRun() && uintptr(gr.lo) == off && uintptr(gr.hi) == off+size &&
+			gr.split.Load() == nil && !onStack(t.GP, p) {
+			// p is not on this goroutine's stack, so a is its address.
+			if done, found := s.exclusive(t, a, gr, uint8(off), uint8(off+size), write, site, out); done {
+				return found
+			}
+		}
 	}
-	gr := pg.slot((a & (pageSize - 1)) >> 3)
-	if gr == nil || gr.isRun() || uintptr(gr.lo) != off || uintptr(gr.hi) != off+size || gr.split.Load() != nil {
-		return false, false
-	}
-	if onStack(t.GP, p) {
-		return false, false
-	}
-	// p is not on this goroutine's stack, so a is still its address.
-	// (exclusive declines an access in the epoch already recorded, which
-	// check then counts as such.)
-	return s.exclusive(t, a, gr, uint8(off), uint8(off+size), write, site, out)
+	return s.check(t, p, size, write, site, out)
 }
 
 // check is Check's general loop: each granule the access covers gets
@@ -779,7 +774,7 @@ func (s *Space) sameSpan(t *Thread, a, size uintptr, write bool) bool {
 	return true
 }
 
-// Same is the inlinable fast path of Access for an access that lies within
+// Same is the fast path of Access for an access that lies within
 // one granule of the page t used last: it reports whether the access is in
 // the epoch already recorded ([READ SAME EPOCH], [READ SHARED SAME EPOCH],
 // [WRITE SAME EPOCH]), in which case there is nothing to do. Otherwise the
@@ -797,7 +792,8 @@ func (s *Space) Same(t *Thread, a, size uintptr, write bool) bool {
 	if gr == nil {
 		return false
 	}
-	if uintptr(gr.lo) != off || uintptr(gr.hi) != off+size || !gr.whole.same(t, write) {
+	if uintptr(gr.lo) != off || uintptr(gr.hi) != off+size ||
+		!gr.whole.sameOwn(t, write) && (write || !gr.whole.sameShared(t)) { // cell.same, spelled out so that it inlines
 		// A split granule's whole cell is empty: its parts hold the
 		// state. (The test of split here spares the first access in an
 		// epoch of an unsplit granule a call.)
