@@ -951,9 +951,9 @@ var exclusiveHook, moveHook, checkHook func()
 
 // exclusive is the lock-free path of the first access in an epoch of a
 // granule whose state only t recorded (issue #12): gr, the granule of
-// address a in the page t.cache (as fast found it), is not split and
-// covers exactly [lo, hi); t owns it in
-// the current GC generation (validate would return it as it is); and the
+// address a in the page t.cache (as Check or fast found it), is not
+// split and covers exactly [lo, hi); t owns it in the current GC
+// generation (validate would return it as it is); and the
 // epoch that this kind of access records (w for a write, r for a read)
 // is an earlier epoch of t, which happens before t's current one. The
 // access is then recorded by a compare-and-swap of that one word from
@@ -992,8 +992,9 @@ var exclusiveHook, moveHook, checkHook func()
 // the access before it (the site is stored after the epoch).
 func (s *Space) exclusive(t *Thread, a uintptr, gr *granule, lo, hi uint8, write bool, site uint32, out *Race) (done, found bool) {
 	tid := t.Epoch.TID()
-	// fast checked the bounds and that gr is not split. (A split since
-	// then took the whole cell's epochs: the compare-and-swap fails.)
+	// The caller (Check, or fast in check's loop) checked the bounds
+	// and that gr is not split. (A split since then took the whole
+	// cell's epochs: the compare-and-swap fails.)
 	if own := gr.owner.Load(); own != tid+1 && own != adopted || gr.gen.Load() != uint32(lagGen.Load()) {
 		return false, false
 	}
