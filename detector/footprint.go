@@ -193,6 +193,16 @@ func (g *G) popFootprints(f *Footprint, move bool) {
 // operation and at the goroutine's end: it ends the goroutine's span, so
 // the side sets forget what they have seen.
 func (g *G) commitFootprints() {
+	if g.pend.n > 0 || g.fp.dirty || g.fp.sides {
+		g.commitSlow()
+		return
+	}
+	g.fp.span++
+}
+
+// commitSlow is commitFootprints when there is something to check, kept
+// out of line so that the common case inlines into every sync operation.
+func (g *G) commitSlow() {
 	if g.pend.n > 0 {
 		g.checkAllPending()
 	}

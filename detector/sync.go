@@ -51,7 +51,10 @@ func (g *G) lockSync(addr uintptr, create bool) *syncVar {
 		if v := g.syncVars[i]; v != nil && g.syncAddrs[i] == addr {
 			v.mu.Lock()
 			if !v.deleted {
-				v.renew(addr)
+				// renew's test, inlined: the object died.
+				if v.wp != (weak.Pointer[byte]{}) && !weakLive(v.wp) {
+					v.renew(addr)
+				}
 				return v
 			}
 			v.mu.Unlock()

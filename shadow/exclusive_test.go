@@ -617,3 +617,56 @@ func TestSharedReadRacingSplit(t *testing.T) {
 	}
 	runtime.KeepAlive(x)
 }
+
+// TestExclusiveSubGranule checks Check's single-granule entry on an
+// access that covers part of a granule (a 4-byte field at offset 4): the
+// owner's write in a new epoch takes the lock-free path, and a conflict
+// that exclusive finds after its compare-and-swap (settle) is reported
+// complete, with the field's address and the access's kind, as the
+// locked path reports it.
+func TestExclusiveSubGranule(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	type pair struct{ x, y int32 }
+	v := escape(new(pair))
+	p := unsafe.Pointer(&v.y)
+	a := thread(1, 1, nil)
+	if _, race := s.Write(a, p, 4, 1); race {
+		t.Fatal("first write races")
+	}
+	release(a)
+	before := a.Stats.Rules[WriteExclusive]
+	fired := hookOnce(t, func() {})
+	if _, race := s.Write(a, p, 4, 2); race {
+		t.Fatal("owner's write races")
+	}
+	if !*fired || a.Stats.Rules[WriteExclusive] != before+1 {
+		t.Fatal("owner's write of a field in a new epoch did not take the lock-free path")
+	}
+	// As in TestExclusiveConcurrentRead: an adopted heap granule, then
+	// an unordered locked read in exclusive's window.
+	b := thread(2, 1, map[uint32]uint64{1: a.VC[1]})
+	s.Read(b, p, 4, 3)
+	acquire(a, release(b))
+	release(a)
+	if _, race := s.Read(a, p, 4, 4); race {
+		t.Fatal("ordered read races")
+	}
+	if _, race := s.Write(a, p, 4, 4); race {
+		t.Fatal("ordered write races")
+	}
+	if gr := slotOf(s, p); gr.off || gr.owner.Load() != adopted || gr.lo != 4 || gr.hi != 8 {
+		t.Fatalf("setup: off %v owner %d bounds [%d, %d)", gr.off, gr.owner.Load(), gr.lo, gr.hi)
+	}
+	release(a)
+	c := thread(3, 1, map[uint32]uint64{1: a.VC[1] - 1})
+	fired = hookOnce(t, func() { s.Read(c, p, 4, 5) })
+	r, race := s.Write(a, p, 4, 6)
+	if !*fired || !race {
+		t.Fatalf("fired %v, race %v: the read in exclusive's window went unseen", *fired, race)
+	}
+	if r.Addr != uintptr(p) || !r.Write || r.PrevWrite || r.Prev.TID() != 3 || r.PrevSite != 5 {
+		t.Fatalf("report %+v, want the write of %#x against c's read at site 5", r, uintptr(p))
+	}
+	runtime.KeepAlive(v)
+}

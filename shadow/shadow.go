@@ -374,25 +374,33 @@ func (c *cell) cross(t *Thread) bool {
 // same epoch as the recorded one ([READ SAME EPOCH], [READ SHARED SAME
 // EPOCH], [WRITE SAME EPOCH]).
 func (c *cell) same(t *Thread, write bool) bool {
-	e := uint64(t.Epoch)
+	return c.sameOwn(t, write) || !write && c.sameShared(t)
+}
+
+// sameOwn is same for the epoch word of the access's kind (w for a
+// write, r for a read) holding t's epoch ([READ SAME EPOCH], [WRITE SAME
+// EPOCH]). It inlines, so that Same, the out-of-line part of every check,
+// makes no further call in the same-epoch case.
+func (c *cell) sameOwn(t *Thread, write bool) bool {
+	word, rule := &c.r, ReadSameEpoch
 	if write {
-		if c.w.Load() == e {
-			t.Stats.Rules[WriteSameEpoch]++
-			return true
-		}
+		word, rule = &c.w, WriteSameEpoch
+	}
+	if word.Load() != uint64(t.Epoch) {
 		return false
 	}
-	switch c.r.Load() {
-	case e:
-		t.Stats.Rules[ReadSameEpoch]++
-		return true
-	case shared:
-		if c.rvc.Load().get(t.Epoch.TID()) == t.Epoch.Clock() {
-			t.Stats.Rules[ReadSharedSameEpoch]++
-			return true
-		}
+	t.Stats.Rules[rule]++
+	return true
+}
+
+// sameShared is same for a read of a read-shared cell: t's entry in the
+// read vector clock holds t's current clock ([READ SHARED SAME EPOCH]).
+func (c *cell) sameShared(t *Thread) bool {
+	if c.r.Load() != shared || c.rvc.Load().get(t.Epoch.TID()) != t.Epoch.Clock() {
+		return false
 	}
-	return false
+	t.Stats.Rules[ReadSharedSameEpoch]++
+	return true
 }
 
 // access is check returning the conflict, for callers off the hot path
@@ -581,7 +589,36 @@ func (s *Space) Access(t *Thread, p unsafe.Pointer, size uintptr, write bool, si
 // Check is Access storing the conflict in *out, which it writes only if
 // it reports one: it spares the caller the copy of a Race result on every
 // call (see cell.check).
+//
+// An access within one granule whose state is a plain granule of the
+// page t used last, the case after a failed Same (the first access of
+// the granule in an epoch: every write after a release or an acquire),
+// goes from here straight to the lock-free path (exclusive), with one
+// lookup of the granule and no further call. Everything else goes to the
+// general loop (check), which decides it exactly as before: a run, a
+// split granule, bounds that differ from the access's, a disabled
+// goroutine, an address on the stack, and whatever exclusive declines
+// (the epoch already recorded among them).
 func (s *Space) Check(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (found bool) {
+	a := uintptr(p)
+	off := a & 7
+	if pg := t.cache; off+size <= 8 && size != 0 && pg != nil && t.cacheKey == a>>pageShift && t.Disabled <= 0 {
+		gr := pg.slot((a & (pageSize - 1)) >> 3)
+		if gr != nil && !gr.isRun() && uintptr(gr.lo) == off && uintptr(gr.hi) == off+size &&
+			gr.split.Load() == nil && !onStack(t.GP, p) {
+			// p is not on this goroutine's stack, so a is its address.
+			if done, found := s.exclusive(t, a, gr, uint8(off), uint8(off+size), write, site, out); done {
+				return found
+			}
+		}
+	}
+	return s.check(t, p, size, write, site, out)
+}
+
+// check is Check's general loop: each granule the access covers gets
+// the same-epoch check (fast), the lock-free path (exclusive) or the
+// locked one (slow).
+func (s *Space) check(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (found bool) {
 	for off := uintptr(0); off < size; {
 		q := unsafe.Add(p, off)
 		a := uintptr(q)
@@ -598,10 +635,7 @@ func (s *Space) Check(t *Thread, p unsafe.Pointer, size uintptr, write bool, sit
 		if gr != nil && !found && t.Disabled <= 0 && !onStack(t.GP, q) {
 			// q is not on this goroutine's stack, so a is still its address.
 			if done, ok := s.exclusive(t, a, gr, lo, hi, write, site, out); done {
-				if ok {
-					found = true
-					out.Addr = a
-				}
+				found = found || ok
 				off += n
 				continue
 			}
@@ -791,7 +825,7 @@ func (s *Space) sameSpan(t *Thread, a, size uintptr, write bool) bool {
 	return true
 }
 
-// Same is the inlinable fast path of Access for an access that lies within
+// Same is the fast path of Access for an access that lies within
 // one granule of the page t used last: it reports whether the access is in
 // the epoch already recorded ([READ SAME EPOCH], [READ SHARED SAME EPOCH],
 // [WRITE SAME EPOCH]), in which case there is nothing to do. Otherwise the
@@ -809,7 +843,8 @@ func (s *Space) Same(t *Thread, a, size uintptr, write bool) bool {
 	if gr == nil {
 		return false
 	}
-	if uintptr(gr.lo) != off || uintptr(gr.hi) != off+size || !gr.whole.same(t, write) {
+	if uintptr(gr.lo) != off || uintptr(gr.hi) != off+size ||
+		!gr.whole.sameOwn(t, write) && (write || !gr.whole.sameShared(t)) { // cell.same, spelled out so that it inlines
 		// A split granule's whole cell is empty: its parts hold the
 		// state. (The test of split here spares the first access in an
 		// epoch of an unsplit granule a call.)
@@ -967,9 +1002,9 @@ var exclusiveHook, moveHook, checkHook func()
 
 // exclusive is the lock-free path of the first access in an epoch of a
 // granule whose state only t recorded (issue #12): gr, the granule of
-// address a in the page t.cache (as fast found it), is not split and
-// covers exactly [lo, hi); t owns it in
-// the current GC generation (validate would return it as it is); and the
+// address a in the page t.cache (as Check or fast found it), is not
+// split and covers exactly [lo, hi); t owns it in the current GC
+// generation (validate would return it as it is); and the
 // epoch that this kind of access records (w for a write, r for a read)
 // is an earlier epoch of t, which happens before t's current one. The
 // access is then recorded by a compare-and-swap of that one word from
@@ -979,7 +1014,8 @@ var exclusiveHook, moveHook, checkHook func()
 // that takes a lock between accesses of its own data.
 //
 // It reports whether it recorded the access (done) and whether the
-// access conflicts (found, with the conflict in *out). It leaves the
+// access conflicts (found, with the conflict in *out, its Addr and Write
+// set). It leaves the
 // access to the locked path (done false) whenever anything is unusual:
 // another goroutine's state in the cell, a read-shared state, a failed
 // compare-and-swap, or a granule that left its slot meanwhile.
@@ -1007,8 +1043,9 @@ var exclusiveHook, moveHook, checkHook func()
 // the access before it (the site is stored after the epoch).
 func (s *Space) exclusive(t *Thread, a uintptr, gr *granule, lo, hi uint8, write bool, site uint32, out *Race) (done, found bool) {
 	tid := t.Epoch.TID()
-	// fast checked the bounds and that gr is not split. (A split since
-	// then took the whole cell's epochs: the compare-and-swap fails.)
+	// The caller (Check, or fast in check's loop) checked the bounds
+	// and that gr is not split. (A split since then took the whole
+	// cell's epochs: the compare-and-swap fails.)
 	if own := gr.owner.Load(); own != tid+1 && own != adopted || gr.gen.Load() != uint32(lagGen.Load()) {
 		return false, false
 	}
@@ -1050,7 +1087,7 @@ func (s *Space) exclusive(t *Thread, a uintptr, gr *granule, lo, hi uint8, write
 	}
 	// Another goroutine recorded an access meanwhile: a conflict unless
 	// it happens before t, which the locked path decides.
-	return true, s.settle(t, pg, a>>pageShift, gi, gr, lo, hi, write, site, out)
+	return true, s.settle(t, pg, a, gi, gr, lo, hi, write, site, out)
 }
 
 // sharedRead is exclusive for a read of a read-shared cell ([READ
@@ -1096,15 +1133,16 @@ func (s *Space) sharedRead(t *Thread, a uintptr, gr *granule, site uint32, out *
 	if HB(Epoch(c.w.Load()), t.VC) {
 		return true, false
 	}
-	return true, s.settle(t, pg, a>>pageShift, gi, gr, gr.lo, gr.hi, false, site, out)
+	return true, s.settle(t, pg, a, gi, gr, gr.lo, gr.hi, false, site, out)
 }
 
 // settle is the end of exclusive when, after it recorded t's access, the
 // other word of the cell records another goroutine's access: under the
 // stripe lock it checks that access, as update would, and starts afresh
-// if the state belongs to a dead object (see update).
-func (s *Space) settle(t *Thread, pg *page, key, gi uintptr, gr *granule, lo, hi uint8, write bool, site uint32, out *Race) (found bool) {
-	mu := s.stripe(key, gi)
+// if the state belongs to a dead object (see update). A conflict it
+// reports is complete: its Addr is a, the access's address.
+func (s *Space) settle(t *Thread, pg *page, a, gi uintptr, gr *granule, lo, hi uint8, write bool, site uint32, out *Race) (found bool) {
+	mu := s.stripe(a>>pageShift, gi)
 	mu.Lock()
 	defer mu.Unlock()
 	c := &gr.whole
@@ -1121,6 +1159,9 @@ func (s *Space) settle(t *Thread, pg *page, key, gi uintptr, gr *granule, lo, hi
 		gr = pg.replace(t, gi, gr, lo, hi)
 		*out = Race{}
 		found = gr.access(t, lo, hi, write, site, out)
+	}
+	if found {
+		out.Addr, out.Write = a, write
 	}
 	return found
 }
