@@ -519,7 +519,8 @@ func (c *cell) read(t *Thread, site uint32, out *Race) (found bool) {
 }
 
 // scanShared reports whether a read that c's read vector clock records
-// is concurrent with t, storing the first such in *out if report is set.
+// is concurrent with t, storing the one of the smallest thread id in *out
+// if report is set.
 // If take is set, it takes every entry (takeEntry): the caller drops the
 // read vector clock.
 func (c *cell) scanShared(t *Thread, out *Race, report, take bool) (found bool) {
@@ -527,6 +528,7 @@ func (c *cell) scanShared(t *Thread, out *Race, report, take bool) (found bool) 
 	if v == nil {
 		return false
 	}
+	var first Epoch // the conflicting read reported
 	for i := range v.ents {
 		var x Epoch
 		if take {
@@ -534,8 +536,11 @@ func (c *cell) scanShared(t *Thread, out *Race, report, take bool) (found bool) 
 		} else if y := v.ents[i].e.Load(); y != frozen {
 			x = Epoch(y)
 		}
-		if x != 0 && !found && !HB(x, t.VC) {
-			found = true
+		// Of several conflicting reads, the smallest thread id's is
+		// reported, whatever the order of the entries (as the
+		// detector's channel states do, TestChanAccessModel).
+		if x != 0 && !HB(x, t.VC) && (!found || x.TID() < first.TID()) {
+			found, first = true, x
 			if report {
 				*out = Race{Prev: x, PrevSite: v.ents[i].site.Load()}
 			}
