@@ -135,17 +135,7 @@ func armSentinel() {
 		n := exactGen()
 		advanceGen(n)
 		sentGen.Store(n)
-		spacesMu.Lock()
-		ss := append([]*Space(nil), spaces...)
-		spacesMu.Unlock()
-		for _, s := range ss {
-			if s.sweeping.CompareAndSwap(false, true) {
-				go func() {
-					defer s.sweeping.Store(false)
-					s.Sweep()
-				}()
-			}
-		}
+		sweepAll()
 		hooksMu.Lock()
 		hs := append([]*hook{}, hooks...)
 		hooksMu.Unlock()
@@ -162,6 +152,22 @@ func armSentinel() {
 			}
 		}
 	})
+}
+
+// sweepAll starts a sweep of every space that is not being swept, each in
+// a goroutine of its own.
+func sweepAll() {
+	spacesMu.Lock()
+	ss := append([]*Space(nil), spaces...)
+	spacesMu.Unlock()
+	for _, s := range ss {
+		if s.sweeping.CompareAndSwap(false, true) {
+			go func() {
+				defer s.sweeping.Store(false)
+				s.Sweep()
+			}()
+		}
+	}
 }
 
 func registerSpace(s *Space) {
@@ -537,6 +543,7 @@ func (s *Space) Sweep() {
 	f := s.frontierNow()
 	seen := make(map[*granule]struct{})
 	var freed blockCache
+	var kept int64 // heap granules kept
 	s.pages.Range(func(key uintptr, pg *page) bool {
 		// A global's state is never stale, even where it was recorded
 		// before the page was classified (validate keeps it too).
@@ -578,6 +585,9 @@ func (s *Space) Sweep() {
 					break
 				}
 				if !(!immortal && gr.reclaimable(gen) || gr.settled(f)) {
+					if !gr.off {
+						kept++
+					}
 					continue
 				}
 				// The stripe lock owns a granule's slot; pg.mu, which
@@ -603,6 +613,7 @@ func (s *Space) Sweep() {
 	})
 	freed.flush(&granulePool)
 	setShadowGoal()
+	sweptHeapGranules(kept)
 }
 
 type hook struct {

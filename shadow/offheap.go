@@ -221,6 +221,7 @@ func (pg *page) promote(t *Thread, gi uintptr, gr *granule) *granule {
 		return gr
 	}
 	ngr := &granule{lo: gr.lo, hi: gr.hi}
+	madeHeapGranule()
 	initU32(&ngr.owner, gr.owner.Load())
 	// take, not a load: exclusive may be writing gr's epochs, and
 	// must not write one that the copy misses.

@@ -487,6 +487,7 @@ func (s *Space) refine(pg *page, r *run, f0, g0, g1, f1 uintptr, nr *run) {
 // fine returns a granule with r's state for granule gi of page pg.
 func (r *run) fine(pg *page, gi uintptr) *granule {
 	gr := &granule{lo: 0, hi: 8}
+	madeHeapGranule()
 	gr.copyGC(&r.granule)
 	if len(r.cells) == 1 {
 		gr.whole.copyFrom(&r.cells[0])

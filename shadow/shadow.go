@@ -1187,6 +1187,7 @@ func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write
 	if immortal, hasWP, wp := s.track(pg, addr, gen); hasWP {
 		gr = &granule{lo: lo, hi: hi, hasWP: true, wp: wp}
 		initU32(&gr.gen, gen)
+		madeHeapGranule()
 	} else {
 		gr = newGranule(t, lo, hi, gen)
 		gr.immortal = immortal

@@ -1,0 +1,40 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package shadow
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// TestSweepBetweenCycles checks that making settleMin heap granules since
+// the last sweep starts a sweep without a GC cycle (collection is off
+// here), which drops settled state, and that the next sweep waits for as
+// many granules as that sweep kept.
+func TestSweepBetweenCycles(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	v := escape(new([4]int64))
+	p := unsafe.Pointer(&v[1])
+	a := thread(1, 1, nil)
+	s.Write(a, p, 8, 1) // a@1
+	s.SetFrontier(func() []uint64 { return []uint64{0, 1} })
+	if slotAt(s, p) == nil {
+		t.Fatal("no state recorded")
+	}
+	for settle.made.Load()+1 < settle.next.Load() {
+		madeHeapGranule()
+	}
+	if slotAt(s, p) == nil {
+		t.Fatal("settled state dropped before the sweep was due")
+	}
+	before := settle.made.Load()
+	madeHeapGranule() // reaches next: a sweep starts
+	Quiesce()
+	if gr := slotAt(s, p); gr != nil {
+		t.Fatalf("the sweep between cycles kept settled state: %+v", gr)
+	}
+	if got := settle.next.Load() - before; got < settleMin {
+		t.Errorf("next sweep %d heap granules after the last, want at least %d", got, settleMin)
+	}
+}
