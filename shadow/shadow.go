@@ -277,17 +277,33 @@ func (v *readVC) taken() *readVC {
 	return nv
 }
 
-// find returns the index of thread t's entry in v, or -1.
+// find returns the index of thread t's entry in v, or -1. (A free entry
+// has thread id 0, which no thread has, and a frozen one all ones, which
+// is no thread id either: see MaxTID.)
 func (v *readVC) find(t uint32) int {
 	if v == nil {
 		return -1
 	}
 	for i := range v.ents {
-		if x := v.ents[i].e.Load(); x != 0 && x != frozen && Epoch(x).TID() == t {
+		if Epoch(v.ents[i].e.Load()).TID() == t {
 			return i
 		}
 	}
 	return -1
+}
+
+// has reports whether v records a read in epoch e: the same-epoch test of
+// the fast path, one comparison per entry.
+func (v *readVC) has(e Epoch) bool {
+	if v == nil {
+		return false
+	}
+	for i := range v.ents {
+		if v.ents[i].e.Load() == uint64(e) {
+			return true
+		}
+	}
+	return false
 }
 
 // get returns the clock of thread t's entry in v, 0 if it has none.
@@ -396,7 +412,7 @@ func (c *cell) sameOwn(t *Thread, write bool) bool {
 // sameShared is same for a read of a read-shared cell: t's entry in the
 // read vector clock holds t's current clock ([READ SHARED SAME EPOCH]).
 func (c *cell) sameShared(t *Thread) bool {
-	if c.r.Load() != shared || c.rvc.Load().get(t.Epoch.TID()) != t.Epoch.Clock() {
+	if c.r.Load() != shared || !c.rvc.Load().has(t.Epoch) {
 		return false
 	}
 	t.Stats.Rules[ReadSharedSameEpoch]++
@@ -480,7 +496,7 @@ func (c *cell) read(t *Thread, site uint32, out *Race) (found bool) {
 			t.Stats.Rules[ReadSameEpoch]++
 			return
 		}
-		if r == shared && c.rvc.Load().get(tid) == clk {
+		if r == shared && c.rvc.Load().has(e) {
 			t.Stats.Rules[ReadSharedSameEpoch]++
 			return
 		}
