@@ -48,6 +48,13 @@ func TestReuseNoFalseRace(t *testing.T) {
 // The runtime used to drop the first access's state at the first access
 // after a cycle (it could have been a dead object's) and missed both.
 func TestRaceAcrossGC(t *testing.T) {
+	wantRacesEveryRun(t, "straddle", "straddle/main.go:35", "straddle/main.go:36")
+}
+
+// wantRacesEveryRun builds testdata/reuse/<prog> in every mode and runs it
+// 20 times (3 with -short): every run must report exactly one race at
+// each of sites (file:line), and no other.
+func wantRacesEveryRun(t *testing.T, prog string, sites ...string) {
 	bin := bigfootForTest(t)
 	runs := 20
 	if testing.Short() {
@@ -56,15 +63,18 @@ func TestRaceAcrossGC(t *testing.T) {
 	root, _ := filepath.Abs("../../testdata/reuse")
 	for _, mode := range modes {
 		t.Run(mode, func(t *testing.T) {
-			exe := filepath.Join(t.TempDir(), "straddle")
-			if r := run(t, root, nil, bin, "build", "-mode="+mode, "-o", exe, "./straddle"); r.code != 0 {
+			exe := filepath.Join(t.TempDir(), prog)
+			if r := run(t, root, nil, bin, "build", "-mode="+mode, "-o", exe, "./"+prog); r.code != 0 {
 				t.Fatalf("bigfoot build -mode=%s: %v", mode, r)
 			}
 			for i := 0; i < runs; i++ {
 				r := run(t, root, nil, exe)
-				if strings.Count(r.stderr, "WARNING: DATA RACE") != 2 ||
-					!strings.Contains(r.stderr, "straddle/main.go:35") || !strings.Contains(r.stderr, "straddle/main.go:36") {
-					t.Fatalf("run %d of %d in mode %s: want the races at main.go:35 and :36; got %v", i+1, runs, mode, r)
+				ok := strings.Count(r.stderr, "WARNING: DATA RACE") == len(sites)
+				for _, site := range sites {
+					ok = ok && strings.Contains(r.stderr, site)
+				}
+				if !ok {
+					t.Fatalf("run %d of %d in mode %s: want the races at %v; got %v", i+1, runs, mode, sites, r)
 				}
 			}
 		})
@@ -119,24 +129,5 @@ func bigfootForTest(t *testing.T) string {
 // adoption's proof of the object's identity (the weak pointer adoption
 // makes, shadow/gc.go) survives the cycles.
 func TestRaceAfterHandoffGC(t *testing.T) {
-	bin := bigfootForTest(t)
-	runs := 20
-	if testing.Short() {
-		runs = 3
-	}
-	root, _ := filepath.Abs("../../testdata/reuse")
-	for _, mode := range modes {
-		t.Run(mode, func(t *testing.T) {
-			exe := filepath.Join(t.TempDir(), "handoff")
-			if r := run(t, root, nil, bin, "build", "-mode="+mode, "-o", exe, "./handoff"); r.code != 0 {
-				t.Fatalf("bigfoot build -mode=%s: %v", mode, r)
-			}
-			for i := 0; i < runs; i++ {
-				r := run(t, root, nil, exe)
-				if strings.Count(r.stderr, "WARNING: DATA RACE") != 1 || !strings.Contains(r.stderr, "handoff/main.go:49") {
-					t.Fatalf("run %d of %d in mode %s: want the race at main.go:49; got %v", i+1, runs, mode, r)
-				}
-			}
-		})
-	}
+	wantRacesEveryRun(t, "handoff", "handoff/main.go:49")
 }
