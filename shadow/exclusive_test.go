@@ -190,6 +190,25 @@ func TestExclusiveConcurrentWrite(t *testing.T) {
 	runtime.KeepAlive(x)
 }
 
+// A stateMover moves the state of granule gr, in slot gi of page pg, out
+// of it, as the code that races with exclusive does.
+type stateMover struct {
+	name string
+	move func(s *Space, pg *page, gi uintptr, gr *granule)
+}
+
+// stateMovers are promote (a second goroutine's first access) and a split
+// (an access of other bytes).
+var stateMovers = []stateMover{
+	{"promote", func(s *Space, pg *page, gi uintptr, gr *granule) {
+		pg.promote(nil, gi, gr)
+	}},
+	{"split", func(s *Space, pg *page, gi uintptr, gr *granule) {
+		a := thread(1, 1, nil) // the owner's first epoch: no new state
+		s.update(a, pg, gi, gr, 0, 0, 4, true, 1, new(Race))
+	}},
+}
+
 // TestExclusiveMoved moves the state out of the granule in exclusive's
 // window, as promote (a second goroutine's first access) and a split
 // (an access of other bytes) do, and as the sweeper drops it: the write
@@ -197,25 +216,14 @@ func TestExclusiveConcurrentWrite(t *testing.T) {
 // the old one.
 func TestExclusiveMoved(t *testing.T) {
 	quiet(t)
-	for _, tc := range []struct {
-		name string
-		move func(s *Space, pg *page, gi uintptr, gr *granule)
-	}{
-		{"promote", func(s *Space, pg *page, gi uintptr, gr *granule) {
-			pg.promote(nil, gi, gr)
-		}},
-		{"split", func(s *Space, pg *page, gi uintptr, gr *granule) {
-			a := thread(1, 1, nil) // the owner's first epoch: no new state
-			s.update(a, pg, gi, gr, 0, 0, 4, true, 1, new(Race))
-		}},
-		{"sweep", func(s *Space, pg *page, gi uintptr, gr *granule) {
+	for _, tc := range append(stateMovers[:len(stateMovers):len(stateMovers)], stateMover{
+		"sweep", func(s *Space, pg *page, gi uintptr, gr *granule) {
 			pg.set(gi, nil)
 			pg.mu.Lock()
 			pg.live--
 			pg.mu.Unlock()
 			freeGranule(nil, gr)
-		}},
-	} {
+		}}) {
 		t.Run(tc.name, func(t *testing.T) {
 			untracked(t) // off-heap granules, which promote moves
 			s := NewSpace()
@@ -305,18 +313,7 @@ func TestExclusiveRecycled(t *testing.T) {
 // locked path, which waits for the move and records it in the new state.
 func TestExclusiveMidMove(t *testing.T) {
 	quiet(t)
-	for _, tc := range []struct {
-		name string
-		move func(s *Space, pg *page, gi uintptr, gr *granule)
-	}{
-		{"promote", func(s *Space, pg *page, gi uintptr, gr *granule) {
-			pg.promote(nil, gi, gr)
-		}},
-		{"split", func(s *Space, pg *page, gi uintptr, gr *granule) {
-			a := thread(1, 1, nil) // the owner's first epoch: no new state
-			s.update(a, pg, gi, gr, 0, 0, 4, true, 1, new(Race))
-		}},
-	} {
+	for _, tc := range stateMovers {
 		t.Run(tc.name, func(t *testing.T) {
 			untracked(t) // off-heap granules, which promote moves
 			s := NewSpace()
