@@ -155,14 +155,7 @@ func TestFrontierBlockedGoroutine(t *testing.T) {
 			_ = *R(cg, x, 0)
 		})
 		<-ready
-		var w uint64
-		var tid uint32
-		<-spawn(g, func(a *G) {
-			Lock(a, mu)
-			*W(a, x, 0) = 1
-			w, tid = a.t.VC[a.tid], a.tid
-			Unlock(a, mu)
-		})
+		w, tid := writeUnderLock(g, mu, x)
 		space.SetFrontier(func() []uint64 { return frontierOf(g, c) })
 		defer space.SetFrontier(frontier)
 		Lock(g, mu)
@@ -187,14 +180,7 @@ func TestFrontierDrops(t *testing.T) {
 	expect(t, false, func(g *G) {
 		x := new(int64)
 		mu := new(sync.Mutex)
-		var w uint64
-		var tid uint32
-		<-spawn(g, func(a *G) {
-			Lock(a, mu)
-			*W(a, x, 0) = 1
-			w, tid = a.t.VC[a.tid], a.tid
-			Unlock(a, mu)
-		})
+		w, tid := writeUnderLock(g, mu, x)
 		Lock(g, mu)
 		Unlock(g, mu)
 		frontier()
@@ -208,4 +194,16 @@ func TestFrontierDrops(t *testing.T) {
 		space.Sweep()
 		<-spawn(g, func(b *G) { *W(b, x, 0) = 2 })
 	})
+}
+
+// writeUnderLock writes *x in a goroutine g starts and waits for, holding
+// mu, and returns the write's clock and thread id.
+func writeUnderLock(g *G, mu *sync.Mutex, x *int64) (w uint64, tid uint32) {
+	<-spawn(g, func(a *G) {
+		Lock(a, mu)
+		*W(a, x, 0) = 1
+		w, tid = a.t.VC[a.tid], a.tid
+		Unlock(a, mu)
+	})
+	return w, tid
 }
