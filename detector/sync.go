@@ -352,14 +352,25 @@ func LockerUnlock(g *G, l sync.Locker) {
 // wgLayout locates the counter and the semaphore in a sync.WaitGroup;
 // ok is false (and the misuse checks are off) if the layout is not the
 // expected one.
+//
+// semaSize is how many bytes the model's accesses of &wg.sema cover: the
+// semaphore and the rest of its 8-byte granule that lies in the
+// WaitGroup (its padding). Go's race runtime reads and writes one byte
+// there; a one-byte access in a granule that a write of the whole
+// WaitGroup (its zero value stored by instrumented code) recorded whole
+// would split the granule into one state per byte. No access reaches
+// those bytes without reaching the semaphore's first byte (the padding
+// belongs to the WaitGroup, and the semaphore is only accessed whole or
+// with the whole WaitGroup), so the conflicts found are the same.
 var wgLayout = func() (l struct {
-	state, sema uintptr
-	ok          bool
+	state, sema, semaSize uintptr
+	ok                    bool
 }) {
 	t := reflect.TypeFor[sync.WaitGroup]()
 	st, ok1 := t.FieldByName("state")
 	se, ok2 := t.FieldByName("sema")
 	l.state, l.sema = st.Offset, se.Offset
+	l.semaSize = min(t.Size()-l.sema, 8-l.sema%8)
 	l.ok = ok1 && ok2 && st.Type.Size() == 8 && l.state%8 == 0 && se.Type.Size() == 4
 	return l
 }()
@@ -399,7 +410,7 @@ func (g *G) wgIncrement(wg *sync.WaitGroup, add func()) {
 		add()
 	}()
 	if before == 0 {
-		g.Read(wgSema(wg), 1, 0)
+		g.Read(wgSema(wg), wgLayout.semaSize, 0)
 	}
 	runtime.KeepAlive(wg)
 }
@@ -425,7 +436,7 @@ func WaitGroupWait(g *G, wg *sync.WaitGroup) {
 	v.waiters++
 	v.mu.Unlock()
 	if first {
-		g.Write(wgSema(wg), 1, 0)
+		g.Write(wgSema(wg), wgLayout.semaSize, 0)
 	}
 	wg.Wait()
 	v = g.lockSync(addr(wg), true)

@@ -180,6 +180,40 @@ func TestWaitGroup(t *testing.T) {
 	})
 }
 
+// The model's accesses of &wg.sema cover the semaphore's granule as a
+// write of the whole WaitGroup did, so they leave it whole: a one-byte
+// access split it into one state per byte (the blocks workload's only
+// such granules, one per WaitGroup).
+func TestWaitGroupSemaWhole(t *testing.T) {
+	if !wgLayout.ok {
+		t.Skip("unexpected sync.WaitGroup layout")
+	}
+	g := Cur()
+	before := space.ShapeStats()
+	for range 8 {
+		wg := new(sync.WaitGroup)
+		*W(g, wg, 0) = sync.WaitGroup{} // the zero value, stored whole
+		WaitGroupAdd(g, wg, 1)          // from zero: reads &wg.sema
+		done := spawn(g, func(g *G) {
+			for {
+				if _, w := wgCounter(wg); w > 0 {
+					break
+				}
+				runtime.Gosched()
+			}
+			WaitGroupDone(g, wg)
+		})
+		WaitGroupWait(g, wg) // the first waiter to block: writes &wg.sema
+		<-done
+		runtime.KeepAlive(wg)
+	}
+	after := space.ShapeStats()
+	if after.Split+after.Parts > before.Split+before.Parts {
+		t.Errorf("split granules %d -> %d, parts %d -> %d: the sema accesses split the WaitGroup's state",
+			before.Split, after.Split, before.Parts, after.Parts)
+	}
+}
+
 // An Add from zero not ordered before a Wait that blocks is a race on
 // &wg.sema, as in Go's race runtime (TestRaceWaitGroupWrongAdd); an Add
 // ordered before the Wait, several waiters, and reuse after Wait are not.
