@@ -168,9 +168,10 @@ var (
 	// sweepsSinceAsk counts the sweeps since the last request; guarded
 	// by frontiers.mu.
 	sweepsSinceAsk int
-	// cheapAsk is set while a request costs at most snapBudget entries
-	// (as of the last sweep's askSnapshots): requestSnapshots asks only
-	// then.
+	// cheapAsk is set while a request costs at most snapBudget/2
+	// entries (as of the last sweep's askSnapshots): requestSnapshots
+	// asks only then, so that its requests and the sweeps' together
+	// stay within snapBudget per sweep.
 	cheapAsk atomic.Bool
 )
 
@@ -187,7 +188,7 @@ func askSnapshots(live int) {
 	width := int(tids.next)
 	tids.mu.Unlock()
 	cost := live * width
-	cheapAsk.Store(cost <= snapBudget)
+	cheapAsk.Store(cost <= snapBudget/2)
 	if cost <= snapBudget || sweepsSinceAsk >= cost/snapBudget {
 		snapReq.Add(1)
 		sweepsSinceAsk = 0
@@ -195,10 +196,11 @@ func askSnapshots(live int) {
 }
 
 // requestSnapshots is the shadow's request ahead of a sweep outside a GC
-// cycle (shadow.Space.SetSnapshotRequest): it asks for snapshots if a
-// request is cheap, so that the sweep's frontier covers the
-// synchronization since the request, not only since the previous sweep.
-// Requests that would copy many entries stay spaced by askSnapshots.
+// cycle (shadow.Space.SetSnapshotRequest), halfway between two such
+// sweeps: it asks for snapshots if a request is cheap, so that the sweep's
+// frontier covers the synchronization up to the request, not only up to
+// the previous sweep's. Requests that would copy many entries stay spaced
+// by askSnapshots.
 // It takes no lock: the shadow calls it with its own locks held.
 func requestSnapshots() {
 	if cheapAsk.Load() {
