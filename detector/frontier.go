@@ -200,8 +200,8 @@ func askSnapshots(live int) {
 // sweeps: it asks for snapshots if a request is cheap, so that the sweep's
 // frontier covers the synchronization up to the request, not only up to
 // the previous sweep's. Requests that would copy many entries stay spaced
-// by askSnapshots.
-// It takes no lock: the shadow calls it with its own locks held.
+// by askSnapshots. It takes no lock: the shadow calls it with its own
+// locks held.
 func requestSnapshots() {
 	if cheapAsk.Load() {
 		snapReq.Add(1)

@@ -53,7 +53,7 @@ func madeHeapGranule() {
 		askAll()
 	}
 	if n == settle.next.Load() {
-		settle.next.Store(n + settleMin) // until the sweep sets it
+		settleAfter(n, settleMin) // until the sweep sets it
 		sweepAll()
 	}
 }
