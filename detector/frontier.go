@@ -72,7 +72,10 @@ var (
 	}
 )
 
-func init() { space.SetFrontier(frontier) }
+func init() {
+	space.SetFrontier(frontier)
+	space.SetSnapshotRequest(requestSnapshots)
+}
 
 // publish stores a snapshot of g's clock, answering request r.
 func (g *G) publish(r uint64) {
@@ -161,9 +164,16 @@ func frontier() []uint64 {
 // goroutines copy, on average per sweep (askSnapshots).
 const snapBudget = 1 << 20
 
-// sweepsSinceAsk counts the sweeps since the last request; guarded by
-// frontiers.mu.
-var sweepsSinceAsk int
+var (
+	// sweepsSinceAsk counts the sweeps since the last request; guarded
+	// by frontiers.mu.
+	sweepsSinceAsk int
+	// cheapAsk is set while a request costs at most snapBudget/2
+	// entries (as of the last sweep's askSnapshots): requestSnapshots
+	// asks only then, so that its requests and the sweeps' together
+	// stay within snapBudget per sweep.
+	cheapAsk atomic.Bool
+)
 
 // askSnapshots bumps the request counter, so that each of the live
 // goroutines copies its clock (up to maxTID entries) at its next
@@ -177,9 +187,24 @@ func askSnapshots(live int) {
 	tids.mu.Lock()
 	width := int(tids.next)
 	tids.mu.Unlock()
-	if cost := live * width; cost <= snapBudget || sweepsSinceAsk >= cost/snapBudget {
+	cost := live * width
+	cheapAsk.Store(cost <= snapBudget/2)
+	if cost <= snapBudget || sweepsSinceAsk >= cost/snapBudget {
 		snapReq.Add(1)
 		sweepsSinceAsk = 0
+	}
+}
+
+// requestSnapshots is the shadow's request ahead of a sweep outside a GC
+// cycle (shadow.Space.SetSnapshotRequest), halfway between two such
+// sweeps: it asks for snapshots if a request is cheap, so that the sweep's
+// frontier covers the synchronization up to the request, not only up to
+// the previous sweep's. Requests that would copy many entries stay spaced
+// by askSnapshots. It takes no lock: the shadow calls it with its own
+// locks held.
+func requestSnapshots() {
+	if cheapAsk.Load() {
+		snapReq.Add(1)
 	}
 }
 

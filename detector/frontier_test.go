@@ -207,3 +207,32 @@ func writeUnderLock(g *G, mu *sync.Mutex, x *int64) (w uint64, tid uint32) {
 	})
 	return w, tid
 }
+
+// TestSnapshotRequest checks the shadow's request ahead of a sweep between
+// GC cycles: a goroutine publishes at its next synchronization operation
+// after requestSnapshots, so the next frontier covers what it did before
+// that operation, without waiting for another sweep's request.
+func TestSnapshotRequest(t *testing.T) {
+	expect(t, false, func(g *G) {
+		mu := new(sync.Mutex)
+		frontier() // a sweep: a request, and cheapAsk for this program
+		Lock(g, mu)
+		Unlock(g, mu)
+		old := g.snap.Load()
+		Lock(g, mu) // no request since: nothing published
+		Unlock(g, mu)
+		if g.snap.Load() != old {
+			t.Fatal("published a snapshot without a request")
+		}
+		requestSnapshots()
+		vc := append([]uint64(nil), g.t.VC...)
+		Lock(g, mu)
+		if g.snap.Load() == old {
+			t.Fatal("no snapshot published at the synchronization operation after requestSnapshots")
+		}
+		if s := *g.snap.Load(); !below(s, vc) || s[g.tid] != vc[g.tid]-1 {
+			t.Errorf("snapshot %v of clock %v (tid %d): not a lower bound below the current epoch", s, vc, g.tid)
+		}
+		Unlock(g, mu)
+	})
+}

@@ -47,6 +47,27 @@ func (s *Space) frontierNow() []uint64 {
 
 type frontierHook = atomic.Pointer[func() []uint64]
 
+// SetSnapshotRequest registers f, which the shadow calls ahead of a sweep
+// it starts outside a GC cycle (settle.go): f asks the goroutines to make
+// the snapshots the frontier is computed from, so that the sweep finds
+// recent ones. f may be called with shadow locks held: it must not block
+// or access shadow memory.
+func (s *Space) SetSnapshotRequest(f func()) {
+	s.snapshots.Store(&f)
+}
+
+// askAll calls the snapshot request hook of every space.
+func askAll() {
+	spacesMu.Lock()
+	ss := append([]*Space(nil), spaces...)
+	spacesMu.Unlock()
+	for _, s := range ss {
+		if f := s.snapshots.Load(); f != nil {
+			(*f)()
+		}
+	}
+}
+
 // settled reports whether every epoch c records is covered by the frontier
 // f (HB: a zero epoch is covered). The lock that guards c's updates is held.
 func (c *cell) settled(f []uint64) bool {

@@ -391,8 +391,15 @@ func (s *Space) runSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr, sp
 	if g1 < g0 {
 		g1 = g0
 	}
-	var nr *run // the new shape of [g0, g1)
+	// The new shape of [g0, g1), made only if refine would install it:
+	// a lone access cuts one granule out of a run at every step of a
+	// shrinking pattern (the pivot column of an LU factorization), and a
+	// piece made there only to be dropped was most of what the shadow
+	// allocated.
+	var nr *run
 	switch {
+	case g1-g0 < minRun:
+		g0, g1 = f0, f0 // per-granule state
 	case aligned:
 		nr = r.reshaped(r.origin, r.elem, len(r.cells))
 	case len(r.cells) == 1 && sp.period%sp.elem == 0 && sp.period/sp.elem <= maxClasses:
@@ -400,7 +407,7 @@ func (s *Space) runSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr, sp
 	default:
 		g0, g1 = f0, f0 // last resort: per-granule state
 	}
-	if (nr == nil || g1-g0 < minRun) && len(r.cells) == 1 && !sp.single && !s.noMaps {
+	if nr == nil && len(r.cells) == 1 && !sp.single && !s.noMaps {
 		// The granules the check touches would get per-granule state:
 		// a map of element states instead (mapped.go).
 		s.replaceRun(pg, r, newMapped(r, mapElem(sp)))

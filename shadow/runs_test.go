@@ -599,3 +599,39 @@ func TestSpanStaysInside(t *testing.T) {
 	}
 	runtime.KeepAlive(buf)
 }
+
+// TestRunCutAllocs checks that a lone access that cuts one granule out of a
+// run allocates that granule and nothing else: the pivot column of an LU
+// factorization, read element by element at every step, used to make a
+// run piece per cut that refinement then dropped.
+func TestRunCutAllocs(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	const n = 4096 // 32 KiB: a large object, page-aligned
+	a := escape(make([]float64, n))
+	ts := threads(2)
+	s.AccessRange(ts[0], unsafe.Pointer(&a[0]), 8, 0, n, 1, true, 1)
+	barrier(ts...)
+	i := 0
+	allocs := testing.AllocsPerRun(100, func() {
+		// The run's first element: the run keeps the rest.
+		if _, race := s.Read(ts[1], unsafe.Pointer(&a[i]), 8, 2); race {
+			t.Fatalf("element %d: ordered read races", i)
+		}
+		i++
+	})
+	if allocs > 1 {
+		t.Errorf("a cut of one granule out of a run: %v allocations, want 1", allocs)
+	}
+	if g := slotAt(s, unsafe.Pointer(&a[i])); g == nil || !g.isRun() {
+		t.Errorf("element %d after the cuts is not in a run", i)
+	}
+	// The cut granules kept the run's state: an unordered write races.
+	x := thread(9, 1, nil)
+	if _, race := s.Write(x, unsafe.Pointer(&a[3]), 8, 3); !race {
+		t.Error("no race with the state of a cut granule")
+	}
+	if _, race := s.Write(x, unsafe.Pointer(&a[n-1]), 8, 3); !race {
+		t.Error("no race with the state the run kept")
+	}
+}

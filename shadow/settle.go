@@ -38,16 +38,22 @@ const settleMin = 16 << 10
 
 var settle struct {
 	made atomic.Int64 // heap granules made so far
+	ask  atomic.Int64 // made at which goroutines are asked for snapshots
 	next atomic.Int64 // made at which the next sweep starts
 }
 
-func init() { settle.next.Store(settleMin) }
+func init() { settleAfter(0, settleMin) }
 
-// madeHeapGranule notes that the shadow made a heap granule and starts a
-// sweep of every space if it made enough since the last one.
+// madeHeapGranule notes that the shadow made a heap granule, asks for
+// snapshots halfway to the next sweep, and starts a sweep of every space
+// if it made enough since the last one.
 func madeHeapGranule() {
-	if n := settle.made.Add(1); n == settle.next.Load() {
-		settle.next.Store(n + settleMin) // until the sweep sets it
+	n := settle.made.Add(1)
+	if n == settle.ask.Load() {
+		askAll()
+	}
+	if n == settle.next.Load() {
+		settleAfter(n, settleMin) // until the sweep sets it
 		sweepAll()
 	}
 }
@@ -55,5 +61,23 @@ func madeHeapGranule() {
 // sweptHeapGranules sets when the next sweep outside a cycle starts, after
 // a sweep that kept kept heap granules.
 func sweptHeapGranules(kept int64) {
-	settle.next.Store(settle.made.Load() + max(kept, settleMin))
+	settleAfter(settle.made.Load(), max(kept, settleMin))
+}
+
+// settleAfter schedules the next sweep outside a cycle d heap granules
+// after made, and the request for snapshots halfway there.
+//
+// The request is what lets a sweep drop what was settled shortly before
+// it. Goroutines answer a request at their next synchronization operation
+// (detector/frontier.go); with only the request each sweep makes, a sweep
+// computed its frontier from the snapshots that answered the previous
+// sweep, so it kept everything recorded since then, about as many
+// granules as the interval, and the next interval was as long again: the
+// interval never shrank, and on lufact it grew from 16K to 100K granules
+// (6 MiB of granules live at every cycle). Asked halfway, a sweep keeps
+// about half an interval of state, and the interval falls back to
+// settleMin.
+func settleAfter(made, d int64) {
+	settle.ask.Store(made + d/2)
+	settle.next.Store(made + d)
 }

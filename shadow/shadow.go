@@ -101,6 +101,8 @@ type Space struct {
 	frontier frontierHook // SetFrontier
 	noRuns   bool         // tests and benchmarks: per-granule state only
 	noMaps   bool         // tests and benchmarks: no mapped runs
+
+	snapshots atomic.Pointer[func()] // SetSnapshotRequest
 }
 
 // NewSpace returns an empty shadow memory that is swept of the state of dead
