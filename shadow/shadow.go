@@ -167,7 +167,13 @@ func (pg *page) slotsW() *slotArray {
 	// finds either that or full, the state since then.
 	f := pg.full.Load()
 	for i := range a {
-		storeSlot(&a[i], f)
+		// A fresh array (newSlots clears it) that gets a nil full, the
+		// first slot of a clean page, needs no store at all: an atomic
+		// store per slot was a fifth of the first access of fresh
+		// memory (BenchmarkFreshObject).
+		if a[i].Load() != f {
+			storeSlot(&a[i], f)
+		}
 	}
 	// full stays: a reader that found no array still finds the run
 	// there (a stale run, as from a stale slot, which its checks of
