@@ -1220,10 +1220,10 @@ func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write
 	if write {
 		rule = WriteExclusive
 		initU32(&gr.whole.wsite, site)
-		gr.whole.w.Store(uint64(t.Epoch))
+		initU64(&gr.whole.w, uint64(t.Epoch))
 	} else {
 		initU32(&gr.whole.rsite, site)
-		gr.whole.r.Store(uint64(t.Epoch))
+		initU64(&gr.whole.r, uint64(t.Epoch))
 	}
 	if !pg.add(gi, gr) {
 		freeGranule(t, gr) // never published
