@@ -603,6 +603,7 @@ func (s *Space) Sweep() {
 		}
 		pg.prune(seen)
 		pg.mu.Lock()
+		pg.sweepFresh(gen, f)
 		pg.live -= dropped
 		if pg.live == 0 && !pg.dead.Load() {
 			s.pages.CompareAndDelete(key, pg)

@@ -24,7 +24,7 @@ func slotOf(s *Space, p unsafe.Pointer) *granule {
 // array and the page's keep list, survives collections with its state.
 func TestPromoteSurvivesGC(t *testing.T) {
 	untracked(t)
-	s := NewSpace()
+	s := granuleSpace()
 	a := thread(1, 1, nil)
 	b := thread(2, 1, nil)
 	c := thread(3, 1, map[uint32]uint64{1: 1, 2: 1}) // after a and b
@@ -102,7 +102,7 @@ func TestFreshObjectsRecycled(t *testing.T) {
 func TestFirstAccess(t *testing.T) {
 	quiet(t)
 	untracked(t)
-	s := NewSpace()
+	s := granuleSpace()
 	for _, write := range []bool{true, false} {
 		a := thread(1, 3, nil)
 		b := thread(2, 1, nil)                     // unordered with a
@@ -215,4 +215,13 @@ func TestRetire(t *testing.T) {
 	if retire(h) || h.whole.w.Load() != uint64(th.Epoch) {
 		t.Fatal("heap granule retired")
 	}
+}
+
+// granuleSpace returns a new space that records the first access of a
+// granule in a granule, not a fresh entry (fresh.go): for tests of what
+// happens to granules.
+func granuleSpace() *Space {
+	s := NewSpace()
+	s.noFresh = true
+	return s
 }
