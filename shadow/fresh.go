@@ -21,7 +21,8 @@ package shadow
 //
 //   - A fresh entry is written only under the page lock, only while its
 //     slot is nil, and counts in pg.live (nfresh of it), like a slot.
-//   - It is valid only while the page's fgen is the current generation:
+//   - It is valid only while the page's fgen is the current generation
+//     (lagGen):
 //     like an untracked granule's (validate), its state is dropped at
 //     the first access after a GC cycle. The first entry recorded in a
 //     new generation clears the page's stale entries (resetStale); the
@@ -211,7 +212,11 @@ func (pg *page) sameFresh(t *Thread, gi uintptr, lo, hi uint8, write bool) bool 
 		return false
 	}
 	m := en.m.Load()
-	if en.e.Load() != e || m&freshShape != freshMeta(lo, hi, write, 0)&freshShape {
+	if en.e.Load() != e || m&freshShape != freshMeta(lo, hi, write, 0)&freshShape ||
+		pg.fgen.Load() != uint32(lagGen.Load()) {
+		// Another access, or a stale entry: a dead page's entries are
+		// not cleared (sweepFresh), and a live page's are cleared by
+		// the next entry recorded (resetStale) or the sweep.
 		return false
 	}
 	t.Stats.Checks++
@@ -224,12 +229,22 @@ func (pg *page) sameFresh(t *Thread, gi uintptr, lo, hi uint8, write bool) bool 
 }
 
 // sweepFresh drops the page's fresh entries recorded before generation
-// gen and those settled under the frontier f; pg.mu is held.
+// gen and those settled under the frontier f; pg.mu is held, and pg.live
+// counts only the slots the sweep kept. Stale entries of a page that
+// holds nothing else are not cleared, only uncounted: the page is about
+// to be reclaimed, no one records in a dead page, its stale entries are
+// never valid again (lagGen only grows), and a fresh array is cleared
+// when the next page takes it from the pool. That spares the sweep a
+// walk over 8 KiB of entries per page of dead fresh objects.
 func (pg *page) sweepFresh(gen uint32, f []uint64) {
 	if pg.nfresh == 0 {
 		return
 	}
 	if int32(pg.fgen.Load()-gen) < 0 {
+		if pg.live == pg.nfresh {
+			pg.live, pg.nfresh = 0, 0
+			return
+		}
 		pg.clearFresh(func(e, m uint64) bool { return true })
 		return
 	}

@@ -223,3 +223,36 @@ func TestFreshConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// A page whose only state is stale fresh entries is reclaimed without
+// clearing them; a goroutine that still caches it records its next
+// access, even in the same epoch, on the page that replaces it, where an
+// unordered access finds it.
+func TestFreshDeadPage(t *testing.T) {
+	quiet(t)
+	untracked(t)
+	s := NewSpace()
+	a := thread(1, 1, nil)
+	b := thread(2, 1, nil)
+	x := escape(new([2]int64))
+	p := unsafe.Pointer(&x[0])
+	s.Write(a, p, 8, 1)
+	pg, _, _, _ := freshAt(s, p)
+	pg.fgen.Add(^uint32(0)) // as if recorded in the generation before
+	s.Sweep()
+	if !pg.dead.Load() {
+		t.Fatal("page of stale entries not reclaimed")
+	}
+	if a.cache != pg {
+		t.Fatal("a does not cache the page")
+	}
+	if _, race := s.Write(a, p, 8, 1); race {
+		t.Fatal("a's own write reported")
+	}
+	if npg, _, e, _ := freshAt(s, p); npg == pg || Epoch(e) != a.Epoch {
+		t.Fatalf("same-epoch write after the reclaim not recorded anew: page reused %v, entry %v", npg == pg, Epoch(e))
+	}
+	if r, race := s.Write(b, p, 8, 2); !race || r.Prev != a.Epoch {
+		t.Fatalf("unordered write: race %v, %+v", race, r)
+	}
+}

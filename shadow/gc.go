@@ -603,8 +603,8 @@ func (s *Space) Sweep() {
 		}
 		pg.prune(seen)
 		pg.mu.Lock()
-		pg.sweepFresh(gen, f)
 		pg.live -= dropped
+		pg.sweepFresh(gen, f)
 		if pg.live == 0 && !pg.dead.Load() {
 			s.pages.CompareAndDelete(key, pg)
 			pg.dead.Store(true)
