@@ -39,11 +39,13 @@ package shadow
 //     reading goroutine writes its own epochs.
 //   - A run is installed only over slots that are nil and have no fresh
 //     entry (newRun, installRun).
-//   - Entry words hold no pointers: the arrays live off the heap, owned
-//     by the page until it is unreachable (like its slot array).
+//   - Entry words hold no pointers: the arrays live off the heap. A page
+//     takes one from a pool at its first entry and returns it at the
+//     first sweep that finds it without entries (dropFresh), reclaimed
+//     pages included; the lock-free reader checks the page's fver, which
+//     dropFresh bumps, after its loads.
 
 import (
-	"runtime"
 	"sync/atomic"
 	"unsafe"
 )
@@ -80,7 +82,8 @@ func unpackMeta(m uint64) (lo, hi uint8, write bool, site uint32) {
 	return uint8(m >> 32), uint8(m >> 40), m&(1<<48) != 0, uint32(m)
 }
 
-// freshW returns the page's fresh array, creating it; pg.mu is held.
+// freshW returns the page's fresh array, taking a cleared one from the
+// pool if it has none; pg.mu is held.
 func (pg *page) freshW() *freshArray {
 	if fa := pg.fresh.Load(); fa != nil {
 		return fa
@@ -90,13 +93,26 @@ func (pg *page) freshW() *freshArray {
 	clear((*[2 * granulesPerPage]uint64)(ptrOf(b[0]))[:])
 	fa := (*freshArray)(ptrOf(b[0]))
 	pg.fresh.Store(fa)
-	runtime.AddCleanup(pg, freeFresh, b[0])
 	return fa
 }
 
-// freeFresh returns the fresh array at b of an unreachable page to the pool.
-func freeFresh(b uintptr) {
-	freshPool.put([]uintptr{b})
+// dropFresh returns the page's fresh array, which holds no counted entry,
+// to the pool; pg.mu is held. The sweep calls it, so that a page keeps
+// its array only while it has entries (a page whose entries all moved to
+// granules, as on an array that several goroutines share, would keep 8
+// KiB for nothing), and a reclaimed page's array is reused at once.
+// Lock-free readers of the array (sameFresh) check fver after their
+// loads: what they read after the array left the page is not trusted.
+func (pg *page) dropFresh() {
+	fa := pg.fresh.Load()
+	if fa == nil {
+		return
+	}
+	pg.fresh.Store(nil)
+	pg.fver.Add(1)
+	if recycleGranules { // not under Go's race detector: see initU32
+		freshPool.put([]uintptr{uintptr(unsafe.Pointer(fa))})
+	}
 }
 
 // resetStale clears the page's fresh entries if they were recorded in a
@@ -202,6 +218,7 @@ func (pg *page) absorb(gi uintptr, gr *granule) {
 // entry records t's access of the bytes [lo, hi) of this kind in t's
 // current epoch. Lock-free: see the rules above.
 func (pg *page) sameFresh(t *Thread, gi uintptr, lo, hi uint8, write bool) bool {
+	v := pg.fver.Load()
 	fa := pg.fresh.Load()
 	if fa == nil {
 		return false
@@ -213,10 +230,11 @@ func (pg *page) sameFresh(t *Thread, gi uintptr, lo, hi uint8, write bool) bool 
 	}
 	m := en.m.Load()
 	if en.e.Load() != e || m&freshShape != freshMeta(lo, hi, write, 0)&freshShape ||
-		pg.fgen.Load() != uint32(lagGen.Load()) {
-		// Another access, or a stale entry: a dead page's entries are
-		// not cleared (sweepFresh), and a live page's are cleared by
-		// the next entry recorded (resetStale) or the sweep.
+		pg.fgen.Load() != uint32(lagGen.Load()) || pg.fver.Load() != v {
+		// Another access; a stale entry (a live page's are cleared by
+		// the next entry recorded, resetStale, or the sweep); or an
+		// array that left the page meanwhile (dropFresh), whose
+		// contents may be another page's by now.
 		return false
 	}
 	t.Stats.Checks++
@@ -233,9 +251,10 @@ func (pg *page) sameFresh(t *Thread, gi uintptr, lo, hi uint8, write bool) bool 
 // counts only the slots the sweep kept. Stale entries of a page that
 // holds nothing else are not cleared, only uncounted: the page is about
 // to be reclaimed, no one records in a dead page, its stale entries are
-// never valid again (lagGen only grows), and a fresh array is cleared
-// when the next page takes it from the pool. That spares the sweep a
-// walk over 8 KiB of entries per page of dead fresh objects.
+// never valid again (lagGen only grows), and the array, which the sweep
+// then returns to the pool (dropFresh), is cleared when the next page
+// takes it. That spares the sweep a walk over 8 KiB of entries per page
+// of dead fresh objects.
 func (pg *page) sweepFresh(gen uint32, f []uint64) {
 	if pg.nfresh == 0 {
 		return

@@ -256,3 +256,39 @@ func TestFreshDeadPage(t *testing.T) {
 		t.Fatalf("unordered write: race %v, %+v", race, r)
 	}
 }
+
+// A page whose entries all moved into granules gives its fresh array
+// back at the next sweep; the granules keep the state.
+func TestFreshArrayDropped(t *testing.T) {
+	quiet(t)
+	untracked(t)
+	s := NewSpace()
+	a := thread(1, 1, nil)
+	b := thread(2, 1, map[uint32]uint64{1: 1}) // after a
+	c := thread(3, 1, nil)                     // unordered with both
+	x := escape(new([2]int64))
+	p := unsafe.Pointer(&x[0])
+	s.Write(a, p, 8, 1)
+	pg, _, _, _ := freshAt(s, p)
+	if pg.fresh.Load() == nil {
+		t.Fatal("no fresh array")
+	}
+	s.Write(b, p, 8, 2) // moves a's entry into a granule
+	if pg.nfresh != 0 || slotAt(s, p) == nil {
+		t.Fatalf("entry not absorbed: %d entries, slot %p", pg.nfresh, slotAt(s, p))
+	}
+	v := pg.fver.Load()
+	s.Sweep()
+	if pg.fresh.Load() != nil || pg.fver.Load() == v || pg.dead.Load() {
+		t.Fatalf("after the sweep: array %p, version %d (was %d), dead %v", pg.fresh.Load(), pg.fver.Load(), v, pg.dead.Load())
+	}
+	if r, race := s.Write(c, p, 8, 3); !race || r.Prev != b.Epoch {
+		t.Fatalf("unordered write after the sweep: race %v, %+v", race, r)
+	}
+	// A new entry on the page takes a cleared array again.
+	q := unsafe.Pointer(&x[1])
+	s.Read(a, q, 8, 4)
+	if _, _, e, m := freshAt(s, q); Epoch(e) != a.Epoch || m != freshMeta(0, 8, false, 4) {
+		t.Fatalf("entry on a page that gave its array back: %v %#x", Epoch(e), m)
+	}
+}

@@ -136,9 +136,11 @@ type page struct {
 	keep   []*granule
 
 	// The fresh entries of nil slots (fresh.go): the array, off the
-	// heap, owned by the page once it has one; the generation of the
-	// entries; their number (also counted in live), guarded by mu.
+	// heap, while the page has entries; the number of times an array
+	// left the page; the generation of the entries; their number (also
+	// counted in live), guarded by mu.
 	fresh  atomic.Pointer[freshArray]
+	fver   atomic.Uint32
 	fgen   atomic.Uint32
 	nfresh int
 }
