@@ -12,10 +12,17 @@ package shadow
 // collections early (offheap_pace.go); on BenchmarkFreshObject (allocate
 // 64 bytes, write the first word) those misses and the extra cycles were
 // most of the cost. So the first access of an untracked granule (no weak
-// pointer, not a global's: see track) records that state in a fresh entry
-// of its page, two words in an off-heap array beside the slots, and the
-// slot stays nil. A page of fresh objects then needs no slot array and no
-// granules at all.
+// pointer, not a global's: see track) of a page without a slot array
+// records that state in a fresh entry of its page, two words in an
+// off-heap array beside the slots, and the slot stays nil. A page of
+// fresh objects then needs no slot array and no granules at all.
+//
+// A page that has a slot array already (granules, or runs split into
+// them) records first accesses in granules, as before: there the first
+// accesses are sparse (the elements of an LU factorization's pivot
+// column, one per row of a large matrix, one per page), and an 8 KiB
+// array for one 16-byte entry per page cost lufact 13 MB of peak RSS
+// (92 against 78 MB).
 //
 // The rules:
 //

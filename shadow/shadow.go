@@ -1220,8 +1220,9 @@ func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write
 	if write {
 		rule = WriteExclusive
 	}
-	if !immortal && !hasWP && !s.noFresh {
-		// Untracked state: a fresh entry, no granule (fresh.go).
+	if !immortal && !hasWP && !s.noFresh && pg.own.Load() == nil {
+		// Untracked state on a page without a slot array (new memory):
+		// a fresh entry, no granule (fresh.go).
 		pg.mu.Lock()
 		ok := pg.recordFresh(t, gi, lo, hi, write, site, gen)
 		pg.mu.Unlock()
