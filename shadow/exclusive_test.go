@@ -44,7 +44,7 @@ func owned(t *testing.T, s *Space) (*int64, *Thread) {
 // unordered goroutine's access afterwards races with them.
 func TestExclusiveRules(t *testing.T) {
 	quiet(t)
-	s := NewSpace()
+	s := granuleSpace()
 	x, a := owned(t, s)
 	p := unsafe.Pointer(x)
 	fired := hookOnce(t, func() {})
@@ -85,7 +85,7 @@ func TestExclusiveRules(t *testing.T) {
 // recorded before a GC cycle.
 func TestExclusiveDeclines(t *testing.T) {
 	quiet(t)
-	s := NewSpace()
+	s := granuleSpace()
 	x, a := owned(t, s)
 	p := unsafe.Pointer(x)
 	// b reads after a's first epoch: a race-free handoff that adopts the
@@ -123,7 +123,7 @@ func TestExclusiveDeclines(t *testing.T) {
 // here is on the heap and already adopted, so nothing moves it.
 func TestExclusiveConcurrentRead(t *testing.T) {
 	quiet(t)
-	s := NewSpace()
+	s := granuleSpace()
 	x, a := owned(t, s)
 	p := unsafe.Pointer(x)
 	// Adoption by a reader after a's first epoch, then a reads again
@@ -169,7 +169,7 @@ func TestExclusiveConcurrentRead(t *testing.T) {
 // locked path finds the write-write race.
 func TestExclusiveConcurrentWrite(t *testing.T) {
 	quiet(t)
-	s := NewSpace()
+	s := granuleSpace()
 	x, a := owned(t, s)
 	p := unsafe.Pointer(x)
 	b := thread(2, 1, map[uint32]uint64{1: 1}) // ordered after a's first epoch
@@ -226,7 +226,7 @@ func TestExclusiveMoved(t *testing.T) {
 		}}) {
 		t.Run(tc.name, func(t *testing.T) {
 			untracked(t) // off-heap granules, which promote moves
-			s := NewSpace()
+			s := granuleSpace()
 			x, a := owned(t, s)
 			p := unsafe.Pointer(x)
 			key, gi := uintptr(p)>>pageShift, (uintptr(p)&(pageSize-1))>>3
@@ -272,7 +272,7 @@ func TestExclusiveRecycled(t *testing.T) {
 	}
 	quiet(t)
 	untracked(t) // off-heap granules, which are recycled
-	s := NewSpace()
+	s := granuleSpace()
 	x, a := owned(t, s)
 	p := unsafe.Pointer(x)
 	y := escape(new(int64))
@@ -316,7 +316,7 @@ func TestExclusiveMidMove(t *testing.T) {
 	for _, tc := range stateMovers {
 		t.Run(tc.name, func(t *testing.T) {
 			untracked(t) // off-heap granules, which promote moves
-			s := NewSpace()
+			s := granuleSpace()
 			x, a := owned(t, s)
 			p := unsafe.Pointer(x)
 			key, gi := uintptr(p)>>pageShift, (uintptr(p)&(pageSize-1))>>3
@@ -373,7 +373,7 @@ func TestExclusiveMidMove(t *testing.T) {
 func TestExclusiveInLockedUpdate(t *testing.T) {
 	quiet(t)
 	for _, write := range []bool{true, false} {
-		s := NewSpace()
+		s := granuleSpace()
 		x, a := owned(t, s)
 		p := unsafe.Pointer(x)
 		if !write {
@@ -413,7 +413,7 @@ func TestExclusiveInLockedUpdate(t *testing.T) {
 // conflict overwrote it).
 func TestWriteSharedConflictOrder(t *testing.T) {
 	quiet(t)
-	s := NewSpace()
+	s := granuleSpace()
 	x := escape(new(int64))
 	p := unsafe.Pointer(x)
 	a, b, c := thread(1, 1, nil), thread(2, 1, nil), thread(3, 1, nil)
@@ -454,7 +454,7 @@ func sharedState(t *testing.T, s *Space) (*int64, *Thread) {
 // afterwards races with that read.
 func TestSharedReadRule(t *testing.T) {
 	quiet(t)
-	s := NewSpace()
+	s := granuleSpace()
 	x, r := sharedState(t, s)
 	p := unsafe.Pointer(x)
 	fired := hookOnce(t, func() {})
@@ -484,7 +484,7 @@ func TestSharedReadRule(t *testing.T) {
 func TestSharedReadConcurrentWrite(t *testing.T) {
 	quiet(t)
 	for _, inWriter := range []bool{false, true} {
-		s := NewSpace()
+		s := granuleSpace()
 		x, r := sharedState(t, s)
 		p := unsafe.Pointer(x)
 		wr := thread(4, 1, map[uint32]uint64{1: 1, 2: r.Epoch.Clock() - 1, 3: 1})
@@ -526,7 +526,7 @@ func TestSharedReadConcurrentWrite(t *testing.T) {
 func TestSharedReadMidMove(t *testing.T) {
 	quiet(t)
 	for _, name := range []string{"split", "grow"} {
-		s := NewSpace()
+		s := granuleSpace()
 		x, r := sharedState(t, s)
 		p := unsafe.Pointer(x)
 		key, gi := uintptr(p)>>pageShift, (uintptr(p)&(pageSize-1))>>3
@@ -576,7 +576,7 @@ func TestSharedReadMidMove(t *testing.T) {
 // passes). The two goroutines step through the hooks in lock step.
 func TestSharedReadRacingSplit(t *testing.T) {
 	quiet(t)
-	s := NewSpace()
+	s := granuleSpace()
 	x, r := sharedState(t, s)
 	p := unsafe.Pointer(x)
 	key, gi := uintptr(p)>>pageShift, (uintptr(p)&(pageSize-1))>>3
@@ -623,7 +623,7 @@ func TestSharedReadRacingSplit(t *testing.T) {
 // locked path reports it.
 func TestExclusiveSubGranule(t *testing.T) {
 	quiet(t)
-	s := NewSpace()
+	s := granuleSpace()
 	type pair struct{ x, y int32 }
 	v := escape(new(pair))
 	p := unsafe.Pointer(&v.y)

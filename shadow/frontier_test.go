@@ -18,6 +18,18 @@ func slotAt(s *Space, p unsafe.Pointer) *granule {
 	return pg.slot((a & (pageSize - 1)) >> 3)
 }
 
+// hasState reports whether the shadow holds state for the granule of p:
+// a granule, a run or a fresh entry of the current generation.
+func hasState(s *Space, p unsafe.Pointer) bool {
+	a := uintptr(p)
+	pg := s.pages.Load(a >> pageShift)
+	if pg == nil {
+		return false
+	}
+	gi := (a & (pageSize - 1)) >> 3
+	return pg.slot(gi) != nil || pg.hasFresh(gi) && pg.fgen.Load() == uint32(lagGen.Load())
+}
+
 // sweepWith runs a sweep of s with the frontier f.
 func sweepWith(s *Space, f []uint64) {
 	s.SetFrontier(func() []uint64 { return f })

@@ -549,7 +549,16 @@ func (s *Space) Sweep() {
 		// before the page was classified (validate keeps it too).
 		immortal := pg.kind.Load() == kindImmortal
 		dropped := 0 // granules: pg.live is decremented once, below
-		for gi := 0; gi < granulesPerPage; {
+		gi := 0
+		if pg.arr.Load() == nil && pg.full.Load() == nil {
+			// Every slot is nil (a page of fresh objects keeps its
+			// state in fresh entries, below): no slot to visit, where
+			// 512 loads per page were most of the sweep's time on
+			// BenchmarkFreshObject. A slot array made meanwhile holds
+			// current state, for the next sweep.
+			gi = granulesPerPage
+		}
+		for gi < granulesPerPage {
 			g := pg.slot(uintptr(gi))
 			if g == nil {
 				gi++
@@ -604,6 +613,10 @@ func (s *Space) Sweep() {
 		pg.prune(seen)
 		pg.mu.Lock()
 		pg.live -= dropped
+		pg.sweepFresh(gen, f)
+		if pg.nfresh == 0 {
+			pg.dropFresh()
+		}
 		if pg.live == 0 && !pg.dead.Load() {
 			s.pages.CompareAndDelete(key, pg)
 			pg.dead.Store(true)

@@ -199,7 +199,15 @@ func TestTrackBudget(t *testing.T) {
 	tracked := 0
 	for _, o := range objs {
 		p := uintptr(unsafe.Pointer(o))
-		gr := s.pages.Load(p >> pageShift).slot((p & (pageSize - 1)) >> 3)
+		pg, gi := s.pages.Load(p>>pageShift), (p&(pageSize-1))>>3
+		gr := pg.slot(gi)
+		if gr == nil {
+			// Beyond the budget: a fresh entry (fresh.go).
+			if !pg.hasFresh(gi) {
+				t.Fatalf("no state for %#x", p)
+			}
+			continue
+		}
 		if gr.hasWP {
 			if gr.wp.Value() != (*byte)(unsafe.Pointer(o)) {
 				t.Fatalf("weak pointer of %#x not to the object", p)

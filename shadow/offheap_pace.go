@@ -17,6 +17,8 @@ package shadow
 // after a sweep, the goal is GOGC percent more than the live heap plus
 // the granules in use; a cycle is started early, from a goroutine of its
 // own and one at a time, once the heap plus the granules reach it.
+// Fresh arrays (fresh.go), which hold the state of first accesses in
+// place of granules, count as the granules of their size.
 //
 // It must not start more cycles than that: every cycle drops the state
 // that only one goroutine recorded before it (gc.go), so that a race
@@ -90,7 +92,7 @@ func setShadowGoal() {
 	if gogc < 0 {
 		gogc = 100 // pacing is off (paceGranules); the goal is only kept sensible
 	}
-	shadow := granulePool.inUse.Load() * int64(granulePool.size)
+	shadow := (granulePool.inUse.Load() + freshGranules()) * int64(granulePool.size)
 	total := live + shadow
 	goal := total + max(total*gogc/100, minShadowGoal)
 	paceGoal.Store(goal)

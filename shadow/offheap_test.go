@@ -24,7 +24,7 @@ func slotOf(s *Space, p unsafe.Pointer) *granule {
 // array and the page's keep list, survives collections with its state.
 func TestPromoteSurvivesGC(t *testing.T) {
 	untracked(t)
-	s := NewSpace()
+	s := granuleSpace()
 	a := thread(1, 1, nil)
 	b := thread(2, 1, nil)
 	c := thread(3, 1, map[uint32]uint64{1: 1, 2: 1}) // after a and b
@@ -102,7 +102,7 @@ func TestFreshObjectsRecycled(t *testing.T) {
 func TestFirstAccess(t *testing.T) {
 	quiet(t)
 	untracked(t)
-	s := NewSpace()
+	s := granuleSpace()
 	for _, write := range []bool{true, false} {
 		a := thread(1, 3, nil)
 		b := thread(2, 1, nil)                     // unordered with a
@@ -152,4 +152,76 @@ func untracked(t *testing.T) {
 	trackGen.Store(gen)
 	trackUsed.Store(trackBudget)
 	t.Cleanup(func() { trackUsed.Store(0) })
+}
+
+// slotsW hands out the page's one slot array: a fresh one holds full's
+// value (nil) in every slot, and the array compress dropped is refilled
+// from the full of the moment, whatever it held before, since slotsW
+// stores only the slots that differ from full.
+func TestSlotsWRefill(t *testing.T) {
+	pg := new(page)
+	a := pg.slotsW()
+	for i := range a {
+		if a[i].Load() != nil {
+			t.Fatalf("fresh array: slot %d = %p, want nil", i, a[i].Load())
+		}
+	}
+	g1, g2 := &granule{hi: 8}, &granule{hi: 8}
+	storeSlot(&a[3], g1)
+	// As compress leaves it: no array, full covers every slot.
+	pg.full.Store(g2)
+	pg.arr.Store(nil)
+	if b := pg.slotsW(); b != a {
+		t.Fatal("the page's array was not reused")
+	}
+	for i := range a {
+		if a[i].Load() != g2 {
+			t.Fatalf("refilled array: slot %d = %p, want full %p", i, a[i].Load(), g2)
+		}
+	}
+	// Dropped again, with a clean page behind it.
+	pg.full.Store(nil)
+	pg.arr.Store(nil)
+	pg.slotsW()
+	for i := range a {
+		if a[i].Load() != nil {
+			t.Fatalf("cleared array: slot %d = %p, want nil", i, a[i].Load())
+		}
+	}
+	runtime.KeepAlive(g1)
+}
+
+// retire zeroes the epoch words of an off-heap granule that hold an
+// epoch and leaves a heap granule as it is.
+func TestRetire(t *testing.T) {
+	th := thread(1, 5, nil)
+	for _, write := range []bool{true, false} {
+		gr := newGranule(th, 0, 8, 0)
+		if write {
+			gr.whole.w.Store(uint64(th.Epoch))
+		} else {
+			gr.whole.r.Store(uint64(th.Epoch))
+		}
+		if !retire(gr) {
+			t.Fatal("off-heap granule: retire false")
+		}
+		if w, r := gr.whole.w.Load(), gr.whole.r.Load(); w != 0 || r != 0 {
+			t.Fatalf("write %v: retired granule holds w=%#x r=%#x", write, w, r)
+		}
+		freeGranule(th, gr)
+	}
+	h := &granule{hi: 8}
+	h.whole.w.Store(uint64(th.Epoch))
+	if retire(h) || h.whole.w.Load() != uint64(th.Epoch) {
+		t.Fatal("heap granule retired")
+	}
+}
+
+// granuleSpace returns a new space that records the first access of a
+// granule in a granule, not a fresh entry (fresh.go): for tests of what
+// happens to granules.
+func granuleSpace() *Space {
+	s := NewSpace()
+	s.noFresh = true
+	return s
 }

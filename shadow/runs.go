@@ -287,7 +287,7 @@ func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) bool {
 	a := key<<pageShift | gi<<3
 	lim := min(granulesPerPage-gi, (sp.end-a)>>3)
 	n := uintptr(0)
-	for n < lim && pg.slot(gi+n) == nil {
+	for n < lim && pg.slot(gi+n) == nil && !pg.hasFresh(gi+n) {
 		n++
 	}
 	if n < minRun {
@@ -312,9 +312,10 @@ func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) bool {
 	if pg.dead.Load() {
 		return false
 	}
-	// Slots become non-nil only under pg.mu: recount.
+	// Slots become non-nil, and fresh entries appear, only under
+	// pg.mu: recount.
 	m := uintptr(0)
-	for m < n && pg.slot(gi+m) == nil {
+	for m < n && pg.slot(gi+m) == nil && !pg.hasFresh(gi+m) {
 		m++
 	}
 	if m < minRun {
@@ -707,6 +708,9 @@ func (s *Space) ShapeStats() ShapeStats {
 		st.Bytes += unsafe.Sizeof(*pg)
 		if pg.own.Load() != nil {
 			st.Bytes += unsafe.Sizeof(slotArray{}) + uintptr(cap(pg.keep))*unsafe.Sizeof(pg.keep[0])
+		}
+		if pg.fresh.Load() != nil {
+			st.Bytes += unsafe.Sizeof(freshArray{})
 		}
 		for gi := 0; gi < granulesPerPage; gi++ {
 			g := pg.slot(uintptr(gi))

@@ -1,0 +1,303 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package shadow
+
+import (
+	"sync"
+	"testing"
+	"unsafe"
+)
+
+// freshAt returns the page and granule index of p, and its fresh entry's
+// epoch and meta word (zeros if none).
+func freshAt(s *Space, p unsafe.Pointer) (pg *page, gi uintptr, e, m uint64) {
+	a := uintptr(p)
+	pg = s.pages.Load(a >> pageShift)
+	gi = (a & (pageSize - 1)) >> 3
+	if pg == nil || pg.fresh.Load() == nil {
+		return pg, gi, 0, 0
+	}
+	en := &pg.fresh.Load()[gi]
+	return pg, gi, en.e.Load(), en.m.Load()
+}
+
+// cleanPage returns the 512 words of a page of heap memory that no
+// access has touched: its shadow page has no slot array.
+func cleanPage() []int64 {
+	x := escape(make([]int64, 3*granulesPerPage))
+	i := (pageSize - uintptr(unsafe.Pointer(&x[0]))&(pageSize-1)) & (pageSize - 1) / 8
+	return x[i : i+granulesPerPage]
+}
+
+// The first access of untracked fresh memory leaves a fresh entry and no
+// granule; a same-epoch access finds it lock-free; a conflicting access
+// of another goroutine moves it into a granule and reports the conflict
+// with the first access's epoch, site and kind; an ordered one does not.
+func TestFreshEntry(t *testing.T) {
+	quiet(t)
+	untracked(t)
+	s := NewSpace()
+	for _, write := range []bool{true, false} {
+		a := thread(1, 3, nil)
+		b := thread(2, 1, nil)                     // unordered with a
+		c := thread(3, 1, map[uint32]uint64{1: 3}) // after a
+		x := cleanPage()
+		p := unsafe.Pointer(&x[2])
+		if _, race := s.Access(a, p, 8, write, 7); race {
+			t.Fatal("first access reported a race")
+		}
+		pg, gi, e, m := freshAt(s, p)
+		if pg.slot(gi) != nil || Epoch(e) != a.Epoch || m != freshMeta(0, 8, write, 7) {
+			t.Fatalf("write=%v: first access left slot %p, entry %v %#x", write, pg.slot(gi), Epoch(e), m)
+		}
+		rule, same := ReadExclusive, ReadSameEpoch
+		if write {
+			rule, same = WriteExclusive, WriteSameEpoch
+		}
+		if a.Stats.Checks != 1 || a.Stats.Rules[rule] != 1 {
+			t.Fatalf("write=%v: stats %+v", write, a.Stats)
+		}
+		if _, race := s.Access(a, p, 8, write, 7); race || a.Stats.Rules[same] != 1 || pg.slot(gi) != nil {
+			t.Fatalf("write=%v: same-epoch access: race %v, stats %+v, slot %p", write, race, a.Stats, pg.slot(gi))
+		}
+		// Another byte range of the same epoch is not the same access.
+		if _, race := s.Access(a, unsafe.Add(p, 4), 4, write, 8); race {
+			t.Fatalf("write=%v: own access of other bytes reported", write)
+		}
+		if gr := pg.slot(gi); gr == nil || gr.split.Load() == nil {
+			t.Fatalf("write=%v: access of other bytes did not split the state: %+v", write, gr)
+		}
+		if _, _, e, _ := freshAt(s, p); e != 0 {
+			t.Fatalf("write=%v: entry %v left beside the granule", write, Epoch(e))
+		}
+
+		q := unsafe.Pointer(&x[5])
+		s.Access(a, q, 8, write, 9)
+		if _, race := s.Write(c, q, 8, 0); race {
+			t.Fatalf("write=%v: ordered write reported", write)
+		}
+		r, race := s.Write(b, q, 8, 0)
+		if !race || r.Prev != c.Epoch {
+			t.Fatalf("write=%v: unordered write: race %v with %v, want one with %v", write, race, r.Prev, c.Epoch)
+		}
+
+		o := unsafe.Pointer(&x[7])
+		s.Access(a, o, 8, write, 9)
+		r, race = s.Write(b, o, 8, 0)
+		if !race || r.Prev != a.Epoch || r.PrevSite != 9 || r.PrevWrite != write || r.Addr != uintptr(o) {
+			t.Fatalf("write=%v: conflict with a first access: race %v, %+v", write, race, r)
+		}
+		if gr := pg.slot(gi + 5); gr == nil || gr.owner.Load() == 0 {
+			t.Fatalf("write=%v: the conflicting access left no granule: %+v", write, gr)
+		}
+	}
+}
+
+// A fresh entry of a read followed by a read of another goroutine becomes
+// read-shared state; a write unordered with either read conflicts.
+func TestFreshReadShared(t *testing.T) {
+	quiet(t)
+	untracked(t)
+	s := NewSpace()
+	a := thread(1, 1, nil)
+	b := thread(2, 1, nil)
+	c := thread(3, 1, map[uint32]uint64{1: 1}) // after a, not b
+	x := cleanPage()
+	p := unsafe.Pointer(&x[0])
+	s.Read(a, p, 8, 1)
+	if _, race := s.Read(b, p, 8, 2); race {
+		t.Fatal("two reads reported")
+	}
+	if gr := slotAt(s, p); gr == nil || gr.whole.r.Load() != shared {
+		t.Fatalf("second reader: state %+v, want read-shared", gr)
+	}
+	r, race := s.Write(c, p, 8, 3)
+	if !race || r.Prev != b.Epoch || r.PrevSite != 2 {
+		t.Fatalf("write after a's read, concurrent with b's: race %v, %+v", race, r)
+	}
+}
+
+// A fresh entry recorded before the last GC cycle is not state: like an
+// untracked granule's, it is dropped at the next access, and the sweep
+// clears it and reclaims the page.
+func TestFreshStale(t *testing.T) {
+	quiet(t)
+	untracked(t)
+	s := NewSpace()
+	a := thread(1, 1, nil)
+	b := thread(2, 1, nil)
+	x := cleanPage()
+	p, q := unsafe.Pointer(&x[0]), unsafe.Pointer(&x[1])
+	s.Write(a, p, 8, 1)
+	s.Write(a, q, 8, 1)
+	pg, _, _, _ := freshAt(s, p)
+	pg.fgen.Add(^uint32(0)) // as if recorded in the generation before
+	if _, race := s.Write(b, p, 8, 2); race {
+		t.Fatal("conflict with a stale entry")
+	}
+	if hasState(s, q) {
+		t.Fatal("stale entry counts as state")
+	}
+	s.Sweep()
+	if _, _, e, _ := freshAt(s, q); e != 0 {
+		t.Fatalf("the sweep kept a stale entry %v", Epoch(e))
+	}
+	// b's write of p cleared the stale entries and left its own, which
+	// is current: the page stays until it is dropped.
+	if _, _, e, _ := freshAt(s, p); Epoch(e) != b.Epoch {
+		t.Fatalf("b's write of p left entry %v", Epoch(e))
+	}
+	if pg.dead.Load() || pg.nfresh != 1 || pg.live != 1 {
+		t.Fatalf("after the sweep: dead %v, %d entries, live %d", pg.dead.Load(), pg.nfresh, pg.live)
+	}
+	sweepWith(s, []uint64{0, 1, 1})
+	if !pg.dead.Load() || s.pages.Load(uintptr(p)>>pageShift) != nil {
+		t.Fatal("a page without state not reclaimed")
+	}
+}
+
+// The sweep drops settled fresh entries and reclaims a page left without
+// state; unsettled entries stay.
+func TestFreshSettled(t *testing.T) {
+	quiet(t)
+	untracked(t)
+	s := NewSpace()
+	a := thread(1, 2, nil)
+	x := cleanPage()
+	p := unsafe.Pointer(&x[0])
+	s.Write(a, p, 8, 1)
+	sweepWith(s, []uint64{0, 1})
+	if !hasState(s, p) {
+		t.Fatal("unsettled entry dropped")
+	}
+	sweepWith(s, []uint64{0, 2})
+	if hasState(s, p) || s.pages.Load(uintptr(p)>>pageShift) != nil {
+		t.Fatal("settled entry kept")
+	}
+}
+
+// A run is never installed over a fresh entry: a range check over memory
+// of which one element has one keeps the element's state, and an
+// unordered access of it conflicts.
+func TestFreshNotUnderRun(t *testing.T) {
+	quiet(t)
+	untracked(t)
+	s := NewSpace()
+	a := thread(1, 1, nil)
+	b := thread(2, 1, nil)
+	x := escape(make([]int64, 2048))
+	s.Write(a, unsafe.Pointer(&x[700]), 8, 1)
+	r, race := s.AccessRange(b, unsafe.Pointer(&x[0]), 8, 0, len(x), 1, true, 2)
+	if !race || r.Prev != a.Epoch || r.PrevSite != 1 {
+		t.Fatalf("range write over a first write: race %v, %+v", race, r)
+	}
+	if _, race := s.Write(b, unsafe.Pointer(&x[700]), 8, 2); race {
+		t.Fatal("b's own element reported after its range check")
+	}
+}
+
+// Goroutines that first-access the same fresh granules concurrently,
+// unordered, leave one report per granule at least (whichever comes
+// second conflicts), and no entry beside a granule.
+func TestFreshConcurrent(t *testing.T) {
+	quiet(t)
+	untracked(t)
+	s := NewSpace()
+	const n = 4
+	x := escape(make([]int64, 2048))
+	var wg sync.WaitGroup
+	races := make([][]bool, n)
+	for k := range n {
+		races[k] = make([]bool, len(x))
+		th := thread(uint32(k+1), 1, nil)
+		wg.Go(func() {
+			for i := range x {
+				j := (i + k*len(x)/n) % len(x)
+				_, races[k][j] = s.Access(th, unsafe.Pointer(&x[j]), 8, k%2 == 0 || i%3 == 0, uint32(k))
+			}
+		})
+	}
+	wg.Wait()
+	for j := range x {
+		found := false
+		for k := range n {
+			found = found || races[k][j]
+		}
+		if !found {
+			t.Fatalf("element %d: no race among %d unordered first accesses", j, n)
+		}
+		if _, _, e, _ := freshAt(s, unsafe.Pointer(&x[j])); e != 0 {
+			t.Fatalf("element %d: entry %v left after a second access", j, Epoch(e))
+		}
+	}
+}
+
+// A page whose only state is stale fresh entries is reclaimed without
+// clearing them; a goroutine that still caches it records its next
+// access, even in the same epoch, on the page that replaces it, where an
+// unordered access finds it.
+func TestFreshDeadPage(t *testing.T) {
+	quiet(t)
+	untracked(t)
+	s := NewSpace()
+	a := thread(1, 1, nil)
+	b := thread(2, 1, nil)
+	x := cleanPage()
+	p := unsafe.Pointer(&x[0])
+	s.Write(a, p, 8, 1)
+	pg, _, _, _ := freshAt(s, p)
+	pg.fgen.Add(^uint32(0)) // as if recorded in the generation before
+	s.Sweep()
+	if !pg.dead.Load() {
+		t.Fatal("page of stale entries not reclaimed")
+	}
+	if a.cache != pg {
+		t.Fatal("a does not cache the page")
+	}
+	if _, race := s.Write(a, p, 8, 1); race {
+		t.Fatal("a's own write reported")
+	}
+	if npg, _, e, _ := freshAt(s, p); npg == pg || Epoch(e) != a.Epoch {
+		t.Fatalf("same-epoch write after the reclaim not recorded anew: page reused %v, entry %v", npg == pg, Epoch(e))
+	}
+	if r, race := s.Write(b, p, 8, 2); !race || r.Prev != a.Epoch {
+		t.Fatalf("unordered write: race %v, %+v", race, r)
+	}
+}
+
+// A page whose entries all moved into granules gives its fresh array
+// back at the next sweep; the granules keep the state.
+func TestFreshArrayDropped(t *testing.T) {
+	quiet(t)
+	untracked(t)
+	s := NewSpace()
+	a := thread(1, 1, nil)
+	b := thread(2, 1, map[uint32]uint64{1: 1}) // after a
+	c := thread(3, 1, nil)                     // unordered with both
+	x := cleanPage()
+	p := unsafe.Pointer(&x[0])
+	s.Write(a, p, 8, 1)
+	pg, _, _, _ := freshAt(s, p)
+	if pg.fresh.Load() == nil {
+		t.Fatal("no fresh array")
+	}
+	s.Write(b, p, 8, 2) // moves a's entry into a granule
+	if pg.nfresh != 0 || slotAt(s, p) == nil {
+		t.Fatalf("entry not absorbed: %d entries, slot %p", pg.nfresh, slotAt(s, p))
+	}
+	v := pg.fver.Load()
+	s.Sweep()
+	if pg.fresh.Load() != nil || pg.fver.Load() == v || pg.dead.Load() {
+		t.Fatalf("after the sweep: array %p, version %d (was %d), dead %v", pg.fresh.Load(), pg.fver.Load(), v, pg.dead.Load())
+	}
+	if r, race := s.Write(c, p, 8, 3); !race || r.Prev != b.Epoch {
+		t.Fatalf("unordered write after the sweep: race %v, %+v", race, r)
+	}
+	// The page has a slot array now: a first access there makes a
+	// granule, as first accesses on such pages are sparse.
+	q := unsafe.Pointer(&x[1])
+	s.Read(a, q, 8, 4)
+	if gr := slotAt(s, q); gr == nil || pg.fresh.Load() != nil || Epoch(gr.whole.r.Load()) != a.Epoch {
+		t.Fatalf("first access on a page with a slot array: granule %+v, fresh array %p", gr, pg.fresh.Load())
+	}
+}
