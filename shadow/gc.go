@@ -334,9 +334,9 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		gr.owner.Store(owner)
 		return gr
 	}
-	// A second goroutine: the state may get a read vector clock and a
-	// weak pointer, which the collector must see.
-	gr = pg.promote(t, gi, gr)
+	// A second goroutine. An off-heap granule stays where it is: its
+	// weak pointer's handle is kept in the page's list (keepWeak), and
+	// update promotes it before a read would give it a read vector clock.
 	if gr.foreign {
 		return gr
 	}
@@ -353,7 +353,7 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	}
 	if kind == kindForeign {
 		if uint32(RefreshGen()) != gr.gen.Load() {
-			gr = pg.promote(t, gi, pg.replace(t, gi, gr, lo, hi))
+			gr = pg.replace(t, gi, gr, lo, hi)
 		}
 		// No weak pointer is possible: keep the generation stamp, so the
 		// state is dropped after the next cycle like unshared state.
@@ -362,10 +362,13 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	}
 	wp, same := adoptWeak(addr, gr.gen.Load())
 	if !same {
-		gr = pg.promote(t, gi, pg.replace(t, gi, gr, lo, hi))
+		gr = pg.replace(t, gi, gr, lo, hi)
 	}
-	gr.wp = wp
+	gr.setWeak(wp)
 	gr.hasWP = true
+	if gr.off {
+		pg.keepWeak(wp) // wp, on this stack, keeps the handle until then
+	}
 	gr.gen.Store(gen)
 	return gr
 }
@@ -391,16 +394,17 @@ func (gr *granule) kept(t *Thread, gen uint32) {
 }
 
 // tracked gives gr, about to record t's first state at addr, the GC state
-// track finds for it. A granule off the heap that gets a weak pointer
-// moves to the heap first (promote): the collector does not see pointers
-// off the heap, and a weak pointer whose handle it cannot see may be
-// freed and reused.
+// track finds for it. The handle of a weak pointer given to a granule off
+// the heap is kept in the page's list (keepWeak): the collector does not
+// see pointers off the heap, and a handle it cannot see may be freed and
+// reused.
 func (s *Space) tracked(t *Thread, pg *page, gi uintptr, gr *granule, addr uintptr, gen uint32) *granule {
 	immortal, hasWP, wp := s.track(pg, addr, gen)
+	gr.immortal, gr.hasWP = immortal, hasWP
+	gr.setWeak(wp)
 	if hasWP && gr.off {
-		gr = pg.promote(t, gi, gr)
+		pg.keepWeak(wp)
 	}
-	gr.immortal, gr.hasWP, gr.wp = immortal, hasWP, wp
 	return gr
 }
 
@@ -542,6 +546,7 @@ func (s *Space) Sweep() {
 	gen := uint32(lagGen.Load())
 	f := s.frontierNow()
 	seen := make(map[*granule]struct{})
+	handles := make(map[weak.Pointer[byte]]struct{}) // held by off-heap granules
 	var freed blockCache
 	var kept int64 // heap granules kept
 	s.pages.Range(func(key uintptr, pg *page) bool {
@@ -549,6 +554,8 @@ func (s *Space) Sweep() {
 		// before the page was classified (validate keeps it too).
 		immortal := pg.kind.Load() == kindImmortal
 		dropped := 0 // granules: pg.live is decremented once, below
+		nh := pg.handlesNow()
+		clear(handles)
 		for gi := 0; gi < granulesPerPage; {
 			g := pg.slot(uintptr(gi))
 			if g == nil {
@@ -587,6 +594,8 @@ func (s *Space) Sweep() {
 				if !(!immortal && gr.reclaimable(gen) || gr.settled(f)) {
 					if !gr.off {
 						kept++
+					} else if gr.hasWP {
+						handles[gr.wp] = struct{}{}
 					}
 					continue
 				}
@@ -602,6 +611,7 @@ func (s *Space) Sweep() {
 			mu.Unlock()
 		}
 		pg.prune(seen)
+		pg.pruneWeak(nh, handles, immortal && f == nil)
 		pg.mu.Lock()
 		pg.live -= dropped
 		if pg.live == 0 && !pg.dead.Load() {

@@ -130,9 +130,11 @@ type page struct {
 	own atomic.Pointer[slotArray]
 
 	// keep holds the heap granules and runs in slots, which the garbage
-	// collector does not scan (see page.set and page.prune).
-	keepMu spin.Mutex
-	keep   []*granule
+	// collector does not scan (see page.set and page.prune); handles, the
+	// weak pointers that off-heap granules in slots hold (keepWeak).
+	keepMu  spin.Mutex
+	keep    []*granule
+	handles []weak.Pointer[byte]
 }
 
 // A slotArray holds a page's slots: one per granule, nil, a granule, or
@@ -384,6 +386,17 @@ func (c *cell) cross(t *Thread) bool {
 	tid := t.Epoch.TID()
 	w, r := c.w.Load(), c.r.Load()
 	return w != 0 && Epoch(w).TID() != tid || r == shared || r != 0 && Epoch(r).TID() != tid
+}
+
+// mayShare reports whether a read by t may make c read-shared, giving it
+// a read vector clock: c records a read by another thread. With the
+// stripe lock held the answer is stable: exclusive replaces only a
+// nonzero read epoch of the thread that runs it by a later one of the
+// same thread, so neither 0 nor t's own read epoch can become another
+// thread's meanwhile.
+func (c *cell) mayShare(t *Thread) bool {
+	r := c.r.Load()
+	return r != 0 && (r == shared || Epoch(r).TID() != t.Epoch.TID())
 }
 
 // same is the lock-free fast path: it reports whether the access is in the
@@ -1196,18 +1209,12 @@ func (s *Space) settle(t *Thread, pg *page, a, gi uintptr, gr *granule, lo, hi u
 // publishes it, without the stripe lock: until add succeeds no one else
 // can see the granule, and add fails if the slot is no longer empty.
 func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write bool, site uint32) bool {
-	// The GC state validate gives fresh state (track): a granule with a
-	// weak pointer lives on the heap, whose collector sees the pointer.
+	// The GC state validate gives fresh state (track).
 	gen := uint32(lagGen.Load())
-	var gr *granule
-	if immortal, hasWP, wp := s.track(pg, addr, gen); hasWP {
-		gr = &granule{lo: lo, hi: hi, hasWP: true, wp: wp}
-		initU32(&gr.gen, gen)
-		madeHeapGranule()
-	} else {
-		gr = newGranule(t, lo, hi, gen)
-		gr.immortal = immortal
-	}
+	gr := newGranule(t, lo, hi, gen)
+	immortal, hasWP, wp := s.track(pg, addr, gen)
+	gr.immortal, gr.hasWP = immortal, hasWP
+	gr.setWeak(wp) // add (set) keeps its handle
 	// gr is not published yet (initU32).
 	initU32(&gr.owner, t.Epoch.TID()+1)
 	rule := ReadExclusive
@@ -1261,6 +1268,8 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 			var ngr *granule
 			if gr.off {
 				ngr = newGranule(t, lo, hi, gr.gen.Load())
+				ngr.immortal, ngr.foreign, ngr.hasWP = gr.immortal, gr.foreign, gr.hasWP
+				ngr.setWeak(gr.wp) // set keeps its handle
 			} else {
 				ngr = &granule{lo: lo, hi: hi, immortal: gr.immortal, hasWP: gr.hasWP, wp: gr.wp}
 				ngr.gen.Store(gr.gen.Load())
@@ -1291,6 +1300,9 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 	}
 	if sp := gr.split.Load(); sp != nil && !sp.fits(lo, hi) {
 		gr.split.Store(sp.refined(min(sp.shift, partShift(lo, hi, 0, 0))))
+	}
+	if gr.off && !write && gr.split.Load() == nil && gr.whole.mayShare(t) {
+		gr = pg.promote(t, gi, gr) // a read vector clock is on the heap
 	}
 	found = gr.access(t, lo, hi, write, site, out)
 	if found && gr.hasWP && gr.wp.Value() == nil {
