@@ -368,6 +368,10 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	gr.hasWP = true
 	if gr.off {
 		pg.keepWeak(wp) // wp, on this stack, keeps the handle until then
+		// Counted as the heap granule promote used to make here: shared
+		// state settles, and the sweeps outside cycles that drop it
+		// (settle.go) start after as many adoptions as before.
+		madeHeapGranule()
 	}
 	gr.gen.Store(gen)
 	return gr
@@ -394,17 +398,19 @@ func (gr *granule) kept(t *Thread, gen uint32) {
 }
 
 // tracked gives gr, about to record t's first state at addr, the GC state
-// track finds for it. The handle of a weak pointer given to a granule off
-// the heap is kept in the page's list (keepWeak): the collector does not
-// see pointers off the heap, and a handle it cannot see may be freed and
-// reused.
+// track finds for it. A granule off the heap that gets a weak pointer
+// here moves to the heap first (promote). It could stay off the heap, its
+// handle kept by the page's list as an adopted granule's is (keepWeak),
+// but tracked granules are those of arrays one goroutine fills (lufact,
+// workerpool), and on the heap they keep pacing the collector and
+// starting the sweeps outside cycles (settle.go) as they did when
+// tracking was measured (docs/runtime.md, "GC reuse").
 func (s *Space) tracked(t *Thread, pg *page, gi uintptr, gr *granule, addr uintptr, gen uint32) *granule {
 	immortal, hasWP, wp := s.track(pg, addr, gen)
-	gr.immortal, gr.hasWP = immortal, hasWP
-	gr.setWeak(wp)
 	if hasWP && gr.off {
-		pg.keepWeak(wp)
+		gr = pg.promote(t, gi, gr)
 	}
+	gr.immortal, gr.hasWP, gr.wp = immortal, hasWP, wp
 	return gr
 }
 

@@ -115,13 +115,22 @@ type blockCache struct {
 	b [poolBatch]uintptr
 }
 
-// alloc returns a block from c, refilling it from p if it is empty.
+// alloc returns a block from c, refilling it from p if it is empty, and
+// prefetches the block the next alloc will return. A recycled block was
+// last written by the sweeper, long before, and blocks come back in no
+// useful order, so the first store into each one missed the caches (with
+// four fresh granules per item, newGranule was 14% of the pipeline
+// workload's time); a goroutine makes its next granule after the access
+// that wanted this one, time enough for the line to arrive.
 func (c *blockCache) alloc(p *blockPool) unsafe.Pointer {
 	if c.n == 0 {
 		p.get(c.b[:])
 		c.n = len(c.b)
 	}
 	c.n--
+	if c.n > 0 {
+		prefetch(c.b[c.n-1])
+	}
 	return ptrOf(c.b[c.n])
 }
 

@@ -1209,12 +1209,18 @@ func (s *Space) settle(t *Thread, pg *page, a, gi uintptr, gr *granule, lo, hi u
 // publishes it, without the stripe lock: until add succeeds no one else
 // can see the granule, and add fails if the slot is no longer empty.
 func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write bool, site uint32) bool {
-	// The GC state validate gives fresh state (track).
+	// The GC state validate gives fresh state (track): a granule with a
+	// weak pointer lives on the heap (see tracked).
 	gen := uint32(lagGen.Load())
-	gr := newGranule(t, lo, hi, gen)
-	immortal, hasWP, wp := s.track(pg, addr, gen)
-	gr.immortal, gr.hasWP = immortal, hasWP
-	gr.setWeak(wp) // add (set) keeps its handle
+	var gr *granule
+	if immortal, hasWP, wp := s.track(pg, addr, gen); hasWP {
+		gr = &granule{lo: lo, hi: hi, hasWP: true, wp: wp}
+		initU32(&gr.gen, gen)
+		madeHeapGranule()
+	} else {
+		gr = newGranule(t, lo, hi, gen)
+		gr.immortal = immortal
+	}
 	// gr is not published yet (initU32).
 	initU32(&gr.owner, t.Epoch.TID()+1)
 	rule := ReadExclusive
