@@ -545,6 +545,10 @@ func (gr *granule) reclaimable(gen uint32) bool {
 	}
 }
 
+// sweepAhead is how many slots ahead of the one it looks at the sweep
+// prefetches a granule.
+const sweepAhead = 4
+
 // Sweep drops the shadow state of dead objects and settled state (see
 // frontier.go) and frees empty pages. It runs after every GC cycle; tests
 // call it directly.
@@ -552,16 +556,16 @@ func (s *Space) Sweep() {
 	gen := uint32(lagGen.Load())
 	f := s.frontierNow()
 	seen := make(map[*granule]struct{})
-	handles := make(map[weak.Pointer[byte]]struct{}) // held by off-heap granules
+	var handles, scratch []weak.Pointer[byte] // held by off-heap granules; pruneWeak's buffer
 	var freed blockCache
-	var kept int64 // heap granules kept
+	var kept int64 // heap granules and adopted ones kept (see settle.go)
 	s.pages.Range(func(key uintptr, pg *page) bool {
 		// A global's state is never stale, even where it was recorded
 		// before the page was classified (validate keeps it too).
 		immortal := pg.kind.Load() == kindImmortal
 		dropped := 0 // granules: pg.live is decremented once, below
 		nh := pg.handlesNow()
-		clear(handles)
+		handles = handles[:0]
 		for gi := 0; gi < granulesPerPage; {
 			g := pg.slot(uintptr(gi))
 			if g == nil {
@@ -590,6 +594,14 @@ func (s *Space) Sweep() {
 			mu := s.stripe(key, uintptr(gi))
 			mu.Lock()
 			for end := gi | (stripeGroup - 1) + 1; gi < end; gi++ {
+				if a := pg.arr.Load(); a != nil && gi+sweepAhead < granulesPerPage {
+					// The granules of dead objects were last touched
+					// long ago: start loading one a few slots ahead
+					// (the first load of each was most of the sweep).
+					if nx := a[gi+sweepAhead].Load(); nx != nil {
+						prefetch(uintptr(unsafe.Pointer(nx)))
+					}
+				}
 				gr := pg.slot(uintptr(gi))
 				if gr == nil {
 					continue
@@ -601,7 +613,13 @@ func (s *Space) Sweep() {
 					if !gr.off {
 						kept++
 					} else if gr.hasWP {
-						handles[gr.wp] = struct{}{}
+						// An adopted granule, which used to be a heap
+						// granule: counted as one, so that sweeps
+						// outside cycles keep their spacing (settle.go).
+						kept++
+						if len(handles) == 0 || handles[len(handles)-1] != gr.wp {
+							handles = append(handles, gr.wp)
+						}
 					}
 					continue
 				}
@@ -617,7 +635,7 @@ func (s *Space) Sweep() {
 			mu.Unlock()
 		}
 		pg.prune(seen)
-		pg.pruneWeak(nh, handles, immortal && f == nil)
+		scratch = pg.pruneWeak(nh, handles, scratch, immortal && f == nil)
 		pg.mu.Lock()
 		pg.live -= dropped
 		if pg.live == 0 && !pg.dead.Load() {

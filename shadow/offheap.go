@@ -377,29 +377,35 @@ func (pg *page) handlesNow() int {
 	return len(pg.handles)
 }
 
-// pruneWeak drops the entries of the handle list, among its first n (its
-// length when the sweep of the page started), that no off-heap granule
-// held when the sweep looked at its slot (live). An entry added before
-// the sweep started is for a granule that either held it when the sweep
-// looked at the granule's slot, under the stripe lock, or had left its
-// slot by then (its handle is needed no longer: see keepWeak), or whose
-// state moved to a granule that holds the handle in turn, and added it
-// (set) or keeps it itself (a heap granule or run). all keeps every entry:
-// the sweep did not look at the page's granules.
-func (pg *page) pruneWeak(n int, live map[weak.Pointer[byte]]struct{}, all bool) {
+// pruneWeak replaces the entries of the handle list among its first n
+// (its length when the sweep of the page started) by live: the handles
+// that the off-heap granules in the page's slots held when the sweep
+// looked at them, under their stripe locks, in slot order. Every granule
+// in a slot was looked at, so an entry added before the sweep started is
+// either among live, or no longer needed (its granule left its slot: see
+// keepWeak), or held by a granule that got it after the sweep looked at
+// its slot (a move: split, promote), which added it again (set) after the
+// sweep started. Entries added after the start are kept as they are.
+// scratch is a buffer the caller reuses; pruneWeak returns it. all keeps
+// every entry: the sweep did not look at the page's granules.
+func (pg *page) pruneWeak(n int, live, scratch []weak.Pointer[byte], all bool) []weak.Pointer[byte] {
 	pg.keepMu.Lock()
 	defer pg.keepMu.Unlock()
-	if all || n == 0 {
-		return
+	if all || n == 0 && len(live) == 0 {
+		return scratch
 	}
-	k := pg.handles[:0]
-	for i, wp := range pg.handles {
-		if _, ok := live[wp]; ok || i >= n {
-			k = append(k, wp)
-		}
+	tail := append(scratch[:0], pg.handles[n:]...)
+	h := append(pg.handles[:0], live...)
+	h = append(h, tail...)
+	if len(h) < len(pg.handles) { // h is pg.handles' array, shorter
+		clear(pg.handles[len(h):])
 	}
-	clear(pg.handles[len(k):])
-	pg.handles = k
+	if cap(h) > 64 && len(h) < cap(h)/4 {
+		h = append([]weak.Pointer[byte](nil), h...) // shrink after a burst
+	}
+	pg.handles = h
+	clear(tail)
+	return tail[:0]
 }
 
 // prune drops the entries of the keep list that no slot holds. A writer

@@ -4,6 +4,7 @@ package shadow
 
 import (
 	"runtime"
+	"slices"
 	"testing"
 	"unsafe"
 	"weak"
@@ -286,4 +287,35 @@ func untracked(t *testing.T) {
 	trackGen.Store(gen)
 	trackUsed.Store(trackBudget)
 	t.Cleanup(func() { trackUsed.Store(0) })
+}
+
+// pruneWeak replaces the entries listed before the sweep started by the
+// handles the sweep saw, and keeps those listed after it started, whether
+// the result fits the list's array or not.
+func TestPruneWeak(t *testing.T) {
+	objs := make([]*int64, 8)
+	wps := make([]weak.Pointer[byte], len(objs))
+	for i := range objs {
+		objs[i] = new(int64)
+		wps[i] = weak.Make((*byte)(unsafe.Pointer(objs[i])))
+	}
+	var pg page
+	pg.handles = append(pg.handles, wps[0], wps[1], wps[2]) // wps[2] after the start
+	scratch := pg.pruneWeak(2, []weak.Pointer[byte]{wps[1]}, nil, false)
+	if want := []weak.Pointer[byte]{wps[1], wps[2]}; !slices.Equal(pg.handles, want) {
+		t.Fatalf("handles %v, want %v", pg.handles, want)
+	}
+	pg.pruneWeak(1, wps[3:7], scratch, false) // more than the array holds
+	if want := []weak.Pointer[byte]{wps[3], wps[4], wps[5], wps[6], wps[2]}; !slices.Equal(pg.handles, want) {
+		t.Fatalf("handles %v, want %v", pg.handles, want)
+	}
+	pg.pruneWeak(5, nil, nil, true) // the sweep did not look: all kept
+	if len(pg.handles) != 5 {
+		t.Fatalf("%d handles kept, want 5", len(pg.handles))
+	}
+	pg.pruneWeak(5, nil, nil, false)
+	if len(pg.handles) != 0 {
+		t.Fatalf("%d handles kept, want 0", len(pg.handles))
+	}
+	runtime.KeepAlive(objs)
 }
