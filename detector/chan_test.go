@@ -605,3 +605,28 @@ func trimZeros(vc []uint64) []uint64 {
 	}
 	return vc
 }
+
+// TestChanQueueBurstNoAlloc checks that a queue whose entries are pushed
+// and folded in bursts of up to maxChanEntries (a buffered channel's
+// sends, acquired by receives dozens at a time) reuses the clock buffers
+// of folded entries: once warm, it does not allocate.
+func TestChanQueueBurstNoAlloc(t *testing.T) {
+	var q chanQueue
+	vc := make([]uint64, 8)
+	var lo int64
+	var base []uint64
+	burst := func() {
+		for i := 0; i < maxChanEntries; i++ {
+			q.push(lo, uint64(lo), vc)
+			lo++
+		}
+		base = q.acquire(base, lo)
+	}
+	burst() // warm: the buffers and the base
+	if n := testing.AllocsPerRun(100, burst); n != 0 {
+		t.Errorf("a burst of %d pushes and one acquire allocated %v times, want 0", maxChanEntries, n)
+	}
+	if len(q.live()) != 0 {
+		t.Errorf("%d live entries after the acquire, want 0", len(q.live()))
+	}
+}

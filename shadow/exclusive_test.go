@@ -381,6 +381,17 @@ func TestExclusiveInLockedUpdate(t *testing.T) {
 			release(a)
 		}
 		gr := slotOf(s, p)
+		if !write {
+			// b's read shares the cell, and update first moves an
+			// off-heap granule to the heap (a read vector clock is on
+			// the heap): start from the heap granule, which stays.
+			a := uintptr(p)
+			key, gi := a>>pageShift, (a&(pageSize-1))>>3
+			mu := s.stripe(key, gi)
+			mu.Lock()
+			gr = s.pages.Load(key).promote(nil, gi, gr)
+			mu.Unlock()
+		}
 		b := thread(2, 1, map[uint32]uint64{1: a.VC[1] - 1})
 		var done bool
 		checkHook = func() {

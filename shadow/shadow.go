@@ -133,9 +133,11 @@ type page struct {
 	own atomic.Pointer[slotArray]
 
 	// keep holds the heap granules and runs in slots, which the garbage
-	// collector does not scan (see page.set and page.prune).
-	keepMu spin.Mutex
-	keep   []*granule
+	// collector does not scan (see page.set and page.prune); handles, the
+	// weak pointers that off-heap granules in slots hold (keepWeak).
+	keepMu  spin.Mutex
+	keep    []*granule
+	handles []weak.Pointer[byte]
 
 	// The fresh entries of nil slots (fresh.go): the array, off the
 	// heap, while the page has entries; the number of times an array
@@ -402,6 +404,17 @@ func (c *cell) cross(t *Thread) bool {
 	tid := t.Epoch.TID()
 	w, r := c.w.Load(), c.r.Load()
 	return w != 0 && Epoch(w).TID() != tid || r == shared || r != 0 && Epoch(r).TID() != tid
+}
+
+// mayShare reports whether a read by t may make c read-shared, giving it
+// a read vector clock: c records a read by another thread. With the
+// stripe lock held the answer is stable: exclusive replaces only a
+// nonzero read epoch of the thread that runs it by a later one of the
+// same thread, so neither 0 nor t's own read epoch can become another
+// thread's meanwhile.
+func (c *cell) mayShare(t *Thread) bool {
+	r := c.r.Load()
+	return r != 0 && (r == shared || Epoch(r).TID() != t.Epoch.TID())
 }
 
 // same is the lock-free fast path: it reports whether the access is in the
@@ -1215,7 +1228,7 @@ func (s *Space) settle(t *Thread, pg *page, a, gi uintptr, gr *granule, lo, hi u
 // can see the granule, and add fails if the slot is no longer empty.
 func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write bool, site uint32) bool {
 	// The GC state validate gives fresh state (track): a granule with a
-	// weak pointer lives on the heap, whose collector sees the pointer.
+	// weak pointer lives on the heap (see tracked).
 	gen := uint32(lagGen.Load())
 	immortal, hasWP, wp := s.track(pg, addr, gen)
 	rule := ReadExclusive
@@ -1302,6 +1315,8 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 			var ngr *granule
 			if gr.off {
 				ngr = newGranule(t, lo, hi, gr.gen.Load())
+				ngr.immortal, ngr.foreign, ngr.hasWP = gr.immortal, gr.foreign, gr.hasWP
+				ngr.setWeak(gr.wp) // set keeps its handle
 			} else {
 				ngr = &granule{lo: lo, hi: hi, immortal: gr.immortal, hasWP: gr.hasWP, wp: gr.wp}
 				ngr.gen.Store(gr.gen.Load())
@@ -1332,6 +1347,9 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 	}
 	if sp := gr.split.Load(); sp != nil && !sp.fits(lo, hi) {
 		gr.split.Store(sp.refined(min(sp.shift, partShift(lo, hi, 0, 0))))
+	}
+	if gr.off && !write && gr.split.Load() == nil && gr.whole.mayShare(t) {
+		gr = pg.promote(t, gi, gr) // a read vector clock is on the heap
 	}
 	found = gr.access(t, lo, hi, write, site, out)
 	if found && gr.hasWP && gr.wp.Value() == nil {

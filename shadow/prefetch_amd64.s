@@ -1,0 +1,11 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+//go:build !race
+
+#include "textflag.h"
+
+// func prefetch(addr uintptr)
+TEXT ·prefetch(SB), NOSPLIT|NOFRAME, $0-8
+	MOVQ	addr+0(FP), AX
+	PREFETCHT0	(AX)
+	RET
