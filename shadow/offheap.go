@@ -466,4 +466,3 @@ func OffHeapBytes() uintptr {
 	return uintptr(granulePool.inUse.Load())*granulePool.size + uintptr(slotsPool.inUse.Load())*slotsPool.size +
 		uintptr(freshPool.inUse.Load())*freshPool.size
 }
-
