@@ -166,6 +166,17 @@ func (pg *page) hasFresh(gi uintptr) bool {
 	return fa != nil && fa[gi].e.Load() != 0
 }
 
+// maybeFresh reports whether slot gi may have a fresh entry of the
+// current generation, without the page lock: a hint, for the choice
+// between first (which fails if there is one, and clears stale ones) and
+// the locked path (which absorbs it), both right either way. The array is
+// off the heap and never unmapped, so the loads are safe even if it left
+// the page meanwhile.
+func (pg *page) maybeFresh(gi uintptr) bool {
+	fa := pg.fresh.Load()
+	return fa != nil && fa[gi].e.Load() != 0 && pg.fgen.Load() == uint32(lagGen.Load())
+}
+
 // recordFresh records t's access as the fresh entry of slot gi, and
 // reports whether it did: the page is live, the slot nil and without an
 // entry of generation gen. pg.mu is held.

@@ -301,3 +301,62 @@ func TestFreshArrayDropped(t *testing.T) {
 		t.Fatalf("first access on a page with a slot array: granule %+v, fresh array %p", gr, pg.fresh.Load())
 	}
 }
+
+// Check takes an empty slot of the cached page to the fresh entry's
+// paths directly. A second access of the entry in a later epoch of its
+// goroutine is not a first access there: it reaches the locked path,
+// which absorbs the entry into a granule holding the new epoch, and a
+// later unordered write conflicts with that epoch. A first access through
+// a cached page that was reclaimed meanwhile records its entry in the
+// page that replaced it.
+func TestFreshCheckPath(t *testing.T) {
+	quiet(t)
+	untracked(t)
+	s := NewSpace()
+	a := thread(1, 1, nil)
+	b := thread(2, 1, nil) // unordered with a
+	x := cleanPage()
+	p := unsafe.Pointer(&x[3])
+	if _, race := s.Write(a, p, 8, 1); race {
+		t.Fatal("first write reported")
+	}
+	pg, gi, e, _ := freshAt(s, p)
+	if Epoch(e) != a.Epoch || !pg.maybeFresh(gi) || a.cache != pg {
+		t.Fatalf("first write: entry %v, hint %v, cached page %p (page %p)", Epoch(e), pg.maybeFresh(gi), a.cache, pg)
+	}
+	first := a.Epoch
+	a.Epoch++
+	a.VC[1]++
+	if _, race := s.Write(a, p, 8, 2); race {
+		t.Fatal("own write in a later epoch reported")
+	}
+	gr := pg.slot(gi)
+	if gr == nil || Epoch(gr.whole.w.Load()) != a.Epoch || gr.whole.wsite.Load() != 2 || pg.hasFresh(gi) {
+		t.Fatalf("write in a later epoch: slot %+v, entry left %v", gr, pg.hasFresh(gi))
+	}
+	if pg.nfresh != 0 || pg.live != 1 {
+		t.Fatalf("counts: %d entries, %d live, want 0 and 1", pg.nfresh, pg.live)
+	}
+	if r, race := s.Write(b, p, 8, 3); !race || r.Prev != a.Epoch || r.Prev == first || r.PrevSite != 2 {
+		t.Fatalf("unordered write: race %v, %+v", race, r)
+	}
+
+	// A cached page reclaimed (its state settled) and replaced.
+	q := unsafe.Pointer(&x[9])
+	c := thread(3, 1, nil)
+	s.Write(c, q, 8, 4)
+	old := c.cache
+	sweepWith(s, []uint64{0, 2, 1, 1})
+	if !old.dead.Load() {
+		t.Fatal("settled page not reclaimed")
+	}
+	c.Epoch++
+	c.VC[3]++
+	if _, race := s.Write(c, q, 8, 5); race {
+		t.Fatal("write after the reclaim reported")
+	}
+	np, ngi, e, _ := freshAt(s, q)
+	if np == nil || np == old || Epoch(e) != c.Epoch || np.slot(ngi) != nil || old.nfresh != 0 {
+		t.Fatalf("first write through a reclaimed page: new page %p (old %p), entry %v, old entries %d", np, old, Epoch(e), old.nfresh)
+	}
+}

@@ -84,9 +84,7 @@ const poolBatch = 32
 // user (zero for a block never used).
 func (p *blockPool) get(dst []uintptr) {
 	if n := p.inUse.Add(int64(len(dst))); p == &granulePool {
-		paceGranules(n + freshGranules())
-	} else if p == &freshPool {
-		paceGranules(granulePool.inUse.Load() + freshGranules())
+		paceGranules(n)
 	}
 	p.mu.Lock()
 	n := copy(dst, p.free[max(0, len(p.free)-len(dst)):])
@@ -467,11 +465,4 @@ func (pg *page) prune(seen map[*granule]struct{}) {
 func OffHeapBytes() uintptr {
 	return uintptr(granulePool.inUse.Load())*granulePool.size + uintptr(slotsPool.inUse.Load())*slotsPool.size +
 		uintptr(freshPool.inUse.Load())*freshPool.size
-}
-
-// freshGranules returns the bytes of fresh arrays in use (fresh.go) in
-// granules: the pacer counts them with the granules whose state they
-// hold instead.
-func freshGranules() int64 {
-	return freshPool.inUse.Load() * int64(freshPool.size/granulePool.size)
 }

@@ -17,8 +17,17 @@ package shadow
 // after a sweep, the goal is GOGC percent more than the live heap plus
 // the granules in use; a cycle is started early, from a goroutine of its
 // own and one at a time, once the heap plus the granules reach it.
-// Fresh arrays (fresh.go), which hold the state of first accesses in
-// place of granules, count as the granules of their size.
+// Fresh arrays (fresh.go) do not count. A page gets one at the first
+// access of fresh memory on it, so they are bounded by the heap pages
+// the program touched: at most 2 bytes (plus 64 per page) per byte of
+// heap, a bound the heap's own pacer keeps, as Go's race runtime's
+// shadow is a fixed multiple of the heap. Entries are stale after a
+// cycle, and the sweep after the next returns the arrays to their pool,
+// where the pages of the next cycle's fresh objects take them again.
+// Counting them as the granules of their size (8 KiB for a page of 64
+// fresh 64-byte objects) made the pacer start about 60 of the 110
+// cycles of BenchmarkFreshObject, each of which drops state (below),
+// and did not lower the peak RSS of lufact, workerpool or pipeline.
 //
 // It must not start more cycles than that: every cycle drops the state
 // that only one goroutine recorded before it (gc.go), so that a race
@@ -92,7 +101,7 @@ func setShadowGoal() {
 	if gogc < 0 {
 		gogc = 100 // pacing is off (paceGranules); the goal is only kept sensible
 	}
-	shadow := (granulePool.inUse.Load() + freshGranules()) * int64(granulePool.size)
+	shadow := granulePool.inUse.Load() * int64(granulePool.size)
 	total := live + shadow
 	goal := total + max(total*gogc/100, minShadowGoal)
 	paceGoal.Store(goal)

@@ -651,11 +651,24 @@ func (s *Space) Access(t *Thread, p unsafe.Pointer, size uintptr, write bool, si
 // split granule, bounds that differ from the access's, a disabled
 // goroutine, an address on the stack, and whatever exclusive declines
 // (the epoch already recorded among them).
+//
+// An empty slot there, the first access of fresh memory (or its
+// same-epoch repetition), goes to the fresh entry's checks (sameFresh,
+// then first) from here too, unless the slot has an entry already: a
+// second access of it needs the locked path, which absorbs the entry.
 func (s *Space) Check(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (found bool) {
 	a := uintptr(p)
 	off := a & 7
 	if pg := t.cache; off+size <= 8 && size != 0 && pg != nil && t.cacheKey == a>>pageShift && t.Disabled <= 0 {
-		gr := pg.slot((a & (pageSize - 1)) >> 3)
+		gi := (a & (pageSize - 1)) >> 3
+		gr := pg.slot(gi)
+		if gr == nil && !onStack(t.GP, p) {
+			// p is not on this goroutine's stack, so a is its address.
+			lo, hi := uint8(off), uint8(off+size)
+			if pg.sameFresh(t, gi, lo, hi, write) || !pg.maybeFresh(gi) && s.first(t, pg, gi, a, lo, hi, write, site) {
+				return false
+			}
+		}
 		if gr != nil && !gr.isRun() && uintptr(gr.lo) == off && uintptr(gr.hi) == off+size &&
 			gr.split.Load() == nil && !onStack(t.GP, p) {
 			// p is not on this goroutine's stack, so a is its address.
@@ -1005,7 +1018,7 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 		// A run is owned by its own lock, not the stripe's: runSpan
 		// takes it, and looks again if the slot changed meanwhile.
 		gr := pg.slot(gi)
-		if gr == nil && s.first(t, pg, gi, addr, lo, hi, write, site) {
+		if gr == nil && !pg.maybeFresh(gi) && s.first(t, pg, gi, addr, lo, hi, write, site) {
 			return false
 		}
 		locked := gr == nil || !gr.isRun()
