@@ -334,9 +334,10 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		gr.owner.Store(owner)
 		return gr
 	}
-	// A second goroutine. An off-heap granule stays where it is: its
-	// weak pointer's handle is kept in the page's list (keepWeak), and
-	// update promotes it before a read would give it a read vector clock.
+	// A second goroutine: the state may get a read vector clock and a
+	// weak pointer, which the collector must see (see "Adoption off the
+	// heap, tried" in docs/runtime.md).
+	gr = pg.promote(t, gi, gr)
 	if gr.foreign {
 		return gr
 	}
@@ -353,7 +354,7 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	}
 	if kind == kindForeign {
 		if uint32(RefreshGen()) != gr.gen.Load() {
-			gr = pg.replace(t, gi, gr, lo, hi)
+			gr = pg.promote(t, gi, pg.replace(t, gi, gr, lo, hi))
 		}
 		// No weak pointer is possible: keep the generation stamp, so the
 		// state is dropped after the next cycle like unshared state.
@@ -362,17 +363,10 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	}
 	wp, same := adoptWeak(addr, gr.gen.Load())
 	if !same {
-		gr = pg.replace(t, gi, gr, lo, hi)
+		gr = pg.promote(t, gi, pg.replace(t, gi, gr, lo, hi))
 	}
-	gr.setWeak(wp)
+	gr.wp = wp
 	gr.hasWP = true
-	if gr.off {
-		pg.keepWeak(wp) // wp, on this stack, keeps the handle until then
-		// Counted as the heap granule promote used to make here: shared
-		// state settles, and the sweeps outside cycles that drop it
-		// (settle.go) start after as many adoptions as before.
-		madeHeapGranule()
-	}
 	gr.gen.Store(gen)
 	return gr
 }
@@ -399,12 +393,9 @@ func (gr *granule) kept(t *Thread, gen uint32) {
 
 // tracked gives gr, about to record t's first state at addr, the GC state
 // track finds for it. A granule off the heap that gets a weak pointer
-// here moves to the heap first (promote). It could stay off the heap, its
-// handle kept by the page's list as an adopted granule's is (keepWeak),
-// but tracked granules are those of arrays one goroutine fills (lufact,
-// workerpool), and on the heap they keep pacing the collector and
-// starting the sweeps outside cycles (settle.go) as they did when
-// tracking was measured (docs/runtime.md, "GC reuse").
+// moves to the heap first (promote): the collector does not see pointers
+// off the heap, and a weak pointer whose handle it cannot see may be
+// freed and reused.
 func (s *Space) tracked(t *Thread, pg *page, gi uintptr, gr *granule, addr uintptr, gen uint32) *granule {
 	immortal, hasWP, wp := s.track(pg, addr, gen)
 	if hasWP && gr.off {
@@ -556,24 +547,20 @@ func (s *Space) Sweep() {
 	gen := uint32(lagGen.Load())
 	f := s.frontierNow()
 	seen := make(map[*granule]struct{})
-	var handles, scratch []weak.Pointer[byte] // held by off-heap granules; pruneWeak's buffer
 	var freed blockCache
-	var kept int64 // heap granules and adopted ones kept (see settle.go)
+	var kept int64 // heap granules kept (see settle.go)
 	s.pages.Range(func(key uintptr, pg *page) bool {
 		// A global's state is never stale, even where it was recorded
 		// before the page was classified (validate keeps it too).
 		immortal := pg.kind.Load() == kindImmortal
 		dropped := 0 // granules: pg.live is decremented once, below
-		nh := pg.handlesNow()
-		handles = handles[:0]
 		gi := 0
 		if pg.arr.Load() == nil && pg.full.Load() == nil {
 			// Every slot is nil (a page of fresh objects keeps its
 			// state in fresh entries, below): no slot to visit, where
 			// 512 loads per page were most of the sweep's time on
 			// BenchmarkFreshObject. A slot array made meanwhile holds
-			// current state, for the next sweep, and the handles its
-			// granules add come after nh, which pruneWeak keeps.
+			// current state, for the next sweep.
 			gi = granulesPerPage
 		}
 		for gi < granulesPerPage {
@@ -622,14 +609,6 @@ func (s *Space) Sweep() {
 				if !(!immortal && gr.reclaimable(gen) || gr.settled(f)) {
 					if !gr.off {
 						kept++
-					} else if gr.hasWP {
-						// An adopted granule, which used to be a heap
-						// granule: counted as one, so that sweeps
-						// outside cycles keep their spacing (settle.go).
-						kept++
-						if len(handles) == 0 || handles[len(handles)-1] != gr.wp {
-							handles = append(handles, gr.wp)
-						}
 					}
 					continue
 				}
@@ -645,7 +624,6 @@ func (s *Space) Sweep() {
 			mu.Unlock()
 		}
 		pg.prune(seen)
-		scratch = pg.pruneWeak(nh, handles, scratch, immortal && f == nil)
 		pg.mu.Lock()
 		pg.live -= dropped
 		pg.sweepFresh(gen, f)

@@ -24,15 +24,11 @@ package shadow
 // The collector does not see pointers stored outside the heap either, so
 // the rules are:
 //
-//   - An off-heap granule (granule.off) holds no pointer into the heap
-//     but a weak pointer: no parts, no read vector clock. Those appear
-//     only once a second goroutine's read would share the granule, or an
-//     access of another byte range splits it (update); both first move
-//     the state to a heap granule (promote).
-//   - An off-heap granule may hold a weak pointer (adoption, track), stored
-//     without a write barrier (setWeak), if its handle is kept reachable
-//     in its page's handle list (keepWeak) for as long as a slot holds
-//     the granule. See keepWeak for why that is needed and sufficient.
+//   - An off-heap granule (granule.off) holds no pointer into the heap: no
+//     parts, no read vector clock, no weak pointer. Those appear only once
+//     a second goroutine touches the granule (validate) or an access of
+//     another byte range splits it (update); both first move the state to
+//     a heap granule (promote).
 //   - Every slot store goes through page.set or page.setRange. A heap
 //     granule or run stored in a slot is also kept in the page's keep
 //     list, which is on the heap; the sweep prunes the entries neither
@@ -53,7 +49,6 @@ import (
 	"runtime"
 	"sync/atomic"
 	"unsafe"
-	"weak"
 
 	"github.com/bigfoot-go/bigfoot/internal/spin"
 )
@@ -184,23 +179,8 @@ func newGranule(t *Thread, lo, hi uint8, gen uint32) *granule {
 	initU32(&gr.whole.wsite, 0)
 	initU32(&gr.whole.rsite, 0)
 	gr.immortal, gr.foreign, gr.hasWP = false, false, false
-	gr.setWeak(weak.Pointer[byte]{})
 	initU32(&gr.gen, gen)
 	return gr
-}
-
-// setWeak stores wp in gr. In an off-heap granule the store has no write
-// barrier: the barrier would shade the pointer the block held in its
-// previous life, a handle the collector may have freed since. The handle
-// of wp must be kept reachable (keepWeak) if gr is, or is about to be, in
-// a slot. The caller holds the lock that owns gr's slot, or gr is not
-// published yet.
-func (gr *granule) setWeak(wp weak.Pointer[byte]) {
-	if !gr.off {
-		gr.wp = wp
-		return
-	}
-	*(*uintptr)(unsafe.Pointer(&gr.wp)) = *(*uintptr)(unsafe.Pointer(&wp))
 }
 
 // initU32 sets an atomic field of a granule that no slot holds yet (new,
@@ -313,8 +293,7 @@ func freeSlots(b uintptr) {
 
 // set stores gr in slot gi. The collector does not look at slots, so a
 // heap granule or run is also kept in the page's keep list, after it is
-// in the slot (see prune), and so is the weak handle of an off-heap
-// granule (keepWeak). The caller holds the lock that owns the slot.
+// in the slot (see prune). The caller holds the lock that owns the slot.
 func (pg *page) set(gi uintptr, gr *granule) {
 	storeSlot(&pg.slotsW()[gi], gr)
 	if gr == nil {
@@ -322,8 +301,6 @@ func (pg *page) set(gi uintptr, gr *granule) {
 	}
 	if !gr.off {
 		pg.keepOf(gr)
-	} else if gr.hasWP {
-		pg.keepWeak(gr.wp)
 	}
 }
 
@@ -355,77 +332,6 @@ func (pg *page) keepOf(gr *granule) {
 		pg.keep = append(pg.keep, gr)
 	}
 	pg.keepMu.Unlock()
-}
-
-// keepWeak adds the handle of wp, which an off-heap granule of the page
-// holds or is about to hold, to the handle list, which is on the heap.
-//
-// A weak.Pointer points to a handle, a small heap object that the runtime
-// keeps reachable (from the object's special) only while the object
-// lives; when the object dies the sweep sets the handle to nil and drops
-// the special, and from then on only the weak pointers that refer to the
-// handle keep it. One held only off the heap, where the collector does
-// not look, would let the handle be freed and its memory reused, and
-// Value would then read another object's bytes as a pointer: a dead
-// object taken for a live one (its stale state, a false race), or a bogus
-// pointer shaded during a mark phase. The list keeps every handle an
-// off-heap granule in a slot holds reachable, exactly as a heap granule
-// in the keep list keeps its own wp field reachable; a granule that
-// leaves its slot is freed with its stripe lock held, and no one reads
-// its weak pointer after that (every read of a granule's wp is under
-// the stripe lock, of the granule found in its slot), so the handle is
-// needed no longer once no slot holds it (prune).
-//
-// The writer holds wp (a local variable, on its stack) until the handle
-// is in the list, so the handle is reachable throughout. A granule's
-// consecutive slots usually hold the same object's handle; it is added
-// once.
-func (pg *page) keepWeak(wp weak.Pointer[byte]) {
-	pg.keepMu.Lock()
-	if n := len(pg.handles); n == 0 || pg.handles[n-1] != wp {
-		pg.handles = append(pg.handles, wp)
-	}
-	pg.keepMu.Unlock()
-}
-
-// handlesNow returns the length of the handle list, at the start of a
-// sweep of the page: the entries added after it are kept by that sweep's
-// prune whatever it saw.
-func (pg *page) handlesNow() int {
-	pg.keepMu.Lock()
-	defer pg.keepMu.Unlock()
-	return len(pg.handles)
-}
-
-// pruneWeak replaces the entries of the handle list among its first n
-// (its length when the sweep of the page started) by live: the handles
-// that the off-heap granules in the page's slots held when the sweep
-// looked at them, under their stripe locks, in slot order. Every granule
-// in a slot was looked at, so an entry added before the sweep started is
-// either among live, or no longer needed (its granule left its slot: see
-// keepWeak), or held by a granule that got it after the sweep looked at
-// its slot (a move: split, promote), which added it again (set) after the
-// sweep started. Entries added after the start are kept as they are.
-// scratch is a buffer the caller reuses; pruneWeak returns it. all keeps
-// every entry: the sweep did not look at the page's granules.
-func (pg *page) pruneWeak(n int, live, scratch []weak.Pointer[byte], all bool) []weak.Pointer[byte] {
-	pg.keepMu.Lock()
-	defer pg.keepMu.Unlock()
-	if all || n == 0 && len(live) == 0 {
-		return scratch
-	}
-	tail := append(scratch[:0], pg.handles[n:]...)
-	h := append(pg.handles[:0], live...)
-	h = append(h, tail...)
-	if len(h) < len(pg.handles) { // h is pg.handles' array, shorter
-		clear(pg.handles[len(h):])
-	}
-	if cap(h) > 64 && len(h) < cap(h)/4 {
-		h = append([]weak.Pointer[byte](nil), h...) // shrink after a burst
-	}
-	pg.handles = h
-	clear(tail)
-	return tail[:0]
 }
 
 // prune drops the entries of the keep list that no slot holds. A writer

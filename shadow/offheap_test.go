@@ -4,7 +4,6 @@ package shadow
 
 import (
 	"runtime"
-	"slices"
 	"testing"
 	"unsafe"
 	"weak"
@@ -68,12 +67,11 @@ func TestPromoteSurvivesGC(t *testing.T) {
 }
 
 // An adopted granule (a second goroutine's access, ordered after the
-// first's, as in a pipeline's handoff) stays off the heap with its weak
-// pointer, whose handle the page's handle list keeps reachable: across
-// collections that free and reuse the memory of many other handles, the
-// weak pointer still yields the object, the state survives, and an
-// unordered write after the cycles races with it.
-func TestAdoptedOffHeapSurvivesGC(t *testing.T) {
+// first's, as in a pipeline's handoff) moves to the heap with its weak
+// pointer: across collections that free and reuse the memory of many
+// other handles, the weak pointer still yields the object, the state
+// survives, and an unordered write after the cycles races with it.
+func TestAdoptedSurvivesGC(t *testing.T) {
 	untracked(t) // the first write gets no weak pointer of its own
 	s := NewSpace()
 	a := thread(1, 1, nil)
@@ -86,8 +84,8 @@ func TestAdoptedOffHeapSurvivesGC(t *testing.T) {
 		t.Fatal("read ordered after the write races")
 	}
 	gr := slotOf(s, p)
-	if gr == nil || !gr.off || !gr.hasWP || gr.wp.Value() != (*byte)(unsafe.Pointer(x)) {
-		t.Fatalf("adopted granule not off the heap with a weak pointer to its object: %+v", gr)
+	if gr == nil || gr.off || !gr.hasWP || gr.wp.Value() != (*byte)(unsafe.Pointer(x)) {
+		t.Fatalf("adopted granule not on the heap with a weak pointer to its object: %+v", gr)
 	}
 	// Only the granule refers to the handle now.
 	weakSlot(uintptr(unsafe.Pointer(x))).Store(nil)
@@ -115,12 +113,12 @@ func TestAdoptedOffHeapSurvivesGC(t *testing.T) {
 var handleSink *[4]int64
 
 // After an adopted object dies, the runtime drops its special, and only
-// the weak pointer refers to its handle. The handle list keeps the handle
-// (set to nil) while the off-heap granule that holds the weak pointer is
-// in its slot: however long the sweep of the space lags (here it never
-// runs) and however much the collector reuses freed handles' memory, the
-// weak pointer reads nil, never another object's bytes, which would keep
-// the dead object's state alive.
+// the weak pointer refers to its handle, which the heap granule that
+// holds it keeps (set to nil) while the granule is in its slot: however
+// long the sweep of the space lags (here it never runs) and however much
+// the collector reuses freed handles' memory, the weak pointer reads nil,
+// never another object's bytes, which would keep the dead object's state
+// alive.
 func TestAdoptedHandleKept(t *testing.T) {
 	untracked(t)
 	s := new(Space) // not registered: no sweep after the cycles
@@ -136,8 +134,8 @@ func TestAdoptedHandleKept(t *testing.T) {
 	slot := func() *granule {
 		return s.pages.Load(addr >> pageShift).slot((addr & (pageSize - 1)) >> 3)
 	}
-	if gr := slot(); gr == nil || !gr.off || !gr.hasWP {
-		t.Fatalf("adopted granule not off the heap with a weak pointer: %+v", gr)
+	if gr := slot(); gr == nil || gr.off || !gr.hasWP {
+		t.Fatalf("adopted granule not on the heap with a weak pointer: %+v", gr)
 	}
 	live := escape(new(int64)) // a heap object
 	var junk []*[2]uintptr
@@ -156,48 +154,6 @@ func TestAdoptedHandleKept(t *testing.T) {
 	}
 	runtime.KeepAlive(live)
 	runtime.KeepAlive(junk)
-}
-
-// The handle list holds the handles of the off-heap granules in the
-// page's slots: once the adopted objects die and a sweep drops their
-// granules, it drops their handles too, while a live object's stays.
-func TestHandlesPruned(t *testing.T) {
-	untracked(t)
-	s := NewSpace()
-	a := thread(1, 1, nil)
-	b := thread(2, 1, map[uint32]uint64{1: 1})
-	objs := make([]*[4]int64, 64)
-	for i := range objs {
-		objs[i] = new([4]int64)
-		s.Write(a, unsafe.Pointer(&objs[i][1]), 8, 0)
-		s.Read(b, unsafe.Pointer(&objs[i][1]), 8, 0)
-	}
-	live := objs[len(objs)-1]
-	handles := func() (n int) {
-		s.pages.Range(func(_ uintptr, pg *page) bool {
-			pg.keepMu.Lock()
-			n += len(pg.handles)
-			pg.keepMu.Unlock()
-			return true
-		})
-		return n
-	}
-	if n := handles(); n < len(objs) {
-		t.Fatalf("%d handles kept for %d adopted objects", n, len(objs))
-	}
-	objs = nil
-	for range 2 {
-		runtime.GC()
-	}
-	Quiesce()
-	s.Sweep()
-	if n := handles(); n != 1 {
-		t.Errorf("%d handles kept after the sweep, want 1 (the live object's)", n)
-	}
-	if gr := slotOf(s, unsafe.Pointer(&live[1])); gr == nil || !gr.hasWP || gr.wp.Value() != (*byte)(unsafe.Pointer(live)) {
-		t.Fatalf("live object's state lost: %+v", gr)
-	}
-	runtime.KeepAlive(live)
 }
 
 // The shadow of objects that are dropped is recycled: however many
@@ -359,35 +315,4 @@ func granuleSpace() *Space {
 	s := NewSpace()
 	s.noFresh = true
 	return s
-}
-
-// pruneWeak replaces the entries listed before the sweep started by the
-// handles the sweep saw, and keeps those listed after it started, whether
-// the result fits the list's array or not.
-func TestPruneWeak(t *testing.T) {
-	objs := make([]*int64, 8)
-	wps := make([]weak.Pointer[byte], len(objs))
-	for i := range objs {
-		objs[i] = new(int64)
-		wps[i] = weak.Make((*byte)(unsafe.Pointer(objs[i])))
-	}
-	var pg page
-	pg.handles = append(pg.handles, wps[0], wps[1], wps[2]) // wps[2] after the start
-	scratch := pg.pruneWeak(2, []weak.Pointer[byte]{wps[1]}, nil, false)
-	if want := []weak.Pointer[byte]{wps[1], wps[2]}; !slices.Equal(pg.handles, want) {
-		t.Fatalf("handles %v, want %v", pg.handles, want)
-	}
-	pg.pruneWeak(1, wps[3:7], scratch, false) // more than the array holds
-	if want := []weak.Pointer[byte]{wps[3], wps[4], wps[5], wps[6], wps[2]}; !slices.Equal(pg.handles, want) {
-		t.Fatalf("handles %v, want %v", pg.handles, want)
-	}
-	pg.pruneWeak(5, nil, nil, true) // the sweep did not look: all kept
-	if len(pg.handles) != 5 {
-		t.Fatalf("%d handles kept, want 5", len(pg.handles))
-	}
-	pg.pruneWeak(5, nil, nil, false)
-	if len(pg.handles) != 0 {
-		t.Fatalf("%d handles kept, want 0", len(pg.handles))
-	}
-	runtime.KeepAlive(objs)
 }

@@ -133,11 +133,9 @@ type page struct {
 	own atomic.Pointer[slotArray]
 
 	// keep holds the heap granules and runs in slots, which the garbage
-	// collector does not scan (see page.set and page.prune); handles, the
-	// weak pointers that off-heap granules in slots hold (keepWeak).
-	keepMu  spin.Mutex
-	keep    []*granule
-	handles []weak.Pointer[byte]
+	// collector does not scan (see page.set and page.prune).
+	keepMu spin.Mutex
+	keep   []*granule
 
 	// The fresh entries of nil slots (fresh.go): the array, off the
 	// heap, while the page has entries; the number of times an array
@@ -404,17 +402,6 @@ func (c *cell) cross(t *Thread) bool {
 	tid := t.Epoch.TID()
 	w, r := c.w.Load(), c.r.Load()
 	return w != 0 && Epoch(w).TID() != tid || r == shared || r != 0 && Epoch(r).TID() != tid
-}
-
-// mayShare reports whether a read by t may make c read-shared, giving it
-// a read vector clock: c records a read by another thread. With the
-// stripe lock held the answer is stable: exclusive replaces only a
-// nonzero read epoch of the thread that runs it by a later one of the
-// same thread, so neither 0 nor t's own read epoch can become another
-// thread's meanwhile.
-func (c *cell) mayShare(t *Thread) bool {
-	r := c.r.Load()
-	return r != 0 && (r == shared || Epoch(r).TID() != t.Epoch.TID())
 }
 
 // same is the lock-free fast path: it reports whether the access is in the
@@ -1328,8 +1315,7 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 			var ngr *granule
 			if gr.off {
 				ngr = newGranule(t, lo, hi, gr.gen.Load())
-				ngr.immortal, ngr.foreign, ngr.hasWP = gr.immortal, gr.foreign, gr.hasWP
-				ngr.setWeak(gr.wp) // set keeps its handle
+				ngr.immortal, ngr.foreign = gr.immortal, gr.foreign
 			} else {
 				ngr = &granule{lo: lo, hi: hi, immortal: gr.immortal, hasWP: gr.hasWP, wp: gr.wp}
 				ngr.gen.Store(gr.gen.Load())
@@ -1360,9 +1346,6 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 	}
 	if sp := gr.split.Load(); sp != nil && !sp.fits(lo, hi) {
 		gr.split.Store(sp.refined(min(sp.shift, partShift(lo, hi, 0, 0))))
-	}
-	if gr.off && !write && gr.split.Load() == nil && gr.whole.mayShare(t) {
-		gr = pg.promote(t, gi, gr) // a read vector clock is on the heap
 	}
 	found = gr.access(t, lo, hi, write, site, out)
 	if found && gr.hasWP && gr.wp.Value() == nil {
