@@ -17,34 +17,49 @@ func below(a, b []uint64) bool {
 	return true
 }
 
+// noRequest takes and releases mu twice and returns g's snapshot, which
+// the second pair must not replace: no request came in between.
+func noRequest(t *testing.T, g *G, mu *sync.Mutex) *[]uint64 {
+	t.Helper()
+	Lock(g, mu)
+	Unlock(g, mu)
+	old := g.snap.Load()
+	Lock(g, mu) // no request since: nothing published
+	Unlock(g, mu)
+	if g.snap.Load() != old {
+		t.Fatal("published a snapshot without a request")
+	}
+	return old
+}
+
+// publishedAt takes and releases mu after a request and checks that g
+// published a snapshot in place of old there: a lower bound of its clock
+// whose own entry is below its current epoch.
+func publishedAt(t *testing.T, g *G, mu *sync.Mutex, old *[]uint64) {
+	t.Helper()
+	vc := append([]uint64(nil), g.t.VC...)
+	Lock(g, mu)
+	defer Unlock(g, mu)
+	if g.snap.Load() == old {
+		t.Fatal("no snapshot published at the synchronization operation after a request")
+	}
+	if s := *g.snap.Load(); !below(s, vc) || s[g.tid] != vc[g.tid]-1 {
+		t.Errorf("snapshot %v of clock %v (tid %d): not a lower bound below the current epoch", s, vc, g.tid)
+	}
+}
+
 // TestSnapshotPublish checks that a goroutine publishes a snapshot at its
 // next synchronization operation after a request, and only then: a lower
 // bound of its clock whose own entry is below its current epoch.
 func TestSnapshotPublish(t *testing.T) {
 	expect(t, false, func(g *G) {
 		mu := new(sync.Mutex)
-		Lock(g, mu)
-		Unlock(g, mu)
-		old := g.snap.Load()
-		Lock(g, mu) // no request since: nothing published
-		Unlock(g, mu)
-		if g.snap.Load() != old {
-			t.Error("published a snapshot without a request")
-		}
+		old := noRequest(t, g, mu)
 		frontier()
 		if g.snap.Load() != old {
 			t.Error("published a snapshot before a synchronization operation")
 		}
-		vc := append([]uint64(nil), g.t.VC...)
-		Lock(g, mu)
-		s := *g.snap.Load()
-		if g.snap.Load() == old {
-			t.Fatal("no snapshot published at the synchronization operation after a request")
-		}
-		if !below(s, vc) || s[g.tid] != vc[g.tid]-1 {
-			t.Errorf("snapshot %v of clock %v (tid %d): not a lower bound below the current epoch", s, vc, g.tid)
-		}
-		Unlock(g, mu)
+		publishedAt(t, g, mu, old)
 	})
 }
 
@@ -216,23 +231,8 @@ func TestSnapshotRequest(t *testing.T) {
 	expect(t, false, func(g *G) {
 		mu := new(sync.Mutex)
 		frontier() // a sweep: a request, and cheapAsk for this program
-		Lock(g, mu)
-		Unlock(g, mu)
-		old := g.snap.Load()
-		Lock(g, mu) // no request since: nothing published
-		Unlock(g, mu)
-		if g.snap.Load() != old {
-			t.Fatal("published a snapshot without a request")
-		}
+		old := noRequest(t, g, mu)
 		requestSnapshots()
-		vc := append([]uint64(nil), g.t.VC...)
-		Lock(g, mu)
-		if g.snap.Load() == old {
-			t.Fatal("no snapshot published at the synchronization operation after requestSnapshots")
-		}
-		if s := *g.snap.Load(); !below(s, vc) || s[g.tid] != vc[g.tid]-1 {
-			t.Errorf("snapshot %v of clock %v (tid %d): not a lower bound below the current epoch", s, vc, g.tid)
-		}
-		Unlock(g, mu)
+		publishedAt(t, g, mu, old)
 	})
 }
