@@ -607,8 +607,8 @@ func trimZeros(vc []uint64) []uint64 {
 }
 
 // TestChanQueueBurstNoAlloc checks that a queue whose entries are pushed
-// and folded in bursts of up to maxChanEntries (a buffered channel's
-// sends, acquired by receives dozens at a time) reuses the clock buffers
+// and folded in bursts of up to maxFreeClocks (a buffered channel's
+// sends, acquired by receives several at a time) reuses the clock buffers
 // of folded entries: once warm, it does not allocate.
 func TestChanQueueBurstNoAlloc(t *testing.T) {
 	var q chanQueue
@@ -616,7 +616,7 @@ func TestChanQueueBurstNoAlloc(t *testing.T) {
 	var lo int64
 	var base []uint64
 	burst := func() {
-		for i := 0; i < maxChanEntries; i++ {
+		for i := 0; i < maxFreeClocks; i++ {
 			q.push(lo, uint64(lo), vc)
 			lo++
 		}
@@ -624,7 +624,7 @@ func TestChanQueueBurstNoAlloc(t *testing.T) {
 	}
 	burst() // warm: the buffers and the base
 	if n := testing.AllocsPerRun(100, burst); n != 0 {
-		t.Errorf("a burst of %d pushes and one acquire allocated %v times, want 0", maxChanEntries, n)
+		t.Errorf("a burst of %d pushes and one acquire allocated %v times, want 0", maxFreeClocks, n)
 	}
 	if len(q.live()) != 0 {
 		t.Errorf("%d live entries after the acquire, want 0", len(q.live()))
