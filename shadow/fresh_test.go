@@ -29,14 +29,23 @@ func cleanPage() []int64 {
 	return x[i : i+granulesPerPage]
 }
 
+// freshSpace returns a new space for a test of fresh entries: no
+// collection during the test unless it starts one (quiet), and first
+// accesses left untracked (untracked), which is when they make fresh
+// entries.
+func freshSpace(t *testing.T) *Space {
+	t.Helper()
+	quiet(t)
+	untracked(t)
+	return NewSpace()
+}
+
 // The first access of untracked fresh memory leaves a fresh entry and no
 // granule; a same-epoch access finds it lock-free; a conflicting access
 // of another goroutine moves it into a granule and reports the conflict
 // with the first access's epoch, site and kind; an ordered one does not.
 func TestFreshEntry(t *testing.T) {
-	quiet(t)
-	untracked(t)
-	s := NewSpace()
+	s := freshSpace(t)
 	for _, write := range []bool{true, false} {
 		a := thread(1, 3, nil)
 		b := thread(2, 1, nil)                     // unordered with a
@@ -96,9 +105,7 @@ func TestFreshEntry(t *testing.T) {
 // A fresh entry of a read followed by a read of another goroutine becomes
 // read-shared state; a write unordered with either read conflicts.
 func TestFreshReadShared(t *testing.T) {
-	quiet(t)
-	untracked(t)
-	s := NewSpace()
+	s := freshSpace(t)
 	a := thread(1, 1, nil)
 	b := thread(2, 1, nil)
 	c := thread(3, 1, map[uint32]uint64{1: 1}) // after a, not b
@@ -121,9 +128,7 @@ func TestFreshReadShared(t *testing.T) {
 // untracked granule's, it is dropped at the next access, and the sweep
 // clears it and reclaims the page.
 func TestFreshStale(t *testing.T) {
-	quiet(t)
-	untracked(t)
-	s := NewSpace()
+	s := freshSpace(t)
 	a := thread(1, 1, nil)
 	b := thread(2, 1, nil)
 	x := cleanPage()
@@ -159,9 +164,7 @@ func TestFreshStale(t *testing.T) {
 // The sweep drops settled fresh entries and reclaims a page left without
 // state; unsettled entries stay.
 func TestFreshSettled(t *testing.T) {
-	quiet(t)
-	untracked(t)
-	s := NewSpace()
+	s := freshSpace(t)
 	a := thread(1, 2, nil)
 	x := cleanPage()
 	p := unsafe.Pointer(&x[0])
@@ -180,9 +183,7 @@ func TestFreshSettled(t *testing.T) {
 // of which one element has one keeps the element's state, and an
 // unordered access of it conflicts.
 func TestFreshNotUnderRun(t *testing.T) {
-	quiet(t)
-	untracked(t)
-	s := NewSpace()
+	s := freshSpace(t)
 	a := thread(1, 1, nil)
 	b := thread(2, 1, nil)
 	x := escape(make([]int64, 2048))
@@ -200,9 +201,7 @@ func TestFreshNotUnderRun(t *testing.T) {
 // unordered, leave one report per granule at least (whichever comes
 // second conflicts), and no entry beside a granule.
 func TestFreshConcurrent(t *testing.T) {
-	quiet(t)
-	untracked(t)
-	s := NewSpace()
+	s := freshSpace(t)
 	const n = 4
 	x := escape(make([]int64, 2048))
 	var wg sync.WaitGroup
@@ -237,9 +236,7 @@ func TestFreshConcurrent(t *testing.T) {
 // access, even in the same epoch, on the page that replaces it, where an
 // unordered access finds it.
 func TestFreshDeadPage(t *testing.T) {
-	quiet(t)
-	untracked(t)
-	s := NewSpace()
+	s := freshSpace(t)
 	a := thread(1, 1, nil)
 	b := thread(2, 1, nil)
 	x := cleanPage()
@@ -268,9 +265,7 @@ func TestFreshDeadPage(t *testing.T) {
 // A page whose entries all moved into granules gives its fresh array
 // back at the next sweep; the granules keep the state.
 func TestFreshArrayDropped(t *testing.T) {
-	quiet(t)
-	untracked(t)
-	s := NewSpace()
+	s := freshSpace(t)
 	a := thread(1, 1, nil)
 	b := thread(2, 1, map[uint32]uint64{1: 1}) // after a
 	c := thread(3, 1, nil)                     // unordered with both
@@ -310,9 +305,7 @@ func TestFreshArrayDropped(t *testing.T) {
 // a cached page that was reclaimed meanwhile records its entry in the
 // page that replaced it.
 func TestFreshCheckPath(t *testing.T) {
-	quiet(t)
-	untracked(t)
-	s := NewSpace()
+	s := freshSpace(t)
 	a := thread(1, 1, nil)
 	b := thread(2, 1, nil) // unordered with a
 	x := cleanPage()
