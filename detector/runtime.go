@@ -5,6 +5,7 @@ package detector
 import (
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"unsafe"
 
 	"github.com/bigfoot-go/bigfoot/shadow"
@@ -15,6 +16,21 @@ func (g *G) snapshot() *clockBox {
 	b := new(clockBox)
 	b.release(g)
 	return b
+}
+
+// GC is runtime.GC. The shadow holds small objects that two goroutines
+// shared until its next sweep (shadow.ReleaseHolds); a program that calls
+// runtime.GC expects the objects it dropped to be collected by it (a
+// finalizer run, a weak pointer nil), so the holds are released first.
+func GC() {
+	shadow.ReleaseHolds()
+	runtime.GC()
+}
+
+// FreeOSMemory is debug.FreeOSMemory, which runs a GC cycle: see GC.
+func FreeOSMemory() {
+	shadow.ReleaseHolds()
+	debug.FreeOSMemory()
 }
 
 // SetFinalizer is runtime.SetFinalizer(obj, finalizer): the finalizer runs

@@ -51,22 +51,24 @@ var syncMethods = map[string]string{
 // syncFuncs maps "pkgpath.Func" of synchronizing package-level functions
 // to their hook. Hooks marked noG take no goroutine state.
 var syncFuncs = map[string]string{
-	"sync.OnceFunc":             "OnceFunc",
-	"sync.OnceValue":            "OnceValue",
-	"sync.OnceValues":           "OnceValues",
-	"runtime.SetFinalizer":      "SetFinalizer",
-	"runtime.AddCleanup":        "AddCleanup",
-	"os.Exit":                   "Exit",
-	"context.WithCancel":        "CtxWithCancel",
-	"context.WithCancelCause":   "CtxWithCancelCause",
-	"context.WithTimeout":       "CtxWithTimeout",
-	"context.WithTimeoutCause":  "CtxWithTimeoutCause",
-	"context.WithDeadline":      "CtxWithDeadline",
-	"context.WithDeadlineCause": "CtxWithDeadlineCause",
-	"context.Cause":             "CtxCause",
-	"context.AfterFunc":         "CtxAfterFunc",
-	"testing/synctest.Test":     "SynctestTest",
-	"testing/synctest.Wait":     "SynctestWait",
+	"sync.OnceFunc":              "OnceFunc",
+	"sync.OnceValue":             "OnceValue",
+	"sync.OnceValues":            "OnceValues",
+	"runtime.SetFinalizer":       "SetFinalizer",
+	"runtime.AddCleanup":         "AddCleanup",
+	"runtime.GC":                 "GC",
+	"runtime/debug.FreeOSMemory": "FreeOSMemory",
+	"os.Exit":                    "Exit",
+	"context.WithCancel":         "CtxWithCancel",
+	"context.WithCancelCause":    "CtxWithCancelCause",
+	"context.WithTimeout":        "CtxWithTimeout",
+	"context.WithTimeoutCause":   "CtxWithTimeoutCause",
+	"context.WithDeadline":       "CtxWithDeadline",
+	"context.WithDeadlineCause":  "CtxWithDeadlineCause",
+	"context.Cause":              "CtxCause",
+	"context.AfterFunc":          "CtxAfterFunc",
+	"testing/synctest.Test":      "SynctestTest",
+	"testing/synctest.Wait":      "SynctestWait",
 }
 
 // passFn marks hooks that take the hooked function itself after the
@@ -74,7 +76,7 @@ var syncFuncs = map[string]string{
 // (testing/synctest is not in every toolchain the runtime supports).
 var passFn = map[string]bool{"SynctestTest": true, "SynctestWait": true}
 
-var noG = map[string]bool{"Exit": true}
+var noG = map[string]bool{"Exit": true, "GC": true, "FreeOSMemory": true}
 
 // asyncFuncs maps "pkgpath.Func" of functions that run a callback on a
 // goroutine the standard library starts to the index of the callback
@@ -86,12 +88,13 @@ var asyncFuncs = map[string]int{
 // keepUsed names, per package, a non-generic exported function or variable
 // that keeps an import used when the rewrite removes its last use.
 var keepUsed = map[string]string{
-	"sync/atomic": "AddInt32",
-	"sync":        "NewCond",
-	"runtime":     "GOOS",
-	"os":          "Exit",
-	"time":        "Now",
-	"context":     "Background",
+	"sync/atomic":   "AddInt32",
+	"sync":          "NewCond",
+	"runtime":       "GOOS",
+	"os":            "Exit",
+	"time":          "Now",
+	"context":       "Background",
+	"runtime/debug": "SetGCPercent",
 }
 
 // hook is a resolved call of a synchronization function or method.

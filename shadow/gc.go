@@ -155,8 +155,9 @@ func armSentinel() {
 }
 
 // sweepAll starts a sweep of every space that is not being swept, each in
-// a goroutine of its own.
+// a goroutine of its own, and the release of held objects (ident.go).
 func sweepAll() {
+	releaseLater()
 	spacesMu.Lock()
 	ss := append([]*Space(nil), spaces...)
 	spacesMu.Unlock()
@@ -225,58 +226,57 @@ func objectWeak(addr uintptr) weak.Pointer[byte] {
 	return weak.Make((*byte)(ptrOf(addr)))
 }
 
-// A weakEntry is a weak pointer to the heap object at base, made when
-// gen cycles had completed (an exact count).
-type weakEntry struct {
+// An identEntry is an ident of the heap object at base, made when gen
+// cycles had completed (an exact count).
+type identEntry struct {
 	base uintptr
 	gen  uint32
-	wp   weak.Pointer[byte]
+	id   *ident
 }
 
-// weakCache holds recently made object weak pointers, direct-mapped by
-// base address. Objects handed from goroutine to goroutine (a pipeline's
-// fresh record per item) are adopted granule by granule and by several
-// goroutines; without the cache each adoption made its own weak pointer
-// and read the exact generation, and weak.Make searches the span's list of
-// weak handles (one per live object that has one), which dominated such
-// programs. Entries are immutable; a stale entry is recognized because its
-// weak pointer no longer yields its base.
-var weakCache [1 << 12]atomic.Pointer[weakEntry]
+// identCache holds recently made idents, direct-mapped by base address.
+// Objects handed from goroutine to goroutine (a pipeline's fresh record
+// per item) are adopted granule by granule and by several goroutines;
+// without the cache each adoption made its own weak pointer and read the
+// exact generation. Entries are immutable; a stale entry is recognized
+// because its ident is no longer live.
+var identCache [1 << 12]atomic.Pointer[identEntry]
 
-func weakSlot(base uintptr) *atomic.Pointer[weakEntry] {
-	return &weakCache[uint64(base>>3)*0x9e3779b97f4a7c15>>52]
+func identSlot(base uintptr) *atomic.Pointer[identEntry] {
+	return &identCache[uint64(base>>3)*0x9e3779b97f4a7c15>>52]
 }
 
-// adoptWeak returns a weak pointer to the heap object that contains addr
-// (which the caller keeps reachable), for state stamped with generation
-// stamp, and reports whether that state is the current object's: no GC
-// cycle completed since it was recorded (else the memory may have held
-// another object, and the caller drops the state).
+// adoptIdent returns an ident of the heap object that contains addr (which
+// t keeps reachable), for state stamped with generation stamp, and reports
+// whether that state is the current object's: no GC cycle completed since
+// it was recorded (else the memory may have held another object, and the
+// caller drops the state).
 //
-// A cached weak pointer that still yields the object's base was made for
-// this very object (a weak pointer becomes nil when its object dies, before
-// the memory is reused). If it was made in generation stamp, the state was
-// recorded either after it was made (the object has not changed since) or
-// before, in the same generation, when the address held the same object
-// too (an object accessed in generation n is freed at the earliest in the
-// sweep after cycle n+1). Either way the state is the current object's,
-// and neither the exact generation nor a new weak pointer is needed.
-func adoptWeak(addr uintptr, stamp uint32) (weak.Pointer[byte], bool) {
-	base, _, _ := findObject(addr, 0, 0)
+// A cached ident that is still live was made for this very object (a held
+// object is not freed, and a weak pointer becomes nil when its object
+// dies, before the memory is reused). If it was made in generation stamp,
+// the state was recorded either after it was made (the object has not
+// changed since) or before, in the same generation, when the address held
+// the same object too (an object accessed in generation n is freed at the
+// earliest in the sweep after cycle n+1). Either way the state is the
+// current object's, and neither the exact generation nor a new ident is
+// needed.
+func adoptIdent(t *Thread, addr uintptr, stamp uint32) (*ident, bool) {
+	base, size, noscan := noscanObject(addr)
 	if base == 0 {
-		return weak.Make((*byte)(ptrOf(addr))), uint32(RefreshGen()) == stamp
+		return weakIdent(addr), uint32(RefreshGen()) == stamp
 	}
-	slot := weakSlot(base)
-	if e := slot.Load(); e != nil && e.base == base && e.gen == stamp && e.wp.Value() == (*byte)(ptrOf(base)) {
-		return e.wp, true
+	slot := identSlot(base)
+	if e := slot.Load(); e != nil && e.base == base && e.gen == stamp && e.id.live() {
+		return e.id, true
 	}
 	// Read the generation first: the object the caller keeps reachable is
 	// the same from here on, so the entry's generation is one in which
-	// the weak pointer's object was at base.
+	// the ident's object was at base.
 	n := uint32(RefreshGen())
-	wp := weak.Make((*byte)(ptrOf(base)))
-	slot.Store(&weakEntry{base, n, wp})
-	return wp, n == stamp
+	id := holdIdent(t, base, size, noscan)
+	slot.Store(&identEntry{base, n, id})
+	return id, n == stamp
 }
 
 // ptrOf turns the address of memory the caller keeps reachable back into a
@@ -296,10 +296,10 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		gr.kept(t, gen)
 		return gr
 	}
-	if gr.hasWP {
+	if gr.id != nil {
 		if gr.gen.Load() != gen {
 			gr.gen.Store(gen)
-			if gr.wp.Value() == nil {
+			if !gr.id.live() {
 				return pg.replace(t, gi, gr, lo, hi)
 			}
 		}
@@ -361,12 +361,11 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		gr.foreign = true
 		return gr
 	}
-	wp, same := adoptWeak(addr, gr.gen.Load())
+	id, same := adoptIdent(t, addr, gr.gen.Load())
 	if !same {
 		gr = pg.promote(t, gi, pg.replace(t, gi, gr, lo, hi))
 	}
-	gr.wp = wp
-	gr.hasWP = true
+	gr.id = id
 	gr.gen.Store(gen)
 	return gr
 }
@@ -397,11 +396,11 @@ func (gr *granule) kept(t *Thread, gen uint32) {
 // off the heap, and a weak pointer whose handle it cannot see may be
 // freed and reused.
 func (s *Space) tracked(t *Thread, pg *page, gi uintptr, gr *granule, addr uintptr, gen uint32) *granule {
-	immortal, hasWP, wp := s.track(pg, addr, gen)
-	if hasWP && gr.off {
+	immortal, id := s.track(pg, addr, gen)
+	if id != nil && gr.off {
 		gr = pg.promote(t, gi, gr)
 	}
-	gr.immortal, gr.hasWP, gr.wp = immortal, hasWP, wp
+	gr.immortal, gr.id = immortal, id
 	return gr
 }
 
@@ -454,20 +453,20 @@ func trackLeft(gen uint32) bool {
 // It reads the page's kind (one atomic load) and, within the budget,
 // classifies unknown pages, so globals keep their state across cycles
 // too. The stripe (or run) lock is held.
-func (s *Space) track(pg *page, addr uintptr, gen uint32) (immortal, hasWP bool, wp weak.Pointer[byte]) {
+func (s *Space) track(pg *page, addr uintptr, gen uint32) (immortal bool, id *ident) {
 	kind := pg.kind.Load()
 	if kind == kindImmortal {
-		return true, false, wp
+		return true, nil
 	}
 	if !trackLeft(gen) {
-		return false, false, wp
+		return false, nil
 	}
 	if kind != kindForeign {
-		if wp, ok := trackWeak(addr); ok {
+		if id := trackIdent(addr); id != nil {
 			if kind == kindUnknown {
 				pg.kind.Store(kindHeap) // as classify would find
 			}
-			return false, true, wp
+			return false, id
 		}
 	}
 	if kind == kindUnknown {
@@ -478,45 +477,46 @@ func (s *Space) track(pg *page, addr uintptr, gen uint32) (immortal, hasWP bool,
 			pg.kind.Store(kind)
 		}
 	}
-	return kind == kindImmortal, false, wp
+	return kind == kindImmortal, nil
 }
 
-// A trackMemo is the last object trackWeak returned a weak pointer for:
-// [base, base+size) and the weak pointer to base.
+// A trackMemo is the last object trackIdent returned an ident for:
+// [base, base+size) and the ident.
 type trackMemo struct {
 	base, size uintptr
-	wp         weak.Pointer[byte]
+	id         *ident
 }
 
 var lastTracked atomic.Pointer[trackMemo]
 
-// trackWeak returns a weak pointer to the heap object that contains addr,
-// which the caller keeps reachable. A weak pointer made earlier is reused
-// if it still yields the object's base: it was then made for this very
-// object, since a weak pointer becomes nil before its object's memory is
-// reused. Only a weak pointer made here spends the budget. ok is false if
-// addr is not in a heap object (and no weak pointer is possible).
-func trackWeak(addr uintptr) (wp weak.Pointer[byte], ok bool) {
-	if m := lastTracked.Load(); m != nil && addr-m.base < m.size && m.wp.Value() == (*byte)(ptrOf(m.base)) {
-		return m.wp, true
+// trackIdent returns an ident of the heap object that contains addr, which
+// the caller keeps reachable, or nil if addr is not in a heap object. An
+// ident made earlier is reused if it is still live: it was then made for
+// this very object. Only a weak pointer made here spends the budget.
+// (State tracked here belongs to one goroutine; unlike adoption, tracking
+// does not hold objects: the budget bounds what weak pointers cost.)
+func trackIdent(addr uintptr) *ident {
+	if m := lastTracked.Load(); m != nil && addr-m.base < m.size && m.id.live() {
+		return m.id
 	}
 	base, size, _ := ObjectBounds(addr)
 	if base == 0 {
-		return wp, false
+		return nil
 	}
-	slot := weakSlot(base)
-	if e := slot.Load(); e != nil && e.base == base && e.wp.Value() == (*byte)(ptrOf(base)) {
-		wp = e.wp
+	slot := identSlot(base)
+	var id *ident
+	if e := slot.Load(); e != nil && e.base == base && e.id.live() {
+		id = e.id
 	} else {
 		trackUsed.Add(1)
-		n := uint32(RefreshGen()) // before Make: see adoptWeak
-		wp = weak.Make((*byte)(ptrOf(base)))
-		slot.Store(&weakEntry{base, n, wp})
+		n := uint32(RefreshGen()) // before the ident: see adoptIdent
+		id = weakIdent(base)
+		slot.Store(&identEntry{base, n, id})
 	}
 	if size != 0 {
-		lastTracked.Store(&trackMemo{base, size, wp})
+		lastTracked.Store(&trackMemo{base, size, id})
 	}
-	return wp, true
+	return id
 }
 
 // reclaimable reports whether gr's state can be dropped: it belongs to a
@@ -526,8 +526,8 @@ func (gr *granule) reclaimable(gen uint32) bool {
 	switch {
 	case gr.immortal:
 		return false
-	case gr.hasWP:
-		return gr.wp.Value() == nil
+	case gr.id != nil:
+		return !gr.id.live()
 	default:
 		// Older than the sweep's generation. Not "different": lagGen
 		// may have been refreshed since the sweep read it, and a granule
@@ -682,7 +682,7 @@ func ExactGen() uint64 { return exactGen() }
 // during a mark phase.
 func Quiesce() {
 	for i := 1; ; i++ {
-		busy := sentGen.Load() != exactGen()
+		busy := sentGen.Load() != exactGen() || releaseRunning.Load()
 		spacesMu.Lock()
 		for _, s := range spaces {
 			busy = busy || s.sweeping.Load()

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"testing"
 	"unsafe"
-	"weak"
 )
 
 var global [4]int64
@@ -90,41 +89,42 @@ func TestSweepReclaims(t *testing.T) {
 
 var adoptSink []*[4]uint64
 
-// TestAdoptWeakCache checks the cache of object weak pointers used at
-// adoption: a hit needs the entry's weak pointer to still yield the
-// object's base and its generation to equal the state's stamp; otherwise
-// the generation is read exactly.
-func TestAdoptWeakCache(t *testing.T) {
+// TestAdoptIdentCache checks the cache of object idents used at adoption:
+// a hit needs the entry's ident to be live and its generation to equal the
+// state's stamp; otherwise the generation is read exactly.
+func TestAdoptIdentCache(t *testing.T) {
 	obj, other := new([4]uint64), new([4]uint64)
 	adoptSink = append(adoptSink, obj, other) // heap objects
 	defer func() { adoptSink = nil }()
+	thr := thread(1, 1, nil)
 	base := uintptr(unsafe.Pointer(obj))
 	addr := uintptr(unsafe.Pointer(&obj[2]))
 	// A GC cycle completing in between changes the generation: retry.
-	var wp weak.Pointer[byte]
+	var id *ident
 	var same bool
 	stamp := uint32(ExactGen())
 	for i := 0; i < 100; i++ {
 		stamp = uint32(ExactGen())
-		if wp, same = adoptWeak(addr, stamp); same {
+		if id, same = adoptIdent(thr, addr, stamp); same {
 			break
 		}
 	}
-	if !same || wp.Value() != (*byte)(unsafe.Pointer(obj)) {
-		t.Fatalf("adoptWeak(current stamp) = %v, %v; want a weak pointer to the object, true", wp.Value(), same)
+	if !same || id.value() != (*byte)(unsafe.Pointer(obj)) {
+		t.Fatalf("adoptIdent(current stamp) = %v, %v; want an ident of the object, true", id.value(), same)
 	}
-	if e := weakSlot(base).Load(); e == nil || e.base != base || e.gen != stamp {
+	if e := identSlot(base).Load(); e == nil || e.base != base || e.gen != stamp || e.id != id {
 		t.Fatalf("cache entry %+v, want base %#x gen %d", e, base, stamp)
 	}
-	if _, same := adoptWeak(addr, stamp-1); same {
-		t.Errorf("adoptWeak(older stamp) reports the state current")
+	if _, same := adoptIdent(thr, addr, stamp-1); same {
+		t.Errorf("adoptIdent(older stamp) reports the state current")
 	}
-	// An entry whose weak pointer does not yield the base (its object
-	// died and another was allocated there) is not used.
-	weakSlot(base).Store(&weakEntry{base, stamp, weak.Make((*byte)(unsafe.Pointer(other)))})
-	wp, same = adoptWeak(addr, stamp)
-	if !same || wp.Value() != (*byte)(unsafe.Pointer(obj)) {
-		t.Errorf("stale entry used: adoptWeak = %v, %v", wp.Value(), same)
+	// An entry whose ident is dead (its object died and another was
+	// allocated there) is not used.
+	dead := &ident{base: base} // neither held nor with a weak pointer
+	identSlot(base).Store(&identEntry{base, stamp, dead})
+	id, same = adoptIdent(thr, addr, stamp)
+	if !same || id == dead || id.value() != (*byte)(unsafe.Pointer(obj)) {
+		t.Errorf("dead entry used: adoptIdent = %v, %v", id.value(), same)
 	}
 	runtime.KeepAlive(obj)
 	runtime.KeepAlive(other)
@@ -208,8 +208,8 @@ func TestTrackBudget(t *testing.T) {
 			}
 			continue
 		}
-		if gr.hasWP {
-			if gr.wp.Value() != (*byte)(unsafe.Pointer(o)) {
+		if gr.id != nil {
+			if gr.id.value() != (*byte)(unsafe.Pointer(o)) {
 				t.Fatalf("weak pointer of %#x not to the object", p)
 			}
 			tracked++

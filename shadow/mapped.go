@@ -388,7 +388,7 @@ func (s *Space) mappedSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr,
 		})
 	}
 	m.seq.Add(1)
-	if found && r.hasWP && r.wp.Value() == nil {
+	if found && r.id != nil && !r.id.live() {
 		// The state belonged to a dead object whose memory was reused:
 		// drop it and start afresh.
 		s.dropRun(pg, r)

@@ -68,6 +68,61 @@ func calibrateSpan() uintptr {
 	return off
 }
 
+// spanclassOff is the offset of spanclass in the runtime's mspan (the size
+// class shifted left by one, or-ed with 1 for spans of pointer-free
+// objects), or -1 if it could not be measured.
+var spanclassOff = calibrateSpanclass()
+
+// noscanProbes are pairs of objects of one size class, pointer-free and
+// with pointers, for calibrateSpanclass; the two pairs' classes differ.
+var noscanProbes []unsafe.Pointer
+
+// calibrateSpanclass returns the offset of the byte in the runtime's mspan
+// that holds the span's class, found on pointer-free and pointer-holding
+// objects of two size classes (48 and 80 bytes), or -1 if no offset fits
+// them all.
+func calibrateSpanclass() int {
+	noscanProbes = []unsafe.Pointer{
+		unsafe.Pointer(&make([]byte, 48)[0]), unsafe.Pointer(new([6]*int)),
+		unsafe.Pointer(&make([]byte, 80)[0]), unsafe.Pointer(new([10]*int)),
+	}
+	defer func() { noscanProbes = nil }()
+	var spans [4]unsafe.Pointer
+	for i, p := range noscanProbes {
+		_, spans[i], _ = findObject(uintptr(p), 0, 0)
+		if spans[i] == nil {
+			return -1
+		}
+	}
+	const maxOff = 256
+	for o := range maxOff {
+		var c [4]byte
+		for i, sp := range spans {
+			c[i] = *(*byte)(unsafe.Add(sp, o))
+		}
+		if c[0]&1 == 1 && c[1]&1 == 0 && c[2]&1 == 1 && c[3]&1 == 0 &&
+			c[0]>>1 == c[1]>>1 && c[2]>>1 == c[3]>>1 && c[0]>>1 != 0 && c[0] != c[2] {
+			return o
+		}
+	}
+	return -1
+}
+
+// noscanObject reports whether the heap object that contains a (which the
+// caller keeps reachable) is known to hold no pointers, and returns its
+// base address and slot size (0 if unknown).
+func noscanObject(a uintptr) (base, size uintptr, noscan bool) {
+	base, s, _ := findObject(a, 0, 0)
+	if base == 0 || s == nil {
+		return 0, 0, false
+	}
+	if elemsizeOff != 0 {
+		size = *(*uintptr)(unsafe.Add(s, elemsizeOff))
+	}
+	noscan = spanclassOff >= 0 && *(*byte)(unsafe.Add(s, spanclassOff))&1 == 1
+	return base, size, noscan
+}
+
 // ObjectBounds returns the base address and the slot size of the heap
 // object that contains a, which the caller keeps reachable. heap is false
 // for memory outside the heap (globals, stacks, memory not managed by Go).

@@ -178,7 +178,7 @@ func newGranule(t *Thread, lo, hi uint8, gen uint32) *granule {
 	initU32(&gr.owner, 0)
 	initU32(&gr.whole.wsite, 0)
 	initU32(&gr.whole.rsite, 0)
-	gr.immortal, gr.foreign, gr.hasWP = false, false, false
+	gr.immortal, gr.foreign, gr.id = false, false, nil
 	initU32(&gr.gen, gen)
 	return gr
 }
@@ -259,7 +259,7 @@ func (pg *page) promote(t *Thread, gi uintptr, gr *granule) *granule {
 	ngr.whole.w.Store(w)
 	ngr.whole.r.Store(r)
 	ngr.whole.copySites(&gr.whole)
-	ngr.immortal, ngr.foreign, ngr.hasWP, ngr.wp = gr.immortal, gr.foreign, gr.hasWP, gr.wp
+	ngr.immortal, ngr.foreign, ngr.id = gr.immortal, gr.foreign, gr.id
 	initU32(&ngr.gen, gr.gen.Load())
 	pg.set(gi, ngr)
 	freeGranule(t, gr)

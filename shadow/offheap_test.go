@@ -37,7 +37,7 @@ func TestPromoteSurvivesGC(t *testing.T) {
 		t.Fatal("state of one goroutine not off the heap")
 	}
 	s.Read(b, p, 8, 0) // read-shared: a read vector clock
-	if gr := slotOf(s, p); gr == nil || gr.off || !gr.hasWP || gr.whole.rvc.Load() == nil {
+	if gr := slotOf(s, p); gr == nil || gr.off || gr.id == nil || gr.whole.rvc.Load() == nil {
 		t.Fatalf("shared state not promoted: %+v", gr)
 	}
 	// Only the slot refers to the granule now.
@@ -54,7 +54,7 @@ func TestPromoteSurvivesGC(t *testing.T) {
 		junk = append(junk, g)
 	}
 	runtime.KeepAlive(junk)
-	if gr := slotOf(s, p); gr == nil || gr.lo != 0 || gr.hi != 8 || !gr.hasWP || gr.whole.rvc.Load().get(2) != 1 {
+	if gr := slotOf(s, p); gr == nil || gr.lo != 0 || gr.hi != 8 || gr.id == nil || gr.whole.rvc.Load().get(2) != 1 {
 		t.Fatal("promoted granule lost across collections")
 	}
 	if _, race := s.Write(c, p, 8, 0); race {
@@ -84,11 +84,11 @@ func TestAdoptedSurvivesGC(t *testing.T) {
 		t.Fatal("read ordered after the write races")
 	}
 	gr := slotOf(s, p)
-	if gr == nil || gr.off || !gr.hasWP || gr.wp.Value() != (*byte)(unsafe.Pointer(x)) {
+	if gr == nil || gr.off || gr.id == nil || gr.id.value() != (*byte)(unsafe.Pointer(x)) {
 		t.Fatalf("adopted granule not on the heap with a weak pointer to its object: %+v", gr)
 	}
 	// Only the granule refers to the handle now.
-	weakSlot(uintptr(unsafe.Pointer(x))).Store(nil)
+	identSlot(uintptr(unsafe.Pointer(x))).Store(nil)
 	lastTracked.Store(nil)
 	for range 3 {
 		// Handles of objects that die at once: their memory is freed
@@ -101,7 +101,7 @@ func TestAdoptedSurvivesGC(t *testing.T) {
 	Quiesce()
 	s.Sweep()
 	gr = slotOf(s, p)
-	if gr == nil || !gr.hasWP || gr.wp.Value() != (*byte)(unsafe.Pointer(x)) {
+	if gr == nil || gr.id == nil || gr.id.value() != (*byte)(unsafe.Pointer(x)) {
 		t.Fatalf("adopted state or its weak pointer lost across collections: %+v", gr)
 	}
 	if _, race := s.Write(c, p, 8, 0); !race {
@@ -128,13 +128,13 @@ func TestAdoptedHandleKept(t *testing.T) {
 	addr := uintptr(unsafe.Pointer(&handleSink[2]))
 	s.Write(a, unsafe.Pointer(&handleSink[2]), 8, 0)
 	s.Read(b, unsafe.Pointer(&handleSink[2]), 8, 0)
-	weakSlot(uintptr(unsafe.Pointer(handleSink))).Store(nil)
+	identSlot(uintptr(unsafe.Pointer(handleSink))).Store(nil)
 	lastTracked.Store(nil)
 	handleSink = nil
 	slot := func() *granule {
 		return s.pages.Load(addr >> pageShift).slot((addr & (pageSize - 1)) >> 3)
 	}
-	if gr := slot(); gr == nil || gr.off || !gr.hasWP {
+	if gr := slot(); gr == nil || gr.off || gr.id == nil {
 		t.Fatalf("adopted granule not on the heap with a weak pointer: %+v", gr)
 	}
 	live := escape(new(int64)) // a heap object
@@ -149,8 +149,8 @@ func TestAdoptedHandleKept(t *testing.T) {
 		}
 	}
 	Quiesce()
-	if gr := slot(); gr == nil || gr.wp.Value() != nil {
-		t.Fatalf("weak pointer of a dead object reads %p", gr.wp.Value())
+	if gr := slot(); gr == nil || gr.id.value() != nil {
+		t.Fatalf("weak pointer of a dead object reads %p", gr.id.value())
 	}
 	runtime.KeepAlive(live)
 	runtime.KeepAlive(junk)

@@ -374,7 +374,7 @@ func (s *Space) runSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr, sp
 				race.Addr = X
 			}
 		}
-		if found && r.hasWP && r.wp.Value() == nil {
+		if found && r.id != nil && !r.id.live() {
 			// The state belonged to a dead object whose memory was
 			// reused: drop it and start afresh.
 			s.dropRun(pg, r)
@@ -433,7 +433,7 @@ func (r *run) reshaped(origin, elem uintptr, k int) *run {
 }
 
 func (gr *granule) copyGC(o *granule) {
-	gr.immortal, gr.foreign, gr.hasWP, gr.wp = o.immortal, o.foreign, o.hasWP, o.wp
+	gr.immortal, gr.foreign, gr.id = o.immortal, o.foreign, o.id
 	gr.gen.Store(o.gen.Load())
 }
 
@@ -583,7 +583,7 @@ func (l *run) mergeable(r *run) bool {
 		return false
 	}
 	if l.obj != r.obj || k != len(r.cells) || l.immortal != r.immortal || l.foreign != r.foreign ||
-		l.hasWP != r.hasWP || l.gen.Load() != r.gen.Load() || l.wp != r.wp {
+		l.gen.Load() != r.gen.Load() || l.id != r.id {
 		return false
 	}
 	if k > 1 && (l.elem != r.elem || l.origin != r.origin) {
@@ -607,10 +607,10 @@ func (s *Space) validateRun(t *Thread, pg *page, r *run, addr uintptr) bool {
 		return true
 	}
 	gen := uint32(lagGen.Load())
-	if r.hasWP {
+	if r.id != nil {
 		if r.gen.Load() != gen {
 			r.gen.Store(gen)
-			if r.wp.Value() == nil {
+			if !r.id.live() {
 				s.dropRun(pg, r)
 				return false
 			}
@@ -619,7 +619,7 @@ func (s *Space) validateRun(t *Thread, pg *page, r *run, addr uintptr) bool {
 	}
 	if r.empty() {
 		r.gen.Store(gen)
-		r.immortal, r.hasWP, r.wp = s.track(pg, addr, gen) // gc.go
+		r.immortal, r.id = s.track(pg, addr, gen) // gc.go
 		return true
 	}
 	if r.gen.Load() != gen {
@@ -648,13 +648,12 @@ func (s *Space) validateRun(t *Thread, pg *page, r *run, addr uintptr) bool {
 		r.foreign = true
 		return true
 	}
-	wp, same := adoptWeak(addr, r.gen.Load())
+	id, same := adoptIdent(t, addr, r.gen.Load())
 	if !same {
 		s.dropRun(pg, r)
 		return false
 	}
-	r.wp = wp
-	r.hasWP = true
+	r.id = id
 	r.gen.Store(gen)
 	return true
 }

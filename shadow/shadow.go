@@ -5,7 +5,6 @@ package shadow
 import (
 	"sync/atomic"
 	"unsafe"
-	"weak"
 
 	"github.com/bigfoot-go/bigfoot/internal/spin"
 )
@@ -221,11 +220,10 @@ type granule struct {
 	whole cell
 
 	// GC reuse state, guarded by the granule's stripe lock. See gc.go.
-	immortal bool               // memory is never freed (globals)
-	foreign  bool               // memory outside the heap: no weak pointer
-	hasWP    bool               // wp is a weak pointer to the object
-	gen      atomic.Uint32      // GC generation stamp; read by exclusive
-	wp       weak.Pointer[byte] // the object this state belongs to
+	immortal bool          // memory is never freed (globals)
+	foreign  bool          // memory outside the heap: no weak pointer
+	gen      atomic.Uint32 // GC generation stamp; read by exclusive
+	id       *ident        // proves the object is the one the state belongs to (ident.go)
 }
 
 // A cell is the FastTrack state of one shadow location.
@@ -1207,7 +1205,7 @@ func (s *Space) settle(t *Thread, pg *page, a, gi uintptr, gr *granule, lo, hi u
 	} else if w := Epoch(c.w.Load()); !HB(w, t.VC) {
 		*out, found = Race{Prev: w, PrevSite: c.wsite.Load(), PrevWrite: true}, true
 	}
-	if found && pg.slot(gi) == gr && gr.hasWP && gr.wp.Value() == nil {
+	if found && pg.slot(gi) == gr && gr.id != nil && !gr.id.live() {
 		gr = pg.replace(t, gi, gr, lo, hi)
 		*out = Race{}
 		found = gr.access(t, lo, hi, write, site, out)
@@ -1230,12 +1228,12 @@ func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write
 	// The GC state validate gives fresh state (track): a granule with a
 	// weak pointer lives on the heap (see tracked).
 	gen := uint32(lagGen.Load())
-	immortal, hasWP, wp := s.track(pg, addr, gen)
+	immortal, id := s.track(pg, addr, gen)
 	rule := ReadExclusive
 	if write {
 		rule = WriteExclusive
 	}
-	if !immortal && !hasWP && !s.noFresh && pg.own.Load() == nil {
+	if !immortal && id == nil && !s.noFresh && pg.own.Load() == nil {
 		// Untracked state on a page without a slot array (new memory):
 		// a fresh entry, no granule (fresh.go).
 		pg.mu.Lock()
@@ -1248,8 +1246,8 @@ func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write
 		return ok
 	}
 	var gr *granule
-	if hasWP {
-		gr = &granule{lo: lo, hi: hi, hasWP: true, wp: wp}
+	if id != nil {
+		gr = &granule{lo: lo, hi: hi, id: id}
 		initU32(&gr.gen, gen)
 		madeHeapGranule()
 	} else {
@@ -1317,7 +1315,7 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 				ngr = newGranule(t, lo, hi, gr.gen.Load())
 				ngr.immortal, ngr.foreign = gr.immortal, gr.foreign
 			} else {
-				ngr = &granule{lo: lo, hi: hi, immortal: gr.immortal, hasWP: gr.hasWP, wp: gr.wp}
+				ngr = &granule{lo: lo, hi: hi, immortal: gr.immortal, id: gr.id}
 				ngr.gen.Store(gr.gen.Load())
 			}
 			pg.set(gi, ngr)
@@ -1348,7 +1346,7 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 		gr.split.Store(sp.refined(min(sp.shift, partShift(lo, hi, 0, 0))))
 	}
 	found = gr.access(t, lo, hi, write, site, out)
-	if found && gr.hasWP && gr.wp.Value() == nil {
+	if found && gr.id != nil && !gr.id.live() {
 		// The object the state belonged to died and its memory was reused
 		// before the GC generation we saw advanced: the conflict is with
 		// a dead object. Start afresh.

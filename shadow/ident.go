@@ -1,0 +1,201 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package shadow
+
+// Object identity across GC cycles: holds, then weak pointers.
+//
+// State shared by two goroutines is kept across GC cycles only while the
+// heap object it was recorded for still occupies its memory (gc.go). A
+// weak pointer proves it, but making one is expensive where it is needed
+// most: the runtime keeps one weak handle per object in a list per span
+// sorted by address, and weak.Make walks that list twice (getWeakHandle,
+// then addspecial) to the object's place. A program that hands fresh
+// records from goroutine to goroutine adopts them in allocation order, so
+// each walk passes every earlier record of the span that has a handle (up
+// to a few hundred, dead ones included until the span is swept): about a
+// fifth of the pipeline workload's CPU time.
+//
+// So adoption of a small object holds it instead: the ident keeps a
+// pointer to the object, which therefore cannot be freed, and goes on a
+// list. The next sweep (after a GC cycle, or between cycles, settle.go)
+// replaces every hold by a weak pointer, made in descending address order
+// so that each insertion stops at the head of its span's list. The proof
+// is as exact as a weak pointer made at adoption: while held, the object is
+// the one the state was recorded for; afterwards, the weak pointer says.
+//
+// Holding keeps an object that became unreachable alive until that sweep,
+// at most one more GC cycle. Go does not promise when an unreachable object
+// is collected, but programs do call runtime.GC and then expect a
+// finalizer to have run or a weak pointer to be nil; the instrumented
+// program's runtime.GC and debug.FreeOSMemory calls therefore release
+// every hold first (ReleaseHolds). Objects larger than holdMax get their
+// weak pointer at adoption: holding them could keep much memory alive a
+// cycle longer, and their weak pointer serves many granules. So do objects
+// with pointers: a small header held would keep whatever it points to
+// alive too (a request and its body); whether a span's objects hold
+// pointers is read from its span class (object.go).
+
+import (
+	"sync/atomic"
+	"weak"
+
+	"github.com/bigfoot-go/bigfoot/internal/spin"
+)
+
+// An ident proves that the heap object at base is still the one some
+// shadow state was recorded for.
+type ident struct {
+	base uintptr
+	// held is the object while the ident holds it: from adoption until
+	// releaseHolds. wp is written before held is cleared, and read
+	// only after a load of held finds it cleared.
+	held atomic.Pointer[byte]
+	wp   weak.Pointer[byte]
+}
+
+// weakIdent returns an ident for the heap object at base, which the caller
+// keeps reachable, proven by a weak pointer made now.
+func weakIdent(base uintptr) *ident {
+	return &ident{base: base, wp: weak.Make((*byte)(ptrOf(base)))}
+}
+
+// value returns a pointer to the object the ident was made for, or nil if
+// the object died.
+func (id *ident) value() *byte {
+	if p := id.held.Load(); p != nil {
+		return p
+	}
+	return id.wp.Value()
+}
+
+// live reports whether the object the ident was made for still occupies
+// its memory.
+func (id *ident) live() bool { return id.value() != nil }
+
+// holdMax is the largest object (slot size) adoption holds instead of
+// giving it a weak pointer at once.
+const holdMax = 1 << 10
+
+// holdBatch is about how many objects are held at once: a shard that
+// reaches its part of it starts a release. Held objects and the shadow
+// state that refers to them stay alive until then; releasing only at
+// sweeps kept a GC interval of handed-off records and their granules live
+// at each cycle, and tripled the pipeline workload's peak RSS.
+const holdBatch = 1 << 10
+
+// holdShards spreads the list of held idents over locks, by thread id, so
+// that goroutines adopting records at the same time do not contend.
+const holdShards = 8
+
+var holds [holdShards]struct {
+	mu  spin.Mutex
+	ids []*ident
+	_   [40]byte // a cache line per shard
+}
+
+// releasing serializes releaseHolds: ReleaseHolds must not return while
+// a concurrent release still holds idents it took.
+var releasing spin.Mutex
+
+// holdIdent returns an ident for the heap object at base (of slot size
+// size, 0 if unknown), which thread t keeps reachable: a hold if the object
+// is small and holds no pointers, a weak pointer otherwise.
+func holdIdent(t *Thread, base, size uintptr, noscan bool) *ident {
+	if size == 0 || size > holdMax || !noscan {
+		return weakIdent(base)
+	}
+	id := &ident{base: base}
+	id.held.Store((*byte)(ptrOf(base)))
+	h := &holds[t.Epoch.TID()%holdShards]
+	h.mu.Lock()
+	h.ids = append(h.ids, id)
+	full := len(h.ids) >= holdBatch/holdShards
+	h.mu.Unlock()
+	if full && releasing.TryLock() {
+		// The adopting goroutine releases: a release left to a goroutine
+		// of its own lagged behind the adoptions on a busy machine (up to
+		// 7,500 records held, and their state with them).
+		releaseLocked()
+		releasing.Unlock()
+	}
+	return id
+}
+
+// releaseHolds replaces the hold of every held ident by a weak pointer,
+// in descending address order.
+func releaseHolds() {
+	releasing.Lock()
+	defer releasing.Unlock()
+	releaseLocked()
+}
+
+// releaseLocked is releaseHolds with releasing held.
+func releaseLocked() {
+	var ids []*ident
+	for i := range holds {
+		h := &holds[i]
+		h.mu.Lock()
+		ids = append(ids, h.ids...)
+		clear(h.ids)
+		h.ids = h.ids[:0]
+		h.mu.Unlock()
+	}
+	sortDescending(ids)
+	for _, id := range ids {
+		id.wp = weak.Make(id.held.Load())
+		id.held.Store(nil)
+	}
+}
+
+var releaseRunning atomic.Bool
+
+// releaseLater runs releaseHolds in a goroutine of its own unless one is
+// running: sweeps start it, and may be started from a goroutine that is
+// checking an access.
+func releaseLater() {
+	if releaseRunning.CompareAndSwap(false, true) {
+		go func() {
+			defer releaseRunning.Store(false)
+			releaseHolds()
+		}()
+	}
+}
+
+// ReleaseHolds replaces every hold by a weak pointer before it returns, so
+// that a GC cycle started next collects every unreachable object. The
+// runtime calls it before the program's runtime.GC and
+// debug.FreeOSMemory.
+func ReleaseHolds() { releaseHolds() }
+
+// sortDescending sorts ids by base address, highest first (heapsort: the
+// shadow does not use the standard library's sort, which may be
+// instrumented).
+func sortDescending(ids []*ident) {
+	// A min-heap on base: popping the minimum to the end leaves the
+	// slice in descending order.
+	less := func(i, j int) bool { return ids[i].base < ids[j].base }
+	down := func(i, n int) {
+		for {
+			c := 2*i + 1
+			if c >= n {
+				return
+			}
+			if c+1 < n && less(c+1, c) {
+				c++
+			}
+			if !less(c, i) {
+				return
+			}
+			ids[i], ids[c] = ids[c], ids[i]
+			i = c
+		}
+	}
+	n := len(ids)
+	for i := n/2 - 1; i >= 0; i-- {
+		down(i, n)
+	}
+	for end := n - 1; end > 0; end-- {
+		ids[0], ids[end] = ids[end], ids[0]
+		down(0, end)
+	}
+}
