@@ -16,26 +16,34 @@ import (
 // collector had reused their memory for another goroutine's slice and
 // reported a false race in most runs.
 func TestReuseNoFalseRace(t *testing.T) {
-	bin := bigfootForTest(t)
 	runs := 20
 	if testing.Short() {
 		runs = 3
 	}
+	wantOutputEveryRun(t, "churn", runs, "")
+}
+
+// wantOutputEveryRun runs testdata/reuse/<prog> with go run, which must
+// print want (if not empty), then builds it in every mode and runs it runs
+// times: every run must exit with status 0, report no race and print what
+// go run printed.
+func wantOutputEveryRun(t *testing.T, prog string, runs int, want string) {
+	bin := bigfootForTest(t)
 	root, _ := filepath.Abs("../../testdata/reuse")
-	want := run(t, root, nil, "go", "run", "./churn")
-	if want.code != 0 {
-		t.Fatalf("go run ./churn: %v", want)
+	plain := run(t, root, nil, "go", "run", "./"+prog)
+	if plain.code != 0 || !strings.Contains(plain.stdout, want) {
+		t.Fatalf("go run ./%s: want %q; got %v", prog, want, plain)
 	}
 	for _, mode := range modes {
 		t.Run(mode, func(t *testing.T) {
-			exe := filepath.Join(t.TempDir(), "churn")
-			if r := run(t, root, nil, bin, "build", "-mode="+mode, "-o", exe, "./churn"); r.code != 0 {
+			exe := filepath.Join(t.TempDir(), prog)
+			if r := run(t, root, nil, bin, "build", "-mode="+mode, "-o", exe, "./"+prog); r.code != 0 {
 				t.Fatalf("bigfoot build -mode=%s: %v", mode, r)
 			}
 			for i := 0; i < runs; i++ {
 				r := run(t, root, nil, exe)
-				if r.code != 0 || strings.Contains(r.stderr, "DATA RACE") || r.stdout != want.stdout {
-					t.Fatalf("run %d of %d in mode %s: want exit status 0, no race and %q; got %v", i+1, runs, mode, want.stdout, r)
+				if r.code != 0 || strings.Contains(r.stderr, "DATA RACE") || r.stdout != plain.stdout {
+					t.Fatalf("run %d of %d in mode %s: want exit status 0, no race and %q; got %v", i+1, runs, mode, plain.stdout, r)
 				}
 			}
 		})
@@ -49,25 +57,7 @@ func TestReuseNoFalseRace(t *testing.T) {
 // without the release before the program's runtime.GC, 43 of its 100
 // records survived the cycle.
 func TestCollectAfterGC(t *testing.T) {
-	bin := bigfootForTest(t)
-	root, _ := filepath.Abs("../../testdata/reuse")
-	want := run(t, root, nil, "go", "run", "./collect")
-	if want.code != 0 || !strings.Contains(want.stdout, "collected 100 of 100") {
-		t.Fatalf("go run ./collect: %v", want)
-	}
-	for _, mode := range modes {
-		t.Run(mode, func(t *testing.T) {
-			exe := filepath.Join(t.TempDir(), "collect")
-			if r := run(t, root, nil, bin, "build", "-mode="+mode, "-o", exe, "./collect"); r.code != 0 {
-				t.Fatalf("bigfoot build -mode=%s: %v", mode, r)
-			}
-			for i := 0; i < 3; i++ {
-				if r := run(t, root, nil, exe); r.code != 0 || r.stdout != want.stdout || strings.Contains(r.stderr, "DATA RACE") {
-					t.Fatalf("run %d in mode %s: want %q; got %v", i+1, mode, want.stdout, r)
-				}
-			}
-		})
-	}
+	wantOutputEveryRun(t, "collect", 3, "collected 100 of 100")
 }
 
 // TestRaceAcrossGC runs testdata/reuse/straddle, two races (a heap
