@@ -226,12 +226,12 @@ func objectWeak(addr uintptr) weak.Pointer[byte] {
 	return weak.Make((*byte)(ptrOf(addr)))
 }
 
-// An identEntry is an ident of the heap object at base, made when gen
-// cycles had completed (an exact count).
+// An identEntry is an ident made when gen cycles had completed (an exact
+// count). The ident is part of the entry, one allocation: granules refer
+// to it, which keeps the entry alive after the cache dropped it.
 type identEntry struct {
-	base uintptr
-	gen  uint32
-	id   *ident
+	gen uint32
+	id  ident
 }
 
 // identCache holds recently made idents, direct-mapped by base address.
@@ -267,16 +267,17 @@ func adoptIdent(t *Thread, addr uintptr, stamp uint32) (*ident, bool) {
 		return weakIdent(addr), uint32(RefreshGen()) == stamp
 	}
 	slot := identSlot(base)
-	if e := slot.Load(); e != nil && e.base == base && e.gen == stamp && e.id.live() {
-		return e.id, true
+	if e := slot.Load(); e != nil && e.id.base == base && e.gen == stamp && e.id.live() {
+		return &e.id, true
 	}
 	// Read the generation first: the object the caller keeps reachable is
 	// the same from here on, so the entry's generation is one in which
 	// the ident's object was at base.
 	n := uint32(RefreshGen())
-	id := holdIdent(t, base, size, noscan)
-	slot.Store(&identEntry{base, n, id})
-	return id, n == stamp
+	e := &identEntry{gen: n, id: ident{base: base}}
+	e.id.prove(t, size, noscan)
+	slot.Store(e)
+	return &e.id, n == stamp
 }
 
 // ptrOf turns the address of memory the caller keeps reachable back into a
@@ -446,7 +447,7 @@ func trackLeft(gen uint32) bool {
 // covering every location of a program that touches few new objects
 // between cycles (a race straddling runtime.GC calls, the race suite's
 // tests). Weak pointers already made for the object (the cache of
-// adoptWeak, or the last object tracked) are reused for free, so all of a
+// adoptIdent, or the last object tracked) are reused for free, so all of a
 // large array's granules and runs are tracked for the price of one.
 // Beyond the budget, state is tracked as before: by generation only.
 //
@@ -505,13 +506,15 @@ func trackIdent(addr uintptr) *ident {
 	}
 	slot := identSlot(base)
 	var id *ident
-	if e := slot.Load(); e != nil && e.base == base && e.id.live() {
-		id = e.id
+	if e := slot.Load(); e != nil && e.id.base == base && e.id.live() {
+		id = &e.id
 	} else {
 		trackUsed.Add(1)
 		n := uint32(RefreshGen()) // before the ident: see adoptIdent
-		id = weakIdent(base)
-		slot.Store(&identEntry{base, n, id})
+		e := &identEntry{gen: n, id: ident{base: base}}
+		e.id.makeWeak()
+		slot.Store(e)
+		id = &e.id
 	}
 	if size != 0 {
 		lastTracked.Store(&trackMemo{base, size, id})

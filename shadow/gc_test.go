@@ -112,7 +112,7 @@ func TestAdoptIdentCache(t *testing.T) {
 	if !same || id.value() != (*byte)(unsafe.Pointer(obj)) {
 		t.Fatalf("adoptIdent(current stamp) = %v, %v; want an ident of the object, true", id.value(), same)
 	}
-	if e := identSlot(base).Load(); e == nil || e.base != base || e.gen != stamp || e.id != id {
+	if e := identSlot(base).Load(); e == nil || e.id.base != base || e.gen != stamp || &e.id != id {
 		t.Fatalf("cache entry %+v, want base %#x gen %d", e, base, stamp)
 	}
 	if _, same := adoptIdent(thr, addr, stamp-1); same {
@@ -120,10 +120,10 @@ func TestAdoptIdentCache(t *testing.T) {
 	}
 	// An entry whose ident is dead (its object died and another was
 	// allocated there) is not used.
-	dead := &ident{base: base} // neither held nor with a weak pointer
-	identSlot(base).Store(&identEntry{base, stamp, dead})
+	dead := &identEntry{gen: stamp, id: ident{base: base}} // neither held nor with a weak pointer
+	identSlot(base).Store(dead)
 	id, same = adoptIdent(thr, addr, stamp)
-	if !same || id == dead || id.value() != (*byte)(unsafe.Pointer(obj)) {
+	if !same || id == &dead.id || id.value() != (*byte)(unsafe.Pointer(obj)) {
 		t.Errorf("dead entry used: adoptIdent = %v, %v", id.value(), same)
 	}
 	runtime.KeepAlive(obj)

@@ -56,8 +56,14 @@ type ident struct {
 // weakIdent returns an ident for the heap object at base, which the caller
 // keeps reachable, proven by a weak pointer made now.
 func weakIdent(base uintptr) *ident {
-	return &ident{base: base, wp: weak.Make((*byte)(ptrOf(base)))}
+	id := &ident{base: base}
+	id.makeWeak()
+	return id
 }
+
+// makeWeak gives a new ident a weak pointer to its object, which the
+// caller keeps reachable.
+func (id *ident) makeWeak() { id.wp = weak.Make((*byte)(ptrOf(id.base))) }
 
 // value returns a pointer to the object the ident was made for, or nil if
 // the object died.
@@ -97,15 +103,15 @@ var holds [holdShards]struct {
 // a concurrent release still holds idents it took.
 var releasing spin.Mutex
 
-// holdIdent returns an ident for the heap object at base (of slot size
-// size, 0 if unknown), which thread t keeps reachable: a hold if the object
-// is small and holds no pointers, a weak pointer otherwise.
-func holdIdent(t *Thread, base, size uintptr, noscan bool) *ident {
+// prove gives a new ident its proof, for an object of slot size size (0
+// if unknown) that thread t keeps reachable: a hold if the object is small
+// and holds no pointers, a weak pointer otherwise.
+func (id *ident) prove(t *Thread, size uintptr, noscan bool) {
 	if size == 0 || size > holdMax || !noscan {
-		return weakIdent(base)
+		id.makeWeak()
+		return
 	}
-	id := &ident{base: base}
-	id.held.Store((*byte)(ptrOf(base)))
+	id.held.Store((*byte)(ptrOf(id.base)))
 	h := &holds[t.Epoch.TID()%holdShards]
 	h.mu.Lock()
 	h.ids = append(h.ids, id)
@@ -118,7 +124,6 @@ func holdIdent(t *Thread, base, size uintptr, noscan bool) *ident {
 		releaseLocked()
 		releasing.Unlock()
 	}
-	return id
 }
 
 // releaseHolds replaces the hold of every held ident by a weak pointer,
@@ -131,7 +136,7 @@ func releaseHolds() {
 
 // releaseLocked is releaseHolds with releasing held.
 func releaseLocked() {
-	var ids []*ident
+	ids := releaseBuf[:0]
 	for i := range holds {
 		h := &holds[i]
 		h.mu.Lock()
@@ -145,7 +150,13 @@ func releaseLocked() {
 		id.wp = weak.Make(id.held.Load())
 		id.held.Store(nil)
 	}
+	clear(ids)
+	releaseBuf = ids
 }
+
+// releaseBuf is releaseLocked's list of the idents it releases, kept
+// (empty) between releases; guarded by releasing.
+var releaseBuf []*ident
 
 var releaseRunning atomic.Bool
 
