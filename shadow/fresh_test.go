@@ -14,11 +14,17 @@ func freshAt(s *Space, p unsafe.Pointer) (pg *page, gi uintptr, e, m uint64) {
 	a := uintptr(p)
 	pg = s.pages.Load(a >> pageShift)
 	gi = (a & (pageSize - 1)) >> 3
-	if pg == nil || pg.fresh.Load() == nil {
+	if pg == nil || !pg.hasFresh(gi) {
 		return pg, gi, 0, 0
 	}
-	en := &pg.fresh.Load()[gi]
-	return pg, gi, en.e.Load(), en.m.Load()
+	d := &pg.fresh.Load().desc[pg.fresh.Load().at(gi)-1]
+	return pg, gi, d.e.Load(), d.m.Load()
+}
+
+// agePage makes the page's fresh entries look as if recorded in the
+// generation before.
+func agePage(pg *page) {
+	pg.fgen.Add(^uint32(0))
 }
 
 // cleanPage returns the 512 words of a page of heap memory that no
@@ -136,7 +142,7 @@ func TestFreshStale(t *testing.T) {
 	s.Write(a, p, 8, 1)
 	s.Write(a, q, 8, 1)
 	pg, _, _, _ := freshAt(s, p)
-	pg.fgen.Add(^uint32(0)) // as if recorded in the generation before
+	agePage(pg) // as if recorded in the generation before
 	if _, race := s.Write(b, p, 8, 2); race {
 		t.Fatal("conflict with a stale entry")
 	}
@@ -243,7 +249,7 @@ func TestFreshDeadPage(t *testing.T) {
 	p := unsafe.Pointer(&x[0])
 	s.Write(a, p, 8, 1)
 	pg, _, _, _ := freshAt(s, p)
-	pg.fgen.Add(^uint32(0)) // as if recorded in the generation before
+	agePage(pg) // as if recorded in the generation before
 	s.Sweep()
 	if !pg.dead.Load() {
 		t.Fatal("page of stale entries not reclaimed")

@@ -140,11 +140,14 @@ type page struct {
 	// The fresh entries of nil slots (fresh.go): the array, off the
 	// heap, while the page has entries; the number of times an array
 	// left the page; the generation of the entries; their number (also
-	// counted in live), guarded by mu.
+	// counted in live), the descriptors in use and the last one
+	// recorded (1 + its index), guarded by mu.
 	fresh  atomic.Pointer[freshArray]
 	fver   atomic.Uint32
 	fgen   atomic.Uint32
 	nfresh int
+	ndesc  uint8
+	flast  uint8
 }
 
 // A slotArray holds a page's slots: one per granule, nil, a granule, or
@@ -1239,13 +1242,17 @@ func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write
 		// Untracked state on a page without a slot array (new memory):
 		// a fresh entry, no granule (fresh.go).
 		pg.mu.Lock()
-		ok := pg.recordFresh(t, gi, lo, hi, write, site, gen)
+		res := pg.recordFresh(t, gi, lo, hi, write, site, gen)
 		pg.mu.Unlock()
-		if ok {
+		switch res {
+		case freshRecorded:
 			t.Stats.Checks++
 			t.Stats.Rules[rule]++
+			return true
+		case freshDeclined:
+			return false
 		}
-		return ok
+		// No descriptor left: a granule, as on a page with a slot array.
 	}
 	var gr *granule
 	if hasWP {
