@@ -107,11 +107,20 @@ func (fa *freshArray) at(gi uintptr) uint8 {
 }
 
 // setAt sets the index byte of granule gi to k; the page lock is held
-// (the only writers of index words hold it).
+// (the only writers of index words hold it). The store is a plain one
+// (initU32; an atomic store is a locked instruction, and the index line
+// of a fresh object is often not in the cache): the lock orders it for
+// the other holders, and the lock-free readers trust an index only if its
+// descriptor holds their own epoch, which only they write (sameFresh).
 func (fa *freshArray) setAt(gi uintptr, k uint8) {
 	w := &fa.idx[gi/4]
 	sh := gi % 4 * 8
-	w.Store(w.Load()&^(0xff<<sh) | uint32(k)<<sh)
+	v := w.Load()&^(0xff<<sh) | uint32(k)<<sh
+	if recycleGranules {
+		initU32(w, v)
+	} else {
+		w.Store(v) // under Go's race detector (see initU32)
+	}
 }
 
 // freshMeta packs the site, the byte range and the kind of an access.
@@ -256,17 +265,35 @@ const (
 	freshFull                        // no descriptor left: make a granule
 )
 
-// recordFresh records t's access as the fresh entry of slot gi, if the
-// page is live, the slot nil and without an entry of generation gen, and
-// a descriptor of the page records the access or one is free. pg.mu is
-// held.
+// recordFresh records t's access as the fresh entry of slot gi, and
+// counts it in t's statistics, if the page is live, the slot nil and
+// without an entry of generation gen, and a descriptor of the page
+// records the access or one is free. It takes pg.mu.
 func (pg *page) recordFresh(t *Thread, gi uintptr, lo, hi uint8, write bool, site uint32, gen uint32) freshResult {
+	pg.mu.Lock()
+	res := pg.recordLocked(t, gi, lo, hi, write, site, gen)
+	pg.mu.Unlock()
+	if res == freshRecorded {
+		t.Stats.Checks++
+		if write {
+			t.Stats.Rules[WriteExclusive]++
+		} else {
+			t.Stats.Rules[ReadExclusive]++
+		}
+	}
+	return res
+}
+
+// recordLocked is recordFresh with pg.mu held.
+func (pg *page) recordLocked(t *Thread, gi uintptr, lo, hi uint8, write bool, site uint32, gen uint32) freshResult {
 	if pg.dead.Load() || pg.slot(gi) != nil {
 		return freshDeclined
 	}
-	fa := pg.freshFor(gen)
-	if fa == nil {
-		return freshDeclined
+	fa := pg.fresh.Load()
+	if fa == nil || pg.fgen.Load() != gen {
+		if fa = pg.freshFor(gen); fa == nil {
+			return freshDeclined
+		}
 	}
 	if fa.at(gi) != 0 {
 		return freshDeclined // a second access: the locked path absorbs the entry
@@ -274,30 +301,35 @@ func (pg *page) recordFresh(t *Thread, gi uintptr, lo, hi uint8, write bool, sit
 	e, m := uint64(t.Epoch), freshMeta(lo, hi, write, site)
 	k := pg.flast
 	if k == 0 || k > pg.ndesc || fa.desc[k-1].e.Load() != e || fa.desc[k-1].m.Load() != m {
-		k = 0
-		for i := range pg.ndesc {
-			if d := &fa.desc[i]; d.e.Load() == e && d.m.Load() == m {
-				k = i + 1
-				break
-			}
-		}
-		if k == 0 {
-			if pg.ndesc == freshDescs {
-				return freshFull
-			}
-			d := &fa.desc[pg.ndesc]
-			d.e.Store(0) // before the meta: see sameFresh
-			d.m.Store(m)
-			d.e.Store(e)
-			pg.ndesc++
-			k = pg.ndesc
+		if k = pg.findDesc(fa, e, m); k == 0 {
+			return freshFull
 		}
 		pg.flast = k
 	}
-	fa.setAt(gi, uint8(k))
+	fa.setAt(gi, k)
 	pg.nfresh++
 	pg.live++
 	return freshRecorded
+}
+
+// findDesc returns 1 + the index of the descriptor of fa that records
+// epoch e and meta word m, making one if there is none and one is free,
+// or 0 if all are taken; pg.mu is held.
+func (pg *page) findDesc(fa *freshArray, e, m uint64) uint8 {
+	for i := range pg.ndesc {
+		if d := &fa.desc[i]; d.e.Load() == e && d.m.Load() == m {
+			return i + 1
+		}
+	}
+	if pg.ndesc == freshDescs {
+		return 0
+	}
+	d := &fa.desc[pg.ndesc]
+	d.e.Store(0) // before the meta: see sameFresh
+	d.m.Store(m)
+	d.e.Store(e)
+	pg.ndesc++
+	return pg.ndesc
 }
 
 // absorb moves the fresh entry of slot gi, if it has one of the current
@@ -337,28 +369,37 @@ func (pg *page) absorb(gi uintptr, gr *granule) {
 // entry records t's access of the bytes [lo, hi) of this kind in t's
 // current epoch. Lock-free: see the rules above.
 func (pg *page) sameFresh(t *Thread, gi uintptr, lo, hi uint8, write bool) bool {
+	same, _ := pg.freshCheck(t, gi, lo, hi, write)
+	return same
+}
+
+// freshCheck is sameFresh and maybeFresh in one, for Check: it reports
+// whether t's access of the bytes [lo, hi) of the nil slot gi is recorded
+// in its fresh entry already (same), and otherwise whether the slot may
+// have an entry of the current generation (entry), which the locked path
+// absorbs; neither is a first access. Lock-free: see the rules above.
+func (pg *page) freshCheck(t *Thread, gi uintptr, lo, hi uint8, write bool) (same, entry bool) {
 	v := pg.fver.Load()
 	fa := pg.fresh.Load()
 	if fa == nil {
-		return false
+		return false, false
 	}
 	k := fa.at(gi)
-	if k == 0 {
-		return false
+	if k == 0 || pg.fgen.Load() != uint32(lagGen.Load()) {
+		// No entry, or a stale one (a live page's are reset by the
+		// next entry recorded, freshFor, or the sweep).
+		return false, false
 	}
 	d := &fa.desc[(k-1)%freshDescs]
 	e := uint64(t.Epoch)
 	if d.e.Load() != e {
-		return false
+		return false, true
 	}
 	m := d.m.Load()
-	if d.e.Load() != e || m&freshShape != freshMeta(lo, hi, write, 0)&freshShape ||
-		pg.fgen.Load() != uint32(lagGen.Load()) || pg.fver.Load() != v {
-		// Another access; a stale entry (a live page's are reset by
-		// the next entry recorded, freshFor, or the sweep); or an
-		// array that left the page meanwhile (dropFresh), whose
-		// contents may be another page's by now.
-		return false
+	if d.e.Load() != e || m&freshShape != freshMeta(lo, hi, write, 0)&freshShape || pg.fver.Load() != v {
+		// Another access, or an array that left the page meanwhile
+		// (dropFresh), whose contents may be another page's by now.
+		return false, true
 	}
 	t.Stats.Checks++
 	if write {
@@ -366,7 +407,7 @@ func (pg *page) sameFresh(t *Thread, gi uintptr, lo, hi uint8, write bool) bool 
 	} else {
 		t.Stats.Rules[ReadSameEpoch]++
 	}
-	return true
+	return true, true
 }
 
 // sweepFresh drops the page's fresh entries recorded before generation
