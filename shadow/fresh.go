@@ -208,7 +208,7 @@ func (pg *page) clearFresh(drop func(e, m uint64) bool) {
 	if fa == nil || pg.nfresh == 0 {
 		return
 	}
-	var gone [freshDescs + 1]bool
+	var gone [256]bool // by index byte; 0 (no entry) stays false
 	any := false
 	for k := range pg.ndesc {
 		d := &fa.desc[k]
@@ -226,7 +226,7 @@ func (pg *page) clearFresh(drop func(e, m uint64) bool) {
 		}
 		nw := w
 		for sh := 0; sh < 32; sh += 8 {
-			if gone[uint8(w>>sh)] && uint8(w>>sh) != 0 {
+			if gone[uint8(w>>sh)] {
 				nw &^= 0xff << sh
 				n++
 			}
