@@ -145,6 +145,18 @@ func BenchmarkFreshObject(b *testing.B) {
 	}
 }
 
+// BenchmarkFreshAlloc is BenchmarkFreshObject without the check: the
+// allocation and the collections it causes, the part of FreshObject's
+// cost that a plain build pays too (the floor under it).
+func BenchmarkFreshAlloc(b *testing.B) {
+	benchHeap = append(benchHeap, nil)
+	for b.Loop() {
+		p := new([8]int64)
+		p[0] = 1
+		benchHeap[0] = p
+	}
+}
+
 // BenchmarkFootprint1M records writes of 1M elements in a footprint and
 // commits it, in a new epoch each time: a deferred loop.
 func BenchmarkFootprint1M(b *testing.B) {

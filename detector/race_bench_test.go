@@ -137,6 +137,22 @@ func BenchmarkFreshObject(b *testing.B) {
 	}
 }
 
+// BenchmarkFreshAlloc is BenchmarkFreshObject without the checked write
+// (the allocation still tells the race runtime of the object).
+func BenchmarkFreshAlloc(b *testing.B) {
+	benchHeap = append(benchHeap, nil)
+	freshAllocLoop(b)
+}
+
+//go:norace
+func freshAllocLoop(b *testing.B) {
+	for b.Loop() {
+		p := new([8]int64)
+		p[0] = 1
+		benchHeap[0] = p
+	}
+}
+
 func BenchmarkFootprint1M(b *testing.B) {
 	a := heap(make([]int64, 1<<20))
 	for b.Loop() {

@@ -13,37 +13,55 @@ package shadow
 // 64 bytes, write the first word) those misses and the extra cycles were
 // most of the cost. So the first access of an untracked granule (no weak
 // pointer, not a global's: see track) of a page without a slot array
-// records that state in a fresh entry of its page, two words in an
-// off-heap array beside the slots, and the slot stays nil. A page of
-// fresh objects then needs no slot array and no granules at all.
+// records that state in a fresh entry of its page, and the slot stays
+// nil. A page of fresh objects then needs no slot array and no granules
+// at all.
+//
+// The entries of a page are few distinct states: the first accesses of
+// fresh objects are usually a goroutine's, in one epoch or a few, from a
+// few sites. So a page's fresh array holds descriptors, each the state of
+// one access (an epoch and a meta word: site, byte range, kind), and one
+// byte per granule, the index of its entry's descriptor (0: none). A
+// first access whose state a descriptor of the page records already
+// (the same epoch, site, bytes and kind: the next fresh object's) only
+// sets its granule's byte: the array is 1 KiB per page, and the bytes of
+// 64 granules share a cache line, where 16 bytes per granule (epoch and
+// meta beside each slot) made every fresh object's first access miss the
+// cache once, or a bulk clear of 8 KiB per page pay for it in advance
+// (the largest cost of BenchmarkFreshObject after the allocation).
 //
 // A page that has a slot array already (granules, or runs split into
 // them) records first accesses in granules, as before: there the first
 // accesses are sparse (the elements of an LU factorization's pivot
-// column, one per row of a large matrix, one per page), and an 8 KiB
-// array for one 16-byte entry per page cost lufact 13 MB of peak RSS
-// (92 against 78 MB).
+// column, one per row of a large matrix, one per page), and an array per
+// page for one entry cost lufact peak RSS. A page whose descriptors are
+// all taken records further first accesses in granules too (first).
 //
 // The rules:
 //
-//   - A fresh entry is written only under the page lock, only while its
-//     slot is nil, and counts in pg.live (nfresh of it), like a slot.
-//   - It is valid only while the page's fgen is the current generation
-//     (lagGen):
-//     like an untracked granule's (validate), its state is dropped at
-//     the first access after a GC cycle. The first entry recorded in a
-//     new generation clears the page's stale entries (resetStale); the
-//     sweep clears them too, and settled ones (frontier.go).
+//   - Entries are written only under the page lock, only while their
+//     slot is nil, and count in pg.live (nfresh of it), like a slot. A
+//     descriptor, once its index is in a granule's byte, does not change
+//     until the page's entries are reset.
+//   - They are valid only while the page's fgen is the current
+//     generation (lagGen): like an untracked granule's (validate), their
+//     state is dropped at the first access after a GC cycle. The first
+//     entry recorded in a new generation resets the page's stale entries
+//     (freshFor: the index bytes are cleared, the descriptors reused);
+//     the sweep uncounts stale entries (and returns the array, without
+//     entries now, to the pool) and clears settled ones (frontier.go).
 //   - A second access that needs more than a same-epoch check (another
 //     epoch, another goroutine, another byte range) takes the locked path,
 //     whose add moves the entry into the new granule before it publishes
 //     it (absorb): from then on the slot holds the state, exactly the
 //     granule first would have made, and update applies the access to it.
-//   - The only lock-free reader is the same-epoch check (sameFresh). The
-//     epoch word is written after the meta word, and cleared before it,
-//     so a reader that loads the epoch twice around the meta and finds
-//     its own epoch both times read the meta of that entry: only the
-//     reading goroutine writes its own epochs.
+//   - The only lock-free reader is the same-epoch check (sameFresh). A
+//     descriptor is written epoch word cleared first, then the meta word,
+//     then the epoch, and its index is stored after it; a reader loads the
+//     index, then the epoch, the meta and the epoch again, and trusts the
+//     meta only if it found its own epoch both times: only the reading
+//     goroutine writes its own epochs, and index bytes are cleared before
+//     a reset makes their descriptors reusable.
 //   - A run is installed only over slots that are nil and have no fresh
 //     entry (newRun, installRun).
 //   - Entry words hold no pointers: the arrays live off the heap. A page
@@ -57,18 +75,52 @@ import (
 	"unsafe"
 )
 
-// A freshEntry is the state of one access of a granule: e is its epoch (0:
-// no entry), m its meta word (see freshMeta).
+// A freshEntry is a descriptor: the state of one access, e its epoch (0:
+// none), m its meta word (see freshMeta).
 type freshEntry struct {
 	e, m atomic.Uint64
 }
 
-// A freshArray holds a page's fresh entries, one per granule.
-type freshArray [granulesPerPage]freshEntry
+// freshDescs is the number of descriptors of a page. A page of fresh
+// objects that one goroutine initializes in one epoch uses one per site;
+// a page of records that a pipeline stage initializes one epoch each
+// (a channel send between them) runs out after a few records, and its
+// further first accesses make granules, as before fresh entries.
+const freshDescs = 32
+
+// A freshArray holds a page's fresh entries: one index byte per granule,
+// four to a word (idx), and the descriptors they refer to (desc: byte k
+// is desc[k-1]).
+type freshArray struct {
+	idx  [granulesPerPage / 4]atomic.Uint32
+	desc [freshDescs]freshEntry
+}
 
 var freshPool = blockPool{
-	size:  unsafe.Sizeof(freshArray{}) + 64,
-	chunk: 2 * slotsChunk,
+	size:  unsafe.Sizeof(freshArray{}),
+	chunk: slotsChunk,
+}
+
+// at returns the index byte of granule gi.
+func (fa *freshArray) at(gi uintptr) uint8 {
+	return uint8(fa.idx[gi/4].Load() >> (gi % 4 * 8))
+}
+
+// setAt sets the index byte of granule gi to k; the page lock is held
+// (the only writers of index words hold it). The store is a plain one
+// (initU32; an atomic store is a locked instruction, and the index line
+// of a fresh object is often not in the cache): the lock orders it for
+// the other holders, and the lock-free readers trust an index only if its
+// descriptor holds their own epoch, which only they write (sameFresh).
+func (fa *freshArray) setAt(gi uintptr, k uint8) {
+	w := &fa.idx[gi/4]
+	sh := gi % 4 * 8
+	v := w.Load()&^(0xff<<sh) | uint32(k)<<sh
+	if recycleGranules {
+		initU32(w, v)
+	} else {
+		w.Store(v) // under Go's race detector (see initU32)
+	}
 }
 
 // freshMeta packs the site, the byte range and the kind of an access.
@@ -89,25 +141,52 @@ func unpackMeta(m uint64) (lo, hi uint8, write bool, site uint32) {
 	return uint8(m >> 32), uint8(m >> 40), m&(1<<48) != 0, uint32(m)
 }
 
-// freshW returns the page's fresh array, taking a cleared one from the
-// pool if it has none; pg.mu is held.
-func (pg *page) freshW() *freshArray {
-	if fa := pg.fresh.Load(); fa != nil {
-		return fa
+// freshFor returns the page's fresh array, ready for an entry of
+// generation gen, taking one from the pool if the page has none; pg.mu is
+// held. If gen is a new generation for the page, the entries of the last
+// one are stale: they are uncounted and reset, and gen becomes fgen. It
+// returns nil if gen is older than fgen: a goroutine that read a lagging
+// generation records no entry (its locked path makes a granule stamped
+// with that generation, as before).
+func (pg *page) freshFor(gen uint32) *freshArray {
+	fa := pg.fresh.Load()
+	if fa != nil {
+		fg := pg.fgen.Load()
+		if fg == gen {
+			return fa
+		}
+		if int32(gen-fg) < 0 {
+			return nil
+		}
+		pg.live -= pg.nfresh
+		pg.nfresh = 0
+		if pg.ndesc != 0 {
+			// Before the descriptors are reused (see sameFresh).
+			for i := range fa.idx {
+				if fa.idx[i].Load() != 0 {
+					fa.idx[i].Store(0)
+				}
+			}
+		}
+	} else {
+		var b [1]uintptr
+		freshPool.get(b[:])
+		fa = (*freshArray)(ptrOf(b[0]))
+		// No one reads the array before the page has it; its last page's
+		// readers check fver. The descriptors are rewritten before use.
+		clear((*[granulesPerPage / 8]uint64)(ptrOf(b[0]))[:])
+		pg.fresh.Store(fa)
 	}
-	var b [1]uintptr
-	freshPool.get(b[:])
-	clear((*[2 * granulesPerPage]uint64)(ptrOf(b[0]))[:])
-	fa := (*freshArray)(ptrOf(b[0]))
-	pg.fresh.Store(fa)
+	pg.ndesc = 0
+	pg.fgen.Store(gen)
 	return fa
 }
 
 // dropFresh returns the page's fresh array, which holds no counted entry,
 // to the pool; pg.mu is held. The sweep calls it, so that a page keeps
 // its array only while it has entries (a page whose entries all moved to
-// granules, as on an array that several goroutines share, would keep 8
-// KiB for nothing), and a reclaimed page's array is reused at once.
+// granules, as on an array that several goroutines share, would keep it
+// for nothing), and a reclaimed page's array is reused at once.
 // Lock-free readers of the array (sameFresh) check fver after their
 // loads: what they read after the array left the page is not trusted.
 func (pg *page) dropFresh() {
@@ -122,38 +201,38 @@ func (pg *page) dropFresh() {
 	}
 }
 
-// resetStale clears the page's fresh entries if they were recorded in a
-// generation before gen, and makes gen theirs; pg.mu is held. It reports
-// whether gen is the entries' generation now: a goroutine that read an
-// older generation than the page's records no entry (its locked path
-// makes a granule stamped with that generation, as before).
-func (pg *page) resetStale(gen uint32) bool {
-	fg := pg.fgen.Load()
-	if fg == gen {
-		return true
-	}
-	if int32(gen-fg) < 0 && pg.fresh.Load() != nil {
-		return false
-	}
-	pg.clearFresh(func(e, m uint64) bool { return true })
-	pg.fgen.Store(gen)
-	return true
-}
-
-// clearFresh clears the fresh entries for which drop is true and updates
-// the counts; pg.mu is held.
+// clearFresh clears the fresh entries whose descriptor drop is true for
+// and updates the counts; pg.mu is held.
 func (pg *page) clearFresh(drop func(e, m uint64) bool) {
 	fa := pg.fresh.Load()
 	if fa == nil || pg.nfresh == 0 {
 		return
 	}
+	var gone [256]bool // by index byte; 0 (no entry) stays false
+	any := false
+	for k := range pg.ndesc {
+		d := &fa.desc[k]
+		gone[k+1] = drop(d.e.Load(), d.m.Load())
+		any = any || gone[k+1]
+	}
+	if !any {
+		return
+	}
 	n := 0
-	for i := range fa {
-		en := &fa[i]
-		if e := en.e.Load(); e != 0 && drop(e, en.m.Load()) {
-			en.e.Store(0) // before the meta: see sameFresh
-			en.m.Store(0)
-			n++
+	for i := range fa.idx {
+		w := fa.idx[i].Load()
+		if w == 0 {
+			continue
+		}
+		nw := w
+		for sh := 0; sh < 32; sh += 8 {
+			if gone[uint8(w>>sh)] {
+				nw &^= 0xff << sh
+				n++
+			}
+		}
+		if nw != w {
+			fa.idx[i].Store(nw)
 		}
 	}
 	pg.nfresh -= n
@@ -163,40 +242,94 @@ func (pg *page) clearFresh(drop func(e, m uint64) bool) {
 // hasFresh reports whether slot gi has a fresh entry, current or not.
 func (pg *page) hasFresh(gi uintptr) bool {
 	fa := pg.fresh.Load()
-	return fa != nil && fa[gi].e.Load() != 0
+	return fa != nil && fa.at(gi) != 0
 }
 
 // maybeFresh reports whether slot gi may have a fresh entry of the
 // current generation, without the page lock: a hint, for the choice
-// between first (which fails if there is one, and clears stale ones) and
+// between first (which fails if there is one, and resets stale ones) and
 // the locked path (which absorbs it), both right either way. The array is
 // off the heap and never unmapped, so the loads are safe even if it left
 // the page meanwhile.
 func (pg *page) maybeFresh(gi uintptr) bool {
 	fa := pg.fresh.Load()
-	return fa != nil && fa[gi].e.Load() != 0 && pg.fgen.Load() == uint32(lagGen.Load())
+	return fa != nil && fa.at(gi) != 0 && pg.fgen.Load() == uint32(lagGen.Load())
 }
 
+// A freshResult is what recordFresh did.
+type freshResult int
+
+const (
+	freshRecorded freshResult = iota // the access is the slot's entry
+	freshDeclined                    // the slot is not empty, or gen is old: look again
+	freshFull                        // no descriptor left: make a granule
+)
+
 // recordFresh records t's access as the fresh entry of slot gi, and
-// reports whether it did: the page is live, the slot nil and without an
-// entry of generation gen. pg.mu is held.
-func (pg *page) recordFresh(t *Thread, gi uintptr, lo, hi uint8, write bool, site uint32, gen uint32) bool {
+// counts it in t's statistics, if the page is live, the slot nil and
+// without an entry of generation gen, and a descriptor of the page
+// records the access or one is free. It takes pg.mu.
+func (pg *page) recordFresh(t *Thread, gi uintptr, lo, hi uint8, write bool, site uint32, gen uint32) freshResult {
+	pg.mu.Lock()
+	res := pg.recordLocked(t, gi, lo, hi, write, site, gen)
+	pg.mu.Unlock()
+	if res == freshRecorded {
+		t.Stats.Checks++
+		if write {
+			t.Stats.Rules[WriteExclusive]++
+		} else {
+			t.Stats.Rules[ReadExclusive]++
+		}
+	}
+	return res
+}
+
+// recordLocked is recordFresh with pg.mu held.
+func (pg *page) recordLocked(t *Thread, gi uintptr, lo, hi uint8, write bool, site uint32, gen uint32) freshResult {
 	if pg.dead.Load() || pg.slot(gi) != nil {
-		return false
+		return freshDeclined
 	}
-	if !pg.resetStale(gen) {
-		return false
+	fa := pg.fresh.Load()
+	if fa == nil || pg.fgen.Load() != gen {
+		if fa = pg.freshFor(gen); fa == nil {
+			return freshDeclined
+		}
 	}
-	fa := pg.freshW()
-	en := &fa[gi]
-	if en.e.Load() != 0 {
-		return false // a second access: the locked path absorbs the entry
+	if fa.at(gi) != 0 {
+		return freshDeclined // a second access: the locked path absorbs the entry
 	}
-	en.m.Store(freshMeta(lo, hi, write, site))
-	en.e.Store(uint64(t.Epoch))
+	e, m := uint64(t.Epoch), freshMeta(lo, hi, write, site)
+	k := pg.flast
+	if k == 0 || k > pg.ndesc || fa.desc[k-1].e.Load() != e || fa.desc[k-1].m.Load() != m {
+		if k = pg.findDesc(fa, e, m); k == 0 {
+			return freshFull
+		}
+		pg.flast = k
+	}
+	fa.setAt(gi, k)
 	pg.nfresh++
 	pg.live++
-	return true
+	return freshRecorded
+}
+
+// findDesc returns 1 + the index of the descriptor of fa that records
+// epoch e and meta word m, making one if there is none and one is free,
+// or 0 if all are taken; pg.mu is held.
+func (pg *page) findDesc(fa *freshArray, e, m uint64) uint8 {
+	for i := range pg.ndesc {
+		if d := &fa.desc[i]; d.e.Load() == e && d.m.Load() == m {
+			return i + 1
+		}
+	}
+	if pg.ndesc == freshDescs {
+		return 0
+	}
+	d := &fa.desc[pg.ndesc]
+	d.e.Store(0) // before the meta: see sameFresh
+	d.m.Store(m)
+	d.e.Store(e)
+	pg.ndesc++
+	return pg.ndesc
 }
 
 // absorb moves the fresh entry of slot gi, if it has one of the current
@@ -207,13 +340,14 @@ func (pg *page) absorb(gi uintptr, gr *granule) {
 	if fa == nil {
 		return
 	}
-	en := &fa[gi]
-	e := en.e.Load()
-	if e == 0 {
+	k := fa.at(gi)
+	if k == 0 {
 		return
 	}
 	if gen := pg.fgen.Load(); gen == uint32(lagGen.Load()) {
-		lo, hi, write, site := unpackMeta(en.m.Load())
+		d := &fa.desc[k-1]
+		e := d.e.Load()
+		lo, hi, write, site := unpackMeta(d.m.Load())
 		gr.lo, gr.hi = lo, hi // not yet published
 		initU32(&gr.owner, Epoch(e).TID()+1)
 		initU32(&gr.gen, gen)
@@ -226,8 +360,7 @@ func (pg *page) absorb(gi uintptr, gr *granule) {
 		}
 	}
 	// Stale or not, the entry is gone; the granule takes its place in live.
-	en.e.Store(0)
-	en.m.Store(0)
+	fa.setAt(gi, 0)
 	pg.nfresh--
 	pg.live--
 }
@@ -236,24 +369,37 @@ func (pg *page) absorb(gi uintptr, gr *granule) {
 // entry records t's access of the bytes [lo, hi) of this kind in t's
 // current epoch. Lock-free: see the rules above.
 func (pg *page) sameFresh(t *Thread, gi uintptr, lo, hi uint8, write bool) bool {
+	same, _ := pg.freshCheck(t, gi, lo, hi, write)
+	return same
+}
+
+// freshCheck is sameFresh and maybeFresh in one, for Check: it reports
+// whether t's access of the bytes [lo, hi) of the nil slot gi is recorded
+// in its fresh entry already (same), and otherwise whether the slot may
+// have an entry of the current generation (entry), which the locked path
+// absorbs; neither is a first access. Lock-free: see the rules above.
+func (pg *page) freshCheck(t *Thread, gi uintptr, lo, hi uint8, write bool) (same, entry bool) {
 	v := pg.fver.Load()
 	fa := pg.fresh.Load()
 	if fa == nil {
-		return false
+		return false, false
 	}
-	en := &fa[gi]
+	k := fa.at(gi)
+	if k == 0 || pg.fgen.Load() != uint32(lagGen.Load()) {
+		// No entry, or a stale one (a live page's are reset by the
+		// next entry recorded, freshFor, or the sweep).
+		return false, false
+	}
+	d := &fa.desc[(k-1)%freshDescs]
 	e := uint64(t.Epoch)
-	if en.e.Load() != e {
-		return false
+	if d.e.Load() != e {
+		return false, true
 	}
-	m := en.m.Load()
-	if en.e.Load() != e || m&freshShape != freshMeta(lo, hi, write, 0)&freshShape ||
-		pg.fgen.Load() != uint32(lagGen.Load()) || pg.fver.Load() != v {
-		// Another access; a stale entry (a live page's are cleared by
-		// the next entry recorded, resetStale, or the sweep); or an
-		// array that left the page meanwhile (dropFresh), whose
-		// contents may be another page's by now.
-		return false
+	m := d.m.Load()
+	if d.e.Load() != e || m&freshShape != freshMeta(lo, hi, write, 0)&freshShape || pg.fver.Load() != v {
+		// Another access, or an array that left the page meanwhile
+		// (dropFresh), whose contents may be another page's by now.
+		return false, true
 	}
 	t.Stats.Checks++
 	if write {
@@ -261,31 +407,26 @@ func (pg *page) sameFresh(t *Thread, gi uintptr, lo, hi uint8, write bool) bool 
 	} else {
 		t.Stats.Rules[ReadSameEpoch]++
 	}
-	return true
+	return true, true
 }
 
 // sweepFresh drops the page's fresh entries recorded before generation
-// gen and those settled under the frontier f; pg.mu is held, and pg.live
-// counts only the slots the sweep kept. Stale entries of a page that
-// holds nothing else are not cleared, only uncounted: the page is about
-// to be reclaimed, no one records in a dead page, its stale entries are
-// never valid again (lagGen only grows), and the array, which the sweep
-// then returns to the pool (dropFresh), is cleared when the next page
-// takes it. That spares the sweep a walk over 8 KiB of entries per page
-// of dead fresh objects.
+// gen and those settled under the frontier f, and returns the page's
+// fresh array to the pool if none is left; pg.mu is held, and pg.live
+// counts only the slots the sweep kept. Stale entries are uncounted, not
+// cleared: the array goes back to the pool, and the page that takes it
+// next clears its index bytes (freshFor). That spares the sweep a walk
+// over the entries of every page of dead fresh objects.
 func (pg *page) sweepFresh(gen uint32, f []uint64) {
-	if pg.nfresh == 0 {
-		return
-	}
-	if int32(pg.fgen.Load()-gen) < 0 {
-		if pg.live == pg.nfresh {
-			pg.live, pg.nfresh = 0, 0
-			return
+	if pg.nfresh != 0 {
+		if int32(pg.fgen.Load()-gen) < 0 {
+			pg.live -= pg.nfresh
+			pg.nfresh = 0
+		} else if len(f) != 0 {
+			pg.clearFresh(func(e, m uint64) bool { return HB(Epoch(e), f) })
 		}
-		pg.clearFresh(func(e, m uint64) bool { return true })
-		return
 	}
-	if len(f) != 0 {
-		pg.clearFresh(func(e, m uint64) bool { return HB(Epoch(e), f) })
+	if pg.nfresh == 0 {
+		pg.dropFresh()
 	}
 }

@@ -14,11 +14,17 @@ func freshAt(s *Space, p unsafe.Pointer) (pg *page, gi uintptr, e, m uint64) {
 	a := uintptr(p)
 	pg = s.pages.Load(a >> pageShift)
 	gi = (a & (pageSize - 1)) >> 3
-	if pg == nil || pg.fresh.Load() == nil {
+	if pg == nil || !pg.hasFresh(gi) {
 		return pg, gi, 0, 0
 	}
-	en := &pg.fresh.Load()[gi]
-	return pg, gi, en.e.Load(), en.m.Load()
+	d := &pg.fresh.Load().desc[pg.fresh.Load().at(gi)-1]
+	return pg, gi, d.e.Load(), d.m.Load()
+}
+
+// agePage makes the page's fresh entries look as if recorded in the
+// generation before.
+func agePage(pg *page) {
+	pg.fgen.Add(^uint32(0))
 }
 
 // cleanPage returns the 512 words of a page of heap memory that no
@@ -136,7 +142,7 @@ func TestFreshStale(t *testing.T) {
 	s.Write(a, p, 8, 1)
 	s.Write(a, q, 8, 1)
 	pg, _, _, _ := freshAt(s, p)
-	pg.fgen.Add(^uint32(0)) // as if recorded in the generation before
+	agePage(pg) // as if recorded in the generation before
 	if _, race := s.Write(b, p, 8, 2); race {
 		t.Fatal("conflict with a stale entry")
 	}
@@ -243,7 +249,7 @@ func TestFreshDeadPage(t *testing.T) {
 	p := unsafe.Pointer(&x[0])
 	s.Write(a, p, 8, 1)
 	pg, _, _, _ := freshAt(s, p)
-	pg.fgen.Add(^uint32(0)) // as if recorded in the generation before
+	agePage(pg) // as if recorded in the generation before
 	s.Sweep()
 	if !pg.dead.Load() {
 		t.Fatal("page of stale entries not reclaimed")
@@ -351,5 +357,93 @@ func TestFreshCheckPath(t *testing.T) {
 	np, ngi, e, _ := freshAt(s, q)
 	if np == nil || np == old || Epoch(e) != c.Epoch || np.slot(ngi) != nil || old.nfresh != 0 {
 		t.Fatalf("first write through a reclaimed page: new page %p (old %p), entry %v, old entries %d", np, old, Epoch(e), old.nfresh)
+	}
+}
+
+// The first accesses of a page in one epoch, from one site, of the same
+// bytes and kind share one descriptor; each granule's entry is its own:
+// an unordered access of any of them conflicts with it, and a granule
+// that was not accessed has no entry.
+func TestFreshDescriptorShared(t *testing.T) {
+	s := freshSpace(t)
+	a := thread(1, 1, nil)
+	b := thread(2, 1, nil) // unordered with a
+	x := cleanPage()
+	for i := 0; i < len(x); i += 8 { // the first word of 64-byte objects
+		if _, race := s.Write(a, unsafe.Pointer(&x[i]), 8, 5); race {
+			t.Fatalf("first write of %d reported", i)
+		}
+	}
+	pg, _, _, _ := freshAt(s, unsafe.Pointer(&x[0]))
+	if pg.ndesc != 1 || pg.nfresh != len(x)/8 || pg.live != len(x)/8 {
+		t.Fatalf("%d descriptors, %d entries, %d live; want 1, %d, %d", pg.ndesc, pg.nfresh, pg.live, len(x)/8, len(x)/8)
+	}
+	if _, _, e, _ := freshAt(s, unsafe.Pointer(&x[1])); e != 0 {
+		t.Fatalf("granule 1, never accessed, has entry %v", Epoch(e))
+	}
+	if _, race := s.Write(b, unsafe.Pointer(&x[1]), 8, 6); race {
+		t.Fatal("b's first write of an unaccessed granule reported")
+	}
+	r, race := s.Write(b, unsafe.Pointer(&x[24]), 8, 6)
+	if !race || r.Prev != a.Epoch || r.PrevSite != 5 || !r.PrevWrite {
+		t.Fatalf("unordered write of an entry's granule: race %v, %+v", race, r)
+	}
+}
+
+// A page whose descriptors are all taken records further first accesses
+// in granules; every access keeps its own state: a conflict with each
+// reports its own site.
+func TestFreshDescriptorsFull(t *testing.T) {
+	s := freshSpace(t)
+	a := thread(1, 1, nil)
+	b := thread(2, 1, nil) // unordered with a
+	x := cleanPage()
+	const n = freshDescs + 8
+	for i := range n {
+		s.Write(a, unsafe.Pointer(&x[i]), 8, uint32(100+i))
+	}
+	pg, _, _, _ := freshAt(s, unsafe.Pointer(&x[0]))
+	if pg.ndesc != freshDescs || pg.nfresh != freshDescs {
+		t.Fatalf("%d descriptors, %d entries; want %d of each", pg.ndesc, pg.nfresh, freshDescs)
+	}
+	if gr := slotAt(s, unsafe.Pointer(&x[freshDescs])); gr == nil || Epoch(gr.whole.w.Load()) != a.Epoch {
+		t.Fatalf("first write past the descriptors: granule %+v", gr)
+	}
+	if a.Stats.Rules[WriteExclusive] != n {
+		t.Fatalf("%d first writes counted, want %d", a.Stats.Rules[WriteExclusive], n)
+	}
+	for i := range n {
+		r, race := s.Write(b, unsafe.Pointer(&x[i]), 8, 1)
+		if !race || r.Prev != a.Epoch || r.PrevSite != uint32(100+i) {
+			t.Fatalf("element %d: race %v, %+v; want one with site %d", i, race, r, 100+i)
+		}
+	}
+}
+
+// The first entry a page records in a new generation resets the entries
+// of the last one: a granule that had a stale entry has none, though the
+// descriptor its index referred to is reused for another access.
+func TestFreshReset(t *testing.T) {
+	s := freshSpace(t)
+	a := thread(1, 1, nil)
+	b := thread(2, 1, nil)
+	c := thread(3, 1, map[uint32]uint64{1: 1}) // after a, unordered with b
+	x := cleanPage()
+	p, q := unsafe.Pointer(&x[0]), unsafe.Pointer(&x[8])
+	s.Write(a, p, 8, 1)
+	pg, _, _, _ := freshAt(s, p)
+	agePage(pg) // a's entry is of the generation before
+	s.Write(b, q, 8, 2)
+	if pg.ndesc != 1 || pg.nfresh != 1 || pg.live != 1 {
+		t.Fatalf("after the reset: %d descriptors, %d entries, %d live; want 1 each", pg.ndesc, pg.nfresh, pg.live)
+	}
+	if _, _, e, _ := freshAt(s, p); e != 0 {
+		t.Fatalf("a's stale granule has entry %v", Epoch(e))
+	}
+	if r, race := s.Write(c, p, 8, 3); race {
+		t.Fatalf("c's write of a's stale granule conflicts: %+v", r)
+	}
+	if r, race := s.Write(c, q, 8, 3); !race || r.Prev != b.Epoch || r.PrevSite != 2 {
+		t.Fatalf("c's write of b's granule: race %v, %+v", race, r)
 	}
 }

@@ -630,9 +630,6 @@ func (s *Space) Sweep() {
 		pg.mu.Lock()
 		pg.live -= dropped
 		pg.sweepFresh(gen, f)
-		if pg.nfresh == 0 {
-			pg.dropFresh()
-		}
 		if pg.live == 0 && !pg.dead.Load() {
 			s.pages.CompareAndDelete(key, pg)
 			pg.dead.Store(true)

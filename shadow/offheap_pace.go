@@ -19,13 +19,13 @@ package shadow
 // own and one at a time, once the heap plus the granules reach it.
 // Fresh arrays (fresh.go) do not count. A page gets one at the first
 // access of fresh memory on it, so they are bounded by the heap pages
-// the program touched: at most 2 bytes (plus 64 per page) per byte of
-// heap, a bound the heap's own pacer keeps, as Go's race runtime's
+// the program touched: at most a quarter of a byte per byte of heap (a
+// 1 KiB array per 4 KiB page), a bound the heap's own pacer keeps, as Go's race runtime's
 // shadow is a fixed multiple of the heap. Entries are stale after a
 // cycle, and the sweep after the next returns the arrays to their pool,
 // where the pages of the next cycle's fresh objects take them again.
-// Counting them as the granules of their size (8 KiB for a page of 64
-// fresh 64-byte objects) made the pacer start about 60 of the 110
+// Counting them as the granules of their size (when they were 8 KiB
+// for a page of 64 fresh 64-byte objects) made the pacer start about 60 of the 110
 // cycles of BenchmarkFreshObject, each of which drops state (below),
 // and did not lower the peak RSS of lufact, workerpool or pipeline.
 //

@@ -91,16 +91,19 @@ const (
 // Same-epoch accesses (the fast path) only load atomics; all updates take a
 // lock striped by granule.
 type Space struct {
-	pages   Map[page]
+	pages Map[page]
+	// Read on every first access: on the line of pages' table
+	// pointer, which the same paths load, not after 72 KiB of stripes.
+	noRuns  bool // tests and benchmarks: per-granule state only
+	noMaps  bool // tests and benchmarks: no mapped runs
+	noFresh bool // tests: a granule for every first access
+
 	stripes [nstripes]struct {
 		spin.Mutex
 		_ [64 - 8]byte
 	}
 	sweeping atomic.Bool
 	frontier frontierHook // SetFrontier
-	noRuns   bool         // tests and benchmarks: per-granule state only
-	noMaps   bool         // tests and benchmarks: no mapped runs
-	noFresh  bool         // tests: a granule for every first access
 
 	snapshots atomic.Pointer[func()] // SetSnapshotRequest
 }
@@ -139,11 +142,14 @@ type page struct {
 	// The fresh entries of nil slots (fresh.go): the array, off the
 	// heap, while the page has entries; the number of times an array
 	// left the page; the generation of the entries; their number (also
-	// counted in live), guarded by mu.
+	// counted in live), the descriptors in use and the last one
+	// recorded (1 + its index), guarded by mu.
 	fresh  atomic.Pointer[freshArray]
 	fver   atomic.Uint32
 	fgen   atomic.Uint32
 	nfresh int
+	ndesc  uint8
+	flast  uint8
 }
 
 // A slotArray holds a page's slots: one per granule, nil, a granule, or
@@ -650,7 +656,7 @@ func (s *Space) Check(t *Thread, p unsafe.Pointer, size uintptr, write bool, sit
 		if gr == nil && !onStack(t.GP, p) {
 			// p is not on this goroutine's stack, so a is its address.
 			lo, hi := uint8(off), uint8(off+size)
-			if pg.sameFresh(t, gi, lo, hi, write) || !pg.maybeFresh(gi) && s.first(t, pg, gi, a, lo, hi, write, site) {
+			if same, entry := pg.freshCheck(t, gi, lo, hi, write); same || !entry && s.first(t, pg, gi, a, lo, hi, write, site) {
 				return false
 			}
 		}
@@ -1228,22 +1234,29 @@ func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write
 	// The GC state validate gives fresh state (track): a granule with a
 	// weak pointer lives on the heap (see tracked).
 	gen := uint32(lagGen.Load())
-	immortal, id := s.track(pg, addr, gen)
-	rule := ReadExclusive
-	if write {
-		rule = WriteExclusive
+	var (
+		immortal bool
+		id       *ident
+	)
+	if pg.kind.Load() == kindImmortal || trackLeft(gen) {
+		// What track returns otherwise is known: untracked state. (Its
+		// call was a few percent of BenchmarkFreshObject.)
+		immortal, id = s.track(pg, addr, gen)
 	}
 	if !immortal && id == nil && !s.noFresh && pg.own.Load() == nil {
 		// Untracked state on a page without a slot array (new memory):
 		// a fresh entry, no granule (fresh.go).
-		pg.mu.Lock()
-		ok := pg.recordFresh(t, gi, lo, hi, write, site, gen)
-		pg.mu.Unlock()
-		if ok {
-			t.Stats.Checks++
-			t.Stats.Rules[rule]++
+		switch pg.recordFresh(t, gi, lo, hi, write, site, gen) {
+		case freshRecorded:
+			return true
+		case freshDeclined:
+			return false
 		}
-		return ok
+		// No descriptor left: a granule, as on a page with a slot array.
+	}
+	rule := ReadExclusive
+	if write {
+		rule = WriteExclusive
 	}
 	var gr *granule
 	if id != nil {
