@@ -37,6 +37,7 @@ package shadow
 
 import (
 	"sync/atomic"
+	"unsafe"
 	"weak"
 
 	"github.com/bigfoot-go/bigfoot/internal/spin"
@@ -96,7 +97,7 @@ const holdShards = 8
 var holds [holdShards]struct {
 	mu  spin.Mutex
 	ids []*ident
-	_   [40]byte // a cache line per shard
+	_   [64 - unsafe.Sizeof(spin.Mutex{}) - unsafe.Sizeof([]*ident{})]byte // a cache line's size per shard
 }
 
 // releasing serializes releaseHolds: ReleaseHolds must not return while

@@ -100,7 +100,7 @@ type Space struct {
 
 	stripes [nstripes]struct {
 		spin.Mutex
-		_ [64 - 8]byte
+		_ [64 - unsafe.Sizeof(spin.Mutex{})]byte // a cache line's size per stripe
 	}
 	sweeping atomic.Bool
 	frontier frontierHook // SetFrontier
