@@ -158,3 +158,35 @@ func BenchmarkFootprint1M(b *testing.B) {
 		g.PopFootprints(f)
 	}
 }
+
+// BenchmarkChanPipeline is the channel traffic of the pipeline workload
+// per item: a generator, 4 transformers and a reducer (the benchmark's
+// goroutine) over two channels of capacity 64, with the hooks emitted
+// code calls (Chan(c).Send, Recv2). An op is one item through both
+// channels: two sends and two receives, on two cores.
+func BenchmarkChanPipeline(b *testing.B) {
+	g, n := Cur(), b.N
+	gen, done := make(chan int, 64), make(chan int, 64)
+	b.ResetTimer()
+	spawn(g, func(g *G) {
+		for i := range n {
+			Chan(gen).Send(g, i)
+		}
+		close(Close(g, gen))
+	})
+	for range 4 {
+		spawn(g, func(g *G) {
+			for {
+				v, ok := Recv2(g, gen)
+				if !ok {
+					return
+				}
+				Chan(done).Send(g, v+1)
+			}
+		})
+	}
+	for range n {
+		v, _ := Recv2(g, done)
+		benchSink += int64(v)
+	}
+}

@@ -3,6 +3,7 @@
 package detector
 
 import (
+	"sync/atomic"
 	"unsafe"
 	"weak"
 
@@ -197,8 +198,9 @@ type chanState struct {
 	recvDone int64  // receives completed
 	closed   bool
 	close    []uint64
-	ctx      *ctxState  // the channel is a context's Done channel (context.go)
-	hchan    chanAccess // the sends' reads and the closes' writes of the channel
+	ctx      *ctxState    // the channel is a context's Done channel (context.go)
+	capPlus1 atomic.Int64 // the channel's capacity plus one, 0 until known (capacity)
+	hchan    chanAccess   // the sends' reads and the closes' writes of the channel
 }
 
 // chanAccess is the FastTrack state of the channel itself, which, as in
@@ -296,16 +298,29 @@ func chanOf(p uintptr) *chanState {
 	}
 }
 
-// chanOf is chanOf with a one-entry cache per goroutine: every send and
+// chanOf is chanOf with a two-entry cache per goroutine: every send and
 // receive looks its channel up twice, before and after the operation,
-// and a loop uses the same channels over and over. The weak pointer
-// tells, as in chanOf, whether the cached state is still the channel's.
+// and a loop uses the same channels over and over; a pipeline stage
+// alternates between two (with one entry, every hook of such a stage
+// missed, and the table's lookup and chanOf were 4% of
+// BenchmarkChanPipeline). The weak pointer tells, as in chanOf, whether
+// the cached state is still the channel's.
 func (g *G) chanOf(p uintptr) *chanState {
-	if c := g.lastChan; c != nil && g.lastChanP == p && weakLive(c.wp) {
+	if c := g.chans[0]; c != nil && g.chanPs[0] == p && weakLive(c.wp) {
 		return c
 	}
-	c := chanOf(p)
-	g.lastChan, g.lastChanP = c, p
+	return g.chanOfSlow(p)
+}
+
+// chanOfSlow is G.chanOf past its first entry, out of line so that the
+// common case inlines.
+func (g *G) chanOfSlow(p uintptr) *chanState {
+	c := g.chans[1]
+	if c == nil || g.chanPs[1] != p || !weakLive(c.wp) {
+		c = chanOf(p)
+	}
+	g.chanPs[1], g.chans[1] = g.chanPs[0], g.chans[0]
+	g.chanPs[0], g.chans[0] = p, c
 	return c
 }
 
@@ -394,11 +409,17 @@ func Send[T any](g *G, ch any, capacity int, v T) T {
 // SendPre announces a send on ch; the sender's past happens before the
 // receive that gets the value.
 func SendPre(g *G, ch any, capacity int) {
+	g.sendPre(chanPtr(ch))
+}
+
+// sendPre is SendPre of the channel at p; it returns the channel's state,
+// which stays the channel's while the caller holds the channel (nil for a
+// nil channel).
+func (g *G) sendPre(p uintptr) *chanState {
 	g.cancelSelect()
 	g.bubbleIdle()
-	p := chanPtr(ch)
 	if p == 0 {
-		return
+		return nil
 	}
 	g.countSync()
 	c := g.chanOf(p)
@@ -413,6 +434,7 @@ func SendPre(g *G, ch any, capacity int) {
 		g.chanReport(p, false, &r, race)
 	}
 	g.tick()
+	return c
 }
 
 // chanReport reports a conflict found by chanAccess.check, outside the
@@ -430,12 +452,14 @@ func (g *G) chanReport(p uintptr, write bool, r *shadow.Race, race bool) {
 // SendPost follows a completed send: it acquires the receives that the
 // capacity rule orders before it.
 func SendPost(g *G, ch any, capacity int) {
-	p := chanPtr(ch)
-	if p == 0 {
-		return
+	if p := chanPtr(ch); p != 0 {
+		g.sendPost(g.chanOf(p), capacity)
 	}
+}
+
+// sendPost is SendPost of the channel whose state is c.
+func (g *G) sendPost(c *chanState, capacity int) {
 	g.countSync()
-	c := g.chanOf(p)
 	c.mu.Lock()
 	c.completeSend(g, capacity)
 	c.mu.Unlock()
@@ -444,11 +468,17 @@ func SendPost(g *G, ch any, capacity int) {
 // RecvPre announces a receive from ch and returns ch:
 // <-__bf.RecvPre(__bfg, ch, cap(ch)).
 func RecvPre[C any](g *G, ch C, capacity int) C {
+	g.recvPre(*(*uintptr)(unsafe.Pointer(&ch)))
+	return ch
+}
+
+// recvPre is RecvPre of the channel at p; it returns the channel's state
+// as sendPre does.
+func (g *G) recvPre(p uintptr) *chanState {
 	g.cancelSelect()
 	g.bubbleIdle()
-	p := *(*uintptr)(unsafe.Pointer(&ch))
 	if p == 0 {
-		return ch
+		return nil
 	}
 	g.countSync()
 	c := g.chanOf(p)
@@ -456,7 +486,7 @@ func RecvPre[C any](g *G, ch C, capacity int) C {
 	c.announceRecv(g.t.VC)
 	c.mu.Unlock()
 	g.tick()
-	return ch
+	return c
 }
 
 // RecvPost follows a completed receive of v and returns v: it acquires the
@@ -479,15 +509,28 @@ func RecvPostValue(g *G, ch any, capacity int, ok bool) {
 }
 
 func recvPost(g *G, ch any, gotValue bool) {
-	p := chanPtr(ch)
-	if p == 0 {
-		return
+	if p := chanPtr(ch); p != 0 {
+		g.recvPost(g.chanOf(p), gotValue)
 	}
+}
+
+// recvPost is recvPost of the channel whose state is c.
+func (g *G) recvPost(c *chanState, gotValue bool) {
 	g.countSync()
-	c := g.chanOf(p)
 	c.mu.Lock()
 	c.completeRecv(g, gotValue)
 	c.mu.Unlock()
+}
+
+// capacity returns the capacity of the channel ch, whose state c is,
+// computing cap(ch) (a call into the runtime) once per channel.
+func capacity[T any](c *chanState, ch chan<- T) int {
+	n := c.capPlus1.Load()
+	if n == 0 {
+		n = int64(cap(ch)) + 1
+		c.capPlus1.Store(n)
+	}
+	return int(n - 1)
 }
 
 // Close releases into ch's close clock and returns ch: close(__bf.Close(g, ch)).

@@ -51,10 +51,11 @@ type G struct {
 	root atomic.Bool
 
 	selects []selectCase // cases of a select in progress (SelectPre)
-	// lastChan is the state of the channel at lastChanP the goroutine
-	// used last (G.chanOf).
-	lastChan  *chanState
-	lastChanP uintptr
+	// chans are the states of the channels at chanPs the goroutine used
+	// last, the most recent first (G.chanOf): a pipeline stage receives
+	// from one channel and sends on another.
+	chanPs [2]uintptr
+	chans  [2]*chanState
 	// syncVars are the sync objects at syncAddrs the goroutine used
 	// last, the most recent first (G.lockSync).
 	syncAddrs [2]uintptr
