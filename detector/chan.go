@@ -49,9 +49,10 @@ import (
 // case or at the goroutine's next channel hook or exit.
 
 type chanEntry struct {
-	lo int64
-	id uint64
-	vc []uint64
+	lo    int64
+	id    uint64
+	owner uint64 // the serial of the goroutine that pushed it (G.serial); 0 if unknown
+	vc    []uint64
 }
 
 // A chanQueue holds the clocks of announced operations of one direction
@@ -67,12 +68,23 @@ type chanEntry struct {
 // ever pushed out of order (unsorted), acquire falls back to scanning every
 // entry until the queue empties. The clock buffers of folded entries are
 // reused by later pushes, so a channel in steady state does not allocate.
+//
+// A goroutine's clock only grows, and its pushes on one channel get
+// increasing ids, so of two entries one goroutine pushed, the later one's
+// clock dominates. While every entry folded so far is one goroutine's
+// (owner), base is the clock of the last of them (ownerID): folding the
+// owner's next entry replaces base by that entry's clock, a swap of
+// buffers instead of a join, and folding one of its earlier entries
+// changes nothing. A channel with one sender (or one receiver) thus folds
+// that direction's entries in O(1).
 type chanQueue struct {
 	base     []uint64
 	entries  []chanEntry
 	head     int
 	unsorted bool
 	free     [][]uint64 // clock buffers of folded entries, for reuse
+	owner    uint64     // the goroutine whose entries alone made base; 0: several, or unknown
+	ownerID  uint64     // with owner, the id of its entry whose clock base is
 }
 
 // maxChanEntries bounds the live entries of a queue (older ones are
@@ -90,8 +102,9 @@ const (
 // live returns the entries not yet folded, oldest first.
 func (q *chanQueue) live() []chanEntry { return q.entries[q.head:] }
 
-// push appends an entry for an operation with lower bound lo and clock vc.
-func (q *chanQueue) push(lo int64, id uint64, vc []uint64) {
+// push appends an entry for an operation with lower bound lo and clock vc,
+// announced by the goroutine whose serial is owner (0 if unknown).
+func (q *chanQueue) push(lo int64, id, owner uint64, vc []uint64) {
 	if len(q.entries)-q.head >= maxChanEntries {
 		q.fold(q.head)
 		q.head++
@@ -119,15 +132,28 @@ func (q *chanQueue) push(lo int64, id uint64, vc []uint64) {
 	// a store-forwarding stall that was half of push's time.
 	q.entries = append(q.entries, chanEntry{})
 	e := &q.entries[len(q.entries)-1]
-	e.lo, e.id, e.vc = lo, id, append(buf[:0], vc...)
+	e.lo, e.id, e.owner, e.vc = lo, id, owner, append(buf[:0], vc...)
 }
 
-// fold joins entry i into the base and recycles its clock buffer; the
-// caller drops the entry.
+// fold joins entry i into the base and recycles its clock buffer (or the
+// base's, if it takes the entry's); the caller drops the entry.
 func (q *chanQueue) fold(i int) {
 	e := &q.entries[i]
-	q.base = join(q.base, e.vc)
-	if len(q.free) < maxFreeClocks {
+	switch {
+	case e.owner != 0 && e.owner == q.owner:
+		if e.id > q.ownerID {
+			// e dominates base, the owner's earlier clock.
+			q.base, e.vc = e.vc, q.base
+			q.ownerID = e.id
+		}
+	case len(q.base) == 0:
+		q.base, e.vc = e.vc, q.base
+		q.owner, q.ownerID = e.owner, e.id
+	default:
+		q.base = join(q.base, e.vc)
+		q.owner = 0
+	}
+	if e.vc != nil && len(q.free) < maxFreeClocks {
 		q.free = append(q.free, e.vc)
 	}
 	*e = chanEntry{}
@@ -306,21 +332,17 @@ func chanOf(p uintptr) *chanState {
 // BenchmarkChanPipeline). The weak pointer tells, as in chanOf, whether
 // the cached state is still the channel's.
 func (g *G) chanOf(p uintptr) *chanState {
-	if c := g.chans[0]; c != nil && g.chanPs[0] == p && weakLive(c.wp) {
-		return c
+	for i := range g.chans {
+		// Not "range g.chans": that copies the array to the stack and
+		// reloads it from there.
+		if c := g.chans[i]; c != nil && g.chanPs[i] == p && weakLive(c.wp) {
+			return c
+		}
 	}
-	return g.chanOfSlow(p)
-}
-
-// chanOfSlow is G.chanOf past its first entry, out of line so that the
-// common case inlines.
-func (g *G) chanOfSlow(p uintptr) *chanState {
-	c := g.chans[1]
-	if c == nil || g.chanPs[1] != p || !weakLive(c.wp) {
-		c = chanOf(p)
-	}
-	g.chanPs[1], g.chans[1] = g.chanPs[0], g.chans[0]
-	g.chanPs[0], g.chans[0] = p, c
+	c := chanOf(p)
+	// A miss replaces the older entry.
+	g.chanPs[g.chanNext], g.chans[g.chanNext] = p, c
+	g.chanNext ^= 1
 	return c
 }
 
@@ -331,19 +353,19 @@ func chanPtr(ch any) uintptr {
 	return dataWord(ch)
 }
 
-// announceSend records a send about to start and returns its entry's id.
-func (c *chanState) announceSend(vc []uint64) uint64 {
+// announceSend records a send of g about to start and returns its entry's id.
+func (c *chanState) announceSend(g *G) uint64 {
 	c.nextID++
-	c.sends.push(c.sent-c.sendIF, c.nextID, vc)
+	c.sends.push(c.sent-c.sendIF, c.nextID, g.serial, g.t.VC)
 	c.sent++
 	c.sendIF++
 	return c.nextID
 }
 
-// announceRecv records a receive about to start and returns its entry's id.
-func (c *chanState) announceRecv(vc []uint64) uint64 {
+// announceRecv records a receive of g about to start and returns its entry's id.
+func (c *chanState) announceRecv(g *G) uint64 {
 	c.nextID++
-	c.recvs.push(c.rcvd-c.recvIF, c.nextID, vc)
+	c.recvs.push(c.rcvd-c.recvIF, c.nextID, g.serial, g.t.VC)
 	c.rcvd++
 	c.recvIF++
 	return c.nextID
@@ -428,7 +450,7 @@ func (g *G) sendPre(p uintptr) *chanState {
 	// it, so that a close racing with a send is reported.
 	var r shadow.Race
 	race := c.hchan.check(g, p, false, &r)
-	c.announceSend(g.t.VC)
+	c.announceSend(g)
 	c.mu.Unlock()
 	if race || verifyChecks {
 		g.chanReport(p, false, &r, race)
@@ -483,7 +505,7 @@ func (g *G) recvPre(p uintptr) *chanState {
 	g.countSync()
 	c := g.chanOf(p)
 	c.mu.Lock()
-	c.announceRecv(g.t.VC)
+	c.announceRecv(g)
 	c.mu.Unlock()
 	g.tick()
 	return c
@@ -581,9 +603,9 @@ func SelectPre(g *G, dirs string, chans ...any) {
 		c.mu.Lock()
 		var id uint64
 		if recv {
-			id = c.announceRecv(g.t.VC)
+			id = c.announceRecv(g)
 		} else {
-			id = c.announceSend(g.t.VC)
+			id = c.announceSend(g)
 		}
 		c.mu.Unlock()
 		g.selects = append(g.selects, selectCase{c, p, id, recv})
