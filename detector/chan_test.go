@@ -519,7 +519,13 @@ func TestChanSelectCasesOnly(t *testing.T) {
 // list, an acquire scanning all of them.
 type naiveQueue struct {
 	base    []uint64
-	entries []chanEntry
+	entries []naiveEntry
+}
+
+type naiveEntry struct {
+	lo int64
+	id uint64
+	vc []uint64
 }
 
 func (q *naiveQueue) push(lo int64, id uint64, vc []uint64) {
@@ -527,7 +533,7 @@ func (q *naiveQueue) push(lo int64, id uint64, vc []uint64) {
 		q.base = join(q.base, q.entries[0].vc)
 		q.entries = q.entries[1:]
 	}
-	q.entries = append(q.entries, chanEntry{lo: lo, id: id, vc: append([]uint64(nil), vc...)})
+	q.entries = append(q.entries, naiveEntry{lo, id, append([]uint64(nil), vc...)})
 }
 
 func (q *naiveQueue) remove(id uint64) {
@@ -541,7 +547,7 @@ func (q *naiveQueue) remove(id uint64) {
 
 func (q *naiveQueue) acquire(vc []uint64, bound int64) []uint64 {
 	vc = join(vc, q.base)
-	var kept []chanEntry
+	var kept []naiveEntry
 	for _, e := range q.entries {
 		if e.lo < bound {
 			vc = join(vc, e.vc)
@@ -583,13 +589,17 @@ func TestChanQueueModel(t *testing.T) {
 				}
 				id++
 				owner := 1 + rng.Intn(owners)
-				if owners > 1 && rng.Intn(8) == 0 {
+				if owners > 1 && rng.Intn(8) == 0 || rng.Intn(200) == 0 {
 					owner = 0
+				}
+				width := 6 // later, clocks wider than the queue's slots
+				if step > 1000 {
+					width = 20
 				}
 				vc := clocks[owner]
 				if owner == 0 {
-					vc = make([]uint64, 1+rng.Intn(6))
-				} else if n := 1 + rng.Intn(6); n > len(vc) {
+					vc = make([]uint64, 1+rng.Intn(width))
+				} else if n := 1 + rng.Intn(width); n > len(vc) {
 					vc = append(vc, make([]uint64, n-len(vc))...)
 				}
 				for i := range vc {
@@ -661,26 +671,74 @@ func trimZeros(vc []uint64) []uint64 {
 }
 
 // TestChanQueueBurstNoAlloc checks that a queue whose entries are pushed
-// and folded in bursts of up to maxFreeClocks (a buffered channel's
-// sends, acquired by receives several at a time) reuses the clock buffers
-// of folded entries: once warm, it does not allocate.
+// and folded in bursts of up to maxChanEntries (a buffered channel's
+// sends, acquired by receives several at a time) reuses the slots of
+// folded entries: once warm, it does not allocate.
 func TestChanQueueBurstNoAlloc(t *testing.T) {
 	var q chanQueue
 	vc := make([]uint64, 8)
 	var lo int64
 	var base []uint64
 	burst := func() {
-		for i := 0; i < maxFreeClocks; i++ {
+		for i := 0; i < maxChanEntries; i++ {
+			vc[1]++
 			q.push(lo, uint64(lo), 0, vc)
 			lo++
 		}
-		base = q.acquire(base, lo)
+		// Acquire all but the last entry, so that the queue does not
+		// empty and keeps its arena.
+		base = q.acquire(base, lo-1)
 	}
-	burst() // warm: the buffers and the base
+	burst() // warm: the slots and the base
 	if n := testing.AllocsPerRun(100, burst); n != 0 {
-		t.Errorf("a burst of %d pushes and one acquire allocated %v times, want 0", maxFreeClocks, n)
+		t.Errorf("a burst of %d pushes and one acquire allocated %v times, want 0", maxChanEntries, n)
 	}
-	if len(q.live()) != 0 {
-		t.Errorf("%d live entries after the acquire, want 0", len(q.live()))
+	if len(q.live()) != 1 {
+		t.Errorf("%d live entries after the acquire, want 1", len(q.live()))
+	}
+}
+
+// TestChanQueueArena checks the slots of the arena: a clock wider than the
+// slots widens them all, keeping the clocks held, and a queue that empties
+// with an arena larger than maxIdleWords shrinks it to the base.
+func TestChanQueueArena(t *testing.T) {
+	var q chanQueue
+	for i := range 20 {
+		q.push(int64(i), uint64(i+1), 0, []uint64{uint64(i), 1})
+	}
+	const n = 300 // 20 slots of 300 words: past maxIdleWords
+	wide := make([]uint64, n)
+	wide[n-1] = 5
+	q.push(20, 21, 0, wide)
+	if q.width < n || cap(q.clocks) <= maxIdleWords {
+		t.Fatalf("width %d, %d words after a clock of %d words", q.width, cap(q.clocks), n)
+	}
+	if got := q.acquire(nil, 5); !slices.Equal(got, []uint64{4, 1}) {
+		t.Fatalf("acquire of the first 5 entries after widening = %v, want [4 1]", got)
+	}
+	want := make([]uint64, n)
+	want[0], want[1], want[n-1] = 19, 1, 5
+	if got := q.acquire(nil, 100); !slices.Equal(got, want) {
+		t.Fatalf("acquire of every entry = %v", got)
+	}
+	if len(q.live()) != 0 || len(q.clocks) != q.width || cap(q.clocks) > maxIdleWords || q.base != 1 {
+		t.Fatalf("after emptying: %d live entries, %d words (cap %d) for width %d, base slot %d; want the base alone", len(q.live()), len(q.clocks), cap(q.clocks), q.width, q.base-1)
+	}
+	q.push(100, 22, 0, []uint64{1, 7})
+	want[1] = 7
+	if got := q.acquire(nil, 101); !slices.Equal(got, want) {
+		t.Fatalf("acquire after shrinking = %v", got)
+	}
+
+	// A slot keeps the words of its earlier clocks past the length of
+	// its current one: a base that grows must not take them.
+	q = chanQueue{}
+	q.push(0, 1, 9, []uint64{8, 8, 8, 8})
+	q.remove(1)
+	q.push(0, 2, 7, []uint64{1, 1}) // the retracted entry's slot
+	q.acquire(nil, 1)
+	q.push(1, 3, 8, []uint64{0, 0, 0, 1})
+	if got := q.acquire(nil, 2); !slices.Equal(got, []uint64{1, 1, 0, 1}) {
+		t.Fatalf("acquire of a longer clock into a reused slot = %v, want [1 1 0 1]", got)
 	}
 }

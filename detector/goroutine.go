@@ -27,14 +27,14 @@ type G struct {
 	// as the verifier sorting its intervals, calls instrumented
 	// standard-library code that must not count as the program's.
 	// Only the goroutine itself touches it.
-	stdOff   int32
-	sched    schedState // schedule perturbation (sched.go)
-	tid      uint32
-	goid     uint64 // set before the G is published in the registry
+	stdOff int32
+	sched  schedState // schedule perturbation (sched.go)
+	tid    uint32
+	goid   uint64 // set before the G is published in the registry
 	// serial identifies the G among all that ever existed (never 0):
 	// the channel queues tell by it that two clocks are of one goroutine
 	// and so ordered (chanQueue.fold).
-	serial uint64
+	serial   uint64
 	key      uintptr
 	forkSite uint32
 	parent   uint64 // goid of the creating goroutine, 0 if unknown
