@@ -129,6 +129,16 @@ func (q *chanQueue) baseClock() []uint64 {
 
 // alloc returns a free slot of at least n words.
 func (q *chanQueue) alloc(n int) int32 {
+	if k := len(q.free); k > 0 && n <= q.width {
+		s := q.free[k-1]
+		q.free = q.free[:k-1]
+		return s
+	}
+	return q.allocSlow(n)
+}
+
+// allocSlow is alloc when the slots must widen or none is free.
+func (q *chanQueue) allocSlow(n int) int32 {
 	if n > q.width {
 		q.widen(n)
 	}
@@ -191,14 +201,21 @@ func (q *chanQueue) push(lo int64, id, owner uint64, vc []uint64) {
 // the entry's becomes the base); the caller drops the entry.
 func (q *chanQueue) fold(i int) {
 	e := &q.entries[i]
-	switch {
-	case e.owner != 0 && e.owner == q.owner:
+	if e.owner == q.owner && e.owner != 0 {
 		if e.id > q.ownerID {
 			// e dominates the base, the owner's earlier clock.
-			q.free = append(q.free, q.base-1)
-			q.base, q.baseN, q.ownerID = e.slot+1, int(e.n), e.id
-			return
+			e.slot, q.base = q.base-1, e.slot+1
+			q.baseN, q.ownerID = int(e.n), e.id
 		}
+		q.free = append(q.free, e.slot)
+		return
+	}
+	q.foldJoin(e)
+}
+
+// foldJoin is fold of an entry not known to be ordered with the base.
+func (q *chanQueue) foldJoin(e *chanEntry) {
+	switch {
 	case q.base == 0:
 		q.base, q.baseN = e.slot+1, int(e.n)
 		q.owner, q.ownerID = e.owner, e.id
@@ -236,21 +253,25 @@ func (q *chanQueue) remove(id uint64) {
 // reset rewinds an empty queue to the start of its buffer, and shrinks
 // an arena larger than maxIdleWords to the base.
 func (q *chanQueue) reset() {
-	if q.head != len(q.entries) {
-		return
-	}
-	q.entries = q.entries[:0]
-	q.head = 0
-	q.unsorted = false
-	if cap(q.clocks) > maxIdleWords {
-		clocks := make([]uint64, 0, 4*q.width)
-		if q.base != 0 {
-			clocks = append(clocks, q.slot(q.base-1)...)
-			q.base = 1
+	if q.head == len(q.entries) {
+		q.entries = q.entries[:0]
+		q.head = 0
+		q.unsorted = false
+		if cap(q.clocks) > maxIdleWords {
+			q.shrink()
 		}
-		q.clocks = clocks
-		q.free = q.free[:0]
 	}
+}
+
+// shrink replaces the arena by one holding the base alone.
+func (q *chanQueue) shrink() {
+	clocks := make([]uint64, 0, 4*q.width)
+	if q.base != 0 {
+		clocks = append(clocks, q.slot(q.base-1)...)
+		q.base = 1
+	}
+	q.clocks = clocks
+	q.free = q.free[:0]
 }
 
 // acquire joins into vc the base and every entry with lo < bound, and
@@ -440,9 +461,7 @@ func (c *chanState) announceRecv(g *G) uint64 {
 // completeSend follows a send: by the capacity rule it acquires the
 // receives that may be ordered before it.
 func (c *chanState) completeSend(g *G, capacity int) {
-	if c.sendIF > 0 {
-		c.sendIF--
-	}
+	c.sendIF -= min(c.sendIF, 1)
 	g.t.VC = c.recvs.acquire(g.t.VC, c.sent-int64(capacity))
 }
 
