@@ -671,74 +671,26 @@ func trimZeros(vc []uint64) []uint64 {
 }
 
 // TestChanQueueBurstNoAlloc checks that a queue whose entries are pushed
-// and folded in bursts of up to maxChanEntries (a buffered channel's
-// sends, acquired by receives several at a time) reuses the slots of
-// folded entries: once warm, it does not allocate.
+// and folded in bursts of up to maxFreeClocks (a buffered channel's
+// sends, acquired by receives several at a time) reuses the clock buffers
+// of folded entries: once warm, it does not allocate.
 func TestChanQueueBurstNoAlloc(t *testing.T) {
 	var q chanQueue
 	vc := make([]uint64, 8)
 	var lo int64
 	var base []uint64
 	burst := func() {
-		for i := 0; i < maxChanEntries; i++ {
-			vc[1]++
+		for i := 0; i < maxFreeClocks; i++ {
 			q.push(lo, uint64(lo), 0, vc)
 			lo++
 		}
-		// Acquire all but the last entry, so that the queue does not
-		// empty and keeps its arena.
-		base = q.acquire(base, lo-1)
+		base = q.acquire(base, lo)
 	}
-	burst() // warm: the slots and the base
+	burst() // warm: the buffers and the base
 	if n := testing.AllocsPerRun(100, burst); n != 0 {
-		t.Errorf("a burst of %d pushes and one acquire allocated %v times, want 0", maxChanEntries, n)
+		t.Errorf("a burst of %d pushes and one acquire allocated %v times, want 0", maxFreeClocks, n)
 	}
-	if len(q.live()) != 1 {
-		t.Errorf("%d live entries after the acquire, want 1", len(q.live()))
-	}
-}
-
-// TestChanQueueArena checks the slots of the arena: a clock wider than the
-// slots widens them all, keeping the clocks held, and a queue that empties
-// with an arena larger than maxIdleWords shrinks it to the base.
-func TestChanQueueArena(t *testing.T) {
-	var q chanQueue
-	for i := range 20 {
-		q.push(int64(i), uint64(i+1), 0, []uint64{uint64(i), 1})
-	}
-	const n = 300 // 20 slots of 300 words: past maxIdleWords
-	wide := make([]uint64, n)
-	wide[n-1] = 5
-	q.push(20, 21, 0, wide)
-	if q.width < n || cap(q.clocks) <= maxIdleWords {
-		t.Fatalf("width %d, %d words after a clock of %d words", q.width, cap(q.clocks), n)
-	}
-	if got := q.acquire(nil, 5); !slices.Equal(got, []uint64{4, 1}) {
-		t.Fatalf("acquire of the first 5 entries after widening = %v, want [4 1]", got)
-	}
-	want := make([]uint64, n)
-	want[0], want[1], want[n-1] = 19, 1, 5
-	if got := q.acquire(nil, 100); !slices.Equal(got, want) {
-		t.Fatalf("acquire of every entry = %v", got)
-	}
-	if len(q.live()) != 0 || len(q.clocks) != q.width || cap(q.clocks) > maxIdleWords || q.base != 1 {
-		t.Fatalf("after emptying: %d live entries, %d words (cap %d) for width %d, base slot %d; want the base alone", len(q.live()), len(q.clocks), cap(q.clocks), q.width, q.base-1)
-	}
-	q.push(100, 22, 0, []uint64{1, 7})
-	want[1] = 7
-	if got := q.acquire(nil, 101); !slices.Equal(got, want) {
-		t.Fatalf("acquire after shrinking = %v", got)
-	}
-
-	// A slot keeps the words of its earlier clocks past the length of
-	// its current one: a base that grows must not take them.
-	q = chanQueue{}
-	q.push(0, 1, 9, []uint64{8, 8, 8, 8})
-	q.remove(1)
-	q.push(0, 2, 7, []uint64{1, 1}) // the retracted entry's slot
-	q.acquire(nil, 1)
-	q.push(1, 3, 8, []uint64{0, 0, 0, 1})
-	if got := q.acquire(nil, 2); !slices.Equal(got, []uint64{1, 1, 0, 1}) {
-		t.Fatalf("acquire of a longer clock into a reused slot = %v, want [1 1 0 1]", got)
+	if len(q.live()) != 0 {
+		t.Errorf("%d live entries after the acquire, want 0", len(q.live()))
 	}
 }
