@@ -103,8 +103,10 @@ const (
 func (q *chanQueue) live() []chanEntry { return q.entries[q.head:] }
 
 // push appends an entry for an operation with lower bound lo and clock vc,
-// announced by the goroutine whose serial is owner (0 if unknown).
-func (q *chanQueue) push(lo int64, id, owner uint64, vc []uint64) {
+// announced by the goroutine whose serial is owner (0 if unknown). Its
+// clock goes into a folded entry's buffer or, if none is free, into
+// *spare, which push takes (spare may be nil).
+func (q *chanQueue) push(lo int64, id, owner uint64, vc []uint64, spare *[]uint64) {
 	if len(q.entries)-q.head >= maxChanEntries {
 		q.fold(q.head)
 		q.head++
@@ -126,6 +128,8 @@ func (q *chanQueue) push(lo int64, id, owner uint64, vc []uint64) {
 		buf = q.free[n-1]
 		q.free[n-1] = nil
 		q.free = q.free[:n-1]
+	} else if spare != nil {
+		buf, *spare = *spare, nil
 	}
 	// Fill the new entry in place: appending a composite literal built
 	// on the stack reloaded it with wider moves than it was stored with,
@@ -356,7 +360,7 @@ func chanPtr(ch any) uintptr {
 // announceSend records a send of g about to start and returns its entry's id.
 func (c *chanState) announceSend(g *G) uint64 {
 	c.nextID++
-	c.sends.push(c.sent-c.sendIF, c.nextID, g.serial, g.t.VC)
+	c.sends.push(c.sent-c.sendIF, c.nextID, g.serial, g.t.VC, &g.spareVC)
 	c.sent++
 	c.sendIF++
 	return c.nextID
@@ -365,10 +369,21 @@ func (c *chanState) announceSend(g *G) uint64 {
 // announceRecv records a receive of g about to start and returns its entry's id.
 func (c *chanState) announceRecv(g *G) uint64 {
 	c.nextID++
-	c.recvs.push(c.rcvd-c.recvIF, c.nextID, g.serial, g.t.VC)
+	c.recvs.push(c.rcvd-c.recvIF, c.nextID, g.serial, g.t.VC, &g.spareVC)
 	c.rcvd++
 	c.recvIF++
 	return c.nextID
+}
+
+// refillSpare gives g a spare clock buffer if a push took it. The buffer
+// is allocated here, after the channel's lock is released: allocating
+// under it (a push that found no folded buffer to reuse) made the lock's
+// holder run the allocator and, during a collection, its assists, while
+// the channel's other goroutines spun and parked on the lock.
+func (g *G) refillSpare() {
+	if g.spareVC == nil {
+		g.spareVC = make([]uint64, 0, len(g.t.VC)+4)
+	}
 }
 
 // completeSend follows a send: by the capacity rule it acquires the
@@ -450,6 +465,7 @@ func (g *G) sendPre(p uintptr) *chanState {
 	race := c.hchan.check(g, p, false, &r)
 	c.announceSend(g)
 	c.mu.Unlock()
+	g.refillSpare()
 	if race || verifyChecks {
 		g.chanReport(p, false, &r, race)
 	}
@@ -505,6 +521,7 @@ func (g *G) recvPre(p uintptr) *chanState {
 	c.mu.Lock()
 	c.announceRecv(g)
 	c.mu.Unlock()
+	g.refillSpare()
 	g.tick()
 	return c
 }
@@ -606,6 +623,7 @@ func SelectPre(g *G, dirs string, chans ...any) {
 			id = c.announceSend(g)
 		}
 		c.mu.Unlock()
+		g.refillSpare()
 		g.selects = append(g.selects, selectCase{c, p, id, recv})
 	}
 	if announced {

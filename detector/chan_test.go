@@ -610,7 +610,7 @@ func TestChanQueueModel(t *testing.T) {
 					}
 				}
 				clocks[owner] = vc
-				q.push(lo, id, uint64(owner), vc)
+				q.push(lo, id, uint64(owner), vc, nil)
 				m.push(lo, id, vc)
 			case r < 6 && id > 0:
 				x := id - uint64(rng.Intn(int(min(id, 8))))
@@ -638,8 +638,8 @@ func TestChanQueueModel(t *testing.T) {
 // joined.
 func TestChanQueueOwnerFold(t *testing.T) {
 	var q chanQueue
-	q.push(5, 1, 7, []uint64{1, 1})
-	q.push(0, 2, 7, []uint64{2, 3}) // out of order: folded first
+	q.push(5, 1, 7, []uint64{1, 1}, nil)
+	q.push(0, 2, 7, []uint64{2, 3}, nil) // out of order: folded first
 	if got := q.acquire(nil, 1); !slices.Equal(got, []uint64{2, 3}) {
 		t.Fatalf("first acquire = %v, want [2 3]", got)
 	}
@@ -649,17 +649,45 @@ func TestChanQueueOwnerFold(t *testing.T) {
 	if got := q.acquire(nil, 10); !slices.Equal(got, []uint64{2, 3}) {
 		t.Fatalf("acquire of the owner's earlier entry = %v, want [2 3] (the base dominates it)", got)
 	}
-	q.push(10, 3, 7, []uint64{4, 3})
+	q.push(10, 3, 7, []uint64{4, 3}, nil)
 	if got := q.acquire(nil, 11); !slices.Equal(got, []uint64{4, 3}) {
 		t.Fatalf("acquire of the owner's later entry = %v, want [4 3]", got)
 	}
-	q.push(11, 4, 8, []uint64{1, 9, 1})
+	q.push(11, 4, 8, []uint64{1, 9, 1}, nil)
 	if got := q.acquire(nil, 12); !slices.Equal(got, []uint64{4, 9, 1}) || q.owner != 0 {
 		t.Fatalf("acquire of another goroutine's entry = %v (owner %d), want [4 9 1] joined (owner 0)", got, q.owner)
 	}
-	q.push(12, 5, 7, []uint64{5, 3})
+	q.push(12, 5, 7, []uint64{5, 3}, nil)
 	if got := q.acquire(nil, 13); !slices.Equal(got, []uint64{5, 9, 1}) {
 		t.Fatalf("acquire after the base mixed two goroutines = %v, want [5 9 1]", got)
+	}
+}
+
+// TestChanQueueSpare checks that a push takes the caller's spare buffer
+// only when no folded entry's buffer is free, so that the goroutine
+// allocates its next one outside the channel's lock (G.refillSpare).
+func TestChanQueueSpare(t *testing.T) {
+	var q chanQueue
+	spare := make([]uint64, 0, 4)
+	q.push(0, 1, 0, []uint64{1, 2}, &spare)
+	if spare != nil {
+		t.Fatal("a push into an empty queue did not take the spare")
+	}
+	if got := q.acquire(nil, 1); !slices.Equal(got, []uint64{1, 2}) {
+		t.Fatalf("acquire = %v, want [1 2]", got)
+	}
+	q.push(1, 2, 0, []uint64{3, 4}, nil) // reuses the folded buffer
+	q.acquire(nil, 2)
+	spare = make([]uint64, 0, 4)
+	q.push(2, 3, 0, []uint64{5, 6}, &spare)
+	if spare == nil {
+		t.Fatal("a push took the spare although a folded buffer was free")
+	}
+	g := &G{}
+	g.t.VC = []uint64{0, 1, 2}
+	g.refillSpare()
+	if g.spareVC == nil || cap(g.spareVC) < len(g.t.VC) {
+		t.Fatalf("refillSpare left %v (cap %d) for a clock of %d", g.spareVC, cap(g.spareVC), len(g.t.VC))
 	}
 }
 
@@ -681,7 +709,7 @@ func TestChanQueueBurstNoAlloc(t *testing.T) {
 	var base []uint64
 	burst := func() {
 		for i := 0; i < maxFreeClocks; i++ {
-			q.push(lo, uint64(lo), 0, vc)
+			q.push(lo, uint64(lo), 0, vc, nil)
 			lo++
 		}
 		base = q.acquire(base, lo)
