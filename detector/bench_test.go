@@ -114,12 +114,14 @@ func BenchmarkRelease(b *testing.B) {
 }
 
 // BenchmarkChanPair is a send and a receive on a buffered channel, as
-// emitted code makes them: the hooks' releases and acquires included.
+// emitted code makes them (a send statement is Chan(c).Send, a receive
+// Recv): the hooks' releases and acquires included. Until 2026-11-26 it
+// called Send and RecvPre/RecvPost itself, and no SendPost.
 func BenchmarkChanPair(b *testing.B) {
 	g, ch := Cur(), make(chan int, 1)
 	for b.Loop() {
-		ch <- Send(g, ch, cap(ch), 1)
-		benchSink += int64(RecvPost(g, ch, cap(ch), <-RecvPre(g, ch, cap(ch))))
+		Chan(ch).Send(g, 1)
+		benchSink += int64(Recv(g, ch))
 	}
 }
 
