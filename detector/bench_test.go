@@ -114,12 +114,14 @@ func BenchmarkRelease(b *testing.B) {
 }
 
 // BenchmarkChanPair is a send and a receive on a buffered channel, as
-// emitted code makes them: the hooks' releases and acquires included.
+// emitted code makes them (a send statement is Chan(c).Send, a receive
+// Recv): the hooks' releases and acquires included. Until 2026-11-26 it
+// called Send and RecvPre/RecvPost itself, and no SendPost.
 func BenchmarkChanPair(b *testing.B) {
 	g, ch := Cur(), make(chan int, 1)
 	for b.Loop() {
-		ch <- Send(g, ch, cap(ch), 1)
-		benchSink += int64(RecvPost(g, ch, cap(ch), <-RecvPre(g, ch, cap(ch))))
+		Chan(ch).Send(g, 1)
+		benchSink += int64(Recv(g, ch))
 	}
 }
 
@@ -168,5 +170,37 @@ func BenchmarkFootprint1M(b *testing.B) {
 			*F(f, &a[i], 0) = int64(i)
 		}
 		g.PopFootprints(f)
+	}
+}
+
+// BenchmarkChanPipeline is the channel traffic of the pipeline workload
+// per item: a generator, 4 transformers and a reducer (the benchmark's
+// goroutine) over two channels of capacity 64, with the hooks emitted
+// code calls (Chan(c).Send, Recv2). An op is one item through both
+// channels: two sends and two receives, on two cores.
+func BenchmarkChanPipeline(b *testing.B) {
+	g, n := Cur(), b.N
+	gen, done := make(chan int, 64), make(chan int, 64)
+	b.ResetTimer()
+	spawn(g, func(g *G) {
+		for i := range n {
+			Chan(gen).Send(g, i)
+		}
+		close(Close(g, gen))
+	})
+	for range 4 {
+		spawn(g, func(g *G) {
+			for {
+				v, ok := Recv2(g, gen)
+				if !ok {
+					return
+				}
+				Chan(done).Send(g, v+1)
+			}
+		})
+	}
+	for range n {
+		v, _ := Recv2(g, done)
+		benchSink += int64(v)
 	}
 }

@@ -3,6 +3,7 @@
 package detector
 
 import (
+	"sync/atomic"
 	"unsafe"
 	"weak"
 
@@ -48,9 +49,10 @@ import (
 // case or at the goroutine's next channel hook or exit.
 
 type chanEntry struct {
-	lo int64
-	id uint64
-	vc []uint64
+	lo    int64
+	id    uint64
+	owner uint64 // the serial of the goroutine that pushed it (G.serial); 0 if unknown
+	vc    []uint64
 }
 
 // A chanQueue holds the clocks of announced operations of one direction
@@ -66,12 +68,23 @@ type chanEntry struct {
 // ever pushed out of order (unsorted), acquire falls back to scanning every
 // entry until the queue empties. The clock buffers of folded entries are
 // reused by later pushes, so a channel in steady state does not allocate.
+//
+// A goroutine's clock only grows, and its pushes on one channel get
+// increasing ids, so of two entries one goroutine pushed, the later one's
+// clock dominates. While every entry folded so far is one goroutine's
+// (owner), base is the clock of the last of them (ownerID): folding the
+// owner's next entry replaces base by that entry's clock, a swap of
+// buffers instead of a join, and folding one of its earlier entries
+// changes nothing. A channel with one sender (or one receiver) thus folds
+// that direction's entries in O(1).
 type chanQueue struct {
 	base     []uint64
 	entries  []chanEntry
 	head     int
 	unsorted bool
 	free     [][]uint64 // clock buffers of folded entries, for reuse
+	owner    uint64     // the goroutine whose entries alone made base; 0: several, or unknown
+	ownerID  uint64     // with owner, the id of its entry whose clock base is
 }
 
 // maxChanEntries bounds the live entries of a queue (older ones are
@@ -89,8 +102,11 @@ const (
 // live returns the entries not yet folded, oldest first.
 func (q *chanQueue) live() []chanEntry { return q.entries[q.head:] }
 
-// push appends an entry for an operation with lower bound lo and clock vc.
-func (q *chanQueue) push(lo int64, id uint64, vc []uint64) {
+// push appends an entry for an operation with lower bound lo and clock vc,
+// announced by the goroutine whose serial is owner (0 if unknown). Its
+// clock goes into a folded entry's buffer or, if none is free, into
+// *spare, which push takes (spare may be nil).
+func (q *chanQueue) push(lo int64, id, owner uint64, vc []uint64, spare *[]uint64) {
 	if len(q.entries)-q.head >= maxChanEntries {
 		q.fold(q.head)
 		q.head++
@@ -112,21 +128,36 @@ func (q *chanQueue) push(lo int64, id uint64, vc []uint64) {
 		buf = q.free[n-1]
 		q.free[n-1] = nil
 		q.free = q.free[:n-1]
+	} else if spare != nil {
+		buf, *spare = *spare, nil
 	}
 	// Fill the new entry in place: appending a composite literal built
 	// on the stack reloaded it with wider moves than it was stored with,
 	// a store-forwarding stall that was half of push's time.
 	q.entries = append(q.entries, chanEntry{})
 	e := &q.entries[len(q.entries)-1]
-	e.lo, e.id, e.vc = lo, id, append(buf[:0], vc...)
+	e.lo, e.id, e.owner, e.vc = lo, id, owner, append(buf[:0], vc...)
 }
 
-// fold joins entry i into the base and recycles its clock buffer; the
-// caller drops the entry.
+// fold joins entry i into the base and recycles its clock buffer (or the
+// base's, if it takes the entry's); the caller drops the entry.
 func (q *chanQueue) fold(i int) {
 	e := &q.entries[i]
-	q.base = join(q.base, e.vc)
-	if len(q.free) < maxFreeClocks {
+	switch {
+	case e.owner != 0 && e.owner == q.owner:
+		if e.id > q.ownerID {
+			// e dominates the base, the owner's earlier clock.
+			q.base, e.vc = e.vc, q.base
+			q.ownerID = e.id
+		}
+	case len(q.base) == 0:
+		q.base, e.vc = e.vc, q.base
+		q.owner, q.ownerID = e.owner, e.id
+	default:
+		q.base = join(q.base, e.vc)
+		q.owner = 0
+	}
+	if e.vc != nil && len(q.free) < maxFreeClocks {
 		q.free = append(q.free, e.vc)
 	}
 	*e = chanEntry{}
@@ -197,8 +228,9 @@ type chanState struct {
 	recvDone int64  // receives completed
 	closed   bool
 	close    []uint64
-	ctx      *ctxState  // the channel is a context's Done channel (context.go)
-	hchan    chanAccess // the sends' reads and the closes' writes of the channel
+	ctx      *ctxState    // the channel is a context's Done channel (context.go)
+	capPlus1 atomic.Int64 // the channel's capacity plus one, 0 until known (capacity)
+	hchan    chanAccess   // the sends' reads and the closes' writes of the channel
 }
 
 // chanAccess is the FastTrack state of the channel itself, which, as in
@@ -296,16 +328,25 @@ func chanOf(p uintptr) *chanState {
 	}
 }
 
-// chanOf is chanOf with a one-entry cache per goroutine: every send and
+// chanOf is chanOf with a two-entry cache per goroutine: every send and
 // receive looks its channel up twice, before and after the operation,
-// and a loop uses the same channels over and over. The weak pointer
-// tells, as in chanOf, whether the cached state is still the channel's.
+// and a loop uses the same channels over and over; a pipeline stage
+// alternates between two (with one entry, every hook of such a stage
+// missed, and the table's lookup and chanOf were 4% of
+// BenchmarkChanPipeline). The weak pointer tells, as in chanOf, whether
+// the cached state is still the channel's.
 func (g *G) chanOf(p uintptr) *chanState {
-	if c := g.lastChan; c != nil && g.lastChanP == p && weakLive(c.wp) {
-		return c
+	for i := range g.chans {
+		// Not "range g.chans": that copies the array to the stack and
+		// reloads it from there.
+		if c := g.chans[i]; c != nil && g.chanPs[i] == p && weakLive(c.wp) {
+			return c
+		}
 	}
 	c := chanOf(p)
-	g.lastChan, g.lastChanP = c, p
+	// A miss replaces the older entry.
+	g.chanPs[g.chanNext], g.chans[g.chanNext] = p, c
+	g.chanNext ^= 1
 	return c
 }
 
@@ -316,30 +357,39 @@ func chanPtr(ch any) uintptr {
 	return dataWord(ch)
 }
 
-// announceSend records a send about to start and returns its entry's id.
-func (c *chanState) announceSend(vc []uint64) uint64 {
+// announceSend records a send of g about to start and returns its entry's id.
+func (c *chanState) announceSend(g *G) uint64 {
 	c.nextID++
-	c.sends.push(c.sent-c.sendIF, c.nextID, vc)
+	c.sends.push(c.sent-c.sendIF, c.nextID, g.serial, g.t.VC, &g.spareVC)
 	c.sent++
 	c.sendIF++
 	return c.nextID
 }
 
-// announceRecv records a receive about to start and returns its entry's id.
-func (c *chanState) announceRecv(vc []uint64) uint64 {
+// announceRecv records a receive of g about to start and returns its entry's id.
+func (c *chanState) announceRecv(g *G) uint64 {
 	c.nextID++
-	c.recvs.push(c.rcvd-c.recvIF, c.nextID, vc)
+	c.recvs.push(c.rcvd-c.recvIF, c.nextID, g.serial, g.t.VC, &g.spareVC)
 	c.rcvd++
 	c.recvIF++
 	return c.nextID
 }
 
+// refillSpare gives g a spare clock buffer if a push took it. The buffer
+// is allocated here, after the channel's lock is released: allocating
+// under it (a push that found no folded buffer to reuse) made the lock's
+// holder run the allocator and, during a collection, its assists, while
+// the channel's other goroutines spun and parked on the lock.
+func (g *G) refillSpare() {
+	if g.spareVC == nil {
+		g.spareVC = make([]uint64, 0, len(g.t.VC)+4)
+	}
+}
+
 // completeSend follows a send: by the capacity rule it acquires the
 // receives that may be ordered before it.
 func (c *chanState) completeSend(g *G, capacity int) {
-	if c.sendIF > 0 {
-		c.sendIF--
-	}
+	c.sendIF -= min(c.sendIF, 1)
 	g.t.VC = c.recvs.acquire(g.t.VC, c.sent-int64(capacity))
 }
 
@@ -394,11 +444,17 @@ func Send[T any](g *G, ch any, capacity int, v T) T {
 // SendPre announces a send on ch; the sender's past happens before the
 // receive that gets the value.
 func SendPre(g *G, ch any, capacity int) {
+	g.sendPre(chanPtr(ch))
+}
+
+// sendPre is SendPre of the channel at p; it returns the channel's state,
+// which stays the channel's while the caller holds the channel (nil for a
+// nil channel).
+func (g *G) sendPre(p uintptr) *chanState {
 	g.cancelSelect()
 	g.bubbleIdle()
-	p := chanPtr(ch)
 	if p == 0 {
-		return
+		return nil
 	}
 	g.countSync()
 	c := g.chanOf(p)
@@ -407,12 +463,14 @@ func SendPre(g *G, ch any, capacity int) {
 	// it, so that a close racing with a send is reported.
 	var r shadow.Race
 	race := c.hchan.check(g, p, false, &r)
-	c.announceSend(g.t.VC)
+	c.announceSend(g)
 	c.mu.Unlock()
+	g.refillSpare()
 	if race || verifyChecks {
 		g.chanReport(p, false, &r, race)
 	}
 	g.tick()
+	return c
 }
 
 // chanReport reports a conflict found by chanAccess.check, outside the
@@ -430,12 +488,14 @@ func (g *G) chanReport(p uintptr, write bool, r *shadow.Race, race bool) {
 // SendPost follows a completed send: it acquires the receives that the
 // capacity rule orders before it.
 func SendPost(g *G, ch any, capacity int) {
-	p := chanPtr(ch)
-	if p == 0 {
-		return
+	if p := chanPtr(ch); p != 0 {
+		g.sendPost(g.chanOf(p), capacity)
 	}
+}
+
+// sendPost is SendPost of the channel whose state is c.
+func (g *G) sendPost(c *chanState, capacity int) {
 	g.countSync()
-	c := g.chanOf(p)
 	c.mu.Lock()
 	c.completeSend(g, capacity)
 	c.mu.Unlock()
@@ -444,19 +504,26 @@ func SendPost(g *G, ch any, capacity int) {
 // RecvPre announces a receive from ch and returns ch:
 // <-__bf.RecvPre(__bfg, ch, cap(ch)).
 func RecvPre[C any](g *G, ch C, capacity int) C {
+	g.recvPre(*(*uintptr)(unsafe.Pointer(&ch)))
+	return ch
+}
+
+// recvPre is RecvPre of the channel at p; it returns the channel's state
+// as sendPre does.
+func (g *G) recvPre(p uintptr) *chanState {
 	g.cancelSelect()
 	g.bubbleIdle()
-	p := *(*uintptr)(unsafe.Pointer(&ch))
 	if p == 0 {
-		return ch
+		return nil
 	}
 	g.countSync()
 	c := g.chanOf(p)
 	c.mu.Lock()
-	c.announceRecv(g.t.VC)
+	c.announceRecv(g)
 	c.mu.Unlock()
+	g.refillSpare()
 	g.tick()
-	return ch
+	return c
 }
 
 // RecvPost follows a completed receive of v and returns v: it acquires the
@@ -479,15 +546,28 @@ func RecvPostValue(g *G, ch any, capacity int, ok bool) {
 }
 
 func recvPost(g *G, ch any, gotValue bool) {
-	p := chanPtr(ch)
-	if p == 0 {
-		return
+	if p := chanPtr(ch); p != 0 {
+		g.recvPost(g.chanOf(p), gotValue)
 	}
+}
+
+// recvPost is recvPost of the channel whose state is c.
+func (g *G) recvPost(c *chanState, gotValue bool) {
 	g.countSync()
-	c := g.chanOf(p)
 	c.mu.Lock()
 	c.completeRecv(g, gotValue)
 	c.mu.Unlock()
+}
+
+// capacity returns the capacity of the channel ch, whose state c is,
+// computing cap(ch) (a call into the runtime) once per channel.
+func capacity[T any](c *chanState, ch chan<- T) int {
+	n := c.capPlus1.Load()
+	if n == 0 {
+		n = int64(cap(ch)) + 1
+		c.capPlus1.Store(n)
+	}
+	return int(n - 1)
 }
 
 // Close releases into ch's close clock and returns ch: close(__bf.Close(g, ch)).
@@ -538,11 +618,12 @@ func SelectPre(g *G, dirs string, chans ...any) {
 		c.mu.Lock()
 		var id uint64
 		if recv {
-			id = c.announceRecv(g.t.VC)
+			id = c.announceRecv(g)
 		} else {
-			id = c.announceSend(g.t.VC)
+			id = c.announceSend(g)
 		}
 		c.mu.Unlock()
+		g.refillSpare()
 		g.selects = append(g.selects, selectCase{c, p, id, recv})
 	}
 	if announced {

@@ -519,7 +519,13 @@ func TestChanSelectCasesOnly(t *testing.T) {
 // list, an acquire scanning all of them.
 type naiveQueue struct {
 	base    []uint64
-	entries []chanEntry
+	entries []naiveEntry
+}
+
+type naiveEntry struct {
+	lo int64
+	id uint64
+	vc []uint64
 }
 
 func (q *naiveQueue) push(lo int64, id uint64, vc []uint64) {
@@ -527,7 +533,7 @@ func (q *naiveQueue) push(lo int64, id uint64, vc []uint64) {
 		q.base = join(q.base, q.entries[0].vc)
 		q.entries = q.entries[1:]
 	}
-	q.entries = append(q.entries, chanEntry{lo, id, append([]uint64(nil), vc...)})
+	q.entries = append(q.entries, naiveEntry{lo, id, append([]uint64(nil), vc...)})
 }
 
 func (q *naiveQueue) remove(id uint64) {
@@ -541,7 +547,7 @@ func (q *naiveQueue) remove(id uint64) {
 
 func (q *naiveQueue) acquire(vc []uint64, bound int64) []uint64 {
 	vc = join(vc, q.base)
-	var kept []chanEntry
+	var kept []naiveEntry
 	for _, e := range q.entries {
 		if e.lo < bound {
 			vc = join(vc, e.vc)
@@ -557,27 +563,54 @@ func (q *naiveQueue) acquire(vc []uint64, bound int64) []uint64 {
 // TestChanQueueModel drives chanQueue and the naive model with the same
 // random operations (pushes with mostly non-decreasing lower bounds and
 // some out of order, removals, acquires) and compares every acquired
-// clock.
+// clock. The pushes come from a few goroutines, each with a clock that
+// only grows, as a goroutine's does (the queue folds an owner's later
+// entry by taking its clock), and from an unknown owner with arbitrary
+// clocks; with seed%3 == 1 from a single goroutine, the case the owner
+// shortcut serves.
 func TestChanQueueModel(t *testing.T) {
-	for seed := int64(1); seed <= 50; seed++ {
+	for seed := int64(1); seed <= 60; seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		var q chanQueue
 		var m naiveQueue
 		lo, id := int64(0), uint64(0)
+		owners := 4
+		if seed%3 == 1 {
+			owners = 1
+		}
+		clocks := make([][]uint64, owners+1) // per owner serial; 0 unknown
 		for step := 0; step < 2000; step++ {
 			switch r := rng.Intn(10); {
 			case r < 5:
-				if seed%5 == 0 && rng.Intn(20) == 0 {
+				if seed%5 == 0 && rng.Intn(6) == 0 {
 					lo -= int64(rng.Intn(3)) // out of order
 				} else {
 					lo += int64(rng.Intn(2))
 				}
 				id++
-				vc := make([]uint64, 1+rng.Intn(6))
-				for i := range vc {
-					vc[i] = uint64(rng.Intn(1000))
+				owner := 1 + rng.Intn(owners)
+				if owners > 1 && rng.Intn(8) == 0 || rng.Intn(200) == 0 {
+					owner = 0
 				}
-				q.push(lo, id, vc)
+				width := 6 // later, clocks wider than the queue's slots
+				if step > 1000 {
+					width = 20
+				}
+				vc := clocks[owner]
+				if owner == 0 {
+					vc = make([]uint64, 1+rng.Intn(width))
+				} else if n := 1 + rng.Intn(width); n > len(vc) {
+					vc = append(vc, make([]uint64, n-len(vc))...)
+				}
+				for i := range vc {
+					if owner == 0 {
+						vc[i] = uint64(rng.Intn(1000))
+					} else if rng.Intn(3) == 0 {
+						vc[i] += uint64(rng.Intn(50))
+					}
+				}
+				clocks[owner] = vc
+				q.push(lo, id, uint64(owner), vc, nil)
 				m.push(lo, id, vc)
 			case r < 6 && id > 0:
 				x := id - uint64(rng.Intn(int(min(id, 8))))
@@ -599,6 +632,65 @@ func TestChanQueueModel(t *testing.T) {
 	}
 }
 
+// TestChanQueueOwnerFold checks the owner shortcut of chanQueue.fold: a
+// goroutine's later entry replaces the base, its earlier one (folded
+// later, out of order) leaves it, and another goroutine's entry is
+// joined.
+func TestChanQueueOwnerFold(t *testing.T) {
+	var q chanQueue
+	q.push(5, 1, 7, []uint64{1, 1}, nil)
+	q.push(0, 2, 7, []uint64{2, 3}, nil) // out of order: folded first
+	if got := q.acquire(nil, 1); !slices.Equal(got, []uint64{2, 3}) {
+		t.Fatalf("first acquire = %v, want [2 3]", got)
+	}
+	if q.owner != 7 || q.ownerID != 2 {
+		t.Fatalf("owner %d, id %d after the first fold, want 7 and 2", q.owner, q.ownerID)
+	}
+	if got := q.acquire(nil, 10); !slices.Equal(got, []uint64{2, 3}) {
+		t.Fatalf("acquire of the owner's earlier entry = %v, want [2 3] (the base dominates it)", got)
+	}
+	q.push(10, 3, 7, []uint64{4, 3}, nil)
+	if got := q.acquire(nil, 11); !slices.Equal(got, []uint64{4, 3}) {
+		t.Fatalf("acquire of the owner's later entry = %v, want [4 3]", got)
+	}
+	q.push(11, 4, 8, []uint64{1, 9, 1}, nil)
+	if got := q.acquire(nil, 12); !slices.Equal(got, []uint64{4, 9, 1}) || q.owner != 0 {
+		t.Fatalf("acquire of another goroutine's entry = %v (owner %d), want [4 9 1] joined (owner 0)", got, q.owner)
+	}
+	q.push(12, 5, 7, []uint64{5, 3}, nil)
+	if got := q.acquire(nil, 13); !slices.Equal(got, []uint64{5, 9, 1}) {
+		t.Fatalf("acquire after the base mixed two goroutines = %v, want [5 9 1]", got)
+	}
+}
+
+// TestChanQueueSpare checks that a push takes the caller's spare buffer
+// only when no folded entry's buffer is free, so that the goroutine
+// allocates its next one outside the channel's lock (G.refillSpare).
+func TestChanQueueSpare(t *testing.T) {
+	var q chanQueue
+	spare := make([]uint64, 0, 4)
+	q.push(0, 1, 0, []uint64{1, 2}, &spare)
+	if spare != nil {
+		t.Fatal("a push into an empty queue did not take the spare")
+	}
+	if got := q.acquire(nil, 1); !slices.Equal(got, []uint64{1, 2}) {
+		t.Fatalf("acquire = %v, want [1 2]", got)
+	}
+	q.push(1, 2, 0, []uint64{3, 4}, nil) // reuses the folded buffer
+	q.acquire(nil, 2)
+	spare = make([]uint64, 0, 4)
+	q.push(2, 3, 0, []uint64{5, 6}, &spare)
+	if spare == nil {
+		t.Fatal("a push took the spare although a folded buffer was free")
+	}
+	g := &G{}
+	g.t.VC = []uint64{0, 1, 2}
+	g.refillSpare()
+	if g.spareVC == nil || cap(g.spareVC) < len(g.t.VC) {
+		t.Fatalf("refillSpare left %v (cap %d) for a clock of %d", g.spareVC, cap(g.spareVC), len(g.t.VC))
+	}
+}
+
 func trimZeros(vc []uint64) []uint64 {
 	for len(vc) > 0 && vc[len(vc)-1] == 0 {
 		vc = vc[:len(vc)-1]
@@ -617,7 +709,7 @@ func TestChanQueueBurstNoAlloc(t *testing.T) {
 	var base []uint64
 	burst := func() {
 		for i := 0; i < maxFreeClocks; i++ {
-			q.push(lo, uint64(lo), vc)
+			q.push(lo, uint64(lo), 0, vc, nil)
 			lo++
 		}
 		base = q.acquire(base, lo)

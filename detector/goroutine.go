@@ -27,10 +27,14 @@ type G struct {
 	// as the verifier sorting its intervals, calls instrumented
 	// standard-library code that must not count as the program's.
 	// Only the goroutine itself touches it.
-	stdOff   int32
-	sched    schedState // schedule perturbation (sched.go)
-	tid      uint32
-	goid     uint64 // set before the G is published in the registry
+	stdOff int32
+	sched  schedState // schedule perturbation (sched.go)
+	tid    uint32
+	goid   uint64 // set before the G is published in the registry
+	// serial identifies the G among all that ever existed (never 0):
+	// the channel queues tell by it that two clocks are of one goroutine
+	// and so ordered (chanQueue.fold).
+	serial   uint64
 	key      uintptr
 	forkSite uint32
 	parent   uint64 // goid of the creating goroutine, 0 if unknown
@@ -51,10 +55,15 @@ type G struct {
 	root atomic.Bool
 
 	selects []selectCase // cases of a select in progress (SelectPre)
-	// lastChan is the state of the channel at lastChanP the goroutine
-	// used last (G.chanOf).
-	lastChan  *chanState
-	lastChanP uintptr
+	// chans are the states of the channels at chanPs the goroutine used
+	// last (G.chanOf): a pipeline stage receives from one channel and
+	// sends on another. chanNext is the entry a miss replaces.
+	chanPs   [2]uintptr
+	chans    [2]*chanState
+	chanNext int
+	// spareVC is a clock buffer for the goroutine's next channel
+	// announcement, allocated outside the channel's lock (refillSpare).
+	spareVC []uint64
 	// syncVars are the sync objects at syncAddrs the goroutine used
 	// last, the most recent first (G.lockSync).
 	syncAddrs [2]uintptr
@@ -80,6 +89,9 @@ type G struct {
 // A Child is a goroutine being created: the state the parent prepared for
 // it at the go statement (Fork), which the new goroutine adopts (Start).
 type Child struct{ g *G }
+
+// gSerial numbers the Gs (G.serial).
+var gSerial atomic.Uint64
 
 // registry maps the calling goroutine (its runtime g pointer, or its goid
 // where getg is not available) to its G.
@@ -174,7 +186,7 @@ func newG(vc []uint64, site uint32, parent uint64) *G {
 		vc = append(vc, make([]uint64, int(tid)+1-len(vc))...)
 	}
 	vc[tid] = clock
-	g := &G{tid: tid, forkSite: site, parent: parent}
+	g := &G{tid: tid, forkSite: site, parent: parent, serial: gSerial.Add(1)}
 	g.t.VC = vc
 	g.t.Epoch = shadow.MakeEpoch(tid, clock)
 	g.pub.Store(uint64(g.t.Epoch))

@@ -19,15 +19,18 @@ import (
 
 // Recv is <-c: RecvPre, the receive, RecvPost.
 func Recv[T any](g *G, c <-chan T) T {
-	v, ok := <-RecvPre(g, c, cap(c))
-	RecvPostValue(g, c, cap(c), ok)
+	v, _ := Recv2(g, c)
 	return v
 }
 
-// Recv2 is v, ok := <-c.
+// Recv2 is v, ok := <-c. The state RecvPre found is the one RecvPost
+// completes: c is held meanwhile, so it is still the channel's.
 func Recv2[T any](g *G, c <-chan T) (T, bool) {
-	v, ok := <-RecvPre(g, c, cap(c))
-	RecvPostValue(g, c, cap(c), ok)
+	st := g.recvPre(*(*uintptr)(unsafe.Pointer(&c)))
+	v, ok := <-c
+	if st != nil {
+		g.recvPost(st, ok)
+	}
 	return v, ok
 }
 
@@ -39,11 +42,16 @@ type Sender[T any] struct{ c chan<- T }
 // Chan returns c's Sender.
 func Chan[T any](c chan<- T) Sender[T] { return Sender[T]{c} }
 
-// Send sends v: Send (release), the send, SendPost.
+// Send sends v: Send (release), the send, SendPost, with the channel's
+// state found once, as Recv2 does, and its capacity computed once per
+// channel.
 func (s Sender[T]) Send(g *G, v T) {
 	c := s.c
-	c <- Send(g, c, cap(c), v)
-	SendPost(g, c, cap(c))
+	st := g.sendPre(*(*uintptr)(unsafe.Pointer(&c)))
+	c <- v
+	if st != nil {
+		g.sendPost(st, capacity(st, c))
+	}
 }
 
 // Copy is copy(dst, src) with the elements copied written and read.

@@ -162,3 +162,25 @@ func BenchmarkFootprint1M(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkChanPipeline(b *testing.B) {
+	n := b.N
+	gen, done := make(chan int, 64), make(chan int, 64)
+	b.ResetTimer()
+	go func() {
+		for i := range n {
+			gen <- i
+		}
+		close(gen)
+	}()
+	for range 4 {
+		go func() {
+			for v := range gen {
+				done <- v + 1
+			}
+		}()
+	}
+	for range n {
+		benchSink += int64(<-done)
+	}
+}
