@@ -90,6 +90,10 @@ const holdMax = 1 << 10
 // at each cycle, and tripled the pipeline workload's peak RSS.
 const holdBatch = 1 << 10
 
+// holdLag is how many times its part of holdBatch a shard may hold before
+// the adopting goroutine releases itself.
+const holdLag = 2
+
 // holdShards spreads the list of held idents over locks, by thread id, so
 // that goroutines adopting records at the same time do not contend.
 const holdShards = 8
@@ -116,14 +120,24 @@ func (id *ident) prove(t *Thread, size uintptr, noscan bool) {
 	h := &holds[t.Epoch.TID()%holdShards]
 	h.mu.Lock()
 	h.ids = append(h.ids, id)
-	full := len(h.ids) >= holdBatch/holdShards
+	n := len(h.ids)
 	h.mu.Unlock()
-	if full && releasing.TryLock() {
-		// The adopting goroutine releases: a release left to a goroutine
-		// of its own lagged behind the adoptions on a busy machine (up to
-		// 7,500 records held, and their state with them).
-		releaseLocked()
-		releasing.Unlock()
+	switch part := holdBatch / holdShards; {
+	case n >= holdLag*part:
+		// The release goroutine lags behind the adoptions (the machine
+		// is busy): the adopting goroutine releases itself, or the
+		// holds, and the state that refers to them, would pile up (up
+		// to 7,500 records, when only a goroutine of its own released).
+		if releasing.TryLock() {
+			releaseLocked()
+			releasing.Unlock()
+		}
+	case n >= part:
+		// A goroutine of its own releases, off the adopting goroutine's
+		// path: in a pipeline, the goroutine that adopts every record
+		// (its last stage, which reads what the others wrote) is the
+		// one that sets the pace.
+		releaseLater()
 	}
 }
 

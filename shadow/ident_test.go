@@ -70,27 +70,61 @@ func TestHoldLargeObjectWeak(t *testing.T) {
 	}
 }
 
-// A shard that reaches its part of holdBatch releases every hold at once,
-// in the adopting goroutine.
-func TestHoldBatchReleases(t *testing.T) {
-	untracked(t)
-	ReleaseHolds()
-	s := NewSpace()
+// adoptMany adopts n new small objects from one goroutine and returns
+// their idents.
+func adoptMany(t *testing.T, s *Space, n int) []*ident {
 	var ids []*ident
-	for range holdBatch / holdShards {
+	for range n {
 		x := escape(new([2]int64))
 		ids = append(ids, adopt(t, s, unsafe.Pointer(&x[0])))
 	}
+	return ids
+}
+
+// wantReleased fails unless every ident has a weak pointer and no shard
+// holds anything.
+func wantReleased(t *testing.T, ids []*ident) {
+	t.Helper()
 	for i, id := range ids {
 		if id.held.Load() != nil || id.wp.Value() == nil {
-			t.Fatalf("ident %d of a full shard: held %p, weak pointer %p", i, id.held.Load(), id.wp.Value())
+			t.Fatalf("ident %d: held %p, weak pointer %p", i, id.held.Load(), id.wp.Value())
 		}
 	}
 	for i := range holds {
-		if n := len(holds[i].ids); n != 0 {
+		holds[i].mu.Lock()
+		n := len(holds[i].ids)
+		holds[i].mu.Unlock()
+		if n != 0 {
 			t.Errorf("shard %d keeps %d holds after the release", i, n)
 		}
 	}
+}
+
+// A shard that reaches its part of holdBatch starts a release of every
+// hold in a goroutine of its own.
+func TestHoldBatchReleases(t *testing.T) {
+	untracked(t)
+	ReleaseHolds()
+	ids := adoptMany(t, NewSpace(), holdBatch/holdShards)
+	for releaseRunning.Load() {
+		runtime.Gosched()
+	}
+	releasing.Lock() // a release that took the holds has finished
+	releasing.Unlock()
+	wantReleased(t, ids)
+}
+
+// If that goroutine lags, the adopting goroutine releases itself once its
+// shard holds holdLag times its part.
+func TestHoldLagReleasesInline(t *testing.T) {
+	untracked(t)
+	ReleaseHolds()
+	for !releaseRunning.CompareAndSwap(false, true) { // no release goroutine
+		runtime.Gosched()
+	}
+	defer releaseRunning.Store(false)
+	ids := adoptMany(t, NewSpace(), holdLag*holdBatch/holdShards)
+	wantReleased(t, ids)
 }
 
 // The idents of several goroutines and objects share one entry per object:
