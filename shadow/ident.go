@@ -88,7 +88,7 @@ const holdMax = 1 << 10
 // state that refers to them stay alive until then; releasing only at
 // sweeps kept a GC interval of handed-off records and their granules live
 // at each cycle, and tripled the pipeline workload's peak RSS.
-const holdBatch = 1 << 10
+const holdBatch = 1 << 12
 
 // holdLag is how many times its part of holdBatch a shard may hold before
 // the adopting goroutine releases itself.
