@@ -17,21 +17,22 @@ package shadow
 //
 // So adoption of a small object holds it instead: the ident keeps a
 // pointer to the object, which therefore cannot be freed, and goes on a
-// list. The next sweep (after a GC cycle, or between cycles, settle.go)
-// replaces every hold by a weak pointer, made in descending address order
-// so that each insertion stops at the head of its span's list. The proof
-// is as exact as a weak pointer made at adoption: while held, the object is
-// the one the state was recorded for; afterwards, the weak pointer says.
+// list. Once about holdBatch objects are held, and at every sweep (after a
+// GC cycle, or between cycles, settle.go), a release replaces every hold
+// by a weak pointer, made in descending address order so that each
+// insertion stops at the head of its span's list. The proof is as exact as
+// a weak pointer made at adoption: while held, the object is the one the
+// state was recorded for; afterwards, the weak pointer says.
 //
-// Holding keeps an object that became unreachable alive until that sweep,
-// at most one more GC cycle. Go does not promise when an unreachable object
-// is collected, but programs do call runtime.GC and then expect a
-// finalizer to have run or a weak pointer to be nil; the instrumented
-// program's runtime.GC and debug.FreeOSMemory calls therefore release
-// every hold first (ReleaseHolds). Objects larger than holdMax get their
-// weak pointer at adoption: holding them could keep much memory alive a
-// cycle longer, and their weak pointer serves many granules. So do objects
-// with pointers: a small header held would keep whatever it points to
+// Holding keeps an object that became unreachable alive until the next
+// release. Go does not promise when an unreachable object is collected,
+// but programs do call runtime.GC and then expect a finalizer to have run
+// or a weak pointer to be nil; the instrumented program's runtime.GC and
+// debug.FreeOSMemory calls therefore release every hold first
+// (ReleaseHolds). Objects larger than holdMax get their weak pointer at
+// adoption: holding them could keep much memory alive longer, and their
+// weak pointer serves many granules. So do objects with pointers: a small
+// header held would keep whatever it points to
 // alive too (a request and its body); whether a span's objects hold
 // pointers is read from its span class (object.go).
 
