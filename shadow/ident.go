@@ -32,9 +32,9 @@ package shadow
 // (ReleaseHolds). Objects larger than holdMax get their weak pointer at
 // adoption: holding them could keep much memory alive longer, and their
 // weak pointer serves many granules. So do objects with pointers: a small
-// header held would keep whatever it points to
-// alive too (a request and its body); whether a span's objects hold
-// pointers is read from its span class (object.go).
+// header held would keep whatever it points to alive too (a request and
+// its body); whether a span's objects hold pointers is read from its span
+// class (object.go).
 
 import (
 	"sync/atomic"
