@@ -37,9 +37,16 @@ import "sync/atomic"
 const settleMin = 16 << 10
 
 var settle struct {
+	// made is written for every heap granule made: padding keeps it off
+	// the cache lines of other variables (it shared one with the
+	// runtime's writeBarrier flag, which every pointer store reads; a
+	// tenth of the reducing goroutine's samples on pipeline were this
+	// add).
+	_    [64]byte
 	made atomic.Int64 // heap granules made so far
 	ask  atomic.Int64 // made at which goroutines are asked for snapshots
 	next atomic.Int64 // made at which the next sweep starts
+	_    [64 - 24]byte
 }
 
 func init() { settleAfter(0, settleMin) }
