@@ -274,12 +274,7 @@ func (pg *page) recordFresh(t *Thread, gi uintptr, lo, hi uint8, write bool, sit
 	res := pg.recordLocked(t, gi, lo, hi, write, site, gen)
 	pg.mu.Unlock()
 	if res == freshRecorded {
-		t.Stats.Checks++
-		if write {
-			t.Stats.Rules[WriteExclusive]++
-		} else {
-			t.Stats.Rules[ReadExclusive]++
-		}
+		t.Stats.count(write, WriteExclusive, ReadExclusive)
 	}
 	return res
 }
@@ -401,12 +396,7 @@ func (pg *page) freshCheck(t *Thread, gi uintptr, lo, hi uint8, write bool) (sam
 		// (dropFresh), whose contents may be another page's by now.
 		return false, true
 	}
-	t.Stats.Checks++
-	if write {
-		t.Stats.Rules[WriteSameEpoch]++
-	} else {
-		t.Stats.Rules[ReadSameEpoch]++
-	}
+	t.Stats.count(write, WriteSameEpoch, ReadSameEpoch)
 	return true, true
 }
 

@@ -39,6 +39,17 @@ type Stats struct {
 	Rules  [NumRules]uint64 // how often each FastTrack rule applied
 }
 
+// count records one check that applied rule w if it was a write, r if it
+// was a read.
+func (st *Stats) count(write bool, w, r Rule) {
+	st.Checks++
+	if write {
+		st.Rules[w]++
+	} else {
+		st.Rules[r]++
+	}
+}
+
 // A Thread is the state of an accessing goroutine that the shadow memory
 // needs. It is owned by one goroutine: only that goroutine passes it to
 // [Space] methods or modifies it.
@@ -1132,12 +1143,7 @@ func (s *Space) exclusive(t *Thread, a uintptr, gr *granule, lo, hi uint8, write
 		// again on the locked path; the first application is harmless.
 		return false, false
 	}
-	t.Stats.Checks++
-	if write {
-		t.Stats.Rules[WriteExclusive]++
-	} else {
-		t.Stats.Rules[ReadExclusive]++
-	}
+	t.Stats.count(write, WriteExclusive, ReadExclusive)
 	if o = other.Load(); o == 0 || o != shared && Epoch(o).TID() == tid {
 		return true, false // only t's accesses: no conflict
 	}
@@ -1254,10 +1260,6 @@ func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write
 		}
 		// No descriptor left: a granule, as on a page with a slot array.
 	}
-	rule := ReadExclusive
-	if write {
-		rule = WriteExclusive
-	}
 	var gr *granule
 	if id != nil {
 		gr = &granule{lo: lo, hi: hi, id: id}
@@ -1280,8 +1282,7 @@ func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write
 		freeGranule(t, gr) // never published
 		return false
 	}
-	t.Stats.Checks++
-	t.Stats.Rules[rule]++
+	t.Stats.count(write, WriteExclusive, ReadExclusive)
 	return true
 }
 
