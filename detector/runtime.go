@@ -19,9 +19,10 @@ func (g *G) snapshot() *clockBox {
 }
 
 // GC is runtime.GC. The shadow holds small objects that two goroutines
-// shared until its next sweep (shadow.ReleaseHolds); a program that calls
-// runtime.GC expects the objects it dropped to be collected by it (a
-// finalizer run, a weak pointer nil), so the holds are released first.
+// shared until its next release of holds (shadow.ReleaseHolds); a
+// program that calls runtime.GC expects the objects it dropped to be
+// collected by it (a finalizer run, a weak pointer nil), so the holds are
+// released first.
 func GC() {
 	shadow.ReleaseHolds()
 	runtime.GC()

@@ -108,18 +108,26 @@ func calibrateSpanclass() int {
 	return -1
 }
 
-// noscanObject reports whether the heap object that contains a (which the
-// caller keeps reachable) is known to hold no pointers, and returns its
-// base address and slot size (0 if unknown).
-func noscanObject(a uintptr) (base, size uintptr, noscan bool) {
-	base, s, _ := findObject(a, 0, 0)
+// objectSpan returns the base address, the slot size (0 if unknown) and
+// the span of the heap object that contains a, which the caller keeps
+// reachable, or a nil span for memory outside the heap.
+func objectSpan(a uintptr) (base, size uintptr, s unsafe.Pointer) {
+	base, s, _ = findObject(a, 0, 0)
 	if base == 0 || s == nil {
-		return 0, 0, false
+		return 0, 0, nil
 	}
 	if elemsizeOff != 0 {
 		size = *(*uintptr)(unsafe.Add(s, elemsizeOff))
 	}
-	noscan = spanclassOff >= 0 && *(*byte)(unsafe.Add(s, spanclassOff))&1 == 1
+	return base, size, s
+}
+
+// noscanObject reports whether the heap object that contains a (which the
+// caller keeps reachable) is known to hold no pointers, and returns its
+// base address and slot size (0 if unknown).
+func noscanObject(a uintptr) (base, size uintptr, noscan bool) {
+	base, size, s := objectSpan(a)
+	noscan = s != nil && spanclassOff >= 0 && *(*byte)(unsafe.Add(s, spanclassOff))&1 == 1
 	return base, size, noscan
 }
 
@@ -130,14 +138,8 @@ func noscanObject(a uintptr) (base, size uintptr, noscan bool) {
 // runtime's mspan changed layout); callers must then not assume the
 // object extends beyond the bytes they know of.
 func ObjectBounds(a uintptr) (base, size uintptr, heap bool) {
-	base, s, _ := findObject(a, 0, 0)
-	if base == 0 || s == nil {
-		return 0, 0, false
-	}
-	if elemsizeOff == 0 {
-		return base, 0, true
-	}
-	return base, *(*uintptr)(unsafe.Add(s, elemsizeOff)), true
+	base, size, s := objectSpan(a)
+	return base, size, s != nil
 }
 
 // SameObject reports whether a and b lie in one heap object, or both
