@@ -49,7 +49,7 @@ import (
 type ident struct {
 	base uintptr
 	// held is the object while the ident holds it: from adoption until
-	// releaseHolds. wp is written before held is cleared, and read
+	// its release. wp is written before held is cleared, and read
 	// only after a load of held finds it cleared.
 	held atomic.Pointer[byte]
 	wp   weak.Pointer[byte]
@@ -105,7 +105,7 @@ var holds [holdShards]struct {
 	_   [64 - unsafe.Sizeof(spin.Mutex{}) - unsafe.Sizeof([]*ident{})]byte // a cache line's size per shard
 }
 
-// releasing serializes releaseHolds: ReleaseHolds must not return while
+// releasing serializes releases: ReleaseHolds must not return while
 // a concurrent release still holds idents it took.
 var releasing spin.Mutex
 
@@ -142,15 +142,17 @@ func (id *ident) prove(t *Thread, size uintptr, noscan bool) {
 	}
 }
 
-// releaseHolds replaces the hold of every held ident by a weak pointer,
-// in descending address order.
-func releaseHolds() {
+// ReleaseHolds replaces the hold of every held ident by a weak pointer,
+// in descending address order, before it returns, so that a GC cycle
+// started next collects every unreachable object. The runtime calls it
+// before the program's runtime.GC and debug.FreeOSMemory.
+func ReleaseHolds() {
 	releasing.Lock()
 	defer releasing.Unlock()
 	releaseLocked()
 }
 
-// releaseLocked is releaseHolds with releasing held.
+// releaseLocked is ReleaseHolds with releasing held.
 func releaseLocked() {
 	ids := releaseBuf[:0]
 	for i := range holds {
@@ -176,23 +178,17 @@ var releaseBuf []*ident
 
 var releaseRunning atomic.Bool
 
-// releaseLater runs releaseHolds in a goroutine of its own unless one is
+// releaseLater runs ReleaseHolds in a goroutine of its own unless one is
 // running: sweeps start it, and may be started from a goroutine that is
 // checking an access.
 func releaseLater() {
 	if releaseRunning.CompareAndSwap(false, true) {
 		go func() {
 			defer releaseRunning.Store(false)
-			releaseHolds()
+			ReleaseHolds()
 		}()
 	}
 }
-
-// ReleaseHolds replaces every hold by a weak pointer before it returns, so
-// that a GC cycle started next collects every unreachable object. The
-// runtime calls it before the program's runtime.GC and
-// debug.FreeOSMemory.
-func ReleaseHolds() { releaseHolds() }
 
 // sortDescending sorts ids by base address, highest first (heapsort: the
 // shadow does not use the standard library's sort, which may be
