@@ -552,6 +552,12 @@ func (s *Space) Sweep() {
 	seen := make(map[*granule]struct{})
 	var freed blockCache
 	var kept int64 // heap granules kept (see settle.go)
+	// deadBytes is the heap shadow dropped that the last completed cycle
+	// marked (offheap_pace.go): everything the sweep drops was reachable
+	// until now. lagGen may lag that cycle; its exact count does not.
+	var deadBytes int64
+	marked := uint32(exactGen())
+	var lastID *ident
 	s.pages.Range(func(key uintptr, pg *page) bool {
 		// A global's state is never stale, even where it was recorded
 		// before the page was classified (validate keeps it too).
@@ -609,7 +615,8 @@ func (s *Space) Sweep() {
 				if gr.isRun() {
 					break
 				}
-				if !(!immortal && gr.reclaimable(gen) || gr.settled(f)) {
+				dead := !immortal && gr.reclaimable(gen)
+				if !(dead || gr.settled(f)) {
 					if !gr.off {
 						kept++
 					}
@@ -620,6 +627,16 @@ func (s *Space) Sweep() {
 				// stays high meanwhile, which only keeps the page).
 				pg.set(uintptr(gi), nil)
 				dropped++
+				if !gr.off && (dead || int32(gr.gen.Load()-gen) < 0) {
+					// Its object died before the cycle completed,
+					// or it was stamped before: it existed, and
+					// was marked, in that cycle.
+					deadBytes += heapGranuleBytes
+					if gr.id != nil && gr.id != lastID {
+						deadBytes += identBytes
+						lastID = gr.id
+					}
+				}
 				if retire(gr) && recycleGranules {
 					freed.free(&granulePool, unsafe.Pointer(gr))
 				}
@@ -638,6 +655,7 @@ func (s *Space) Sweep() {
 		return true
 	})
 	freed.flush(&granulePool)
+	noteDeadHeap(marked, deadBytes)
 	setShadowGoal()
 	sweptHeapGranules(kept)
 }

@@ -4,6 +4,7 @@ package shadow
 
 import (
 	"runtime"
+	"runtime/debug"
 	"testing"
 	"unsafe"
 )
@@ -236,5 +237,47 @@ func BenchmarkAdoptFresh(b *testing.B) {
 		adoptSinkBench = x
 		s.Write(ta, unsafe.Pointer(&x[1]), 8, 1)
 		s.Read(tb, unsafe.Pointer(&x[1]), 8, 2)
+	}
+}
+
+// TestSweepCountsDeadHeap checks that the sweeps after a cycle count the
+// heap granules of dead objects they drop (offheap_pace.go): adopted state
+// lives on the heap, and the cycle that found its object dead marked it.
+func TestSweepCountsDeadHeap(t *testing.T) {
+	saveDeadHeap(t)
+	// No cycle but the test's: a cycle between the write and the read
+	// would make the read the first state, off the heap.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	Quiesce()
+	s := NewSpace()
+	a := thread(1, 1, nil)
+	b := thread(2, 1, map[uint32]uint64{1: 1})
+	total := func() int64 {
+		deadHeap.mu.Lock()
+		defer deadHeap.mu.Unlock()
+		return deadHeap.total
+	}
+	before := total()
+	const n = 2000
+	func() {
+		for range n {
+			o := escape(new([4]int64))
+			s.Write(a, unsafe.Pointer(&o[2]), 8, 0)
+			s.Read(b, unsafe.Pointer(&o[2]), 8, 0) // adopted: a heap granule
+		}
+	}()
+	sink = nil
+	// Adoption holds the objects until a release; the cycle after it
+	// finds them dead, and the sweep after that one drops them.
+	want := int64(n/2) * heapGranuleBytes
+	var dead int64
+	for i := 0; i < 4 && dead < want; i++ {
+		Quiesce()
+		runtime.GC()
+		Quiesce()
+		dead = total() - before
+	}
+	if dead < want {
+		t.Errorf("sweeps counted %d bytes of dead heap shadow, want at least %d", dead, want)
 	}
 }

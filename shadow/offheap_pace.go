@@ -29,6 +29,22 @@ package shadow
 // cycles of BenchmarkFreshObject, each of which drops state (below),
 // and did not lower the peak RSS of lufact, workerpool or pipeline.
 //
+// The heap the collector marks includes shadow of dead objects: a heap
+// granule (and its ident) stays reachable from its page until the sweep
+// after the cycle that finds its object dead, so that cycle counts it as
+// live, and Go's goal for the next cycle grows with it. When the heap
+// shadow of one cycle's garbage is a fixed fraction f of what the program
+// allocates (pipeline: a record of 32 bytes adopted by a second goroutine
+// leaves two heap granules and an ident, about 0.4 of all the bytes
+// allocated per item, the detector's included), each cycle's live heap is
+// f times the bytes allocated since the last, and Go lets the next cycle
+// allocate GOGC percent of that: for f*GOGC/100 >= 1 the heap grows
+// without bound (pipeline with GOGC=400: 2, 5, 10, 19, 33, 57, 107, 230 MB
+// live after its 8 cycles, 1 GB peak RSS). So the sweeps after a cycle
+// count the heap shadow they drop that the cycle marked (deadHeap), and
+// the goal is set from the live heap without it: the goal the program's
+// own live heap sets, as the pacer would have with no shadow of the dead.
+//
 // It must not start more cycles than that: every cycle drops the state
 // that only one goroutine recorded before it (gc.go), so that a race
 // whose two accesses straddle a cycle is missed. A more eager goal (the
@@ -41,6 +57,9 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"sync/atomic"
+	"unsafe"
+
+	"github.com/bigfoot-go/bigfoot/internal/spin"
 )
 
 // minShadowGoal is the least growth, in bytes, that starts a cycle: Go's
@@ -88,28 +107,48 @@ func paceGranules(n int64) {
 	}()
 }
 
-// setShadowGoal sets the goal after a sweep, from the live heap and the
+// setShadowGoal sets the goal after a sweep, from the live heap without
+// the heap shadow of dead objects the sweeps dropped (deadHeap), and the
 // granules in use.
 func setShadowGoal() {
 	s := []metrics.Sample{
 		{Name: "/gc/heap/live:bytes"},
 		{Name: "/gc/heap/goal:bytes"},
 		{Name: "/gc/gogc:percent"},
+		{Name: "/gc/cycles/total:gc-cycles"},
 	}
 	metrics.Read(s)
 	live, goGoal, gogc := int64(value(s[0])), int64(value(s[1])), int64(value(s[2]))
+	gen := uint32(value(s[3]))
+	live = max(live-deadHeapOf(gen), 0)
 	if gogc < 0 {
 		gogc = 100 // pacing is off (paceGranules); the goal is only kept sensible
 	}
 	shadow := granulePool.inUse.Load() * int64(granulePool.size)
 	total := live + shadow
 	goal := total + max(total*gogc/100, minShadowGoal)
-	paceGoal.Store(goal)
 	// Below goal-goGoal bytes of granules, the heap cannot make up the
 	// rest without reaching Go's own goal, which starts a cycle anyway.
-	shadowGoal.Store(max(goal-goGoal, shadow, 1) / int64(granulePool.size))
+	granules := max(goal-goGoal, shadow, 1) / int64(granulePool.size)
+	goalMu.Lock()
+	if goalGen == gen && gen != 0 {
+		// A sweep between cycles (settle.go): the granules made since
+		// the cycle are not live heap the goal may grow by, as Go's
+		// goal does not grow between cycles; what it dropped lowers
+		// the goal.
+		goal, granules = min(goal, paceGoal.Load()), min(granules, shadowGoal.Load())
+	}
+	goalGen = gen
+	paceGoal.Store(goal)
+	shadowGoal.Store(granules)
 	paceNext.Store(0)
+	goalMu.Unlock()
 }
+
+var (
+	goalMu  spin.Mutex
+	goalGen uint32 // the GC cycle count when the goal was last set
+)
 
 // readMetrics returns the bytes of heap objects (live or not yet freed)
 // and the GOGC setting (negative: collection is off).
@@ -128,4 +167,46 @@ func value(s metrics.Sample) uint64 {
 		return 0
 	}
 	return s.Value.Uint64() // GOGC=off reads as -1
+}
+
+// Heap bytes the sweep counts for a dropped heap granule and for the ident
+// it referred to (an identEntry): their sizes, which are size classes.
+const (
+	heapGranuleBytes = int64(unsafe.Sizeof(granule{}))
+	identBytes       = int64(unsafe.Sizeof(identEntry{}))
+)
+
+// deadHeap is the heap shadow that the sweeps since cycle gen completed
+// dropped and that cycle marked live: heap granules stamped before the
+// generation advanced to gen, and their idents.
+var deadHeap struct {
+	mu    spin.Mutex
+	gen   uint32
+	bytes int64
+	total int64 // bytes noted in all generations
+}
+
+// noteDeadHeap adds n bytes dropped by a sweep in generation gen. A sweep
+// of a newer generation starts the count again: the live heap of the cycle
+// it follows no longer includes what earlier sweeps dropped.
+func noteDeadHeap(gen uint32, n int64) {
+	deadHeap.mu.Lock()
+	if deadHeap.gen != gen {
+		deadHeap.gen, deadHeap.bytes = gen, 0
+	}
+	deadHeap.bytes += n
+	deadHeap.total += n
+	deadHeap.mu.Unlock()
+}
+
+// deadHeapOf returns the bytes noted for generation gen, or 0 if the count
+// is of another generation (a cycle completed since; its live heap does
+// not include them, or its sweep has not run yet).
+func deadHeapOf(gen uint32) int64 {
+	deadHeap.mu.Lock()
+	defer deadHeap.mu.Unlock()
+	if deadHeap.gen != gen {
+		return 0
+	}
+	return deadHeap.bytes
 }

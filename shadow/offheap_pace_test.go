@@ -65,17 +65,122 @@ func TestPaceGranules(t *testing.T) {
 	}
 }
 
-// After a sweep, the bytes goal leaves at least minShadowGoal bytes above
-// the granules in use, and the granule goal is not below them.
+// After the first sweep of a generation, the bytes goal leaves at least
+// minShadowGoal bytes above the granules in use, and the granule goal is
+// not below them.
 func TestSetShadowGoal(t *testing.T) {
 	savePace(t)
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	setShadowGoal()
-	inUse := granulePool.inUse.Load()
+	var inUse int64
+	stableGoal(func(gen uint32) {
+		goalMu.Lock()
+		goalGen = gen - 1
+		goalMu.Unlock()
+		setShadowGoal()
+		inUse = granulePool.inUse.Load()
+	})
 	if g := paceGoal.Load(); g < inUse*int64(granulePool.size)+minShadowGoal {
 		t.Fatalf("bytes goal %d with %d granules in use", g, inUse)
 	}
 	if g := shadowGoal.Load(); g < inUse || g*int64(granulePool.size) > paceGoal.Load() {
 		t.Fatalf("granule goal %d with %d granules in use, bytes goal %d", g, inUse, paceGoal.Load())
+	}
+}
+
+// saveDeadHeap restores the count of dead heap shadow when t ends.
+func saveDeadHeap(t *testing.T) {
+	deadHeap.mu.Lock()
+	gen, n := deadHeap.gen, deadHeap.bytes
+	deadHeap.mu.Unlock()
+	t.Cleanup(func() {
+		deadHeap.mu.Lock()
+		deadHeap.gen, deadHeap.bytes = gen, n
+		deadHeap.mu.Unlock()
+	})
+}
+
+// The sweeps of one generation add up the dead heap shadow they drop; a
+// sweep of a newer generation starts the count again, and the count is
+// no other generation's.
+func TestDeadHeapCount(t *testing.T) {
+	saveDeadHeap(t)
+	noteDeadHeap(7, 100)
+	noteDeadHeap(7, 50)
+	if got := deadHeapOf(7); got != 150 {
+		t.Errorf("two sweeps of generation 7: %d bytes, want 150", got)
+	}
+	if got := deadHeapOf(8); got != 0 {
+		t.Errorf("generation 8 before its sweep: %d bytes, want 0", got)
+	}
+	noteDeadHeap(8, 10)
+	if got, old := deadHeapOf(8), deadHeapOf(7); got != 10 || old != 0 {
+		t.Errorf("after a sweep of generation 8: %d bytes (want 10), generation 7 %d (want 0)", got, old)
+	}
+}
+
+// stableGoal runs f with the GC cycle count it returns unchanged, and
+// returns that count: f sets a goal from metrics of one cycle.
+func stableGoal(f func(gen uint32)) uint32 {
+	for {
+		Quiesce()
+		gen := uint32(exactGen())
+		f(gen)
+		if uint32(exactGen()) == gen {
+			return gen
+		}
+	}
+}
+
+// The goal after a sweep leaves out the heap shadow of dead objects that
+// the sweeps of the cycle dropped: with the whole live heap dropped, the
+// goal is the one the granules in use set alone.
+func TestShadowGoalWithoutDeadHeap(t *testing.T) {
+	savePace(t)
+	saveDeadHeap(t)
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	goalMu.Lock()
+	goalGen = 0
+	goalMu.Unlock()
+	var inUse int64
+	stableGoal(func(gen uint32) {
+		noteDeadHeap(gen, 1<<50)
+		goalMu.Lock()
+		goalGen = gen - 1 // the first sweep of gen
+		goalMu.Unlock()
+		setShadowGoal()
+		inUse = granulePool.inUse.Load() * int64(granulePool.size)
+	})
+	if got, want := paceGoal.Load(), inUse+max(inUse, minShadowGoal); got != want {
+		t.Errorf("bytes goal %d with the live heap dead, want %d (granules %d bytes)", got, want, inUse)
+	}
+}
+
+// A sweep between cycles (a second sweep of one generation) may lower the
+// goal, never raise it: the granules made since the cycle are not live
+// heap the goal grows by. The first sweep of a generation sets it anew.
+func TestShadowGoalBetweenCycles(t *testing.T) {
+	savePace(t)
+	saveDeadHeap(t)
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	stableGoal(func(gen uint32) {
+		goalMu.Lock()
+		goalGen = gen
+		goalMu.Unlock()
+		paceGoal.Store(1)
+		shadowGoal.Store(1)
+		setShadowGoal()
+	})
+	if g, s := paceGoal.Load(), shadowGoal.Load(); g != 1 || s != 1 {
+		t.Errorf("a second sweep of the generation raised the goals from 1, 1 to %d, %d", g, s)
+	}
+	stableGoal(func(gen uint32) {
+		goalMu.Lock()
+		goalGen = gen - 1
+		goalMu.Unlock()
+		paceGoal.Store(1)
+		setShadowGoal()
+	})
+	if g := paceGoal.Load(); g < minShadowGoal {
+		t.Errorf("the first sweep of a generation left the goal at %d", g)
 	}
 }
