@@ -30,6 +30,8 @@ type plan struct {
 	Notes   []string
 	Std     []stdRef
 	SyncDir string // sync's directory, if sync.Pool gets its hooks
+	// RuntimeDir is the runtime's directory, if it gets gcCountFile.
+	RuntimeDir string
 }
 
 // A stdRef names an instrumented standard-library package.
@@ -143,6 +145,11 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 	if pl.SyncDir == "" {
 		pl.SyncDir = d.syncDir(ge)
 	}
+	if dir, err := gcCountDir(ge.GOROOT); err != nil {
+		d.logf("GC cycles counted through runtime/metrics: %v", err)
+	} else {
+		pl.RuntimeDir = dir
+	}
 	d.logf("instrumenting %s (mode %s)", strings.Join(patterns, " "), d.inv.Mode)
 	files, err := d.cfg.Instrument(ctx, Request{
 		Dir:        d.dir,
@@ -209,6 +216,9 @@ func (pl *plan) overlay(stdCache string) (*Files, error) {
 		if err := spliceSync(pl.SyncDir, files.Replace); err != nil {
 			return nil, fmt.Errorf("sync hooks: %w", err)
 		}
+	}
+	if pl.RuntimeDir != "" {
+		files.Replace[filepath.Join(pl.RuntimeDir, gcCountFile)] = []byte(gcCountSource)
 	}
 	return files, nil
 }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -148,4 +150,51 @@ func bigfootForTest(t *testing.T) string {
 // makes, shadow/gc.go) survives the cycles.
 func TestRaceAfterHandoffGC(t *testing.T) {
 	wantRacesEveryRun(t, "handoff", "handoff/main.go:49")
+}
+
+// TestGCCounterFromRuntime: a bigfoot build reads the number of completed
+// GC cycles from the runtime (the file the driver adds to package
+// runtime, driver/gccount.go), not from runtime/metrics, and the count it
+// reads is the runtime's: at exit at least the cycles the program saw
+// through runtime/metrics after its own runtime.GC calls.
+func TestGCCounterFromRuntime(t *testing.T) {
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/user\n\ngo 1.22\n",
+		"main.go": `package main
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+)
+
+func main() {
+	for range 3 {
+		runtime.GC()
+	}
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	fmt.Println(s[0].Value.Uint64())
+}
+`,
+	})
+	bin := filepath.Join(t.TempDir(), "user")
+	if r := run(t, dir, nil, bigfootBin, "build", "-o", bin, "."); r.code != 0 {
+		t.Fatalf("bigfoot build: %v", r)
+	}
+	r := run(t, dir, []string{"BIGFOOT_OPTIONS=stats=1"}, bin)
+	m := regexp.MustCompile(` gc_cycles=(\d+) gc_counter=(\w+)`).FindStringSubmatch(r.stderr)
+	if r.code != 0 || m == nil {
+		t.Fatalf("want success and statistics, got %v", r)
+	}
+	if m[2] != "runtime" {
+		t.Errorf("gc_counter=%s, want runtime", m[2])
+	}
+	seen, _ := strconv.Atoi(strings.TrimSpace(r.stdout))
+	if got, _ := strconv.Atoi(m[1]); seen < 3 || got < seen {
+		t.Errorf("gc_cycles=%d at exit, the program saw %d after 3 runtime.GC calls", got, seen)
+	}
 }
