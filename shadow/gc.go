@@ -662,11 +662,16 @@ func (s *Space) Sweep() {
 		pg.mu.Lock()
 		pg.live -= dropped
 		pg.sweepFresh(gen, f)
+		dead := false
 		if pg.live == 0 && !pg.dead.Load() {
 			s.pages.CompareAndDelete(key, pg)
 			pg.dead.Store(true)
+			dead = true
 		}
 		pg.mu.Unlock()
+		if dead {
+			pg.retireKeep()
+		}
 		return true
 	})
 	freed.flush(&granulePool)

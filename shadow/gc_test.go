@@ -281,3 +281,45 @@ func TestSweepCountsDeadHeap(t *testing.T) {
 		t.Errorf("sweeps counted %d bytes of dead heap shadow, want at least %d", dead, want)
 	}
 }
+
+// TestKeepListRecycled checks that the sweep gives the keep lists of the
+// pages it removes to keepLists, and that a page's first heap granule
+// takes one from there.
+func TestKeepListRecycled(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	Quiesce()
+	s := NewSpace()
+	a := thread(1, 1, nil)
+	b := thread(2, 1, map[uint32]uint64{1: 1})
+	adopt := func(n int) {
+		for range n {
+			o := escape(new([4]int64))
+			s.Write(a, unsafe.Pointer(&o[2]), 8, 0)
+			s.Read(b, unsafe.Pointer(&o[2]), 8, 0) // a heap granule, kept
+		}
+	}
+	pooled := func() int {
+		keepLists.mu.Lock()
+		defer keepLists.mu.Unlock()
+		return len(keepLists.lists)
+	}
+	keepLists.mu.Lock()
+	keepLists.lists = nil
+	keepLists.mu.Unlock()
+	adopt(2000)
+	sink = nil
+	for i := 0; i < 4 && pooled() == 0; i++ {
+		Quiesce()
+		runtime.GC()
+		Quiesce()
+	}
+	n := pooled()
+	if n == 0 {
+		t.Fatal("no keep list recycled after the pages of dead objects were removed")
+	}
+	adopt(1)
+	if got := pooled(); got != n-1 {
+		t.Errorf("a new page's first heap granule left %d lists in the pool, want %d", got, n-1)
+	}
+	sink = nil
+}

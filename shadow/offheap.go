@@ -325,13 +325,77 @@ func storeSlot(s *atomic.Pointer[granule], gr *granule) {
 	(*atomic.Uintptr)(unsafe.Pointer(s)).Store(uintptr(unsafe.Pointer(gr)))
 }
 
-// keepOf adds the heap granule or run gr to the keep list.
+// keepOf adds the heap granule or run gr to the keep list. A page's
+// first entry takes a list a dead page left (keepLists).
 func (pg *page) keepOf(gr *granule) {
 	pg.keepMu.Lock()
+	if pg.keep == nil {
+		pg.keep = keepLists.get()
+	}
 	if n := len(pg.keep); n == 0 || pg.keep[n-1] != gr {
 		pg.keep = append(pg.keep, gr)
 	}
 	pg.keepMu.Unlock()
+}
+
+// retireKeep gives the empty keep list of pg, a page the sweep removed, to
+// keepLists. A goroutine that still holds the page and adds to its list
+// later gets a new one.
+func (pg *page) retireKeep() {
+	pg.keepMu.Lock()
+	if len(pg.keep) == 0 && cap(pg.keep) != 0 {
+		keepLists.put(pg.keep)
+		pg.keep = nil
+	}
+	pg.keepMu.Unlock()
+}
+
+// keepLists holds the keep lists of dead pages for new pages. A page of
+// objects that two goroutines share gets a heap granule per adopted
+// granule, and its list grew by appending from nothing on every page:
+// on the pipeline workload, where each page lives for a cycle or two,
+// the lists' growth was 34 bytes of heap per item, 7% of what the process
+// allocated (a heap profile at MemProfileRate=4096).
+var keepLists keepListPool
+
+// A keepListPool holds empty keep lists.
+type keepListPool struct {
+	mu    spin.Mutex
+	lists [][]*granule
+}
+
+// maxKeepLists bounds the lists a pool keeps; maxKeepCap the capacity of
+// a list it keeps (a page has granulesPerPage slots).
+const (
+	maxKeepLists = 256
+	maxKeepCap   = granulesPerPage
+)
+
+// get returns an empty list, or nil if the pool has none.
+func (k *keepListPool) get() []*granule {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	n := len(k.lists)
+	if n == 0 {
+		return nil
+	}
+	l := k.lists[n-1]
+	k.lists[n-1] = nil
+	k.lists = k.lists[:n-1]
+	return l
+}
+
+// put keeps the empty list l unless the pool is full or l is too large.
+func (k *keepListPool) put(l []*granule) {
+	if cap(l) > maxKeepCap {
+		return
+	}
+	clear(l[:cap(l)]) // no pointer to a dropped granule stays reachable
+	k.mu.Lock()
+	if len(k.lists) < maxKeepLists {
+		k.lists = append(k.lists, l[:0])
+	}
+	k.mu.Unlock()
 }
 
 // prune drops the entries of the keep list that no slot holds. A writer
