@@ -13,9 +13,11 @@ package shadow
 //     memory is freed only in the sweep after a cycle completes, and an
 //     object unreachable at that cycle is never accessed again, so state
 //     recorded at generation n can be stale only if the generation is now
-//     greater than n. lagGen is a cheap lower bound of the generation,
-//     advanced by a finalizer that runs after each cycle; exactGen reads the
-//     exact count from runtime/metrics (about 100ns).
+//     greater than n. Where the driver exposes the runtime's own count
+//     (runtimeNumGC), lagGen is that count and exactGen loads it. Otherwise
+//     lagGen is a cheap lower bound of the generation, advanced by a
+//     finalizer that runs after each cycle, and exactGen reads the exact
+//     count from runtime/metrics (about 100ns).
 //
 //   - Weak pointers (package weak, which supports interior pointers): a
 //     weak pointer to the object becomes nil in the sweep that frees the
@@ -54,7 +56,7 @@ import (
 )
 
 var (
-	lagGen   atomic.Uint64
+	lagGen   genCounter
 	sentGen  atomic.Uint64 // the generation the sentinel last observed
 	spacesMu spin.Mutex
 	spaces   []*Space
@@ -66,13 +68,35 @@ func init() {
 	armSentinel()
 }
 
-// advanceGen raises lagGen to n unless it is already there. lagGen never
-// decreases: several goroutines refresh it, each with an exact count read
-// at some point, and an older read must not undo a newer one.
+// A genCounter is the generation the shadow stamps state with and
+// compares stamps to. Where the runtime's count of cycles is available
+// (runtimeNumGC) it is that count, exact at every read: state recorded
+// after a cycle completed is never stamped with the generation before it,
+// which the finalizer's lag made happen (see RefreshGen), and which made
+// adoption drop the state as possibly another object's. Otherwise it is
+// lag, the lower bound the sentinel's finalizer and RefreshGen advance.
+type genCounter struct {
+	lag atomic.Uint64
+}
+
+// Load returns the generation: the runtime's count, or the lower bound.
+func (c *genCounter) Load() uint64 {
+	if p := runtimeNumGC; p != nil {
+		return uint64(atomic.LoadUint32(p))
+	}
+	return c.lag.Load()
+}
+
+// Store sets the lower bound (the sentinel's first reading; tests).
+func (c *genCounter) Store(n uint64) { c.lag.Store(n) }
+
+// advanceGen raises the lower bound to n unless it is already there. It
+// never decreases: several goroutines refresh it, each with an exact
+// count read at some point, and an older read must not undo a newer one.
 func advanceGen(n uint64) {
 	for {
-		cur := lagGen.Load()
-		if n <= cur || lagGen.CompareAndSwap(cur, n) {
+		cur := lagGen.lag.Load()
+		if n <= cur || lagGen.lag.CompareAndSwap(cur, n) {
 			return
 		}
 	}
@@ -131,7 +155,7 @@ func exactGen() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// Gen returns the GC generation as last observed after a cycle.
+// Gen returns the GC generation state is stamped with (genCounter).
 func Gen() uint64 { return lagGen.Load() }
 
 type sentinel struct {
