@@ -655,8 +655,8 @@ func (s *Space) Access(t *Thread, p unsafe.Pointer, size uintptr, write bool, si
 // (the epoch already recorded among them).
 //
 // An empty slot there, the first access of fresh memory (or its
-// same-epoch repetition), goes to the fresh entry's checks (sameFresh,
-// then first) from here too, unless the slot has an entry already: a
+// same-epoch repetition), goes to the fresh entry's checks
+// (freshAccess) from here too, unless the slot has an entry already: a
 // second access of it needs the locked path, which absorbs the entry.
 func (s *Space) Check(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (found bool) {
 	a := uintptr(p)
@@ -666,8 +666,7 @@ func (s *Space) Check(t *Thread, p unsafe.Pointer, size uintptr, write bool, sit
 		gr := pg.slot(gi)
 		if gr == nil && !onStack(t.GP, p) {
 			// p is not on this goroutine's stack, so a is its address.
-			lo, hi := uint8(off), uint8(off+size)
-			if same, entry := pg.freshCheck(t, gi, lo, hi, write); same || !entry && s.first(t, pg, gi, a, lo, hi, write, site) {
+			if s.freshAccess(t, pg, gi, a, uint8(off), uint8(off+size), write, site) {
 				return false
 			}
 		}
@@ -1260,6 +1259,14 @@ func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write
 		}
 		// No descriptor left: a granule, as on a page with a slot array.
 	}
+	return s.firstGranule(t, pg, gi, lo, hi, write, site, gen, immortal, id)
+}
+
+// firstGranule is the end of first: it records t's access of the bytes
+// [lo, hi) of the empty slot gi in a new granule of generation gen with
+// the GC state track returned (immortal, id), and reports whether it
+// did.
+func (s *Space) firstGranule(t *Thread, pg *page, gi uintptr, lo, hi uint8, write bool, site uint32, gen uint32, immortal bool, id *ident) bool {
 	var gr *granule
 	if id != nil {
 		gr = &granule{lo: lo, hi: hi, id: id}
