@@ -657,7 +657,9 @@ func (s *Space) Access(t *Thread, p unsafe.Pointer, size uintptr, write bool, si
 // An empty slot there, the first access of fresh memory (or its
 // same-epoch repetition), goes to the fresh entry's checks
 // (freshAccess) from here too, unless the slot has an entry already: a
-// second access of it needs the locked path, which absorbs the entry.
+// second access of it needs the locked path, which absorbs the entry. So
+// does an empty slot of a page t has not cached (checkPage): the first
+// object a goroutine initializes in each new page.
 func (s *Space) Check(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (found bool) {
 	a := uintptr(p)
 	off := a & 7
