@@ -99,6 +99,11 @@ type freshArray struct {
 var freshPool = blockPool{
 	size:  unsafe.Sizeof(freshArray{}),
 	chunk: slotsChunk,
+	// The index bytes, which freshFor clears: the array is cold (the
+	// sweep returned it a cycle ago), and the clear's misses, waited for
+	// by the atomic store after it, were most of a new page's first
+	// entry. The next page's freshFor is usually a few microseconds away.
+	warm: unsafe.Sizeof(freshArray{}.idx),
 }
 
 // at returns the index byte of granule gi.
@@ -120,6 +125,25 @@ func (fa *freshArray) setAt(gi uintptr, k uint8) {
 		initU32(w, v)
 	} else {
 		w.Store(v) // under Go's race detector (see initU32)
+	}
+}
+
+// clearIdx clears every index byte of fa; the page lock is held, or the
+// array is not a page's yet. The stores are plain ones, a bulk clear (as
+// setAt's): an atomic store per nonzero word (a locked instruction each,
+// every other word on a page of 64-byte objects) was most of the reset of
+// a page's stale entries, the largest per-page cost of
+// BenchmarkFreshObject. Lock-free readers (freshCheck) trust an index
+// byte only if its descriptor holds their own epoch, and a descriptor is
+// rewritten only after the clear, with atomic stores, which order the
+// clear's stores before their own.
+func (fa *freshArray) clearIdx() {
+	if recycleGranules {
+		clear((*[granulesPerPage / 8]uint64)(unsafe.Pointer(&fa.idx))[:])
+		return
+	}
+	for i := range fa.idx { // under Go's race detector (see initU32)
+		fa.idx[i].Store(0)
 	}
 }
 
@@ -162,11 +186,7 @@ func (pg *page) freshFor(gen uint32) *freshArray {
 		pg.nfresh = 0
 		if pg.ndesc != 0 {
 			// Before the descriptors are reused (see sameFresh).
-			for i := range fa.idx {
-				if fa.idx[i].Load() != 0 {
-					fa.idx[i].Store(0)
-				}
-			}
+			fa.clearIdx()
 		}
 	} else {
 		var b [1]uintptr
@@ -174,7 +194,7 @@ func (pg *page) freshFor(gen uint32) *freshArray {
 		fa = (*freshArray)(ptrOf(b[0]))
 		// No one reads the array before the page has it; its last page's
 		// readers check fver. The descriptors are rewritten before use.
-		clear((*[granulesPerPage / 8]uint64)(ptrOf(b[0]))[:])
+		fa.clearIdx()
 		pg.fresh.Store(fa)
 	}
 	pg.ndesc = 0
@@ -305,6 +325,59 @@ func (pg *page) recordLocked(t *Thread, gi uintptr, lo, hi uint8, write bool, si
 	pg.nfresh++
 	pg.live++
 	return freshRecorded
+}
+
+// freshAccess is Check's path for the nil slot gi of the page pg that t
+// cached, for t's access of the bytes [lo, hi) of the granule at a: the
+// same-epoch check of the slot's fresh entry, or the slot's first access.
+// It reports whether it recorded the access (or found it recorded); if
+// not, Check's general loop takes it (the locked path absorbs another
+// access's entry).
+//
+// The common case is one goroutine initializing fresh objects one after
+// another, on a page whose fresh array is of the current generation, with
+// no weak-pointer budget left (track would return untracked state): the
+// record is then made here, under one acquisition of the page lock, with
+// what it needs loaded once, where it took four calls (freshCheck, first,
+// recordFresh, recordLocked) that loaded the same words again. Everything
+// else takes those calls, as before.
+func (s *Space) freshAccess(t *Thread, pg *page, gi, a uintptr, lo, hi uint8, write bool, site uint32) bool {
+	gen := uint32(lagGen.Load())
+	fa := pg.fresh.Load()
+	if fa == nil || fa.at(gi) != 0 || pg.fgen.Load() != gen || pg.own.Load() != nil || s.noFresh ||
+		pg.kind.Load() == kindImmortal || trackUsed.Load() < trackBudget || trackGen.Load() != gen {
+		// An entry (perhaps the same epoch's), a page without a current
+		// array, or one first would not give an entry, or budget left
+		// for a weak pointer (trackLeft).
+		same, entry := pg.freshCheck(t, gi, lo, hi, write)
+		return same || !entry && s.first(t, pg, gi, a, lo, hi, write, site)
+	}
+	e, m := uint64(t.Epoch), freshMeta(lo, hi, write, site)
+	pg.mu.Lock()
+	var res freshResult
+	if k := pg.flast; k != 0 && k <= pg.ndesc && !pg.dead.Load() && pg.fresh.Load() == fa &&
+		pg.fgen.Load() == gen && pg.slot(gi) == nil && fa.at(gi) == 0 &&
+		fa.desc[k-1].e.Load() == e && fa.desc[k-1].m.Load() == m {
+		// The last descriptor used records this access: recordLocked's
+		// first case, with its checks made on the words loaded above.
+		fa.setAt(gi, k)
+		pg.nfresh++
+		pg.live++
+		res = freshRecorded
+	} else {
+		res = pg.recordLocked(t, gi, lo, hi, write, site, gen)
+	}
+	pg.mu.Unlock()
+	switch res {
+	case freshRecorded:
+		t.Stats.count(write, WriteExclusive, ReadExclusive)
+		return true
+	case freshFull:
+		// No descriptor left: a granule (track would return untracked
+		// state: it was checked above).
+		return s.firstGranule(t, pg, gi, lo, hi, write, site, gen, false, nil)
+	}
+	return false
 }
 
 // findDesc returns 1 + the index of the descriptor of fa that records

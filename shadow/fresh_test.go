@@ -447,3 +447,82 @@ func TestFreshReset(t *testing.T) {
 		t.Fatalf("c's write of b's granule: race %v, %+v", race, r)
 	}
 }
+
+// freshAccess records a first access with the page's last descriptor
+// only if that descriptor records the access exactly: the same epoch,
+// site, bytes and kind. Each other first access of the page gets a
+// descriptor of its own, and a conflict with it reports its own epoch,
+// site and kind. (It fails if the shortcut compares less than the whole
+// descriptor.)
+func TestFreshAccessDescriptor(t *testing.T) {
+	s := freshSpace(t)
+	a := thread(1, 1, nil)
+	x := cleanPage()
+	at := func(i int) unsafe.Pointer { return unsafe.Pointer(&x[i]) }
+	s.Write(a, at(0), 8, 5)
+	s.Write(a, at(8), 8, 5) // the same descriptor
+	s.Write(a, at(16), 8, 6)
+	s.Read(a, at(24), 8, 6)
+	s.Read(a, unsafe.Add(at(32), 4), 4, 6)
+	a.Epoch++
+	a.VC[1]++
+	s.Read(a, unsafe.Add(at(40), 4), 4, 6)
+	pg, _, _, _ := freshAt(s, at(0))
+	if pg.ndesc != 5 || pg.nfresh != 6 || pg.live != 6 {
+		t.Fatalf("%d descriptors, %d entries, %d live; want 5, 6, 6", pg.ndesc, pg.nfresh, pg.live)
+	}
+	if a.Stats.Rules[WriteExclusive] != 3 || a.Stats.Rules[ReadExclusive] != 3 {
+		t.Fatalf("first accesses counted: %d writes, %d reads; want 3 of each", a.Stats.Rules[WriteExclusive], a.Stats.Rules[ReadExclusive])
+	}
+
+	// c is unordered with a: it conflicts with each write, with its site.
+	c := thread(3, 1, nil)
+	for _, w := range []struct {
+		i    int
+		site uint32
+	}{{0, 5}, {8, 5}, {16, 6}} {
+		if r, race := s.Read(c, at(w.i), 8, 9); !race || r.Prev != MakeEpoch(1, 1) || r.PrevSite != w.site || !r.PrevWrite {
+			t.Fatalf("read of a's write of %d: race %v, %+v; want its site %d", w.i, race, r, w.site)
+		}
+	}
+	if r, race := s.Read(c, at(24), 8, 9); race {
+		t.Fatalf("read of a's read conflicts: %+v", r)
+	}
+	// b is ordered after a's first epoch, not its second.
+	b := thread(2, 1, map[uint32]uint64{1: 1})
+	if r, race := s.Write(b, unsafe.Add(at(32), 4), 4, 9); race {
+		t.Fatalf("write after a's read in its first epoch conflicts: %+v", r)
+	}
+	r, race := s.Write(b, unsafe.Add(at(40), 4), 4, 9)
+	if !race || r.Prev != a.Epoch || r.PrevSite != 6 || r.PrevWrite {
+		t.Fatalf("write of a's read in its second epoch: race %v, %+v", race, r)
+	}
+}
+
+// Check's path for a page t has not cached (checkPage) makes no page for
+// an address on t's goroutine's stack, whose memory no other goroutine
+// accesses, and records any other first access in a fresh entry of the
+// page, which it caches. (It fails if checkPage makes pages for stack
+// addresses.)
+func TestCheckPageStack(t *testing.T) {
+	s := freshSpace(t)
+	a := thread(1, 1, nil)
+	x := cleanPage()
+	p := unsafe.Pointer(&x[5])
+	stack := [2]uintptr{uintptr(unsafe.Pointer(&x[0])), uintptr(unsafe.Pointer(&x[len(x)-1])) + 8}
+	a.GP = unsafe.Pointer(&stack)
+	if _, race := s.Write(a, p, 8, 1); race {
+		t.Fatal("write on the stack reported")
+	}
+	if pg := s.pages.Load(uintptr(p) >> pageShift); pg != nil || a.cache != nil {
+		t.Fatalf("write on the stack: page %p, cached page %p", pg, a.cache)
+	}
+	a.GP = nil
+	if _, race := s.Write(a, p, 8, 1); race {
+		t.Fatal("first write reported")
+	}
+	pg, gi, e, _ := freshAt(s, p)
+	if pg == nil || a.cache != pg || Epoch(e) != a.Epoch || pg.slot(gi) != nil {
+		t.Fatalf("first write: page %p (cached %p), entry %v, slot %+v", pg, a.cache, Epoch(e), pg.slot(gi))
+	}
+}

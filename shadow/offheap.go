@@ -63,6 +63,7 @@ type blockPool struct {
 	size  uintptr // bytes per block
 	chunk uintptr // bytes mapped at a time
 	huge  bool    // map with huge pages (see mapMemory)
+	warm  uintptr // bytes of the next free block get prefetches (see get)
 	inUse atomic.Int64
 
 	mu   spin.Mutex
@@ -84,6 +85,13 @@ func (p *blockPool) get(dst []uintptr) {
 	p.mu.Lock()
 	n := copy(dst, p.free[max(0, len(p.free)-len(dst)):])
 	p.free = p.free[:len(p.free)-n]
+	if p.warm != 0 && len(p.free) > 0 {
+		// The next get's block, last written a GC cycle ago, is loaded
+		// while its caller does other work (fresh.go's clear of it).
+		for b, off := p.free[len(p.free)-1], uintptr(0); off < p.warm; off += 64 {
+			prefetch(b + off)
+		}
+	}
 	for ; n < len(dst); n++ {
 		if p.left == 0 {
 			p.next = uintptr(mapMemory(p.chunk, p.huge))

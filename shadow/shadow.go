@@ -655,19 +655,24 @@ func (s *Space) Access(t *Thread, p unsafe.Pointer, size uintptr, write bool, si
 // (the epoch already recorded among them).
 //
 // An empty slot there, the first access of fresh memory (or its
-// same-epoch repetition), goes to the fresh entry's checks (sameFresh,
-// then first) from here too, unless the slot has an entry already: a
-// second access of it needs the locked path, which absorbs the entry.
+// same-epoch repetition), goes to the fresh entry's checks
+// (freshAccess) from here too, unless the slot has an entry already: a
+// second access of it needs the locked path, which absorbs the entry. So
+// does an empty slot of a page t has not cached (checkPage): the first
+// object a goroutine initializes in each new page.
 func (s *Space) Check(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (found bool) {
 	a := uintptr(p)
 	off := a & 7
-	if pg := t.cache; off+size <= 8 && size != 0 && pg != nil && t.cacheKey == a>>pageShift && t.Disabled <= 0 {
+	if off+size <= 8 && size != 0 && t.Disabled <= 0 {
+		pg := t.cache
+		if pg == nil || t.cacheKey != a>>pageShift {
+			return s.checkPage(t, p, size, write, site, out)
+		}
 		gi := (a & (pageSize - 1)) >> 3
 		gr := pg.slot(gi)
 		if gr == nil && !onStack(t.GP, p) {
 			// p is not on this goroutine's stack, so a is its address.
-			lo, hi := uint8(off), uint8(off+size)
-			if same, entry := pg.freshCheck(t, gi, lo, hi, write); same || !entry && s.first(t, pg, gi, a, lo, hi, write, site) {
+			if s.freshAccess(t, pg, gi, a, uint8(off), uint8(off+size), write, site) {
 				return false
 			}
 		}
@@ -677,6 +682,27 @@ func (s *Space) Check(t *Thread, p unsafe.Pointer, size uintptr, write bool, sit
 			if done, found := s.exclusive(t, a, gr, uint8(off), uint8(off+size), write, site, out); done {
 				return found
 			}
+		}
+	}
+	return s.check(t, p, size, write, site, out)
+}
+
+// checkPage is Check for an access within one granule of a page t has
+// not cached: usually the first object a goroutine initializes in a new
+// page of fresh memory. It caches the page (creating it, as slow would:
+// check's fast path finds no state in a page that does not exist) and
+// takes an empty slot to freshAccess, which spares the first access of
+// each new page the check, fast and slow frames and a second lookup of
+// the page table; everything else goes to check, as before.
+func (s *Space) checkPage(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (found bool) {
+	if !onStack(t.GP, p) {
+		// p is not on this goroutine's stack, so a is its address.
+		a := uintptr(p)
+		key, gi := a>>pageShift, (a&(pageSize-1))>>3
+		pg := s.page(key)
+		t.cacheKey, t.cache = key, pg
+		if pg.slot(gi) == nil && s.freshAccess(t, pg, gi, a, uint8(a&7), uint8(a&7+size), write, site) {
+			return false
 		}
 	}
 	return s.check(t, p, size, write, site, out)
@@ -1260,6 +1286,14 @@ func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write
 		}
 		// No descriptor left: a granule, as on a page with a slot array.
 	}
+	return s.firstGranule(t, pg, gi, lo, hi, write, site, gen, immortal, id)
+}
+
+// firstGranule is the end of first: it records t's access of the bytes
+// [lo, hi) of the empty slot gi in a new granule of generation gen with
+// the GC state track returned (immortal, id), and reports whether it
+// did.
+func (s *Space) firstGranule(t *Thread, pg *page, gi uintptr, lo, hi uint8, write bool, site uint32, gen uint32, immortal bool, id *ident) bool {
 	var gr *granule
 	if id != nil {
 		gr = &granule{lo: lo, hi: hi, id: id}
