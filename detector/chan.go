@@ -52,61 +52,126 @@ type chanEntry struct {
 	lo    int64
 	id    uint64
 	owner uint64 // the serial of the goroutine that pushed it (G.serial); 0 if unknown
-	vc    []uint64
+	slot  int32  // the slot of its clock in the queue's arena
+	n     int32  // the clock's length
 }
 
 // A chanQueue holds the clocks of announced operations of one direction
-// that later operations may still acquire, oldest first, and base, the
-// join of the entries already folded.
+// that later operations may still acquire, oldest first, and a base
+// clock, the join of the entries already folded.
 //
 // Entries are pushed with non-decreasing lower bounds (lo counts the
 // operations completed before the announcement, and retraction keeps it),
 // so an acquire takes a prefix of the live entries: it folds that prefix
-// into base and joins base once, O(entries acquired) instead of a scan and
-// a compaction of every entry held. The live entries are entries[head:];
-// a retracted entry is removed in place, keeping the order. If an entry is
-// ever pushed out of order (unsorted), acquire falls back to scanning every
-// entry until the queue empties. The clock buffers of folded entries are
-// reused by later pushes, so a channel in steady state does not allocate.
+// into the base and joins the base once, O(entries acquired) instead of a
+// scan and a compaction of every entry held. The live entries are
+// entries[head:]; a retracted entry is removed in place, keeping the
+// order. If an entry is ever pushed out of order (unsorted), acquire falls
+// back to scanning every entry until the queue empties.
+//
+// The clocks live in slots of one arena of words (clocks, width words a
+// slot), the entries name theirs by index, and a folded entry's slot is
+// reused by a later push: the queue holds no pointer but its two slices,
+// so a push or a fold neither allocates (once the arena holds as many
+// slots as the queue had clocks at once) nor runs the collector's write
+// barrier, which slices of per-entry buffers did on every fold while a
+// cycle ran (docs/runtime.md, "Channels").
 //
 // A goroutine's clock only grows, and its pushes on one channel get
 // increasing ids, so of two entries one goroutine pushed, the later one's
 // clock dominates. While every entry folded so far is one goroutine's
-// (owner), base is the clock of the last of them (ownerID): folding the
-// owner's next entry replaces base by that entry's clock, a swap of
-// buffers instead of a join, and folding one of its earlier entries
-// changes nothing. A channel with one sender (or one receiver) thus folds
-// that direction's entries in O(1).
+// (owner), the base is the clock of the last of them (ownerID): folding
+// the owner's next entry makes that entry's slot the base, instead of a
+// join, and folding one of its earlier entries changes nothing. A channel
+// with one sender (or one receiver) thus folds that direction's entries
+// in O(1).
 type chanQueue struct {
-	base     []uint64
 	entries  []chanEntry
 	head     int
 	unsorted bool
-	free     [][]uint64 // clock buffers of folded entries, for reuse
-	owner    uint64     // the goroutine whose entries alone made base; 0: several, or unknown
-	ownerID  uint64     // with owner, the id of its entry whose clock base is
+	clocks   []uint64 // the arena: slot s is clocks[s*width:][:width]
+	width    int
+	free     []int32 // slots not in use
+	base     int32   // the base's slot plus one; 0: no base yet
+	baseN    int     // the base's length
+	owner    uint64  // the goroutine whose entries alone made the base; 0: several, or unknown
+	ownerID  uint64  // with owner, the id of its entry whose clock the base is
 }
 
 // maxChanEntries bounds the live entries of a queue (older ones are
-// folded). maxFreeClocks bounds the clock buffers kept for reuse. Keeping
-// as many as a queue can hold live (64) cut the pipeline workload's heap
-// allocation by 45% and about half of its GC cycles, but raised its peak
-// RSS from a steady 12 MiB to 13-28 MiB and did not make it faster: with
-// fewer cycles, the off-heap shadow of the records that died since the
-// last one piles up until the next (docs/runtime.md, "Channels").
+// folded). A queue that empties with an arena of more than maxIdleWords
+// words shrinks it to its base: a burst of clocks of many goroutines does
+// not hold memory for the channel's lifetime. Smaller arenas are kept, so
+// that a queue that empties and fills again, as a buffered channel's
+// receives do all the time, does not allocate every time (shrinking at 8
+// slots doubled BenchmarkChanPipeline's time).
 const (
 	maxChanEntries = 64
-	maxFreeClocks  = 8
+	maxIdleWords   = 4096 // 32 KiB
 )
 
 // live returns the entries not yet folded, oldest first.
 func (q *chanQueue) live() []chanEntry { return q.entries[q.head:] }
 
+// slot returns the words of slot s.
+func (q *chanQueue) slot(s int32) []uint64 {
+	i := int(s) * q.width
+	return q.clocks[i : i+q.width : i+q.width]
+}
+
+// baseClock returns the base clock (nil if there is none).
+func (q *chanQueue) baseClock() []uint64 {
+	if q.base == 0 {
+		return nil
+	}
+	return q.slot(q.base - 1)[:q.baseN]
+}
+
+// alloc returns a free slot of at least n words.
+func (q *chanQueue) alloc(n int) int32 {
+	if k := len(q.free); k > 0 && n <= q.width {
+		s := q.free[k-1]
+		q.free = q.free[:k-1]
+		return s
+	}
+	return q.allocSlow(n)
+}
+
+// allocSlow is alloc when the slots must widen or none is free.
+func (q *chanQueue) allocSlow(n int) int32 {
+	if n > q.width {
+		q.widen(n)
+	}
+	if k := len(q.free); k > 0 {
+		s := q.free[k-1]
+		q.free = q.free[:k-1]
+		return s
+	}
+	s := int32(len(q.clocks) / q.width)
+	if len(q.clocks)+q.width > cap(q.clocks) {
+		grown := make([]uint64, len(q.clocks), max(2*cap(q.clocks), 4*q.width))
+		copy(grown, q.clocks)
+		q.clocks = grown
+	}
+	q.clocks = q.clocks[:len(q.clocks)+q.width]
+	return s
+}
+
+// widen makes the slots n words wide at least (a clock grows with the
+// number of goroutines), moving every slot.
+func (q *chanQueue) widen(n int) {
+	w := (n + 7) &^ 7 // whole cache lines
+	slots := len(q.clocks) / max(q.width, 1)
+	grown := make([]uint64, slots*w, max(slots, 4)*w)
+	for s := range slots {
+		copy(grown[s*w:], q.clocks[s*q.width:(s+1)*q.width])
+	}
+	q.clocks, q.width = grown, w
+}
+
 // push appends an entry for an operation with lower bound lo and clock vc,
-// announced by the goroutine whose serial is owner (0 if unknown). Its
-// clock goes into a folded entry's buffer or, if none is free, into
-// *spare, which push takes (spare may be nil).
-func (q *chanQueue) push(lo int64, id, owner uint64, vc []uint64, spare *[]uint64) {
+// announced by the goroutine whose serial is owner (0 if unknown).
+func (q *chanQueue) push(lo int64, id, owner uint64, vc []uint64) {
 	if len(q.entries)-q.head >= maxChanEntries {
 		q.fold(q.head)
 		q.head++
@@ -116,51 +181,59 @@ func (q *chanQueue) push(lo int64, id, owner uint64, vc []uint64, spare *[]uint6
 		// is at least half the buffer (so that moving the live
 		// entries down costs O(1) per push, amortized).
 		n := copy(q.entries, q.entries[q.head:])
-		clear(q.entries[n:])
 		q.entries = q.entries[:n]
 		q.head = 0
 	}
 	if n := len(q.entries); n > q.head && lo < q.entries[n-1].lo {
 		q.unsorted = true
 	}
-	var buf []uint64
-	if n := len(q.free); n > 0 {
-		buf = q.free[n-1]
-		q.free[n-1] = nil
-		q.free = q.free[:n-1]
-	} else if spare != nil {
-		buf, *spare = *spare, nil
-	}
+	s := q.alloc(len(vc))
+	copy(q.slot(s), vc)
 	// Fill the new entry in place: appending a composite literal built
-	// on the stack reloaded it with wider moves than it was stored with,
+	// on the stack reloads it with wider moves than it was stored with,
 	// a store-forwarding stall that was half of push's time.
 	q.entries = append(q.entries, chanEntry{})
 	e := &q.entries[len(q.entries)-1]
-	e.lo, e.id, e.owner, e.vc = lo, id, owner, append(buf[:0], vc...)
+	e.lo, e.id, e.owner, e.slot, e.n = lo, id, owner, s, int32(len(vc))
 }
 
-// fold joins entry i into the base and recycles its clock buffer (or the
-// base's, if it takes the entry's); the caller drops the entry.
+// fold joins entry i into the base and frees its slot (or the base's, if
+// the entry's becomes the base); the caller drops the entry.
 func (q *chanQueue) fold(i int) {
 	e := &q.entries[i]
-	switch {
-	case e.owner != 0 && e.owner == q.owner:
+	if e.owner == q.owner && e.owner != 0 {
 		if e.id > q.ownerID {
 			// e dominates the base, the owner's earlier clock.
-			q.base, e.vc = e.vc, q.base
-			q.ownerID = e.id
+			e.slot, q.base = q.base-1, e.slot+1
+			q.baseN, q.ownerID = int(e.n), e.id
 		}
-	case len(q.base) == 0:
-		q.base, e.vc = e.vc, q.base
+		q.free = append(q.free, e.slot)
+		return
+	}
+	q.foldJoin(e)
+}
+
+// foldJoin is fold of an entry not known to be ordered with the base.
+func (q *chanQueue) foldJoin(e *chanEntry) {
+	switch {
+	case q.base == 0:
+		q.base, q.baseN = e.slot+1, int(e.n)
 		q.owner, q.ownerID = e.owner, e.id
+		return
 	default:
-		q.base = join(q.base, e.vc)
+		b := q.slot(q.base - 1)
+		if n := int(e.n); n > q.baseN {
+			clear(b[q.baseN:n]) // words of the slot's previous clocks
+			q.baseN = n
+		}
+		for j, c := range q.slot(e.slot)[:e.n] {
+			if c > b[j] {
+				b[j] = c
+			}
+		}
 		q.owner = 0
 	}
-	if e.vc != nil && len(q.free) < maxFreeClocks {
-		q.free = append(q.free, e.vc)
-	}
-	*e = chanEntry{}
+	q.free = append(q.free, e.slot)
 }
 
 // remove drops the entry id, if it was not folded into the base yet.
@@ -168,11 +241,8 @@ func (q *chanQueue) remove(id uint64) {
 	live := q.live()
 	for i, e := range live {
 		if e.id == id {
-			if len(q.free) < maxFreeClocks {
-				q.free = append(q.free, e.vc)
-			}
+			q.free = append(q.free, e.slot)
 			copy(live[i:], live[i+1:])
-			q.entries[len(q.entries)-1] = chanEntry{}
 			q.entries = q.entries[:len(q.entries)-1]
 			q.reset()
 			return
@@ -180,13 +250,28 @@ func (q *chanQueue) remove(id uint64) {
 	}
 }
 
-// reset rewinds an empty queue to the start of its buffer.
+// reset rewinds an empty queue to the start of its buffer, and shrinks
+// an arena larger than maxIdleWords to the base.
 func (q *chanQueue) reset() {
 	if q.head == len(q.entries) {
 		q.entries = q.entries[:0]
 		q.head = 0
 		q.unsorted = false
+		if cap(q.clocks) > maxIdleWords {
+			q.shrink()
+		}
 	}
+}
+
+// shrink replaces the arena by one holding the base alone.
+func (q *chanQueue) shrink() {
+	clocks := make([]uint64, 0, 4*q.width)
+	if q.base != 0 {
+		clocks = append(clocks, q.slot(q.base-1)...)
+		q.base = 1
+	}
+	q.clocks = clocks
+	q.free = q.free[:0]
 }
 
 // acquire joins into vc the base and every entry with lo < bound, and
@@ -204,15 +289,13 @@ func (q *chanQueue) acquire(vc []uint64, bound int64) []uint64 {
 				q.fold(i)
 				continue
 			}
-			if kept != i {
-				q.entries[kept], q.entries[i] = q.entries[i], chanEntry{}
-			}
+			q.entries[kept] = q.entries[i]
 			kept++
 		}
 		q.entries = q.entries[:kept]
 	}
 	q.reset()
-	return join(vc, q.base)
+	return join(vc, q.baseClock())
 }
 
 type chanState struct {
@@ -360,7 +443,7 @@ func chanPtr(ch any) uintptr {
 // announceSend records a send of g about to start and returns its entry's id.
 func (c *chanState) announceSend(g *G) uint64 {
 	c.nextID++
-	c.sends.push(c.sent-c.sendIF, c.nextID, g.serial, g.t.VC, &g.spareVC)
+	c.sends.push(c.sent-c.sendIF, c.nextID, g.serial, g.t.VC)
 	c.sent++
 	c.sendIF++
 	return c.nextID
@@ -369,21 +452,10 @@ func (c *chanState) announceSend(g *G) uint64 {
 // announceRecv records a receive of g about to start and returns its entry's id.
 func (c *chanState) announceRecv(g *G) uint64 {
 	c.nextID++
-	c.recvs.push(c.rcvd-c.recvIF, c.nextID, g.serial, g.t.VC, &g.spareVC)
+	c.recvs.push(c.rcvd-c.recvIF, c.nextID, g.serial, g.t.VC)
 	c.rcvd++
 	c.recvIF++
 	return c.nextID
-}
-
-// refillSpare gives g a spare clock buffer if a push took it. The buffer
-// is allocated here, after the channel's lock is released: allocating
-// under it (a push that found no folded buffer to reuse) made the lock's
-// holder run the allocator and, during a collection, its assists, while
-// the channel's other goroutines spun and parked on the lock.
-func (g *G) refillSpare() {
-	if g.spareVC == nil {
-		g.spareVC = make([]uint64, 0, len(g.t.VC)+4)
-	}
 }
 
 // completeSend follows a send: by the capacity rule it acquires the
@@ -465,7 +537,6 @@ func (g *G) sendPre(p uintptr) *chanState {
 	race := c.hchan.check(g, p, false, &r)
 	c.announceSend(g)
 	c.mu.Unlock()
-	g.refillSpare()
 	if race || verifyChecks {
 		g.chanReport(p, false, &r, race)
 	}
@@ -521,7 +592,6 @@ func (g *G) recvPre(p uintptr) *chanState {
 	c.mu.Lock()
 	c.announceRecv(g)
 	c.mu.Unlock()
-	g.refillSpare()
 	g.tick()
 	return c
 }
@@ -623,7 +693,6 @@ func SelectPre(g *G, dirs string, chans ...any) {
 			id = c.announceSend(g)
 		}
 		c.mu.Unlock()
-		g.refillSpare()
 		g.selects = append(g.selects, selectCase{c, p, id, recv})
 	}
 	if announced {
