@@ -274,9 +274,11 @@ func (q *chanQueue) shrink() {
 	q.free = q.free[:0]
 }
 
-// acquire joins into vc the base and every entry with lo < bound, and
-// folds those entries into the base.
-func (q *chanQueue) acquire(vc []uint64, bound int64) []uint64 {
+// acquire joins into vc, the clock of the goroutine whose serial is by (0
+// if unknown), the base and every entry with lo < bound, and folds those
+// entries into the base. A base made of by's own entries alone (owner) is
+// a clock of by's past, which vc dominates: it is not joined.
+func (q *chanQueue) acquire(vc []uint64, bound int64, by uint64) []uint64 {
 	if !q.unsorted {
 		for q.head < len(q.entries) && q.entries[q.head].lo < bound {
 			q.fold(q.head)
@@ -295,6 +297,9 @@ func (q *chanQueue) acquire(vc []uint64, bound int64) []uint64 {
 		q.entries = q.entries[:kept]
 	}
 	q.reset()
+	if q.owner == by && by != 0 {
+		return vc
+	}
 	return join(vc, q.baseClock())
 }
 
@@ -462,7 +467,7 @@ func (c *chanState) announceRecv(g *G) uint64 {
 // receives that may be ordered before it.
 func (c *chanState) completeSend(g *G, capacity int) {
 	c.sendIF -= min(c.sendIF, 1)
-	g.t.VC = c.recvs.acquire(g.t.VC, c.sent-int64(capacity))
+	g.t.VC = c.recvs.acquire(g.t.VC, c.sent-int64(capacity), g.serial)
 }
 
 // completeRecv follows a receive: it acquires the sends that may have
@@ -478,7 +483,7 @@ func (c *chanState) completeRecv(g *G, gotValue bool) {
 	if c.recvIF > 0 {
 		c.recvIF--
 	}
-	g.t.VC = c.sends.acquire(g.t.VC, c.rcvd)
+	g.t.VC = c.sends.acquire(g.t.VC, c.rcvd, g.serial)
 	if c.closed && !gotValue {
 		g.t.VC = join(g.t.VC, c.close)
 	}
@@ -523,25 +528,43 @@ func SendPre(g *G, ch any, capacity int) {
 // which stays the channel's while the caller holds the channel (nil for a
 // nil channel).
 func (g *G) sendPre(p uintptr) *chanState {
-	g.cancelSelect()
-	g.bubbleIdle()
 	if p == 0 {
+		g.cancelSelect()
+		g.bubbleIdle()
 		return nil
 	}
-	g.countSync()
-	c := g.chanOf(p)
-	c.mu.Lock()
-	// Like Go's race runtime, a send reads the channel and a close writes
-	// it, so that a close racing with a send is reported.
 	var r shadow.Race
-	race := c.hchan.check(g, p, false, &r)
-	c.announceSend(g)
+	c, race := g.sendLocked(p, &r)
 	c.mu.Unlock()
+	g.sendAnnounced(p, &r, race)
+	return c
+}
+
+// sendLocked announces a send of g on the channel at p (not nil) and
+// returns the channel's state, still locked, so that a send that does not
+// block can complete under the same lock (Sender.Send). Like Go's race
+// runtime, a send reads the channel and a close writes it, so that a close
+// racing with a send is reported: race reports a conflict, set in *r, for
+// sendAnnounced to report once the lock is released.
+func (g *G) sendLocked(p uintptr, r *shadow.Race) (c *chanState, race bool) {
+	g.cancelSelect()
+	g.bubbleIdle()
+	g.countSync()
+	c = g.chanOf(p)
+	c.mu.Lock()
+	race = c.hchan.check(g, p, false, r)
+	c.announceSend(g)
+	return c, race
+}
+
+// sendAnnounced follows sendLocked once the channel's lock is released:
+// it reports the conflict the check found, if any, and starts the
+// goroutine's next epoch (the announcement released its clock).
+func (g *G) sendAnnounced(p uintptr, r *shadow.Race, race bool) {
 	if race || verifyChecks {
-		g.chanReport(p, false, &r, race)
+		g.chanReport(p, false, r, race)
 	}
 	g.tick()
-	return c
 }
 
 // chanReport reports a conflict found by chanAccess.check, outside the
@@ -582,17 +605,27 @@ func RecvPre[C any](g *G, ch C, capacity int) C {
 // recvPre is RecvPre of the channel at p; it returns the channel's state
 // as sendPre does.
 func (g *G) recvPre(p uintptr) *chanState {
-	g.cancelSelect()
-	g.bubbleIdle()
 	if p == 0 {
+		g.cancelSelect()
+		g.bubbleIdle()
 		return nil
 	}
+	c := g.recvLocked(p)
+	c.mu.Unlock()
+	g.tick()
+	return c
+}
+
+// recvLocked announces a receive of g from the channel at p (not nil) and
+// returns the channel's state, still locked, as sendLocked does. The
+// caller starts g's next epoch (tick) once it releases the lock.
+func (g *G) recvLocked(p uintptr) *chanState {
+	g.cancelSelect()
+	g.bubbleIdle()
 	g.countSync()
 	c := g.chanOf(p)
 	c.mu.Lock()
 	c.announceRecv(g)
-	c.mu.Unlock()
-	g.tick()
 	return c
 }
 
