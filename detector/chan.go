@@ -170,8 +170,34 @@ func (q *chanQueue) widen(n int) {
 }
 
 // push appends an entry for an operation with lower bound lo and clock vc,
-// announced by the goroutine whose serial is owner (0 if unknown).
+// announced by the goroutine whose serial is owner (0 if unknown). Its
+// common case (room for the entry, a free slot wide enough, the order
+// kept) is written out here; pushSlow does the rest.
 func (q *chanQueue) push(lo int64, id, owner uint64, vc []uint64) {
+	n, k := len(q.entries), len(q.free)-1
+	if n-q.head >= maxChanEntries || n == cap(q.entries) || k < 0 || len(vc) > q.width ||
+		n > q.head && lo < q.entries[n-1].lo {
+		q.pushSlow(lo, id, owner, vc)
+		return
+	}
+	s := q.free[k]
+	q.free = q.free[:k]
+	dst := q.clocks[int(s)*q.width:][:len(vc)]
+	for j, c := range vc {
+		// Not copy: a call of memmove for a few words.
+		dst[j] = c
+	}
+	// Fill the new entry in place: appending a composite literal built
+	// on the stack reloads it with wider moves than it was stored with,
+	// a store-forwarding stall that was half of push's time.
+	q.entries = q.entries[:n+1]
+	e := &q.entries[n]
+	e.lo, e.id, e.owner, e.slot, e.n = lo, id, owner, s, int32(len(vc))
+}
+
+// pushSlow is push when the queue is full, its entries need room, no
+// slot is free or wide enough, or the entry is out of order.
+func (q *chanQueue) pushSlow(lo int64, id, owner uint64, vc []uint64) {
 	if len(q.entries)-q.head >= maxChanEntries {
 		q.fold(q.head)
 		q.head++
@@ -189,9 +215,6 @@ func (q *chanQueue) push(lo int64, id, owner uint64, vc []uint64) {
 	}
 	s := q.alloc(len(vc))
 	copy(q.slot(s), vc)
-	// Fill the new entry in place: appending a composite literal built
-	// on the stack reloads it with wider moves than it was stored with,
-	// a store-forwarding stall that was half of push's time.
 	q.entries = append(q.entries, chanEntry{})
 	e := &q.entries[len(q.entries)-1]
 	e.lo, e.id, e.owner, e.slot, e.n = lo, id, owner, s, int32(len(vc))
@@ -280,8 +303,21 @@ func (q *chanQueue) shrink() {
 // a clock of by's past, which vc dominates: it is not joined.
 func (q *chanQueue) acquire(vc []uint64, bound int64, by uint64) []uint64 {
 	if !q.unsorted {
-		for q.head < len(q.entries) && q.entries[q.head].lo < bound {
-			q.fold(q.head)
+		for q.head < len(q.entries) {
+			e := &q.entries[q.head]
+			if e.lo >= bound {
+				break
+			}
+			if e.owner == q.owner && e.owner != 0 {
+				// fold's owner case, written out.
+				if e.id > q.ownerID {
+					e.slot, q.base = q.base-1, e.slot+1
+					q.baseN, q.ownerID = int(e.n), e.id
+				}
+				q.free = append(q.free, e.slot)
+			} else {
+				q.foldJoin(e)
+			}
 			q.head++
 		}
 	} else {
@@ -296,7 +332,9 @@ func (q *chanQueue) acquire(vc []uint64, bound int64, by uint64) []uint64 {
 		}
 		q.entries = q.entries[:kept]
 	}
-	q.reset()
+	if q.head == len(q.entries) {
+		q.reset()
+	}
 	if q.owner == by && by != 0 {
 		return vc
 	}
@@ -536,7 +574,10 @@ func (g *G) sendPre(p uintptr) *chanState {
 	var r shadow.Race
 	c, race := g.sendLocked(p, &r)
 	c.mu.Unlock()
-	g.sendAnnounced(p, &r, race)
+	if race || verifyChecks {
+		g.chanReport(p, false, &r, race)
+	}
+	g.tick() // the announcement released g's clock
 	return c
 }
 
@@ -545,7 +586,8 @@ func (g *G) sendPre(p uintptr) *chanState {
 // block can complete under the same lock (Sender.Send). Like Go's race
 // runtime, a send reads the channel and a close writes it, so that a close
 // racing with a send is reported: race reports a conflict, set in *r, for
-// sendAnnounced to report once the lock is released.
+// the caller to report (chanReport) once it releases the lock; it then
+// starts g's next epoch (tick), since the announcement released g's clock.
 func (g *G) sendLocked(p uintptr, r *shadow.Race) (c *chanState, race bool) {
 	g.cancelSelect()
 	g.bubbleIdle()
@@ -557,19 +599,11 @@ func (g *G) sendLocked(p uintptr, r *shadow.Race) (c *chanState, race bool) {
 	return c, race
 }
 
-// sendAnnounced follows sendLocked once the channel's lock is released:
-// it reports the conflict the check found, if any, and starts the
-// goroutine's next epoch (the announcement released its clock).
-func (g *G) sendAnnounced(p uintptr, r *shadow.Race, race bool) {
-	if race || verifyChecks {
-		g.chanReport(p, false, r, race)
-	}
-	g.tick()
-}
-
 // chanReport reports a conflict found by chanAccess.check, outside the
 // channel's lock, and records the access for the verifier as g.check
-// would.
+// would. It is kept out of line, off the common path of its callers.
+//
+//go:noinline
 func (g *G) chanReport(p uintptr, write bool, r *shadow.Race, race bool) {
 	if verifyChecks {
 		g.verifyRecord(shadow.PtrOf(p), 1, 0, 1, verifyKind(write)|vAccess|vCheck, 0)

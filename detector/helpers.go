@@ -85,7 +85,10 @@ func (s Sender[T]) Send(g *G, v T) {
 	var r shadow.Race
 	st, race := g.sendLocked(p, &r)
 	sent := sendNow(g, st, c, v)
-	g.sendAnnounced(p, &r, race)
+	if race || verifyChecks {
+		g.chanReport(p, false, &r, race)
+	}
+	g.tick()
 	if !sent {
 		c <- v
 		g.sendPost(st, capacity(st, c))
