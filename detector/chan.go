@@ -286,7 +286,10 @@ func (q *chanQueue) reset() {
 	}
 }
 
-// shrink replaces the arena by one holding the base alone.
+// shrink replaces the arena by one holding the base alone. It is kept
+// out of line so that reset inlines.
+//
+//go:noinline
 func (q *chanQueue) shrink() {
 	clocks := make([]uint64, 0, 4*q.width)
 	if q.base != 0 {
@@ -302,6 +305,23 @@ func (q *chanQueue) shrink() {
 // entries into the base. A base made of by's own entries alone (owner) is
 // a clock of by's past, which vc dominates: it is not joined.
 func (q *chanQueue) acquire(vc []uint64, bound int64, by uint64) []uint64 {
+	q.take(bound)
+	if q.owner == by && by != 0 {
+		return vc
+	}
+	return join(vc, q.baseClock())
+}
+
+// acquireBy is acquire into g's clock.
+func (q *chanQueue) acquireBy(g *G, bound int64) {
+	q.take(bound)
+	if q.owner != g.serial || g.serial == 0 {
+		g.t.VC = join(g.t.VC, q.baseClock())
+	}
+}
+
+// take folds into the base every entry with lo < bound.
+func (q *chanQueue) take(bound int64) {
 	if !q.unsorted {
 		for q.head < len(q.entries) {
 			e := &q.entries[q.head]
@@ -333,12 +353,12 @@ func (q *chanQueue) acquire(vc []uint64, bound int64, by uint64) []uint64 {
 		q.entries = q.entries[:kept]
 	}
 	if q.head == len(q.entries) {
-		q.reset()
+		// reset, written out.
+		q.entries, q.head, q.unsorted = q.entries[:0], 0, false
+		if cap(q.clocks) > maxIdleWords {
+			q.shrink()
+		}
 	}
-	if q.owner == by && by != 0 {
-		return vc
-	}
-	return join(vc, q.baseClock())
 }
 
 type chanState struct {
@@ -504,8 +524,10 @@ func (c *chanState) announceRecv(g *G) uint64 {
 // completeSend follows a send: by the capacity rule it acquires the
 // receives that may be ordered before it.
 func (c *chanState) completeSend(g *G, capacity int) {
-	c.sendIF -= min(c.sendIF, 1)
-	g.t.VC = c.recvs.acquire(g.t.VC, c.sent-int64(capacity), g.serial)
+	if c.sendIF > 0 {
+		c.sendIF--
+	}
+	c.recvs.acquireBy(g, c.sent-int64(capacity))
 }
 
 // completeRecv follows a receive: it acquires the sends that may have
@@ -521,7 +543,15 @@ func (c *chanState) completeRecv(g *G, gotValue bool) {
 	if c.recvIF > 0 {
 		c.recvIF--
 	}
-	g.t.VC = c.sends.acquire(g.t.VC, c.rcvd, g.serial)
+	c.sends.acquireBy(g, c.rcvd)
+	if c.closed && !gotValue || c.ctx != nil {
+		c.completeRecvClosed(g, gotValue)
+	}
+}
+
+// completeRecvClosed is completeRecv's part for a closed channel or a
+// context's Done channel, out of line so that the common case inlines.
+func (c *chanState) completeRecvClosed(g *G, gotValue bool) {
 	if c.closed && !gotValue {
 		g.t.VC = join(g.t.VC, c.close)
 	}
