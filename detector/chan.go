@@ -300,28 +300,11 @@ func (q *chanQueue) shrink() {
 	q.free = q.free[:0]
 }
 
-// acquire joins into vc, the clock of the goroutine whose serial is by (0
-// if unknown), the base and every entry with lo < bound, and folds those
-// entries into the base. A base made of by's own entries alone (owner) is
-// a clock of by's past, which vc dominates: it is not joined.
-func (q *chanQueue) acquire(vc []uint64, bound int64, by uint64) []uint64 {
-	q.take(bound)
-	if q.owner == by && by != 0 {
-		return vc
-	}
-	return join(vc, q.baseClock())
-}
-
-// acquireBy is acquire into g's clock.
+// acquireBy joins into g's clock the base and every entry with lo <
+// bound, and folds those entries into the base. A base made of g's own
+// entries alone (owner) is a clock of g's past, which g's clock
+// dominates: it is not joined.
 func (q *chanQueue) acquireBy(g *G, bound int64) {
-	q.take(bound)
-	if q.owner != g.serial || g.serial == 0 {
-		g.t.VC = join(g.t.VC, q.baseClock())
-	}
-}
-
-// take folds into the base every entry with lo < bound.
-func (q *chanQueue) take(bound int64) {
 	if !q.unsorted {
 		for q.head < len(q.entries) {
 			e := &q.entries[q.head]
@@ -341,16 +324,7 @@ func (q *chanQueue) take(bound int64) {
 			q.head++
 		}
 	} else {
-		kept := q.head
-		for i := q.head; i < len(q.entries); i++ {
-			if q.entries[i].lo < bound {
-				q.fold(i)
-				continue
-			}
-			q.entries[kept] = q.entries[i]
-			kept++
-		}
-		q.entries = q.entries[:kept]
+		q.takeUnsorted(bound)
 	}
 	if q.head == len(q.entries) {
 		// reset, written out.
@@ -359,6 +333,24 @@ func (q *chanQueue) take(bound int64) {
 			q.shrink()
 		}
 	}
+	if q.owner != g.serial || g.serial == 0 {
+		g.t.VC = join(g.t.VC, q.baseClock())
+	}
+}
+
+// takeUnsorted folds into the base every entry with lo < bound, of a
+// queue whose entries are not in order.
+func (q *chanQueue) takeUnsorted(bound int64) {
+	kept := q.head
+	for i := q.head; i < len(q.entries); i++ {
+		if q.entries[i].lo < bound {
+			q.fold(i)
+			continue
+		}
+		q.entries[kept] = q.entries[i]
+		kept++
+	}
+	q.entries = q.entries[:kept]
 }
 
 type chanState struct {
@@ -625,7 +617,11 @@ func (g *G) sendLocked(p uintptr, r *shadow.Race) (c *chanState, race bool) {
 	c = g.chanOf(p)
 	c.mu.Lock()
 	race = c.hchan.check(g, p, false, r)
-	c.announceSend(g)
+	// announceSend, written out (its id is for select's retraction).
+	c.nextID++
+	c.sends.push(c.sent-c.sendIF, c.nextID, g.serial, g.t.VC)
+	c.sent++
+	c.sendIF++
 	return c, race
 }
 
@@ -689,7 +685,11 @@ func (g *G) recvLocked(p uintptr) *chanState {
 	g.countSync()
 	c := g.chanOf(p)
 	c.mu.Lock()
-	c.announceRecv(g)
+	// announceRecv, written out (its id is for select's retraction).
+	c.nextID++
+	c.recvs.push(c.rcvd-c.recvIF, c.nextID, g.serial, g.t.VC)
+	c.rcvd++
+	c.recvIF++
 	return c
 }
 

@@ -738,6 +738,15 @@ func TestChanQueueOwnerFold(t *testing.T) {
 	}
 }
 
+// acquire is chanQueue.acquireBy for a goroutine whose serial is by (0:
+// unknown) and whose clock is vc; it returns the clock acquired.
+func (q *chanQueue) acquire(vc []uint64, bound int64, by uint64) []uint64 {
+	g := &G{serial: by}
+	g.t.VC = vc
+	q.acquireBy(g, bound)
+	return g.t.VC
+}
+
 func trimZeros(vc []uint64) []uint64 {
 	for len(vc) > 0 && vc[len(vc)-1] == 0 {
 		vc = vc[:len(vc)-1]
