@@ -39,27 +39,21 @@ func Recv2[T any](g *G, c <-chan T) (T, bool) {
 		return v, ok
 	}
 	st := g.recvLocked(p)
-	v, ok, done := recvNow(g, st, c)
+	// A receive that does not block cannot panic: st's lock needs no
+	// deferred unlock, unlike Send's.
+	select {
+	case v, ok := <-c:
+		st.completeRecv(g, ok)
+		st.mu.Unlock()
+		g.tick()
+		return v, ok
+	default:
+	}
 	st.mu.Unlock()
 	g.tick()
-	if !done {
-		v, ok = <-c
-		g.recvPost(st, ok)
-	}
+	v, ok := <-c
+	g.recvPost(st, ok)
 	return v, ok
-}
-
-// recvNow receives from c if that does not block and then completes the
-// receive; st is c's state, locked. A receive that does not block cannot
-// panic, so st's lock needs no deferred unlock here.
-func recvNow[T any](g *G, st *chanState, c <-chan T) (v T, ok, done bool) {
-	select {
-	case v, ok = <-c:
-		st.completeRecv(g, ok)
-		return v, ok, true
-	default:
-		return v, false, false
-	}
 }
 
 // A Sender is a channel whose sends are checked: Chan(c).Send(g, v) is
