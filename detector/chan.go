@@ -40,6 +40,13 @@ import (
 // many accumulate, keeping memory bounded; folding only adds
 // synchronization.
 //
+// The helpers of emitted code (Chan(c).Send, Recv2, helpers.go) try an
+// operation without blocking while they hold the channel state's lock
+// taken for the announcement, and complete it under the same lock if it
+// did not block: one lock section instead of two. That is one of the
+// interleavings of announcement, operation and completion the argument
+// above covers, so the edges are the same.
+//
 // A select announces each of its cases in its direction (SelectPre): a
 // send case as a send, a receive case as a receive. The case that fires
 // completes as the plain operation would (SelectPost); the announcements
@@ -66,8 +73,8 @@ type chanEntry struct {
 // into the base and joins the base once, O(entries acquired) instead of a
 // scan and a compaction of every entry held. The live entries are
 // entries[head:]; a retracted entry is removed in place, keeping the
-// order. If an entry is ever pushed out of order (unsorted), acquire falls
-// back to scanning every entry until the queue empties.
+// order. If an entry is ever pushed out of order (unsorted), an acquire
+// falls back to scanning every entry until the queue empties.
 //
 // The clocks live in slots of one arena of words (clocks, width words a
 // slot), the entries name theirs by index, and a folded entry's slot is
@@ -84,7 +91,8 @@ type chanEntry struct {
 // the owner's next entry makes that entry's slot the base, instead of a
 // join, and folding one of its earlier entries changes nothing. A channel
 // with one sender (or one receiver) thus folds that direction's entries
-// in O(1).
+// in O(1), and an acquire by the owner itself joins nothing: the base is
+// a clock of its own past.
 type chanQueue struct {
 	entries  []chanEntry
 	head     int
