@@ -40,6 +40,13 @@ import (
 // many accumulate, keeping memory bounded; folding only adds
 // synchronization.
 //
+// The helpers of emitted code (Chan(c).Send, Recv2, helpers.go) try an
+// operation without blocking while they hold the channel state's lock
+// taken for the announcement, and complete it under the same lock if it
+// did not block: one lock section instead of two. That is one of the
+// interleavings of announcement, operation and completion the argument
+// above covers, so the edges are the same.
+//
 // A select announces each of its cases in its direction (SelectPre): a
 // send case as a send, a receive case as a receive. The case that fires
 // completes as the plain operation would (SelectPost); the announcements
@@ -52,61 +59,153 @@ type chanEntry struct {
 	lo    int64
 	id    uint64
 	owner uint64 // the serial of the goroutine that pushed it (G.serial); 0 if unknown
-	vc    []uint64
+	slot  int32  // the slot of its clock in the queue's arena
+	n     int32  // the clock's length
 }
 
 // A chanQueue holds the clocks of announced operations of one direction
-// that later operations may still acquire, oldest first, and base, the
-// join of the entries already folded.
+// that later operations may still acquire, oldest first, and a base
+// clock, the join of the entries already folded.
 //
 // Entries are pushed with non-decreasing lower bounds (lo counts the
 // operations completed before the announcement, and retraction keeps it),
 // so an acquire takes a prefix of the live entries: it folds that prefix
-// into base and joins base once, O(entries acquired) instead of a scan and
-// a compaction of every entry held. The live entries are entries[head:];
-// a retracted entry is removed in place, keeping the order. If an entry is
-// ever pushed out of order (unsorted), acquire falls back to scanning every
-// entry until the queue empties. The clock buffers of folded entries are
-// reused by later pushes, so a channel in steady state does not allocate.
+// into the base and joins the base once, O(entries acquired) instead of a
+// scan and a compaction of every entry held. The live entries are
+// entries[head:]; a retracted entry is removed in place, keeping the
+// order. If an entry is ever pushed out of order (unsorted), an acquire
+// falls back to scanning every entry until the queue empties.
+//
+// The clocks live in slots of one arena of words (clocks, width words a
+// slot), the entries name theirs by index, and a folded entry's slot is
+// reused by a later push: the queue holds no pointer but its two slices,
+// so a push or a fold neither allocates (once the arena holds as many
+// slots as the queue had clocks at once) nor runs the collector's write
+// barrier, which slices of per-entry buffers did on every fold while a
+// cycle ran (docs/runtime.md, "Channels").
 //
 // A goroutine's clock only grows, and its pushes on one channel get
 // increasing ids, so of two entries one goroutine pushed, the later one's
 // clock dominates. While every entry folded so far is one goroutine's
-// (owner), base is the clock of the last of them (ownerID): folding the
-// owner's next entry replaces base by that entry's clock, a swap of
-// buffers instead of a join, and folding one of its earlier entries
-// changes nothing. A channel with one sender (or one receiver) thus folds
-// that direction's entries in O(1).
+// (owner), the base is the clock of the last of them (ownerID): folding
+// the owner's next entry makes that entry's slot the base, instead of a
+// join, and folding one of its earlier entries changes nothing. A channel
+// with one sender (or one receiver) thus folds that direction's entries
+// in O(1), and an acquire by the owner itself joins nothing: the base is
+// a clock of its own past.
 type chanQueue struct {
-	base     []uint64
 	entries  []chanEntry
 	head     int
 	unsorted bool
-	free     [][]uint64 // clock buffers of folded entries, for reuse
-	owner    uint64     // the goroutine whose entries alone made base; 0: several, or unknown
-	ownerID  uint64     // with owner, the id of its entry whose clock base is
+	clocks   []uint64 // the arena: slot s is clocks[s*width:][:width]
+	width    int
+	free     []int32 // slots not in use
+	base     int32   // the base's slot plus one; 0: no base yet
+	baseN    int     // the base's length
+	owner    uint64  // the goroutine whose entries alone made the base; 0: several, or unknown
+	ownerID  uint64  // with owner, the id of its entry whose clock the base is
 }
 
 // maxChanEntries bounds the live entries of a queue (older ones are
-// folded). maxFreeClocks bounds the clock buffers kept for reuse. Keeping
-// as many as a queue can hold live (64) cut the pipeline workload's heap
-// allocation by 45% and about half of its GC cycles, but raised its peak
-// RSS from a steady 12 MiB to 13-28 MiB and did not make it faster: with
-// fewer cycles, the off-heap shadow of the records that died since the
-// last one piles up until the next (docs/runtime.md, "Channels").
+// folded). A queue that empties with an arena of more than maxIdleWords
+// words shrinks it to its base: a burst of clocks of many goroutines does
+// not hold memory for the channel's lifetime. Smaller arenas are kept, so
+// that a queue that empties and fills again, as a buffered channel's
+// receives do all the time, does not allocate every time (shrinking at 8
+// slots doubled BenchmarkChanPipeline's time).
 const (
 	maxChanEntries = 64
-	maxFreeClocks  = 8
+	maxIdleWords   = 4096 // 32 KiB
 )
 
 // live returns the entries not yet folded, oldest first.
 func (q *chanQueue) live() []chanEntry { return q.entries[q.head:] }
 
+// slot returns the words of slot s.
+func (q *chanQueue) slot(s int32) []uint64 {
+	i := int(s) * q.width
+	return q.clocks[i : i+q.width : i+q.width]
+}
+
+// baseClock returns the base clock (nil if there is none).
+func (q *chanQueue) baseClock() []uint64 {
+	if q.base == 0 {
+		return nil
+	}
+	return q.slot(q.base - 1)[:q.baseN]
+}
+
+// alloc returns a free slot of at least n words.
+func (q *chanQueue) alloc(n int) int32 {
+	if k := len(q.free); k > 0 && n <= q.width {
+		s := q.free[k-1]
+		q.free = q.free[:k-1]
+		return s
+	}
+	return q.allocSlow(n)
+}
+
+// allocSlow is alloc when the slots must widen or none is free.
+func (q *chanQueue) allocSlow(n int) int32 {
+	if n > q.width {
+		q.widen(n)
+	}
+	if k := len(q.free); k > 0 {
+		s := q.free[k-1]
+		q.free = q.free[:k-1]
+		return s
+	}
+	s := int32(len(q.clocks) / q.width)
+	if len(q.clocks)+q.width > cap(q.clocks) {
+		grown := make([]uint64, len(q.clocks), max(2*cap(q.clocks), 4*q.width))
+		copy(grown, q.clocks)
+		q.clocks = grown
+	}
+	q.clocks = q.clocks[:len(q.clocks)+q.width]
+	return s
+}
+
+// widen makes the slots n words wide at least (a clock grows with the
+// number of goroutines), moving every slot.
+func (q *chanQueue) widen(n int) {
+	w := (n + 7) &^ 7 // whole cache lines
+	slots := len(q.clocks) / max(q.width, 1)
+	grown := make([]uint64, slots*w, max(slots, 4)*w)
+	for s := range slots {
+		copy(grown[s*w:], q.clocks[s*q.width:(s+1)*q.width])
+	}
+	q.clocks, q.width = grown, w
+}
+
 // push appends an entry for an operation with lower bound lo and clock vc,
 // announced by the goroutine whose serial is owner (0 if unknown). Its
-// clock goes into a folded entry's buffer or, if none is free, into
-// *spare, which push takes (spare may be nil).
-func (q *chanQueue) push(lo int64, id, owner uint64, vc []uint64, spare *[]uint64) {
+// common case (room for the entry, a free slot wide enough, the order
+// kept) is written out here; pushSlow does the rest.
+func (q *chanQueue) push(lo int64, id, owner uint64, vc []uint64) {
+	n, k := len(q.entries), len(q.free)-1
+	if n-q.head >= maxChanEntries || n == cap(q.entries) || k < 0 || len(vc) > q.width ||
+		n > q.head && lo < q.entries[n-1].lo {
+		q.pushSlow(lo, id, owner, vc)
+		return
+	}
+	s := q.free[k]
+	q.free = q.free[:k]
+	dst := q.clocks[int(s)*q.width:][:len(vc)]
+	for j, c := range vc {
+		// Not copy: a call of memmove for a few words.
+		dst[j] = c
+	}
+	// Fill the new entry in place: appending a composite literal built
+	// on the stack reloads it with wider moves than it was stored with,
+	// a store-forwarding stall that was half of push's time.
+	q.entries = q.entries[:n+1]
+	e := &q.entries[n]
+	e.lo, e.id, e.owner, e.slot, e.n = lo, id, owner, s, int32(len(vc))
+}
+
+// pushSlow is push when the queue is full, its entries need room, no
+// slot is free or wide enough, or the entry is out of order.
+func (q *chanQueue) pushSlow(lo int64, id, owner uint64, vc []uint64) {
 	if len(q.entries)-q.head >= maxChanEntries {
 		q.fold(q.head)
 		q.head++
@@ -116,51 +215,56 @@ func (q *chanQueue) push(lo int64, id, owner uint64, vc []uint64, spare *[]uint6
 		// is at least half the buffer (so that moving the live
 		// entries down costs O(1) per push, amortized).
 		n := copy(q.entries, q.entries[q.head:])
-		clear(q.entries[n:])
 		q.entries = q.entries[:n]
 		q.head = 0
 	}
 	if n := len(q.entries); n > q.head && lo < q.entries[n-1].lo {
 		q.unsorted = true
 	}
-	var buf []uint64
-	if n := len(q.free); n > 0 {
-		buf = q.free[n-1]
-		q.free[n-1] = nil
-		q.free = q.free[:n-1]
-	} else if spare != nil {
-		buf, *spare = *spare, nil
-	}
-	// Fill the new entry in place: appending a composite literal built
-	// on the stack reloaded it with wider moves than it was stored with,
-	// a store-forwarding stall that was half of push's time.
+	s := q.alloc(len(vc))
+	copy(q.slot(s), vc)
 	q.entries = append(q.entries, chanEntry{})
 	e := &q.entries[len(q.entries)-1]
-	e.lo, e.id, e.owner, e.vc = lo, id, owner, append(buf[:0], vc...)
+	e.lo, e.id, e.owner, e.slot, e.n = lo, id, owner, s, int32(len(vc))
 }
 
-// fold joins entry i into the base and recycles its clock buffer (or the
-// base's, if it takes the entry's); the caller drops the entry.
+// fold joins entry i into the base and frees its slot (or the base's, if
+// the entry's becomes the base); the caller drops the entry.
 func (q *chanQueue) fold(i int) {
 	e := &q.entries[i]
-	switch {
-	case e.owner != 0 && e.owner == q.owner:
+	if e.owner == q.owner && e.owner != 0 {
 		if e.id > q.ownerID {
 			// e dominates the base, the owner's earlier clock.
-			q.base, e.vc = e.vc, q.base
-			q.ownerID = e.id
+			e.slot, q.base = q.base-1, e.slot+1
+			q.baseN, q.ownerID = int(e.n), e.id
 		}
-	case len(q.base) == 0:
-		q.base, e.vc = e.vc, q.base
+		q.free = append(q.free, e.slot)
+		return
+	}
+	q.foldJoin(e)
+}
+
+// foldJoin is fold of an entry not known to be ordered with the base.
+func (q *chanQueue) foldJoin(e *chanEntry) {
+	switch {
+	case q.base == 0:
+		q.base, q.baseN = e.slot+1, int(e.n)
 		q.owner, q.ownerID = e.owner, e.id
+		return
 	default:
-		q.base = join(q.base, e.vc)
+		b := q.slot(q.base - 1)
+		if n := int(e.n); n > q.baseN {
+			clear(b[q.baseN:n]) // words of the slot's previous clocks
+			q.baseN = n
+		}
+		for j, c := range q.slot(e.slot)[:e.n] {
+			if c > b[j] {
+				b[j] = c
+			}
+		}
 		q.owner = 0
 	}
-	if e.vc != nil && len(q.free) < maxFreeClocks {
-		q.free = append(q.free, e.vc)
-	}
-	*e = chanEntry{}
+	q.free = append(q.free, e.slot)
 }
 
 // remove drops the entry id, if it was not folded into the base yet.
@@ -168,11 +272,8 @@ func (q *chanQueue) remove(id uint64) {
 	live := q.live()
 	for i, e := range live {
 		if e.id == id {
-			if len(q.free) < maxFreeClocks {
-				q.free = append(q.free, e.vc)
-			}
+			q.free = append(q.free, e.slot)
 			copy(live[i:], live[i+1:])
-			q.entries[len(q.entries)-1] = chanEntry{}
 			q.entries = q.entries[:len(q.entries)-1]
 			q.reset()
 			return
@@ -180,39 +281,84 @@ func (q *chanQueue) remove(id uint64) {
 	}
 }
 
-// reset rewinds an empty queue to the start of its buffer.
+// reset rewinds an empty queue to the start of its buffer, and shrinks
+// an arena larger than maxIdleWords to the base.
 func (q *chanQueue) reset() {
 	if q.head == len(q.entries) {
 		q.entries = q.entries[:0]
 		q.head = 0
 		q.unsorted = false
+		if cap(q.clocks) > maxIdleWords {
+			q.shrink()
+		}
 	}
 }
 
-// acquire joins into vc the base and every entry with lo < bound, and
-// folds those entries into the base.
-func (q *chanQueue) acquire(vc []uint64, bound int64) []uint64 {
+// shrink replaces the arena by one holding the base alone. It is kept
+// out of line so that reset inlines.
+//
+//go:noinline
+func (q *chanQueue) shrink() {
+	clocks := make([]uint64, 0, 4*q.width)
+	if q.base != 0 {
+		clocks = append(clocks, q.slot(q.base-1)...)
+		q.base = 1
+	}
+	q.clocks = clocks
+	q.free = q.free[:0]
+}
+
+// acquireBy joins into g's clock the base and every entry with lo <
+// bound, and folds those entries into the base. A base made of g's own
+// entries alone (owner) is a clock of g's past, which g's clock
+// dominates: it is not joined.
+func (q *chanQueue) acquireBy(g *G, bound int64) {
 	if !q.unsorted {
-		for q.head < len(q.entries) && q.entries[q.head].lo < bound {
-			q.fold(q.head)
+		for q.head < len(q.entries) {
+			e := &q.entries[q.head]
+			if e.lo >= bound {
+				break
+			}
+			if e.owner == q.owner && e.owner != 0 {
+				// fold's owner case, written out.
+				if e.id > q.ownerID {
+					e.slot, q.base = q.base-1, e.slot+1
+					q.baseN, q.ownerID = int(e.n), e.id
+				}
+				q.free = append(q.free, e.slot)
+			} else {
+				q.foldJoin(e)
+			}
 			q.head++
 		}
 	} else {
-		kept := q.head
-		for i := q.head; i < len(q.entries); i++ {
-			if q.entries[i].lo < bound {
-				q.fold(i)
-				continue
-			}
-			if kept != i {
-				q.entries[kept], q.entries[i] = q.entries[i], chanEntry{}
-			}
-			kept++
-		}
-		q.entries = q.entries[:kept]
+		q.takeUnsorted(bound)
 	}
-	q.reset()
-	return join(vc, q.base)
+	if q.head == len(q.entries) {
+		// reset, written out.
+		q.entries, q.head, q.unsorted = q.entries[:0], 0, false
+		if cap(q.clocks) > maxIdleWords {
+			q.shrink()
+		}
+	}
+	if q.owner != g.serial || g.serial == 0 {
+		g.t.VC = join(g.t.VC, q.baseClock())
+	}
+}
+
+// takeUnsorted folds into the base every entry with lo < bound, of a
+// queue whose entries are not in order.
+func (q *chanQueue) takeUnsorted(bound int64) {
+	kept := q.head
+	for i := q.head; i < len(q.entries); i++ {
+		if q.entries[i].lo < bound {
+			q.fold(i)
+			continue
+		}
+		q.entries[kept] = q.entries[i]
+		kept++
+	}
+	q.entries = q.entries[:kept]
 }
 
 type chanState struct {
@@ -306,6 +452,19 @@ func (a *chanAccess) check(g *G, p uintptr, write bool, r *shadow.Race) (found b
 	return found
 }
 
+// readOrdered records a send's read of the channel if it is the common
+// case, a channel never closed whose sends are ordered, where the read
+// conflicts with nothing and becomes the last one, and reports whether it
+// was; otherwise the caller checks it (check). It inlines into sendLocked
+// (TestChanAccessModel makes its reads the same way).
+func (a *chanAccess) readOrdered(g *G) bool {
+	if a.w == 0 && a.rs == nil && g.t.Disabled == 0 && shadow.HB(a.r, g.t.VC) {
+		a.r = g.t.Epoch
+		return true
+	}
+	return false
+}
+
 var chans shadow.Map[chanState]
 
 // chanOf returns the state of the channel whose hchan is at p. Channels
@@ -360,7 +519,7 @@ func chanPtr(ch any) uintptr {
 // announceSend records a send of g about to start and returns its entry's id.
 func (c *chanState) announceSend(g *G) uint64 {
 	c.nextID++
-	c.sends.push(c.sent-c.sendIF, c.nextID, g.serial, g.t.VC, &g.spareVC)
+	c.sends.push(c.sent-c.sendIF, c.nextID, g.serial, g.t.VC)
 	c.sent++
 	c.sendIF++
 	return c.nextID
@@ -369,28 +528,19 @@ func (c *chanState) announceSend(g *G) uint64 {
 // announceRecv records a receive of g about to start and returns its entry's id.
 func (c *chanState) announceRecv(g *G) uint64 {
 	c.nextID++
-	c.recvs.push(c.rcvd-c.recvIF, c.nextID, g.serial, g.t.VC, &g.spareVC)
+	c.recvs.push(c.rcvd-c.recvIF, c.nextID, g.serial, g.t.VC)
 	c.rcvd++
 	c.recvIF++
 	return c.nextID
 }
 
-// refillSpare gives g a spare clock buffer if a push took it. The buffer
-// is allocated here, after the channel's lock is released: allocating
-// under it (a push that found no folded buffer to reuse) made the lock's
-// holder run the allocator and, during a collection, its assists, while
-// the channel's other goroutines spun and parked on the lock.
-func (g *G) refillSpare() {
-	if g.spareVC == nil {
-		g.spareVC = make([]uint64, 0, len(g.t.VC)+4)
-	}
-}
-
 // completeSend follows a send: by the capacity rule it acquires the
 // receives that may be ordered before it.
 func (c *chanState) completeSend(g *G, capacity int) {
-	c.sendIF -= min(c.sendIF, 1)
-	g.t.VC = c.recvs.acquire(g.t.VC, c.sent-int64(capacity))
+	if c.sendIF > 0 {
+		c.sendIF--
+	}
+	c.recvs.acquireBy(g, c.sent-int64(capacity))
 }
 
 // completeRecv follows a receive: it acquires the sends that may have
@@ -406,7 +556,15 @@ func (c *chanState) completeRecv(g *G, gotValue bool) {
 	if c.recvIF > 0 {
 		c.recvIF--
 	}
-	g.t.VC = c.sends.acquire(g.t.VC, c.rcvd)
+	c.sends.acquireBy(g, c.rcvd)
+	if c.closed && !gotValue || c.ctx != nil {
+		c.completeRecvClosed(g, gotValue)
+	}
+}
+
+// completeRecvClosed is completeRecv's part for a closed channel or a
+// context's Done channel, out of line so that the common case inlines.
+func (c *chanState) completeRecvClosed(g *G, gotValue bool) {
 	if c.closed && !gotValue {
 		g.t.VC = join(g.t.VC, c.close)
 	}
@@ -451,31 +609,50 @@ func SendPre(g *G, ch any, capacity int) {
 // which stays the channel's while the caller holds the channel (nil for a
 // nil channel).
 func (g *G) sendPre(p uintptr) *chanState {
-	g.cancelSelect()
-	g.bubbleIdle()
 	if p == 0 {
+		g.cancelSelect()
+		g.bubbleIdle()
 		return nil
 	}
-	g.countSync()
-	c := g.chanOf(p)
-	c.mu.Lock()
-	// Like Go's race runtime, a send reads the channel and a close writes
-	// it, so that a close racing with a send is reported.
 	var r shadow.Race
-	race := c.hchan.check(g, p, false, &r)
-	c.announceSend(g)
+	c, race := g.sendLocked(p, &r)
 	c.mu.Unlock()
-	g.refillSpare()
 	if race || verifyChecks {
 		g.chanReport(p, false, &r, race)
 	}
-	g.tick()
+	g.tick() // the announcement released g's clock
 	return c
+}
+
+// sendLocked announces a send of g on the channel at p (not nil) and
+// returns the channel's state, still locked, so that a send that does not
+// block can complete under the same lock (Sender.Send). Like Go's race
+// runtime, a send reads the channel and a close writes it, so that a close
+// racing with a send is reported: race reports a conflict, set in *r, for
+// the caller to report (chanReport) once it releases the lock; it then
+// starts g's next epoch (tick), since the announcement released g's clock.
+func (g *G) sendLocked(p uintptr, r *shadow.Race) (c *chanState, race bool) {
+	g.cancelSelect()
+	g.bubbleIdle()
+	g.countSync()
+	c = g.chanOf(p)
+	c.mu.Lock()
+	if !c.hchan.readOrdered(g) {
+		race = c.hchan.check(g, p, false, r)
+	}
+	// announceSend, written out (its id is for select's retraction).
+	c.nextID++
+	c.sends.push(c.sent-c.sendIF, c.nextID, g.serial, g.t.VC)
+	c.sent++
+	c.sendIF++
+	return c, race
 }
 
 // chanReport reports a conflict found by chanAccess.check, outside the
 // channel's lock, and records the access for the verifier as g.check
-// would.
+// would. It is kept out of line, off the common path of its callers.
+//
+//go:noinline
 func (g *G) chanReport(p uintptr, write bool, r *shadow.Race, race bool) {
 	if verifyChecks {
 		g.verifyRecord(shadow.PtrOf(p), 1, 0, 1, verifyKind(write)|vAccess|vCheck, 0)
@@ -511,18 +688,31 @@ func RecvPre[C any](g *G, ch C, capacity int) C {
 // recvPre is RecvPre of the channel at p; it returns the channel's state
 // as sendPre does.
 func (g *G) recvPre(p uintptr) *chanState {
-	g.cancelSelect()
-	g.bubbleIdle()
 	if p == 0 {
+		g.cancelSelect()
+		g.bubbleIdle()
 		return nil
 	}
+	c := g.recvLocked(p)
+	c.mu.Unlock()
+	g.tick()
+	return c
+}
+
+// recvLocked announces a receive of g from the channel at p (not nil) and
+// returns the channel's state, still locked, as sendLocked does. The
+// caller starts g's next epoch (tick) once it releases the lock.
+func (g *G) recvLocked(p uintptr) *chanState {
+	g.cancelSelect()
+	g.bubbleIdle()
 	g.countSync()
 	c := g.chanOf(p)
 	c.mu.Lock()
-	c.announceRecv(g)
-	c.mu.Unlock()
-	g.refillSpare()
-	g.tick()
+	// announceRecv, written out (its id is for select's retraction).
+	c.nextID++
+	c.recvs.push(c.rcvd-c.recvIF, c.nextID, g.serial, g.t.VC)
+	c.rcvd++
+	c.recvIF++
 	return c
 }
 
@@ -623,7 +813,6 @@ func SelectPre(g *G, dirs string, chans ...any) {
 			id = c.announceSend(g)
 		}
 		c.mu.Unlock()
-		g.refillSpare()
 		g.selects = append(g.selects, selectCase{c, p, id, recv})
 	}
 	if announced {

@@ -15,20 +15,85 @@ import (
 // with the hooks called around real channel operations as emitted code
 // calls them.
 
+// viaHelpers makes send, recv and recvOK call the helpers emitted code
+// calls for a send statement and a receive (Chan(c).Send, Recv, Recv2),
+// which complete an operation that does not block under the lock of its
+// announcement, instead of the separate hooks (TestChanHelpers).
+var viaHelpers bool
+
 func send[T any](g *G, ch chan T, v T) {
+	if viaHelpers {
+		Chan(ch).Send(g, v)
+		return
+	}
 	ch <- Send(g, ch, cap(ch), v)
 	SendPost(g, ch, cap(ch))
 }
 
 func recv[T any](g *G, ch chan T) T {
+	if viaHelpers {
+		return Recv(g, ch)
+	}
 	v := <-RecvPre(g, ch, cap(ch))
 	return RecvPost(g, ch, cap(ch), v)
 }
 
 func recvOK[T any](g *G, ch chan T) (T, bool) {
+	if viaHelpers {
+		return Recv2(g, ch)
+	}
 	v, ok := <-RecvPre(g, ch, cap(ch))
 	RecvPostValue(g, ch, cap(ch), ok)
 	return v, ok
+}
+
+// TestChanHelpers runs the channel model's tests with the operations made
+// by the helpers of emitted code, whose sends and receives that do not
+// block announce, operate and complete in one section under the channel
+// state's lock: the same edges, the same reports.
+func TestChanHelpers(t *testing.T) {
+	viaHelpers = true
+	defer func() { viaHelpers = false }()
+	for _, tc := range []struct {
+		name string
+		f    func(*testing.T)
+	}{
+		{"ValueAfterClose", TestChanValueAfterClose},
+		{"Unbuffered", TestChanUnbuffered},
+		{"Buffered", TestChanBuffered},
+		{"CapacitySemaphore", TestChanCapacitySemaphore},
+		{"Close", TestChanClose},
+		{"Range", TestChanRange},
+		{"ManyToMany", TestChanManyToMany},
+		{"UninstrumentedSender", TestChanUninstrumentedSender},
+		{"SendClose", TestChanSendClose},
+	} {
+		t.Run(tc.name, tc.f)
+	}
+}
+
+// TestChanSendClosedRecovered checks that a send on a closed channel,
+// which panics even when it would not block, leaves the channel's state
+// unlocked: a program that recovers goes on using the channel.
+func TestChanSendClosedRecovered(t *testing.T) {
+	g, ch := Cur(), make(chan int, 1)
+	close(ch) // uninstrumented: the channel's state does not know
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("a send on a closed channel did not panic")
+			}
+		}()
+		Chan(ch).Send(g, 1)
+	}()
+	st := g.chanOf(*(*uintptr)(unsafe.Pointer(&ch)))
+	if !st.mu.TryLock() {
+		t.Fatal("the channel's state stayed locked after the send's panic")
+	}
+	st.mu.Unlock()
+	if _, ok := Recv2(g, ch); ok {
+		t.Fatal("received a value from a closed, empty channel")
+	}
 }
 
 // TestChanValueAfterClose checks that a receive that gets a buffered value
@@ -339,7 +404,7 @@ func TestChanNil(t *testing.T) {
 	SendPost(g, ch, 0)
 	RecvPre(g, ch, 0)
 	RecvPostOK(g, ch, 0)
-	SelectPre(g, "rr", ch, nil)
+	SelectPre(g, "rr", ch)
 	SelectPost(g, nil, 0, true)
 }
 
@@ -610,7 +675,7 @@ func TestChanQueueModel(t *testing.T) {
 					}
 				}
 				clocks[owner] = vc
-				q.push(lo, id, uint64(owner), vc, nil)
+				q.push(lo, id, uint64(owner), vc)
 				m.push(lo, id, vc)
 			case r < 6 && id > 0:
 				x := id - uint64(rng.Intn(int(min(id, 8))))
@@ -619,10 +684,20 @@ func TestChanQueueModel(t *testing.T) {
 			default:
 				bound := lo - int64(rng.Intn(4)) + 1
 				start := make([]uint64, rng.Intn(5))
-				got := q.acquire(append([]uint64(nil), start...), bound)
+				by := 0 // an acquire by an unknown goroutine
+				if rng.Intn(2) == 0 {
+					// By an owner, with its clock, which dominates
+					// its entries (the queue need not join them).
+					by = 1 + rng.Intn(owners)
+					start = clocks[by]
+				}
+				got := q.acquire(append([]uint64(nil), start...), bound, uint64(by))
 				want := m.acquire(append([]uint64(nil), start...), bound)
 				if !slices.Equal(trimZeros(got), trimZeros(want)) {
-					t.Fatalf("seed %d step %d: acquire(%d) = %v, want %v", seed, step, bound, got, want)
+					t.Fatalf("seed %d step %d: acquire(%d) by %d = %v, want %v", seed, step, bound, by, got, want)
+				}
+				if by != 0 {
+					clocks[by] = got // the owner's clock grows by what it acquired
 				}
 			}
 			if n := len(q.live()); n != len(m.entries) {
@@ -638,57 +713,38 @@ func TestChanQueueModel(t *testing.T) {
 // joined.
 func TestChanQueueOwnerFold(t *testing.T) {
 	var q chanQueue
-	q.push(5, 1, 7, []uint64{1, 1}, nil)
-	q.push(0, 2, 7, []uint64{2, 3}, nil) // out of order: folded first
-	if got := q.acquire(nil, 1); !slices.Equal(got, []uint64{2, 3}) {
+	q.push(5, 1, 7, []uint64{1, 1})
+	q.push(0, 2, 7, []uint64{2, 3}) // out of order: folded first
+	if got := q.acquire(nil, 1, 0); !slices.Equal(got, []uint64{2, 3}) {
 		t.Fatalf("first acquire = %v, want [2 3]", got)
 	}
 	if q.owner != 7 || q.ownerID != 2 {
 		t.Fatalf("owner %d, id %d after the first fold, want 7 and 2", q.owner, q.ownerID)
 	}
-	if got := q.acquire(nil, 10); !slices.Equal(got, []uint64{2, 3}) {
+	if got := q.acquire(nil, 10, 0); !slices.Equal(got, []uint64{2, 3}) {
 		t.Fatalf("acquire of the owner's earlier entry = %v, want [2 3] (the base dominates it)", got)
 	}
-	q.push(10, 3, 7, []uint64{4, 3}, nil)
-	if got := q.acquire(nil, 11); !slices.Equal(got, []uint64{4, 3}) {
+	q.push(10, 3, 7, []uint64{4, 3})
+	if got := q.acquire(nil, 11, 0); !slices.Equal(got, []uint64{4, 3}) {
 		t.Fatalf("acquire of the owner's later entry = %v, want [4 3]", got)
 	}
-	q.push(11, 4, 8, []uint64{1, 9, 1}, nil)
-	if got := q.acquire(nil, 12); !slices.Equal(got, []uint64{4, 9, 1}) || q.owner != 0 {
+	q.push(11, 4, 8, []uint64{1, 9, 1})
+	if got := q.acquire(nil, 12, 0); !slices.Equal(got, []uint64{4, 9, 1}) || q.owner != 0 {
 		t.Fatalf("acquire of another goroutine's entry = %v (owner %d), want [4 9 1] joined (owner 0)", got, q.owner)
 	}
-	q.push(12, 5, 7, []uint64{5, 3}, nil)
-	if got := q.acquire(nil, 13); !slices.Equal(got, []uint64{5, 9, 1}) {
+	q.push(12, 5, 7, []uint64{5, 3})
+	if got := q.acquire(nil, 13, 0); !slices.Equal(got, []uint64{5, 9, 1}) {
 		t.Fatalf("acquire after the base mixed two goroutines = %v, want [5 9 1]", got)
 	}
 }
 
-// TestChanQueueSpare checks that a push takes the caller's spare buffer
-// only when no folded entry's buffer is free, so that the goroutine
-// allocates its next one outside the channel's lock (G.refillSpare).
-func TestChanQueueSpare(t *testing.T) {
-	var q chanQueue
-	spare := make([]uint64, 0, 4)
-	q.push(0, 1, 0, []uint64{1, 2}, &spare)
-	if spare != nil {
-		t.Fatal("a push into an empty queue did not take the spare")
-	}
-	if got := q.acquire(nil, 1); !slices.Equal(got, []uint64{1, 2}) {
-		t.Fatalf("acquire = %v, want [1 2]", got)
-	}
-	q.push(1, 2, 0, []uint64{3, 4}, nil) // reuses the folded buffer
-	q.acquire(nil, 2)
-	spare = make([]uint64, 0, 4)
-	q.push(2, 3, 0, []uint64{5, 6}, &spare)
-	if spare == nil {
-		t.Fatal("a push took the spare although a folded buffer was free")
-	}
-	g := &G{}
-	g.t.VC = []uint64{0, 1, 2}
-	g.refillSpare()
-	if g.spareVC == nil || cap(g.spareVC) < len(g.t.VC) {
-		t.Fatalf("refillSpare left %v (cap %d) for a clock of %d", g.spareVC, cap(g.spareVC), len(g.t.VC))
-	}
+// acquire is chanQueue.acquireBy for a goroutine whose serial is by (0:
+// unknown) and whose clock is vc; it returns the clock acquired.
+func (q *chanQueue) acquire(vc []uint64, bound int64, by uint64) []uint64 {
+	g := &G{serial: by}
+	g.t.VC = vc
+	q.acquireBy(g, bound)
+	return g.t.VC
 }
 
 func trimZeros(vc []uint64) []uint64 {
@@ -699,26 +755,74 @@ func trimZeros(vc []uint64) []uint64 {
 }
 
 // TestChanQueueBurstNoAlloc checks that a queue whose entries are pushed
-// and folded in bursts of up to maxFreeClocks (a buffered channel's
-// sends, acquired by receives several at a time) reuses the clock buffers
-// of folded entries: once warm, it does not allocate.
+// and folded in bursts of up to maxChanEntries (a buffered channel's
+// sends, acquired by receives several at a time) reuses the slots of
+// folded entries: once warm, it does not allocate.
 func TestChanQueueBurstNoAlloc(t *testing.T) {
 	var q chanQueue
 	vc := make([]uint64, 8)
 	var lo int64
 	var base []uint64
 	burst := func() {
-		for i := 0; i < maxFreeClocks; i++ {
-			q.push(lo, uint64(lo), 0, vc, nil)
+		for i := 0; i < maxChanEntries; i++ {
+			vc[1]++
+			q.push(lo, uint64(lo), 0, vc)
 			lo++
 		}
-		base = q.acquire(base, lo)
+		// Acquire all but the last entry, so that the queue does not
+		// empty and keeps its arena.
+		base = q.acquire(base, lo-1, 0)
 	}
-	burst() // warm: the buffers and the base
+	burst() // warm: the slots and the base
 	if n := testing.AllocsPerRun(100, burst); n != 0 {
-		t.Errorf("a burst of %d pushes and one acquire allocated %v times, want 0", maxFreeClocks, n)
+		t.Errorf("a burst of %d pushes and one acquire allocated %v times, want 0", maxChanEntries, n)
 	}
-	if len(q.live()) != 0 {
-		t.Errorf("%d live entries after the acquire, want 0", len(q.live()))
+	if len(q.live()) != 1 {
+		t.Errorf("%d live entries after the acquire, want 1", len(q.live()))
+	}
+}
+
+// TestChanQueueArena checks the slots of the arena: a clock wider than the
+// slots widens them all, keeping the clocks held, and a queue that empties
+// with an arena larger than maxIdleWords shrinks it to the base.
+func TestChanQueueArena(t *testing.T) {
+	var q chanQueue
+	for i := range 20 {
+		q.push(int64(i), uint64(i+1), 0, []uint64{uint64(i), 1})
+	}
+	const n = 300 // 20 slots of 300 words: past maxIdleWords
+	wide := make([]uint64, n)
+	wide[n-1] = 5
+	q.push(20, 21, 0, wide)
+	if q.width < n || cap(q.clocks) <= maxIdleWords {
+		t.Fatalf("width %d, %d words after a clock of %d words", q.width, cap(q.clocks), n)
+	}
+	if got := q.acquire(nil, 5, 0); !slices.Equal(got, []uint64{4, 1}) {
+		t.Fatalf("acquire of the first 5 entries after widening = %v, want [4 1]", got)
+	}
+	want := make([]uint64, n)
+	want[0], want[1], want[n-1] = 19, 1, 5
+	if got := q.acquire(nil, 100, 0); !slices.Equal(got, want) {
+		t.Fatalf("acquire of every entry = %v", got)
+	}
+	if len(q.live()) != 0 || len(q.clocks) != q.width || cap(q.clocks) > maxIdleWords || q.base != 1 {
+		t.Fatalf("after emptying: %d live entries, %d words (cap %d) for width %d, base slot %d; want the base alone", len(q.live()), len(q.clocks), cap(q.clocks), q.width, q.base-1)
+	}
+	q.push(100, 22, 0, []uint64{1, 7})
+	want[1] = 7
+	if got := q.acquire(nil, 101, 0); !slices.Equal(got, want) {
+		t.Fatalf("acquire after shrinking = %v", got)
+	}
+
+	// A slot keeps the words of its earlier clocks past the length of
+	// its current one: a base that grows must not take them.
+	q = chanQueue{}
+	q.push(0, 1, 9, []uint64{8, 8, 8, 8})
+	q.remove(1)
+	q.push(0, 2, 7, []uint64{1, 1}) // the retracted entry's slot
+	q.acquire(nil, 1, 0)
+	q.push(1, 3, 8, []uint64{0, 0, 0, 1})
+	if got := q.acquire(nil, 2, 0); !slices.Equal(got, []uint64{1, 1, 0, 1}) {
+		t.Fatalf("acquire of a longer clock into a reused slot = %v, want [1 1 0 1]", got)
 	}
 }

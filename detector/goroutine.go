@@ -61,9 +61,6 @@ type G struct {
 	chanPs   [2]uintptr
 	chans    [2]*chanState
 	chanNext int
-	// spareVC is a clock buffer for the goroutine's next channel
-	// announcement, allocated outside the channel's lock (refillSpare).
-	spareVC []uint64
 	// syncVars are the sync objects at syncAddrs the goroutine used
 	// last, the most recent first (G.lockSync).
 	syncAddrs [2]uintptr

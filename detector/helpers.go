@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/bigfoot-go/bigfoot/shadow"
 )
 
 // Helpers of emitted code: small generic functions for operations that need
@@ -23,14 +25,34 @@ func Recv[T any](g *G, c <-chan T) T {
 	return v
 }
 
-// Recv2 is v, ok := <-c. The state RecvPre found is the one RecvPost
-// completes: c is held meanwhile, so it is still the channel's.
+// Recv2 is v, ok := <-c. The receive is first tried without blocking
+// under the lock of the channel's state that its announcement took, and
+// completed there if it did not block: one lock section for the receive
+// instead of two (docs/runtime.md, "Channels"). A receive that blocks
+// completes after the lock is released; the state its announcement found
+// is the one it completes, since c is held meanwhile.
 func Recv2[T any](g *G, c <-chan T) (T, bool) {
-	st := g.recvPre(*(*uintptr)(unsafe.Pointer(&c)))
-	v, ok := <-c
-	if st != nil {
-		g.recvPost(st, ok)
+	p := *(*uintptr)(unsafe.Pointer(&c))
+	if p == 0 {
+		g.recvPre(0)
+		v, ok := <-c
+		return v, ok
 	}
+	st := g.recvLocked(p)
+	// A receive that does not block cannot panic: st's lock needs no
+	// deferred unlock, unlike Send's.
+	select {
+	case v, ok := <-c:
+		st.completeRecv(g, ok)
+		st.mu.Unlock()
+		g.tick()
+		return v, ok
+	default:
+	}
+	st.mu.Unlock()
+	g.tick()
+	v, ok := <-c
+	g.recvPost(st, ok)
 	return v, ok
 }
 
@@ -42,15 +64,43 @@ type Sender[T any] struct{ c chan<- T }
 // Chan returns c's Sender.
 func Chan[T any](c chan<- T) Sender[T] { return Sender[T]{c} }
 
-// Send sends v: Send (release), the send, SendPost, with the channel's
-// state found once, as Recv2 does, and its capacity computed once per
-// channel.
+// Send sends v: the announcement (release), the send, its completion,
+// with the channel's state found once and its capacity computed once per
+// channel. As in Recv2, a send that does not block is made and completed
+// under the lock of the announcement.
 func (s Sender[T]) Send(g *G, v T) {
 	c := s.c
-	st := g.sendPre(*(*uintptr)(unsafe.Pointer(&c)))
-	c <- v
-	if st != nil {
+	p := *(*uintptr)(unsafe.Pointer(&c))
+	if p == 0 {
+		g.sendPre(0)
+		c <- v // blocks forever, as c <- v does
+		return
+	}
+	var r shadow.Race
+	st, race := g.sendLocked(p, &r)
+	sent := sendNow(g, st, c, v)
+	if race || verifyChecks {
+		g.chanReport(p, false, &r, race)
+	}
+	g.tick()
+	if !sent {
+		c <- v
 		g.sendPost(st, capacity(st, c))
+	}
+}
+
+// sendNow sends v on c if that does not block and then completes the
+// send; st is c's state, locked, and sendNow unlocks it. A send on a
+// closed channel panics, even one that would not block, so the unlock is
+// deferred: a recovered panic must not leave the state locked.
+func sendNow[T any](g *G, st *chanState, c chan<- T, v T) bool {
+	defer st.mu.Unlock()
+	select {
+	case c <- v:
+		st.completeSend(g, capacity(st, c))
+		return true
+	default:
+		return false
 	}
 }
 
