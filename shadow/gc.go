@@ -201,13 +201,45 @@ func sweepAll() {
 	ss := append([]*Space(nil), spaces...)
 	spacesMu.Unlock()
 	for _, s := range ss {
+		s.startSweep()
+	}
+}
+
+// startSweep starts a sweep of s in a goroutine of its own, or, if one is
+// running, has it sweep once more when it is done: a sweep that started
+// before the last cycle completed cannot drop what that cycle found dead,
+// and without another one that garbage's heap shadow was marked live by
+// the next cycle too (on pipeline a sweep lasts about as long as the
+// interval between cycles, and one in three was skipped).
+func (s *Space) startSweep() {
+	for {
 		if s.sweeping.CompareAndSwap(false, true) {
-			go func() {
-				defer s.sweeping.Store(false)
-				s.Sweep()
-			}()
+			go s.sweepLoop()
+			return
+		}
+		s.again.Store(true)
+		if s.sweeping.Load() {
+			return // the running sweep sees again before it stops
 		}
 	}
+}
+
+// sweepLoop sweeps s until no sweep was asked for meanwhile.
+func (s *Space) sweepLoop() {
+	for {
+		s.again.Store(false)
+		s.Sweep()
+		if !s.sweepDone() {
+			return
+		}
+	}
+}
+
+// sweepDone ends a sweep of s and reports whether the caller must sweep
+// again, as startSweep asked while it ran (s.sweeping is then still set).
+func (s *Space) sweepDone() bool {
+	s.sweeping.Store(false)
+	return s.again.Load() && s.sweeping.CompareAndSwap(false, true)
 }
 
 func registerSpace(s *Space) {

@@ -323,3 +323,26 @@ func TestKeepListRecycled(t *testing.T) {
 	}
 	sink = nil
 }
+
+// TestSweepAskedWhileRunning checks that a sweep asked for while one runs
+// is not lost: the running sweep goes once more when it ends.
+func TestSweepAskedWhileRunning(t *testing.T) {
+	s := NewSpace()
+	s.sweeping.Store(true) // a sweep is running
+	s.startSweep()
+	if !s.again.Load() || !s.sweeping.Load() {
+		t.Fatalf("asked during a sweep: again %v, sweeping %v; want the running sweep told", s.again.Load(), s.sweeping.Load())
+	}
+	if !s.sweepDone() || !s.sweeping.Load() {
+		t.Fatal("the running sweep ended without going again")
+	}
+	s.again.Store(false) // sweepLoop's next round
+	if s.sweepDone() || s.sweeping.Load() {
+		t.Fatal("a sweep went again, or stayed running, with nothing asked")
+	}
+	s.startSweep() // idle: a sweep of its own
+	Quiesce()
+	if s.sweeping.Load() || s.again.Load() {
+		t.Fatalf("after an idle start and Quiesce: sweeping %v, again %v", s.sweeping.Load(), s.again.Load())
+	}
+}

@@ -114,6 +114,7 @@ type Space struct {
 		_ [64 - unsafe.Sizeof(spin.Mutex{})]byte // a cache line's size per stripe
 	}
 	sweeping atomic.Bool
+	again    atomic.Bool  // a sweep was asked for while one ran (startSweep)
 	frontier frontierHook // SetFrontier
 
 	snapshots atomic.Pointer[func()] // SetSnapshotRequest
