@@ -466,12 +466,7 @@ func TestSyncInUninstrumentedCode(t *testing.T) {
 // operations too (driver.syncSplices): stats=1 counts the synchronization
 // operations of 1,000 pairs of each kind.
 func TestSyncCountedOnce(t *testing.T) {
-	if bigfootBin == "" {
-		t.Skip("end-to-end test; skipped with -short")
-	}
-	dir := writeModule(t, map[string]string{
-		"go.mod": "module example.com/user\n\ngo 1.22\n",
-		"main.go": `package main
+	dir, bin := buildUserMain(t, `package main
 
 import "sync"
 
@@ -494,12 +489,7 @@ func main() {
 		rw.RUnlock()
 	}
 }
-`,
-	})
-	bin := filepath.Join(t.TempDir(), "user")
-	if r := run(t, dir, nil, bigfootBin, "build", "-mode", "fasttrack", "-o", bin, "."); r.code != 0 {
-		t.Fatalf("bigfoot build: %v", r)
-	}
+`, "-mode", "fasttrack")
 	r := run(t, dir, []string{"BIGFOOT_OPTIONS=stats=1"}, bin)
 	m := regexp.MustCompile(` syncs=(\d+)`).FindStringSubmatch(r.stderr)
 	if r.code != 0 || m == nil {
@@ -517,12 +507,7 @@ func main() {
 // default -deps=all; with -deps=main the call is unknown and a[i] keeps a
 // per-iteration footprint record.
 func TestStdFacts(t *testing.T) {
-	if bigfootBin == "" {
-		t.Skip("end-to-end test; skipped with -short")
-	}
-	dir := writeModule(t, map[string]string{
-		"go.mod": "module example.com/user\n\ngo 1.22\n",
-		"main.go": `package main
+	dir := userModule(t, `package main
 
 import (
 	"fmt"
@@ -547,8 +532,7 @@ func main() {
 	}()
 	wg.Wait()
 }
-`,
-	})
+`)
 	emitted := func(deps string) string {
 		t.Helper()
 		src := keptMain(t, dir, "-deps="+deps)

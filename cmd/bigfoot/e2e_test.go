@@ -115,6 +115,34 @@ func writeModule(t *testing.T, files map[string]string) string {
 	return dir
 }
 
+// userModule writes the module example.com/user whose main package is the
+// file main.go with source src, into a new directory. It skips the test
+// when there is no bigfoot binary to build it with (-short).
+func userModule(t *testing.T, src string) string {
+	t.Helper()
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	return writeModule(t, map[string]string{
+		"go.mod":  "module example.com/user\n\ngo 1.22\n",
+		"main.go": src,
+	})
+}
+
+// buildUserMain writes src as userModule does and builds it with bigfoot
+// build and the flags args; it returns the module's directory and the
+// binary.
+func buildUserMain(t *testing.T, src string, args ...string) (dir, bin string) {
+	t.Helper()
+	dir = userModule(t, src)
+	bin = filepath.Join(t.TempDir(), "user")
+	args = append(append([]string{"build"}, args...), "-o", bin, ".")
+	if r := run(t, dir, nil, bigfootBin, args...); r.code != 0 {
+		t.Fatalf("bigfoot build: %v", r)
+	}
+	return dir, bin
+}
+
 // copyTree copies src into a new directory, writable.
 func copyTree(t *testing.T, src string) string {
 	t.Helper()

@@ -158,12 +158,7 @@ func TestRaceAfterHandoffGC(t *testing.T) {
 // reads is the runtime's: at exit at least the cycles the program saw
 // through runtime/metrics after its own runtime.GC calls.
 func TestGCCounterFromRuntime(t *testing.T) {
-	if bigfootBin == "" {
-		t.Skip("end-to-end test; skipped with -short")
-	}
-	dir := writeModule(t, map[string]string{
-		"go.mod": "module example.com/user\n\ngo 1.22\n",
-		"main.go": `package main
+	dir, bin := buildUserMain(t, `package main
 
 import (
 	"fmt"
@@ -179,12 +174,7 @@ func main() {
 	metrics.Read(s)
 	fmt.Println(s[0].Value.Uint64())
 }
-`,
-	})
-	bin := filepath.Join(t.TempDir(), "user")
-	if r := run(t, dir, nil, bigfootBin, "build", "-o", bin, "."); r.code != 0 {
-		t.Fatalf("bigfoot build: %v", r)
-	}
+`)
 	r := run(t, dir, []string{"BIGFOOT_OPTIONS=stats=1"}, bin)
 	m := regexp.MustCompile(` gc_cycles=(\d+) gc_counter=(\w+)`).FindStringSubmatch(r.stderr)
 	if r.code != 0 || m == nil {
