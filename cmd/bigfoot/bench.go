@@ -26,9 +26,10 @@ live there).
 	             only verify checksums (what CI runs)
 	-peer        also measure github.com/kolkov/racedetector v0.4.10
 	-modes list  comma-separated tools (default plain,race,fasttrack,redcard,slimstate,bigfoot);
-	             a mode with +all (bigfoot+all) is built with -deps=all, the
-	             standard library instrumented too: its column stands beside
-	             the mode's own (-deps=modules, the default)
+	             a mode with +main, +modules or +all (bigfoot+main) is built
+	             with that -deps scope: its column stands beside the mode's
+	             own (bigfoot build's default, -deps=all: the dependencies
+	             and the standard library instrumented too)
 	-o dir       write results.md, overhead.svg, runs.csv and report.json
 	             there (default bench-results)
 	-quick       run each workload at its quick size, about an eighth of
