@@ -120,7 +120,8 @@ func setShadowGoal() {
 	metrics.Read(s)
 	live, goGoal, gogc := int64(value(s[0])), int64(value(s[1])), int64(value(s[2]))
 	gen := uint32(value(s[3]))
-	live = max(live-deadHeapOf(gen), 0)
+	dead, counted := deadHeapOf(gen)
+	live = max(live-dead, 0)
 	if gogc < 0 {
 		gogc = 100 // pacing is off (paceGranules); the goal is only kept sensible
 	}
@@ -131,11 +132,16 @@ func setShadowGoal() {
 	// rest without reaching Go's own goal, which starts a cycle anyway.
 	granules := max(goal-goGoal, shadow, 1) / int64(granulePool.size)
 	goalMu.Lock()
-	if goalGen == gen && gen != 0 {
+	if goalGen == gen && gen != 0 || !counted && goalGen != 0 {
 		// A sweep between cycles (settle.go): the granules made since
 		// the cycle are not live heap the goal may grow by, as Go's
 		// goal does not grow between cycles; what it dropped lowers
-		// the goal.
+		// the goal. Or a sweep that began before the last cycle
+		// completed: that cycle's live heap includes dead shadow no
+		// sweep of its generation has counted yet, which would make
+		// the goal grow by GOGC percent of it (pipeline with GOGC=400:
+		// goals of 73 MB to 0.9 GB after such sweeps, where the others
+		// set 10); the sweep that follows that cycle sets its goal.
 		goal, granules = min(goal, paceGoal.Load()), min(granules, shadowGoal.Load())
 	}
 	goalGen = gen
@@ -199,14 +205,14 @@ func noteDeadHeap(gen uint32, n int64) {
 	deadHeap.mu.Unlock()
 }
 
-// deadHeapOf returns the bytes noted for generation gen, or 0 if the count
-// is of another generation (a cycle completed since; its live heap does
-// not include them, or its sweep has not run yet).
-func deadHeapOf(gen uint32) int64 {
+// deadHeapOf returns the bytes noted for generation gen, and whether a
+// sweep of gen noted any; 0 and false if the count is of another
+// generation (no sweep of gen has counted yet).
+func deadHeapOf(gen uint32) (int64, bool) {
 	deadHeap.mu.Lock()
 	defer deadHeap.mu.Unlock()
 	if deadHeap.gen != gen {
-		return 0
+		return 0, false
 	}
-	return deadHeap.bytes
+	return deadHeap.bytes, true
 }

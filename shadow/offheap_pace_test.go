@@ -72,7 +72,9 @@ func TestSetShadowGoal(t *testing.T) {
 	savePace(t)
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	var inUse int64
+	saveDeadHeap(t)
 	stableGoal(func(gen uint32) {
+		noteDeadHeap(gen, 0) // the first sweep of gen
 		goalMu.Lock()
 		goalGen = gen - 1
 		goalMu.Unlock()
@@ -106,15 +108,17 @@ func TestDeadHeapCount(t *testing.T) {
 	saveDeadHeap(t)
 	noteDeadHeap(7, 100)
 	noteDeadHeap(7, 50)
-	if got := deadHeapOf(7); got != 150 {
-		t.Errorf("two sweeps of generation 7: %d bytes, want 150", got)
+	if got, ok := deadHeapOf(7); got != 150 || !ok {
+		t.Errorf("two sweeps of generation 7: %d bytes, %v; want 150, true", got, ok)
 	}
-	if got := deadHeapOf(8); got != 0 {
-		t.Errorf("generation 8 before its sweep: %d bytes, want 0", got)
+	if got, ok := deadHeapOf(8); got != 0 || ok {
+		t.Errorf("generation 8 before its sweep: %d bytes, %v; want 0, false", got, ok)
 	}
 	noteDeadHeap(8, 10)
-	if got, old := deadHeapOf(8), deadHeapOf(7); got != 10 || old != 0 {
-		t.Errorf("after a sweep of generation 8: %d bytes (want 10), generation 7 %d (want 0)", got, old)
+	got, ok := deadHeapOf(8)
+	old, oldOK := deadHeapOf(7)
+	if got != 10 || !ok || old != 0 || oldOK {
+		t.Errorf("after a sweep of generation 8: %d bytes, %v (want 10, true); generation 7 %d, %v (want 0, false)", got, ok, old, oldOK)
 	}
 }
 
@@ -174,6 +178,7 @@ func TestShadowGoalBetweenCycles(t *testing.T) {
 		t.Errorf("a second sweep of the generation raised the goals from 1, 1 to %d, %d", g, s)
 	}
 	stableGoal(func(gen uint32) {
+		noteDeadHeap(gen, 0)
 		goalMu.Lock()
 		goalGen = gen - 1
 		goalMu.Unlock()
@@ -182,5 +187,27 @@ func TestShadowGoalBetweenCycles(t *testing.T) {
 	})
 	if g := paceGoal.Load(); g < minShadowGoal {
 		t.Errorf("the first sweep of a generation left the goal at %d", g)
+	}
+}
+
+// A sweep that began before the last cycle completed (no sweep of that
+// cycle's generation has counted its dead heap shadow) may lower the
+// goal, never raise it: that cycle's live heap still includes the dead
+// shadow.
+func TestShadowGoalUncountedGeneration(t *testing.T) {
+	savePace(t)
+	saveDeadHeap(t)
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	stableGoal(func(gen uint32) {
+		noteDeadHeap(gen-1, 1<<20) // the sweep counted for the cycle before
+		goalMu.Lock()
+		goalGen = gen - 1
+		goalMu.Unlock()
+		paceGoal.Store(1)
+		shadowGoal.Store(1)
+		setShadowGoal()
+	})
+	if g, s := paceGoal.Load(), shadowGoal.Load(); g != 1 || s != 1 {
+		t.Errorf("a sweep of an uncounted generation raised the goals from 1, 1 to %d, %d", g, s)
 	}
 }
