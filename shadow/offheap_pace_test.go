@@ -75,10 +75,7 @@ func TestSetShadowGoal(t *testing.T) {
 	saveDeadHeap(t)
 	stableGoal(func(gen uint32) {
 		noteDeadHeap(gen, 0) // the first sweep of gen
-		goalMu.Lock()
-		goalGen = gen - 1
-		goalMu.Unlock()
-		setShadowGoal()
+		setShadowGoalAfter(gen - 1)
 		inUse = granulePool.inUse.Load()
 	})
 	if g := paceGoal.Load(); g < inUse*int64(granulePool.size)+minShadowGoal {
@@ -135,6 +132,17 @@ func stableGoal(f func(gen uint32)) uint32 {
 	}
 }
 
+// setShadowGoalAfter runs setShadowGoal as the sweep after one that set
+// both goals to 1 in generation last.
+func setShadowGoalAfter(last uint32) {
+	goalMu.Lock()
+	goalGen = last
+	goalMu.Unlock()
+	paceGoal.Store(1)
+	shadowGoal.Store(1)
+	setShadowGoal()
+}
+
 // The goal after a sweep leaves out the heap shadow of dead objects that
 // the sweeps of the cycle dropped: with the whole live heap dropped, the
 // goal is the one the granules in use set alone.
@@ -142,16 +150,10 @@ func TestShadowGoalWithoutDeadHeap(t *testing.T) {
 	savePace(t)
 	saveDeadHeap(t)
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	goalMu.Lock()
-	goalGen = 0
-	goalMu.Unlock()
 	var inUse int64
 	stableGoal(func(gen uint32) {
 		noteDeadHeap(gen, 1<<50)
-		goalMu.Lock()
-		goalGen = gen - 1 // the first sweep of gen
-		goalMu.Unlock()
-		setShadowGoal()
+		setShadowGoalAfter(gen - 1) // the first sweep of gen
 		inUse = granulePool.inUse.Load() * int64(granulePool.size)
 	})
 	if got, want := paceGoal.Load(), inUse+max(inUse, minShadowGoal); got != want {
@@ -166,24 +168,13 @@ func TestShadowGoalBetweenCycles(t *testing.T) {
 	savePace(t)
 	saveDeadHeap(t)
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	stableGoal(func(gen uint32) {
-		goalMu.Lock()
-		goalGen = gen
-		goalMu.Unlock()
-		paceGoal.Store(1)
-		shadowGoal.Store(1)
-		setShadowGoal()
-	})
+	stableGoal(func(gen uint32) { setShadowGoalAfter(gen) })
 	if g, s := paceGoal.Load(), shadowGoal.Load(); g != 1 || s != 1 {
 		t.Errorf("a second sweep of the generation raised the goals from 1, 1 to %d, %d", g, s)
 	}
 	stableGoal(func(gen uint32) {
 		noteDeadHeap(gen, 0)
-		goalMu.Lock()
-		goalGen = gen - 1
-		goalMu.Unlock()
-		paceGoal.Store(1)
-		setShadowGoal()
+		setShadowGoalAfter(gen - 1)
 	})
 	if g := paceGoal.Load(); g < minShadowGoal {
 		t.Errorf("the first sweep of a generation left the goal at %d", g)
@@ -200,12 +191,7 @@ func TestShadowGoalUncountedGeneration(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	stableGoal(func(gen uint32) {
 		noteDeadHeap(gen-1, 1<<20) // the sweep counted for the cycle before
-		goalMu.Lock()
-		goalGen = gen - 1
-		goalMu.Unlock()
-		paceGoal.Store(1)
-		shadowGoal.Store(1)
-		setShadowGoal()
+		setShadowGoalAfter(gen - 1)
 	})
 	if g, s := paceGoal.Load(), shadowGoal.Load(); g != 1 || s != 1 {
 		t.Errorf("a sweep of an uncounted generation raised the goals from 1, 1 to %d, %d", g, s)
