@@ -3,6 +3,7 @@
 package shadow
 
 import (
+	"runtime"
 	"runtime/debug"
 	"testing"
 )
@@ -186,6 +187,9 @@ func TestShadowGoalBetweenCycles(t *testing.T) {
 // goal, never raise it: that cycle's live heap still includes the dead
 // shadow.
 func TestShadowGoalUncountedGeneration(t *testing.T) {
+	for exactGen() < 2 {
+		runtime.GC() // goalGen 0 means no goal was set yet
+	}
 	savePace(t)
 	saveDeadHeap(t)
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
