@@ -640,11 +640,7 @@ func (g *G) sendLocked(p uintptr, r *shadow.Race) (c *chanState, race bool) {
 	if !c.hchan.readOrdered(g) {
 		race = c.hchan.check(g, p, false, r)
 	}
-	// announceSend, written out (its id is for select's retraction).
-	c.nextID++
-	c.sends.push(c.sent-c.sendIF, c.nextID, g.serial, g.t.VC)
-	c.sent++
-	c.sendIF++
+	c.announceSend(g) // its id is for select's retraction
 	return c, race
 }
 
@@ -708,11 +704,7 @@ func (g *G) recvLocked(p uintptr) *chanState {
 	g.countSync()
 	c := g.chanOf(p)
 	c.mu.Lock()
-	// announceRecv, written out (its id is for select's retraction).
-	c.nextID++
-	c.recvs.push(c.rcvd-c.recvIF, c.nextID, g.serial, g.t.VC)
-	c.rcvd++
-	c.recvIF++
+	c.announceRecv(g) // its id is for select's retraction
 	return c
 }
 
