@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -52,9 +53,19 @@ func TestGCCountDir(t *testing.T) {
 // runtime calls): a renamed variable would leave the file setting a
 // variable of its own, and the shadow reading runtime/metrics unnoticed.
 func TestGCCountTarget(t *testing.T) {
-	pkg, name, ok := strings.Cut(gcCountTarget, ".runtimeNumGC")
-	if !ok || name != "" || !strings.HasSuffix(pkg, "/shadow") {
-		t.Fatalf("target %q is not the shadow's runtimeNumGC", gcCountTarget)
+	checkRuntimeTarget(t, gcCountTarget, gcCountSource, "bigfootNumGC", "*uint32")
+}
+
+// checkRuntimeTarget checks that target, the shadow variable that a file
+// the driver adds to package runtime sets through a linkname (src, where
+// the variable is named local), is declared in the shadow with type typ,
+// and in the file with the same type.
+func checkRuntimeTarget(t *testing.T, target, src, local, typ string) {
+	t.Helper()
+	i := strings.LastIndex(target, ".")
+	pkg, name := target[:max(i, 0)], target[i+1:]
+	if !strings.HasSuffix(pkg, "/shadow") {
+		t.Fatalf("target %q is not a variable of the shadow", target)
 	}
 	files, _ := filepath.Glob(filepath.Join("..", "shadow", "*.go"))
 	fset := token.NewFileSet()
@@ -68,24 +79,23 @@ func TestGCCountTarget(t *testing.T) {
 			t.Fatal(err)
 		}
 		ast.Inspect(file, func(n ast.Node) bool {
-			if vs, ok := n.(*ast.ValueSpec); ok {
+			if vs, ok := n.(*ast.ValueSpec); ok && vs.Type != nil {
 				for _, id := range vs.Names {
-					if id.Name == "runtimeNumGC" {
-						if star, ok := vs.Type.(*ast.StarExpr); ok {
-							if t, ok := star.X.(*ast.Ident); ok {
-								found = "*" + t.Name
-							}
-						}
+					if id.Name == name {
+						found = types.ExprString(vs.Type)
 					}
 				}
 			}
 			return true
 		})
 	}
-	if found != "*uint32" {
-		t.Errorf("shadow.runtimeNumGC: type %q, want *uint32 (the file's)", found)
+	if found != typ {
+		t.Errorf("shadow.%s: type %q, want %s (the file's)", name, found, typ)
 	}
-	if !strings.Contains(gcCountSource, "var bigfootNumGC *uint32") {
-		t.Error("the file's variable is not a *uint32")
+	if decl := "var " + local + " " + typ; !strings.Contains(src, decl) {
+		t.Errorf("the file does not declare %q", decl)
+	}
+	if !strings.Contains(src, "//go:linkname "+local+" "+target+"\n") {
+		t.Errorf("the file does not linkname %s to %s", local, target)
 	}
 }

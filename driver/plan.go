@@ -32,6 +32,9 @@ type plan struct {
 	SyncDir string // sync's directory, if sync.Pool gets its hooks
 	// RuntimeDir is the runtime's directory, if it gets gcCountFile.
 	RuntimeDir string
+	// AllocVersions says the runtime in RuntimeDir also gets the
+	// allocation versions (allocver.go).
+	AllocVersions bool
 }
 
 // A stdRef names an instrumented standard-library package.
@@ -149,6 +152,11 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 		d.logf("GC cycles counted through runtime/metrics: %v", err)
 	} else {
 		pl.RuntimeDir = dir
+		if _, err := allocVersionFiles(dir); err != nil {
+			d.logf("object identity proven by weak pointers: allocation versions: %v", err)
+		} else {
+			pl.AllocVersions = true
+		}
 	}
 	d.logf("instrumenting %s (mode %s)", strings.Join(patterns, " "), d.inv.Mode)
 	files, err := d.cfg.Instrument(ctx, Request{
@@ -219,6 +227,15 @@ func (pl *plan) overlay(stdCache string) (*Files, error) {
 	}
 	if pl.RuntimeDir != "" {
 		files.Replace[filepath.Join(pl.RuntimeDir, gcCountFile)] = []byte(gcCountSource)
+	}
+	if pl.AllocVersions {
+		rt, err := allocVersionFiles(pl.RuntimeDir)
+		if err != nil {
+			return nil, fmt.Errorf("allocation versions: %w", err)
+		}
+		for path, data := range rt {
+			files.Replace[path] = data
+		}
 	}
 	return files, nil
 }

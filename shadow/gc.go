@@ -583,7 +583,9 @@ func trackIdent(addr uintptr) *ident {
 		trackUsed.Add(1)
 		n := uint32(RefreshGen()) // before the ident: see adoptIdent
 		e := &identEntry{gen: n, id: ident{base: base}}
-		e.id.makeWeak()
+		if !e.id.proveVersion() {
+			e.id.makeWeak()
+		}
 		slot.Store(e)
 		id = &e.id
 	}
@@ -777,6 +779,16 @@ func GCCounter() string {
 		return "runtime"
 	}
 	return "metrics"
+}
+
+// IdentProof says how the shadow proves that state kept across GC cycles
+// is still its object's: "version" where the runtime counts allocations
+// (runtimeObjectVersion), else "weak" (holds and weak pointers).
+func IdentProof() string {
+	if runtimeObjectVersion != nil {
+		return "version"
+	}
+	return "weak"
 }
 
 // Quiesce waits until the shadow has observed the last GC cycle and no

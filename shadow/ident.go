@@ -35,6 +35,14 @@ package shadow
 // header held would keep whatever it points to alive too (a request and
 // its body); whether a span's objects hold pointers is read from its span
 // class (object.go).
+//
+// Where bigfoot's driver built the program, the runtime counts the
+// allocations at each heap address (driver/allocver.go), and an ident is
+// proven by that count instead: the object's allocation version when the
+// ident was made, which is still the current one as long as no other
+// object was allocated at its base since. Such an ident neither holds its
+// object nor makes a weak pointer, and costs a lookup in the runtime's
+// span table to check.
 
 import (
 	"sync/atomic"
@@ -53,13 +61,91 @@ type ident struct {
 	// only after a load of held finds it cleared.
 	held atomic.Pointer[byte]
 	wp   weak.Pointer[byte]
+
+	// versioned says the proof is ver, the allocation version of the
+	// object at base when at most vgen GC cycles had completed (see
+	// versionLive). Both are set before the ident is published.
+	versioned bool
+	ver       uint8
+	vgen      atomic.Uint32
+}
+
+// runtimeObjectVersion returns the allocation version of the heap object
+// at base, and false if base is not the base of an in-use heap slot: the
+// runtime's count of the objects allocated at base, modulo 256. It is set
+// by the file bigfoot's driver adds to package runtime
+// (driver/allocver.go), in the runtime's own init, where mallocgc counts
+// every allocation; nil otherwise (this package's tests, a toolchain the
+// driver cannot patch, experiments that reuse memory without a cycle).
+// The variable is the file's through a linkname: no other code writes it.
+var runtimeObjectVersion func(base uintptr) (uint8, bool)
+
+// versionSpan is how many GC cycles an allocation version proves identity
+// for. Memory is allocated again only after a cycle freed the object in
+// it, so each address is allocated at most once per completed cycle, and
+// at most n+1 times while n cycles complete: if fewer than 255 cycles
+// completed since the count that was read before the version, fewer than
+// 256 allocations followed the version read, and an unchanged version
+// (modulo 256) means none did.
+const versionSpan = 255
+
+// proveVersion gives a new ident the allocation version of its object as
+// proof, if the runtime keeps versions and base is an object's base. The
+// caller keeps the object reachable.
+func (id *ident) proveVersion() bool {
+	f := runtimeObjectVersion
+	if f == nil {
+		return false
+	}
+	return id.proveVersionAt(f, uint32(exactGen())) // the count before the version: see versionSpan
+}
+
+// proveVersionAt is proveVersion with the lookup f, after n cycles.
+func (id *ident) proveVersionAt(f func(uintptr) (uint8, bool), n uint32) bool {
+	v, ok := f(id.base)
+	if !ok {
+		return false
+	}
+	id.ver, id.versioned = v, true
+	id.vgen.Store(n)
+	return true
+}
+
+// versionLive reports whether the object a versioned ident was made for
+// still occupies its memory.
+func (id *ident) versionLive() bool {
+	return id.versionLiveAt(runtimeObjectVersion, uint32(exactGen()))
+}
+
+// versionLiveAt is versionLive with the lookup f, after n cycles: the
+// version at base is unchanged and fewer than versionSpan cycles completed
+// since it was last proven so. A proof that holds is renewed with n, read
+// before the version, so an ident in use never ages out.
+func (id *ident) versionLiveAt(f func(uintptr) (uint8, bool), n uint32) bool {
+	g := id.vgen.Load()
+	if int32(n-g) >= versionSpan {
+		// (Signed: a renewal with a newer count than n may have
+		// happened since n was read.)
+		return false
+	}
+	v, ok := f(id.base)
+	if !ok || v != id.ver {
+		return false
+	}
+	// Monotonic: a concurrent renewal with a newer count wins.
+	for g < n && !id.vgen.CompareAndSwap(g, n) {
+		g = id.vgen.Load()
+	}
+	return true
 }
 
 // weakIdent returns an ident for the heap object at base, which the caller
 // keeps reachable, proven by a weak pointer made now.
 func weakIdent(base uintptr) *ident {
 	id := &ident{base: base}
-	id.makeWeak()
+	if !id.proveVersion() {
+		id.makeWeak()
+	}
 	return id
 }
 
@@ -78,7 +164,12 @@ func (id *ident) value() *byte {
 
 // live reports whether the object the ident was made for still occupies
 // its memory.
-func (id *ident) live() bool { return id.value() != nil }
+func (id *ident) live() bool {
+	if id.versioned {
+		return id.versionLive()
+	}
+	return id.value() != nil
+}
 
 // holdMax is the largest object (slot size) adoption holds instead of
 // giving it a weak pointer at once.
@@ -110,9 +201,13 @@ var holds [holdShards]struct {
 var releasing spin.Mutex
 
 // prove gives a new ident its proof, for an object of slot size size (0
-// if unknown) that thread t keeps reachable: a hold if the object is small
-// and holds no pointers, a weak pointer otherwise.
+// if unknown) that thread t keeps reachable: its allocation version where
+// the runtime keeps them, else a hold if the object is small and holds no
+// pointers, a weak pointer otherwise.
 func (id *ident) prove(t *Thread, size uintptr, noscan bool) {
+	if id.proveVersion() {
+		return
+	}
 	if size == 0 || size > holdMax || !noscan {
 		id.makeWeak()
 		return

@@ -202,3 +202,64 @@ func TestNoscanObject(t *testing.T) {
 	}
 	runtime.KeepAlive(keep)
 }
+
+// versionTable is a runtime's allocation versions, for the tests of
+// versioned idents: base -> version; absent: not an object's base.
+type versionTable map[uintptr]uint8
+
+func (vt versionTable) lookup(base uintptr) (uint8, bool) {
+	v, ok := vt[base]
+	return v, ok
+}
+
+// A versioned ident is live while the version at its base is the one it
+// read, and not once another object was allocated there or base stopped
+// being an object's base.
+func TestVersionIdent(t *testing.T) {
+	vt := versionTable{0x1000: 7}
+	id := &ident{base: 0x1000}
+	if !id.proveVersionAt(vt.lookup, 10) || !id.versioned || id.ver != 7 {
+		t.Fatalf("prove: versioned %v, ver %d", id.versioned, id.ver)
+	}
+	if !id.versionLiveAt(vt.lookup, 10) || !id.versionLiveAt(vt.lookup, 11) {
+		t.Error("unchanged version: not live")
+	}
+	vt[0x1000] = 8 // another object allocated at base
+	if id.versionLiveAt(vt.lookup, 12) {
+		t.Error("version advanced: still live")
+	}
+	delete(vt, 0x1000) // base inside a larger object now, or a free span
+	if id.versionLiveAt(vt.lookup, 12) {
+		t.Error("base no longer an object's base: still live")
+	}
+	if (&ident{base: 0x2000}).proveVersionAt(vt.lookup, 12) {
+		t.Error("proved an ident for an address that is not an object's base")
+	}
+}
+
+// A version proves identity for fewer than versionSpan cycles after the
+// count read before it: an address is allocated at most once per cycle,
+// so only then can the byte not have wrapped around. A check that holds
+// renews the proof, so an ident in use does not age out.
+func TestVersionIdentSpan(t *testing.T) {
+	vt := versionTable{0x1000: 3}
+	id := &ident{base: 0x1000}
+	id.proveVersionAt(vt.lookup, 100)
+	if id.versionLiveAt(vt.lookup, 100+versionSpan) {
+		t.Errorf("live %d cycles after the proof", versionSpan)
+	}
+	id.proveVersionAt(vt.lookup, 100)
+	if !id.versionLiveAt(vt.lookup, 100+versionSpan-1) {
+		t.Errorf("not live %d cycles after the proof", versionSpan-1)
+	}
+	if g := id.vgen.Load(); g != 100+versionSpan-1 {
+		t.Fatalf("proof not renewed: vgen %d", g)
+	}
+	if !id.versionLiveAt(vt.lookup, 100+2*versionSpan-2) {
+		t.Error("renewed proof: not live")
+	}
+	// An older count never undoes a renewal.
+	if !id.versionLiveAt(vt.lookup, 100) || id.vgen.Load() != 100+2*versionSpan-2 {
+		t.Errorf("renewal undone by an older count: vgen %d", id.vgen.Load())
+	}
+}

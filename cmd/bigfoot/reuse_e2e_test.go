@@ -52,6 +52,21 @@ func wantOutputEveryRun(t *testing.T, prog string, runs int, want string) {
 	}
 }
 
+// TestReshareNoFalseRace runs testdata/reuse/reshare, records handed
+// from one goroutine to another (so that their state is shared) and
+// dropped, then the same memory refilled by a goroutine that never
+// synchronized with those two, in every mode, many times: no run may
+// report a race. The shadow must see that the memory holds new objects
+// (the runtime's allocation versions, driver/allocver.go); with versions
+// that never change it reported a false race in 4 of 5 runs.
+func TestReshareNoFalseRace(t *testing.T) {
+	runs := 10
+	if testing.Short() {
+		runs = 3
+	}
+	wantOutputEveryRun(t, "reshare", runs, "filled 20000 true")
+}
+
 // TestCollectAfterGC runs testdata/reuse/collect, records handed from one
 // goroutine to another and then dropped, in every mode: after the
 // program's runtime.GC every record must be collected, as without bigfoot.
@@ -156,7 +171,9 @@ func TestRaceAfterHandoffGC(t *testing.T) {
 // GC cycles from the runtime (the file the driver adds to package
 // runtime, driver/gccount.go), not from runtime/metrics, and the count it
 // reads is the runtime's: at exit at least the cycles the program saw
-// through runtime/metrics after its own runtime.GC calls.
+// through runtime/metrics after its own runtime.GC calls. Its shadow
+// proves object identity by the runtime's allocation versions
+// (driver/allocver.go).
 func TestGCCounterFromRuntime(t *testing.T) {
 	dir, bin := buildUserMain(t, `package main
 
@@ -176,12 +193,15 @@ func main() {
 }
 `)
 	r := run(t, dir, []string{"BIGFOOT_OPTIONS=stats=1"}, bin)
-	m := regexp.MustCompile(` gc_cycles=(\d+) gc_counter=(\w+)`).FindStringSubmatch(r.stderr)
+	m := regexp.MustCompile(` gc_cycles=(\d+) gc_counter=(\w+) ident_proof=(\w+)`).FindStringSubmatch(r.stderr)
 	if r.code != 0 || m == nil {
 		t.Fatalf("want success and statistics, got %v", r)
 	}
 	if m[2] != "runtime" {
 		t.Errorf("gc_counter=%s, want runtime", m[2])
+	}
+	if m[3] != "version" {
+		t.Errorf("ident_proof=%s, want version (driver/allocver.go)", m[3])
 	}
 	seen, _ := strconv.Atoi(strings.TrimSpace(r.stdout))
 	if got, _ := strconv.Atoi(m[1]); seen < 3 || got < seen {
