@@ -338,7 +338,7 @@ func adoptIdent(t *Thread, addr uintptr, stamp uint32) (*ident, bool) {
 		return weakIdent(addr), uint32(RefreshGen()) == stamp
 	}
 	slot := identSlot(base)
-	if e := slot.Load(); e != nil && e.id.base == base && e.gen == stamp && e.id.live() {
+	if e := slot.Load(); e != nil && e.id.base == base && e.gen == stamp && (noCycleSince(e.gen) || e.id.live()) {
 		return &e.id, true
 	}
 	// Read the generation first: the object the caller keeps reachable is
@@ -349,6 +349,15 @@ func adoptIdent(t *Thread, addr uintptr, stamp uint32) (*ident, bool) {
 	e.id.prove(t, size, noscan)
 	slot.Store(e)
 	return &e.id, n == stamp
+}
+
+// noCycleSince reports whether the exact count of completed cycles is
+// still gen, where reading it is cheap (runtimeNumGC). An ident made when
+// gen cycles had completed is then live without asking its proof: its
+// object was reachable when it was made, and memory is freed only by a
+// cycle that completes after its object became unreachable.
+func noCycleSince(gen uint32) bool {
+	return runtimeNumGC != nil && uint32(exactGen()) == gen
 }
 
 // ptrOf turns the address of memory the caller keeps reachable back into a
