@@ -45,7 +45,8 @@ package runtime
 
 import (
 	"internal/goexperiment"
-	_ "unsafe"
+	"internal/runtime/gc"
+	"unsafe"
 )
 
 // bigfootObjectVersion is the race detector's lookup of allocation
@@ -53,7 +54,7 @@ import (
 // bypass mallocgc's common path or memory is reused without a GC cycle.
 //
 //go:linkname bigfootObjectVersion ` + allocVersionTarget + `
-var bigfootObjectVersion func(base uintptr) (uint8, bool)
+var bigfootObjectVersion func(p uintptr) (uint8, bool)
 
 func init() {
 	if !sizeSpecializedMallocEnabled && !runtimeFreegcEnabled && !goexperiment.Arenas {
@@ -61,25 +62,56 @@ func init() {
 	}
 }
 
-// bigfootAllocated advances the allocation version of the heap object
-// mallocgc just allocated at p (a tiny block's first object is at the
-// block's base; later objects in the block are not new heap objects).
-func bigfootAllocated(p uintptr) {
-	ai := arenaIndex(p)
-	ha := mheap_.arenas[ai.l1()][ai.l2()]
-	ha.bigfootVers[p/8%(heapArenaBytes/8)]++
+// bigfootAllocated advances the allocation version of every 8-byte word
+// of the slot of the object mallocgc just allocated at p: size bytes asked
+// for, in a slot of elemsize, after a malloc header if it has one
+// (elemsize is 0 for an object placed in an existing tiny block, whose
+// words the block's allocation advanced). The whole slot is advanced:
+// objects placed later in a tiny block get no advance of their own, and
+// a header may take the place of an earlier object's first word.
+func bigfootAllocated(p, size, elemsize uintptr, typ *_type) {
+	if elemsize == 0 {
+		return
+	}
+	if typ != nil && typ.Pointers() && !heapBitsInSpan(elemsize) && size <= maxSmallSize-gc.MallocHeaderSize {
+		p -= gc.MallocHeaderSize
+	}
+	for end := p + elemsize; p < end; {
+		// A large object may span arenas.
+		ai := arenaIndex(p)
+		next := min(end, arenaBase(ai)+heapArenaBytes)
+		bigfootAdvance(&mheap_.arenas[ai.l1()][ai.l2()].bigfootVers, p/8%(heapArenaBytes/8), (next-p)/8)
+		p = next
+	}
 }
 
-// bigfootVersionOf returns the allocation version of the heap object at
-// base, and false if base is not the base of a slot of an in-use heap span.
-func bigfootVersionOf(base uintptr) (uint8, bool) {
-	s := spanOfHeap(base)
-	if s == nil || s.base()+s.objIndex(base)*s.elemsize != base {
+// bigfootAdvance increments v[i:i+n], eight at a time, each byte without
+// carrying into the next.
+func bigfootAdvance(v *[heapArenaBytes / 8]uint8, i, n uintptr) {
+	end := i + n
+	for ; i < end && i%8 != 0; i++ {
+		v[i]++
+	}
+	const lo7, hi1 = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	for ; i+8 <= end; i += 8 {
+		w := (*uint64)(unsafe.Pointer(&v[i]))
+		x := *w
+		*w = (x&lo7 + 0x0101010101010101) ^ (x & hi1)
+	}
+	for ; i < end; i++ {
+		v[i]++
+	}
+}
+
+// bigfootVersionOf returns the allocation version of the 8-byte word at p,
+// and false if p is not in an in-use heap span.
+func bigfootVersionOf(p uintptr) (uint8, bool) {
+	if spanOfHeap(p) == nil {
 		return 0, false
 	}
-	ai := arenaIndex(base)
+	ai := arenaIndex(p)
 	ha := mheap_.arenas[ai.l1()][ai.l2()]
-	return ha.bigfootVers[base/8%(heapArenaBytes/8)], true
+	return ha.bigfootVers[p/8%(heapArenaBytes/8)], true
 }
 `
 
@@ -107,7 +139,7 @@ var allocVersionPatches = []allocVersionPatch{
 	{
 		file:   "malloc.go",
 		anchor: "\t// Notify sanitizers, if enabled.\n\tif raceenabled {\n\t\tracemalloc(x, size-asanRZ)\n\t}\n",
-		text:   "\tif elemsize != 0 {\n\t\tbigfootAllocated(uintptr(x))\n\t}\n",
+		text:   "\tbigfootAllocated(uintptr(x), size-asanRZ, elemsize, typ)\n",
 	},
 }
 

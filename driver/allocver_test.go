@@ -42,8 +42,8 @@ func TestAllocVersionFilesMismatch(t *testing.T) {
 		name, heap, malloc, want string
 	}{
 		{"no anchor", "package runtime\n", "package runtime\n", "type heapArena struct {"},
-		{"anchor twice", allocVersionPatches[0].anchor + allocVersionPatches[0].anchor, allocVersionPatches[1].anchor, "2 occurrences"},
-		{"malloc changed", allocVersionPatches[0].anchor, "package runtime\n", "// Notify sanitizers, if enabled."},
+		{"anchor twice", allocVersionPatches[0].anchor + allocVersionPatches[0].anchor, allocVersionPatches[1].anchor, "2 occurrences of"},
+		{"malloc changed", allocVersionPatches[0].anchor, "package runtime\n", "Notify sanitizers, if enabled."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -75,5 +75,5 @@ func TestAllocVersionPatchApply(t *testing.T) {
 
 // The variable the added file sets exists in the shadow with its type.
 func TestAllocVersionTarget(t *testing.T) {
-	checkRuntimeTarget(t, allocVersionTarget, allocVersionSource, "bigfootObjectVersion", "func(base uintptr) (uint8, bool)")
+	checkRuntimeTarget(t, allocVersionTarget, allocVersionSource, "bigfootObjectVersion", "func(p uintptr) (uint8, bool)")
 }

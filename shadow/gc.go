@@ -377,6 +377,16 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		gr.kept(t, gen)
 		return gr
 	}
+	if gr.vok {
+		if g := gr.gen.Load(); g != gen {
+			if !gr.versionLive(addr, g, gen) {
+				return pg.replace(t, gi, gr, lo, hi)
+			}
+			gr.gen.Store(gen) // renewed: gen was read before the version
+		}
+		gr.kept(t, gen)
+		return gr
+	}
 	if gr.id != nil {
 		if gr.gen.Load() != gen {
 			gr.gen.Store(gen)
@@ -415,8 +425,25 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		gr.owner.Store(owner)
 		return gr
 	}
-	// A second goroutine: the state may get a read vector clock and a
-	// weak pointer, which the collector must see (see "Adoption off the
+	// A second goroutine. With the runtime's allocation versions, a
+	// heap object's state is proven by its word's version and stays
+	// where it is (update moves it to the heap if a read needs a read
+	// vector clock). The state was recorded in generation gen (above),
+	// which was read before the version.
+	if f := runtimeObjectVersion; f != nil && !gr.foreign && pg.kind.Load() != kindImmortal {
+		if v, ok := f(addr); ok {
+			gr.ver, gr.vok = v, true
+			if pg.kind.Load() == kindUnknown {
+				pg.kind.Store(kindHeap) // as classify would find
+			}
+			// Shared state, as a promoted granule's is: the sweeps
+			// between cycles drop it once settled (settle.go).
+			madeHeapGranule()
+			return gr
+		}
+	}
+	// Otherwise the state may get a read vector clock and a weak
+	// pointer, which the collector must see (see "Adoption off the
 	// heap, tried" in docs/runtime.md).
 	gr = pg.promote(t, gi, gr)
 	if gr.foreign {
@@ -607,10 +634,12 @@ func trackIdent(addr uintptr) *ident {
 // reclaimable reports whether gr's state can be dropped: it belongs to a
 // dead object, or it was recorded before the last GC cycle and never shared
 // (so validate would drop it anyway). The stripe lock is held.
-func (gr *granule) reclaimable(gen uint32) bool {
+func (gr *granule) reclaimable(addr uintptr, gen uint32) bool {
 	switch {
 	case gr.immortal:
 		return false
+	case gr.vok:
+		return !gr.versionLive(addr, gr.gen.Load(), gen)
 	case gr.id != nil:
 		return !gr.id.live()
 	default:
@@ -664,7 +693,7 @@ func (s *Space) Sweep() {
 				r := asRun(g)
 				r.mu.Lock()
 				if !r.dead && r.covers(uintptr(gi)) {
-					if r.reclaimable(gen) || r.settled(f) {
+					if r.reclaimable(key<<pageShift|uintptr(gi)<<3, gen) || r.settled(f) {
 						s.dropRun(pg, r)
 					} else {
 						gi = int(r.e.Load()) - 1
@@ -697,9 +726,9 @@ func (s *Space) Sweep() {
 				if gr.isRun() {
 					break
 				}
-				dead := !immortal && gr.reclaimable(gen)
+				dead := !immortal && gr.reclaimable(key<<pageShift|uintptr(gi)<<3, gen)
 				if !(dead || gr.settled(f)) {
-					if !gr.off {
+					if !gr.off || gr.vok {
 						kept++
 					}
 					continue

@@ -78,7 +78,7 @@ type ident struct {
 // every allocation; nil otherwise (this package's tests, a toolchain the
 // driver cannot patch, experiments that reuse memory without a cycle).
 // The variable is the file's through a linkname: no other code writes it.
-var runtimeObjectVersion func(base uintptr) (uint8, bool)
+var runtimeObjectVersion func(p uintptr) (uint8, bool)
 
 // versionSpan is how many GC cycles an allocation version proves identity
 // for. Memory is allocated again only after a cycle freed the object in
@@ -123,18 +123,45 @@ func (id *ident) versionLive() bool {
 // before the version, so an ident in use never ages out.
 func (id *ident) versionLiveAt(f func(uintptr) (uint8, bool), n uint32) bool {
 	g := id.vgen.Load()
-	if int32(n-g) >= versionSpan {
-		// (Signed: a renewal with a newer count than n may have
-		// happened since n was read.)
-		return false
-	}
-	v, ok := f(id.base)
-	if !ok || v != id.ver {
+	if !versionHolds(f, id.base, id.ver, g, n) {
 		return false
 	}
 	// Monotonic: a concurrent renewal with a newer count wins.
 	for g < n && !id.vgen.CompareAndSwap(g, n) {
 		g = id.vgen.Load()
+	}
+	return true
+}
+
+// versionLive reports whether the object whose state gr holds, proven by
+// its word's version (gr.vok) when g cycles had completed, still occupies
+// the word at addr after n cycles (n read before this call): the rule of
+// ident.versionLiveAt, for one word.
+func (gr *granule) versionLive(addr uintptr, g, n uint32) bool {
+	return versionHolds(runtimeObjectVersion, addr, gr.ver, g, n)
+}
+
+// versionHolds reports whether version ver, read at addr with f when g
+// cycles had completed, still proves the same object after n: fewer than
+// versionSpan cycles later, the version is unchanged. (Signed: a proof
+// renewed with a newer count than n may be read.)
+func versionHolds(f func(uintptr) (uint8, bool), addr uintptr, ver uint8, g, n uint32) bool {
+	if int32(n-g) >= versionSpan {
+		return false
+	}
+	v, ok := f(addr)
+	return ok && v == ver
+}
+
+// stillLive reports whether gr's state is still its object's, if gr has
+// a proof (a version or an ident) that can say otherwise; it is asked
+// before a conflict is reported. addr is in gr's word.
+func (gr *granule) stillLive(addr uintptr) bool {
+	switch {
+	case gr.vok:
+		return gr.versionLive(addr, gr.gen.Load(), uint32(exactGen()))
+	case gr.id != nil:
+		return gr.id.live()
 	}
 	return true
 }

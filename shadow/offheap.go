@@ -186,7 +186,7 @@ func newGranule(t *Thread, lo, hi uint8, gen uint32) *granule {
 	initU32(&gr.owner, 0)
 	initU32(&gr.whole.wsite, 0)
 	initU32(&gr.whole.rsite, 0)
-	gr.immortal, gr.foreign, gr.id = false, false, nil
+	gr.immortal, gr.foreign, gr.vok, gr.id = false, false, false, nil
 	initU32(&gr.gen, gen)
 	return gr
 }
@@ -268,6 +268,7 @@ func (pg *page) promote(t *Thread, gi uintptr, gr *granule) *granule {
 	ngr.whole.r.Store(r)
 	ngr.whole.copySites(&gr.whole)
 	ngr.immortal, ngr.foreign, ngr.id = gr.immortal, gr.foreign, gr.id
+	ngr.vok, ngr.ver = gr.vok, gr.ver
 	initU32(&ngr.gen, gr.gen.Load())
 	pg.set(gi, ngr)
 	freeGranule(t, gr)

@@ -238,10 +238,16 @@ type granule struct {
 	whole cell
 
 	// GC reuse state, guarded by the granule's stripe lock. See gc.go.
-	immortal bool          // memory is never freed (globals)
-	foreign  bool          // memory outside the heap: no weak pointer
-	gen      atomic.Uint32 // GC generation stamp; read by exclusive
-	id       *ident        // proves the object is the one the state belongs to (ident.go)
+	immortal bool // memory is never freed (globals)
+	foreign  bool // memory outside the heap: no weak pointer
+	// vok says ver, the allocation version of the granule's word when
+	// gen cycles had completed, proves that the state is its object's
+	// (see granule.versionLive); the granule then needs no ident and
+	// may stay off the heap. Both fit in the padding before gen.
+	vok bool
+	ver uint8
+	gen atomic.Uint32 // GC generation stamp; read by exclusive
+	id  *ident        // proves the object is the one the state belongs to (ident.go)
 }
 
 // A cell is the FastTrack state of one shadow location.
@@ -482,7 +488,8 @@ func (c *cell) access(t *Thread, write bool, site uint32) (race Race, found bool
 func (c *cell) check(t *Thread, write bool, site uint32, out *Race) (found bool) {
 	t.Stats.Checks++
 	if !write {
-		return c.read(t, site, out)
+		found, _ = c.readMay(t, site, out, true)
+		return found
 	}
 	e := t.Epoch
 	w := Epoch(c.w.Load())
@@ -520,19 +527,21 @@ func (c *cell) check(t *Thread, write bool, site uint32, out *Race) (found bool)
 	return
 }
 
-// read is check for a read.
-func (c *cell) read(t *Thread, site uint32, out *Race) (found bool) {
+// readMay is check for a read, except that if share is false, a read
+// that would make the cell read-shared (give it a read vector clock)
+// records nothing and readMay reports ok false.
+func (c *cell) readMay(t *Thread, site uint32, out *Race, share bool) (found, ok bool) {
 	e := t.Epoch
 	tid, clk := e.TID(), e.Clock()
 	for {
 		r := c.r.Load()
 		if r == uint64(e) {
 			t.Stats.Rules[ReadSameEpoch]++
-			return
+			return false, true
 		}
 		if r == shared && c.rvc.Load().has(e) {
 			t.Stats.Rules[ReadSharedSameEpoch]++
-			return
+			return false, true
 		}
 		if checkHook != nil {
 			checkHook()
@@ -544,6 +553,8 @@ func (c *cell) read(t *Thread, site uint32, out *Race) (found bool) {
 			}
 			t.Stats.Rules[ReadExclusive]++
 			setSite(&c.rsite, site)
+		case !share:
+			return false, false
 		case r != shared:
 			v := (*readVC)(nil).with(Epoch(r).TID(), Epoch(r).Clock(), c.rsite.Load()).with(tid, clk, site)
 			c.rvc.Store(v)
@@ -565,7 +576,7 @@ func (c *cell) read(t *Thread, site uint32, out *Race) (found bool) {
 	if w := Epoch(c.w.Load()); !HB(w, t.VC) { // write-read race
 		*out, found = Race{Prev: w, PrevSite: c.wsite.Load(), PrevWrite: true}, true
 	}
-	return
+	return found, true
 }
 
 // scanShared reports whether a read that c's read vector clock records
@@ -1244,7 +1255,7 @@ func (s *Space) settle(t *Thread, pg *page, a, gi uintptr, gr *granule, lo, hi u
 	} else if w := Epoch(c.w.Load()); !HB(w, t.VC) {
 		*out, found = Race{Prev: w, PrevSite: c.wsite.Load(), PrevWrite: true}, true
 	}
-	if found && pg.slot(gi) == gr && gr.id != nil && !gr.id.live() {
+	if found && pg.slot(gi) == gr && !gr.stillLive(a) {
 		gr = pg.replace(t, gi, gr, lo, hi)
 		*out = Race{}
 		found = gr.access(t, lo, hi, write, site, out)
@@ -1367,6 +1378,7 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 				ngr = &granule{lo: lo, hi: hi, immortal: gr.immortal, id: gr.id}
 				ngr.gen.Store(gr.gen.Load())
 			}
+			ngr.vok, ngr.ver = gr.vok, gr.ver
 			pg.set(gi, ngr)
 			freeGranule(t, gr)
 			gr = ngr
@@ -1394,8 +1406,22 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 	if sp := gr.split.Load(); sp != nil && !sp.fits(lo, hi) {
 		gr.split.Store(sp.refined(min(sp.shift, partShift(lo, hi, 0, 0))))
 	}
-	found = gr.access(t, lo, hi, write, site, out)
-	if found && gr.id != nil && !gr.id.live() {
+	if gr.off && !write && gr.split.Load() == nil {
+		// A read vector clock is a heap object, which a granule off
+		// the heap must not hold (the collector would not see it):
+		// an adopted granule with a version stays off the heap until
+		// a read needs one.
+		var ok bool
+		if found, ok = gr.whole.readMay(t, site, out, false); ok {
+			t.Stats.Checks++ // as check counts it
+		} else {
+			gr = pg.promote(t, gi, gr)
+			found = gr.access(t, lo, hi, write, site, out)
+		}
+	} else {
+		found = gr.access(t, lo, hi, write, site, out)
+	}
+	if found && !gr.stillLive(addr) {
 		// The object the state belonged to died and its memory was reused
 		// before the GC generation we saw advanced: the conflict is with
 		// a dead object. Start afresh.
