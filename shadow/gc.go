@@ -430,8 +430,8 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	// where it is (update moves it to the heap if a read needs a read
 	// vector clock). The state was recorded in generation gen (above),
 	// which was read before the version.
-	if f := runtimeObjectVersion; f != nil && !gr.foreign && pg.kind.Load() != kindImmortal {
-		if v, ok := f(addr); ok {
+	if runtimeVersionPage != nil && !gr.foreign && pg.kind.Load() != kindImmortal {
+		if v, ok := objectVersion(addr); ok {
 			gr.ver, gr.vok = v, true
 			if pg.kind.Load() == kindUnknown {
 				pg.kind.Store(kindHeap) // as classify would find
@@ -634,12 +634,12 @@ func trackIdent(addr uintptr) *ident {
 // reclaimable reports whether gr's state can be dropped: it belongs to a
 // dead object, or it was recorded before the last GC cycle and never shared
 // (so validate would drop it anyway). The stripe lock is held.
-func (gr *granule) reclaimable(addr uintptr, gen uint32) bool {
+func (gr *granule) reclaimable(vers *pageVersions, gi uintptr, gen uint32) bool {
 	switch {
 	case gr.immortal:
 		return false
 	case gr.vok:
-		return !gr.versionLive(addr, gr.gen.Load(), gen)
+		return !gr.versionLiveIn(vers.get(), gi, gr.gen.Load(), gen)
 	case gr.id != nil:
 		return !gr.id.live()
 	default:
@@ -648,6 +648,21 @@ func (gr *granule) reclaimable(addr uintptr, gen uint32) bool {
 		// stamped with the newer generation is current.
 		return int32(gr.gen.Load()-gen) < 0
 	}
+}
+
+// pageVersions looks up the allocation versions of a page once, when the
+// sweep first needs them (see version.go).
+type pageVersions struct {
+	page   uintptr
+	done   bool
+	values *[512]uint8
+}
+
+func (v *pageVersions) get() *[512]uint8 {
+	if !v.done {
+		v.values, v.done = runtimeVersionPage(v.page), true
+	}
+	return v.values
 }
 
 // sweepAhead is how many slots ahead of the one it looks at the sweep
@@ -673,6 +688,7 @@ func (s *Space) Sweep() {
 		// A global's state is never stale, even where it was recorded
 		// before the page was classified (validate keeps it too).
 		immortal := pg.kind.Load() == kindImmortal
+		vers := pageVersions{page: key << pageShift}
 		dropped := 0 // granules: pg.live is decremented once, below
 		gi := 0
 		if pg.arr.Load() == nil && pg.full.Load() == nil {
@@ -693,7 +709,7 @@ func (s *Space) Sweep() {
 				r := asRun(g)
 				r.mu.Lock()
 				if !r.dead && r.covers(uintptr(gi)) {
-					if r.reclaimable(key<<pageShift|uintptr(gi)<<3, gen) || r.settled(f) {
+					if r.reclaimable(nil, uintptr(gi), gen) || r.settled(f) {
 						s.dropRun(pg, r)
 					} else {
 						gi = int(r.e.Load()) - 1
@@ -726,8 +742,16 @@ func (s *Space) Sweep() {
 				if gr.isRun() {
 					break
 				}
-				dead := !immortal && gr.reclaimable(key<<pageShift|uintptr(gi)<<3, gen)
-				if !(dead || gr.settled(f)) {
+				// Off the heap no dead bytes are counted, and
+				// whether the state is settled, which the loaded
+				// granule says, is asked before its page's versions.
+				var dead bool
+				drop := gr.off && gr.settled(f)
+				if !drop {
+					dead = !immortal && gr.reclaimable(&vers, uintptr(gi), gen)
+					drop = dead || !gr.off && gr.settled(f)
+				}
+				if !drop {
 					if !gr.off || gr.vok {
 						kept++
 					}
@@ -821,9 +845,9 @@ func GCCounter() string {
 
 // IdentProof says how the shadow proves that state kept across GC cycles
 // is still its object's: "version" where the runtime counts allocations
-// (runtimeObjectVersion), else "weak" (holds and weak pointers).
+// (runtimeVersionPage), else "weak" (holds and weak pointers).
 func IdentProof() string {
-	if runtimeObjectVersion != nil {
+	if runtimeVersionPage != nil {
 		return "version"
 	}
 	return "weak"

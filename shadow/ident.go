@@ -70,34 +70,14 @@ type ident struct {
 	vgen      atomic.Uint32
 }
 
-// runtimeObjectVersion returns the allocation version of the heap object
-// at base, and false if base is not the base of an in-use heap slot: the
-// runtime's count of the objects allocated at base, modulo 256. It is set
-// by the file bigfoot's driver adds to package runtime
-// (driver/allocver.go), in the runtime's own init, where mallocgc counts
-// every allocation; nil otherwise (this package's tests, a toolchain the
-// driver cannot patch, experiments that reuse memory without a cycle).
-// The variable is the file's through a linkname: no other code writes it.
-var runtimeObjectVersion func(p uintptr) (uint8, bool)
-
-// versionSpan is how many GC cycles an allocation version proves identity
-// for. Memory is allocated again only after a cycle freed the object in
-// it, so each address is allocated at most once per completed cycle, and
-// at most n+1 times while n cycles complete: if fewer than 255 cycles
-// completed since the count that was read before the version, fewer than
-// 256 allocations followed the version read, and an unchanged version
-// (modulo 256) means none did.
-const versionSpan = 255
-
 // proveVersion gives a new ident the allocation version of its object as
 // proof, if the runtime keeps versions and base is an object's base. The
 // caller keeps the object reachable.
 func (id *ident) proveVersion() bool {
-	f := runtimeObjectVersion
-	if f == nil {
+	if runtimeVersionPage == nil {
 		return false
 	}
-	return id.proveVersionAt(f, uint32(exactGen())) // the count before the version: see versionSpan
+	return id.proveVersionAt(objectVersion, uint32(exactGen())) // the count before the version: see versionSpan
 }
 
 // proveVersionAt is proveVersion with the lookup f, after n cycles.
@@ -114,7 +94,7 @@ func (id *ident) proveVersionAt(f func(uintptr) (uint8, bool), n uint32) bool {
 // versionLive reports whether the object a versioned ident was made for
 // still occupies its memory.
 func (id *ident) versionLive() bool {
-	return id.versionLiveAt(runtimeObjectVersion, uint32(exactGen()))
+	return id.versionLiveAt(objectVersion, uint32(exactGen()))
 }
 
 // versionLiveAt is versionLive with the lookup f, after n cycles: the
@@ -129,39 +109,6 @@ func (id *ident) versionLiveAt(f func(uintptr) (uint8, bool), n uint32) bool {
 	// Monotonic: a concurrent renewal with a newer count wins.
 	for g < n && !id.vgen.CompareAndSwap(g, n) {
 		g = id.vgen.Load()
-	}
-	return true
-}
-
-// versionLive reports whether the object whose state gr holds, proven by
-// its word's version (gr.vok) when g cycles had completed, still occupies
-// the word at addr after n cycles (n read before this call): the rule of
-// ident.versionLiveAt, for one word.
-func (gr *granule) versionLive(addr uintptr, g, n uint32) bool {
-	return versionHolds(runtimeObjectVersion, addr, gr.ver, g, n)
-}
-
-// versionHolds reports whether version ver, read at addr with f when g
-// cycles had completed, still proves the same object after n: fewer than
-// versionSpan cycles later, the version is unchanged. (Signed: a proof
-// renewed with a newer count than n may be read.)
-func versionHolds(f func(uintptr) (uint8, bool), addr uintptr, ver uint8, g, n uint32) bool {
-	if int32(n-g) >= versionSpan {
-		return false
-	}
-	v, ok := f(addr)
-	return ok && v == ver
-}
-
-// stillLive reports whether gr's state is still its object's, if gr has
-// a proof (a version or an ident) that can say otherwise; it is asked
-// before a conflict is reported. addr is in gr's word.
-func (gr *granule) stillLive(addr uintptr) bool {
-	switch {
-	case gr.vok:
-		return gr.versionLive(addr, gr.gen.Load(), uint32(exactGen()))
-	case gr.id != nil:
-		return gr.id.live()
 	}
 	return true
 }

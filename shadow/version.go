@@ -1,0 +1,90 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package shadow
+
+// Allocation versions: the runtime's count of the allocations of each
+// word of the heap.
+//
+// Where bigfoot's driver built the program, mallocgc advances a version
+// byte for every 8-byte word of each object it allocates
+// (driver/allocver.go), as go -race's runtime resets its shadow there
+// (racemalloc). State recorded for an object stays the object's as long as
+// its words' versions do not change: a granule shared by two goroutines
+// keeps the version of its word (granule.vok, granule.ver) instead of an
+// ident, needs no weak pointer, hold or heap copy, and is dropped when the
+// version moves on or its span is no longer an in-use heap span. Idents
+// that remain (track, runs) are proven by the version at their object's
+// base (ident.go).
+
+// runtimeVersionPage returns the allocation versions of the 512 words of
+// the 4 KiB page at p (aligned), or nil if p is not in an in-use heap
+// span. It is set by the file bigfoot's driver adds to package runtime
+// (driver/allocver.go), in the runtime's own init, where mallocgc advances
+// the versions; nil otherwise (this package's tests, a toolchain the
+// driver cannot patch, experiments that reuse memory without a cycle).
+// The variable is the file's through a linkname: no other code writes it.
+// (A shadow page lies within one page of the runtime, so within one span.)
+var runtimeVersionPage func(p uintptr) *[512]uint8
+
+// The runtime file's page of versions is a shadow page.
+var _ [pageSize/8 - 512]struct{}
+var _ [512 - pageSize/8]struct{}
+
+// versionSpan is how many GC cycles an allocation version proves identity
+// for. Memory is allocated again only after a cycle freed the object in
+// it, so each word is allocated at most once per completed cycle, and at
+// most n+1 times while n cycles complete: if fewer than 255 cycles
+// completed since the count that was read before the version, fewer than
+// 256 allocations followed the version read, and an unchanged version
+// (modulo 256) means none did.
+const versionSpan = 255
+
+// objectVersion returns the allocation version of the word at p, and
+// false if p is not in an in-use heap span. runtimeVersionPage is set.
+func objectVersion(p uintptr) (uint8, bool) {
+	vp := runtimeVersionPage(p &^ (pageSize - 1))
+	if vp == nil {
+		return 0, false
+	}
+	return vp[p&(pageSize-1)>>3], true
+}
+
+// versionHolds reports whether version ver, read at addr with f when g
+// cycles had completed, still proves the same object after n: fewer than
+// versionSpan cycles later, the version is unchanged. (Signed: a proof
+// renewed with a newer count than n may be read.)
+func versionHolds(f func(uintptr) (uint8, bool), addr uintptr, ver uint8, g, n uint32) bool {
+	if int32(n-g) >= versionSpan {
+		return false
+	}
+	v, ok := f(addr)
+	return ok && v == ver
+}
+
+// versionLive reports whether the object whose state gr holds, proven by
+// its word's version (gr.vok) when g cycles had completed, still occupies
+// the word at addr after n cycles (n read before this call).
+func (gr *granule) versionLive(addr uintptr, g, n uint32) bool {
+	return versionHolds(objectVersion, addr, gr.ver, g, n)
+}
+
+// versionLiveIn is versionLive for the sweep, which looked up the
+// versions of gr's page once (vp; nil: the page is not in an in-use heap
+// span, and every object whose state it holds is dead). gi is gr's slot.
+func (gr *granule) versionLiveIn(vp *[512]uint8, gi uintptr, g, n uint32) bool {
+	return vp != nil && int32(n-g) < versionSpan && vp[gi] == gr.ver
+}
+
+// stillLive reports whether gr's state is still its object's, if gr has
+// a proof (a version or an ident) that can say otherwise; it is asked
+// before a conflict is reported. addr is in gr's word.
+func (gr *granule) stillLive(addr uintptr) bool {
+	switch {
+	case gr.vok:
+		return gr.versionLive(addr, gr.gen.Load(), uint32(exactGen()))
+	case gr.id != nil:
+		return gr.id.live()
+	}
+	return true
+}
+
