@@ -379,7 +379,7 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	}
 	if gr.vok {
 		if g := gr.gen.Load(); g != gen {
-			if !gr.versionLive(addr, g, gen) {
+			if !gr.versionLive(s.versions, addr, g, gen) {
 				return pg.replace(t, gi, gr, lo, hi)
 			}
 			gr.gen.Store(gen) // renewed: gen was read before the version
@@ -430,8 +430,8 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	// where it is (update moves it to the heap if a read needs a read
 	// vector clock). The state was recorded in generation gen (above),
 	// which was read before the version.
-	if runtimeVersionPage != nil && !gr.foreign && pg.kind.Load() != kindImmortal {
-		if v, ok := objectVersion(addr); ok {
+	if s.versions != nil && !gr.foreign && pg.kind.Load() != kindImmortal {
+		if v, ok := s.versions.at(addr); ok {
 			gr.ver, gr.vok = v, true
 			if pg.kind.Load() == kindUnknown {
 				pg.kind.Store(kindHeap) // as classify would find
@@ -653,6 +653,7 @@ func (gr *granule) reclaimable(vers *pageVersions, gi uintptr, gen uint32) bool 
 // pageVersions looks up the allocation versions of a page once, when the
 // sweep first needs them (see version.go).
 type pageVersions struct {
+	src    versionSource
 	page   uintptr
 	done   bool
 	values *[512]uint8
@@ -660,7 +661,7 @@ type pageVersions struct {
 
 func (v *pageVersions) get() *[512]uint8 {
 	if !v.done {
-		v.values, v.done = runtimeVersionPage(v.page), true
+		v.values, v.done = v.src(v.page), true
 	}
 	return v.values
 }
@@ -688,7 +689,7 @@ func (s *Space) Sweep() {
 		// A global's state is never stale, even where it was recorded
 		// before the page was classified (validate keeps it too).
 		immortal := pg.kind.Load() == kindImmortal
-		vers := pageVersions{page: key << pageShift}
+		vers := pageVersions{src: s.versions, page: key << pageShift}
 		dropped := 0 // granules: pg.live is decremented once, below
 		gi := 0
 		if pg.arr.Load() == nil && pg.full.Load() == nil {

@@ -77,7 +77,7 @@ func (id *ident) proveVersion() bool {
 	if runtimeVersionPage == nil {
 		return false
 	}
-	return id.proveVersionAt(objectVersion, uint32(exactGen())) // the count before the version: see versionSpan
+	return id.proveVersionAt(versionSource(runtimeVersionPage).at, uint32(exactGen())) // the count before the version: see versionSpan
 }
 
 // proveVersionAt is proveVersion with the lookup f, after n cycles.
@@ -94,7 +94,7 @@ func (id *ident) proveVersionAt(f func(uintptr) (uint8, bool), n uint32) bool {
 // versionLive reports whether the object a versioned ident was made for
 // still occupies its memory.
 func (id *ident) versionLive() bool {
-	return id.versionLiveAt(objectVersion, uint32(exactGen()))
+	return id.versionLiveAt(versionSource(runtimeVersionPage).at, uint32(exactGen()))
 }
 
 // versionLiveAt is versionLive with the lookup f, after n cycles: the

@@ -108,6 +108,9 @@ type Space struct {
 	noRuns  bool // tests and benchmarks: per-granule state only
 	noMaps  bool // tests and benchmarks: no mapped runs
 	noFresh bool // tests: a granule for every first access
+	// versions are the runtime's allocation versions (version.go), or
+	// nil; set by NewSpace, and by tests.
+	versions versionSource
 
 	stripes [nstripes]struct {
 		spin.Mutex
@@ -123,7 +126,7 @@ type Space struct {
 // NewSpace returns an empty shadow memory that is swept of the state of dead
 // objects after garbage collections.
 func NewSpace() *Space {
-	s := new(Space)
+	s := &Space{versions: runtimeVersionPage}
 	registerSpace(s)
 	return s
 }
@@ -1255,7 +1258,7 @@ func (s *Space) settle(t *Thread, pg *page, a, gi uintptr, gr *granule, lo, hi u
 	} else if w := Epoch(c.w.Load()); !HB(w, t.VC) {
 		*out, found = Race{Prev: w, PrevSite: c.wsite.Load(), PrevWrite: true}, true
 	}
-	if found && pg.slot(gi) == gr && !gr.stillLive(a) {
+	if found && pg.slot(gi) == gr && !s.stillLive(gr, a) {
 		gr = pg.replace(t, gi, gr, lo, hi)
 		*out = Race{}
 		found = gr.access(t, lo, hi, write, site, out)
@@ -1421,7 +1424,7 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 	} else {
 		found = gr.access(t, lo, hi, write, site, out)
 	}
-	if found && !gr.stillLive(addr) {
+	if found && !s.stillLive(gr, addr) {
 		// The object the state belonged to died and its memory was reused
 		// before the GC generation we saw advanced: the conflict is with
 		// a dead object. Start afresh.

@@ -39,10 +39,15 @@ var _ [512 - pageSize/8]struct{}
 // (modulo 256) means none did.
 const versionSpan = 255
 
-// objectVersion returns the allocation version of the word at p, and
-// false if p is not in an in-use heap span. runtimeVersionPage is set.
-func objectVersion(p uintptr) (uint8, bool) {
-	vp := runtimeVersionPage(p &^ (pageSize - 1))
+// A versionSource returns the allocation versions of a page, as
+// runtimeVersionPage does. A Space keeps the one it uses (its tests give
+// it their own).
+type versionSource func(p uintptr) *[512]uint8
+
+// at returns the allocation version of the word at p, and false if p is
+// not in an in-use heap span.
+func (f versionSource) at(p uintptr) (uint8, bool) {
+	vp := f(p &^ (pageSize - 1))
 	if vp == nil {
 		return 0, false
 	}
@@ -63,9 +68,10 @@ func versionHolds(f func(uintptr) (uint8, bool), addr uintptr, ver uint8, g, n u
 
 // versionLive reports whether the object whose state gr holds, proven by
 // its word's version (gr.vok) when g cycles had completed, still occupies
-// the word at addr after n cycles (n read before this call).
-func (gr *granule) versionLive(addr uintptr, g, n uint32) bool {
-	return versionHolds(objectVersion, addr, gr.ver, g, n)
+// the word at addr after n cycles (n read before this call), by the
+// versions of vs.
+func (gr *granule) versionLive(vs versionSource, addr uintptr, g, n uint32) bool {
+	return versionHolds(vs.at, addr, gr.ver, g, n)
 }
 
 // versionLiveIn is versionLive for the sweep, which looked up the
@@ -78,10 +84,10 @@ func (gr *granule) versionLiveIn(vp *[512]uint8, gi uintptr, g, n uint32) bool {
 // stillLive reports whether gr's state is still its object's, if gr has
 // a proof (a version or an ident) that can say otherwise; it is asked
 // before a conflict is reported. addr is in gr's word.
-func (gr *granule) stillLive(addr uintptr) bool {
+func (s *Space) stillLive(gr *granule, addr uintptr) bool {
 	switch {
 	case gr.vok:
-		return gr.versionLive(addr, gr.gen.Load(), uint32(exactGen()))
+		return gr.versionLive(s.versions, addr, gr.gen.Load(), uint32(exactGen()))
 	case gr.id != nil:
 		return gr.id.live()
 	}
