@@ -93,4 +93,3 @@ func (s *Space) stillLive(gr *granule, addr uintptr) bool {
 	}
 	return true
 }
-
