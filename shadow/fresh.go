@@ -71,6 +71,7 @@ package shadow
 //     dropFresh bumps, after its loads.
 
 import (
+	"runtime"
 	"sync/atomic"
 	"unsafe"
 )
@@ -146,6 +147,12 @@ func (fa *freshArray) clearIdx() {
 		fa.idx[i].Store(0)
 	}
 }
+
+// storesInOrder reports whether the hardware makes a goroutine's plain
+// stores visible to the others in program order (total store order), so
+// that lock-free readers that check the last of them may trust the
+// others (findDesc).
+const storesInOrder = runtime.GOARCH == "amd64" || runtime.GOARCH == "386"
 
 // freshMeta packs the site, the byte range and the kind of an access.
 func freshMeta(lo, hi uint8, write bool, site uint32) uint64 {
@@ -394,8 +401,19 @@ func (pg *page) findDesc(fa *freshArray, e, m uint64) uint8 {
 	}
 	d := &fa.desc[pg.ndesc]
 	d.e.Store(0) // before the meta: see sameFresh
-	d.m.Store(m)
-	d.e.Store(e)
+	if recycleGranules && storesInOrder {
+		// Plain stores after the atomic one (see initU32): the hardware
+		// makes them visible in this order, and the compiler keeps them
+		// after the atomic store (it would drop a plain store of the 0,
+		// which the epoch's overwrites). The descriptor's line is cold
+		// (the array came from the pool): three locked instructions
+		// waited for it at every new page's first entry.
+		initU64(&d.m, m)
+		initU64(&d.e, e)
+	} else { // under Go's race detector (see initU32), or weaker hardware
+		d.m.Store(m)
+		d.e.Store(e)
+	}
 	pg.ndesc++
 	return pg.ndesc
 }
