@@ -109,7 +109,7 @@ var freshPool = blockPool{
 
 // at returns the index byte of granule gi.
 func (fa *freshArray) at(gi uintptr) uint8 {
-	return uint8(fa.idx[gi/4].Load() >> (gi % 4 * 8))
+	return uint8(fa.idx[gi%granulesPerPage/4].Load() >> (gi % 4 * 8))
 }
 
 // setAt sets the index byte of granule gi to k; the page lock is held
@@ -349,31 +349,90 @@ func (pg *page) recordLocked(t *Thread, gi uintptr, lo, hi uint8, write bool, si
 // recordFresh, recordLocked) that loaded the same words again. Everything
 // else takes those calls, as before.
 func (s *Space) freshAccess(t *Thread, pg *page, gi, a uintptr, lo, hi uint8, write bool, site uint32) bool {
-	gen := uint32(lagGen.Load())
-	fa := pg.fresh.Load()
-	if fa == nil || fa.at(gi) != 0 || pg.fgen.Load() != gen || pg.own.Load() != nil || s.noFresh ||
-		pg.kind.Load() == kindImmortal || trackUsed.Load() < trackBudget || trackGen.Load() != gen {
-		// An entry (perhaps the same epoch's), a page without a current
-		// array, or one first would not give an entry, or budget left
-		// for a weak pointer (trackLeft).
-		same, entry := pg.freshCheck(t, gi, lo, hi, write)
-		return same || !entry && s.first(t, pg, gi, a, lo, hi, write, site)
+	// Each test is a statement of its own that leaves for the general
+	// path: ||-joined tests of inlined loads made the compiler materialize
+	// each result as a byte and test it again.
+	var (
+		gen  uint32
+		fa   *freshArray
+		e, m uint64
+		k    uint8
+		d    *freshEntry
+		res  freshResult
+	)
+	gi %= granulesPerPage // (no bounds checks below)
+	gen = uint32(lagGen.Load())
+	fa = pg.fresh.Load()
+	if fa == nil {
+		goto other
 	}
-	e, m := uint64(t.Epoch), freshMeta(lo, hi, write, site)
+	if fa.at(gi) != 0 {
+		goto other
+	}
+	if pg.fgen.Load() != gen {
+		goto other
+	}
+	if pg.own.Load() != nil {
+		goto other
+	}
+	if s.noFresh {
+		goto other
+	}
+	if pg.kind.Load() == kindImmortal {
+		goto other
+	}
+	if trackUsed.Load() < trackBudget {
+		goto other
+	}
+	if trackGen.Load() != gen {
+		goto other
+	}
+	e, m = uint64(t.Epoch), freshMeta(lo, hi, write, site)
 	pg.mu.Lock()
-	var res freshResult
-	if k := pg.flast; k != 0 && k <= pg.ndesc && !pg.dead.Load() && pg.fresh.Load() == fa &&
-		pg.fgen.Load() == gen && pg.slot(gi) == nil && fa.at(gi) == 0 &&
-		fa.desc[k-1].e.Load() == e && fa.desc[k-1].m.Load() == m {
-		// The last descriptor used records this access: recordLocked's
-		// first case, with its checks made on the words loaded above.
-		fa.setAt(gi, k)
-		pg.nfresh++
-		pg.live++
-		res = freshRecorded
-	} else {
-		res = pg.recordLocked(t, gi, lo, hi, write, site, gen)
+	// The slot is nil and has no entry (while arr is nil, slot is full),
+	// and the last descriptor used records this access: recordLocked's
+	// first case, with its checks made on the words loaded above.
+	k = pg.flast
+	if k == 0 {
+		goto locked
 	}
+	if k > pg.ndesc {
+		goto locked
+	}
+	if pg.dead.Load() {
+		goto locked
+	}
+	if pg.fresh.Load() != fa {
+		goto locked
+	}
+	if pg.fgen.Load() != gen {
+		goto locked
+	}
+	if pg.arr.Load() != nil {
+		goto locked
+	}
+	if pg.full.Load() != nil {
+		goto locked
+	}
+	if fa.at(gi) != 0 {
+		goto locked
+	}
+	d = &fa.desc[(k-1)%freshDescs]
+	if d.e.Load() != e {
+		goto locked
+	}
+	if d.m.Load() != m {
+		goto locked
+	}
+	fa.setAt(gi, k)
+	pg.nfresh++
+	pg.live++
+	pg.mu.Unlock()
+	t.Stats.count(write, WriteExclusive, ReadExclusive)
+	return true
+
+locked:
+	res = pg.recordLocked(t, gi, lo, hi, write, site, gen)
 	pg.mu.Unlock()
 	switch res {
 	case freshRecorded:
@@ -381,10 +440,17 @@ func (s *Space) freshAccess(t *Thread, pg *page, gi, a uintptr, lo, hi uint8, wr
 		return true
 	case freshFull:
 		// No descriptor left: a granule (track would return untracked
-		// state: it was checked above).
+		// state: checked above).
 		return s.firstGranule(t, pg, gi, lo, hi, write, site, gen, false, nil)
 	}
 	return false
+
+other:
+	// An entry (perhaps the same epoch's), a page without a current
+	// array, or one first would not give an entry (a slot array, a
+	// global's page), or budget left for a weak pointer (trackLeft).
+	same, entry := pg.freshCheck(t, gi, lo, hi, write)
+	return same || !entry && s.first(t, pg, gi, a, lo, hi, write, site)
 }
 
 // findDesc returns 1 + the index of the descriptor of fa that records
