@@ -334,12 +334,12 @@ func (pg *page) recordLocked(t *Thread, gi uintptr, lo, hi uint8, write bool, si
 	return freshRecorded
 }
 
-// freshAccess is Check's path for the nil slot gi of the page pg that t
-// cached, for t's access of the bytes [lo, hi) of the granule at a: the
-// same-epoch check of the slot's fresh entry, or the slot's first access.
-// It reports whether it recorded the access (or found it recorded); if
-// not, Check's general loop takes it (the locked path absorbs another
-// access's entry).
+// freshAccess is Check's path for t's access of [p, p+size), within the
+// granule of the nil slot gi of the page pg that t cached, p not on t's
+// stack: the same-epoch check of the slot's fresh entry, or the slot's
+// first access. What it does not record (or find recorded) goes to the
+// general loop (check: the locked path absorbs another access's entry).
+// It reports a race as Check does.
 //
 // The common case is one goroutine initializing fresh objects one after
 // another, on a page whose fresh array is of the current generation, with
@@ -347,18 +347,20 @@ func (pg *page) recordLocked(t *Thread, gi uintptr, lo, hi uint8, write bool, si
 // record is then made here, under one acquisition of the page lock, with
 // what it needs loaded once, where it took four calls (freshCheck, first,
 // recordFresh, recordLocked) that loaded the same words again. Everything
-// else takes those calls, as before.
-func (s *Space) freshAccess(t *Thread, pg *page, gi, a uintptr, lo, hi uint8, write bool, site uint32) bool {
-	// Each test is a statement of its own that leaves for the general
-	// path: ||-joined tests of inlined loads made the compiler materialize
-	// each result as a byte and test it again.
+// else takes those calls, as before (freshOther, freshLocked).
+//
+// Each of its tests is a statement of its own that leaves for the other
+// paths, and each other path is one call whose result is freshAccess's:
+// ||-joined tests of inlined loads made the compiler materialize each
+// result as a byte and test it again, and a call after which the
+// arguments were still needed made it store them all on entry.
+func (s *Space) freshAccess(t *Thread, pg *page, gi uintptr, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (found bool) {
 	var (
 		gen  uint32
 		fa   *freshArray
 		e, m uint64
 		k    uint8
 		d    *freshEntry
-		res  freshResult
 	)
 	gi %= granulesPerPage // (no bounds checks below)
 	gen = uint32(lagGen.Load())
@@ -387,7 +389,7 @@ func (s *Space) freshAccess(t *Thread, pg *page, gi, a uintptr, lo, hi uint8, wr
 	if trackGen.Load() != gen {
 		goto other
 	}
-	e, m = uint64(t.Epoch), freshMeta(lo, hi, write, site)
+	e, m = uint64(t.Epoch), freshMeta(uint8(uintptr(p)&7), uint8(uintptr(p)&7+size), write, site)
 	pg.mu.Lock()
 	// The slot is nil and has no entry (while arr is nil, slot is full),
 	// and the last descriptor used records this access: recordLocked's
@@ -429,28 +431,49 @@ func (s *Space) freshAccess(t *Thread, pg *page, gi, a uintptr, lo, hi uint8, wr
 	pg.live++
 	pg.mu.Unlock()
 	t.Stats.count(write, WriteExclusive, ReadExclusive)
-	return true
+	return false
 
 locked:
-	res = pg.recordLocked(t, gi, lo, hi, write, site, gen)
+	return s.freshLocked(t, pg, gi, p, size, write, site, out, gen)
+
+other:
+	return s.freshOther(t, pg, gi, p, size, write, site, out)
+}
+
+// freshLocked is freshAccess's record with pg.mu held, when the page's
+// last descriptor does not record the access (a new descriptor, or a
+// granule when the page's are taken), or the slot or page changed before
+// the lock was taken. It unlocks pg.mu.
+func (s *Space) freshLocked(t *Thread, pg *page, gi uintptr, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race, gen uint32) (found bool) {
+	lo, hi := uint8(uintptr(p)&7), uint8(uintptr(p)&7+size)
+	res := pg.recordLocked(t, gi, lo, hi, write, site, gen)
 	pg.mu.Unlock()
 	switch res {
 	case freshRecorded:
 		t.Stats.count(write, WriteExclusive, ReadExclusive)
-		return true
+		return false
 	case freshFull:
 		// No descriptor left: a granule (track would return untracked
-		// state: checked above).
-		return s.firstGranule(t, pg, gi, lo, hi, write, site, gen, false, nil)
+		// state: freshAccess checked it).
+		if s.firstGranule(t, pg, gi, lo, hi, write, site, gen, false, nil) {
+			return false
+		}
 	}
-	return false
+	return s.check(t, p, size, write, site, out)
+}
 
-other:
-	// An entry (perhaps the same epoch's), a page without a current
-	// array, or one first would not give an entry (a slot array, a
-	// global's page), or budget left for a weak pointer (trackLeft).
+// freshOther is freshAccess's path for everything but its common case:
+// an entry (perhaps the same epoch's), a page without a current array, or
+// one first would not give an entry (a slot array, a global's page), or
+// budget left for a weak pointer (trackLeft).
+func (s *Space) freshOther(t *Thread, pg *page, gi uintptr, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (found bool) {
+	a := uintptr(p) // p is not on t's stack: its address
+	lo, hi := uint8(a&7), uint8(a&7+size)
 	same, entry := pg.freshCheck(t, gi, lo, hi, write)
-	return same || !entry && s.first(t, pg, gi, a, lo, hi, write, site)
+	if same || !entry && s.first(t, pg, gi, a, lo, hi, write, site) {
+		return false
+	}
+	return s.check(t, p, size, write, site, out)
 }
 
 // findDesc returns 1 + the index of the descriptor of fa that records
