@@ -156,7 +156,7 @@ type page struct {
 	// left the page; the generation of the entries; their number (also
 	// counted in live), the descriptors in use and the last one
 	// recorded (1 + its index), guarded by mu.
-	fresh  atomic.Pointer[freshArray]
+	fresh  freshRef
 	fver   atomic.Uint32
 	fgen   atomic.Uint32
 	nfresh int
