@@ -26,10 +26,21 @@ func (g *G) check(p unsafe.Pointer, size uintptr, write bool, site uint32) {
 	if space.Same(&g.t, uintptr(p), size, write) {
 		return
 	}
-	g.checkSlow(p, size, write, site)
+	// checkSlow, written out: check does not inline (Same's call is over
+	// the budget), so a call to checkSlow was a third frame on the first
+	// access of every granule in an epoch (the first write of a fresh
+	// object above all).
+	if uintptr(p) < minAddr {
+		return
+	}
+	var r shadow.Race // written only on a conflict (shadow.Space.Check)
+	if space.Check(&g.t, p, size, write, site, &r) {
+		report(g, r, site)
+	}
 }
 
-// checkSlow is the rest of check, kept out of line so that check inlines.
+// checkSlow is check without the same-epoch check (Same), for callers
+// that made it already.
 func (g *G) checkSlow(p unsafe.Pointer, size uintptr, write bool, site uint32) {
 	if uintptr(p) < minAddr {
 		return

@@ -71,6 +71,7 @@ package shadow
 //     dropFresh bumps, after its loads.
 
 import (
+	"runtime"
 	"sync/atomic"
 	"unsafe"
 )
@@ -96,6 +97,19 @@ type freshArray struct {
 	desc [freshDescs]freshEntry
 }
 
+// A freshRef holds a page's fresh array as an address. The array is off
+// the heap, so the collector has nothing to find in the field: as an
+// atomic.Pointer it was the page's last pointer word, which made the
+// collector scan 104 of the page's 128 bytes every cycle where the keep
+// slice ends at 80, and its stores took the write barrier while marking.
+type freshRef struct{ a atomic.Uintptr }
+
+// Load returns the array, or nil.
+func (r *freshRef) Load() *freshArray { return (*freshArray)(ptrOf(r.a.Load())) }
+
+// Store sets the array (nil: none).
+func (r *freshRef) Store(fa *freshArray) { r.a.Store(uintptr(unsafe.Pointer(fa))) }
+
 var freshPool = blockPool{
 	size:  unsafe.Sizeof(freshArray{}),
 	chunk: slotsChunk,
@@ -108,7 +122,7 @@ var freshPool = blockPool{
 
 // at returns the index byte of granule gi.
 func (fa *freshArray) at(gi uintptr) uint8 {
-	return uint8(fa.idx[gi/4].Load() >> (gi % 4 * 8))
+	return uint8(fa.idx[gi%granulesPerPage/4].Load() >> (gi % 4 * 8))
 }
 
 // setAt sets the index byte of granule gi to k; the page lock is held
@@ -146,6 +160,12 @@ func (fa *freshArray) clearIdx() {
 		fa.idx[i].Store(0)
 	}
 }
+
+// storesInOrder reports whether the hardware makes a goroutine's plain
+// stores visible to the others in program order (total store order), so
+// that lock-free readers that check the last of them may trust the
+// others (findDesc).
+const storesInOrder = runtime.GOARCH == "amd64" || runtime.GOARCH == "386"
 
 // freshMeta packs the site, the byte range and the kind of an access.
 func freshMeta(lo, hi uint8, write bool, site uint32) uint64 {
@@ -327,12 +347,12 @@ func (pg *page) recordLocked(t *Thread, gi uintptr, lo, hi uint8, write bool, si
 	return freshRecorded
 }
 
-// freshAccess is Check's path for the nil slot gi of the page pg that t
-// cached, for t's access of the bytes [lo, hi) of the granule at a: the
-// same-epoch check of the slot's fresh entry, or the slot's first access.
-// It reports whether it recorded the access (or found it recorded); if
-// not, Check's general loop takes it (the locked path absorbs another
-// access's entry).
+// freshAccess is Check's path for t's access of [p, p+size), within the
+// granule of the nil slot gi of the page pg that t cached, p not on t's
+// stack: the same-epoch check of the slot's fresh entry, or the slot's
+// first access. What it does not record (or find recorded) goes to the
+// general loop (check: the locked path absorbs another access's entry).
+// It reports a race as Check does.
 //
 // The common case is one goroutine initializing fresh objects one after
 // another, on a page whose fresh array is of the current generation, with
@@ -340,44 +360,133 @@ func (pg *page) recordLocked(t *Thread, gi uintptr, lo, hi uint8, write bool, si
 // record is then made here, under one acquisition of the page lock, with
 // what it needs loaded once, where it took four calls (freshCheck, first,
 // recordFresh, recordLocked) that loaded the same words again. Everything
-// else takes those calls, as before.
-func (s *Space) freshAccess(t *Thread, pg *page, gi, a uintptr, lo, hi uint8, write bool, site uint32) bool {
-	gen := uint32(lagGen.Load())
-	fa := pg.fresh.Load()
-	if fa == nil || fa.at(gi) != 0 || pg.fgen.Load() != gen || pg.own.Load() != nil || s.noFresh ||
-		pg.kind.Load() == kindImmortal || trackUsed.Load() < trackBudget || trackGen.Load() != gen {
-		// An entry (perhaps the same epoch's), a page without a current
-		// array, or one first would not give an entry, or budget left
-		// for a weak pointer (trackLeft).
-		same, entry := pg.freshCheck(t, gi, lo, hi, write)
-		return same || !entry && s.first(t, pg, gi, a, lo, hi, write, site)
+// else takes those calls, as before (freshOther, freshLocked).
+//
+// Each of its tests is a statement of its own that leaves for the other
+// paths, and each other path is one call whose result is freshAccess's:
+// ||-joined tests of inlined loads made the compiler materialize each
+// result as a byte and test it again, and a call after which the
+// arguments were still needed made it store them all on entry.
+func (s *Space) freshAccess(t *Thread, pg *page, gi uintptr, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (found bool) {
+	var (
+		gen  uint32
+		fa   *freshArray
+		e, m uint64
+		k    uint8
+		d    *freshEntry
+	)
+	gi %= granulesPerPage // (no bounds checks below)
+	gen = uint32(lagGen.Load())
+	fa = pg.fresh.Load()
+	if fa == nil {
+		goto other
 	}
-	e, m := uint64(t.Epoch), freshMeta(lo, hi, write, site)
+	if fa.at(gi) != 0 {
+		goto other
+	}
+	if pg.fgen.Load() != gen {
+		goto other
+	}
+	if pg.own.Load() != nil {
+		goto other
+	}
+	if s.noFresh {
+		goto other
+	}
+	if pg.kind.Load() == kindImmortal {
+		goto other
+	}
+	if trackUsed.Load() < trackBudget {
+		goto other
+	}
+	if trackGen.Load() != gen {
+		goto other
+	}
+	e, m = uint64(t.Epoch), freshMeta(uint8(uintptr(p)&7), uint8(uintptr(p)&7+size), write, site)
 	pg.mu.Lock()
-	var res freshResult
-	if k := pg.flast; k != 0 && k <= pg.ndesc && !pg.dead.Load() && pg.fresh.Load() == fa &&
-		pg.fgen.Load() == gen && pg.slot(gi) == nil && fa.at(gi) == 0 &&
-		fa.desc[k-1].e.Load() == e && fa.desc[k-1].m.Load() == m {
-		// The last descriptor used records this access: recordLocked's
-		// first case, with its checks made on the words loaded above.
-		fa.setAt(gi, k)
-		pg.nfresh++
-		pg.live++
-		res = freshRecorded
-	} else {
-		res = pg.recordLocked(t, gi, lo, hi, write, site, gen)
+	// The slot is nil and has no entry (while arr is nil, slot is full),
+	// and the last descriptor used records this access: recordLocked's
+	// first case, with its checks made on the words loaded above.
+	k = pg.flast
+	if k == 0 {
+		goto locked
 	}
+	if k > pg.ndesc {
+		goto locked
+	}
+	if pg.dead.Load() {
+		goto locked
+	}
+	if pg.fresh.Load() != fa {
+		goto locked
+	}
+	if pg.fgen.Load() != gen {
+		goto locked
+	}
+	if pg.arr.Load() != nil {
+		goto locked
+	}
+	if pg.full.Load() != nil {
+		goto locked
+	}
+	if fa.at(gi) != 0 {
+		goto locked
+	}
+	d = &fa.desc[(k-1)%freshDescs]
+	if d.e.Load() != e {
+		goto locked
+	}
+	if d.m.Load() != m {
+		goto locked
+	}
+	fa.setAt(gi, k)
+	pg.nfresh++
+	pg.live++
+	pg.mu.Unlock()
+	t.Stats.count(write, WriteExclusive, ReadExclusive)
+	return false
+
+locked:
+	return s.freshLocked(t, pg, gi, p, size, write, site, out, gen)
+
+other:
+	return s.freshOther(t, pg, gi, p, size, write, site, out)
+}
+
+// freshLocked is freshAccess's record with pg.mu held, when the page's
+// last descriptor does not record the access (a new descriptor, or a
+// granule when the page's are taken), or the slot or page changed before
+// the lock was taken. It unlocks pg.mu.
+func (s *Space) freshLocked(t *Thread, pg *page, gi uintptr, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race, gen uint32) (found bool) {
+	lo, hi := uint8(uintptr(p)&7), uint8(uintptr(p)&7+size)
+	res := pg.recordLocked(t, gi, lo, hi, write, site, gen)
 	pg.mu.Unlock()
 	switch res {
 	case freshRecorded:
 		t.Stats.count(write, WriteExclusive, ReadExclusive)
-		return true
+		return false
 	case freshFull:
 		// No descriptor left: a granule (track would return untracked
-		// state: it was checked above).
-		return s.firstGranule(t, pg, gi, lo, hi, write, site, gen, false, nil)
+		// state: freshAccess checked it).
+		if s.firstGranule(t, pg, gi, lo, hi, write, site, gen, false, nil) {
+			return false
+		}
 	}
-	return false
+	return s.check(t, p, size, write, site, out)
+}
+
+// freshOther is freshAccess's path for everything but its common case:
+// an entry (perhaps the same epoch's), a page without a current array, or
+// one first would not give an entry (a slot array, a global's page), or
+// budget left for a weak pointer (trackLeft).
+func (s *Space) freshOther(t *Thread, pg *page, gi uintptr, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (found bool) {
+	a := uintptr(p) // p is not on t's stack: its address
+	lo, hi := uint8(a&7), uint8(a&7+size)
+	same, entry := pg.freshCheck(t, gi, lo, hi, write)
+	if same || !entry && s.first(t, pg, gi, a, lo, hi, write, site) {
+		return false
+	}
+	return s.check(t, p, size, write, site, out)
 }
 
 // findDesc returns 1 + the index of the descriptor of fa that records
@@ -394,8 +503,19 @@ func (pg *page) findDesc(fa *freshArray, e, m uint64) uint8 {
 	}
 	d := &fa.desc[pg.ndesc]
 	d.e.Store(0) // before the meta: see sameFresh
-	d.m.Store(m)
-	d.e.Store(e)
+	if recycleGranules && storesInOrder {
+		// Plain stores after the atomic one (see initU32): the hardware
+		// makes them visible in this order, and the compiler keeps them
+		// after the atomic store (it would drop a plain store of the 0,
+		// which the epoch's overwrites). The descriptor's line is cold
+		// (the array came from the pool): three locked instructions
+		// waited for it at every new page's first entry.
+		initU64(&d.m, m)
+		initU64(&d.e, e)
+	} else { // under Go's race detector (see initU32), or weaker hardware
+		d.m.Store(m)
+		d.e.Store(e)
+	}
 	pg.ndesc++
 	return pg.ndesc
 }

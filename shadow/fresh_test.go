@@ -3,6 +3,7 @@
 package shadow
 
 import (
+	"reflect"
 	"sync"
 	"testing"
 	"unsafe"
@@ -524,5 +525,45 @@ func TestCheckPageStack(t *testing.T) {
 	pg, gi, e, _ := freshAt(s, p)
 	if pg == nil || a.cache != pg || Epoch(e) != a.Epoch || pg.slot(gi) != nil {
 		t.Fatalf("first write: page %p (cached %p), entry %v, slot %+v", pg, a.cache, Epoch(e), pg.slot(gi))
+	}
+}
+
+// TestFreshRefNoPointer checks that a page's reference to its fresh
+// array, which is off the heap, holds no pointer: the collector would
+// scan the page up to it every cycle, and its stores would take the
+// write barrier (freshRef). It fails with an atomic.Pointer there.
+func TestFreshRefNoPointer(t *testing.T) {
+	f, ok := reflect.TypeOf(page{}).FieldByName("fresh")
+	if !ok {
+		t.Fatal("page has no field fresh")
+	}
+	var walk func(reflect.Type) bool
+	walk = func(ty reflect.Type) bool {
+		switch ty.Kind() {
+		case reflect.Pointer, reflect.UnsafePointer, reflect.Slice, reflect.Map, reflect.Chan,
+			reflect.Func, reflect.Interface, reflect.String:
+			return true
+		case reflect.Array:
+			return ty.Len() > 0 && walk(ty.Elem())
+		case reflect.Struct:
+			for i := range ty.NumField() {
+				if walk(ty.Field(i).Type) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	if walk(f.Type) {
+		t.Errorf("page.fresh (%v) holds a pointer", f.Type)
+	}
+	// The reference round-trips.
+	var pg page
+	fa := new(freshArray)
+	if pg.fresh.Store(fa); pg.fresh.Load() != fa {
+		t.Errorf("Load after Store(%p) = %p", fa, pg.fresh.Load())
+	}
+	if pg.fresh.Store(nil); pg.fresh.Load() != nil {
+		t.Errorf("Load after Store(nil) = %p", pg.fresh.Load())
 	}
 }

@@ -159,7 +159,7 @@ type page struct {
 	// left the page; the generation of the entries; their number (also
 	// counted in live), the descriptors in use and the last one
 	// recorded (1 + its index), guarded by mu.
-	fresh  atomic.Pointer[freshArray]
+	fresh  freshRef
 	fver   atomic.Uint32
 	fgen   atomic.Uint32
 	nfresh int
@@ -687,9 +687,7 @@ func (s *Space) Check(t *Thread, p unsafe.Pointer, size uintptr, write bool, sit
 		gr := pg.slot(gi)
 		if gr == nil && !onStack(t.GP, p) {
 			// p is not on this goroutine's stack, so a is its address.
-			if s.freshAccess(t, pg, gi, a, uint8(off), uint8(off+size), write, site) {
-				return false
-			}
+			return s.freshAccess(t, pg, gi, p, size, write, site, out)
 		}
 		if gr != nil && !gr.isRun() && uintptr(gr.lo) == off && uintptr(gr.hi) == off+size &&
 			gr.split.Load() == nil && !onStack(t.GP, p) {
@@ -716,8 +714,8 @@ func (s *Space) checkPage(t *Thread, p unsafe.Pointer, size uintptr, write bool,
 		key, gi := a>>pageShift, (a&(pageSize-1))>>3
 		pg := s.page(key)
 		t.cacheKey, t.cache = key, pg
-		if pg.slot(gi) == nil && s.freshAccess(t, pg, gi, a, uint8(a&7), uint8(a&7+size), write, site) {
-			return false
+		if pg.slot(gi) == nil {
+			return s.freshAccess(t, pg, gi, p, size, write, site, out)
 		}
 	}
 	return s.check(t, p, size, write, site, out)
