@@ -85,21 +85,18 @@ func bigfootAllocated(p, size, elemsize uintptr, typ *_type) {
 	}
 }
 
-// bigfootAdvance increments v[i:i+n], eight at a time, each byte without
-// carrying into the next.
+// bigfootAdvance increments v[i:i+n], the bytes of each aligned 8-byte
+// word at once, each without carrying into the next: one step for an
+// object of up to 64 bytes in its word.
 func bigfootAdvance(v *[heapArenaBytes / 8]uint8, i, n uintptr) {
-	end := i + n
-	for ; i < end && i%8 != 0; i++ {
-		v[i]++
-	}
-	const lo7, hi1 = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
-	for ; i+8 <= end; i += 8 {
-		w := (*uint64)(unsafe.Pointer(&v[i]))
+	const ones, lo7, hi1 = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	for n > 0 {
+		k := min(8-i%8, n) // bytes of this word
+		inc := uint64(ones) >> (64 - 8*k) << (8 * (i % 8))
+		w := (*uint64)(unsafe.Pointer(&v[i&^7]))
 		x := *w
-		*w = (x&lo7 + 0x0101010101010101) ^ (x & hi1)
-	}
-	for ; i < end; i++ {
-		v[i]++
+		*w = (x&lo7 + inc) ^ (x & hi1)
+		i, n = i+k, n-k
 	}
 }
 
