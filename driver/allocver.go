@@ -20,16 +20,17 @@ import (
 // (a fifth of a pipeline's time that hands a fresh record per item).
 //
 // With the allocation versions, the driver patches the runtime so that
-// mallocgc counts, in one byte per 8 bytes of heap kept beside each heap
-// arena's metadata, the allocations of an object at each base address;
-// the shadow's proof is then the version it read when the state was
-// recorded, compared later with the current one (allocVersionSource
-// publishes the lookup to the shadow). An address is allocated again only
-// after a GC cycle freed its object, so at most once per completed cycle:
-// a version that is unchanged fewer than 256 cycles after it was read
-// proves the same object (the shadow refreshes or drops older proofs).
+// mallocgc advances, in one byte per 8-byte word of the heap kept beside
+// each heap arena's metadata, the version of every word of the object it
+// allocates, and the sweep of a span those of every object it frees; the
+// shadow's proof is then the version it read when the state was recorded,
+// compared later with the current one (allocVersionSource publishes the
+// lookup to the shadow). A word is freed at most once per completed cycle
+// and allocated at most once per cycle, so a version that is unchanged
+// fewer than 127 cycles after it was read proves the same object
+// (shadow/version.go; the shadow renews or drops older proofs).
 //
-// Two runtime files are patched (allocVersionPatches) and one is added.
+// Three runtime files are patched (allocVersionPatches) and one is added.
 // Each patch must match its file exactly once; where one does not (another
 // toolchain), the build goes on with weak pointers and -bfv says why.
 
@@ -76,7 +77,31 @@ func bigfootAllocated(p, size, elemsize uintptr, typ *_type) {
 	if typ != nil && typ.Pointers() && !heapBitsInSpan(elemsize) && size <= maxSmallSize-gc.MallocHeaderSize {
 		p -= gc.MallocHeaderSize
 	}
-	for end := p + elemsize; p < end; {
+	bigfootAdvanceRange(p, elemsize)
+}
+
+// bigfootSwept advances the versions of the objects the sweep of s is
+// about to free, so that the race detector sees their death before their
+// memory is allocated again. It finds them as the sweep does for
+// racefree, before the mark bits become the allocation bits.
+func bigfootSwept(s *mspan) {
+	if bigfootVersionPage == nil {
+		return
+	}
+	mbits := s.markBitsForBase()
+	abits := s.allocBitsForIndex(0)
+	for i := uintptr(0); i < uintptr(s.nelems); i++ {
+		if !mbits.isMarked() && (abits.index < uintptr(s.freeindex) || abits.isMarked()) {
+			bigfootAdvanceRange(s.base()+i*s.elemsize, s.elemsize)
+		}
+		mbits.advance()
+		abits.advance()
+	}
+}
+
+// bigfootAdvanceRange advances the versions of the words of [p, p+n).
+func bigfootAdvanceRange(p, n uintptr) {
+	for end := p + n; p < end; {
 		// A large object may span arenas.
 		ai := arenaIndex(p)
 		next := min(end, arenaBase(ai)+heapArenaBytes)
@@ -124,9 +149,10 @@ type allocVersionPatch struct {
 
 // allocVersionPatches are the changes to the runtime's own files: the
 // versions beside each arena's metadata (allocated with it, untouched pages
-// cost no memory), and the count in mallocgc, where go -race's runtime is
-// told of the allocation. elemsize is 0 for an object placed in an
-// existing tiny block.
+// cost no memory), the count in mallocgc, where go -race's runtime is told
+// of the allocation (elemsize is 0 for an object placed in an existing
+// tiny block), and one in the sweep of a span, where it is told of the
+// objects freed (racefree).
 var allocVersionPatches = []allocVersionPatch{
 	{
 		file:   "mheap.go",
@@ -138,6 +164,11 @@ var allocVersionPatches = []allocVersionPatch{
 		file:   "malloc.go",
 		anchor: "\t// Notify sanitizers, if enabled.\n\tif raceenabled {\n\t\tracemalloc(x, size-asanRZ)\n\t}\n",
 		text:   "\tbigfootAllocated(uintptr(x), size-asanRZ, elemsize, typ)\n",
+	},
+	{
+		file:   "mgcsweep.go",
+		anchor: "\tif traceAllocFreeEnabled() || debug.clobberfree != 0 || raceenabled || msanenabled || asanenabled {\n\t\t// Find all newly freed objects.\n",
+		text:   "\tbigfootSwept(s)\n",
 	},
 }
 

@@ -104,6 +104,15 @@ func paceGranules(n int64) {
 	go func() {
 		defer gcKicked.Store(false)
 		runtime.GC()
+		// runtime.GC returns once the collector has swept every span:
+		// with allocation versions (version.go), the objects it freed
+		// now show it, and a sweep of the shadow drops their state
+		// before the next goal is set. (The sweep the cycle itself
+		// starts may run before the collector's lazy sweep reached
+		// them.)
+		if runtimeVersionPage != nil {
+			sweepAll()
+		}
 	}()
 }
 
@@ -132,7 +141,7 @@ func setShadowGoal() {
 	// rest without reaching Go's own goal, which starts a cycle anyway.
 	granules := max(goal-goGoal, shadow, 1) / int64(granulePool.size)
 	goalMu.Lock()
-	if goalGen == gen && gen != 0 || !counted && goalGen != 0 {
+	if goalSet && (goalGen == gen || !counted) {
 		// A sweep between cycles (settle.go): the granules made since
 		// the cycle are not live heap the goal may grow by, as Go's
 		// goal does not grow between cycles; what it dropped lowers
@@ -144,7 +153,7 @@ func setShadowGoal() {
 		// set 10); the sweep that follows that cycle sets its goal.
 		goal, granules = min(goal, paceGoal.Load()), min(granules, shadowGoal.Load())
 	}
-	goalGen = gen
+	goalGen, goalSet = gen, true
 	paceGoal.Store(goal)
 	shadowGoal.Store(granules)
 	paceNext.Store(0)
@@ -154,6 +163,12 @@ func setShadowGoal() {
 var (
 	goalMu  spin.Mutex
 	goalGen uint32 // the GC cycle count when the goal was last set
+	// goalSet says a goal was set: from then on a sweep between cycles
+	// may only lower its generation's goal, the first generation's (no
+	// cycle yet) included, where granules off the heap would otherwise
+	// raise the goal at every sweep until something else started a
+	// cycle (pipeline with GOGC=400: 10 MB to 460 MB before the first).
+	goalSet bool
 )
 
 // readMetrics returns the bytes of heap objects (live or not yet freed)

@@ -20,11 +20,17 @@ func savePace(t *testing.T) {
 	waitKick()
 	Quiesce()
 	sg, pg := shadowGoal.Load(), paceGoal.Load()
+	goalMu.Lock()
+	gg, gs := goalGen, goalSet
+	goalMu.Unlock()
 	t.Cleanup(func() {
 		waitKick()
 		shadowGoal.Store(sg)
 		paceGoal.Store(pg)
 		paceNext.Store(0)
+		goalMu.Lock()
+		goalGen, goalSet = gg, gs
+		goalMu.Unlock()
 	})
 }
 
@@ -137,7 +143,7 @@ func stableGoal(f func(gen uint32)) uint32 {
 // both goals to 1 in generation last.
 func setShadowGoalAfter(last uint32) {
 	goalMu.Lock()
-	goalGen = last
+	goalGen, goalSet = last, true
 	goalMu.Unlock()
 	paceGoal.Store(1)
 	shadowGoal.Store(1)
@@ -188,7 +194,7 @@ func TestShadowGoalBetweenCycles(t *testing.T) {
 // shadow.
 func TestShadowGoalUncountedGeneration(t *testing.T) {
 	for exactGen() < 2 {
-		runtime.GC() // goalGen 0 means no goal was set yet
+		runtime.GC() // a generation before the first cycle: gen-1 wraps
 	}
 	savePace(t)
 	saveDeadHeap(t)

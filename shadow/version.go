@@ -6,9 +6,9 @@ package shadow
 // word of the heap.
 //
 // Where bigfoot's driver built the program, mallocgc advances a version
-// byte for every 8-byte word of each object it allocates
-// (driver/allocver.go), as go -race's runtime resets its shadow there
-// (racemalloc). State recorded for an object stays the object's as long as
+// byte for every 8-byte word of each object it allocates, and the sweep
+// for every object it frees (driver/allocver.go), where go -race's runtime
+// resets its shadow (racemalloc, racefree). State recorded for an object stays the object's as long as
 // its words' versions do not change: a granule shared by two goroutines
 // keeps the version of its word (granule.vok, granule.ver) instead of an
 // ident, needs no weak pointer, hold or heap copy, and is dropped when the
@@ -31,13 +31,15 @@ var _ [pageSize/8 - 512]struct{}
 var _ [512 - pageSize/8]struct{}
 
 // versionSpan is how many GC cycles an allocation version proves identity
-// for. Memory is allocated again only after a cycle freed the object in
-// it, so each word is allocated at most once per completed cycle, and at
-// most n+1 times while n cycles complete: if fewer than 255 cycles
-// completed since the count that was read before the version, fewer than
-// 256 allocations followed the version read, and an unchanged version
-// (modulo 256) means none did.
-const versionSpan = 255
+// for. The runtime advances a word's version when an object that covers
+// it is allocated and when the sweep frees it. Memory is freed only by
+// the sweep after a completed cycle and allocated again only after that,
+// so a word's version advances at most twice per completed cycle, and at
+// most 2(n+1) times while n cycles complete: if fewer than versionSpan
+// cycles completed since the count that was read before the version,
+// fewer than 256 advances followed the version read, and an unchanged
+// version (modulo 256) means none did.
+const versionSpan = 127
 
 // A versionSource returns the allocation versions of a page, as
 // runtimeVersionPage does. A Space keeps the one it uses (its tests give
