@@ -55,7 +55,7 @@ import (
 // bypass mallocgc's common path or memory is reused without a GC cycle.
 //
 //go:linkname bigfootVersionPage ` + allocVersionTarget + `
-var bigfootVersionPage func(p uintptr) *[512]uint8
+var bigfootVersionPage func(p uintptr) (*[512]uint8, uint8)
 
 func init() {
 	if !sizeSpecializedMallocEnabled && !runtimeFreegcEnabled && !goexperiment.Arenas {
@@ -74,7 +74,11 @@ func bigfootAllocated(p, size, elemsize uintptr, typ *_type) {
 	if elemsize == 0 {
 		return
 	}
-	if typ != nil && typ.Pointers() && !heapBitsInSpan(elemsize) && size <= maxSmallSize-gc.MallocHeaderSize {
+	if size > maxSmallSize-gc.MallocHeaderSize {
+		bigfootAdvancePages(p, elemsize) // a large object: its span's own
+		return
+	}
+	if typ != nil && typ.Pointers() && !heapBitsInSpan(elemsize) {
 		p -= gc.MallocHeaderSize
 	}
 	bigfootAdvanceRange(p, elemsize)
@@ -92,10 +96,25 @@ func bigfootSwept(s *mspan) {
 	abits := s.allocBitsForIndex(0)
 	for i := uintptr(0); i < uintptr(s.nelems); i++ {
 		if !mbits.isMarked() && (abits.index < uintptr(s.freeindex) || abits.isMarked()) {
-			bigfootAdvanceRange(s.base()+i*s.elemsize, s.elemsize)
+			if s.spanclass.sizeclass() == 0 {
+				bigfootAdvancePages(s.base(), s.elemsize)
+			} else {
+				bigfootAdvanceRange(s.base()+i*s.elemsize, s.elemsize)
+			}
 		}
 		mbits.advance()
 		abits.advance()
+	}
+}
+
+// bigfootAdvancePages advances the page versions of the heap pages of
+// [p, p+n), a large object's span: a word's version is the sum of its own
+// and its page's, so that a large object costs a byte per page, not one
+// per word, and either advance moves the sum on by one.
+func bigfootAdvancePages(p, n uintptr) {
+	for end := p + n; p < end; p += pageSize {
+		ai := arenaIndex(p)
+		mheap_.arenas[ai.l1()][ai.l2()].bigfootPageVers[p/pageSize%pagesPerArena]++
 	}
 }
 
@@ -126,15 +145,16 @@ func bigfootAdvance(v *[heapArenaBytes / 8]uint8, i, n uintptr) {
 }
 
 // bigfootVersionsOf returns the allocation versions of the 512 words of
-// the 4 KiB page at p (aligned), or nil if p is not in an in-use heap
-// span. The page lies within one page of the heap, so within one span.
-func bigfootVersionsOf(p uintptr) *[512]uint8 {
+// the 4 KiB page at p (aligned) and the version of its heap page, which
+// adds to each, or nil if p is not in an in-use heap span. The page lies
+// within one page of the heap, so within one span.
+func bigfootVersionsOf(p uintptr) (*[512]uint8, uint8) {
 	if spanOfHeap(p) == nil {
-		return nil
+		return nil, 0
 	}
 	ai := arenaIndex(p)
 	ha := mheap_.arenas[ai.l1()][ai.l2()]
-	return (*[512]uint8)(unsafe.Pointer(&ha.bigfootVers[p/8%(heapArenaBytes/8)]))
+	return (*[512]uint8)(unsafe.Pointer(&ha.bigfootVers[p/8%(heapArenaBytes/8)])), ha.bigfootPageVers[p/pageSize%pagesPerArena]
 }
 `
 
@@ -157,7 +177,7 @@ var allocVersionPatches = []allocVersionPatch{
 	{
 		file:   "mheap.go",
 		anchor: "type heapArena struct {\n\t_ sys.NotInHeap\n",
-		text:   "\n\t// bigfootVers counts allocations per 8-byte address (bigfoot).\n\tbigfootVers [heapArenaBytes / 8]uint8\n",
+		text:   "\n\t// bigfootVers and bigfootPageVers count allocations and frees per\n\t// 8-byte word of small objects and per page of large ones (bigfoot).\n\tbigfootVers     [heapArenaBytes / 8]uint8\n\tbigfootPageVers [pagesPerArena]uint8\n",
 		after:  true,
 	},
 	{

@@ -75,5 +75,5 @@ func TestAllocVersionPatchApply(t *testing.T) {
 
 // The variable the added file sets exists in the shadow with its type.
 func TestAllocVersionTarget(t *testing.T) {
-	checkRuntimeTarget(t, allocVersionTarget, allocVersionSource, "bigfootVersionPage", "func(p uintptr) *[512]uint8")
+	checkRuntimeTarget(t, allocVersionTarget, allocVersionSource, "bigfootVersionPage", "func(p uintptr) (*[512]uint8, uint8)")
 }

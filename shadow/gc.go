@@ -639,7 +639,8 @@ func (gr *granule) reclaimable(vers *pageVersions, gi uintptr, gen uint32) bool 
 	case gr.immortal:
 		return false
 	case gr.vok:
-		return !gr.versionLiveIn(vers.get(), gi, gr.gen.Load(), gen)
+		vp, pv := vers.get()
+		return !gr.versionLiveIn(vp, pv, gi, gr.gen.Load(), gen)
 	case gr.id != nil:
 		return !gr.id.live()
 	default:
@@ -657,13 +658,15 @@ type pageVersions struct {
 	page   uintptr
 	done   bool
 	values *[512]uint8
+	pv     uint8
 }
 
-func (v *pageVersions) get() *[512]uint8 {
+func (v *pageVersions) get() (*[512]uint8, uint8) {
 	if !v.done {
-		v.values, v.done = v.src(v.page), true
+		v.values, v.pv = v.src(v.page)
+		v.done = true
 	}
-	return v.values
+	return v.values, v.pv
 }
 
 // sweepAhead is how many slots ahead of the one it looks at the sweep

@@ -24,7 +24,7 @@ package shadow
 // driver cannot patch, experiments that reuse memory without a cycle).
 // The variable is the file's through a linkname: no other code writes it.
 // (A shadow page lies within one page of the runtime, so within one span.)
-var runtimeVersionPage func(p uintptr) *[512]uint8
+var runtimeVersionPage func(p uintptr) (*[512]uint8, uint8)
 
 // The runtime file's page of versions is a shadow page.
 var _ [pageSize/8 - 512]struct{}
@@ -42,18 +42,20 @@ var _ [512 - pageSize/8]struct{}
 const versionSpan = 127
 
 // A versionSource returns the allocation versions of a page, as
-// runtimeVersionPage does. A Space keeps the one it uses (its tests give
-// it their own).
-type versionSource func(p uintptr) *[512]uint8
+// runtimeVersionPage does: one per word, and the page's, which adds to
+// each (the runtime counts a large object's allocation and free once per
+// page, not per word). A Space keeps the one it uses (its tests give it
+// their own).
+type versionSource func(p uintptr) (*[512]uint8, uint8)
 
 // at returns the allocation version of the word at p, and false if p is
 // not in an in-use heap span.
 func (f versionSource) at(p uintptr) (uint8, bool) {
-	vp := f(p &^ (pageSize - 1))
+	vp, pv := f(p &^ (pageSize - 1))
 	if vp == nil {
 		return 0, false
 	}
-	return vp[p&(pageSize-1)>>3], true
+	return vp[p&(pageSize-1)>>3] + pv, true
 }
 
 // versionHolds reports whether version ver, read at addr with f when g
@@ -77,10 +79,11 @@ func (gr *granule) versionLive(vs versionSource, addr uintptr, g, n uint32) bool
 }
 
 // versionLiveIn is versionLive for the sweep, which looked up the
-// versions of gr's page once (vp; nil: the page is not in an in-use heap
-// span, and every object whose state it holds is dead). gi is gr's slot.
-func (gr *granule) versionLiveIn(vp *[512]uint8, gi uintptr, g, n uint32) bool {
-	return vp != nil && int32(n-g) < versionSpan && vp[gi] == gr.ver
+// versions of gr's page once (vp and pv, as versionSource returns them;
+// vp nil: the page is not in an in-use heap span, and every object whose
+// state it holds is dead). gi is gr's slot.
+func (gr *granule) versionLiveIn(vp *[512]uint8, pv uint8, gi uintptr, g, n uint32) bool {
+	return vp != nil && int32(n-g) < versionSpan && vp[gi]+pv == gr.ver
 }
 
 // stillLive reports whether gr's state is still its object's, if gr has

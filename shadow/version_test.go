@@ -12,7 +12,7 @@ import (
 // in-use heap pages, and advance is what mallocgc does at an allocation.
 type fakeVersions map[uintptr]*[512]uint8
 
-func (fv fakeVersions) page(p uintptr) *[512]uint8 { return fv[p] }
+func (fv fakeVersions) page(p uintptr) (*[512]uint8, uint8) { return fv[p], 0 }
 
 // heap makes the pages of [p, p+n) in-use heap pages.
 func (fv fakeVersions) heap(p, n uintptr) {
@@ -167,5 +167,24 @@ func TestSweepVersions(t *testing.T) {
 	s.Sweep()
 	if s.granuleAt(p) != nil {
 		t.Error("sweep kept state on a page that is no longer in the heap")
+	}
+}
+
+// A word's version is its own plus its page's, modulo 256: the runtime
+// counts a large object's allocation and free once per page.
+func TestVersionSourceAddsPageVersion(t *testing.T) {
+	var words [512]uint8
+	words[3] = 250
+	f := versionSource(func(p uintptr) (*[512]uint8, uint8) {
+		if p != 0x10000 {
+			return nil, 0
+		}
+		return &words, 10
+	})
+	if v, ok := f.at(0x10000 + 3*8 + 5); !ok || v != 4 {
+		t.Errorf("version of word 3: %d, %v; want 4, true (250 + 10, modulo 256)", v, ok)
+	}
+	if _, ok := f.at(0x20000); ok {
+		t.Error("a page outside the heap has a version")
 	}
 }
