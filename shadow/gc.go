@@ -713,7 +713,7 @@ func (s *Space) Sweep() {
 				r := asRun(g)
 				r.mu.Lock()
 				if !r.dead && r.covers(uintptr(gi)) {
-					if r.reclaimable(nil, uintptr(gi), gen) || r.settled(f) {
+					if r.reclaimable(&vers, uintptr(gi), gen) || r.settled(f) {
 						s.dropRun(pg, r)
 					} else {
 						gi = int(r.e.Load()) - 1

@@ -37,12 +37,12 @@ package shadow
 // class (object.go).
 //
 // Where bigfoot's driver built the program, the runtime counts the
-// allocations at each heap address (driver/allocver.go), and an ident is
-// proven by that count instead: the object's allocation version when the
-// ident was made, which is still the current one as long as no other
-// object was allocated at its base since. Such an ident neither holds its
-// object nor makes a weak pointer, and costs a lookup in the runtime's
-// span table to check.
+// allocations over each word of the heap (version.go), and an ident is
+// proven by that count instead: the version of the word at its base when
+// the ident was made, which stays the current one as long as no other
+// object was allocated there (nor, for a large object, its own freed).
+// Such an ident neither holds its object nor makes a weak pointer, and
+// costs a lookup in the runtime's span table to check.
 
 import (
 	"sync/atomic"
