@@ -335,7 +335,7 @@ func identSlot(base uintptr) *atomic.Pointer[identEntry] {
 func adoptIdent(t *Thread, addr uintptr, stamp uint32) (*ident, bool) {
 	base, size, noscan := noscanObject(addr)
 	if base == 0 {
-		return weakIdent(addr), uint32(RefreshGen()) == stamp
+		return newIdent(addr), uint32(RefreshGen()) == stamp
 	}
 	slot := identSlot(base)
 	if e := slot.Load(); e != nil && e.id.base == base && e.gen == stamp && (noCycleSince(e.gen) || e.id.live()) {

@@ -113,9 +113,10 @@ func (id *ident) versionLiveAt(f func(uintptr) (uint8, bool), n uint32) bool {
 	return true
 }
 
-// weakIdent returns an ident for the heap object at base, which the caller
-// keeps reachable, proven by a weak pointer made now.
-func weakIdent(base uintptr) *ident {
+// newIdent returns an ident for the heap object at base, which the caller
+// keeps reachable, proven now: by its allocation version where the runtime
+// keeps them, else by a weak pointer.
+func newIdent(base uintptr) *ident {
 	id := &ident{base: base}
 	if !id.proveVersion() {
 		id.makeWeak()
