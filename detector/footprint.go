@@ -233,6 +233,19 @@ func (g *G) commitPending() {
 	}
 }
 
+// releaseSides gives the chunks the stack's side sets keep for reuse to
+// the shared pool; the goroutine ends, and commitFootprints has reset
+// every side set.
+func (s *fpStack) releaseSides() {
+	for _, c := range s.chunks {
+		for i := range c {
+			if side := c[i].side; side != nil && side.nbits == 0 {
+				side.release()
+			}
+		}
+	}
+}
+
 // F records an access of *p (of the footprint's kind) at site in
 // footprint f and returns p: the deferred form of R and W,
 // (*__bf.F(__bfF3, &a[i], s)) and *__bf.F(__bfF3, &a[i], s) = v. A race

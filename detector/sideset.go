@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"unsafe"
 
+	"github.com/bigfoot-go/bigfoot/internal/spin"
 	"github.com/bigfoot-go/bigfoot/shadow"
 )
 
@@ -149,7 +150,7 @@ func (s *sideSet) add(k int) bool {
 		if n := len(s.spare); n > 0 {
 			c, s.spare = s.spare[n-1], s.spare[:n-1]
 		} else {
-			c = new(sideChunk)
+			c = chunks.get()
 		}
 		s.dir[i] = c
 		s.used = append(s.used, int32(i))
@@ -283,6 +284,8 @@ func (s *sideSet) reset(f *Footprint) {
 		clear(c.seen[:])
 		if len(s.spare) < sideSpare {
 			s.spare = append(s.spare, c)
+		} else {
+			chunks.put(c)
 		}
 		s.dir[i] = nil
 	}
@@ -292,6 +295,71 @@ func (s *sideSet) reset(f *Footprint) {
 	}
 	runtime.KeepAlive(s.obj)
 	s.obj, s.nbits, s.span, s.seen = nil, 0, 0, 0
+}
+
+// release gives the cleared chunks s keeps to the shared pool; the set
+// has been reset (its goroutine ends).
+func (s *sideSet) release() {
+	for _, c := range s.spare {
+		chunks.put(c)
+	}
+	s.spare = nil
+}
+
+// chunks is the pool of cleared chunks shared by all goroutines' side
+// sets. A data-parallel program starts its workers anew for every pass,
+// and each worker's footprints got new side sets: every chunk of every
+// pass was garbage at the worker's end, so that a compaction over 4M
+// elements made the collector's heap goal grow by tens of megabytes. The
+// pool gives them to the next pass's workers; it holds at most
+// chunkPoolMax, and every GC cycle frees the chunks it did not need in
+// the cycle before (chunkPool.trim), so an idle pool empties in two.
+var chunks chunkPool
+
+const chunkPoolMax = 2048 // 2 MiB of chunks
+
+type chunkPool struct {
+	mu   spin.Mutex
+	free []*sideChunk
+	low  int // the fewest chunks free since the last trim
+}
+
+func init() { shadow.AfterGC(chunks.trim) }
+
+// get returns a cleared chunk.
+func (p *chunkPool) get() *sideChunk {
+	p.mu.Lock()
+	n := len(p.free)
+	if n == 0 {
+		p.mu.Unlock()
+		return new(sideChunk)
+	}
+	c := p.free[n-1]
+	p.free[n-1] = nil
+	p.free = p.free[:n-1]
+	p.low = min(p.low, n-1)
+	p.mu.Unlock()
+	return c
+}
+
+// put adds the cleared chunk c to the pool, or drops it if the pool is
+// full.
+func (p *chunkPool) put(c *sideChunk) {
+	p.mu.Lock()
+	if len(p.free) < chunkPoolMax {
+		p.free = append(p.free, c)
+	}
+	p.mu.Unlock()
+}
+
+// trim frees the chunks no get needed since the last trim.
+func (p *chunkPool) trim() {
+	p.mu.Lock()
+	n := len(p.free) - p.low
+	clear(p.free[n:])
+	p.free = p.free[:n]
+	p.low = n
+	p.mu.Unlock()
 }
 
 // check checks the window's elements [lo, hi) as one access (none if the

@@ -713,9 +713,16 @@ func (s *Space) Sweep() {
 				r := asRun(g)
 				r.mu.Lock()
 				if !r.dead && r.covers(uintptr(gi)) {
-					if r.reclaimable(&vers, uintptr(gi), gen) || r.settled(f) {
+					switch {
+					case r.reclaimable(&vers, uintptr(gi), gen) || r.settled(f):
 						s.dropRun(pg, r)
-					} else {
+					case r.m != nil && r.m.one.Load():
+						// Uniform since some check (unify): a
+						// block run again.
+						nr := r.blockOf()
+						s.replaceRun(pg, r, nr)
+						gi = int(nr.e.Load()) - 1
+					default:
 						gi = int(r.e.Load()) - 1
 					}
 				}

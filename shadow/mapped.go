@@ -46,8 +46,12 @@ const (
 
 // A runMap is the element-to-cell map of a mapped run.
 type runMap struct {
-	elem  uintptr         // bytes per element: 1, 2, 4 or 8
-	seq   atomic.Uint32   // odd while elements move between entries
+	elem uintptr       // bytes per element: 1, 2, 4 or 8
+	seq  atomic.Uint32 // odd while elements move between entries
+	// one is set while every element of the run is in entry 0 (see
+	// unify), so that the fast path checks one cell, not each element;
+	// set clears it.
+	one   atomic.Bool
 	words []atomic.Uint32 // entry of the page's element j: nibble j%perWord of words[j/perWord]
 	// refs counts the elements of the run's extent per entry; guarded by
 	// the run's lock.
@@ -68,6 +72,9 @@ func (m *runMap) entry(j uintptr) int {
 
 // set sets the entry of element j; the run's lock is held.
 func (m *runMap) set(j uintptr, e int) {
+	if e != 0 {
+		m.one.Store(false)
+	}
 	w := &m.words[j/perWord]
 	sh := j % perWord * mapBits
 	w.Store(w.Load()&^(uint32(maxEntries-1)<<sh) | uint32(e)<<sh)
@@ -118,6 +125,12 @@ func (r *run) sameMapped(t *Thread, sp *span, X, Y uintptr, clip, write bool) (u
 	if clip {
 		X = max(X, pbase+uintptr(r.s.Load())<<3)
 		Y = min(Y, pbase+uintptr(r.e.Load())<<3)
+	}
+	if m.one.Load() {
+		if !r.cells[0].same(t, write) {
+			return 0, false
+		}
+		return Y, m.seq.Load() == v
 	}
 	last := -1
 	for x := sp.next(X); x < Y; x += sp.period {
@@ -394,16 +407,50 @@ func (s *Space) mappedSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr,
 		s.dropRun(pg, r)
 		return Race{}, false, 0, true
 	}
-	if e, ok := r.uniform(); ok {
-		// One state again: a block run.
-		nr := &run{key: r.key, obj: r.obj, elem: m.elem, cells: make([]cell, 1), block: true}
-		nr.copyGC(&r.granule)
-		nr.cells[0].copyFrom(&r.cells[e])
-		s.replaceRun(pg, r, nr)
-		// mergeLeft only tries locks: r's, held, is not among them.
-		s.mergeLeft(pg, nr)
+	if e, ok := r.uniform(); ok && !m.one.Load() {
+		r.unify(e)
 	}
 	return race, found, Y, false
+}
+
+// unify puts every element of r (locked), all of which have the state of
+// entry e, in entry 0, and frees the other entries. The run stays mapped:
+// the passes of a data-parallel loop alternate between a sparse check and
+// a whole one (a compaction out[pos] = ..., then a pass over all of out),
+// and a run made a block run here was mapped again by the next sparse
+// check, an allocation of the map and cells per page and pass, most of
+// what such a program allocated. A run that is still uniform when the
+// shadow is swept becomes a block run there (blockOf).
+func (r *run) unify(e int) {
+	m := r.m
+	var n int32
+	for i := range m.refs {
+		n += m.refs[i]
+	}
+	m.seq.Add(1)
+	if e != 0 {
+		r.cells[0].reset()
+		r.cells[0].copyFrom(&r.cells[e])
+	}
+	for i := 1; i < maxEntries; i++ {
+		r.cells[i].reset()
+	}
+	for i := range m.words {
+		m.words[i].Store(0)
+	}
+	m.refs = [maxEntries]int32{0: n}
+	m.one.Store(true)
+	m.seq.Add(1)
+}
+
+// blockOf returns an unlocked, uninstalled block run with the GC state of
+// the mapped run r, whose elements are all in entry 0 (m.one), and its
+// state.
+func (r *run) blockOf() *run {
+	nr := &run{key: r.key, obj: r.obj, elem: r.m.elem, cells: make([]cell, 1), block: true}
+	nr.copyGC(&r.granule)
+	nr.cells[0].copyFrom(&r.cells[0])
+	return nr
 }
 
 // recount sets the reference counts of r's entries (r is locked, or not

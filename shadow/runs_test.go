@@ -527,15 +527,101 @@ func TestRunMapped(t *testing.T) {
 	if _, race := s.AccessRange(a, p, 4, 0, n, 1, false, 6); race {
 		t.Fatal("whole read after the barrier races")
 	}
-	// Byte 1 of v[100] has its own write epoch: its page stays mapped.
+	// The pages stay mapped, their elements in one entry (unify); the
+	// sweep makes them block runs. Byte 1 of v[100] has its own write
+	// epoch: its page stays mapped.
+	s.Sweep()
 	if st := s.ShapeStats(); st.Mapped != 1 || st.Fine != 0 {
-		t.Fatalf("a whole read did not make the other pages block runs: %+v", st)
+		t.Fatalf("a whole read and a sweep did not make the other pages block runs: %+v", st)
 	}
 	if _, race := s.AccessRange(a, p, 4, 0, n, 1, true, 6); race {
 		t.Fatal("whole write after the barrier races")
 	}
+	s.Sweep()
 	if st := s.ShapeStats(); st.Mapped != 0 || st.Fine != 0 {
-		t.Fatalf("a whole write did not make the block one run per page: %+v", st)
+		t.Fatalf("a whole write and a sweep did not make the block one run per page: %+v", st)
+	}
+}
+
+// mappedRunAt returns the mapped run that holds the state of p, or nil.
+func mappedRunAt(s *Space, p unsafe.Pointer) *run {
+	a := uintptr(p)
+	pg := s.pages.Load(a >> pageShift)
+	if pg == nil {
+		return nil
+	}
+	g := pg.slot(a & (pageSize - 1) >> 3)
+	if g == nil || !g.isRun() || asRun(g).m == nil {
+		return nil
+	}
+	return asRun(g)
+}
+
+// TestRunMappedUnify alternates a sparse check and a whole one over a
+// block, the passes of a compaction: a page that a check makes uniform
+// stays the same mapped run, its elements in entry 0 (unify), so the next
+// sparse check allocates nothing; its state, wherever it was in the
+// palette, is entry 0's, and the races stay exact. The sweep makes a
+// uniform run a block run.
+func TestRunMappedUnify(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	const n = 1024 // a page of uint32
+	v := escape(make([]uint32, n))
+	p := unsafe.Pointer(&v[0])
+	whole := &span{start: uintptr(p), end: uintptr(p) + 4*n, elem: 4, period: 4}
+	ts := threads(3)
+	a, b, c := ts[0], ts[1], ts[2]
+	s.AccessRange(a, p, 4, 0, n, 1, true, 1)
+	barrier(ts...)
+	var r0 *run
+	unified := func(what string) {
+		t.Helper()
+		r := mappedRunAt(s, p)
+		if r == nil || r != r0 || !r.m.one.Load() || r.m.refs[0] != n {
+			t.Fatalf("%s did not unify the mapped run", what)
+		}
+		// Same epoch: the fast path checks entry 0.
+		if _, ok := r.sameMapped(a, whole, whole.start, whole.end, true, true); !ok {
+			t.Fatalf("after %s, the same-epoch fast path failed", what)
+		}
+	}
+	for pass := 0; pass < 3; pass++ {
+		for i := pass; i < n; i += 3 {
+			s.AccessSparse(a, unsafe.Pointer(&v[i]), 4, true, 2)
+		}
+		r := mappedRunAt(s, p)
+		if r == nil || r0 != nil && r != r0 {
+			t.Fatalf("pass %d: the sparse write left no mapped run, or a new one", pass)
+		}
+		r0 = r
+		if r.m.one.Load() {
+			t.Fatalf("pass %d: a sparse write left every element in one entry", pass)
+		}
+		barrier(ts...)
+		if _, race := s.AccessRange(a, p, 4, 0, n, 1, true, 3); race {
+			t.Fatalf("pass %d: whole write after the barrier races", pass)
+		}
+		unified("a whole write")
+		barrier(ts...)
+	}
+	// Every element written one at a time: the elements move to a new
+	// entry one by one, and the last write finds them all in one state.
+	for i := 0; i < n; i++ {
+		s.AccessSparse(a, unsafe.Pointer(&v[i]), 4, true, 4)
+	}
+	unified("writes of every element")
+	s.Sweep()
+	if st := s.ShapeStats(); st.Mapped != 0 || st.Fine != 0 || st.Block != 1 {
+		t.Fatalf("the sweep did not make the unified run a block run: %+v", st)
+	}
+	// b is ordered after those writes, c is not.
+	acquire(b, release(a))
+	if _, race := s.Read(b, unsafe.Pointer(&v[5]), 4, 5); race {
+		t.Fatal("ordered read after the unified writes races")
+	}
+	if _, race := s.Read(c, unsafe.Pointer(&v[6]), 4, 6); !race {
+		t.Fatal("unordered read after the unified writes: no race")
 	}
 }
 
