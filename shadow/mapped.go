@@ -330,7 +330,7 @@ func (s *Space) mappedSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr,
 		r.compact()
 		tally()
 		if n, free = need(); n > free {
-			s.overflow(pg, r, (X-pbase)>>3, (Y-pbase+7)>>3)
+			s.overflow(t, pg, r, (X-pbase)>>3, (Y-pbase+7)>>3)
 			return Race{}, false, 0, true
 		}
 	}
@@ -477,18 +477,19 @@ func (r *run) recount() {
 // entries with them. Otherwise the whole run becomes per-granule state
 // (many states spread over the run: the representation before mapped
 // runs).
-func (s *Space) overflow(pg *page, r *run, f0, f1 uintptr) {
+func (s *Space) overflow(t *Thread, pg *page, r *run, f0, f1 uintptr) {
 	rs, re := uintptr(r.s.Load()), uintptr(r.e.Load())
 	f0, f1 = max(f0, rs), min(f1, re)
 	if 2*(f1-f0) < re-rs || f1-f0 == re-rs {
-		s.refine(pg, r, rs, re, re, re, nil)
+		s.refine(t, pg, r, rs, re, re, re, nil)
 		return
 	}
 	m := r.m
 	m.seq.Add(1)
+	proof := s.offProofOf(pg, r)
 	for gi := rs; gi < re; gi++ {
 		if gi < f0 || gi >= f1 {
-			pg.set(gi, r.fine(pg, gi))
+			pg.set(gi, r.fine(t, pg, gi, &proof))
 		}
 	}
 	r.s.Store(uint32(f0))

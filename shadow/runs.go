@@ -415,7 +415,7 @@ func (s *Space) runSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr, sp
 		r.mu.Unlock()
 		return Race{}, false, 0, true
 	}
-	s.refine(pg, r, f0, g0, g1, f1, nr)
+	s.refine(t, pg, r, f0, g0, g1, f1, nr)
 	r.mu.Unlock()
 	return Race{}, false, 0, true
 }
@@ -441,7 +441,7 @@ func (gr *granule) copyGC(o *granule) {
 // shape, [f0, g0) and [g1, f1) per-granule, and [g0, g1) in nr's shape (if
 // nr is nil or the range is empty, per-granule). Run pieces of fewer than
 // minRun granules get per-granule state.
-func (s *Space) refine(pg *page, r *run, f0, g0, g1, f1 uintptr, nr *run) {
+func (s *Space) refine(t *Thread, pg *page, r *run, f0, g0, g1, f1 uintptr, nr *run) {
 	rs, re := uintptr(r.s.Load()), uintptr(r.e.Load())
 	f0, f1 = max(f0, rs), min(f1, re)
 	g0, g1 = max(g0, f0), min(g1, f1)
@@ -470,13 +470,18 @@ func (s *Space) refine(pg *page, r *run, f0, g0, g1, f1 uintptr, nr *run) {
 	default:
 		r.dead = true
 	}
+	var proof offProof // made for the first per-granule piece
+	proved := false
 	for i, p := range pieces {
 		if p.hi <= p.lo || i == keep {
 			continue
 		}
 		if p.r == nil {
+			if !proved {
+				proof, proved = s.offProofOf(pg, r), true
+			}
 			for gi := p.lo; gi < p.hi; gi++ {
-				pg.set(gi, r.fine(pg, gi))
+				pg.set(gi, r.fine(t, pg, gi, &proof))
 			}
 			continue
 		}
@@ -492,30 +497,87 @@ func (s *Space) refine(pg *page, r *run, f0, g0, g1, f1 uintptr, nr *run) {
 	}
 }
 
-// fine returns a granule with r's state for granule gi of page pg.
-func (r *run) fine(pg *page, gi uintptr) *granule {
-	gr := &granule{lo: 0, hi: 8}
-	madeHeapGranule()
-	gr.copyGC(&r.granule)
+// fineCell returns the cell of r whose state every byte of granule gi
+// has, or nil if its bytes are in more than one class.
+func (r *run) fineCell(gi uintptr) *cell {
 	if len(r.cells) == 1 {
-		gr.whole.copyFrom(&r.cells[0])
-		return gr
+		return &r.cells[0]
 	}
 	base := r.key<<pageShift | gi<<3
 	c0 := r.class(base)
-	uniform := true
 	for b := base + 1; b < base+8; b++ {
 		if r.class(b) != c0 {
-			uniform = false
-			break
+			return nil
 		}
 	}
-	if uniform {
-		gr.whole.copyFrom(&r.cells[c0])
+	return &r.cells[c0]
+}
+
+// An offProof says whether the per-granule state made of a run may live
+// off the heap, where it holds no pointer (offheap.go), and with what GC
+// state: the run's generation and kind of memory, or, for a run proven by
+// an ident, the allocation versions of its page (version.go). refine
+// makes such state one granule at a time as a shrinking pattern cuts the
+// run (the pivot column of an LU factorization): on the heap it was most
+// of what such a program allocated, garbage once settled, and the
+// collector's heap goal doubled with it.
+type offProof struct {
+	ok  bool
+	gen uint32
+	vp  *[512]uint8 // the page's word versions (nil: the run's own proof)
+	pv  uint8       // the page's version, added to each word's
+}
+
+// offProofOf returns the offProof of r (locked) on page pg.
+func (s *Space) offProofOf(pg *page, r *run) offProof {
+	if r.id == nil {
+		// Immortal, foreign, or stamped with its generation only: no
+		// pointer to keep.
+		return offProof{ok: true, gen: r.gen.Load()}
+	}
+	if s.versions == nil {
+		return offProof{}
+	}
+	// The generation is read before the versions (versionHolds); the
+	// ident says the object is the run's, so the versions of its words
+	// are the object's.
+	g := uint32(lagGen.Load())
+	if !r.id.live() {
+		return offProof{}
+	}
+	vp, pv := s.versions(r.key << pageShift)
+	if vp == nil {
+		return offProof{}
+	}
+	return offProof{ok: true, gen: g, vp: vp, pv: pv}
+}
+
+// fine returns a granule with r's state for granule gi of page pg, for a
+// check by t; off the heap if p allows it and the state needs no pointer.
+func (r *run) fine(t *Thread, pg *page, gi uintptr, p *offProof) *granule {
+	c := r.fineCell(gi)
+	if c != nil && p.ok && c.rvc.Load() == nil {
+		gr := newGranule(t, 0, 8, p.gen)
+		madeHeapGranule() // shared state, for the settle sweeps
+		initU64(&gr.whole.w, c.w.Load())
+		initU64(&gr.whole.r, c.r.Load())
+		gr.whole.copySites(c)
+		gr.immortal, gr.foreign = r.immortal, r.foreign
+		if p.vp != nil {
+			gr.ver, gr.vok = p.vp[gi]+p.pv, true
+		}
+		return gr
+	}
+	gr := &granule{lo: 0, hi: 8}
+	madeHeapGranule()
+	gr.copyGC(&r.granule)
+	if c != nil {
+		gr.whole.copyFrom(c)
 		return gr
 	}
 	// Parts as large as the classes allow: a class boundary every 4
 	// bytes (a stride run of []uint32) needs only two.
+	base := r.key<<pageShift | gi<<3
 	shift := uint8(2)
 	for b := base; b < base+8; b++ {
 		for shift > 0 && b&(1<<shift-1) != 0 && r.class(b) != r.class(b-1) {

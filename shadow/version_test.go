@@ -188,3 +188,73 @@ func TestVersionSourceAddsPageVersion(t *testing.T) {
 		t.Error("a page outside the heap has a version")
 	}
 }
+
+// refined returns a heap array of n words that a wrote whole (a run) and
+// b, ordered after a, then read at word 5 alone: the read cuts the run,
+// and word 5 gets per-granule state.
+func refined(t *testing.T, s *Space, fv fakeVersions, n int) (x []uint64, a, b *Thread) {
+	t.Helper()
+	x = escape(make([]uint64, n))
+	p := unsafe.Pointer(&x[0])
+	fv.heap(uintptr(p), uintptr(8*n))
+	fv.advance(uintptr(p), uintptr(8*n))
+	a, b = thread(1, 1, nil), thread(2, 1, nil)
+	if _, race := s.AccessRange(a, p, 8, 0, n, 1, true, 1); race {
+		t.Fatal("first write races")
+	}
+	if st := s.ShapeStats(); st.Fine != 0 || st.Coarse+st.Block == 0 {
+		t.Fatalf("a whole write made no run: %+v", st)
+	}
+	acquire(b, release(a))
+	if _, race := s.Read(b, unsafe.Pointer(&x[5]), 8, 2); race {
+		t.Fatal("ordered read races")
+	}
+	return x, a, b
+}
+
+// The per-granule state a check cuts out of a run lives off the heap
+// (offProof): a run proven by an ident gives its granules its object's
+// word versions, one stamped with its generation only gives them that
+// (and validate the version, once a second goroutine reads). Either way
+// the races are the run's.
+func TestRefineOffHeap(t *testing.T) {
+	for _, tracked := range []bool{true, false} {
+		quiet(t)
+		if !tracked {
+			untracked(t)
+		}
+		fv := fakeVersions{}
+		s := &Space{versions: fv.page, noFresh: true}
+		x, _, _ := refined(t, s, fv, 1024)
+		gr := s.granuleAt(unsafe.Pointer(&x[5]))
+		if gr == nil || gr.isRun() || !gr.off || gr.id != nil {
+			t.Fatalf("tracked %v: word 5's state: %+v, want an off-heap granule without an ident", tracked, gr)
+		}
+		// Untracked, b's read adopts the granule with its version
+		// (validate).
+		if !gr.vok || gr.ver != 1 {
+			t.Errorf("tracked %v: vok %v ver %d, want the word's version", tracked, gr.vok, gr.ver)
+		}
+		c := thread(3, 1, nil) // unordered with a and b
+		if _, race := s.Write(c, unsafe.Pointer(&x[5]), 8, 3); !race {
+			t.Errorf("tracked %v: write after the unordered read: no race", tracked)
+		}
+		if _, race := s.Write(c, unsafe.Pointer(&x[9]), 8, 3); !race {
+			t.Errorf("tracked %v: write after the unordered write: no race", tracked)
+		}
+	}
+}
+
+// A refined granule's version says when its object died: the state of a
+// dead object's word conflicts with nothing.
+func TestRefineOffHeapDeadObject(t *testing.T) {
+	quiet(t)
+	fv := fakeVersions{}
+	s := &Space{versions: fv.page, noFresh: true}
+	x, _, _ := refined(t, s, fv, 1024)
+	fv.advance(uintptr(unsafe.Pointer(&x[0])), 8*1024) // freed and allocated again
+	c := thread(3, 1, nil)
+	if r, race := s.Write(c, unsafe.Pointer(&x[5]), 8, 3); race {
+		t.Fatalf("conflict with a dead object's state reported: %+v", r)
+	}
+}
