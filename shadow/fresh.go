@@ -468,7 +468,7 @@ func (s *Space) freshLocked(t *Thread, pg *page, gi uintptr, p unsafe.Pointer, s
 	case freshFull:
 		// No descriptor left: a granule (track would return untracked
 		// state: freshAccess checked it).
-		if s.firstGranule(t, pg, gi, lo, hi, write, site, gen, false, nil) {
+		if s.firstGranule(t, pg, gi, uintptr(p), lo, hi, write, site, gen, false, nil) {
 			return false
 		}
 	}

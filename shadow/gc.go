@@ -499,17 +499,39 @@ func (gr *granule) kept(t *Thread, gen uint32) {
 }
 
 // tracked gives gr, about to record t's first state at addr, the GC state
-// track finds for it. A granule off the heap that gets a weak pointer
-// moves to the heap first (promote): the collector does not see pointers
-// off the heap, and a weak pointer whose handle it cannot see may be
-// freed and reused.
+// track finds for it. Where the runtime keeps allocation versions, the
+// version of addr's word proves the object instead of the ident, and gr
+// stays where it is (trackedVersion). Otherwise a granule off the heap
+// that gets an ident moves to the heap first (promote): the collector does
+// not see pointers off the heap, and a weak pointer whose handle it cannot
+// see may be freed and reused.
 func (s *Space) tracked(t *Thread, pg *page, gi uintptr, gr *granule, addr uintptr, gen uint32) *granule {
 	immortal, id := s.track(pg, addr, gen)
+	if v, ok := s.trackedVersion(id, addr); ok {
+		gr.ver, gr.vok = v, true
+		return gr
+	}
 	if id != nil && gr.off {
 		gr = pg.promote(t, gi, gr)
 	}
 	gr.immortal, gr.id = immortal, id
 	return gr
+}
+
+// trackedVersion returns the allocation version of the word at addr, as
+// the proof of first state recorded there, if track gave the state an
+// ident (id) and the runtime keeps versions. id says the object at addr
+// is the one it was made for, so the version is that object's; the
+// caller read the generation it stamps the state with before (see
+// versionSpan). A granule proven so needs no pointer: it stays off the
+// heap, and is not garbage for the collector once dropped, where a heap
+// granule per first access of a tracked object (a worker pool's task
+// records) was most of what the shadow allocated.
+func (s *Space) trackedVersion(id *ident, addr uintptr) (uint8, bool) {
+	if id == nil || s.versions == nil {
+		return 0, false
+	}
+	return s.versions.at(addr)
 }
 
 // trackBudget bounds the weak pointers (and page classifications) that

@@ -1299,20 +1299,25 @@ func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write
 		}
 		// No descriptor left: a granule, as on a page with a slot array.
 	}
-	return s.firstGranule(t, pg, gi, lo, hi, write, site, gen, immortal, id)
+	return s.firstGranule(t, pg, gi, addr, lo, hi, write, site, gen, immortal, id)
 }
 
 // firstGranule is the end of first: it records t's access of the bytes
-// [lo, hi) of the empty slot gi in a new granule of generation gen with
-// the GC state track returned (immortal, id), and reports whether it
-// did.
-func (s *Space) firstGranule(t *Thread, pg *page, gi uintptr, lo, hi uint8, write bool, site uint32, gen uint32, immortal bool, id *ident) bool {
+// [lo, hi) of the empty slot gi (at addr) in a new granule of generation
+// gen with the GC state track returned (immortal, id), and reports
+// whether it did.
+func (s *Space) firstGranule(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write bool, site uint32, gen uint32, immortal bool, id *ident) bool {
 	var gr *granule
-	if id != nil {
+	switch v, ok := s.trackedVersion(id, addr); {
+	case ok:
+		gr = newGranule(t, lo, hi, gen)
+		gr.ver, gr.vok = v, true
+		madeHeapGranule() // state that outlives a cycle, as an ident's
+	case id != nil:
 		gr = &granule{lo: lo, hi: hi, id: id}
 		initU32(&gr.gen, gen)
 		madeHeapGranule()
-	} else {
+	default:
 		gr = newGranule(t, lo, hi, gen)
 		gr.immortal = immortal
 	}

@@ -3,6 +3,7 @@
 package shadow
 
 import (
+	"runtime"
 	"testing"
 	"unsafe"
 )
@@ -256,5 +257,44 @@ func TestRefineOffHeapDeadObject(t *testing.T) {
 	c := thread(3, 1, nil)
 	if r, race := s.Write(c, unsafe.Pointer(&x[5]), 8, 3); race {
 		t.Fatalf("conflict with a dead object's state reported: %+v", r)
+	}
+}
+
+// First state that track gives an ident is proven by its word's version
+// where the runtime keeps them (trackedVersion): the granule stays off
+// the heap with no ident, and its state outlives a GC cycle while the
+// version holds, so a race whose accesses straddle the cycle is found;
+// once the word is allocated again, the state is the dead object's.
+func TestTrackedFirstVersion(t *testing.T) {
+	quiet(t)
+	trackUsed.Store(0) // budget left: track makes idents
+	fv := fakeVersions{}
+	s := &Space{versions: fv.page, noFresh: true}
+	x := escape(new([4]int64))
+	p := unsafe.Pointer(&x[0])
+	fv.heap(uintptr(p), 32)
+	fv.advance(uintptr(p), 32)
+	a, b := thread(1, 1, nil), thread(2, 1, nil)
+	if _, race := s.Write(a, p, 8, 1); race {
+		t.Fatal("first write races")
+	}
+	gr := s.granuleAt(p)
+	if gr == nil || !gr.off || gr.id != nil || !gr.vok || gr.ver != 1 {
+		t.Fatalf("first state of a tracked object: %+v, want an off-heap granule proven by version 1", gr)
+	}
+	runtime.GC()
+	RefreshGen() // the cycle completed: the generation moved on
+	if _, race := s.Read(b, p, 8, 2); !race {
+		t.Error("unordered read after a GC cycle: no race")
+	}
+
+	// Another object allocated over the word: its state starts afresh.
+	q := unsafe.Pointer(&x[1])
+	if _, race := s.Write(a, q, 8, 3); race {
+		t.Fatal("first write of the second word races")
+	}
+	fv.advance(uintptr(p), 32)
+	if r, race := s.Read(b, q, 8, 4); race {
+		t.Errorf("conflict with a dead object's state reported: %+v", r)
 	}
 }
