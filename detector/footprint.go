@@ -133,7 +133,7 @@ func (g *G) Footprint(site uint32, write bool) *Footprint {
 	}
 	c := s.top / fpChunk
 	if c == len(s.chunks) {
-		s.chunks = append(s.chunks, new([fpChunk]Footprint))
+		s.chunks = append(s.chunks, fpChunks.get())
 	}
 	f := &s.chunks[c][s.top%fpChunk]
 	// A popped footprint's side set has nothing pending, and what it
@@ -233,17 +233,31 @@ func (g *G) commitPending() {
 	}
 }
 
-// releaseSides gives the chunks the stack's side sets keep for reuse to
-// the shared pool; the goroutine ends, and commitFootprints has reset
-// every side set.
-func (s *fpStack) releaseSides() {
+// fpChunks holds cleared chunks of footprints for new goroutines.
+var fpChunks = newFreeList[[fpChunk]Footprint](1024) // about 1 MiB
+
+// release gives the stack's chunks, and the chunks its side sets keep for
+// reuse, to the shared free lists; the goroutine ends, and
+// commitFootprints has reset every side set. A side set still placed (it
+// cannot be, after commitFootprints) would keep its chunk of footprints.
+func (s *fpStack) release() {
 	for _, c := range s.chunks {
+		placed := false
 		for i := range c {
-			if side := c[i].side; side != nil && side.nbits == 0 {
+			if side := c[i].side; side != nil {
+				if side.nbits != 0 {
+					placed = true
+					continue
+				}
 				side.release()
 			}
 		}
+		if !placed {
+			*c = [fpChunk]Footprint{}
+			fpChunks.put(c)
+		}
 	}
+	s.chunks, s.top = nil, 0
 }
 
 // F records an access of *p (of the footprint's kind) at site in

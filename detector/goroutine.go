@@ -251,7 +251,7 @@ func (g *G) Exit() {
 	if g.exited.Swap(true) {
 		return
 	}
-	g.fp.releaseSides()
+	g.fp.release()
 	unregister(g)
 	g.t.Release()
 	registry.CompareAndDelete(g.key, g)

@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"unsafe"
 
-	"github.com/bigfoot-go/bigfoot/internal/spin"
 	"github.com/bigfoot-go/bigfoot/shadow"
 )
 
@@ -311,56 +310,8 @@ func (s *sideSet) release() {
 // and each worker's footprints got new side sets: every chunk of every
 // pass was garbage at the worker's end, so that a compaction over 4M
 // elements made the collector's heap goal grow by tens of megabytes. The
-// pool gives them to the next pass's workers; it holds at most
-// chunkPoolMax, and every GC cycle frees the chunks it did not need in
-// the cycle before (chunkPool.trim), so an idle pool empties in two.
-var chunks chunkPool
-
-const chunkPoolMax = 2048 // 2 MiB of chunks
-
-type chunkPool struct {
-	mu   spin.Mutex
-	free []*sideChunk
-	low  int // the fewest chunks free since the last trim
-}
-
-func init() { shadow.AfterGC(chunks.trim) }
-
-// get returns a cleared chunk.
-func (p *chunkPool) get() *sideChunk {
-	p.mu.Lock()
-	n := len(p.free)
-	if n == 0 {
-		p.mu.Unlock()
-		return new(sideChunk)
-	}
-	c := p.free[n-1]
-	p.free[n-1] = nil
-	p.free = p.free[:n-1]
-	p.low = min(p.low, n-1)
-	p.mu.Unlock()
-	return c
-}
-
-// put adds the cleared chunk c to the pool, or drops it if the pool is
-// full.
-func (p *chunkPool) put(c *sideChunk) {
-	p.mu.Lock()
-	if len(p.free) < chunkPoolMax {
-		p.free = append(p.free, c)
-	}
-	p.mu.Unlock()
-}
-
-// trim frees the chunks no get needed since the last trim.
-func (p *chunkPool) trim() {
-	p.mu.Lock()
-	n := len(p.free) - p.low
-	clear(p.free[n:])
-	p.free = p.free[:n]
-	p.low = n
-	p.mu.Unlock()
-}
+// pool gives them to the next pass's workers.
+var chunks = newFreeList[sideChunk](2048) // 2 MiB of chunks
 
 // check checks the window's elements [lo, hi) as one access (none if the
 // interval is empty).

@@ -316,41 +316,6 @@ func TestSortIndices(t *testing.T) {
 	}
 }
 
-// TestChunkPool checks the shared pool of side-set chunks: it holds at
-// most chunkPoolMax, and a trim frees the chunks no get needed since the
-// trim before.
-func TestChunkPool(t *testing.T) {
-	var p chunkPool
-	a, b, c := new(sideChunk), new(sideChunk), new(sideChunk)
-	p.put(a)
-	p.put(b)
-	p.put(c)
-	p.trim() // a cycle in which none was needed yet: low is 0
-	if len(p.free) != 3 {
-		t.Fatalf("first trim left %d chunks, want 3", len(p.free))
-	}
-	if got := p.get(); got != c {
-		t.Fatalf("get returned %p, want the last chunk put (%p)", got, c)
-	}
-	p.trim() // two were never needed since the last trim
-	if len(p.free) != 0 {
-		t.Fatalf("trim left %d unneeded chunks", len(p.free))
-	}
-	p.put(c)
-	if got := p.get(); got != c {
-		t.Fatal("get after a trim did not reuse the chunk put")
-	}
-	if got := p.get(); got == nil || got == a || got == b || got == c {
-		t.Fatal("get from an empty pool did not allocate a new chunk")
-	}
-	for i := 0; i < chunkPoolMax+5; i++ {
-		p.put(new(sideChunk))
-	}
-	if len(p.free) != chunkPoolMax {
-		t.Fatalf("pool holds %d chunks, want at most %d", len(p.free), chunkPoolMax)
-	}
-}
-
 // TestSideSetChunksOutliveGoroutine runs two goroutines in turn, each
 // gathering over the same large array through a side set of many chunks:
 // the first one's chunks, cleared, go to the shared pool when it ends,
