@@ -20,7 +20,9 @@ package shadow
 // otherwise the touched elements move to an entry with the new state (an
 // existing one with that state, or a free one). When all elements of the
 // run have the same state again (the next pass reads the whole block),
-// the run becomes a plain block run again. If the palette is full even
+// they all move to entry 0 (unify), and the fast path checks that cell
+// alone; the run becomes a plain block run again when the shadow is
+// swept, if it is still uniform then. If the palette is full even
 // after identical entries are merged, the run becomes per-granule state,
 // the representation before mapped runs.
 //

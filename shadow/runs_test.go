@@ -487,7 +487,7 @@ func TestRunStencilShape(t *testing.T) {
 // (every fourth element here) reads a sparse set of it, then one element
 // per 256 is read with a stride. The block keeps no per-granule state:
 // its pages become mapped runs, with exact per-element races, and a later
-// read of the whole block makes them block runs again.
+// read of the whole block and a sweep make them block runs again.
 func TestRunMapped(t *testing.T) {
 	quiet(t)
 	s := NewSpace()
