@@ -530,6 +530,38 @@ func TestSharedReadConcurrentWrite(t *testing.T) {
 	}
 }
 
+// TestSharedReadAcrossReshare runs a write and a read-share of the cell
+// inside sharedRead's window: the clock the reader loaded is the cell's
+// again, reused (reshared), but the reader's entry is gone from it, so
+// its compare-and-swap fails and the locked path finds the race with the
+// write.
+func TestSharedReadAcrossReshare(t *testing.T) {
+	quiet(t)
+	s := granuleSpace()
+	x, r := sharedState(t, s)
+	p := unsafe.Pointer(x)
+	v := slotOf(s, p).whole.rvc.Load()
+	var wRace bool
+	fired := hookOnce(t, func() {
+		// Not ordered after r's current epoch.
+		_, wRace = s.Write(thread(4, 1, map[uint32]uint64{1: 1, 2: r.Epoch.Clock() - 1, 3: 1}), p, 8, 8)
+		for _, tid := range []uint32{5, 6} {
+			s.Read(thread(tid, 1, map[uint32]uint64{4: 1}), p, 8, 9)
+		}
+	})
+	_, rRace := s.Read(r, p, 8, 7)
+	if !*fired || wRace {
+		t.Fatalf("setup: fired %v, write race %v", *fired, wRace)
+	}
+	if c := &slotOf(s, p).whole; c.rvc.Load() != v || c.r.Load() != shared {
+		t.Fatal("setup: the cell was not read-shared again in the same clock")
+	}
+	if !rRace {
+		t.Fatal("read-after-write race missed")
+	}
+	runtime.KeepAlive(x)
+}
+
 // TestSharedReadMidMove runs sharedRead while a locked update copies the
 // read vector clock elsewhere (a split, a reader that grows it): its
 // compare-and-swap must fail on the taken entry, never record the read in

@@ -556,7 +556,7 @@ func (s *Space) offProofOf(pg *page, r *run) offProof {
 // check by t; off the heap if p allows it and the state needs no pointer.
 func (r *run) fine(t *Thread, pg *page, gi uintptr, p *offProof) *granule {
 	c := r.fineCell(gi)
-	if c != nil && p.ok && c.rvc.Load() == nil {
+	if c != nil && p.ok && c.r.Load() != shared {
 		gr := newGranule(t, 0, 8, p.gen)
 		madeHeapGranule() // shared state, for the settle sweeps
 		initU64(&gr.whole.w, c.w.Load())

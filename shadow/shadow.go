@@ -307,9 +307,56 @@ func (v *readVC) takeEntry(i int) Epoch {
 	return 0
 }
 
-// taken returns a copy of v whose entries it takes (nil for nil).
+// takeAll takes every entry of v.
+func (v *readVC) takeAll() {
+	for i := range v.ents {
+		v.takeEntry(i)
+	}
+}
+
+// reshared returns v, a read vector clock a write dropped from its cell
+// (every entry taken), cleared for the cell's next read-share, or nil if
+// there is none. A cell read by several goroutines between writes (a
+// particle's position, read by every worker in each step) made a read
+// vector clock for every step, garbage at the next write: most of what
+// the shadow allocated on moldyn. The cell keeps it instead, and only
+// for itself, so that a lock-free reader that loaded it before the write
+// finds nothing of another location's in it: its entries are taken, then
+// zero, then the new readers' (the reshare's, and the reader whose read
+// made the exclusive read epoch, none of them a reader still inside
+// sharedRead or sameShared on the old state, which sees a taken or
+// foreign entry and takes the locked path). The stripe lock is held.
+func (v *readVC) reshared() *readVC {
+	if v == nil {
+		return nil
+	}
+	for i := range v.ents {
+		if x := v.ents[i].e.Load(); x != 0 && x != frozen {
+			return nil // not taken: not a dropped clock (never expected)
+		}
+	}
+	for i := range v.ents {
+		v.ents[i].e.Store(0)
+		v.ents[i].site.Store(0)
+	}
+	return v
+}
+
+// taken returns a copy of v whose entries it takes (nil for nil, or if
+// none was set).
 func (v *readVC) taken() *readVC {
 	if v == nil {
+		return nil
+	}
+	any := false
+	for i := range v.ents {
+		if x := v.ents[i].e.Load(); x != 0 && x != frozen {
+			any = true
+			break
+		}
+	}
+	if !any {
+		v.takeAll()
 		return nil
 	}
 	nv := &readVC{ents: make([]rvEntry, len(v.ents))}
@@ -525,7 +572,8 @@ func (c *cell) check(t *Thread, write bool, site uint32, out *Race) (found bool)
 	if c.scanShared(t, out, !found, true) {
 		found = true
 	}
-	c.rvc.Store(nil)
+	// The read vector clock, every entry taken, stays for the cell's
+	// next read-share (reshared).
 	c.r.Store(0)
 	return
 }
@@ -559,10 +607,10 @@ func (c *cell) readMay(t *Thread, site uint32, out *Race, share bool) (found, ok
 		case !share:
 			return false, false
 		case r != shared:
-			v := (*readVC)(nil).with(Epoch(r).TID(), Epoch(r).Clock(), c.rsite.Load()).with(tid, clk, site)
+			v := c.rvc.Load().reshared().with(Epoch(r).TID(), Epoch(r).Clock(), c.rsite.Load()).with(tid, clk, site)
 			c.rvc.Store(v)
 			if !c.r.CompareAndSwap(r, shared) {
-				c.rvc.Store(nil)
+				v.takeAll() // exclusive recorded a read meanwhile
 				continue
 			}
 			t.Stats.Rules[ReadShare]++

@@ -3,6 +3,7 @@
 package shadow
 
 import (
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"testing"
@@ -228,7 +229,59 @@ func TestReadVCSparse(t *testing.T) {
 	if !race || r.Prev != MakeEpoch(200, 3) || r.PrevSite != 12 || r.PrevWrite {
 		t.Fatalf("write after the reads: %+v %v, want the read of thread 200", r, race)
 	}
-	if slotOf(s, p).whole.rvc.Load() != nil {
-		t.Error("the write did not deflate the read vector clock")
+	c := &slotOf(s, p).whole
+	if c.r.Load() == shared {
+		t.Fatal("the write did not deflate the read vector clock")
 	}
+	if v := c.rvc.Load(); v != nil {
+		for i := range v.ents {
+			if v.ents[i].e.Load() != frozen {
+				t.Errorf("entry %d of the dropped read vector clock not taken", i)
+			}
+		}
+	}
+}
+
+// TestReadVCReshared checks that a cell read-shared again after a write
+// reuses the read vector clock the write dropped (reshared), holding the
+// new readers only, with the races of the new state.
+func TestReadVCReshared(t *testing.T) {
+	quiet(t)
+	s := granuleSpace()
+	x, _ := sharedState(t, s)
+	p := unsafe.Pointer(x)
+	v := slotOf(s, p).whole.rvc.Load()
+	w := thread(4, 1, map[uint32]uint64{1: 1, 2: 1, 3: 1})
+	if _, race := s.Write(w, p, 8, 5); race {
+		t.Fatal("ordered write races")
+	}
+	// Threads 5 and 6 read after the write; 7 is not ordered after it.
+	r5 := thread(5, 1, map[uint32]uint64{4: 1})
+	r6 := thread(6, 1, map[uint32]uint64{4: 1})
+	for _, r := range []*Thread{r5, r6} {
+		if _, race := s.Read(r, p, 8, 6); race {
+			t.Fatal("ordered read after the write races")
+		}
+	}
+	c := &slotOf(s, p).whole
+	if c.r.Load() != shared || c.rvc.Load() != v {
+		t.Fatalf("not read-shared again in the dropped clock (shared %v, same clock %v)", c.r.Load() == shared, c.rvc.Load() == v)
+	}
+	for _, tid := range []uint32{1, 2, 3} {
+		if v.find(tid) >= 0 {
+			t.Errorf("the reused clock still has an entry of reader %d from before the write", tid)
+		}
+	}
+	if v.get(5) != 1 || v.get(6) != 1 {
+		t.Errorf("entries of the new readers: %d, %d", v.get(5), v.get(6))
+	}
+	if _, race := s.Read(thread(7, 1, nil), p, 8, 7); !race {
+		t.Error("unordered read after the write: no race")
+	}
+	// A write ordered after 5 only races with 6's read.
+	rc, race := s.Write(thread(8, 1, map[uint32]uint64{4: 1, 5: 1, 7: 1}), p, 8, 8)
+	if !race || rc.Prev != MakeEpoch(6, 1) {
+		t.Errorf("write after the new reads: %+v %v, want the read of thread 6", rc, race)
+	}
+	runtime.KeepAlive(x)
 }
