@@ -42,6 +42,9 @@ package detector
 //     sweep's computation of F both run under frontiers.mu, so such a
 //     goroutine is either counted in F or sees the F that was used.
 //   - Exited goroutines are removed: they access no memory any more.
+//   - A goroutine blocked in a WaitGroup's Wait counts with its snapshot
+//     joined with the WaitGroup's clock, which it joins before its next
+//     access (waitingSnapshot).
 //
 // A goroutine that never exits through Exit (one started by uninstrumented
 // code that returned) stays registered until its runtime g is reused, and
@@ -208,6 +211,26 @@ func requestSnapshots() {
 	}
 }
 
+// waitingSnapshot returns the bound of g's clock for the frontier while g
+// is blocked in a WaitGroup's Wait for clock w: its snapshot s joined with
+// w's clock, which g joins before it accesses memory again (WaitGroupWait
+// commits g's deferred checks before it blocks). A WaitGroup's clock only
+// grows, so the clock g will join is at least the one read here, under
+// w's lock, while g is still blocked (g clears waitOn under that lock as
+// it joins). g's own entry stays below its clock: g ticks after every
+// release into w. So a goroutine blocked in Wait for the whole run (a
+// pipeline's main goroutine) does not hold the frontier at its last
+// snapshot, and the sweep can drop what the workers settled since. s
+// (shared with g) is not changed.
+func waitingSnapshot(g *G, w *syncVar, s []uint64) []uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if g.waitOn.Load() != w {
+		return s // awake, and joined w already
+	}
+	return join(append([]uint64(nil), s...), w.vc)
+}
+
 // minSnapshots returns the entrywise minimum of the snapshots of gs, nil if
 // gs is empty, every entry is 0, or the work exceeds maxFrontierWork.
 func minSnapshots(gs []*G) []uint64 {
@@ -219,11 +242,14 @@ func minSnapshots(gs []*G) []uint64 {
 	work := 0
 	for i, g := range gs {
 		p := g.snap.Load()
-		if _, ok := seen[p]; ok {
-			continue
-		}
-		seen[p] = struct{}{}
 		s := *p
+		if w := g.waitOn.Load(); w != nil {
+			s = waitingSnapshot(g, w, s)
+		} else if _, ok := seen[p]; ok {
+			continue
+		} else {
+			seen[p] = struct{}{}
+		}
 		if i == 0 {
 			f = append([]uint64(nil), s...)
 			continue

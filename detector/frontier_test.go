@@ -3,6 +3,8 @@
 package detector
 
 import (
+	"runtime"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -234,5 +236,70 @@ func TestSnapshotRequest(t *testing.T) {
 		old := noRequest(t, g, mu)
 		requestSnapshots()
 		publishedAt(t, g, mu, old)
+	})
+}
+
+// TestWaitingSnapshot checks minSnapshots with a goroutine blocked in a
+// WaitGroup's Wait: its snapshot counts joined with the WaitGroup's
+// clock, and only while it is blocked.
+func TestWaitingSnapshot(t *testing.T) {
+	a, b := &G{tid: 1}, &G{tid: 2}
+	a.snap.Store(&[]uint64{0, 4, 2, 1})
+	b.snap.Store(&[]uint64{0, 3, 7, 6})
+	v := &syncVar{vc: []uint64{0, 2, 5, 6}}
+	a.waitOn.Store(v)
+	if f, want := minSnapshots([]*G{a, b}), []uint64{0, 3, 5, 6}; !slices.Equal(f, want) {
+		t.Errorf("frontier with a blocked in Wait: %v, want %v", f, want)
+	}
+	if s := *a.snap.Load(); !slices.Equal(s, []uint64{0, 4, 2, 1}) {
+		t.Errorf("the frontier changed a's snapshot: %v", s)
+	}
+	a.waitOn.Store(nil)
+	if f, want := minSnapshots([]*G{a, b}), []uint64{0, 3, 2, 1}; !slices.Equal(f, want) {
+		t.Errorf("frontier with a awake: %v, want %v", f, want)
+	}
+}
+
+// TestFrontierPastWaiter runs the shape of a pipeline's main goroutine:
+// it waits in wg.Wait while a worker writes, calls Done and starts a
+// second worker. The waiter's snapshot is older than the worker's write,
+// but the frontier the second worker computes covers the write: the
+// waiter will join the WaitGroup's clock, which holds it, before its
+// next access.
+func TestFrontierPastWaiter(t *testing.T) {
+	expect(t, false, func(g *G) {
+		x := new(int64)
+		wg := new(sync.WaitGroup)
+		WaitGroupAdd(g, wg, 2)
+		var w1tid uint32
+		var wclock uint64
+		var f []uint64
+		var waiting bool
+		spawn(g, func(w1 *G) {
+			*W(w1, x, 0) = 1
+			w1tid, wclock = w1.tid, w1.t.VC[w1.tid]
+			WaitGroupDone(w1, wg)
+			spawn(w1, func(w2 *G) {
+				for i := 0; i < 1<<20 && g.waitOn.Load() == nil; i++ {
+					runtime.Gosched()
+				}
+				if waiting = g.waitOn.Load() != nil; waiting {
+					w2.publish(snapReq.Load())
+					f = frontierOf(g, w2) // the harness's goroutine waits uninstrumented
+				}
+				WaitGroupDone(w2, wg)
+			})
+		})
+		WaitGroupWait(g, wg)
+		if !waiting {
+			t.Fatal("the second worker did not see g waiting (waitOn)")
+		}
+		if g.waitOn.Load() != nil {
+			t.Error("waitOn still set after Wait returned")
+		}
+		if int(w1tid) >= len(f) || f[w1tid] < wclock {
+			t.Errorf("frontier %v does not cover the write %d@%d of the worker the waiter will join", f, w1tid, wclock)
+		}
+		_ = *R(g, x, 0) // ordered by the WaitGroup
 	})
 }

@@ -47,6 +47,10 @@ type G struct {
 	snap     atomic.Pointer[[]uint64]
 	snapSeen uint64
 	liveIdx  int
+	// waitOn is the WaitGroup's clock the goroutine is blocked in
+	// Wait for, which it will join before it accesses memory again
+	// (frontier.go); set and cleared under the clock's lock.
+	waitOn atomic.Pointer[syncVar]
 	// root marks goroutines whose accesses in the standard library are
 	// checked (stdChecks): those created by instrumented go statements,
 	// the main goroutine and test goroutines (Main, TestStart), but not

@@ -438,9 +438,17 @@ func WaitGroupWait(g *G, wg *sync.WaitGroup) {
 	if first {
 		g.Write(wgSema(wg), wgLayout.semaSize, 0)
 	}
+	// From here until it joins wg's clock, g checks nothing: its
+	// deferred checks are made now, and the frontier may count g's
+	// clock as joined with wg's (waitingSnapshot).
+	g.commitFootprints()
+	v = g.lockSync(addr(wg), true)
+	g.waitOn.Store(v)
+	v.mu.Unlock()
 	wg.Wait()
 	v = g.lockSync(addr(wg), true)
 	v.waiters--
+	g.waitOn.Store(nil)
 	g.t.VC = join(g.t.VC, v.vc)
 	v.mu.Unlock()
 	g.countSync()
