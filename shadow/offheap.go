@@ -66,29 +66,10 @@ type blockPool struct {
 	warm  uintptr // bytes of the next free block get prefetches (see get)
 	inUse atomic.Int64
 
-	mu     spin.Mutex
-	free   []uintptr // addresses of free blocks
-	next   uintptr   // next unused block of the current chunk
-	left   uintptr   // unused blocks in the current chunk
-	mapped uintptr   // bytes mapped so far
-}
-
-// smallChunk is the size of the chunks a pool of huge chunks maps until it
-// has mapped one huge chunk's worth: a huge page is resident as a whole
-// from its first touch, and a program that makes only a few granules (a
-// handful of objects shared between goroutines) paid 2 MiB of peak RSS
-// for them, a third of all of it on small workloads.
-const smallChunk = 64 << 10
-
-// nextChunk maps the pool's next chunk; p.mu is held.
-func (p *blockPool) nextChunk() {
-	n, huge := p.chunk, p.huge
-	if huge && p.mapped < p.chunk {
-		n, huge = smallChunk, false
-	}
-	p.next = uintptr(mapMemory(n, huge))
-	p.left = n / p.size
-	p.mapped += n
+	mu   spin.Mutex
+	free []uintptr // addresses of free blocks
+	next uintptr   // next unused block of the current chunk
+	left uintptr   // unused blocks in the current chunk
 }
 
 // poolBatch is how many blocks move at once between the pool and a
@@ -113,7 +94,8 @@ func (p *blockPool) get(dst []uintptr) {
 	}
 	for ; n < len(dst); n++ {
 		if p.left == 0 {
-			p.nextChunk()
+			p.next = uintptr(mapMemory(p.chunk, p.huge))
+			p.left = p.chunk / p.size
 		}
 		dst[n] = p.next
 		p.next += p.size

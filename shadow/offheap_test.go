@@ -316,27 +316,3 @@ func granuleSpace() *Space {
 	s.noFresh = true
 	return s
 }
-
-// A pool of huge chunks maps small ones until it has mapped a huge
-// chunk's worth, so that a program with few granules does not make a
-// huge page resident for them.
-func TestBlockPoolSmallChunksFirst(t *testing.T) {
-	p := &blockPool{size: 64, chunk: 4 * smallChunk, huge: true}
-	var b [1]uintptr
-	p.get(b[:])
-	if p.mapped != smallChunk {
-		t.Fatalf("first chunk: %d bytes mapped, want %d", p.mapped, smallChunk)
-	}
-	for p.mapped < p.chunk {
-		p.get(b[:])
-	}
-	if p.mapped != p.chunk {
-		t.Fatalf("small chunks: %d bytes mapped, want %d", p.mapped, p.chunk)
-	}
-	for i := uintptr(0); i <= smallChunk/p.size; i++ {
-		p.get(b[:])
-	}
-	if p.mapped != 2*p.chunk {
-		t.Fatalf("after the small chunks: %d bytes mapped, want a huge chunk more (%d)", p.mapped, 2*p.chunk)
-	}
-}
