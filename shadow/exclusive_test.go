@@ -460,6 +460,15 @@ func sharedState(t *testing.T, s *Space) (*int64, *Thread) {
 	return x, r2
 }
 
+// sharedCell returns a new granule Space, sharedState's location in it,
+// the reader sharedState returns, and the location's read vector clock.
+func sharedCell(t *testing.T) (*Space, *int64, *Thread, *readVC) {
+	quiet(t)
+	s := granuleSpace()
+	x, r := sharedState(t, s)
+	return s, x, r, slotOf(s, unsafe.Pointer(x)).whole.rvc.Load()
+}
+
 // TestSharedReadRule checks [READ SHARED] on the lock-free path: a
 // reader with an entry sets it in a new epoch, and an unordered write
 // afterwards races with that read.
@@ -536,11 +545,8 @@ func TestSharedReadConcurrentWrite(t *testing.T) {
 // its compare-and-swap fails and the locked path finds the race with the
 // write.
 func TestSharedReadAcrossReshare(t *testing.T) {
-	quiet(t)
-	s := granuleSpace()
-	x, r := sharedState(t, s)
+	s, x, r, v := sharedCell(t)
 	p := unsafe.Pointer(x)
-	v := slotOf(s, p).whole.rvc.Load()
 	var wRace bool
 	fired := hookOnce(t, func() {
 		// Not ordered after r's current epoch.

@@ -246,11 +246,8 @@ func TestReadVCSparse(t *testing.T) {
 // reuses the read vector clock the write dropped (reshared), holding the
 // new readers only, with the races of the new state.
 func TestReadVCReshared(t *testing.T) {
-	quiet(t)
-	s := granuleSpace()
-	x, _ := sharedState(t, s)
+	s, x, _, v := sharedCell(t)
 	p := unsafe.Pointer(x)
-	v := slotOf(s, p).whole.rvc.Load()
 	w := thread(4, 1, map[uint32]uint64{1: 1, 2: 1, 3: 1})
 	if _, race := s.Write(w, p, 8, 5); race {
 		t.Fatal("ordered write races")
