@@ -307,6 +307,17 @@ func (v *readVC) takeEntry(i int) Epoch {
 	return 0
 }
 
+// unset reports whether no entry of v holds a reader's epoch: each is
+// free or taken.
+func (v *readVC) unset() bool {
+	for i := range v.ents {
+		if x := v.ents[i].e.Load(); x != 0 && x != frozen {
+			return false
+		}
+	}
+	return true
+}
+
 // takeAll takes every entry of v.
 func (v *readVC) takeAll() {
 	for i := range v.ents {
@@ -327,13 +338,8 @@ func (v *readVC) takeAll() {
 // sharedRead or sameShared on the old state, which sees a taken or
 // foreign entry and takes the locked path). The stripe lock is held.
 func (v *readVC) reshared() *readVC {
-	if v == nil {
-		return nil
-	}
-	for i := range v.ents {
-		if x := v.ents[i].e.Load(); x != 0 && x != frozen {
-			return nil // not taken: not a dropped clock (never expected)
-		}
+	if v == nil || !v.unset() {
+		return nil // none, or not a dropped clock (never expected)
 	}
 	for i := range v.ents {
 		v.ents[i].e.Store(0)
@@ -348,14 +354,7 @@ func (v *readVC) taken() *readVC {
 	if v == nil {
 		return nil
 	}
-	any := false
-	for i := range v.ents {
-		if x := v.ents[i].e.Load(); x != 0 && x != frozen {
-			any = true
-			break
-		}
-	}
-	if !any {
+	if v.unset() {
 		v.takeAll()
 		return nil
 	}
