@@ -20,17 +20,22 @@ import (
 // (a fifth of a pipeline's time that hands a fresh record per item).
 //
 // With the allocation versions, the driver patches the runtime so that
-// mallocgc advances, in one byte per 8-byte word of the heap kept beside
-// each heap arena's metadata, the version of every word of the object it
-// allocates, and the sweep of a span those of every object it frees; the
+// the sweep of a span advances, in one byte per 8-byte word of the heap
+// kept beside each heap arena's metadata, the version of every word of
+// each object it frees, where go -race's runtime calls racefree; the
 // shadow's proof is then the version it read when the state was recorded,
 // compared later with the current one (allocVersionSource publishes the
-// lookup to the shadow). A word is freed at most once per completed cycle
-// and allocated at most once per cycle, so a version that is unchanged
-// fewer than 127 cycles after it was read proves the same object
-// (shadow/version.go; the shadow renews or drops older proofs).
+// lookup to the shadow). Heap memory is allocated again only after the
+// sweep freed it, so the free alone tells the shadow of every reuse: an
+// advance at allocation too (mallocgc, where go -race calls racemalloc),
+// which bigfoot made until session 15, told it nothing more, and cost
+// every allocation of the program about 7 ns, a miss on the cold bytes of
+// the new object's words. A word is freed at most once per completed
+// cycle, so a version that is unchanged fewer than 127 cycles after it
+// was read proves the same object (shadow/version.go; the shadow renews
+// or drops older proofs).
 //
-// Three runtime files are patched (allocVersionPatches) and one is added.
+// Two runtime files are patched (allocVersionPatches) and one is added.
 // Each patch must match its file exactly once; where one does not (another
 // toolchain), the build goes on with weak pointers and -bfv says why.
 
@@ -46,64 +51,69 @@ package runtime
 
 import (
 	"internal/goexperiment"
-	"internal/runtime/gc"
+	"internal/runtime/sys"
 	"unsafe"
 )
 
 // bigfootVersionPage is the race detector's lookup of allocation
-// versions (bigfoot's shadow/version.go). It stays nil where allocations
-// bypass mallocgc's common path or memory is reused without a GC cycle.
+// versions (bigfoot's shadow/version.go). It stays nil where memory is
+// reused without a sweep (explicit frees, arenas).
 //
 //go:linkname bigfootVersionPage ` + allocVersionTarget + `
 var bigfootVersionPage func(p uintptr) (*[512]uint8, uint8)
 
 func init() {
-	if !sizeSpecializedMallocEnabled && !runtimeFreegcEnabled && !goexperiment.Arenas {
+	if !runtimeFreegcEnabled && !goexperiment.Arenas {
 		bigfootVersionPage = bigfootVersionsOf
 	}
 }
 
-// bigfootAllocated advances the allocation version of every 8-byte word
-// of the slot of the object mallocgc just allocated at p: size bytes asked
-// for, in a slot of elemsize, after a malloc header if it has one
-// (elemsize is 0 for an object placed in an existing tiny block, whose
-// words the block's allocation advanced). The whole slot is advanced:
-// objects placed later in a tiny block get no advance of their own, and
-// a header may take the place of an earlier object's first word.
-func bigfootAllocated(p, size, elemsize uintptr, typ *_type) {
-	if elemsize == 0 {
-		return
-	}
-	if size > maxSmallSize-gc.MallocHeaderSize {
-		bigfootAdvancePages(p, elemsize) // a large object: its span's own
-		return
-	}
-	if typ != nil && typ.Pointers() && !heapBitsInSpan(elemsize) {
-		p -= gc.MallocHeaderSize
-	}
-	bigfootAdvanceRange(p, elemsize)
-}
-
 // bigfootSwept advances the versions of the objects the sweep of s is
 // about to free, so that the race detector sees their death before their
-// memory is allocated again. It finds them as the sweep does for
-// racefree, before the mark bits become the allocation bits.
+// memory is allocated again. It finds them as the sweep does for racefree
+// (allocated: below freeindex or with an alloc bit; freed: not marked),
+// eight at a time from the bitmaps' bytes, and advances each run of
+// adjacent freed objects at once: a span of dead objects is one run, its
+// versions a few words per object.
 func bigfootSwept(s *mspan) {
 	if bigfootVersionPage == nil {
 		return
 	}
-	mbits := s.markBitsForBase()
-	abits := s.allocBitsForIndex(0)
-	for i := uintptr(0); i < uintptr(s.nelems); i++ {
-		if !mbits.isMarked() && (abits.index < uintptr(s.freeindex) || abits.isMarked()) {
-			if s.spanclass.sizeclass() == 0 {
-				bigfootAdvancePages(s.base(), s.elemsize)
-			} else {
-				bigfootAdvanceRange(s.base()+i*s.elemsize, s.elemsize)
-			}
+	if s.spanclass.sizeclass() == 0 {
+		// A large object: its span's pages.
+		if !s.markBitsForBase().isMarked() && (s.freeindex > 0 || s.allocBitsForIndex(0).isMarked()) {
+			bigfootAdvancePages(s.base(), s.elemsize)
 		}
-		mbits.advance()
-		abits.advance()
+		return
+	}
+	marks := s.markBitsForBase().bytep
+	n, free := uintptr(s.nelems), uintptr(s.freeindex)
+	run, end := uintptr(0), uintptr(0) // freed objects [run, end), not yet advanced
+	for i := uintptr(0); i < n; i += 8 {
+		alloc := *s.allocBits.bytep(i / 8)
+		if free >= i+8 {
+			alloc = 0xff
+		} else if free > i {
+			alloc |= uint8(1)<<(free-i) - 1
+		}
+		freed := alloc &^ *addb(marks, i/8)
+		if n-i < 8 {
+			freed &= uint8(1)<<(n-i) - 1
+		}
+		for freed != 0 {
+			j := i + uintptr(sys.TrailingZeros8(freed))
+			freed &= freed - 1
+			if j != end {
+				if end > run {
+					bigfootAdvanceRange(s.base()+run*s.elemsize, (end-run)*s.elemsize)
+				}
+				run = j
+			}
+			end = j + 1
+		}
+	}
+	if end > run {
+		bigfootAdvanceRange(s.base()+run*s.elemsize, (end-run)*s.elemsize)
 	}
 }
 
@@ -169,21 +179,14 @@ type allocVersionPatch struct {
 
 // allocVersionPatches are the changes to the runtime's own files: the
 // versions beside each arena's metadata (allocated with it, untouched pages
-// cost no memory), the count in mallocgc, where go -race's runtime is told
-// of the allocation (elemsize is 0 for an object placed in an existing
-// tiny block), and one in the sweep of a span, where it is told of the
-// objects freed (racefree).
+// cost no memory), and the count in the sweep of a span, where go -race's
+// runtime is told of the objects freed (racefree).
 var allocVersionPatches = []allocVersionPatch{
 	{
 		file:   "mheap.go",
 		anchor: "type heapArena struct {\n\t_ sys.NotInHeap\n",
-		text:   "\n\t// bigfootVers and bigfootPageVers count allocations and frees per\n\t// 8-byte word of small objects and per page of large ones (bigfoot).\n\tbigfootVers     [heapArenaBytes / 8]uint8\n\tbigfootPageVers [pagesPerArena]uint8\n",
+		text:   "\n\t// bigfootVers and bigfootPageVers count the frees per\n\t// 8-byte word of small objects and per page of large ones (bigfoot).\n\tbigfootVers     [heapArenaBytes / 8]uint8\n\tbigfootPageVers [pagesPerArena]uint8\n",
 		after:  true,
-	},
-	{
-		file:   "malloc.go",
-		anchor: "\t// Notify sanitizers, if enabled.\n\tif raceenabled {\n\t\tracemalloc(x, size-asanRZ)\n\t}\n",
-		text:   "\tbigfootAllocated(uintptr(x), size-asanRZ, elemsize, typ)\n",
 	},
 	{
 		file:   "mgcsweep.go",

@@ -39,16 +39,16 @@ func TestAllocVersionFiles(t *testing.T) {
 // versions, and the error names the file and the anchor.
 func TestAllocVersionFilesMismatch(t *testing.T) {
 	for _, tc := range []struct {
-		name, heap, malloc, want string
+		name, heap, sweep, want string
 	}{
 		{"no anchor", "package runtime\n", "package runtime\n", "type heapArena struct {"},
 		{"anchor twice", allocVersionPatches[0].anchor + allocVersionPatches[0].anchor, allocVersionPatches[1].anchor, "2 occurrences of"},
-		{"malloc changed", allocVersionPatches[0].anchor, "package runtime\n", "Notify sanitizers, if enabled."},
+		{"sweep changed", allocVersionPatches[0].anchor, "package runtime\n", "if traceAllocFreeEnabled()"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			os.WriteFile(filepath.Join(dir, "mheap.go"), []byte(tc.heap), 0o644)
-			os.WriteFile(filepath.Join(dir, "malloc.go"), []byte(tc.malloc), 0o644)
+			os.WriteFile(filepath.Join(dir, "mgcsweep.go"), []byte(tc.sweep), 0o644)
 			_, err := allocVersionFiles(dir)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("got %v, want an error with %q", err, tc.want)

@@ -2,13 +2,13 @@
 
 package shadow
 
-// Allocation versions: the runtime's count of the allocations of each
-// word of the heap.
+// Allocation versions: the runtime's count of the frees of each word of
+// the heap.
 //
-// Where bigfoot's driver built the program, mallocgc advances a version
-// byte for every 8-byte word of each object it allocates, and the sweep
-// for every object it frees (driver/allocver.go), where go -race's runtime
-// resets its shadow (racemalloc, racefree). State recorded for an object stays the object's as long as
+// Where bigfoot's driver built the program, the sweep advances a version
+// byte for every 8-byte word of each object it frees (driver/allocver.go),
+// where go -race's runtime resets its shadow (racefree); memory is
+// allocated again only after that. State recorded for an object stays the object's as long as
 // its words' versions do not change: a granule shared by two goroutines
 // keeps the version of its word (granule.vok, granule.ver) instead of an
 // ident, needs no weak pointer, hold or heap copy, and is dropped when the
@@ -19,8 +19,8 @@ package shadow
 // runtimeVersionPage returns the allocation versions of the 512 words of
 // the 4 KiB page at p (aligned), or nil if p is not in an in-use heap
 // span. It is set by the file bigfoot's driver adds to package runtime
-// (driver/allocver.go), in the runtime's own init, where mallocgc advances
-// the versions; nil otherwise (this package's tests, a toolchain the
+// (driver/allocver.go), in the runtime's own init, where the sweep
+// advances the versions; nil otherwise (this package's tests, a toolchain the
 // driver cannot patch, experiments that reuse memory without a cycle).
 // The variable is the file's through a linkname: no other code writes it.
 // (A shadow page lies within one page of the runtime, so within one span.)
@@ -31,19 +31,21 @@ var _ [pageSize/8 - 512]struct{}
 var _ [512 - pageSize/8]struct{}
 
 // versionSpan is how many GC cycles an allocation version proves identity
-// for. The runtime advances a word's version when an object that covers
-// it is allocated and when the sweep frees it. Memory is freed only by
-// the sweep after a completed cycle and allocated again only after that,
-// so a word's version advances at most twice per completed cycle, and at
-// most 2(n+1) times while n cycles complete: if fewer than versionSpan
-// cycles completed since the count that was read before the version,
-// fewer than 256 advances followed the version read, and an unchanged
-// version (modulo 256) means none did.
+// for. The runtime advances a word's version when the sweep frees an
+// object that covers it. Memory is freed only by the sweep after a
+// completed cycle and allocated again only after that, so a word's
+// version advances at most once per completed cycle, and at most n+1
+// times while n cycles complete: if fewer than versionSpan cycles
+// completed since the count that was read before the version, fewer than
+// 256 advances followed the version read, and an unchanged version
+// (modulo 256) means none did. (The bound is the one of session 13, when
+// allocation advanced the versions too, twice per cycle: it holds with
+// room to spare.)
 const versionSpan = 127
 
 // A versionSource returns the allocation versions of a page, as
 // runtimeVersionPage does: one per word, and the page's, which adds to
-// each (the runtime counts a large object's allocation and free once per
+// each (the runtime counts a large object's free once per
 // page, not per word). A Space keeps the one it uses (its tests give it
 // their own).
 type versionSource func(p uintptr) (*[512]uint8, uint8)

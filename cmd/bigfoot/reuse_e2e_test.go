@@ -208,3 +208,99 @@ func main() {
 		t.Errorf("gc_cycles=%d at exit, the program saw %d after 3 runtime.GC calls", got, seen)
 	}
 }
+
+// TestVersionsAdvanceAtFree builds a program that reads the runtime's
+// allocation versions (driver/allocver.go) of objects it allocates, drops
+// some of them and collects: the words of every dropped object, small or
+// large, have a new version, those of every object it keeps the one
+// they had, and allocating does not move a version (the sweep alone
+// counts: bigfootSwept, which reads the span's bitmaps eight objects at a
+// time and advances runs of freed objects).
+func TestVersionsAdvanceAtFree(t *testing.T) {
+	dir, bin := buildUserMain(t, `package main
+
+import (
+	"fmt"
+	"runtime"
+	"unsafe"
+)
+
+//go:linkname versionPage github.com/bigfoot-go/bigfoot/shadow.runtimeVersionPage
+var versionPage func(p uintptr) (*[512]uint8, uint8)
+
+func version(p uintptr) uint8 {
+	vp, pv := versionPage(p &^ 4095)
+	if vp == nil {
+		panic(fmt.Sprintf("%#x: not in a heap span", p))
+	}
+	return vp[p&4095>>3] + pv
+}
+
+type small [8]int64  // one word of versions per object
+type odd [5]int64    // objects across version words
+type large [8192]int64
+
+func main() {
+	if versionPage == nil {
+		fmt.Println("no versions")
+		return
+	}
+	var addrs []uintptr
+	var keep []any
+	var kept []bool
+	for i := range 3000 {
+		var p unsafe.Pointer
+		switch i % 100 {
+		case 0:
+			p = unsafe.Pointer(new(large))
+		case 1, 2, 3:
+			p = unsafe.Pointer(new(odd))
+		default:
+			p = unsafe.Pointer(new(small))
+		}
+		addrs = append(addrs, uintptr(p))
+		// Runs of dropped and kept objects of several lengths.
+		k := i%7 == 0 || i%13 < 3
+		kept = append(kept, k)
+		if k {
+			keep = append(keep, (*byte)(p))
+		}
+	}
+	before := make([]uint8, len(addrs))
+	for i, a := range addrs {
+		before[i] = version(a)
+	}
+	// Allocation moves no version: the same objects, read again.
+	for range 1000 {
+		_ = new(small)
+	}
+	for i, a := range addrs {
+		if version(a) != before[i] {
+			fmt.Println("moved by allocation:", i)
+			return
+		}
+	}
+	runtime.GC()
+	runtime.GC()
+	bad := 0
+	for i, a := range addrs {
+		vp, _ := versionPage(a &^ 4095)
+		if vp == nil {
+			continue // a large object's span went back to the heap
+		}
+		if moved := version(a) != before[i]; moved == kept[i] {
+			bad++
+			if bad < 5 {
+				fmt.Println("object", i, "kept", kept[i], "moved", moved)
+			}
+		}
+	}
+	runtime.KeepAlive(keep)
+	fmt.Println("bad", bad)
+}
+`)
+	r := run(t, dir, nil, bin)
+	if r.code != 0 || strings.TrimSpace(r.stdout) != "bad 0" {
+		t.Fatalf("want bad 0, got %v", r)
+	}
+}
