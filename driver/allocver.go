@@ -72,9 +72,8 @@ func init() {
 // about to free, so that the race detector sees their death before their
 // memory is allocated again. It finds them as the sweep does for racefree
 // (allocated: below freeindex or with an alloc bit; freed: not marked),
-// eight at a time from the bitmaps' bytes, and advances each run of
-// adjacent freed objects at once: a span of dead objects is one run, its
-// versions a few words per object.
+// 64 at a time from the bitmaps, and advances each run of adjacent freed
+// objects at once: a span of dead objects is one run.
 func bigfootSwept(s *mspan) {
 	if bigfootVersionPage == nil {
 		return
@@ -89,32 +88,43 @@ func bigfootSwept(s *mspan) {
 	marks := s.markBitsForBase().bytep
 	n, free := uintptr(s.nelems), uintptr(s.freeindex)
 	run, end := uintptr(0), uintptr(0) // freed objects [run, end), not yet advanced
-	for i := uintptr(0); i < n; i += 8 {
-		alloc := *s.allocBits.bytep(i / 8)
-		if free >= i+8 {
-			alloc = 0xff
+	for i := uintptr(0); i < n; i += 64 {
+		alloc := bigfootBits(s.allocBits.bytep(i/8), n-i)
+		if free >= i+64 {
+			alloc = ^uint64(0)
 		} else if free > i {
-			alloc |= uint8(1)<<(free-i) - 1
+			alloc |= uint64(1)<<(free-i) - 1
 		}
-		freed := alloc &^ *addb(marks, i/8)
-		if n-i < 8 {
-			freed &= uint8(1)<<(n-i) - 1
+		freed := alloc &^ bigfootBits(addb(marks, i/8), n-i)
+		if n-i < 64 {
+			freed &= uint64(1)<<(n-i) - 1
 		}
 		for freed != 0 {
-			j := i + uintptr(sys.TrailingZeros8(freed))
-			freed &= freed - 1
-			if j != end {
+			j := uintptr(sys.TrailingZeros64(freed))
+			k := uintptr(sys.TrailingZeros64(^(freed >> j))) // the run's length
+			if i+j != end {
 				if end > run {
 					bigfootAdvanceRange(s.base()+run*s.elemsize, (end-run)*s.elemsize)
 				}
-				run = j
+				run = i + j
 			}
-			end = j + 1
+			end = i + j + k
+			freed &= ^uint64(0) << (j + k) // 0 for a run to the word's end
 		}
 	}
 	if end > run {
 		bigfootAdvanceRange(s.base()+run*s.elemsize, (end-run)*s.elemsize)
 	}
+}
+
+// bigfootBits returns the bits of the n objects (at most 64 of them) of
+// the bitmap at b, the first in bit 0. It reads no byte past the n bits.
+func bigfootBits(b *uint8, n uintptr) uint64 {
+	x := uint64(0)
+	for k := uintptr(0); k < min(8, (n+7)/8); k++ {
+		x |= uint64(*addb(b, k)) << (8 * k)
+	}
+	return x
 }
 
 // bigfootAdvancePages advances the page versions of the heap pages of
@@ -143,15 +153,26 @@ func bigfootAdvanceRange(p, n uintptr) {
 // word at once, each without carrying into the next: one step for an
 // object of up to 64 bytes in its word.
 func bigfootAdvance(v *[heapArenaBytes / 8]uint8, i, n uintptr) {
-	const ones, lo7, hi1 = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
-	for n > 0 {
-		k := min(8-i%8, n) // bytes of this word
-		inc := uint64(ones) >> (64 - 8*k) << (8 * (i % 8))
-		w := (*uint64)(unsafe.Pointer(&v[i&^7]))
-		x := *w
-		*w = (x&lo7 + inc) ^ (x & hi1)
+	if k := min(-i%8, n); k > 0 { // up to the first whole word
+		bigfootAdvanceWord(v, i, k)
 		i, n = i+k, n-k
 	}
+	for ; n >= 8; i, n = i+8, n-8 {
+		bigfootAdvanceWord(v, i, 8)
+	}
+	if n > 0 {
+		bigfootAdvanceWord(v, i, n)
+	}
+}
+
+// bigfootAdvanceWord increments the k bytes of v from i, which lie in
+// one aligned word.
+func bigfootAdvanceWord(v *[heapArenaBytes / 8]uint8, i, k uintptr) {
+	const ones, lo7, hi1 = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+	inc := uint64(ones) >> (64 - 8*k) << (8 * (i % 8))
+	w := (*uint64)(unsafe.Pointer(&v[i&^7]))
+	x := *w
+	*w = (x&lo7 + inc) ^ (x & hi1)
 }
 
 // bigfootVersionsOf returns the allocation versions of the 512 words of
