@@ -59,3 +59,22 @@ func gcCountDir(goroot string) (string, error) {
 	}
 	return dir, nil
 }
+
+// RuntimeFiles returns the files every bigfoot build adds to or patches
+// in package runtime of the toolchain at goroot, path to content: the GC
+// count and the allocation versions. It fails where the toolchain's
+// runtime does not take one of them (a build then goes on without it,
+// and -bfv says so). Benchmarks of the detector built with these files
+// (bigfoot bench -micro) run on the runtime a user's program gets.
+func RuntimeFiles(goroot string) (map[string][]byte, error) {
+	dir, err := gcCountDir(goroot)
+	if err != nil {
+		return nil, fmt.Errorf("GC count: %w", err)
+	}
+	files, err := allocVersionFiles(dir)
+	if err != nil {
+		return nil, fmt.Errorf("allocation versions: %w", err)
+	}
+	files[filepath.Join(dir, gcCountFile)] = []byte(gcCountSource)
+	return files, nil
+}

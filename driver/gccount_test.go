@@ -99,3 +99,25 @@ func checkRuntimeTarget(t *testing.T, target, src, local, typ string) {
 		t.Errorf("the file does not linkname %s to %s", local, target)
 	}
 }
+
+// RuntimeFiles gives what a build's overlay gives package runtime: the GC
+// count's file, the versions' file and their patches.
+func TestRuntimeFiles(t *testing.T) {
+	files, err := RuntimeFiles(runtime.GOROOT())
+	if err != nil {
+		t.Fatalf("this toolchain: %v", err)
+	}
+	dir := filepath.Join(runtime.GOROOT(), "src", "runtime")
+	if string(files[filepath.Join(dir, gcCountFile)]) != gcCountSource {
+		t.Errorf("no %s", gcCountFile)
+	}
+	if string(files[filepath.Join(dir, allocVersionFile)]) != allocVersionSource {
+		t.Errorf("no %s", allocVersionFile)
+	}
+	if want := 2 + len(allocVersionPatches); len(files) != want {
+		t.Errorf("%d files, want %d", len(files), want)
+	}
+	if _, err := RuntimeFiles(t.TempDir()); err == nil {
+		t.Error("a GOROOT without a runtime: no error")
+	}
+}

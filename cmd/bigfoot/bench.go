@@ -6,12 +6,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"slices"
 	"strings"
 
 	"github.com/bigfoot-go/bigfoot/bench"
+	"github.com/bigfoot-go/bigfoot/driver"
 )
 
 const benchUsage = `usage: bigfoot bench [-runs N] [-short] [-quick] [-peer] [-modes list] [-o dir] [-size N] [workloads]
+       bigfoot bench -micro [-runs N] [benchmarks]
 
 Bench builds each workload of bench/workloads plain, with go build -race
 and in each bigfoot mode, runs the binaries interleaved N times each with
@@ -36,6 +40,11 @@ live there).
 	             its default work, so that a full comparison fits in well
 	             under an hour on 2 cores
 	-size N      pass -size=N to every workload (0: its default size)
+	-micro       run the detector's microbenchmarks instead
+	             (detector/bench_test.go) against their go -race twins,
+	             N alternating rounds (default 5), and print CPU time per
+	             operation; the bigfoot binary is built with the files the
+	             driver adds to package runtime, as every bigfoot build is
 
 Workloads: ` + "%s" + `.
 Exit status: 0 when every run matched, 1 otherwise.
@@ -54,11 +63,21 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	out := fs.String("o", "bench-results", "")
 	size := fs.Int("size", 0, "")
 	quick := fs.Bool("quick", false, "")
+	micro := fs.Bool("micro", false, "")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
 		}
 		return 2
+	}
+	if *micro {
+		rounds := 5
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "runs" {
+				rounds = *runs
+			}
+		})
+		return microMain(ctx, rounds, fs.Args(), stdout, stderr)
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -103,4 +122,38 @@ func workloadNames() []string {
 		names = append(names, w.Name)
 	}
 	return names
+}
+
+// microMain runs bigfoot bench -micro: the named benchmarks (default
+// bench.MicroBenchmarks), rounds alternating runs each.
+func microMain(ctx context.Context, rounds int, names []string, stdout, stderr io.Writer) int {
+	out, err := exec.CommandContext(ctx, "go", "env", "GOROOT").Output()
+	if err != nil {
+		fmt.Fprintf(stderr, "bigfoot bench: go env GOROOT: %v\n", err)
+		return 1
+	}
+	files, err := driver.RuntimeFiles(strings.TrimSpace(string(out)))
+	if err != nil {
+		fmt.Fprintf(stderr, "bigfoot bench: the runtime files of bigfoot builds: %v\n", err)
+		return 1
+	}
+	opts := bench.MicroOptions{RuntimeFiles: files, Rounds: rounds, Progress: stderr}
+	for _, name := range names {
+		i := slices.IndexFunc(bench.MicroBenchmarks, func(b bench.MicroBench) bool { return b.Name == name })
+		if i < 0 {
+			fmt.Fprintf(stderr, "bigfoot bench: no microbenchmark %q\n", name)
+			return 2
+		}
+		opts.Benchmarks = append(opts.Benchmarks, bench.MicroBenchmarks[i])
+	}
+	res, err := bench.Micro(ctx, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "bigfoot bench: %v\n", err)
+		return 1
+	}
+	if err := bench.WriteMicro(stdout, res); err != nil {
+		fmt.Fprintf(stderr, "bigfoot bench: %v\n", err)
+		return 1
+	}
+	return 0
 }
