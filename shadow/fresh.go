@@ -378,14 +378,8 @@ func (s *Space) freshAccess(t *Thread, pg *page, gi uintptr, p unsafe.Pointer, s
 	gi %= granulesPerPage // (no bounds checks below)
 	gen = uint32(lagGen.Load())
 	fa = pg.fresh.Load()
-	if fa == nil {
-		goto other
-	}
-	if fa.at(gi) != 0 {
-		goto other
-	}
-	if pg.fgen.Load() != gen {
-		goto other
+	if fa != nil && fa.at(gi) != 0 && pg.fgen.Load() == gen {
+		goto other // an entry: its same-epoch check, or the locked path's absorb
 	}
 	if pg.own.Load() != nil {
 		goto other
@@ -404,6 +398,9 @@ func (s *Space) freshAccess(t *Thread, pg *page, gi uintptr, p unsafe.Pointer, s
 	}
 	e, m = uint64(t.Epoch), freshMeta(uint8(uintptr(p)&7), uint8(uintptr(p)&7+size), write, site)
 	pg.mu.Lock()
+	if fa == nil {
+		goto locked // the page's first entry of the cycle: an array from the pool
+	}
 	// The slot is nil and has no entry (while arr is nil, slot is full),
 	// and the last descriptor used records this access: recordLocked's
 	// first case, with its checks made on the words loaded above.

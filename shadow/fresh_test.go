@@ -163,6 +163,12 @@ func TestFreshStale(t *testing.T) {
 		t.Fatalf("after the sweep: dead %v, %d entries, live %d", pg.dead.Load(), pg.nfresh, pg.live)
 	}
 	sweepWith(s, []uint64{0, 1, 1})
+	if pg.live != 0 || pg.nfresh != 0 {
+		t.Fatalf("settled entry kept: %d entries, live %d", pg.nfresh, pg.live)
+	}
+	// The first sweep that leaves a page of fresh entries empty keeps
+	// it, the next reclaims it.
+	sweepWith(s, []uint64{0, 1, 1})
 	if !pg.dead.Load() || s.pages.Load(uintptr(p)>>pageShift) != nil {
 		t.Fatal("a page without state not reclaimed")
 	}
@@ -181,8 +187,12 @@ func TestFreshSettled(t *testing.T) {
 		t.Fatal("unsettled entry dropped")
 	}
 	sweepWith(s, []uint64{0, 2})
-	if hasState(s, p) || s.pages.Load(uintptr(p)>>pageShift) != nil {
+	if hasState(s, p) {
 		t.Fatal("settled entry kept")
+	}
+	sweepWith(s, []uint64{0, 2}) // the page goes at its second empty sweep
+	if s.pages.Load(uintptr(p)>>pageShift) != nil {
+		t.Fatal("a page without state not reclaimed")
 	}
 }
 
@@ -239,9 +249,11 @@ func TestFreshConcurrent(t *testing.T) {
 }
 
 // A page whose only state is stale fresh entries is reclaimed without
-// clearing them; a goroutine that still caches it records its next
-// access, even in the same epoch, on the page that replaces it, where an
-// unordered access finds it.
+// clearing them, at the second sweep that finds it without state (the
+// first keeps it, empty, for the objects that will reuse its memory); a
+// goroutine that still caches it records its next access, even in the
+// same epoch, on the page that replaces it, where an unordered access
+// finds it.
 func TestFreshDeadPage(t *testing.T) {
 	s := freshSpace(t)
 	a := thread(1, 1, nil)
@@ -251,6 +263,13 @@ func TestFreshDeadPage(t *testing.T) {
 	s.Write(a, p, 8, 1)
 	pg, _, _, _ := freshAt(s, p)
 	agePage(pg) // as if recorded in the generation before
+	s.Sweep()
+	if pg.dead.Load() {
+		t.Fatal("page of fresh entries reclaimed at the sweep that dropped them")
+	}
+	if pg.live != 0 || pg.fresh.Load() != nil {
+		t.Fatalf("page kept with state: live %d, fresh array %v", pg.live, pg.fresh.Load() != nil)
+	}
 	s.Sweep()
 	if !pg.dead.Load() {
 		t.Fatal("page of stale entries not reclaimed")
@@ -565,5 +584,37 @@ func TestFreshRefNoPointer(t *testing.T) {
 	}
 	if pg.fresh.Store(nil); pg.fresh.Load() != nil {
 		t.Errorf("Load after Store(nil) = %p", pg.fresh.Load())
+	}
+}
+
+// A page of fresh entries that the sweep left empty stays in the table
+// until the next sweep, and the first access of the memory's next object
+// records its entry there: no new page, and the entry is the new access's.
+func TestFreshPageKeptForReuse(t *testing.T) {
+	s := freshSpace(t)
+	a := thread(1, 1, nil)
+	b := thread(2, 1, nil)
+	x := cleanPage()
+	p, q := unsafe.Pointer(&x[0]), unsafe.Pointer(&x[8])
+	s.Write(a, p, 8, 1)
+	pg, _, _, _ := freshAt(s, p)
+	agePage(pg) // the object died in the cycle before
+	s.Sweep()
+	if pg.dead.Load() || s.pages.Load(uintptr(q)>>pageShift) != pg {
+		t.Fatal("a page with state until this sweep was reclaimed")
+	}
+	if _, race := s.Write(b, q, 8, 2); race {
+		t.Fatal("a new object's first write reported")
+	}
+	np, _, e, m := freshAt(s, q)
+	if np != pg || Epoch(e) != b.Epoch || m != freshMeta(0, 8, true, 2) {
+		t.Fatalf("entry on page %p (kept %p): %v, meta %#x", np, pg, Epoch(e), m)
+	}
+	if _, _, e, _ := freshAt(s, p); e != 0 {
+		t.Fatalf("the dead object's entry survived: %v", Epoch(e))
+	}
+	s.Sweep() // b's entry is current: the page stays
+	if pg.dead.Load() || !hasState(s, q) {
+		t.Fatal("current entry dropped")
 	}
 }

@@ -813,10 +813,19 @@ func (s *Space) Sweep() {
 		}
 		pg.prune(seen)
 		pg.mu.Lock()
+		used := pg.live != 0 // state recorded since the last sweep
 		pg.live -= dropped
 		pg.sweepFresh(gen, f)
 		dead := false
-		if pg.live == 0 && !pg.dead.Load() {
+		// A page of fresh entries only (no slot array, no run) that
+		// had state until now stays one sweep more, empty: the
+		// allocator reuses the memory of the objects that died in the
+		// cycle, and the page would be made again at their successors'
+		// first accesses (the map's insertion and a page, a fifth of
+		// BenchmarkFreshObject's shadow cost). A page still empty at
+		// the next sweep goes.
+		keep := used && pg.arr.Load() == nil && pg.full.Load() == nil
+		if pg.live == 0 && !pg.dead.Load() && !keep {
 			s.pages.CompareAndDelete(key, pg)
 			pg.dead.Store(true)
 			dead = true
