@@ -73,7 +73,8 @@ func init() {
 // memory is allocated again. It finds them as the sweep does for racefree
 // (allocated: below freeindex or with an alloc bit; freed: not marked),
 // 64 at a time from the bitmaps, and advances each run of adjacent freed
-// objects at once: a span of dead objects is one run.
+// objects at once; a span whose objects all die advances its pages'
+// versions instead.
 func bigfootSwept(s *mspan) {
 	if bigfootVersionPage == nil {
 		return
@@ -87,6 +88,19 @@ func bigfootSwept(s *mspan) {
 	}
 	marks := s.markBitsForBase().bytep
 	n, free := uintptr(s.nelems), uintptr(s.freeindex)
+	live := false
+	for i := uintptr(0); i < n && !live; i += 64 {
+		live = bigfootBits(addb(marks, i/8), n-i) != 0
+	}
+	if !live {
+		// No object survives: the versions of the span's pages, a
+		// byte per page, move every word's on (words that held no
+		// object have no state to keep), where the words' own bytes
+		// were a kilobyte per span of small objects, cold since the
+		// last sweep of the span.
+		bigfootAdvancePages(s.base(), s.npages*pageSize)
+		return
+	}
 	run, end := uintptr(0), uintptr(0) // freed objects [run, end), not yet advanced
 	for i := uintptr(0); i < n; i += 64 {
 		alloc := bigfootBits(s.allocBits.bytep(i/8), n-i)

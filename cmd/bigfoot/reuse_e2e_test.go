@@ -214,8 +214,9 @@ func main() {
 // some of them and collects: the words of every dropped object, small or
 // large, have a new version, those of every object it keeps the one
 // they had, and allocating does not move a version (the sweep alone
-// counts: bigfootSwept, which reads the span's bitmaps eight objects at a
-// time and advances runs of freed objects).
+// counts: bigfootSwept, which reads the span's bitmaps 64 objects at a
+// time and advances runs of freed objects, or the pages of a span whose
+// objects all die).
 func TestVersionsAdvanceAtFree(t *testing.T) {
 	dir, bin := buildUserMain(t, `package main
 
@@ -239,6 +240,7 @@ func version(p uintptr) uint8 {
 type small [8]int64  // one word of versions per object
 type odd [5]int64    // objects across version words
 type large [8192]int64
+type mid [12]int64   // spans of which every object dies
 
 func main() {
 	if versionPage == nil {
@@ -248,6 +250,7 @@ func main() {
 	var addrs []uintptr
 	var keep []any
 	var kept []bool
+	var all []unsafe.Pointer // every object, until the collection
 	for i := range 3000 {
 		var p unsafe.Pointer
 		switch i % 100 {
@@ -259,12 +262,20 @@ func main() {
 			p = unsafe.Pointer(new(small))
 		}
 		addrs = append(addrs, uintptr(p))
+		all = append(all, p)
 		// Runs of dropped and kept objects of several lengths.
 		k := i%7 == 0 || i%13 < 3
 		kept = append(kept, k)
 		if k {
 			keep = append(keep, (*byte)(p))
 		}
+	}
+	// Whole spans of objects that all die: the pages' versions move.
+	for range 2000 {
+		p := unsafe.Pointer(new(mid))
+		addrs = append(addrs, uintptr(p))
+		all = append(all, p)
+		kept = append(kept, false)
 	}
 	before := make([]uint8, len(addrs))
 	for i, a := range addrs {
@@ -280,14 +291,23 @@ func main() {
 			return
 		}
 	}
+	runtime.KeepAlive(all)
+	all = nil
 	runtime.GC()
 	runtime.GC()
-	bad := 0
+	// New objects take the memory of the dead ones, in spans in use
+	// again, where their versions can be read.
+	var again []*mid
+	for range 4000 {
+		again = append(again, new(mid))
+	}
+	bad, checked := 0, 0
 	for i, a := range addrs {
 		vp, _ := versionPage(a &^ 4095)
 		if vp == nil {
 			continue // a large object's span went back to the heap
 		}
+		checked++
 		if moved := version(a) != before[i]; moved == kept[i] {
 			bad++
 			if bad < 5 {
@@ -296,6 +316,10 @@ func main() {
 		}
 	}
 	runtime.KeepAlive(keep)
+	runtime.KeepAlive(again)
+	if checked < len(addrs)/2 {
+		fmt.Println("checked only", checked, "of", len(addrs))
+	}
 	fmt.Println("bad", bad)
 }
 `)
