@@ -692,8 +692,12 @@ func (v *pageVersions) get() (*[512]uint8, uint8) {
 }
 
 // sweepAhead is how many slots ahead of the one it looks at the sweep
-// prefetches a granule.
-const sweepAhead = 4
+// prefetches a granule. At 4 the first load of each granule was still
+// a third of the sweep's samples on the pipeline workload (its records'
+// granules, one per adopted field, a few per 64 bytes); at 16 the
+// workload's CPU time is about 2% lower (medians of 7 alternating runs,
+// 4.42 against 4.51 s).
+const sweepAhead = 16
 
 // Sweep drops the shadow state of dead objects and settled state (see
 // frontier.go) and frees empty pages. It runs after every GC cycle; tests
