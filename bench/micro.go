@@ -24,8 +24,9 @@ import (
 // built with -race). Micro builds the package's tests three ways: with the
 // files bigfoot's driver adds to package runtime (MicroOptions.RuntimeFiles:
 // the GC count and the allocation versions), as every program bigfoot
-// builds has them; with -race; and plain, whose FreshAlloc is the
-// allocation without any detector, the floor under FreshObject. A test
+// builds has them; with -race; and plain, whose FreshAlloc, run in the
+// same rounds as FreshObject, is the allocation without any detector,
+// the floor under FreshObject. A test
 // binary built with plain go test lacks the runtime files: its allocations
 // skip the versions' cost, and the shadow reads the GC count through
 // runtime/metrics, about 100 ns where a bigfoot build loads a word.
@@ -40,26 +41,30 @@ import (
 type MicroBench struct {
 	Name string
 	Ops  int
+	// Floor, if set, names a benchmark that the plain binary runs in
+	// the same rounds: the part of Name's work that a program without a
+	// detector does too (FreshAlloc under FreshObject).
+	Floor string
 }
 
 // MicroBenchmarks are the benchmarks Micro runs by default, with counts
 // that take about a second each on 2 cores.
 var MicroBenchmarks = []MicroBench{
-	{"ReadSameEpoch", 30_000_000},
-	{"WriteSameEpoch", 30_000_000},
-	{"ReadSharedSameEpoch", 30_000_000},
-	{"ReadShared", 10_000_000},
-	{"WriteExclusive", 10_000_000},
-	{"Acquire", 10_000_000},
-	{"Release", 10_000_000},
-	{"ChanPair", 5_000_000},
-	{"ChanPipeline", 1_000_000},
-	{"MutexPair", 5_000_000},
-	{"FreshObject", 10_000_000},
-	{"FreshAlloc", 10_000_000},
-	{"Range1024", 300_000},
-	{"Range1024NewEpoch", 100_000},
-	{"Footprint1M", 60},
+	{"ReadSameEpoch", 30_000_000, ""},
+	{"WriteSameEpoch", 30_000_000, ""},
+	{"ReadSharedSameEpoch", 30_000_000, ""},
+	{"ReadShared", 10_000_000, ""},
+	{"WriteExclusive", 10_000_000, ""},
+	{"Acquire", 10_000_000, ""},
+	{"Release", 10_000_000, ""},
+	{"ChanPair", 5_000_000, ""},
+	{"ChanPipeline", 1_000_000, ""},
+	{"MutexPair", 5_000_000, ""},
+	{"FreshObject", 10_000_000, "FreshAlloc"},
+	{"FreshAlloc", 10_000_000, ""},
+	{"Range1024", 300_000, ""},
+	{"Range1024NewEpoch", 100_000, ""},
+	{"Footprint1M", 60, ""},
 }
 
 // MicroOptions configure Micro.
@@ -83,9 +88,9 @@ type MicroOptions struct {
 type MicroResult struct {
 	MicroBench
 	Bigfoot, Race float64
-	// Plain is the plain binary's figure, measured for FreshAlloc only
-	// (0 otherwise).
-	Plain float64
+	// Floor is the plain binary's figure for the benchmark's Floor,
+	// measured in the same rounds (0 without one).
+	Floor float64
 }
 
 // Micro builds the three test binaries and runs the benchmarks.
@@ -130,23 +135,23 @@ func Micro(ctx context.Context, opts MicroOptions) ([]MicroResult, error) {
 	}
 	var res []MicroResult
 	for _, b := range opts.Benchmarks {
-		kinds := []string{"bigfoot", "race"}
-		if b.Name == "FreshAlloc" {
-			kinds = append(kinds, "plain")
+		runs := []microRun{{"bigfoot", b, "bigfoot"}, {"race", b, "race"}}
+		if b.Floor != "" {
+			runs = append(runs, microRun{"plain", MicroBench{Name: b.Floor, Ops: b.Ops}, "floor"})
 		}
 		times := map[string][]float64{}
 		for range opts.Rounds {
-			for _, k := range kinds {
-				cpu, err := runMicro(ctx, filepath.Join(tmp, k+".test"), b)
+			for _, run := range runs {
+				cpu, err := runMicro(ctx, filepath.Join(tmp, run.bin+".test"), run.b)
 				if err != nil {
-					return nil, fmt.Errorf("micro: %s (%s): %w", b.Name, k, err)
+					return nil, fmt.Errorf("micro: %s (%s): %w", run.b.Name, run.bin, err)
 				}
-				times[k] = append(times[k], cpu)
+				times[run.into] = append(times[run.into], cpu)
 			}
 		}
 		r := MicroResult{MicroBench: b, Bigfoot: Median(times["bigfoot"]), Race: Median(times["race"])}
-		if len(times["plain"]) > 0 {
-			r.Plain = Median(times["plain"])
+		if b.Floor != "" {
+			r.Floor = Median(times["floor"])
 		}
 		if opts.Progress != nil {
 			fmt.Fprintf(opts.Progress, "%s: bigfoot %.1f, go -race %.1f ns/op\n", b.Name, r.Bigfoot, r.Race)
@@ -154,6 +159,14 @@ func Micro(ctx context.Context, opts MicroOptions) ([]MicroResult, error) {
 		res = append(res, r)
 	}
 	return res, nil
+}
+
+// A microRun is one binary's run of a benchmark in a round, and the
+// figure it counts toward.
+type microRun struct {
+	bin  string // bigfoot, race or plain
+	b    MicroBench
+	into string // bigfoot, race or floor
 }
 
 // writeRuntimeOverlay writes files under dir and an overlay file that
@@ -193,27 +206,24 @@ func runMicro(ctx context.Context, bin string, b MicroBench) (float64, error) {
 	return float64(cpu) / float64(time.Nanosecond) / float64(b.Ops), nil
 }
 
-// WriteMicro writes the results as a Markdown table, and FreshObject's
-// own cost: its time beyond the plain allocation (FreshAlloc of the plain
-// binary), bigfoot's against go -race's.
+// WriteMicro writes the results as a Markdown table, and for each
+// benchmark with a floor its own cost: its time beyond the floor (the
+// plain binary's FreshAlloc under FreshObject: the allocation), bigfoot's
+// against go -race's.
 func WriteMicro(w io.Writer, res []MicroResult) error {
 	var b strings.Builder
 	b.WriteString("| benchmark | N | go -race | bigfoot | ratio |\n|---|---:|---:|---:|---:|\n")
-	var fresh, alloc *MicroResult
-	for i, r := range res {
+	for _, r := range res {
 		fmt.Fprintf(&b, "| %s | %d | %.1f | %.1f | %.2f |\n", r.Name, r.Ops, r.Race, r.Bigfoot, r.Bigfoot/r.Race)
-		switch r.Name {
-		case "FreshObject":
-			fresh = &res[i]
-		case "FreshAlloc":
-			alloc = &res[i]
-		}
 	}
 	b.WriteString("\nCPU time (user + system) per operation in ns, median of the rounds; the binaries alternate.\n")
-	if fresh != nil && alloc != nil && alloc.Plain > 0 {
-		bf, race := fresh.Bigfoot-alloc.Plain, fresh.Race-alloc.Plain
-		fmt.Fprintf(&b, "\nFreshObject beyond the plain allocation (FreshAlloc without a detector, %.1f ns): bigfoot %.1f, go -race %.1f, ratio %.2f.\n",
-			alloc.Plain, bf, race, bf/race)
+	for _, r := range res {
+		if r.Floor == 0 {
+			continue
+		}
+		bf, race := r.Bigfoot-r.Floor, r.Race-r.Floor
+		fmt.Fprintf(&b, "\n%s beyond the plain binary's %s (%.1f ns, in the same rounds): bigfoot %.1f, go -race %.1f, ratio %.2f.\n",
+			r.Name, r.MicroBench.Floor, r.Floor, bf, race, bf/race)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
