@@ -127,6 +127,15 @@ func workloadNames() []string {
 // microMain runs bigfoot bench -micro: the named benchmarks (default
 // bench.MicroBenchmarks), rounds alternating runs each.
 func microMain(ctx context.Context, rounds int, names []string, stdout, stderr io.Writer) int {
+	var benchmarks []bench.MicroBench
+	for _, name := range names {
+		i := slices.IndexFunc(bench.MicroBenchmarks, func(b bench.MicroBench) bool { return b.Name == name })
+		if i < 0 {
+			fmt.Fprintf(stderr, "bigfoot bench: no microbenchmark %q\n", name)
+			return 2
+		}
+		benchmarks = append(benchmarks, bench.MicroBenchmarks[i])
+	}
 	out, err := exec.CommandContext(ctx, "go", "env", "GOROOT").Output()
 	if err != nil {
 		fmt.Fprintf(stderr, "bigfoot bench: go env GOROOT: %v\n", err)
@@ -137,15 +146,7 @@ func microMain(ctx context.Context, rounds int, names []string, stdout, stderr i
 		fmt.Fprintf(stderr, "bigfoot bench: the runtime files of bigfoot builds: %v\n", err)
 		return 1
 	}
-	opts := bench.MicroOptions{RuntimeFiles: files, Rounds: rounds, Progress: stderr}
-	for _, name := range names {
-		i := slices.IndexFunc(bench.MicroBenchmarks, func(b bench.MicroBench) bool { return b.Name == name })
-		if i < 0 {
-			fmt.Fprintf(stderr, "bigfoot bench: no microbenchmark %q\n", name)
-			return 2
-		}
-		opts.Benchmarks = append(opts.Benchmarks, bench.MicroBenchmarks[i])
-	}
+	opts := bench.MicroOptions{RuntimeFiles: files, Benchmarks: benchmarks, Rounds: rounds, Progress: stderr}
 	res, err := bench.Micro(ctx, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "bigfoot bench: %v\n", err)

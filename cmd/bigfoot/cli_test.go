@@ -30,6 +30,8 @@ func TestCLI(t *testing.T) {
 		{"test -mode=fast .", 2, "", "invalid -mode \"fast\""},
 		{"run", 2, "", "no go files listed"},
 		{"build -nosuch .", 2, "", "flag provided but not defined: -nosuch"},
+		{"bench -h", 0, "", "-micro"},
+		{"bench -micro NoSuch", 2, "", `no microbenchmark "NoSuch"`},
 	} {
 		var stdout, stderr bytes.Buffer
 		var args []string
