@@ -355,12 +355,15 @@ func (pg *page) recordLocked(t *Thread, gi uintptr, lo, hi uint8, write bool, si
 // It reports a race as Check does.
 //
 // The common case is one goroutine initializing fresh objects one after
-// another, on a page whose fresh array is of the current generation, with
-// no weak-pointer budget left (track would return untracked state): the
-// record is then made here, under one acquisition of the page lock, with
-// what it needs loaded once, where it took four calls (freshCheck, first,
-// recordFresh, recordLocked) that loaded the same words again. Everything
-// else takes those calls, as before (freshOther, freshLocked).
+// another, with no weak-pointer budget left (track would return untracked
+// state): the record is then made here, under one acquisition of the page
+// lock, with what it needs loaded once, where it took four calls
+// (freshCheck, first, recordFresh, recordLocked) that loaded the same
+// words again. On a page whose fresh array is of the current generation
+// and whose last descriptor records the access, no call at all; the
+// page's first entry of a cycle (no array, or a stale one) goes to
+// recordLocked under the same lock (freshLocked). Everything else takes
+// the calls, as before (freshOther).
 //
 // Each of its tests is a statement of its own that leaves for the other
 // paths, and each other path is one call whose result is freshAccess's:
@@ -473,8 +476,8 @@ func (s *Space) freshLocked(t *Thread, pg *page, gi uintptr, p unsafe.Pointer, s
 }
 
 // freshOther is freshAccess's path for everything but its common case:
-// an entry (perhaps the same epoch's), a page without a current array, or
-// one first would not give an entry (a slot array, a global's page), or
+// an entry of the current generation (perhaps the same epoch's), a page
+// first would not give an entry on (a slot array, a global's page), or
 // budget left for a weak pointer (trackLeft).
 func (s *Space) freshOther(t *Thread, pg *page, gi uintptr, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (found bool) {
 	a := uintptr(p) // p is not on t's stack: its address
