@@ -71,9 +71,19 @@ func RuntimeFiles(goroot string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("GC count: %w", err)
 	}
-	files, err := allocVersionFiles(dir)
-	if err != nil {
-		return nil, fmt.Errorf("allocation versions: %w", err)
+	return runtimePatches(dir, true)
+}
+
+// runtimePatches returns the files a build adds to or patches in package
+// runtime in dir: the GC count's, and the allocation versions' if
+// versions is set.
+func runtimePatches(dir string, versions bool) (map[string][]byte, error) {
+	files := make(map[string][]byte)
+	if versions {
+		var err error
+		if files, err = allocVersionFiles(dir); err != nil {
+			return nil, fmt.Errorf("allocation versions: %w", err)
+		}
 	}
 	files[filepath.Join(dir, gcCountFile)] = []byte(gcCountSource)
 	return files, nil

@@ -226,12 +226,9 @@ func (pl *plan) overlay(stdCache string) (*Files, error) {
 		}
 	}
 	if pl.RuntimeDir != "" {
-		files.Replace[filepath.Join(pl.RuntimeDir, gcCountFile)] = []byte(gcCountSource)
-	}
-	if pl.AllocVersions {
-		rt, err := allocVersionFiles(pl.RuntimeDir)
+		rt, err := runtimePatches(pl.RuntimeDir, pl.AllocVersions)
 		if err != nil {
-			return nil, fmt.Errorf("allocation versions: %w", err)
+			return nil, err
 		}
 		for path, data := range rt {
 			files.Replace[path] = data
