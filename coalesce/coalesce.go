@@ -1,5 +1,5 @@
 // Package coalesce implements the post-analysis steps of BigFoot's §3.4
-// (thesis 003_2c4adee4d326f5a8.txt:870-885): merging the paths of one check
+// (Rhodes' thesis §3.4): merging the paths of one check
 // site whose designators are equal into one coalesced field path
 // d.f1/f2/…/fn or one strided array range d[b..e:k], and the static shadow
 // proxy analysis that decides which fields of a struct type may share one
@@ -18,7 +18,7 @@ import (
 )
 
 // A Range is the strided range Lo..Hi:Stride, the indices
-// {Lo + i·Stride : Lo ≤ Lo + i·Stride < Hi} (003_2c4adee4d326f5a8.txt:744).
+// {Lo + i·Stride : Lo ≤ Lo + i·Stride < Hi} (Rhodes' thesis §3.3.1).
 type Range struct {
 	Lo, Hi entail.Term
 	Stride int64
@@ -40,7 +40,7 @@ type Oracle interface {
 // can, each selecting exactly the union of the ranges it replaces. Like the
 // thesis's implementation it tries combinations of the given bounds and
 // strides rather than solving the constraints in general
-// (003_2c4adee4d326f5a8.txt:878): two ranges merge when they have the same
+// (Rhodes' thesis §3.4): two ranges merge when they have the same
 // stride and one starts where the other ends, when two single indices
 // differ by a constant, which becomes the stride, when a single index is
 // the next (or previous) index of a range and congruent to its start, or
@@ -132,7 +132,7 @@ type FieldSet struct {
 // Proxies computes the static shadow layout of each struct type: groups of
 // field indices that may share one shadow location because every check
 // that checks one field of a group checks all of them (the symmetric shadow
-// proxy relation, 003_2c4adee4d326f5a8.txt:892-899 and its footnote). Fields
+// proxy relation, Rhodes' thesis §3.4–§3.5 and its footnote). Fields
 // never checked are left out. Groups are sorted by their first field.
 func Proxies(uses []FieldSet) map[*types.Struct][][]int {
 	type sig = string

@@ -65,7 +65,7 @@ func W[T any](g *G, p *T, site uint32) *T {
 
 // RG checks, at one of its accesses, the reads of a group of adjacent
 // fields of one struct that the static pass coalesced (BigFoot's field
-// groups, 003_2c4adee4d326f5a8.txt:870-885), and returns p. p is the
+// groups, Rhodes' thesis §3.4), and returns p. p is the
 // address of the accessed field, at offset anchor in the struct; the
 // group is the bytes [lo, hi) of the struct. The instrumenter emits it
 // with unsafe.Offsetof, so the offsets are those of the build's target:

@@ -398,7 +398,7 @@ type chanAccess struct {
 
 // check checks an access of the channel (at p) by g, a write for a close,
 // a read for a send, with the rules of the shadow's FastTrack cell
-// (shadow's cell.access, 003_2c4adee4d326f5a8.txt:485): it reports
+// (shadow's cell.access, Rhodes' thesis §2.3.7): it reports
 // whether the access conflicts with an earlier one not ordered before it,
 // and sets *r to the first conflict, and records g's access. The channel
 // state is locked.

@@ -13,9 +13,9 @@ import (
 //
 // BigFoot moves a check to the next synchronization operation and, for a
 // loop over a[i], replaces the per-element checks by one range check after
-// the loop (003_2c4adee4d326f5a8.txt:694-713, :837-841); SlimState defers
+// the loop (Rhodes' thesis §3.2 and §3.3.3); SlimState defers
 // the checks of array accesses into a per-thread footprint committed at
-// the next synchronization (003_2c4adee4d326f5a8.txt:937-945). Emitted code
+// the next synchronization (Rhodes' thesis §3.5.2). Emitted code
 // gets the same effect with a Footprint per access site that the static
 // pass chose (one in a loop whose checks coalesce): the site records its
 // address in place of a check, the footprint merges consecutive addresses
@@ -40,7 +40,7 @@ import (
 // Every checked element was accessed (the range is built from the
 // addresses actually recorded) and every recorded access is checked before
 // the goroutine's next synchronization: the range checks are legitimate
-// and cover every access, in the sense of 003_2c4adee4d326f5a8.txt:748-760,
+// and cover every access, in the sense of Rhodes' thesis §3.3.1,
 // by construction.
 
 // A Footprint is the pending accesses of one access site: count()
@@ -668,7 +668,7 @@ func (g *G) checkStrided(start unsafe.Pointer, size, step uintptr, n int, write 
 // synchronization in between (raytracer's nearest, whose footprint over
 // the scene's spheres is committed at each return), repeats a check in
 // the same epoch: FastTrack's same-epoch rule makes it a no-op
-// (epochs: 003_2c4adee4d326f5a8.txt:491), which the goroutine can tell without
+// (epochs: Rhodes' thesis §2.3.7), which the goroutine can tell without
 // the shadow. A GC cycle ends the rule's use, as for Footprint.done: the
 // shadow may drop state recorded before it. Builds that count or verify
 // checks make every one.

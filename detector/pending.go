@@ -14,7 +14,7 @@ import (
 // A function's footprints are committed when it returns (PopFootprints).
 // BigFoot may move a check later, up to the goroutine's next
 // synchronization, when that lets one check cover more accesses
-// (003_2c4adee4d326f5a8.txt:748-760: a check is legitimate anywhere in the
+// (Rhodes' thesis §3.3.1: a check is legitimate anywhere in the
 // release-free span after its access, and coalescing checks of adjacent
 // elements is what makes it cheaper). A recursive, synchronization-free
 // computation over one array (a merge sort's leaves and merges, a

@@ -34,7 +34,7 @@ import (
 // elements it has seen in the current span (the stretch between two
 // synchronization operations of the goroutine), checked or not: an
 // element already checked in the span needs no second check (FastTrack's
-// same-epoch rule, 003_2c4adee4d326f5a8.txt:416-425 in spirit), so a
+// same-epoch rule, Rhodes' thesis §2.3.2–§2.3.3 in spirit), so a
 // function that gathers from the same array on every call, with no
 // synchronization between the calls, checks each element once per span
 // rather than once per call. Only the pending bits, seen and not yet

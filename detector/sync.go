@@ -17,7 +17,7 @@ import (
 // A syncVar is the vector clock of a synchronization object (a mutex, an
 // atomic variable, an address passed to RaceRelease, ...), keyed by address.
 // Releases join the releasing goroutine's clock into it; acquires join it
-// into the acquiring goroutine's clock (003_2c4adee4d326f5a8.txt:485).
+// into the acquiring goroutine's clock (Rhodes' thesis §2.3.7).
 type syncVar struct {
 	mu      spin.Mutex
 	vc      []uint64

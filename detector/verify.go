@@ -20,7 +20,7 @@ import (
 // BigFoot's placement is correct when every trace it produces has precise
 // checks: each access is covered by a check (no missed race) and each check
 // is legitimate for an access (no false alarm)
-// (003_2c4adee4d326f5a8.txt:702-720). A check covers an access of the same
+// (Rhodes' thesis §3.2). A check covers an access of the same
 // location by the same thread if it precedes the access with no intervening
 // release or follows it with no intervening acquire (:704-706); it is
 // legitimate for the access if it precedes it with no intervening acquire or

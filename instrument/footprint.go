@@ -37,14 +37,14 @@ import (
 //   - never in a return statement (the pop precedes the results'
 //     evaluation);
 //   - -mode=slimstate defers every such access (SlimState's dynamic
-//     footprints: 003_2c4adee4d326f5a8.txt:937-945), one footprint per
+//     footprints: Rhodes' thesis §3.5.2), one footprint per
 //     array operand, field path and index progression in the function
 //     (a[i] and a[i+1] share one; a[i].x and a[i].y do not, nor do a[i]
 //     and a[j]); a race found at a commit is
 //     reported at the site of the footprint's first access;
 //   - -mode=bigfoot defers the same accesses, keyed the same way (the
-//     ranges BigFoot's loop analysis finds, 003_2c4adee4d326f5a8.txt:
-//     837-841, are what these footprints build at run time; grouping
+//     ranges BigFoot's loop analysis finds, Rhodes' thesis
+//     §3.3.3, are what these footprints build at run time; grouping
 //     footprints by the plans' loop-range checks instead was measured to
 //     fragment ranges the plans check statement by statement, crypt's
 //     dst[i..i+3] and dst[i+4..i+7]), and its in-place checks are
@@ -120,7 +120,7 @@ func (r *fileRewriter) deferredFootprint(e ast.Expr, write, forced bool) string 
 // per synchronization-free stretch of the loop (at the goroutine's next
 // synchronization, the function's return, or after fpMaxReps repeats),
 // not once per iteration: BigFoot's loop-invariant checks
-// (003_2c4adee4d326f5a8.txt:837-841), made by the runtime so that a loop
+// (Rhodes' thesis §3.3.3), made by the runtime so that a loop
 // left early, a recovered panic or runtime.Goexit checks exactly the
 // accesses that ran. The footprint records whatever address the access
 // computes, so invariance is what makes the footprint pay, not what makes

@@ -17,7 +17,7 @@ import (
 //
 // BigFoot coalesces the checks of several fields of one object into one
 // check of a field group, placed anywhere between the accesses and the
-// next synchronization (003_2c4adee4d326f5a8.txt:870-885: "p.x, p.y, p.z
+// next synchronization (Rhodes' thesis §3.4: "p.x, p.y, p.z
 // need one check"). The BigFoot plan of a function proposes the groups:
 // every placed check whose paths are several fields of one base lists
 // the accesses it covers. The instrumenter emits a group only where it can

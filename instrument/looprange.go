@@ -18,7 +18,7 @@ import (
 // accesses it, and the runtime checks the range in one operation at the
 // next synchronization, the next execution of the loop, the function's
 // return or the goroutine's end (BigFoot's [Loop] rule,
-// 003_2c4adee4d326f5a8.txt:837-841, with the check made by the runtime so
+// Rhodes' thesis §3.3.3, with the check made by the runtime so
 // that every way out of the loop, a recovered panic and runtime.Goexit
 // included, checks the iterations that ran and no other):
 //

@@ -1,5 +1,5 @@
 // Package mode defines bigfoot's instrumentation modes: which of the
-// thesis's detectors (003_2c4adee4d326f5a8.txt, Table 3.1) a build
+// thesis's detectors (Rhodes' thesis, Table 3.1) a build
 // emits. One typed value travels from the command line (-mode) through the
 // driver to the instrumenter and the bench; code asks it what to do
 // (DropsRedundant, Groups, Footprints, ...) instead of comparing names.
@@ -100,7 +100,7 @@ func (m Mode) Footprints() bool { return m == SlimState || m == BigFoot }
 
 // StaticRanges reports whether the mode may replace per-element checks of
 // affine loops by the static loop-range checks of placement's BigFoot
-// plans (003_2c4adee4d326f5a8.txt:837-841), where the emitter can.
+// plans (Rhodes' thesis §3.3.3), where the emitter can.
 func (m Mode) StaticRanges() bool { return m == BigFoot }
 
 // SafeClass reports whether the mode leaves unchecked the variables of

@@ -14,7 +14,7 @@ import (
 // An Access is one SSA instruction that touches shared memory: what the
 // fasttrack placement checks in place. Path names the location in terms of
 // SSA values; Write distinguishes the two kinds of §3.5
-// (003_2c4adee4d326f5a8.txt:925-929).
+// (Rhodes' thesis §3.5.1).
 type Access struct {
 	Instr ssa.Instruction
 	Path  Path
@@ -27,7 +27,7 @@ func (a *Access) String() string { return kindName(a.Write) + " " + a.Path.Strin
 
 // A Step is one selector of a Path after its base: a field, or a strided
 // index range Lo..Hi:Stride, the set {Lo + i·Stride : Lo ≤ Lo + i·Stride <
-// Hi} of BFJ (003_2c4adee4d326f5a8.txt:744).
+// Hi} of BFJ (Rhodes' thesis §3.3.1).
 type Step struct {
 	Field  int           // field index, or stepIndex, or stepDeref
 	Name   string        // field name
@@ -53,7 +53,7 @@ const (
 
 // A Path designates heap locations: a base SSA value followed by field and
 // index selectors, as the BFJ paths x.f and x[r] and the extended paths
-// a[i].f, b.f.g of §3.5 (003_2c4adee4d326f5a8.txt:744, 912). With no steps
+// a[i].f, b.f.g of §3.5 (Rhodes' thesis §3.3.1, 912). With no steps
 // it is the whole pointee of Base (*p), or with Map the map object Base.
 type Path struct {
 	Base  ssa.Value
@@ -412,7 +412,7 @@ const maxDerefs = 2
 
 // base returns the path that designates the object v points to: v itself,
 // or, when v was loaded from a shared location p, the extended path p→
-// (003_2c4adee4d326f5a8.txt:912, "extended paths containing multiple
+// (Rhodes' thesis §3.5, "extended paths containing multiple
 // field/array references"). An extended path names the same object only
 // while nothing stores to p; the rules invalidate it at stores that may
 // alias p and at calls (see invalidates).

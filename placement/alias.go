@@ -8,8 +8,8 @@ import (
 	"golang.org/x/tools/go/ssa"
 )
 
-// aliases computes the alias facts x = y.f of §3.5 (003_2c4adee4d326f5a8.txt:
-// 887-899) as a forward must-analysis of available loads: a load of a
+// aliases computes the alias facts x = y.f of §3.4 of Rhodes' thesis
+// (the BigFoot paper's static field proxies and alias facts) as a forward must-analysis of available loads: a load of a
 // location already loaded on every path, with no intervening store that may
 // alias it, no call and no synchronization, yields the same value as the
 // earlier load (assuming the program is race-free, as the thesis does). The

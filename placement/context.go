@@ -9,9 +9,9 @@ import (
 	"github.com/bigfoot-go/bigfoot/placement/entail"
 )
 
-// An elem is one history property of §3.3.1 (003_2c4adee4d326f5a8.txt:763-769):
+// An elem is one history property of §3.3.1 (Rhodes' thesis §3.3.1–§3.3.2):
 // a past access p◁ (checked == false) or a past check p✓ (checked == true),
-// of a read or a write (§3.5, 003_2c4adee4d326f5a8.txt:929). In an
+// of a read or a write (§3.5, Rhodes' thesis §3.5.1). In an
 // anticipated set it is p◇ and checked is unused.
 //
 // For p◁, ids are the accesses the eventual covering check covers; for p✓
@@ -29,7 +29,7 @@ type elem struct {
 // [Loop] heuristic uses it for accesses made on every iteration of a loop
 // whose exit test comes first (Go's for loops): "b.f◁ if the loop ran",
 // lo = init and hi = φ. The thesis gets the same effect by rotating loops
-// into an if around a do-while (003_2c4adee4d326f5a8.txt:910); a guarded
+// into an if around a do-while (Rhodes' thesis §3.5); a guarded
 // check is emitted as `if lo < hi { check }`.
 type guard struct{ lo, hi entail.Term }
 
@@ -56,13 +56,13 @@ func (e *elem) key() string {
 // Boolean facts are not stored in sets: SSA values are defined once, so a
 // branch condition holds in every block the branch's edge dominates; see
 // blockFacts. A nil *set is ⊤, the start of the greatest-fixed-point
-// iteration (003_2c4adee4d326f5a8.txt:910-912).
+// iteration (Rhodes' thesis §3.5).
 type set struct {
 	m map[string]*elem
 	// owed holds, by path shape, the accesses forgotten at a release
 	// because a later access of the same location is anticipated: the
-	// later access's check covers them ([Rel], 003_2c4adee4d326f5a8.txt:
-	// 814). It is bookkeeping for Check.Covers only.
+	// later access's check covers them ([Rel], Rhodes'
+	// thesis §3.3.3). It is bookkeeping for Check.Covers only.
 	owed map[string][]int
 }
 
@@ -168,7 +168,7 @@ func unionIDs(a, b []int) []int {
 }
 
 // entailer decides the entailments H ⊢ h and H•A ⊢ a of §3.3.3
-// (003_2c4adee4d326f5a8.txt:797-809) for paths: equal keys entail
+// (Rhodes' thesis §3.3.3) for paths: equal keys entail
 // syntactically; an index range is entailed by a range of the same shape
 // that contains it, or vacuously when it is empty, which the prover decides
 // under the boolean facts in force.
@@ -238,7 +238,7 @@ func (en *entailer) contains(y, x Path, facts []entail.Fact) bool {
 // entails reports whether s ⊢ x under facts. For past accesses the kinds
 // must agree exactly: a pending write may not stand for a pending read
 // (its write check would not be legitimate for the read, §3.5); a write
-// check covers a read (003_2c4adee4d326f5a8.txt:927).
+// check covers a read (Rhodes' thesis §3.5.1).
 func (en *entailer) entails(s *set, x *elem, facts []entail.Fact) bool {
 	if s == nil {
 		return true // ⊤

@@ -16,7 +16,7 @@ import (
 // every call makes two checks per call; called in a loop, `for j := 0; j <
 // rounds; j++ { round(r, &k[j]) }`, that is two checks per iteration where
 // BigFoot's placement would make one range check k[0..rounds-1] for the
-// loop. The thesis's [Call] rule (003_2c4adee4d326f5a8.txt:843-853) moves
+// loop. The thesis's [Call] rule (Rhodes' thesis §3.3.3) moves
 // checks across a call only by the callee's synchronization; an access
 // summary also says what memory the callee accesses through its
 // parameters, so that the caller can check it instead: the single check

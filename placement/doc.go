@@ -5,8 +5,8 @@
 // array ranges. It implements the static analysis of Rhodes, Flanagan and
 // Freund, "BigFoot: Static Check Placement for Dynamic Race Detection"
 // (PLDI 2017), as described in the thesis chapter
-// 003_2c4adee4d326f5a8.txt §3.2–§3.5 (cited below by file
-// name and line), over golang.org/x/tools/go/ssa.
+// (Rhodes, Access Classification for Race Detection Optimization, UC
+// Santa Cruz 2019, chapter 3), §3.2–§3.5 (cited below by section), over golang.org/x/tools/go/ssa.
 //
 // # Precise checks
 //
@@ -14,9 +14,9 @@
 // it precedes the access with no release in between, or follows it with no
 // acquire in between; it is legitimate for the access if it precedes it
 // with no acquire in between, or follows it with no release in between
-// (003_2c4adee4d326f5a8.txt:703-716). A placement is precise if every access is covered by some
+// (Rhodes' thesis §3.2). A placement is precise if every access is covered by some
 // check and every check is legitimate for some access: then a trace has a
-// data race iff it has a check race. Reads and writes differ (003_2c4adee4d326f5a8.txt:925-929):
+// data race iff it has a check race. Reads and writes differ (Rhodes' thesis §3.5.1):
 // a write check covers reads and writes, a read check only reads; a read
 // check is legitimate for any access, a write check only for a write.
 //
@@ -37,10 +37,10 @@
 //	p.x          field x of the struct p points to
 //	a[i]         element i of slice (or array) a
 //	a[lo..hi]    elements lo ≤ k < hi
-//	a[lo..hi:k]  elements lo, lo+k, lo+2k, … < hi (a strided range, 003_2c4adee4d326f5a8.txt:744)
+//	a[lo..hi:k]  elements lo, lo+k, lo+2k, … < hi (a strided range, Rhodes' thesis §3.3.1)
 //	*p           the whole variable p points to (a captured variable, a global)
 //	m{}          the map m
-//	d.buf[i]     an extended path (003_2c4adee4d326f5a8.txt:912): element i of the slice loaded
+//	d.buf[i]     an extended path (Rhodes' thesis §3.5): element i of the slice loaded
 //	             from d.buf; valid until a store or call may change d.buf
 //
 // Index terms are linear (package entail) over SSA values, so i+1 is the
@@ -48,7 +48,7 @@
 //
 // # Contexts
 //
-// At each point the analysis knows a context H•A (003_2c4adee4d326f5a8.txt:763-769):
+// At each point the analysis knows a context H•A (Rhodes' thesis §3.3.1–§3.3.2):
 //
 //   - H, the history, flows forward: past accesses p◁ (accessed, no
 //     release since: a covering check is still owed), past checks p✓
@@ -59,29 +59,29 @@
 //   - A, the anticipated accesses p◇, flows backward: every path from here
 //     accesses p before any acquire.
 //
-// Both are greatest fixed points, computed from ⊤ (003_2c4adee4d326f5a8.txt:910).
+// Both are greatest fixed points, computed from ⊤ (Rhodes' thesis §3.5).
 //
 // # Rules (rules.go), per Fig. 3.7
 //
-//   - [Read]/[Write] (003_2c4adee4d326f5a8.txt:823-827): an access covered by a past check of a
+//   - [Read]/[Write] (Rhodes' thesis §3.3.3): an access covered by a past check of a
 //     covering kind is redundant; otherwise it becomes a past access.
 //     Adjacent indices of one array extend a strided range.
-//   - [Acq] (003_2c4adee4d326f5a8.txt:818): before an acquire, unchecked past accesses are
+//   - [Acq] (Rhodes' thesis §3.3.3): before an acquire, unchecked past accesses are
 //     checked; anticipation stops.
-//   - [Rel] (003_2c4adee4d326f5a8.txt:812-816): before a release, unchecked past accesses are
+//   - [Rel] (Rhodes' thesis §3.3.3): before a release, unchecked past accesses are
 //     checked unless anticipated (the later access's check covers them);
 //     then past accesses and checks are forgotten.
-//   - [Call] (003_2c4adee4d326f5a8.txt:843-853): a call's effects come from KillSets, a
+//   - [Call] (Rhodes' thesis §3.3.3): a call's effects come from KillSets, a
 //     whole-program pass over static call edges; unknown callees (interface
 //     and func-value calls, functions without bodies) may acquire and
 //     release, except the sync-free standard functions of pureStd.
-//   - [If] and merges (003_2c4adee4d326f5a8.txt:831-835): the history after a merge is the meet
+//   - [If] and merges (Rhodes' thesis §3.3.3): the history after a merge is the meet
 //     of the predecessors' (what each entails); a past access the meet
 //     forgets is checked on its incoming edge, unless anticipated.
-//   - [Rename] (003_2c4adee4d326f5a8.txt:825): at a φ the history is renamed: on a back edge where
+//   - [Rename] (Rhodes' thesis §3.3.3): at a φ the history is renamed: on a back edge where
 //     φ = φ'+k, the old φ' becomes φ-k; values that do not reach the merge
 //     make their properties forgotten (checked).
-//   - [Loop] (003_2c4adee4d326f5a8.txt:837-841, 933): for a loop with a trip bound, the header's
+//   - [Loop] (Rhodes' thesis §3.3.3, 933): for a loop with a trip bound, the header's
 //     history also keeps invariant candidates built from its linear
 //     induction variables: a[init..φ:k]◁ for each access a[φ] of the body,
 //     and "p◁ if the loop ran" (a guard init < φ) for each invariant path
@@ -96,7 +96,7 @@
 //
 // # Termination
 //
-// The thesis assumes loops terminate (003_2c4adee4d326f5a8.txt:786): a check deferred past a
+// The thesis assumes loops terminate (Rhodes' thesis §3.3.3): a check deferred past a
 // loop that never ends is never made. This package does not: a loop
 // without a provable trip bound (an exit test on every iteration comparing
 // a linear induction variable with a loop-invariant bound in the direction
@@ -106,7 +106,7 @@
 // on every iteration (LoopEntry, AtMerge). Deferred checks are also made
 // before explicit panics; a runtime panic (nil dereference, index out of
 // range) can still skip the deferred checks of its goroutine, as in the
-// thesis (003_2c4adee4d326f5a8.txt:939, "guarantees precision only for error-free traces").
+// thesis (Rhodes' thesis §3.5.2, "guarantees precision only for error-free traces").
 // Irreducible control flow (goto into a loop) makes Analyze fall back to
 // per-access checks.
 //

@@ -13,7 +13,7 @@ import (
 // Effects says which kinds of synchronization an operation may perform.
 // KillSetHistory and KillSetAnticipated of [Call] follow from it: an acquire
 // kills anticipated accesses, a release kills past accesses and past checks
-// (003_2c4adee4d326f5a8.txt:843-853).
+// (Rhodes' thesis §3.3.3).
 type Effects uint8
 
 const (
@@ -35,7 +35,7 @@ func (e Effects) String() string {
 }
 
 // KillSets holds each function's transitive synchronization effects, the
-// whole-program pass of §3.5 (003_2c4adee4d326f5a8.txt:910). Calls are
+// whole-program pass of §3.5 (Rhodes' thesis §3.5). Calls are
 // resolved statically (ssa.CallCommon.StaticCallee); a call through an
 // interface or a func value, or to a function without a body in the
 // program, may do anything (Both), except the known synchronization

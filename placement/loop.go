@@ -26,7 +26,7 @@ type loop struct {
 }
 
 // An iv is a linear induction variable φ = φ[init, φ+step] of a loop header
-// (the [Loop] heuristic of §3.5, 003_2c4adee4d326f5a8.txt:933).
+// (the [Loop] heuristic of §3.5, Rhodes' thesis §3.5.1).
 type iv struct {
 	phi  *ssa.Phi
 	init entail.Term
@@ -198,7 +198,7 @@ func (a *analysis) boundsIV(f entail.Fact, v iv, l *loop) bool {
 // before the loop, when nothing in the loop synchronizes or may store to
 // it: for i := 0; i < len(s.items); i++ reloads s.items in the header,
 // and the loop is still bounded if its body leaves s.items alone (under
-// the race-free assumption of alias facts, 003_2c4adee4d326f5a8.txt:887).
+// the race-free assumption of alias facts, Rhodes' thesis §3.4).
 func (a *analysis) invariantTerm(t entail.Term, l *loop) bool {
 	for _, name := range t.Vars() {
 		v := a.n.atom(name)
@@ -325,7 +325,7 @@ func (a *analysis) availableTerm(t entail.Term, s *ssa.BasicBlock) bool {
 }
 
 // candidates seeds the invariant history H_heuristic of a bounded loop
-// (003_2c4adee4d326f5a8.txt:933): for each access a[c·φ+r] in the body
+// (Rhodes' thesis §3.5.1): for each access a[c·φ+r] in the body
 // whose other parts are invariant, the accesses of the iterations so far,
 // a[c·init+r .. c·φ+r : c·k] (c·k > 0) or a[c·φ+r-c·k .. c·init+r-c·k :
 // -c·k] (c·k < 0), k the step of φ. The
@@ -458,7 +458,7 @@ func (a *analysis) availablePath(p Path, s *ssa.BasicBlock) bool {
 // conditions of the branch edges that dominate b, and φ ≥ init (φ ≤ init)
 // for the increasing (decreasing) induction variables of the loops whose
 // headers dominate b. SSA values never change, so these facts need no
-// [Assign] bookkeeping (003_2c4adee4d326f5a8.txt:829).
+// [Assign] bookkeeping (Rhodes' thesis §3.3.3).
 func (a *analysis) blockFacts(b *ssa.BasicBlock) []entail.Fact {
 	var fs []entail.Fact
 	for d := b; d != nil; d = d.Idom() {

@@ -15,7 +15,7 @@ import (
 // run zero, one or two iterations): it replays each complete path as a
 // trace of accesses, checks and synchronization, with SSA values renamed
 // per execution and branch conditions and φ equations as facts, and checks
-// the definitions of §3.2 (003_2c4adee4d326f5a8.txt:703-719): every access
+// the definitions of §3.2 (Rhodes' thesis §3.2): every access
 // is covered by a check of a covering kind (before it with no release in
 // between, or after it with no acquire in between), and every check is
 // legitimate for some access it checks. Extended paths are compared by the

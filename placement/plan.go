@@ -355,7 +355,7 @@ func weight(depth map[*ssa.BasicBlock]int, p Point) float64 {
 }
 
 // ShadowLayout computes the static field proxies of §3.4
-// (003_2c4adee4d326f5a8.txt:892-899) from the checks of plans: for each
+// (Rhodes' thesis §3.4–§3.5) from the checks of plans: for each
 // struct type, the groups of field indices that every check checks
 // together, which may share one shadow location. Fields no check names are
 // absent; a field checked alone is its own group.

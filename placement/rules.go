@@ -99,7 +99,7 @@ func (a *analysis) commit(h *set, xs []*elem, at Point, why Reason) {
 }
 
 // unchecked returns the past accesses of h that no past check covers:
-// {p : p◁ ∈ H, H ⊬ p✓} (003_2c4adee4d326f5a8.txt:814).
+// {p : p◁ ∈ H, H ⊬ p✓} (Rhodes' thesis §3.3.3).
 func (a *analysis) unchecked(h *set, facts []entail.Fact) []*elem {
 	var out []*elem
 	for _, x := range h.sorted() {
@@ -155,12 +155,12 @@ func (a *analysis) transfer(b *ssa.BasicBlock, h *set) *set {
 			dropAll(h)
 		case Acquire:
 			// [Acq]: check unchecked past accesses; they stay past
-			// accesses, now checked (003_2c4adee4d326f5a8.txt:818).
+			// accesses, now checked (Rhodes' thesis §3.3.3).
 			a.commit(h, a.unchecked(h, facts), at, why)
 		case Release:
 			// [Rel]: check unchecked past accesses not anticipated after
 			// the release, then forget accesses and checks
-			// (003_2c4adee4d326f5a8.txt:812-816).
+			// (Rhodes' thesis §3.3.3).
 			var xs, owed []*elem
 			for _, x := range a.unchecked(h, facts) {
 				if antAfter == nil || !a.en.anticipated(antAfter[i], x, facts) {
@@ -192,7 +192,7 @@ func (a *analysis) transfer(b *ssa.BasicBlock, h *set) *set {
 	return h
 }
 
-// access applies [Read]/[Write] (003_2c4adee4d326f5a8.txt:823-827) for one
+// access applies [Read]/[Write] (Rhodes' thesis §3.3.3) for one
 // access: a covering past check makes it redundant; otherwise RedCard checks
 // it in place and BigFoot records the past access p◁, extending a strided
 // range of the same shape when the new index is adjacent to it.
@@ -281,8 +281,8 @@ func (a *analysis) access(h *set, acc *Access, b *ssa.BasicBlock, i int, facts [
 }
 
 // invalidates reports whether instr may change the object a deref step of
-// p designates (the alias fact behind an extended path, 003_2c4adee4d326f5a8.txt:
-// 887-899): a store to the loaded location or one that may alias it
+// p designates (the alias fact behind an extended path, Rhodes'
+// thesis §3.4): a store to the loaded location or one that may alias it
 // (mayAlias), or a call or builtin that may write memory.
 func (a *analysis) invalidates(instr ssa.Instruction, p Path) bool {
 	var deref []int
@@ -433,7 +433,7 @@ func (a *analysis) coveringIDs(h *set, x *elem, facts []entail.Fact) []int {
 }
 
 // translate renames x from the end of p to the entry of s, the [Rename]
-// rule at a φ (003_2c4adee4d326f5a8.txt:825): an old value of a φ of s that
+// rule at a φ (Rhodes' thesis §3.3.3): an old value of a φ of s that
 // is φ+r on this edge (an induction variable on a back edge) becomes φ-r,
 // a value that reaches s only as a φ's incoming value becomes that φ, and
 // values that mean nothing in s make x untranslatable (ok == false).
@@ -568,7 +568,7 @@ func phisOf(b *ssa.BasicBlock) []*ssa.Phi {
 
 // translateBack renames an anticipated access from the entry of s to the
 // end of its predecessor p: [Assign] for a φ, A[φ := incoming]
-// (003_2c4adee4d326f5a8.txt:829).
+// (Rhodes' thesis §3.3.3).
 func (a *analysis) translateBack(x *elem, p, s *ssa.BasicBlock) (*elem, bool) {
 	idx := predIndex(s, p)
 	q := x.path
@@ -664,7 +664,7 @@ func (a *analysis) anticipatedOut(b *ssa.BasicBlock) *set {
 }
 
 // stepBack computes A before instr from A after it: an acquire empties it
-// ([Acq]: 003_2c4adee4d326f5a8.txt:818), a definition removes paths naming
+// ([Acq]: Rhodes' thesis §3.3.3), a definition removes paths naming
 // the defined value ([Read]: A \ x), an access adds p◇.
 func (a *analysis) stepBack(instr ssa.Instruction, after *set) *set {
 	if after == nil {
@@ -778,7 +778,7 @@ func edgePoint(p, s *ssa.BasicBlock) Point {
 }
 
 // merge computes the history at the entry of s from its predecessors, the
-// join of [If] and [Loop] (003_2c4adee4d326f5a8.txt:831-841): translate each
+// join of [If] and [Loop] (Rhodes' thesis §3.3.3): translate each
 // predecessor's history, meet them (keeping what every predecessor entails,
 // including the loop-invariant candidates at a header), and check on each
 // incoming edge the past accesses the meet forgets, unless anticipated:
@@ -824,7 +824,7 @@ func (a *analysis) merge(s *ssa.BasicBlock) *set {
 		res := newSet()
 		// At a loop header the invariant is drawn from H_heuristic only:
 		// what enters the loop and the seeded candidates
-		// (003_2c4adee4d326f5a8.txt:933), never the back edges'
+		// (Rhodes' thesis §3.5.1), never the back edges'
 		// renamed histories, so the iteration descends and ends.
 		var union []*elem
 		l := a.loops[s]

@@ -12,7 +12,7 @@ import (
 //
 //   - every access is covered by some check, and every check covers some
 //     access (no access without a covering check, no check that cannot be
-//     legitimate, 003_2c4adee4d326f5a8.txt:719);
+//     legitimate, Rhodes' thesis §3.2);
 //   - every point is well formed: before a non-φ instruction of its block,
 //     or on an edge to a successor that is critical;
 //   - every SSA value a check names is defined at its point (its block

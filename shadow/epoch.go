@@ -3,7 +3,7 @@
 // Package shadow is the shadow memory of the bigfoot race detector: for every
 // byte of memory that instrumented code accessed, the FastTrack state of the
 // last accesses to it (Flanagan & Freund, PLDI 2009; the adaptive epoch
-// representation of 003_2c4adee4d326f5a8.txt:491 and :939).
+// representation of Rhodes' thesis §2.3.7 and §3.5.2).
 //
 // The package knows nothing about goroutines or synchronization: a caller
 // describes the accessing goroutine by a [Thread] (its epoch and vector
@@ -16,7 +16,7 @@ package shadow
 // the high TIDBits bits and that thread's clock in the low ClockBits bits.
 // FastTrack records the last write to a location, and usually the last read,
 // as a single epoch instead of a vector clock, because without a race those
-// accesses are totally ordered (003_2c4adee4d326f5a8.txt:489-491).
+// accesses are totally ordered (Rhodes' thesis §2.3.7).
 //
 // The zero Epoch is "no access": its clock 0 happens before everything.
 type Epoch uint64

@@ -7,7 +7,7 @@ package shadow
 // A range check over an array (or a strided footprint) would cost one
 // FastTrack operation per granule with per-granule state. Like SlimState
 // and BigFoot's dynamic array compression
-// (003_2c4adee4d326f5a8.txt:885-891, :939), the shadow instead starts the
+// (Rhodes' thesis §3.4 and §3.5.2), the shadow instead starts the
 // memory a range check touches while it is clean with one state for many
 // granules, and refines it only when a check does not fit:
 //

@@ -1,7 +1,7 @@
 // Package entail decides entailment between linear integer facts, the
 // question BigFoot's placement rules ask at every join and at every check
 // site: does the history H entail a fact h (H ⊢ h), and does H•A entail an
-// anticipated access (thesis 003_2c4adee4d326f5a8.txt, §3.3, the [If] and
+// anticipated access (Rhodes' thesis, §3.3, the [If] and
 // [Loop] rules and the side conditions of Fig. 3.7).
 //
 // Facts are linear (in)equalities over named integer variables (SSA values,
@@ -9,7 +9,7 @@
 // Z3 prover asks Z3 whether hyps ∧ ¬goal is unsatisfiable, and Cached puts
 // a result cache and syntactic fast paths in front of any Prover, so most
 // queries never reach the solver (the thesis reports ~10% of analysis time
-// in the solver thanks to caching; 003_2c4adee4d326f5a8.txt, §3.6).
+// in the solver thanks to caching; Rhodes' thesis, §3.6).
 //
 // Linear answers most placement queries itself, by Fourier–Motzkin
 // elimination with integer tightening over the hypotheses relevant to the

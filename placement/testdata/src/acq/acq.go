@@ -1,4 +1,4 @@
-// Package acq tests [Acq] (003_2c4adee4d326f5a8.txt:818): past accesses are
+// Package acq tests [Acq] (Rhodes' thesis §3.3.3): past accesses are
 // checked before an acquire; the check also covers later accesses of the
 // same location up to the next release, and anticipated accesses do not
 // flow backwards across the acquire.

@@ -1,4 +1,4 @@
-// Package alias tests alias facts x = y.f (003_2c4adee4d326f5a8.txt:887-899):
+// Package alias tests alias facts x = y.f (Rhodes' thesis §3.4–§3.5):
 // two loads of s.p with no store, call or synchronization in between yield
 // the same pointer, so s.p.x and s.p.y are one designator and coalesce.
 package alias

@@ -1,4 +1,4 @@
-// Package call tests [Call] (003_2c4adee4d326f5a8.txt:843-853): the kill
+// Package call tests [Call] (Rhodes' thesis §3.3.3): the kill
 // sets of the whole-program pass. A callee that may synchronize (directly
 // or transitively) forces checks before the call; a sync-free callee does
 // not.

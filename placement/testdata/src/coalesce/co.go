@@ -1,4 +1,4 @@
-// Package coalesce tests §3.4 coalescing (003_2c4adee4d326f5a8.txt:870-885):
+// Package coalesce tests §3.4 coalescing (Rhodes' thesis §3.4):
 // fields of one designator become one field group; adjacent elements become
 // one strided range.
 package coalesce

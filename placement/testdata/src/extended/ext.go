@@ -1,4 +1,4 @@
-// Package extended tests extended paths (003_2c4adee4d326f5a8.txt:912): a
+// Package extended tests extended paths (Rhodes' thesis §3.5): a
 // slice reached through a field, loaded anew in every iteration, is named
 // by the path d.buf rather than by the loaded SSA value, so the accesses of
 // all iterations coalesce into one range check after the loop. A store to

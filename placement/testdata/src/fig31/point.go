@@ -1,5 +1,5 @@
-// Package fig31 renders the thesis's Figure 3.1 (003_2c4adee4d326f5a8.txt,
-// §3.1): Point.move reads and writes x, y and z; BigFoot places one
+// Package fig31 renders the thesis's Figure 3.1 (Rhodes'
+// thesis, §3.1): Point.move reads and writes x, y and z; BigFoot places one
 // coalesced write check of the three fields at the end.
 package fig31
 

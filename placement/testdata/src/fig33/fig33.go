@@ -1,4 +1,4 @@
-// Package fig33 renders Figure 3.3 (003_2c4adee4d326f5a8.txt:682, 707-718,
+// Package fig33 renders Figure 3.3 (Rhodes' thesis §3.1, 707-718,
 // 768-772): three accesses of y.f around a release and an acquire, covered
 // by the single check before the acquire. The first access is forgotten at
 // the release because the second is anticipated; the third is covered by

@@ -1,4 +1,4 @@
-// Package fig36a renders Figure 3.6(a) (003_2c4adee4d326f5a8.txt:749-760,
+// Package fig36a renders Figure 3.6(a) (Rhodes' thesis §3.3.1,
 // 778): b.g is read only in the then branch, so it is checked at the end of
 // that branch; b.f is read in the else branch and after the if, so its
 // check is deferred to after the merge.

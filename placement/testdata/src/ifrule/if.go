@@ -1,4 +1,4 @@
-// Package ifrule tests [If] (003_2c4adee4d326f5a8.txt:831-835): accesses on
+// Package ifrule tests [If] (Rhodes' thesis §3.3.3): accesses on
 // one branch only are checked at that branch's end; accesses on both
 // branches are checked once after the merge; boolean facts from the branch
 // condition decide range entailment.

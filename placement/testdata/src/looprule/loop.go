@@ -1,4 +1,4 @@
-// Package looprule tests [Loop] (003_2c4adee4d326f5a8.txt:837-841): strided
+// Package looprule tests [Loop] (Rhodes' thesis §3.3.3): strided
 // ranges from induction variables with constant steps, counting down, two
 // arrays, and a loop whose index is not an induction variable.
 package looprule

@@ -1,5 +1,5 @@
 // Package readwrite tests [Read]/[Write] with §3.5's kinds
-// (003_2c4adee4d326f5a8.txt:925-929): a read-modify-write needs only the
+// (Rhodes' thesis §3.5.1): a read-modify-write needs only the
 // write check; a read check is not enough for a later write; a write check
 // covers later reads.
 package readwrite

@@ -1,4 +1,4 @@
-// Package rel tests [Rel] (003_2c4adee4d326f5a8.txt:812-816): unchecked
+// Package rel tests [Rel] (Rhodes' thesis §3.3.3): unchecked
 // past accesses are checked before a release, then forgotten.
 package rel
 
