@@ -167,6 +167,23 @@ func (r *run) sameClasses(t *Thread, first, step int, write bool) bool {
 	return true
 }
 
+// classesIn returns the set of r's classes (bit j: class j) that have a
+// byte in [S, E), r's extent. A piece cut out of a stride run keeps all
+// of its cells, but may be shorter than one period (refine): the cells of
+// the classes it has no byte of hold the state of other memory, which a
+// check of the piece must not look at.
+func (r *run) classesIn(S, E uintptr) uint32 {
+	k := uintptr(len(r.cells))
+	if k == 1 || E-S >= k*r.elem {
+		return 1<<k - 1
+	}
+	var in uint32
+	for b := S; b < E; b += r.elem - (b-r.origin)%r.elem {
+		in |= 1 << r.class(b)
+	}
+	return in
+}
+
 // covers reports whether granule gi is in r's extent.
 func (r *run) covers(gi uintptr) bool {
 	return uintptr(r.s.Load()) <= gi && gi < uintptr(r.e.Load())
@@ -368,7 +385,11 @@ func (s *Space) runSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr, sp
 		return Race{}, false, Y, false
 	}
 	if aligned && whole {
+		in := r.classesIn(S, E)
 		for j := first % step; j < len(r.cells); j += step {
+			if in&(1<<j) == 0 {
+				continue // no byte of the run is in class j
+			}
 			if rc, ok := r.cells[j].access(t, write, site); ok && !found {
 				race, found = rc, true
 				race.Addr = X

@@ -71,3 +71,40 @@ func TestAccessStrided(t *testing.T) {
 		t.Fatal("no checks counted")
 	}
 }
+
+// TestStridedPieceClasses is the false race of a stride run cut into a
+// piece of fewer elements than it has classes: one thread writes every
+// fourth element s[0], s[4], ..., s[20], another s[13] and s[14]. They
+// share no element. The piece [13, 15) that the second check cuts out of
+// the stride run keeps all four class cells, class 0's holding the first
+// thread's write, and the check, which covers the piece whole, must look
+// only at the classes that have bytes in it (1 and 2).
+func TestStridedPieceClasses(t *testing.T) {
+	quiet(t)
+	for _, order := range []string{"stride first", "block first"} {
+		for _, elem := range []uintptr{1, 2, 4, 8} {
+			s := NewSpace()
+			v := escape(make([]uint64, 64))
+			p := unsafe.Pointer(&v[0])
+			a, b := thread(1, 1, nil), thread(2, 1, nil)
+			stride := func() (Race, bool) { return s.AccessStrided(a, p, elem, 4*elem, 6, true, 1) }
+			block := func() (Race, bool) { return s.AccessRange(b, p, elem, 13, 15, 1, true, 2) }
+			if order == "block first" {
+				stride, block = block, stride
+			}
+			if r, race := stride(); race {
+				t.Fatalf("%s, elem %d: first check: %+v", order, elem, r)
+			}
+			if r, race := block(); race {
+				t.Fatalf("%s, elem %d: elements 13 and 14 race with 0, 4, ..., 20: %+v", order, elem, r)
+			}
+			// Both again, and a real conflict on element 16.
+			if r, race := stride(); race {
+				t.Fatalf("%s, elem %d: repeat: %+v", order, elem, r)
+			}
+			if r, race := s.AccessRange(b, p, elem, 16, 17, 1, false, 3); !race || r.Prev.TID() != 1 || !r.PrevWrite {
+				t.Fatalf("%s, elem %d: element 16: %+v %v", order, elem, r, race)
+			}
+		}
+	}
+}
