@@ -33,6 +33,7 @@ func (g *G) atomicBegin(p unsafe.Pointer, size uintptr, op atomicOp) *syncVar {
 	if a == 0 {
 		return nil
 	}
+	g.yield()
 	g.countSync()
 	v := g.lockSync(a, true)
 	g.t.VC = join(g.t.VC, v.vc)

@@ -634,6 +634,7 @@ func (g *G) sendPre(p uintptr) *chanState {
 func (g *G) sendLocked(p uintptr, r *shadow.Race) (c *chanState, race bool) {
 	g.cancelSelect()
 	g.bubbleIdle()
+	g.yield()
 	g.countSync()
 	c = g.chanOf(p)
 	c.mu.Lock()
@@ -701,6 +702,7 @@ func (g *G) recvPre(p uintptr) *chanState {
 func (g *G) recvLocked(p uintptr) *chanState {
 	g.cancelSelect()
 	g.bubbleIdle()
+	g.yield()
 	g.countSync()
 	c := g.chanOf(p)
 	c.mu.Lock()
@@ -759,6 +761,7 @@ func Close[C any](g *G, ch C) C {
 	if p == 0 {
 		return ch
 	}
+	g.yield()
 	g.countSync()
 	c := g.chanOf(p)
 	c.mu.Lock()
@@ -786,6 +789,7 @@ type selectCase struct {
 // 'r' for a receive case and 's' for a send case; nil channels are
 // ignored. Each case is announced as the operation it would perform.
 func SelectPre(g *G, dirs string, chans ...any) {
+	g.yield()
 	g.cancelSelect()
 	g.bubbleIdle()
 	announced := false

@@ -224,6 +224,7 @@ func (g *G) Fork(site uint32) *Child {
 	registerLive(c, g.snap.Load(), false)
 	c.root.Store(true)
 	c.bubble = g.bubble
+	c.sched = g.sched.fork(g)
 	g.commitFootprints()
 	g.publishIfAsked()
 	if verifyChecks {
@@ -239,6 +240,7 @@ func (g *G) Fork(site uint32) *Child {
 func Start(c *Child) *G {
 	key, gp := curKey()
 	c.g.start(key, gp)
+	c.g.yield()
 	return c.g
 }
 

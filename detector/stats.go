@@ -24,13 +24,12 @@ var stats struct {
 // countSync is called by every synchronization operation before it
 // acquires or releases: it commits the goroutine's pending footprints
 // (their accesses precede the operation), publishes a snapshot of its
-// clock if a sweep asked for one, and counts the operation.
+// clock if a sweep asked for one, and counts the operation. (It does not
+// yield for sched=N: an acquire follows its operation, so the yield
+// points are the hooks' own, before the operation: G.yield.)
 func (g *G) countSync() {
 	g.commitFootprints()
 	g.publishIfAsked() // after the commit: see frontier.go
-	if sched.n != 0 {
-		g.perturb()
-	}
 	if verifyChecks {
 		g.verifySpan(endSync, 0)
 	}

@@ -154,6 +154,7 @@ func (g *G) acquire(addr uintptr) {
 
 // release orders the goroutine's past before later acquires of addr.
 func (g *G) release(addr uintptr) {
+	g.yield()
 	g.countSync()
 	v := g.lockSync(addr, true)
 	v.vc = join(v.vc, g.t.VC)
@@ -169,6 +170,7 @@ type clockBox struct {
 }
 
 func (b *clockBox) release(g *G) {
+	g.yield()
 	g.countSync()
 	b.mu.Lock()
 	b.vc = join(b.vc, g.t.VC)
@@ -231,6 +233,7 @@ func dataWord(x any) uintptr {
 
 // Lock locks m; the lock acquires m's clock.
 func Lock(g *G, m *sync.Mutex) {
+	g.yield()
 	g.stdOff++
 	m.Lock()
 	g.stdOff--
@@ -249,6 +252,7 @@ func Unlock(g *G, m *sync.Mutex) {
 
 // TryLock tries to lock m and acquires its clock if it succeeds.
 func TryLock(g *G, m *sync.Mutex) bool {
+	g.yield()
 	g.stdOff++
 	ok := m.TryLock()
 	g.stdOff--
@@ -266,6 +270,7 @@ func TryLock(g *G, m *sync.Mutex) bool {
 
 // RWLock write-locks m.
 func RWLock(g *G, m *sync.RWMutex) {
+	g.yield()
 	g.stdOff++
 	m.Lock()
 	g.stdOff--
@@ -283,6 +288,7 @@ func RWUnlock(g *G, m *sync.RWMutex) {
 
 // RWRLock read-locks m.
 func RWRLock(g *G, m *sync.RWMutex) {
+	g.yield()
 	g.stdOff++
 	m.RLock()
 	g.stdOff--
@@ -299,6 +305,7 @@ func RWRUnlock(g *G, m *sync.RWMutex) {
 
 // RWTryLock tries to write-lock m.
 func RWTryLock(g *G, m *sync.RWMutex) bool {
+	g.yield()
 	g.stdOff++
 	ok := m.TryLock()
 	g.stdOff--
@@ -312,6 +319,7 @@ func RWTryLock(g *G, m *sync.RWMutex) bool {
 
 // RWTryRLock tries to read-lock m.
 func RWTryRLock(g *G, m *sync.RWMutex) bool {
+	g.yield()
 	g.stdOff++
 	ok := m.TryRLock()
 	g.stdOff--
@@ -327,6 +335,7 @@ func RWTryRLock(g *G, m *sync.RWMutex) bool {
 // locker shares the writers' clock of its RWMutex: more synchronization
 // than the readers' true order, never less.)
 func LockerLock(g *G, l sync.Locker) {
+	g.yield()
 	l.Lock()
 	g.acquire(dataWord(l))
 	runtime.KeepAlive(l)
@@ -424,6 +433,7 @@ func WaitGroupDone(g *G, wg *sync.WaitGroup) {
 // WaitGroupWait waits and then acquires wg's clock. The first waiter that
 // has to block writes &wg.sema.
 func WaitGroupWait(g *G, wg *sync.WaitGroup) {
+	g.yield()
 	g.bubbleIdle()
 	if !wgLayout.ok {
 		wg.Wait()
@@ -476,6 +486,7 @@ func WaitGroupGo(g *G, wg *sync.WaitGroup, f func(), site uint32) {
 
 // OnceDo is o.Do(f): the end of f happens before every Do returns.
 func OnceDo(g *G, o *sync.Once, f func()) {
+	g.yield()
 	a := addr(o)
 	o.Do(func() {
 		defer g.release(a)
@@ -560,6 +571,7 @@ func CondBroadcast(g *G, c *sync.Cond) {
 
 // SyncMapLoad is m.Load(key).
 func SyncMapLoad(g *G, m *sync.Map, key any) (any, bool) {
+	g.yield()
 	v, ok := m.Load(key)
 	acquireAt(g, m, 0)
 	return v, ok
