@@ -30,6 +30,22 @@ var Workloads = []Workload{
 	{"mergesort", "parallel merge sort: goroutines on halves", 1000000},
 	{"blocks", "block-partitioned closures over 4 arrays of 4M elements (uint32, byte), histogram, compaction, 2-D row bands; barrier per pass", 512 << 10},
 	{"shardmap", "read-mostly map cache sharded under sync.RWMutex", 250000},
+
+	// Service-shaped programs, heavy on the standard library, written as a
+	// Go service would be and frozen before any optimization aimed at
+	// them (issue 30).
+	{"jsonrt", "encoding/json round trips of nested order structs", 7500},
+	{"logparse", "regexp access-log parsing, per-route stats in a sync.Map", 37500},
+	{"gzipsha", "compress/gzip and crypto/sha256 of 64 KiB blocks, verified round trip", 20},
+	{"tmplpage", "html/template pages rendered into per-goroutine buffers", 625},
+	{"httpapi", "net/http ServeMux handlers through httptest, JSON bodies, RWMutex store", 3750},
+	{"invindex", "bufio.Scanner tokenizing into a sharded inverted index, then queries", 500},
+	{"sortrec", "slices.SortFunc, sort.Slice and sort.Stable views of 50k records", 5},
+	{"metricsfmt", "fmt and strconv formatting into sync.Pool buffers, parsed back", 125000},
+	{"inventory", "maps of struct values under region mutexes, per-goroutine maps", 50000},
+	{"bintrees", "short-lived pointer trees: BST insert/delete/walk, complete trees", 1500},
+	{"dijkstra", "container/heap Dijkstra on a shared graph, fresh maps per query", 60},
+	{"fanout", "fan-out/fan-in per request under context.WithTimeout, semaphore", 2500},
 }
 
 // PackagePath returns the package pattern of the named workload, relative
