@@ -210,7 +210,9 @@ func (d *run) do(ctx context.Context) (int, error) {
 		return d.buildAndRun(ctx, overlay)
 	}
 	args := append([]string{d.inv.Verb, "-overlay", overlay}, d.inv.GoArgs...)
-	return d.goCommand(ctx, d.env, args)
+	// The programs go test runs get the user's settings back (userenv.go).
+	env := withUserEnv(d.env, d.cfg.Env, "GOWORK", "GOFLAGS")
+	return d.goCommand(ctx, env, args)
 }
 
 // buildAndRun builds the program of bigfoot run and runs it, so that its

@@ -67,13 +67,19 @@ func setEnv(env []string, key, value string) []string {
 
 // lookupEnv returns the last value of key in env.
 func lookupEnv(env []string, key string) string {
-	v := ""
+	v, _ := lookupEnvOK(env, key)
+	return v
+}
+
+// lookupEnvOK returns the last value of key in env and whether key is set.
+func lookupEnvOK(env []string, key string) (string, bool) {
+	v, ok := "", false
 	for _, kv := range env {
 		if strings.HasPrefix(kv, key+"=") {
-			v = kv[len(key)+1:]
+			v, ok = kv[len(key)+1:], true
 		}
 	}
-	return v
+	return v, ok
 }
 
 // filterGOFLAGS removes from a GOFLAGS value the flags that the workspace

@@ -75,8 +75,9 @@ func RuntimeFiles(goroot string) (map[string][]byte, error) {
 }
 
 // runtimePatches returns the files a build adds to or patches in package
-// runtime in dir: the GC count's, and the allocation versions' if
-// versions is set.
+// runtime in dir: the GC count's, the allocation versions' if versions is
+// set, and the user's environment's (userenv.go) where the runtime takes
+// it.
 func runtimePatches(dir string, versions bool) (map[string][]byte, error) {
 	files := make(map[string][]byte)
 	if versions {
@@ -86,5 +87,10 @@ func runtimePatches(dir string, versions bool) (map[string][]byte, error) {
 		}
 	}
 	files[filepath.Join(dir, gcCountFile)] = []byte(gcCountSource)
+	if env, err := userEnvFiles(dir); err == nil {
+		for path, data := range env {
+			files[path] = data
+		}
+	}
 	return files, nil
 }

@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/mod/modfile"
 )
 
 // errNoModule is reported outside module mode.
@@ -46,6 +48,10 @@ type workspace struct {
 	GoVersion string    // for the go line: the toolchain's version
 	Use       []string  // absolute module directories, the user's first
 	Replace   []replace // replace directives of the user's own go.work
+	// Godebug are the godebug settings (key=value) of the temporary
+	// go.work: those that make the go command compute the default GODEBUG
+	// of a binary exactly as it does without bigfoot (godebugSettings).
+	Godebug []string
 }
 
 // replace is one replace directive of a go.work file.
@@ -78,6 +84,7 @@ func userWorkspace(ctx context.Context, gocmd, dir string, env []string, ge *goE
 			Go      string
 			Use     []struct{ DiskPath string }
 			Replace []replace
+			Godebug []struct{ Key, Value string }
 		}
 		if err := json.Unmarshal(out, &wf); err != nil {
 			return nil, fmt.Errorf("parsing go work edit -json output: %w", err)
@@ -101,6 +108,20 @@ func userWorkspace(ctx context.Context, gocmd, dir string, env []string, ge *goE
 		if ws.GoVersion == "" {
 			ws.GoVersion = wf.Go
 		}
+		goLine := wf.Go
+		if goLine == "" {
+			goLine = defaultGoWorkVersion
+		}
+		ws.Godebug = []string{"default=go" + goLine}
+		for _, g := range wf.Godebug {
+			ws.Godebug = append(ws.Godebug, g.Key+"="+g.Value)
+		}
+	} else {
+		gd, err := modGodebug(ge.GOMOD)
+		if err != nil {
+			return nil, err
+		}
+		ws.Godebug = gd
 	}
 	if len(ws.Use) == 0 {
 		return nil, errNoModule
@@ -114,6 +135,47 @@ func userWorkspace(ctx context.Context, gocmd, dir string, env []string, ge *goE
 		ws.GoVersion = strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
 	}
 	return ws, nil
+}
+
+// The go lines the go command assumes where a go.mod or go.work has none
+// (gover.DefaultGoModVersion and DefaultGoWorkVersion in cmd/go).
+const (
+	defaultGoModVersion  = "1.16"
+	defaultGoWorkVersion = "1.18"
+)
+
+// modGodebug returns the godebug settings that give a build in the
+// temporary workspace the default GODEBUG of a build of the module whose
+// go.mod is gomod: the go command computes it from the main module's go
+// line and godebug lines in module mode, but from the go.work's in
+// workspace mode (cmd/go/internal/load/godebug.go, defaultGODEBUG), whose
+// go line is the toolchain's. "default=go<the module's go line>" selects
+// the module's defaults; the module's own godebug lines follow and win,
+// as they do over its go line; //go:debug directives in the main package
+// still win over both.
+func modGodebug(gomod string) ([]string, error) {
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		return nil, err
+	}
+	// The main module's go.mod, parsed strictly: a lax parse drops the
+	// godebug lines, which only a main module has. A directive this
+	// x/mod does not know leaves the lines out rather than the build.
+	f, err := modfile.Parse(gomod, data, nil)
+	if err != nil {
+		if f, err = modfile.ParseLax(gomod, data, nil); err != nil {
+			return nil, err
+		}
+	}
+	goLine := defaultGoModVersion
+	if f.Go != nil {
+		goLine = f.Go.Version
+	}
+	gd := []string{"default=go" + goLine}
+	for _, g := range f.Godebug {
+		gd = append(gd, g.Key+"="+g.Value)
+	}
+	return gd, nil
 }
 
 // toolchainVersion turns "go1.26.8" into "1.26.8", and returns "" for

@@ -152,6 +152,9 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 		d.logf("GC cycles counted through runtime/metrics: %v", err)
 	} else {
 		pl.RuntimeDir = dir
+		if _, err := userEnvFiles(dir); err != nil {
+			d.logf("test binaries see bigfoot's GOWORK: %v", err)
+		}
 		if _, err := allocVersionFiles(dir); err != nil {
 			d.logf("object identity proven by weak pointers: allocation versions: %v", err)
 		} else {

@@ -142,7 +142,15 @@ func compiled(name string) bool {
 // to be fetched again.
 func writeWorkspace(file string, ws *workspace, rtDir, userWork string, extra []replace) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "go %s\n\nuse (\n", ws.GoVersion)
+	fmt.Fprintf(&b, "go %s\n\n", ws.GoVersion)
+	if len(ws.Godebug) > 0 {
+		b.WriteString("godebug (\n")
+		for _, g := range ws.Godebug {
+			fmt.Fprintf(&b, "\t%s\n", g)
+		}
+		b.WriteString(")\n\n")
+	}
+	b.WriteString("use (\n")
 	dirs := append([]string{}, ws.Use...)
 	if rtDir != "" {
 		dirs = append(dirs, rtDir)

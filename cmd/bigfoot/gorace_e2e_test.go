@@ -1,0 +1,117 @@
+package main
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// These tests run one module under go test -race and bigfoot test and
+// compare what the user sees: the exit status, standard output and
+// standard error, with durations removed. bigfoot test is the same build
+// as go test -race (docs/build.md, "The same build as go -race").
+
+// durations matches the times go test prints ("0.012s", "(0.00s)") and the
+// "(cached)" that stands for one.
+var durations = regexp.MustCompile(`\s*(\(\d+\.\d+s\)|\d+\.\d+s|\(cached\))`)
+
+// normalize removes durations from go test's output.
+func normalize(s string) string {
+	return durations.ReplaceAllString(s, "")
+}
+
+// sameAsGoRace runs go test -race and bigfoot test with args in dir and
+// fails the test unless both exit with the same status and print the same
+// output. It returns go test -race's normalized standard output.
+func sameAsGoRace(t *testing.T, dir string, env []string, args ...string) string {
+	t.Helper()
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	want := run(t, dir, env, "go", append([]string{"test", "-race"}, args...)...)
+	got := run(t, dir, env, bigfootBin, append([]string{"test"}, args...)...)
+	want.stdout, want.stderr = normalize(want.stdout), normalize(want.stderr)
+	got.stdout, got.stderr = normalize(got.stdout), normalize(got.stderr)
+	if got != want {
+		t.Errorf("bigfoot test %s differs from go test -race\nbigfoot:\n%v\ngo test -race:\n%v", strings.Join(args, " "), got, want)
+	}
+	return want.stdout
+}
+
+// TestSameGODEBUG: the default GODEBUG of a test binary is the one go test
+// computes from the main module's go line and godebug lines, not the
+// toolchain's (bigfoot's go.work has the toolchain's go line). In a go 1.17
+// module, rand.Seed seeds the global source (randseednop=0); the module's
+// godebug line panicnil=0 wins over its go line, so panic(nil) is
+// recovered as a *runtime.PanicNilError.
+func TestSameGODEBUG(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/old\n\ngo 1.17\n\ngodebug panicnil=0\n",
+		"old_test.go": `package old
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+)
+
+func TestPanicNil(t *testing.T) {
+	defer func() { fmt.Printf("recovered %T\n", recover()) }()
+	panic(nil)
+}
+
+func TestSeed(t *testing.T) {
+	rand.Seed(1)
+	a := rand.Int()
+	rand.Seed(1)
+	fmt.Println("seeded:", a == rand.Int())
+}
+`,
+	})
+	out := sameAsGoRace(t, dir, nil, "-count=1", "-v", ".")
+	for _, want := range []string{"recovered *runtime.PanicNilError", "seeded: true"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("go test -race printed no %q: the test does not show the setting\n%s", want, out)
+		}
+	}
+}
+
+// TestSameEnvironment: the test process gets the user's environment, not
+// bigfoot's: GOWORK unset (or the user's setting), the user's GOFLAGS, no
+// variable of bigfoot's, so that a test running the go command builds the
+// user's module as it would under go test -race.
+func TestSameEnvironment(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/env\n\ngo 1.22\n",
+		"env_test.go": `package env
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+func TestEnv(t *testing.T) {
+	for _, k := range []string{"GOWORK", "GOFLAGS"} {
+		v, ok := os.LookupEnv(k)
+		fmt.Printf("%s=%q set=%v\n", k, v, ok)
+	}
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "BIGFOOT_USER_") {
+			fmt.Println("bigfoot's variable:", kv)
+		}
+	}
+	out, err := exec.Command("go", "list", "-m", "all").CombinedOutput()
+	fmt.Printf("go list -m all: %s%v\n", out, err)
+}
+`,
+	})
+	for _, env := range [][]string{
+		nil,
+		{"GOWORK=off", "GOFLAGS=-mod=mod"},
+	} {
+		sameAsGoRace(t, dir, env, "-count=1", "-v", ".")
+	}
+}
