@@ -4,11 +4,13 @@
 #   make demo    install what is missing, build bin/bigfoot, run it on a racy example
 #   make test    go vet, unit tests, end-to-end tests and Go's race-detector suite
 #   make bench   the full comparison (bigfoot bench), written to bench-results/
+#   make corpus  real modules' suites under go test -race and bigfoot test, compared (corpus-results/)
+#   make corpus-verify  the precise-checks verifier over the corpus's suites (corpus-verify-results/)
 
 GO ?= go
 BIGFOOT := bin/bigfoot
 
-.PHONY: all build demo test bench deps z3 clean
+.PHONY: all build demo test bench corpus corpus-verify deps z3 clean
 
 all: build
 
@@ -47,6 +49,21 @@ test: deps
 BENCH_RUNS ?= 3
 bench: build
 	$(BIGFOOT) bench -runs $(BENCH_RUNS) -o bench-results
+
+# corpus runs the suites of the modules in corpus/modules.txt (downloaded
+# from the module proxy) under go test -race and bigfoot test, CORPUS_RUNS
+# times each, interleaved, and fails unless bigfoot builds and passes what
+# go -race does, reports no race of its own and stays within 3x its wall
+# time. CORPUS_FLAGS adds options, e.g. CORPUS_FLAGS='-only zap,logrus'.
+CORPUS_RUNS ?= 1
+CORPUS_FLAGS ?=
+corpus: build
+	$(GO) run ./corpus/cmd/corpus -bigfoot $(BIGFOOT) -runs $(CORPUS_RUNS) -o corpus-results $(CORPUS_FLAGS)
+
+# corpus-verify runs the corpus's suites under bigfoot test -tags
+# bigfoot_verify and fails on any uncovered access or illegitimate check.
+corpus-verify: build
+	$(GO) run ./corpus/cmd/corpus -bigfoot $(BIGFOOT) -tools bigfoot -tags bigfoot_verify -o corpus-verify-results $(CORPUS_FLAGS)
 
 clean:
 	rm -rf bin

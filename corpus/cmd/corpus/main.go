@@ -1,0 +1,96 @@
+// Corpus runs the test suites of the corpus's real modules under go test
+// -race and bigfoot test and checks that bigfoot is a drop-in on them: the
+// same packages build, the same pass, no race is reported by bigfoot
+// alone, and no suite takes more than three times go -race's wall time.
+// It exits with status 1 if any of that fails. See docs/corpus.md.
+//
+// Usage:
+//
+//	go run ./corpus/cmd/corpus [-bigfoot bin/bigfoot] [-modules file] [-only substrings] [-runs N] [-o dir] [-tags tags] [-tools race,bigfoot] [-timeout d]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+
+	"github.com/bigfoot-go/bigfoot/corpus"
+)
+
+func main() {
+	bigfoot := flag.String("bigfoot", "bin/bigfoot", "the bigfoot `command` to test with")
+	modules := flag.String("modules", "", "the module list `file` (default: corpus/modules.txt as built in)")
+	only := flag.String("only", "", "run only the modules whose path contains one of these comma-separated `substrings`")
+	runs := flag.Int("runs", 1, "runs per tool and module, interleaved")
+	out := flag.String("o", "corpus-results", "write results.md, report.json and each run's output (logs/) to `dir`")
+	tags := flag.String("tags", "", "build `tags` for both tools (bigfoot_verify: the precise-checks verifier)")
+	tools := flag.String("tools", "race,bigfoot", "comma-separated `tools` to run each suite under")
+	timeout := flag.Duration("timeout", 0, "bound on each run of a suite (default 20m)")
+	flag.Parse()
+	if flag.NArg() > 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	ms := corpus.Modules()
+	if *modules != "" {
+		f, err := os.Open(*modules)
+		if err != nil {
+			fatal(err)
+		}
+		ms, err = corpus.ParseModules(f)
+		f.Close()
+		if err != nil {
+			fatal(fmt.Errorf("%s: %v", *modules, err))
+		}
+	}
+	ms = corpus.Select(ms, *only)
+	if len(ms) == 0 {
+		fatal(fmt.Errorf("no module matches -only %q", *only))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	opts := corpus.Options{
+		Modules:  ms,
+		Tools:    strings.Split(*tools, ","),
+		Runs:     *runs,
+		Bigfoot:  *bigfoot,
+		Tags:     *tags,
+		Timeout:  *timeout,
+		OutDir:   *out,
+		Progress: os.Stderr,
+		Command:  strings.Join(append([]string{"go run ./corpus/cmd/corpus"}, os.Args[1:]...), " "),
+		Commit:   commit(),
+	}
+	rep, err := corpus.Run(ctx, opts)
+	if rep != nil {
+		if werr := rep.WriteFiles(*out); werr != nil && err == nil {
+			err = werr
+		}
+		rep.Markdown(os.Stdout)
+	}
+	if err != nil {
+		fatal(err)
+	}
+	if err := rep.Err(); err != nil {
+		fmt.Fprintf(os.Stderr, "corpus: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// commit returns the commit of the working tree, or "" outside git.
+func commit() string {
+	out, err := exec.Command("git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func fatal(err error) {
+	fmt.Fprintf(os.Stderr, "corpus: %v\n", err)
+	os.Exit(2)
+}

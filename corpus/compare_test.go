@@ -1,0 +1,121 @@
+package corpus
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// recorded returns a module result holding the recorded runs of
+// testdata/mixed, with the given wall times.
+func recorded(t *testing.T, raceWall, bigfootWall float64) *ModuleResult {
+	res := &ModuleResult{Module: Module{Path: "example.com/rec", Version: "v0.0.0", Style: "test"}}
+	res.Runs = []*SuiteRun{
+		{Tool: ToolRace, Index: 1, Wall: raceWall, CPU: raceWall, PeakRSSKiB: 100 << 10, Packages: parseFile(t, "mixed/race.json")},
+		{Tool: ToolBigfoot, Index: 1, Wall: bigfootWall, CPU: bigfootWall, PeakRSSKiB: 50 << 10, Packages: parseFile(t, "mixed/bigfoot.json")},
+	}
+	res.compare()
+	return res
+}
+
+func TestCompareRecorded(t *testing.T) {
+	res := recorded(t, 10, 12)
+	want := []Problem{
+		{Kind: ProblemStatus, Package: "example.com/rec/e", Detail: "go -race: ok, bigfoot: FAIL; failed only under bigfoot: TestPanicNil"},
+		{Kind: ProblemBuild, Package: "example.com/rec/g", Detail: "go -race: ok, bigfoot: build failed"},
+	}
+	if len(res.Problems) != len(want) {
+		t.Fatalf("problems %+v, want %+v", res.Problems, want)
+	}
+	for i := range want {
+		if res.Problems[i] != want[i] {
+			t.Errorf("problem %d = %+v, want %+v", i, res.Problems[i], want[i])
+		}
+	}
+	rs, bs := res.Tools[ToolRace], res.Tools[ToolBigfoot]
+	if rs.Built() != 7 || bs.Built() != 6 || rs.OK != 4 || bs.OK != 2 || rs.Fail != 2 || bs.Fail != 3 || bs.BuildFailed != 1 {
+		t.Errorf("summaries race %+v bigfoot %+v", rs, bs)
+	}
+	if res.WallRatio != 1.2 || res.RSSRatio != 0.5 {
+		t.Errorf("ratios wall %v rss %v, want 1.2 0.5", res.WallRatio, res.RSSRatio)
+	}
+}
+
+// A suite compared with itself has no problem.
+func TestCompareSame(t *testing.T) {
+	res := &ModuleResult{Runs: []*SuiteRun{
+		{Tool: ToolRace, Wall: 1, Packages: parseFile(t, "mixed/race.json")},
+		{Tool: ToolBigfoot, Wall: 1, Packages: parseFile(t, "mixed/race.json")},
+	}}
+	res.compare()
+	if len(res.Problems) != 0 {
+		t.Errorf("problems %+v, want none", res.Problems)
+	}
+}
+
+func TestCompareSlow(t *testing.T) {
+	res := recorded(t, 10, 31)
+	if got := res.Problems[len(res.Problems)-1]; got.Kind != ProblemSlow || !strings.HasPrefix(got.Detail, "3.10x") {
+		t.Errorf("last problem %+v, want slow at 3.10x", got)
+	}
+	if res := recorded(t, 10, 30); verdict(res) != "status, build" {
+		t.Errorf("verdict at 3x = %q, want %q", verdict(res), "status, build")
+	}
+}
+
+// A race in a test where go -race reported none is a problem; one go
+// -race reported too is not, in any run.
+func TestCompareRaceOnlyBigfoot(t *testing.T) {
+	pkg := func(races ...string) map[string]*Package {
+		return map[string]*Package{"m/p": {ImportPath: "m/p", Status: StatusFail, Races: races}}
+	}
+	res := &ModuleResult{Runs: []*SuiteRun{
+		{Tool: ToolRace, Index: 1, Wall: 1, Packages: pkg("TestA")},
+		{Tool: ToolBigfoot, Index: 1, Wall: 1, Packages: pkg("TestA", "TestB")},
+		{Tool: ToolRace, Index: 2, Wall: 1, Packages: pkg()},
+		{Tool: ToolBigfoot, Index: 2, Wall: 1, Packages: pkg("", "TestA")},
+	}}
+	res.compare()
+	want := Problem{Kind: ProblemRace, Package: "m/p", Detail: "race reported only by bigfoot in (outside any test), TestB"}
+	if len(res.Problems) != 1 || res.Problems[0] != want {
+		t.Errorf("problems %+v, want %+v", res.Problems, want)
+	}
+}
+
+// A status that differs between runs of one tool is flaky, and compared
+// as such.
+func TestCompareFlaky(t *testing.T) {
+	pkg := func(s string) map[string]*Package { return map[string]*Package{"m/p": {ImportPath: "m/p", Status: s}} }
+	res := &ModuleResult{Runs: []*SuiteRun{
+		{Tool: ToolRace, Packages: pkg(StatusOK)},
+		{Tool: ToolBigfoot, Packages: pkg(StatusOK)},
+		{Tool: ToolRace, Packages: pkg(StatusOK)},
+		{Tool: ToolBigfoot, Packages: pkg(StatusFail)},
+	}}
+	res.compare()
+	want := Problem{Kind: ProblemStatus, Package: "m/p", Detail: "go -race: ok, bigfoot: flaky (ok/FAIL)"}
+	if len(res.Problems) != 1 || res.Problems[0] != want {
+		t.Errorf("problems %+v, want %+v", res.Problems, want)
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	rep := &Report{Tools: []string{ToolRace, ToolBigfoot}, Runs: 1, Modules: []*ModuleResult{recorded(t, 10, 40)}}
+	rep.summarize()
+	var b bytes.Buffer
+	if err := rep.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		"| example.com/rec@v0.0.0 | test | 7 | 7 / 6 | 4 / 2 | 2 / 3 | 0 | 10.0 | 40.0 | 4.00 | 4.00 | 100 | 50 | status, build, slow |",
+		"### Built by go -race, not by bigfoot\n\n- example.com/rec@v0.0.0: example.com/rec/g: go -race: ok, bigfoot: build failed\n",
+		"### Slower than 3x go -race\n",
+	} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("Markdown lacks %q:\n%s", s, b.String())
+		}
+	}
+	if rep.Err() == nil {
+		t.Error("Err() = nil for a module with problems")
+	}
+}

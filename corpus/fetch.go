@@ -1,0 +1,100 @@
+package corpus
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// Fetch downloads m from the module proxy (go mod download), copies it
+// into a new writable directory under parent and resolves the
+// dependencies of its packages and tests, so that both tools test the
+// same tree with the same go.mod and go.sum. A module without a go.mod (a
+// +incompatible or pre-modules version) gets one from go mod init and go
+// mod tidy. Fetch returns the directory; log receives the go commands'
+// output.
+func Fetch(ctx context.Context, m Module, parent string, env []string, log io.Writer) (string, error) {
+	out, err := goCmd(ctx, parent, env, log, "mod", "download", "-json", m.String())
+	if err != nil {
+		return "", fmt.Errorf("go mod download %s: %v", m, err)
+	}
+	var info struct{ Dir, Error string }
+	if err := json.Unmarshal(out, &info); err != nil {
+		return "", fmt.Errorf("go mod download %s: %v", m, err)
+	}
+	if info.Error != "" || info.Dir == "" {
+		return "", fmt.Errorf("go mod download %s: %s", m, info.Error)
+	}
+	dir, err := os.MkdirTemp(parent, "mod-")
+	if err != nil {
+		return "", err
+	}
+	if err := copyTree(dir, info.Dir); err != nil {
+		return "", fmt.Errorf("copying %s: %v", m, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); os.IsNotExist(err) {
+		if _, err := goCmd(ctx, dir, env, log, "mod", "init", m.Path); err != nil {
+			return "", fmt.Errorf("go mod init %s: %v", m.Path, err)
+		}
+		if _, err := goCmd(ctx, dir, env, log, "mod", "tidy"); err != nil {
+			return "", fmt.Errorf("go mod tidy in %s: %v", m, err)
+		}
+	}
+	if _, err := goCmd(ctx, dir, env, log, "mod", "download"); err != nil {
+		return "", fmt.Errorf("go mod download in %s: %v", m, err)
+	}
+	// Record in go.sum what the packages and tests import; errors (a
+	// package that does not build) are the suites' to report.
+	goCmd(ctx, dir, env, log, "list", "-mod=mod", "-e", "-deps", "-test", "./...")
+	return dir, nil
+}
+
+// goCmd runs the go command in dir and returns its standard output; its
+// standard error goes to log.
+func goCmd(ctx context.Context, dir string, env []string, log io.Writer, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = log
+	fmt.Fprintf(log, "$ go %v\n", args)
+	err := cmd.Run()
+	return out.Bytes(), err
+}
+
+// copyTree copies the regular files and directories of src into dst,
+// writable by the owner (the module cache's are read-only).
+func copyTree(dst, src string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, info.Mode().Perm()|0o200)
+	})
+}

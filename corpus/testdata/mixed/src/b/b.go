@@ -1,0 +1,6 @@
+//go:build !foo
+// +build !foo
+
+package b
+
+func F() int { return 1 }
