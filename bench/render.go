@@ -58,10 +58,11 @@ func (r *Report) JSON(w io.Writer) error {
 }
 
 // CSV writes one row per timed run: workload, tool, repetition, wall
-// seconds, peak RSS in KiB, checksum and error.
+// seconds, CPU seconds, peak RSS in KiB, heap allocations, collections,
+// checksum and error.
 func (r *Report) CSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"workload", "tool", "rep", "seconds", "maxrss_kib", "checksum", "error"})
+	cw.Write([]string{"workload", "tool", "rep", "seconds", "cpu_seconds", "maxrss_kib", "heap_allocs", "gc_cycles", "checksum", "error"})
 	for _, wr := range r.Workloads {
 		for _, tool := range r.Tools {
 			tr := wr.Tool(tool)
@@ -72,7 +73,10 @@ func (r *Report) CSV(w io.Writer) error {
 				cw.Write([]string{
 					wr.Name, tool, strconv.Itoa(run.Rep),
 					strconv.FormatFloat(run.Seconds, 'f', 4, 64),
+					strconv.FormatFloat(run.CPUSeconds, 'f', 4, 64),
 					strconv.FormatInt(run.MaxRSSKiB, 10),
+					strconv.FormatUint(run.HeapAllocs, 10),
+					strconv.FormatUint(run.GCCycles, 10),
 					run.Checksum, run.Err,
 				})
 			}
@@ -194,6 +198,7 @@ func (r *Report) Markdown(w io.Writer) error {
 		b.WriteString("**Short mode**: workloads at their -short size; only the checksums are meaningful, not the times.\n\n")
 	}
 	r.headline(&b)
+	r.costTable(&b)
 	r.timeTable(&b)
 	r.memoryTable(&b)
 	r.buildTable(&b)
@@ -269,6 +274,31 @@ func (r *Report) headline(b *strings.Builder) {
 			names[i], num(geoMean(without(timeRatios)), 2), num(geoMean(without(memRatios)), 2))
 	}
 	b.WriteString("\nSlowdown: median wall time / the plain build's. Memory: median peak RSS (VmHWM). Ratios below 1 favour bigfoot; the goal is 0.5.\n\n")
+}
+
+// costTable writes bigfoot's default mode against go -race in CPU time,
+// which other processes on the machine disturb less than wall time, and
+// what each build does to the Go heap: objects allocated and collections,
+// as the workloads report them from runtime/metrics.
+func (r *Report) costTable(b *strings.Builder) {
+	if !slices.Contains(r.Tools, Race) || !slices.Contains(r.Tools, BigFoot) || !slices.Contains(r.Tools, Plain) {
+		return
+	}
+	b.WriteString("## CPU time and the Go heap\n\n")
+	t := newTable(b, "Program", "plain CPU (s)", "go -race", "bigfoot", "overhead bigfoot / go -race",
+		"plain allocs", "allocs go -race / plain", "allocs bigfoot / plain", "GCs plain", "GCs go -race", "GCs bigfoot")
+	var overheads []float64
+	for _, wr := range r.Workloads {
+		p, rc, bf := wr.Tool(Plain), wr.Tool(Race), wr.Tool(BigFoot)
+		plain := p.CPU()
+		ratio := Overhead(bf.CPU(), plain) / Overhead(rc.CPU(), plain)
+		overheads = append(overheads, ratio)
+		t.row(wr.Name, num(plain, 2), times(rc.CPU()/plain), times(bf.CPU()/plain), num(ratio, 2),
+			num(p.Allocs(), 0), num(rc.Allocs()/p.Allocs(), 3), num(bf.Allocs()/p.Allocs(), 3),
+			num(p.GCs(), 0), num(rc.GCs(), 0), num(bf.GCs(), 0))
+	}
+	fmt.Fprintf(b, "\nGeometric mean of the CPU overhead ratio bigfoot / go -race: %s (the goal: at most 0.5, none above 1.0).\n", num(geoMean(overheads), 2))
+	b.WriteString("\nCPU: median user + system time, and its ratio to the plain build's. Overhead: (t - plain) / plain. Allocs and GCs: medians of the heap objects allocated and the collections completed (runtime/metrics); the goal is allocations within 2% of plain's and collections within 10%.\n\n")
 }
 
 // geoMean is the plain geometric mean of the positive numbers in xs (ratios

@@ -168,10 +168,10 @@ func TestCSV(t *testing.T) {
 	if len(recs) != 1+12+9 {
 		t.Fatalf("got %d records, want 22", len(recs))
 	}
-	if got := strings.Join(recs[0], ","); got != "workload,tool,rep,seconds,maxrss_kib,checksum,error" {
+	if got := strings.Join(recs[0], ","); got != "workload,tool,rep,seconds,cpu_seconds,maxrss_kib,heap_allocs,gc_cycles,checksum,error" {
 		t.Errorf("header = %s", got)
 	}
-	if got := strings.Join(recs[1], ","); got != "crypt,plain,1,1.1000,10240,aa," {
+	if got := strings.Join(recs[1], ","); got != "crypt,plain,1,1.1000,0.0000,10240,0,0,aa," {
 		t.Errorf("first record = %s", got)
 	}
 }

@@ -113,11 +113,17 @@ type ToolResult struct {
 
 // A RunResult is one timed run.
 type RunResult struct {
-	Rep       int // 1-based repetition
-	Seconds   float64
-	MaxRSSKiB int64
-	Checksum  string
-	Err       string `json:",omitempty"`
+	Rep        int // 1-based repetition
+	Seconds    float64
+	CPUSeconds float64 // user + system time of the process
+	MaxRSSKiB  int64
+	// HeapAllocs and GCCycles are the heap objects allocated and the
+	// collections completed, as the workload reported them (runtime/metrics,
+	// see package peak), or 0.
+	HeapAllocs uint64 `json:",omitempty"`
+	GCCycles   uint64 `json:",omitempty"`
+	Checksum   string
+	Err        string `json:",omitempty"`
 }
 
 // Err returns an error listing every workload error in the report, or nil.
@@ -149,6 +155,39 @@ func (t *ToolResult) Time() float64 {
 	for _, r := range t.Runs {
 		if r.Err == "" {
 			xs = append(xs, r.Seconds)
+		}
+	}
+	return Median(xs)
+}
+
+// CPU returns the median CPU time (user + system) in seconds of the
+// tool's successful runs, or NaN.
+func (t *ToolResult) CPU() float64 {
+	return t.median(func(r RunResult) float64 { return r.CPUSeconds })
+}
+
+// Allocs returns the median number of heap objects the tool's successful
+// runs allocated, or NaN.
+func (t *ToolResult) Allocs() float64 {
+	return t.median(func(r RunResult) float64 { return float64(r.HeapAllocs) })
+}
+
+// GCs returns the median number of collections of the tool's successful
+// runs, or NaN.
+func (t *ToolResult) GCs() float64 {
+	return t.median(func(r RunResult) float64 { return float64(r.GCCycles) })
+}
+
+// median returns the median of f over the tool's successful runs for
+// which f is positive, or NaN.
+func (t *ToolResult) median(f func(RunResult) float64) float64 {
+	if t == nil {
+		return math.NaN()
+	}
+	var xs []float64
+	for _, r := range t.Runs {
+		if v := f(r); r.Err == "" && v > 0 {
+			xs = append(xs, v)
 		}
 	}
 	return Median(xs)

@@ -423,6 +423,10 @@ func (r *runner) run(ctx context.Context, w Workload, bin string, env []string) 
 	t0 := time.Now()
 	err := cmd.Run()
 	run := RunResult{Seconds: time.Since(t0).Seconds()}
+	if ps := cmd.ProcessState; ps != nil {
+		run.CPUSeconds = (ps.UserTime() + ps.SystemTime()).Seconds()
+	}
+	run.HeapAllocs, run.GCCycles = parseMetrics(stderr.Bytes())
 	// The workload's own VmHWM counts only its process; rusage's peak is
 	// floored at the harness's RSS when it forked (Linux keeps it across
 	// exec), so it is the fallback.
@@ -486,6 +490,33 @@ func parsePeak(stderr []byte) (kib int64, ok bool) {
 		}
 	}
 	return kib, ok
+}
+
+// parseMetrics returns the heap allocations and collections of the last
+// line "runtime_metrics: heap_allocs=A gc_cycles=G" of a workload's
+// standard error, or zeros.
+func parseMetrics(stderr []byte) (allocs, gcs uint64) {
+	sc := bufio.NewScanner(bytes.NewReader(stderr))
+	for sc.Scan() {
+		rest, found := strings.CutPrefix(sc.Text(), peak.MetricsPrefix)
+		if !found {
+			continue
+		}
+		for _, f := range strings.Fields(rest) {
+			k, v, _ := strings.Cut(f, "=")
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				continue
+			}
+			switch k {
+			case "heap_allocs":
+				allocs = n
+			case "gc_cycles":
+				gcs = n
+			}
+		}
+	}
+	return allocs, gcs
 }
 
 // parseChecksum returns the value of the last line "checksum: <value>".

@@ -156,6 +156,16 @@ func TestParsePeak(t *testing.T) {
 	}
 }
 
+func TestParseMetrics(t *testing.T) {
+	stderr := []byte(peak.Prefix + "1234\n" + peak.MetricsPrefix + "heap_allocs=10 gc_cycles=1\n" + peak.MetricsPrefix + "heap_allocs=4567 gc_cycles=89\n")
+	if allocs, gcs := parseMetrics(stderr); allocs != 4567 || gcs != 89 {
+		t.Fatalf("parseMetrics = %d, %d; want the last line's 4567, 89", allocs, gcs)
+	}
+	if allocs, gcs := parseMetrics([]byte("checksum: 12\n")); allocs != 0 || gcs != 0 {
+		t.Fatalf("parseMetrics = %d, %d on output without metrics; want 0, 0", allocs, gcs)
+	}
+}
+
 // TestToolModes checks that the tool names of bigfoot's modes are the
 // names mode.Mode parses, and that the other tools are not modes.
 func TestToolModes(t *testing.T) {

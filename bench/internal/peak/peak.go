@@ -1,4 +1,5 @@
-// Package peak lets a workload report its own peak memory.
+// Package peak lets a workload report its own peak memory, heap
+// allocations and garbage collections.
 //
 // The harness (bench.Run) used to read peak RSS from the rusage of the
 // exited process, which Linux keeps across exec: the figure could not go
@@ -15,22 +16,40 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/metrics"
 	"strconv"
 )
 
-// Prefix begins the line Report prints; bench.Run looks for it on the
-// workload's standard error.
+// Prefix begins the line of peak memory Report prints; bench.Run looks
+// for it on the workload's standard error.
 const Prefix = "peak_rss_kib: "
 
+// MetricsPrefix begins the line of runtime metrics Report prints.
+const MetricsPrefix = "runtime_metrics: "
+
 // Report prints "peak_rss_kib: N" on standard error, N the process's
-// VmHWM in KiB. Where /proc/self/status does not exist (not Linux) it
-// prints nothing, and the harness falls back to rusage.
+// VmHWM in KiB, and "runtime_metrics: heap_allocs=A gc_cycles=G", the
+// heap objects allocated and the collections completed since the process
+// began (runtime/metrics). A race detector that allocates its own state
+// on the Go heap, or instrumentation that moves a variable to the heap,
+// shows in A and G against the plain build's. Where /proc/self/status does
+// not exist (not Linux) the first line is left out, and the harness falls
+// back to rusage.
 func Report() {
-	kib, err := vmHWM()
-	if err != nil {
-		return
+	if kib, err := vmHWM(); err == nil {
+		fmt.Fprintf(os.Stderr, "%s%d\n", Prefix, kib)
 	}
-	fmt.Fprintf(os.Stderr, "%s%d\n", Prefix, kib)
+	samples := []metrics.Sample{{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(samples)
+	fmt.Fprintf(os.Stderr, "%sheap_allocs=%d gc_cycles=%d\n", MetricsPrefix, value(samples[0]), value(samples[1]))
+}
+
+// value returns s's value if it is a uint64, else 0.
+func value(s metrics.Sample) uint64 {
+	if s.Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s.Value.Uint64()
 }
 
 // vmHWM returns the VmHWM field of /proc/self/status in KiB.
