@@ -26,6 +26,9 @@ func (r *fileRewriter) expr(e ast.Expr, m use) string {
 	if e == nil {
 		return ""
 	}
+	if t, ok := r.hoisted[e]; ok {
+		return t
+	}
 	if tv, ok := r.info.Types[e]; ok && (tv.IsType() || tv.Value != nil) {
 		return r.text(e) // types and constants: nothing is evaluated
 	}
@@ -320,6 +323,9 @@ func isPointer(t types.Type) bool {
 func (r *fileRewriter) callFree(e ast.Expr) bool {
 	ok := true
 	ast.Inspect(e, func(n ast.Node) bool {
+		if x, isExpr := n.(ast.Expr); isExpr && r.hoisted[x] != "" {
+			return false // a temporary (hoistCalls)
+		}
 		switch n := n.(type) {
 		case *ast.CallExpr:
 			if !r.info.Types[n.Fun].IsType() {

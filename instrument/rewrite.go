@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"go/ast"
+	"go/build/constraint"
 	"go/parser"
 	"go/token"
 	"go/types"
@@ -362,7 +363,10 @@ func (p *pkgRewriter) finishFile(r *fileRewriter, path string, file *ast.File, s
 // at least go1.21 (the emitted code instantiates generic functions), with a
 // //go:build constraint: an existing constraint line gets "&& go1.21" in
 // place; otherwise a constraint is added above the file, followed by a
-// //line directive so that every line keeps its number.
+// //line directive so that every line keeps its number. Old-style
+// constraint lines (every form go/build accepts: "// +build", "//+build")
+// would no longer match the new //go:build line, which go vet rejects;
+// they are turned into plain comments (the file is in this build anyway).
 func languageUpgrade(fileVersion, path string, src []byte) []byte {
 	if fileVersion != "" && versionAtLeast(fileVersion, "go1.21") {
 		return src
@@ -370,18 +374,22 @@ func languageUpgrade(fileVersion, path string, src []byte) []byte {
 	lines := bytes.SplitAfter(src, []byte("\n"))
 	found := false
 	for i, l := range lines {
-		t := bytes.TrimSpace(l)
-		if bytes.HasPrefix(t, []byte("package ")) {
+		t := string(bytes.TrimSpace(l))
+		if strings.HasPrefix(t, "package ") {
 			break
 		}
-		if expr, ok := bytes.CutPrefix(t, []byte("//go:build ")); ok {
-			lines[i] = []byte("//go:build (" + string(expr) + ") && go1.21\n")
+		switch {
+		case constraint.IsGoBuild(t):
+			expr, err := constraint.Parse(t)
+			if err != nil {
+				continue // the go command rejects the file already
+			}
+			up := &constraint.AndExpr{X: expr, Y: &constraint.TagExpr{Tag: "go1.21"}}
+			lines[i] = []byte("//go:build " + up.String() + "\n")
 			found = true
-		}
-		if rest, ok := bytes.CutPrefix(t, []byte("// +build")); ok {
-			// Old-style constraints would no longer match (go vet
-			// checks); the file is in this build anyway.
-			lines[i] = []byte("// (bigfoot) build" + string(rest) + "\n")
+		case constraint.IsPlusBuild(t):
+			rest := strings.TrimSpace(strings.TrimPrefix(t, "//"))
+			lines[i] = []byte("// (bigfoot) build" + strings.TrimPrefix(rest, "+build") + "\n")
 		}
 	}
 	src = bytes.Join(lines, nil)
@@ -416,6 +424,10 @@ type fileRewriter struct {
 	rc                     *fileRedcard // -mode=redcard only
 
 	usesUnsafe bool // the body uses __bfu (unsafe.Offsetof in group checks)
+
+	// hoisted: the operands of the assignment target being rendered that
+	// hoistCalls evaluated into temporaries, and their names.
+	hoisted map[ast.Expr]string
 
 	// nocheck: the accesses left unchecked while a function's specialized
 	// copy is rendered (cover.go); coverEmitted: the cover helper is in

@@ -196,7 +196,7 @@ func (r *fileRewriter) lvalue(e ast.Expr, rhsSync, list bool, assigned map[types
 			if !rhsSync {
 				x = "__bf.MapWrite(" + r.g() + ", " + x + ", " + r.site(ix.Pos()) + ")"
 			} else if list && r.callFree(ix.X) {
-				post = "; __bf.MapWrite(" + r.g() + ", " + r.text(ix.X) + ", " + r.site(ix.Pos()) + ")"
+				post = "; __bf.MapWrite(" + r.g() + ", " + r.hoistedText(ix.X) + ", " + r.site(ix.Pos()) + ")"
 			} else {
 				r.note(e.Pos(), "map write not checked: right-hand side may synchronize")
 			}
@@ -224,13 +224,13 @@ func (r *fileRewriter) lvalue(e ast.Expr, rhsSync, list bool, assigned map[types
 			// A static range: the write follows the right-hand side, and
 			// the loop stores the range's extent after the statement.
 			if r.p.recordElided {
-				return inner, "; __bf.A(" + r.g() + ", &" + paren(e, r.text(e)) + ", true, " + r.site(e.Pos()) + ")"
+				return inner, "; __bf.A(" + r.g() + ", &" + paren(e, r.hoistedText(e)) + ", true, " + r.site(e.Pos()) + ")"
 			}
 			return inner, ""
 		}
 		if r.dropCheck(e, true) {
 			if r.p.recordElided && (r.p.recordSafe || !r.unpublished(e, true)) {
-				return inner, "; __bf.A(" + r.g() + ", &" + paren(e, r.text(e)) + ", true, " + r.site(e.Pos()) + ")"
+				return inner, "; __bf.A(" + r.g() + ", &" + paren(e, r.hoistedText(e)) + ", true, " + r.site(e.Pos()) + ")"
 			}
 			return inner, ""
 		}
@@ -239,9 +239,9 @@ func (r *fileRewriter) lvalue(e ast.Expr, rhsSync, list bool, assigned map[types
 			// footprint's commit, at the goroutine's next
 			// synchronization, covers it however the right-hand side
 			// synchronized before.
-			return inner, "; __bf.F(" + fp + ", &" + paren(e, r.text(e)) + ", " + r.site(e.Pos()) + ")"
+			return inner, "; __bf.F(" + fp + ", &" + paren(e, r.hoistedText(e)) + ", " + r.site(e.Pos()) + ")"
 		}
-		return inner, "; __bf.W(" + r.g() + ", &" + paren(e, r.text(e)) + ", " + r.site(e.Pos()) + ")"
+		return inner, "; __bf.W(" + r.g() + ", &" + paren(e, r.hoistedText(e)) + ", " + r.site(e.Pos()) + ")"
 	}
 	r.note(e.Pos(), "write not checked: right-hand side may synchronize")
 	return inner, ""
@@ -263,6 +263,7 @@ func (r *fileRewriter) assign(s *ast.AssignStmt, list bool) stmtOut {
 	cgoPre, cgoPost := r.cgoHooks(s.Pos(), list)
 	post.WriteString(cgoPost)
 	var lhs []sub
+	hoist := "" // the target's calls, evaluated first (hoistCalls)
 	if s.Tok == token.DEFINE {
 		for _, e := range s.Lhs {
 			id, ok := e.(*ast.Ident)
@@ -286,10 +287,22 @@ func (r *fileRewriter) assign(s *ast.AssignStmt, list bool) stmtOut {
 			}
 		}
 		for _, e := range s.Lhs {
+			if rhsSync && list && r.fn != nil && !r.callFree(e) {
+				// Left to right, before the right-hand side.
+				if h, ok := r.hoistCalls(e); ok {
+					hoist += h
+				}
+			}
+		}
+		for _, e := range s.Lhs {
 			text, p := r.lvalue(e, rhsSync, list, assigned)
 			lhs = append(lhs, subOf(e, text))
 			post.WriteString(p)
 		}
+		r.unhoist()
+	}
+	if hoist != "" {
+		return stmtOut{pre: hoist + cgoPre, preDecl: true, text: r.spliceNode(s, append(lhs, subs...)...), post: post.String()}
 	}
 	return stmtOut{pre: cgoPre, text: r.spliceNode(s, append(lhs, subs...)...), post: post.String()}
 }

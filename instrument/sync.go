@@ -422,7 +422,12 @@ func (r *fileRewriter) methodRecv(sel *ast.SelectorExpr, s *types.Selection) str
 // promotedRecv renders the receiver of a method promoted through embedded
 // fields as the explicit path to it (x.m -> x.E.m), reading each embedded
 // pointer or interface it loads on the way, and the receiver itself if the
-// method copies it.
+// method copies it. A path through an unexported field of another package
+// cannot be spelled: it stops before that field, whose own promotion the
+// compiler resolves (t.Log with t a struct{ *testing.T } becomes
+// R(&t.T).Log, the rest of the path being testing.T's own embedding, not
+// instrumented code's), and a value receiver below it is not checked
+// (checking the whole value would check bytes the method does not copy).
 func (r *fileRewriter) promotedRecv(sel *ast.SelectorExpr, s *types.Selection, ptrRecv bool) string {
 	x := paren(sel.X, r.operand(sel.X))
 	cur := r.typeOf(sel.X)
@@ -436,11 +441,11 @@ func (r *fileRewriter) promotedRecv(sel *ast.SelectorExpr, s *types.Selection, p
 		}
 		st, ok := t.(*types.Struct)
 		if !ok {
-			return r.operand(sel.X)
+			return x
 		}
 		f := st.Field(i)
 		if !f.Exported() && f.Pkg() != r.p.pkg.Types {
-			return r.operand(sel.X) // the path cannot be spelled here
+			return x
 		}
 		loc := x + "." + f.Name()
 		shared = shared || viaPtr
@@ -624,7 +629,15 @@ func (r *fileRewriter) asyncCallback(fun ast.Expr) (int, bool) {
 // assigns them. The text between s and the first element keeps its
 // layout, minus the comma.
 func (r *fileRewriter) appendCall(e *ast.CallExpr, args []sub, method string) string {
-	head := sub{e.Pos(), e.Lparen + 1, "__bf.Append(" + r.g() + ", " + r.site(e.Pos()) + ", "}
+	return r.methodAppend(e, args, "__bf.Append("+r.g()+", "+r.site(e.Pos())+", ", method)
+}
+
+// methodAppend renders append(s, xs…) as open s).method(xs…), where open
+// is the text of a call that takes the slice: the elements are arguments
+// of a method of a type instantiated from s alone, so each is assigned to
+// the element type as append's arguments are.
+func (r *fileRewriter) methodAppend(e *ast.CallExpr, args []sub, open, method string) string {
+	head := sub{e.Pos(), e.Lparen + 1, open}
 	gap := r.splice(e.Args[0].End(), e.Args[1].Pos())
 	gap = strings.Replace(gap, ",", "", 1)
 	mid := sub{e.Args[0].End(), e.Args[1].Pos(), ")." + method + "(" + gap}

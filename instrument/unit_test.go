@@ -1,6 +1,10 @@
 package instrument
 
-import "testing"
+import (
+	"go/build/constraint"
+	"strings"
+	"testing"
+)
 
 func TestVersionAtLeast(t *testing.T) {
 	for _, c := range []struct {
@@ -19,17 +23,33 @@ func TestVersionAtLeast(t *testing.T) {
 }
 
 func TestLanguageUpgrade(t *testing.T) {
-	src := "// +build linux\n\npackage p\n"
-	got := string(languageUpgrade("go1.16", "/m/p.go", []byte(src)))
-	want := "//go:build go1.21\n\n//line /m/p.go:1\n// (bigfoot) build linux\n\npackage p\n"
-	if got != want {
-		t.Errorf("got %q, want %q", got, want)
+	for _, c := range []struct{ src, want string }{
+		{"// +build linux\n\npackage p\n",
+			"//go:build go1.21\n\n//line /m/p.go:1\n// (bigfoot) build linux\n\npackage p\n"},
+		{"//+build !foo\n\npackage p\n",
+			"//go:build go1.21\n\n//line /m/p.go:1\n// (bigfoot) build !foo\n\npackage p\n"},
+		{"// Copyright.\n\n//+build linux darwin\n// +build amd64,!foo\n\npackage p\n",
+			"//go:build go1.21\n\n//line /m/p.go:1\n// Copyright.\n\n// (bigfoot) build linux darwin\n// (bigfoot) build amd64,!foo\n\npackage p\n"},
+		{"//go:build linux\n\npackage p\n",
+			"//go:build linux && go1.21\n\npackage p\n"},
+		{"//go:build linux || darwin\n//+build linux darwin\n\npackage p\n",
+			"//go:build (linux || darwin) && go1.21\n// (bigfoot) build linux darwin\n\npackage p\n"},
+		{"//go:build\t!foo\n\npackage p\n",
+			"//go:build !foo && go1.21\n\npackage p\n"},
+	} {
+		got := string(languageUpgrade("go1.16", "/m/p.go", []byte(c.src)))
+		if got != c.want {
+			t.Errorf("languageUpgrade(%q):\ngot  %q\nwant %q", c.src, got, c.want)
+		}
+		// What go vet's buildtag check requires: no +build line is left
+		// beside the //go:build line.
+		for _, l := range strings.Split(got, "\n") {
+			if constraint.IsPlusBuild(l) {
+				t.Errorf("languageUpgrade(%q) keeps %q", c.src, l)
+			}
+		}
 	}
-	src = "//go:build linux\n\npackage p\n"
-	got = string(languageUpgrade("go1.16", "/m/p.go", []byte(src)))
-	if want := "//go:build (linux) && go1.21\n\npackage p\n"; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
+	src := "//go:build linux\n\npackage p\n"
 	if got := string(languageUpgrade("go1.22", "/m/p.go", []byte(src))); got != src {
 		t.Errorf("a go1.22 file was changed: %q", got)
 	}

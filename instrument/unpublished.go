@@ -92,7 +92,10 @@ func countAppends(fn *ssa.Function, up map[ssa.Instruction]int, n map[token.Pos]
 
 // unpublishedAppend renders append(s, x, …) of an unpublished slice s
 // (no spread argument): a plain append, through a helper that counts its
-// accesses in counting builds (G.Count is empty otherwise).
+// accesses in counting builds (G.Count is empty otherwise). The helper
+// infers the element type from s alone (methodAppend): a generic
+// function taking the elements too would infer it from them and reject
+// append(ps, &T{}) with ps []I, or append(xs, 1, "a") with xs []any.
 func (r *fileRewriter) unpublishedAppend(e *ast.CallExpr, args []sub) (string, bool) {
 	if r.rc == nil || r.rc.drop == nil || r.fn == nil || r.p.std || e.Ellipsis.IsValid() || len(e.Args) < 2 || !r.rc.pkg.unpubAppend[e.Lparen] {
 		return "", false
@@ -102,16 +105,23 @@ func (r *fileRewriter) unpublishedAppend(e *ast.CallExpr, args []sub) (string, b
 		r.appendEmitted = true
 		r.trailer.WriteString(fmt.Sprintf(appendHelperText, name))
 	}
-	head := sub{e.Pos(), e.Lparen + 1, name + "(" + r.g() + ", "}
-	return r.spliceNode(e, append([]sub{head}, args...)...), true
+	return r.methodAppend(e, args, name+"("+r.g()+", ", "add"), true
 }
 
-// appendHelperText is the helper (%[1]s its name) for appends to
-// unpublished slices: the accesses Appender.Add would check, counted.
-const appendHelperText = `func %[1]s[S ~[]E, E any](g *__bf.G, s S, xs ...E) S {
-	if len(s)+len(xs) > cap(s) { g.Count(len(s)) }
-	g.Count(len(xs))
-	return append(s, xs...)
+// appendHelperText is the helper (%[1]s its name, %[1]sA its type) for
+// appends to unpublished slices: the accesses Appender.Add would check,
+// counted.
+const appendHelperText = `type %[1]sA[S ~[]E, E any] struct {
+	g *__bf.G
+	s S
+}
+
+func %[1]s[S ~[]E, E any](g *__bf.G, s S) %[1]sA[S, E] { return %[1]sA[S, E]{g, s} }
+
+func (a %[1]sA[S, E]) add(xs ...E) S {
+	if len(a.s)+len(xs) > cap(a.s) { a.g.Count(len(a.s)) }
+	a.g.Count(len(xs))
+	return append(a.s, xs...)
 }
 `
 

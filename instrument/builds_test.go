@@ -1,0 +1,90 @@
+package instrument
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// buildCases are small modules, each a rewrite that once broke the
+// user's build (issue 28): the instrumented module must pass go vet
+// (which type-checks it and checks its build constraints) in every mode.
+var buildCases = map[string]map[string]string{
+	// Appends of values assignable to, not identical to, the element
+	// type, to slices the function has not published (bigfoot mode's
+	// counting helper).
+	"appendassign": {
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"main.go": `package main
+
+import "fmt"
+
+type I interface{ M() }
+type T struct{ n int }
+
+func (t *T) M() { t.n++ }
+
+type F struct{ ps []I }
+
+func main() {
+	f := &F{}
+	f.ps = append(f.ps, &T{})
+	var xs []any
+	xs = append(xs, 1, "a")
+	type E error
+	var es []E
+	es = append(es, nil, fmt.Errorf("x"))
+	fmt.Println(len(f.ps), xs, len(es))
+}
+`},
+	// Old-style build constraints in a module older than go1.21, in
+	// every form go/build accepts.
+	"plusbuild": {
+		"go.mod":  "module example.com/m\n\ngo 1.20\n",
+		"main.go": "//+build !foo\n\npackage main\n\nimport \"fmt\"\n\nvar x int\n\nfunc main() { x++; fmt.Println(x, y, z) }\n",
+		"y.go":    "// Copyright.\n\n//+build !foo\n// +build linux darwin windows freebsd\n\npackage main\n\nvar y = 1\n",
+		"z.go":    "//go:build !foo\n//+build !foo\n\npackage main\n\nvar z = 2\n",
+		"main_test.go": "// +build !foo\n\npackage main\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) { x++ }\n",
+	},
+	// A method promoted through another package's unexported embedded
+	// field.
+	"promoted": {
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"main.go": "package main\n\nimport \"strings\"\n\ntype b struct{ *strings.Builder }\n\nfunc (x *b) w() { x.WriteString(\"x\") }\n\nfunc main() { x := &b{new(strings.Builder)}; x.w() }\n",
+		"main_test.go": `package main
+
+import "testing"
+
+type tt struct{ *testing.T }
+
+func (t *tt) f() { t.Log("x") }
+
+type vt struct{ testing.T }
+
+func (t *vt) f() { t.Log("x") }
+
+func TestX(t *testing.T) { (&tt{t}).f() }
+`},
+}
+
+func TestRewriteBuilds(t *testing.T) {
+	for name, files := range buildCases {
+		src := t.TempDir()
+		for rel, text := range files {
+			if err := os.WriteFile(filepath.Join(src, rel), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, m := range []string{"fasttrack", "redcard", "slimstate", "bigfoot"} {
+			t.Run(name+"."+m, func(t *testing.T) {
+				t.Parallel()
+				w := newWorkspace(t, src)
+				w.mode = m
+				w.instrument(t, true)
+				if out, err := w.goCmd(t, true, "vet", "./..."); err != nil {
+					t.Fatalf("go vet of the instrumented module: %v\n%s", err, out)
+				}
+			})
+		}
+	}
+}

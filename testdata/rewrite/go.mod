@@ -1,0 +1,3 @@
+module example.com/rewrite
+
+go 1.22
