@@ -63,6 +63,7 @@ type Invocation struct {
 	Dropped []string
 
 	buildArgs []string // the go build flags among GoArgs, with their values
+	tagsArg   int      // 1 + the index in GoArgs of the last -tags flag's value; 0 if none
 }
 
 // plainArgs returns the build flags and packages of inv, without test
@@ -296,6 +297,9 @@ func ParseArgs(verb string, args []string) (*Invocation, error) {
 			}
 		}
 		inv.GoArgs = append(inv.GoArgs, args[start:i+1]...)
+		if name == "tags" {
+			inv.tagsArg = len(inv.GoArgs)
+		}
 		if _, ok := buildFlags[name]; ok {
 			inv.buildArgs = append(inv.buildArgs, args[start:i+1]...)
 		}

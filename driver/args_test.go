@@ -61,7 +61,7 @@ func TestParseArgs(t *testing.T) {
 			t.Errorf("ParseArgs(%s %q): %v", tc.verb, tc.args, err)
 			continue
 		}
-		got.Verb, got.buildArgs = "", nil
+		got.Verb, got.buildArgs, got.tagsArg = "", nil, 0
 		norm := func(inv *Invocation) {
 			for _, s := range []*[]string{&inv.GoArgs, &inv.Patterns, &inv.BuildFlags, &inv.ProgArgs, &inv.Exec, &inv.Dropped} {
 				if len(*s) == 0 {

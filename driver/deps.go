@@ -83,7 +83,7 @@ func (d *run) listPackages(ctx context.Context, env []string, patterns []string)
 	if d.inv.Verb == "test" {
 		args = append(args, "-test")
 	}
-	args = append(append(args, d.inv.BuildFlags...), patterns...)
+	args = append(append(args, d.loadFlags...), patterns...)
 	out, err := runQuiet(ctx, d.cfg.GoCmd, d.dir, env, args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing the build's packages: %w", err)
@@ -214,7 +214,7 @@ func declaresModule(dir, path string) bool {
 func (d *run) depsKey(ge *goEnv) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "bigfoot %s\nmode %s\ngo %s\ntarget %s/%s\n", d.cfg.version(), d.inv.Mode, ge.GOVERSION, ge.GOOS, ge.GOARCH)
-	for _, f := range d.inv.BuildFlags {
+	for _, f := range d.loadFlags {
 		fmt.Fprintf(h, "flag %s\n", f)
 	}
 	return fmt.Sprintf("%x", h.Sum(nil))[:16]
@@ -379,7 +379,7 @@ func (d *run) instrumentModules(ctx context.Context, ws *workspace, rtDir string
 	files, err := d.cfg.Instrument(ctx, Request{
 		Dir:        d.dir,
 		Patterns:   patterns,
-		BuildFlags: d.inv.BuildFlags,
+		BuildFlags: d.loadFlags,
 		Env:        setEnv(d.env, "GOWORK", work),
 		Mode:       d.inv.Mode,
 		Facts:      known.list(),

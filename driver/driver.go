@@ -120,6 +120,10 @@ type run struct {
 	env   []string // environment of the instrumented build
 
 	userWork string // the user's active go.work, "" or "off" if none
+	// loadFlags are the loading flags of the instrumenter and go list:
+	// the command line's, with the tag race (racetag.go).
+	loadFlags []string
+	goflags   string // GOFLAGS of the go command
 }
 
 func (d *run) logf(format string, args ...any) {
@@ -172,10 +176,13 @@ func (d *run) do(ctx context.Context) (int, error) {
 		return 1, err
 	}
 	d.env = setEnv(d.cfg.Env, "GOWORK", work)
+	d.goflags = ge.GOFLAGS
 	if flags, dropped := filterGOFLAGS(ge.GOFLAGS); len(dropped) > 0 {
 		d.env = setEnv(d.env, "GOFLAGS", flags)
+		d.goflags = flags
 		d.inv.Dropped = append(d.inv.Dropped, dropped...)
 	}
+	d.loadFlags = withTag(d.inv.BuildFlags, d.goflags, "race")
 	if len(d.inv.Dropped) > 0 {
 		d.logf("ignoring %s: the build uses a temporary workspace (docs/build.md)", strings.Join(d.inv.Dropped, " "))
 	}
@@ -209,7 +216,7 @@ func (d *run) do(ctx context.Context) (int, error) {
 	if d.inv.Verb == "run" {
 		return d.buildAndRun(ctx, overlay)
 	}
-	args := append([]string{d.inv.Verb, "-overlay", overlay}, d.inv.GoArgs...)
+	args := append([]string{d.inv.Verb, "-overlay", overlay}, d.inv.goArgs(d.goflags)...)
 	// The programs go test runs get the user's settings back (userenv.go).
 	env := withUserEnv(d.env, d.cfg.Env, "GOWORK", "GOFLAGS")
 	return d.goCommand(ctx, env, args)
@@ -223,7 +230,7 @@ func (d *run) buildAndRun(ctx context.Context, overlay string) (int, error) {
 		name = filepath.Base(d.dir)
 	}
 	exe := filepath.Join(d.tmp, "exe", name)
-	args := append([]string{"build", "-overlay", overlay, "-o", exe}, d.inv.GoArgs...)
+	args := append([]string{"build", "-overlay", overlay, "-o", exe}, d.inv.goArgs(d.goflags)...)
 	if code, err := d.goCommand(ctx, d.env, args); code != 0 || err != nil {
 		return code, err
 	}

@@ -101,7 +101,8 @@ func checkRuntimeTarget(t *testing.T, target, src, local, typ string) {
 }
 
 // RuntimeFiles gives what a build's overlay gives package runtime: the GC
-// count's file, the versions' file and their patches.
+// count's file, the versions' file and their patches, and the file that
+// restores the user's environment.
 func TestRuntimeFiles(t *testing.T) {
 	files, err := RuntimeFiles(runtime.GOROOT())
 	if err != nil {
@@ -114,7 +115,10 @@ func TestRuntimeFiles(t *testing.T) {
 	if string(files[filepath.Join(dir, allocVersionFile)]) != allocVersionSource {
 		t.Errorf("no %s", allocVersionFile)
 	}
-	if want := 2 + len(allocVersionPatches); len(files) != want {
+	if string(files[filepath.Join(dir, userEnvFile)]) != userEnvSource {
+		t.Errorf("no %s", userEnvFile)
+	}
+	if want := 3 + len(allocVersionPatches); len(files) != want {
 		t.Errorf("%d files, want %d", len(files), want)
 	}
 	if _, err := RuntimeFiles(t.TempDir()); err == nil {

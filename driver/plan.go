@@ -124,11 +124,11 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 	pl := &plan{}
 	localDeps := map[string][]byte{}
 	known := facts{} // of the packages instrumented so far, for the later runs
+	pkgs, err := d.listPackages(ctx, d.env, patterns)
+	if err != nil {
+		return nil, nil, err
+	}
 	if d.inv.Deps != ScopeMain && d.inv.Deps != "" {
-		pkgs, err := d.listPackages(ctx, d.env, patterns)
-		if err != nil {
-			return nil, nil, err
-		}
 		// The standard library first: the dependencies call into it.
 		if d.inv.Deps == ScopeAll {
 			std, syncDir, err := d.instrumentStd(ctx, pkgs, ge, known)
@@ -166,7 +166,7 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 		Dir:        d.dir,
 		Patterns:   patterns,
 		Tests:      d.inv.Verb == "test",
-		BuildFlags: d.inv.BuildFlags,
+		BuildFlags: d.loadFlags,
 		Env:        d.env,
 		Mode:       d.inv.Mode,
 		Facts:      known.list(),
@@ -186,7 +186,44 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 	for path, data := range localDeps {
 		pl.Files[path] = data
 	}
+	if err := raceTagFiles(raceTagDirs(pkgs, pl.Replace, ge.GOMODCACHE), pl.Files); err != nil {
+		return nil, nil, fmt.Errorf("the race build tag: %w", err)
+	}
 	return pl, nil, nil
+}
+
+// raceTagDirs returns the directories the go command reads the build's
+// packages from that the overlay may replace files in: those of the main
+// modules and local dependencies, and for a dependency in the module
+// cache its instrumented copy (replace). The standard library's and the
+// module cache's are left out (racetag.go).
+func raceTagDirs(pkgs []listedPackage, replace []replace, modcache string) []string {
+	copies := map[string]string{}
+	for _, r := range replace {
+		copies[r.Old.Path+"@"+r.Old.Version] = r.New.Path
+	}
+	seen := map[string]bool{}
+	var dirs []string
+	for _, p := range pkgs {
+		if p.Standard || p.Dir == "" || p.Module == nil {
+			continue
+		}
+		dir := p.Dir
+		if c, ok := copies[p.Module.Path+"@"+p.Module.Version]; ok {
+			rel, err := filepath.Rel(p.Module.Dir, p.Dir)
+			if err != nil {
+				continue
+			}
+			dir = filepath.Join(c, rel)
+		} else if modcache != "" && inDir(dir, modcache) {
+			continue
+		}
+		if !seen[dir] {
+			seen[dir] = true
+			dirs = append(dirs, dir)
+		}
+	}
+	return dirs
 }
 
 // syncDir returns the directory of package sync, whose hooks every build

@@ -186,7 +186,9 @@ func (r *fileRewriter) resolveHook(fun ast.Expr) (hook, bool) {
 }
 
 // isRaceFunc reports whether fun is runtime.RaceXxx, which exists only in
-// race builds (the type checker reports it undefined).
+// race builds: the type checker reports it undefined, or, where the
+// driver loads with the tag race (driver/racetag.go), finds it in the
+// runtime's race.go, which the go command does not compile for bigfoot.
 func (r *fileRewriter) isRaceFunc(fun ast.Expr) (*ast.SelectorExpr, bool) {
 	sel, ok := ast.Unparen(fun).(*ast.SelectorExpr)
 	if !ok || !strings.HasPrefix(sel.Sel.Name, "Race") {
@@ -197,7 +199,7 @@ func (r *fileRewriter) isRaceFunc(fun ast.Expr) (*ast.SelectorExpr, bool) {
 		return nil, false
 	}
 	pn, ok := r.info.Uses[x].(*types.PkgName)
-	return sel, ok && pn.Imported().Path() == "runtime" && r.info.Uses[sel.Sel] == nil
+	return sel, ok && pn.Imported().Path() == "runtime"
 }
 
 // keepImport makes sure the import of fn's package stays used after a call

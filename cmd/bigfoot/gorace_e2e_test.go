@@ -115,3 +115,89 @@ func TestEnv(t *testing.T) {
 		sameAsGoRace(t, dir, env, "-count=1", "-v", ".")
 	}
 }
+
+// TestSameRaceTag: the build tag race is set as under go test -race, so
+// that files constrained by race and !race switch (in //go:build and in
+// old // +build lines, in the package and in its tests, with the user's
+// own -tags kept), and a race-only file may call runtime.RaceXxx.
+func TestSameRaceTag(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/tags\n\ngo 1.22\n",
+		"race.go": `//go:build race
+
+package tags
+
+const raceEnabled = true
+`,
+		"norace.go": `//go:build !race
+
+package tags
+
+const raceEnabled = false
+`,
+		"old_race.go": `// +build race,!custom
+
+package tags
+
+var oldStyle = "race, not custom"
+`,
+		"old_other.go": `// +build !race custom
+
+package tags
+
+var oldStyle = "not race, or custom"
+`,
+		"annotate_race.go": `//go:build race && linux
+
+package tags
+
+import (
+	"runtime"
+	"unsafe"
+)
+
+func annotate(p *int) { runtime.RaceAcquire(unsafe.Pointer(p)) }
+`,
+		"annotate_other.go": `//go:build !(race && linux)
+
+package tags
+
+func annotate(p *int) {}
+`,
+		"tags_test.go": `package tags
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestTags(t *testing.T) {
+	x := 1
+	annotate(&x)
+	fmt.Println("race:", raceEnabled, "old:", oldStyle)
+}
+`,
+		"alloc_norace_test.go": `//go:build !race
+
+package tags
+
+import "testing"
+
+func TestAllocs(t *testing.T) { t.Fatal("runs only without -race") }
+`,
+	})
+	out := sameAsGoRace(t, dir, nil, "-count=1", "-v", ".")
+	if !strings.Contains(out, `race: true old: race, not custom`) {
+		t.Errorf("go test -race does not show the tag:\n%s", out)
+	}
+	for _, env := range [][]string{nil, {"GOFLAGS=-tags=custom"}} {
+		args := []string{"-count=1", "-v", "."}
+		if env == nil {
+			args = append([]string{"-tags", "custom"}, args...)
+		}
+		out = sameAsGoRace(t, dir, env, args...)
+		if !strings.Contains(out, `race: true old: not race, or custom`) {
+			t.Errorf("go test -race with the tag custom (%v %v) does not show the tags:\n%s", env, args, out)
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package driver
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestRenameRaceTag(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"//go:build race\n\npackage p\n", "//go:build bigfoot_race\n\npackage p\n"},
+		{"// Copyright\n\n//go:build !race && (linux || race)\n\npackage p\n", "// Copyright\n\n//go:build !bigfoot_race && (linux || bigfoot_race)\n\npackage p\n"},
+		{"/* doc\n*/\n// +build race,!custom linux\r\n\npackage p\n", "/* doc\n*/\n// +build bigfoot_race,!custom linux\r\n\npackage p\n"},
+		{"//go:build racer || norace\n\npackage p\n", ""},
+		{"package p\n\n//go:build race\n", ""},
+	} {
+		got, changed := renameRaceTag([]byte(tc.in))
+		if !changed {
+			got = nil
+		}
+		if string(got) != tc.want {
+			t.Errorf("renameRaceTag(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestRaceTagArgs(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		goflags string
+		want    []string
+	}{
+		{[]string{"-v", "."}, "", []string{"-tags=bigfoot_race", "-v", "."}},
+		{[]string{"-v", "."}, "-tags=a,b -v", []string{"-tags=a,b,bigfoot_race", "-v", "."}},
+		{[]string{"-tags", "a b", "."}, "-tags=c", []string{"-tags", "a b bigfoot_race", "."}},
+		{[]string{"-tags=a", "-tags=", "."}, "", []string{"-tags=a", "-tags=bigfoot_race", "."}},
+	} {
+		inv, err := ParseArgs("test", tc.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := inv.goArgs(tc.goflags); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("go args of %q with GOFLAGS=%q: %q, want %q", tc.args, tc.goflags, got, tc.want)
+		}
+	}
+	if got, want := withTag([]string{"-mod=readonly", "-tags=x"}, "-tags=y", "race"), []string{"-mod=readonly", "-tags=x,race"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("withTag: %q, want %q", got, want)
+	}
+	if got, want := withTag(nil, "-tags=y", "race"), []string{"-tags=y,race"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("withTag from GOFLAGS: %q, want %q", got, want)
+	}
+}
