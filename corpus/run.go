@@ -16,6 +16,7 @@ import (
 
 // The tools a suite runs under.
 const (
+	ToolPlain   = "plain"   // go test, the base of overheads
 	ToolRace    = "race"    // go test -race
 	ToolBigfoot = "bigfoot" // bigfoot test
 )
@@ -24,8 +25,8 @@ const (
 type Options struct {
 	// Modules are the modules to run (default: Modules()).
 	Modules []Module
-	// Tools are the tools to run each suite under (default race and
-	// bigfoot; Compare checks parity only when both ran).
+	// Tools are the tools to run each suite under, in this order (default
+	// race and bigfoot; parity is checked only when both ran).
 	Tools []string
 	// Runs is the number of runs per tool and module (default 1),
 	// interleaved: race, bigfoot, race, bigfoot, ….
@@ -35,6 +36,10 @@ type Options struct {
 	Bigfoot string
 	// Tags are passed to both tools as -tags (e.g. bigfoot_verify).
 	Tags string
+	// Warmup builds each suite's test binaries once under each tool,
+	// untimed (go test -run=^$), before the timed runs, so that they
+	// measure a warm build cache, as a developer's repeated runs see it.
+	Warmup bool
 	// Timeout bounds each run of a suite (default 20 minutes); a run that
 	// times out is killed and its unfinished packages are StatusMissing.
 	Timeout time.Duration
@@ -82,7 +87,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	for _, t := range opts.Tools {
 		switch t {
-		case ToolRace:
+		case ToolPlain, ToolRace:
 		case ToolBigfoot:
 			if opts.Bigfoot == "" {
 				return nil, errors.New("corpus: no bigfoot command to run")
@@ -165,6 +170,14 @@ func runModule(ctx context.Context, opts Options, env []string, tmp string, res 
 		return err
 	}
 	defer os.RemoveAll(dir)
+	if opts.Warmup {
+		for _, tool := range opts.Tools {
+			fmt.Fprintf(opts.Progress, "corpus: %s: %s warm-up\n", m, tool)
+			if _, err := runSuite(ctx, opts, env, dir, tool, 0, "", "-run=^$"); err != nil {
+				return err
+			}
+		}
+	}
 	for i := 1; i <= opts.Runs; i++ {
 		for _, tool := range opts.Tools {
 			r, err := runSuite(ctx, opts, env, dir, tool, i, logDir)
@@ -197,19 +210,23 @@ func timedOut(b bool) string {
 	return ""
 }
 
-// runSuite runs the whole suite in dir once under tool.
-func runSuite(ctx context.Context, opts Options, env []string, dir, tool string, index int, logDir string) (*SuiteRun, error) {
+// runSuite runs the whole suite in dir once under tool, with extra
+// arguments for go test, and writes its output to logDir if set.
+func runSuite(ctx context.Context, opts Options, env []string, dir, tool string, index int, logDir string, extra ...string) (*SuiteRun, error) {
 	args := []string{"test", "-count=1", "-json"}
 	if opts.Tags != "" {
 		args = append(args, "-tags", opts.Tags)
 	}
-	args = append(args, "./...")
+	args = append(append(args, extra...), "./...")
 	var cmd *exec.Cmd
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	if tool == ToolRace {
+	switch tool {
+	case ToolPlain:
+		cmd = exec.CommandContext(ctx, "go", args...)
+	case ToolRace:
 		cmd = exec.CommandContext(ctx, "go", append([]string{"test", "-race"}, args[1:]...)...)
-	} else {
+	default:
 		cmd = exec.CommandContext(ctx, opts.Bigfoot, args...)
 	}
 	cmd.Dir = dir

@@ -7,15 +7,18 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/bigfoot-go/bigfoot/bench"
+	"github.com/bigfoot-go/bigfoot/corpus"
 	"github.com/bigfoot-go/bigfoot/driver"
 )
 
 const benchUsage = `usage: bigfoot bench [-runs N] [-short] [-quick] [-peer] [-modes list] [-o dir] [-size N] [workloads]
        bigfoot bench -micro [-runs N] [benchmarks]
+       bigfoot bench -suites [-runs N] [-o dir] [modules]
 
 Bench builds each workload of bench/workloads plain, with go build -race
 and in each bigfoot mode, runs the binaries interleaved N times each with
@@ -45,6 +48,13 @@ live there).
 	             N alternating rounds (default 5), and print CPU time per
 	             operation; the bigfoot binary is built with the files the
 	             driver adds to package runtime, as every bigfoot build is
+	-suites      measure real modules' whole test suites instead: plain go
+	             test, go test -race and bigfoot test, N interleaved runs
+	             each (default 3) after an untimed build of each suite
+	             under each tool, wall and CPU time and peak memory, on
+	             the corpus's bench suites (corpus.BenchSuites) or the
+	             corpus modules whose path contains one of the arguments;
+	             the runs' output and report.json go to dir/suites
 
 Workloads: ` + "%s" + `.
 Exit status: 0 when every run matched, 1 otherwise.
@@ -64,6 +74,7 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	size := fs.Int("size", 0, "")
 	quick := fs.Bool("quick", false, "")
 	micro := fs.Bool("micro", false, "")
+	suites := fs.Bool("suites", false, "")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -83,6 +94,9 @@ func benchMain(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if err != nil {
 		fmt.Fprintf(stderr, "bigfoot bench: finding the bigfoot binary: %v\n", err)
 		return 1
+	}
+	if *suites {
+		return suitesMain(ctx, self, *runs, filepath.Join(*out, "suites"), fs.Args(), stdout, stderr)
 	}
 	opts := bench.Options{
 		Workloads:  fs.Args(),
@@ -153,6 +167,47 @@ func microMain(ctx context.Context, rounds int, names []string, stdout, stderr i
 		return 1
 	}
 	if err := bench.WriteMicro(stdout, res); err != nil {
+		fmt.Fprintf(stderr, "bigfoot bench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// suitesMain runs bigfoot bench -suites: the whole test suites of the
+// corpus modules named by args (default corpus.BenchSuites) under plain go
+// test, go test -race and bigfoot test, through the corpus runner.
+func suitesMain(ctx context.Context, self string, runs int, out string, args []string, stdout, stderr io.Writer) int {
+	all := corpus.Modules()
+	var ms []corpus.Module
+	if len(args) == 0 {
+		for _, path := range corpus.BenchSuites {
+			i := slices.IndexFunc(all, func(m corpus.Module) bool { return m.Path == path })
+			ms = append(ms, all[i]) // corpus.TestModules: every suite is in the corpus
+		}
+	} else if ms = corpus.Select(all, strings.Join(args, ",")); len(ms) == 0 {
+		fmt.Fprintf(stderr, "bigfoot bench: no corpus module matches %q\n", args)
+		return 2
+	}
+	opts := corpus.Options{
+		Modules:  ms,
+		Tools:    []string{corpus.ToolPlain, corpus.ToolRace, corpus.ToolBigfoot},
+		Runs:     runs,
+		Warmup:   true,
+		Bigfoot:  self,
+		OutDir:   out,
+		Progress: stderr,
+		Command:  "bigfoot bench -suites",
+	}
+	rep, err := corpus.Run(ctx, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "bigfoot bench: %v\n", err)
+		return 1
+	}
+	if err := rep.BenchMarkdown(stdout); err != nil {
+		fmt.Fprintf(stderr, "bigfoot bench: %v\n", err)
+		return 1
+	}
+	if err := rep.Err(); err != nil {
 		fmt.Fprintf(stderr, "bigfoot bench: %v\n", err)
 		return 1
 	}

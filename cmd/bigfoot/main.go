@@ -8,6 +8,7 @@
 //	bigfoot run   [-mode mode] [-deps scope] [-work] [-bfv] [build flags] [-exec xprog] package [arguments...]
 //	bigfoot analyze [-json] [-html dir] [packages]
 //	bigfoot bench [-runs N] [-short] [-peer] [-modes list] [-o dir] [workloads]
+//	bigfoot bench -suites [-runs N] [-o dir] [modules]
 //	bigfoot version
 //	bigfoot help [command]
 //
