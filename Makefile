@@ -6,11 +6,12 @@
 #   make bench   the full comparison (bigfoot bench), written to bench-results/
 #   make corpus  real modules' suites under go test -race and bigfoot test, compared (corpus-results/)
 #   make corpus-verify  the precise-checks verifier over the corpus's suites (corpus-verify-results/)
+#   make difftest  the shadow's differential test, long: 1.25M verdicts
 
 GO ?= go
 BIGFOOT := bin/bigfoot
 
-.PHONY: all build demo test bench corpus corpus-verify deps z3 clean
+.PHONY: all build demo test bench corpus corpus-verify difftest deps z3 clean
 
 all: build
 
@@ -43,6 +44,11 @@ test: deps
 	$(GO) vet ./...
 	$(GO) test -race ./detector/... ./shadow/... ./internal/spin/...
 	$(GO) test -timeout 25m ./...
+
+# difftest runs the differential test of the shadow against a
+# byte-precise FastTrack model ten times as long as go test -short does.
+difftest:
+	$(GO) test -count=1 -timeout 30m -run 'TestShadowDifferential' ./shadow/ -args -bigfoot.long
 
 # bench runs every workload plain, under go -race and in each bigfoot mode,
 # BENCH_RUNS times each, and writes the tables and chart to bench-results/.

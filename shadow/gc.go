@@ -380,7 +380,7 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	if gr.vok {
 		if g := gr.gen.Load(); g != gen {
 			if !gr.versionLive(s.versions, addr, g, gen) {
-				return pg.replace(t, gi, gr, lo, hi)
+				return s.renew(t, pg, gi, gr, addr, lo, hi)
 			}
 			gr.gen.Store(gen) // renewed: gen was read before the version
 		}
@@ -391,7 +391,7 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 		if gr.gen.Load() != gen {
 			gr.gen.Store(gen)
 			if !gr.id.live() {
-				return pg.replace(t, gi, gr, lo, hi)
+				return s.renew(t, pg, gi, gr, addr, lo, hi)
 			}
 		}
 		gr.kept(t, gen)
@@ -417,9 +417,7 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 			return gr
 		}
 		// Recorded before a GC cycle: possibly another object's.
-		gr = pg.replace(t, gi, gr, lo, hi)
-		gr.owner.Store(owner)
-		return s.tracked(t, pg, gi, gr, addr, gen)
+		return s.renew(t, pg, gi, gr, addr, lo, hi)
 	}
 	if !gr.cross(t) {
 		gr.owner.Store(owner)
@@ -476,6 +474,18 @@ func (s *Space) validate(t *Thread, pg *page, gi uintptr, gr *granule, addr uint
 	gr.id = id
 	gr.gen.Store(gen)
 	return gr
+}
+
+// renew replaces gr, whose state may belong to a dead object, by an
+// empty granule for t's access of the bytes [lo, hi) at addr, with the GC
+// state track gives first state (tracked): the state recorded next is
+// the new object's first, and must be kept across GC cycles as any
+// first state is, or a race that straddles the next cycle is missed. The
+// stripe lock is held.
+func (s *Space) renew(t *Thread, pg *page, gi uintptr, gr *granule, addr uintptr, lo, hi uint8) *granule {
+	gr = pg.replace(t, gi, gr, lo, hi)
+	gr.owner.Store(t.Epoch.TID() + 1) // t's access follows
+	return s.tracked(t, pg, gi, gr, addr, gr.gen.Load())
 }
 
 // adopted is the owner of a granule that validate keeps as it is while

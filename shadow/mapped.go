@@ -270,9 +270,11 @@ func (r *run) uniform() (int, bool) {
 // mappedSpan is runSpan for a mapped run.
 func (s *Space) mappedSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr, sp *span, write bool, site uint32) (race Race, found bool, done uintptr, retry bool) {
 	pbase := key << pageShift
-	if Y, ok := r.sameMapped(t, sp, sp.start, sp.end, true, write); ok && r.covers(gi) {
-		t.Stats.Checks++
-		return Race{}, false, Y, false
+	if r.current(uint32(lagGen.Load())) {
+		if Y, ok := r.sameMapped(t, sp, sp.start, sp.end, true, write); ok && r.covers(gi) {
+			t.Stats.Checks++
+			return Race{}, false, Y, false
+		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

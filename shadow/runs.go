@@ -192,6 +192,9 @@ func (r *run) covers(gi uintptr) bool {
 // sameBytes is the fast path of Access for the bytes [a, a+n) of granule
 // gi, which lies in run r.
 func (r *run) sameBytes(t *Thread, gi, a, n uintptr, write bool) bool {
+	if !r.current(uint32(lagGen.Load())) {
+		return false
+	}
 	if r.m != nil {
 		if _, ok := r.sameMapped(t, &span{start: a, end: a + n, elem: n, period: n}, a, a+n, false, write); !ok {
 			return false
@@ -357,7 +360,7 @@ func (s *Space) runSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr, sp
 		return s.mappedSpan(t, pg, key, r, gi, sp, write, site)
 	}
 	first, step, aligned := r.shape(sp)
-	if r.sameClasses(t, first, step, write) && r.covers(gi) {
+	if r.current(uint32(lagGen.Load())) && r.sameClasses(t, first, step, write) && r.covers(gi) {
 		t.Stats.Checks++
 		end := key<<pageShift + uintptr(r.e.Load())<<3
 		return Race{}, false, min(end, sp.end), false
@@ -686,10 +689,13 @@ func (l *run) mergeable(r *run) bool {
 // whether r may be used, or was dropped because its state may belong to a
 // dead object (the caller retries on the clean slots).
 func (s *Space) validateRun(t *Thread, pg *page, r *run, addr uintptr) bool {
+	gen := uint32(lagGen.Load())
 	if r.immortal {
+		if r.gen.Load() != gen {
+			r.gen.Store(gen) // for the fast paths (granule.current)
+		}
 		return true
 	}
-	gen := uint32(lagGen.Load())
 	if r.id != nil {
 		if r.gen.Load() != gen {
 			r.gen.Store(gen)

@@ -253,6 +253,15 @@ type granule struct {
 	id  *ident        // proves the object is the one the state belongs to (ident.go)
 }
 
+// current reports whether gr's state was validated in generation gen,
+// the current one: recorded or revalidated since the last GC cycle
+// (validate and validateRun stamp it). A same-epoch fast path trusts
+// nothing else: state of an earlier generation may belong to a dead
+// object whose memory now holds another, and the goroutine whose
+// current epoch it records may access the new object in that same
+// epoch, which must then be recorded for it, not skipped.
+func (gr *granule) current(gen uint32) bool { return gr.gen.Load() == gen }
+
 // A cell is the FastTrack state of one shadow location.
 type cell struct {
 	w, r atomic.Uint64 // last write epoch; last read epoch or shared
@@ -850,6 +859,7 @@ func (s *Space) AccessRange(t *Thread, base unsafe.Pointer, elem uintptr, lo, hi
 // slowWords, which takes each stripe lock once per group of granules.
 func (s *Space) accessWords(t *Thread, base unsafe.Pointer, start, end uintptr, write bool, site uint32) (race Race, found bool) {
 	e := uint64(t.Epoch)
+	gen := uint32(lagGen.Load())
 	for off := start; off < end; {
 		a := uintptr(base) + off
 		key := a >> pageShift
@@ -863,7 +873,7 @@ func (s *Space) accessWords(t *Thread, base unsafe.Pointer, start, end uintptr, 
 		if pg != nil {
 			for ; gi+n < gn; n++ {
 				gr := pg.slot(gi + n)
-				if gr == nil || gr.lo != 0 || gr.hi != 8 {
+				if gr == nil || gr.lo != 0 || gr.hi != 8 || !gr.current(gen) {
 					break
 				}
 				if write && gr.whole.w.Load() != e || !write && gr.whole.r.Load() != e {
@@ -953,11 +963,12 @@ func (s *Space) sameSpan(t *Thread, a, size uintptr, write bool) bool {
 		return false
 	}
 	e := uint64(t.Epoch)
+	gen := uint32(lagGen.Load())
 	for end := a + size; a < end; {
 		off := a & 7
 		n := min(8-off, end-a)
 		gr := pg.slot((a & (pageSize - 1)) >> 3)
-		if gr == nil || uintptr(gr.lo) != off || uintptr(gr.hi) != off+n {
+		if gr == nil || uintptr(gr.lo) != off || uintptr(gr.hi) != off+n || !gr.current(gen) {
 			return false
 		}
 		if write {
@@ -1001,10 +1012,13 @@ func (s *Space) Same(t *Thread, a, size uintptr, write bool) bool {
 		// A split granule's whole cell is empty: its parts hold the
 		// state. (The test of split here spares the first access in an
 		// epoch of an unsplit granule a call.)
-		if gr.split.Load() == nil {
+		if gr.split.Load() == nil || !gr.current(uint32(lagGen.Load())) {
 			return false
 		}
 		return gr.sameSplit(t, off, size, write)
+	}
+	if !gr.current(uint32(lagGen.Load())) {
+		return false
 	}
 	t.Stats.Checks++
 	return true
@@ -1046,6 +1060,9 @@ func (s *Space) fast(t *Thread, addr uintptr, lo, hi uint8, write bool) (*granul
 	}
 	if gr.isRun() {
 		return nil, asRun(gr).sameBytes(t, gi, addr, uintptr(hi-lo), write)
+	}
+	if !gr.current(uint32(lagGen.Load())) {
+		return nil, false // validate first (exclusive would decline too)
 	}
 	if sp := gr.split.Load(); sp != nil {
 		return nil, sp.same(t, uintptr(lo), uintptr(hi), write)
@@ -1304,7 +1321,7 @@ func (s *Space) settle(t *Thread, pg *page, a, gi uintptr, gr *granule, lo, hi u
 		*out, found = Race{Prev: w, PrevSite: c.wsite.Load(), PrevWrite: true}, true
 	}
 	if found && pg.slot(gi) == gr && !s.stillLive(gr, a) {
-		gr = pg.replace(t, gi, gr, lo, hi)
+		gr = s.renew(t, pg, gi, gr, a, lo, hi)
 		*out = Race{}
 		found = gr.access(t, lo, hi, write, site, out)
 	}
@@ -1478,7 +1495,7 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 		// The object the state belonged to died and its memory was reused
 		// before the GC generation we saw advanced: the conflict is with
 		// a dead object. Start afresh.
-		gr = pg.replace(t, gi, gr, lo, hi)
+		gr = s.renew(t, pg, gi, gr, addr, lo, hi)
 		*out = Race{}
 		found = gr.access(t, lo, hi, write, site, out)
 	}
