@@ -66,6 +66,10 @@ type depModule struct {
 	Dir           string // where the go command reads it from
 	local         bool   // Dir is outside the module cache: instrumented through the overlay
 	copy          string // for a module in the module cache: its instrumented copy
+	// synthesized says the module has no go.mod in the module cache: its
+	// copy gets the one the go command assumes, and the instrumenter
+	// loads it from the copy, since a workspace module needs a go.mod.
+	synthesized bool
 	pkgs          []string
 	missing       []string // packages not yet instrumented in copy
 }
@@ -160,13 +164,17 @@ func (d *run) instrumentDeps(ctx context.Context, ws *workspace, rtDir string, g
 			d.depNote("%s: replaced by a module version in go.work: left uninstrumented", m.Path)
 			continue
 		}
-		if !declaresModule(m.Dir, m.Path) {
+		m.synthesized = !m.local && !hasGoMod(m.Dir)
+		if !m.synthesized && !declaresModule(m.Dir, m.Path) {
 			d.depNote("%s: its directory has no go.mod declaring it: left uninstrumented", m.Path)
 			continue
 		}
 		if !m.local {
-			if d.cfg.CacheDir == "" {
+			if d.cfg.CacheDir == "" && !m.synthesized {
 				m.local = true
+			} else if d.cfg.CacheDir == "" {
+				d.depNote("%s@%s: no go.mod and no cache for a copy that has one: left uninstrumented", m.Path, m.Version)
+				continue
 			} else if m.copy, err = d.moduleCopy(m, key); err != nil {
 				d.depNote("%s@%s: %v: left uninstrumented", m.Path, m.Version, err)
 				continue
@@ -201,6 +209,30 @@ func (d *run) instrumentDeps(ctx context.Context, ws *workspace, rtDir string, g
 // depNote prints a remark about the dependencies with -bfv.
 func (d *run) depNote(format string, args ...any) {
 	d.logf("deps: "+format, args...)
+}
+
+// loadDir is the directory the instrumenter loads m from: its own, or for
+// a module without a go.mod its copy, which has one.
+func (m *depModule) loadDir() string {
+	if m.synthesized {
+		return m.copy
+	}
+	return m.Dir
+}
+
+// hasGoMod reports whether dir has a go.mod file. A module published
+// without one (before modules, or never converted) is one the go command
+// gives a go.mod of its own: "module <path>", no go line, no requirements
+// (cmd/go/internal/modfetch, the .mod file of such a version).
+func hasGoMod(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "go.mod"))
+	return err == nil
+}
+
+// synthesizedGoMod is the go.mod the go command assumes for the module
+// path published without one.
+func synthesizedGoMod(path string) []byte {
+	return []byte("module " + modfile.AutoQuote(path) + "\n")
 }
 
 // declaresModule reports whether dir/go.mod declares module path.
@@ -285,6 +317,11 @@ func (d *run) moduleCopy(m *depModule, key string) (string, error) {
 	defer os.RemoveAll(part)
 	if err := linkTree(m.Dir, part); err != nil {
 		return "", fmt.Errorf("copying the module: %w", err)
+	}
+	if m.synthesized {
+		if err := os.WriteFile(filepath.Join(part, "go.mod"), synthesizedGoMod(m.Path), 0o666); err != nil {
+			return "", fmt.Errorf("copying the module: %w", err)
+		}
 	}
 	if err := os.Rename(part, dir); err != nil {
 		if _, serr := os.Stat(filepath.Join(dir, "go.mod")); serr != nil {
@@ -403,7 +440,7 @@ func (d *run) instrumentModules(ctx context.Context, ws *workspace, rtDir string
 				overlay[path] = data
 				continue
 			}
-			rel, err := filepath.Rel(m.Dir, path)
+			rel, err := filepath.Rel(m.loadDir(), path)
 			if err != nil {
 				return err
 			}
@@ -433,7 +470,7 @@ func (d *run) instrumentModules(ctx context.Context, ws *workspace, rtDir string
 func owner(mods []*depModule, path string) *depModule {
 	var best *depModule
 	for _, m := range mods {
-		if inDir(path, m.Dir) && (best == nil || len(m.Dir) > len(best.Dir)) {
+		if inDir(path, m.loadDir()) && (best == nil || len(m.loadDir()) > len(best.loadDir())) {
 			best = m
 		}
 	}
@@ -449,7 +486,7 @@ func writeDepsWorkspace(file string, ws *workspace, rtDir, userWork string, mods
 	dw := &workspace{GoVersion: ws.GoVersion, Use: append([]string{}, ws.Use...)}
 	used := map[string]bool{}
 	for _, m := range mods {
-		dw.Use = appendUnique(dw.Use, m.Dir)
+		dw.Use = appendUnique(dw.Use, m.loadDir())
 		used[m.Path] = true
 	}
 	for _, r := range ws.Replace {

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"golang.org/x/mod/module"
+	modzip "golang.org/x/mod/zip"
 )
 
 // These tests run one module under go test -race and bigfoot test and
@@ -198,6 +203,118 @@ func TestAllocs(t *testing.T) { t.Fatal("runs only without -race") }
 		out = sameAsGoRace(t, dir, env, args...)
 		if !strings.Contains(out, `race: true old: not race, or custom`) {
 			t.Errorf("go test -race with the tag custom (%v %v) does not show the tags:\n%s", env, args, out)
+		}
+	}
+}
+
+// oldModule is a module published without a go.mod, as modules from before
+// Go modules are (gopkg.in/check.v1, old versions of many others): a
+// goroutine handing back its result by closing a channel, and a race on a
+// package variable.
+var oldModule = map[string]string{
+	"oldlib.go": `package oldlib
+
+// Run runs f in a goroutine and returns a channel closed when f returned.
+func Run(f func()) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		f()
+		close(done)
+	}()
+	return done
+}
+
+var hits int
+
+// Hit counts twice, from two goroutines, without synchronization.
+func Hit() {
+	done := make(chan bool)
+	go func() {
+		hits++
+		done <- true
+	}()
+	hits++
+	<-done
+}
+`,
+}
+
+// writeOldProxy writes a file-system module proxy serving oldModule as
+// example.com/oldlib v1.0.0, whose zip has no go.mod, and returns its
+// GOPROXY URL.
+func writeOldProxy(t *testing.T) string {
+	t.Helper()
+	src := writeModule(t, oldModule)
+	proxy := t.TempDir()
+	dir := filepath.Join(proxy, "example.com", "oldlib", "@v")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	zf, err := os.Create(filepath.Join(dir, "v1.0.0.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := modzip.CreateFromDir(zf, module.Version{Path: "example.com/oldlib", Version: "v1.0.0"}, src); err != nil {
+		t.Fatal(err)
+	}
+	if err := zf.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string]string{
+		"v1.0.0.mod":  "module example.com/oldlib\n", // what the go command assumes
+		"v1.0.0.info": `{"Version":"v1.0.0","Time":"2015-01-01T00:00:00Z"}`,
+		"list":        "v1.0.0\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return "file://" + filepath.ToSlash(proxy)
+}
+
+// TestSameModuleWithoutGoMod: a dependency without a go.mod is
+// instrumented like any other, with every -deps that instruments
+// dependencies: the channel it closes orders the goroutine it started
+// before the receive (no false race), and the race inside it is reported,
+// as under go test -race.
+func TestSameModuleWithoutGoMod(t *testing.T) {
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	env := depsEnv(t, writeOldProxy(t))
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/user\n\ngo 1.22\n\nrequire example.com/oldlib v1.0.0\n",
+		"user_test.go": `package user
+
+import (
+	"fmt"
+	"testing"
+
+	"example.com/oldlib"
+)
+
+func TestNoRace(t *testing.T) {
+	x := 0
+	<-oldlib.Run(func() { x = 1 })
+	x++
+	fmt.Println("x:", x)
+}
+
+func TestRace(t *testing.T) { oldlib.Hit() }
+`,
+	})
+	if r := run(t, dir, env, "go", "mod", "tidy"); r.code != 0 {
+		t.Fatalf("go mod tidy: %v", r)
+	}
+	if r := run(t, dir, env, "go", "mod", "download", "-json", "example.com/oldlib"); !strings.Contains(r.stdout, `"GoModSum"`) || r.code != 0 {
+		t.Fatalf("go mod download: %v", r)
+	}
+	sameAsGoRace(t, dir, env, "-count=1", "-v", "-run=TestNoRace", ".")
+	want := run(t, dir, env, "go", "test", "-race", "-count=1", "-run=TestRace$", ".")
+	for _, deps := range []string{"modules", "all"} {
+		got := run(t, dir, env, bigfootBin, "test", "-deps="+deps, "-count=1", "-run=TestRace$", ".")
+		if got.code != want.code || !strings.Contains(got.stdout+got.stderr, "WARNING: DATA RACE") || !strings.Contains(got.stdout+got.stderr, "oldlib.Hit") {
+			t.Errorf("-deps=%s: the race in the module without a go.mod:\nbigfoot:\n%v\ngo test -race:\n%v", deps, got, want)
 		}
 	}
 }
