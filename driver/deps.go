@@ -70,8 +70,8 @@ type depModule struct {
 	// copy gets the one the go command assumes, and the instrumenter
 	// loads it from the copy, since a workspace module needs a go.mod.
 	synthesized bool
-	pkgs          []string
-	missing       []string // packages not yet instrumented in copy
+	pkgs        []string
+	missing     []string // packages not yet instrumented in copy
 }
 
 // depsResult is what instrumenting the dependencies adds to the build.
