@@ -26,7 +26,7 @@ func TestBenchMarkdown(t *testing.T) {
 		{Tool: ToolRace, Wall: 30, CPU: 28, PeakRSSKiB: 100 << 10, Packages: pkgs()},
 		{Tool: ToolBigfoot, Wall: 20, CPU: 13, PeakRSSKiB: 50 << 10, Packages: pkgs()},
 	}}
-	res.compare()
+	res.compare(false)
 	rep := &Report{Runs: 1, Modules: []*ModuleResult{res}}
 	var b bytes.Buffer
 	if err := rep.BenchMarkdown(&b); err != nil {

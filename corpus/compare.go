@@ -122,8 +122,10 @@ func union(runs []*SuiteRun, path string, field func(*Package) []string) []strin
 	return out
 }
 
-// compare summarizes res's runs per tool and records its problems.
-func (res *ModuleResult) compare() {
+// compare summarizes res's runs per tool and records its problems. With
+// verifying (bigfoot_verify builds), every package bigfoot ran must print
+// the verifier's summary, or its zero counts would mean nothing.
+func (res *ModuleResult) compare(verifying bool) {
 	res.Problems = nil
 	res.Tools = map[string]*ToolSummary{}
 	if res.Err != "" {
@@ -152,9 +154,14 @@ func (res *ModuleResult) compare() {
 		if len(race) > 0 && len(bf) > 0 {
 			res.comparePackage(race, bf, path)
 		}
-		if v := verifySum(bf, path); v.Uncovered+v.Illegitimate > 0 {
+		v := verifySum(bf, path)
+		switch {
+		case v.Uncovered+v.Illegitimate > 0:
 			res.Problems = append(res.Problems, Problem{Kind: ProblemVerify, Package: path,
 				Detail: fmt.Sprintf("uncovered=%d illegitimate=%d", v.Uncovered, v.Illegitimate)})
+		case verifying && v.Lines == 0 && ranTests(bf, path):
+			res.Problems = append(res.Problems, Problem{Kind: ProblemVerify, Package: path,
+				Detail: "no verifier summary: the test binary did not run the verifier, or did not exit normally"})
 		}
 	}
 	rs, bs := res.Tools[ToolRace], res.Tools[ToolBigfoot]
@@ -199,6 +206,16 @@ func (res *ModuleResult) comparePackage(race, bf []*SuiteRun, path string) {
 		res.Problems = append(res.Problems, Problem{Kind: ProblemRace, Package: path,
 			Detail: "race reported only by bigfoot in " + strings.Join(only, ", ")})
 	}
+}
+
+// ranTests reports whether some run ran the package's tests.
+func ranTests(runs []*SuiteRun, path string) bool {
+	for _, r := range runs {
+		if p := r.Packages[path]; p != nil && (p.Status == StatusOK || p.Status == StatusFail) {
+			return true
+		}
+	}
+	return false
 }
 
 // minus returns the elements of a not in b.

@@ -14,7 +14,7 @@ func recorded(t *testing.T, raceWall, bigfootWall float64) *ModuleResult {
 		{Tool: ToolRace, Index: 1, Wall: raceWall, CPU: raceWall, PeakRSSKiB: 100 << 10, Packages: parseFile(t, "mixed/race.json")},
 		{Tool: ToolBigfoot, Index: 1, Wall: bigfootWall, CPU: bigfootWall, PeakRSSKiB: 50 << 10, Packages: parseFile(t, "mixed/bigfoot.json")},
 	}
-	res.compare()
+	res.compare(false)
 	return res
 }
 
@@ -47,7 +47,7 @@ func TestCompareSame(t *testing.T) {
 		{Tool: ToolRace, Wall: 1, Packages: parseFile(t, "mixed/race.json")},
 		{Tool: ToolBigfoot, Wall: 1, Packages: parseFile(t, "mixed/race.json")},
 	}}
-	res.compare()
+	res.compare(false)
 	if len(res.Problems) != 0 {
 		t.Errorf("problems %+v, want none", res.Problems)
 	}
@@ -75,7 +75,7 @@ func TestCompareRaceOnlyBigfoot(t *testing.T) {
 		{Tool: ToolRace, Index: 2, Wall: 1, Packages: pkg()},
 		{Tool: ToolBigfoot, Index: 2, Wall: 1, Packages: pkg("", "TestA")},
 	}}
-	res.compare()
+	res.compare(false)
 	want := Problem{Kind: ProblemRace, Package: "m/p", Detail: "race reported only by bigfoot in (outside any test), TestB"}
 	if len(res.Problems) != 1 || res.Problems[0] != want {
 		t.Errorf("problems %+v, want %+v", res.Problems, want)
@@ -92,7 +92,7 @@ func TestCompareFlaky(t *testing.T) {
 		{Tool: ToolRace, Packages: pkg(StatusOK)},
 		{Tool: ToolBigfoot, Packages: pkg(StatusFail)},
 	}}
-	res.compare()
+	res.compare(false)
 	want := Problem{Kind: ProblemStatus, Package: "m/p", Detail: "go -race: ok, bigfoot: flaky (ok/FAIL)"}
 	if len(res.Problems) != 1 || res.Problems[0] != want {
 		t.Errorf("problems %+v, want %+v", res.Problems, want)
@@ -117,5 +117,31 @@ func TestMarkdown(t *testing.T) {
 	}
 	if rep.Err() == nil {
 		t.Error("Err() = nil for a module with problems")
+	}
+}
+
+// Under bigfoot_verify, a package whose tests ran without the verifier's
+// summary is a problem, as are nonzero counts.
+func TestCompareVerify(t *testing.T) {
+	res := &ModuleResult{Runs: []*SuiteRun{{Tool: ToolBigfoot, Packages: map[string]*Package{
+		"m/counted": {Status: StatusFail, Verify: Verify{Lines: 1, Uncovered: 2}},
+		"m/silent":  {Status: StatusOK},
+		"m/clean":   {Status: StatusOK, Verify: Verify{Lines: 3}},
+		"m/none":    {Status: StatusNoTests},
+	}}}}
+	res.compare(true)
+	var got []string
+	for _, p := range res.Problems {
+		got = append(got, p.Kind+" "+p.Package+": "+p.Detail)
+	}
+	want := []string{
+		"verify m/counted: uncovered=2 illegitimate=0",
+		"verify m/silent: no verifier summary: the test binary did not run the verifier, or did not exit normally",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if res.compare(false); len(res.Problems) != 1 {
+		t.Errorf("without verifying: %+v, want only the counted package", res.Problems)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -135,7 +136,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 			res.Err = err.Error()
 			fmt.Fprintf(opts.Progress, "corpus: %s: %v\n", m, err)
 		}
-		res.compare()
+		res.compare(slices.Contains(strings.Split(opts.Tags, ","), "bigfoot_verify"))
 		rep.summarize()
 		if opts.OutDir != "" {
 			if err := rep.WriteFiles(opts.OutDir); err != nil {
