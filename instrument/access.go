@@ -55,7 +55,7 @@ func (r *fileRewriter) expr(e ast.Expr, m use) string {
 		return r.spliceNode(e, subOf(e.X, r.expr(e.X, mValue)))
 	case *ast.StarExpr:
 		inner := r.spliceNode(e, subOf(e.X, r.expr(e.X, mValue)))
-		if m == mValue && r.fn != nil && !isTypeParam(r.typeOf(e.X)) {
+		if m == mValue && r.fn != nil && isPointer(r.typeOf(e.X)) {
 			if r.dropCheck(e, false) {
 				return r.elided(e, inner, false)
 			}
@@ -183,7 +183,7 @@ func (r *fileRewriter) index(e *ast.IndexExpr, m use) string {
 		} else {
 			x = r.expr(e.X, mValue)
 		}
-	default: // strings are immutable; type parameters are not checked
+	default: // strings are immutable; type parameters without a core type are not checked
 		x = r.expr(e.X, mValue)
 	}
 	inner := r.spliceNode(e, subOf(e.X, x), subOf(e.Index, idx))
@@ -276,7 +276,7 @@ func (r *fileRewriter) sharedLoc(e ast.Expr) bool {
 			return r.addressable(e.X) && r.sharedLoc(e.X)
 		}
 	case *ast.StarExpr:
-		return !isTypeParam(r.typeOf(e.X))
+		return isPointer(r.typeOf(e.X))
 	}
 	return false
 }
@@ -298,11 +298,65 @@ func (r *fileRewriter) typeOf(e ast.Expr) types.Type {
 	return types.Typ[types.Invalid]
 }
 
-// coreType is the underlying type of t, or nil for type parameters (whose
-// accesses fasttrack mode does not check).
+// coreType is the underlying type of t; for a type parameter, its core
+// type (the Go spec, "Core types"): the underlying type every type of its
+// type set shares (S ~[]E: []E; M ~map[K]V: map[K]V; P interface{ *T }:
+// *T), or nil if they do not share one (any, ~[]int | ~[]int64, ~string |
+// ~[]byte), in which case the operand's accesses are not checked.
 func coreType(t types.Type) types.Type {
-	if t == nil || isTypeParam(t) {
+	if t == nil {
 		return nil
+	}
+	if tp, ok := types.Unalias(t).(*types.TypeParam); ok {
+		iface, _ := tp.Constraint().Underlying().(*types.Interface)
+		return typeSetCore(iface)
+	}
+	return t.Underlying()
+}
+
+// typeSetCore is the underlying type shared by every type of the type
+// set of the constraint iface, or nil. Each embedded element restricts
+// the set (an intersection); an element with terms whose underlying
+// types all agree gives that type, and every such element must give the
+// same one. Elements without terms (methods, comparable) do not change
+// it; if no element has terms, the set is all types and there is none.
+func typeSetCore(iface *types.Interface) types.Type {
+	if iface == nil {
+		return nil
+	}
+	var core types.Type
+	for i := range iface.NumEmbeddeds() {
+		var u types.Type
+		switch e := iface.EmbeddedType(i).(type) {
+		case *types.Union:
+			for j := range e.Len() {
+				tu := termCore(e.Term(j).Type())
+				if tu == nil || u != nil && !types.Identical(u, tu) {
+					return nil
+				}
+				u = tu
+			}
+		default:
+			if ei, ok := e.Underlying().(*types.Interface); ok && ei.IsMethodSet() {
+				continue
+			}
+			if u = termCore(e); u == nil {
+				return nil
+			}
+		}
+		if core != nil && !types.Identical(core, u) {
+			return nil
+		}
+		core = u
+	}
+	return core
+}
+
+// termCore is the underlying type of a term of a type set: a type, or an
+// interface whose own type set gives it.
+func termCore(t types.Type) types.Type {
+	if ei, ok := t.Underlying().(*types.Interface); ok {
+		return typeSetCore(ei)
 	}
 	return t.Underlying()
 }

@@ -348,7 +348,13 @@ func (p *pkgRewriter) finishFile(r *fileRewriter, path string, file *ast.File, s
 		fmt.Fprintf(&b, "var %s = __bf.RegisterSites(%q, %q, %q)\n", r.siteVar, pkgPath, path, strings.Join(r.sites, "\n"))
 	}
 	b.WriteString(r.trailer.String())
-	out = languageUpgrade(r.info.FileVersions[file], path, b.Bytes())
+	out = b.Bytes()
+	if !p.std {
+		// A standard-library file is at the toolchain's version
+		// already (FileVersions does not say so: go/packages gives
+		// no version for it).
+		out = languageUpgrade(r.info.FileVersions[file], path, out)
+	}
 	// The rewrite must parse; the type checker of the go command does the rest.
 	if _, perr := parser.ParseFile(token.NewFileSet(), path, out, parser.SkipObjectResolution); perr != nil {
 		return nil, nil, fmt.Errorf("instrumented source does not parse: %v", perr)
@@ -384,8 +390,7 @@ func languageUpgrade(fileVersion, path string, src []byte) []byte {
 			if err != nil {
 				continue // the go command rejects the file already
 			}
-			up := &constraint.AndExpr{X: expr, Y: &constraint.TagExpr{Tag: "go1.21"}}
-			lines[i] = []byte("//go:build " + up.String() + "\n")
+			lines[i] = []byte("//go:build (" + expr.String() + ") && go1.21\n")
 			found = true
 		case constraint.IsPlusBuild(t):
 			rest := strings.TrimSpace(strings.TrimPrefix(t, "//"))

@@ -31,11 +31,11 @@ func TestLanguageUpgrade(t *testing.T) {
 		{"// Copyright.\n\n//+build linux darwin\n// +build amd64,!foo\n\npackage p\n",
 			"//go:build go1.21\n\n//line /m/p.go:1\n// Copyright.\n\n// (bigfoot) build linux darwin\n// (bigfoot) build amd64,!foo\n\npackage p\n"},
 		{"//go:build linux\n\npackage p\n",
-			"//go:build linux && go1.21\n\npackage p\n"},
+			"//go:build (linux) && go1.21\n\npackage p\n"},
 		{"//go:build linux || darwin\n//+build linux darwin\n\npackage p\n",
 			"//go:build (linux || darwin) && go1.21\n// (bigfoot) build linux darwin\n\npackage p\n"},
 		{"//go:build\t!foo\n\npackage p\n",
-			"//go:build !foo && go1.21\n\npackage p\n"},
+			"//go:build (!foo) && go1.21\n\npackage p\n"},
 	} {
 		got := string(languageUpgrade("go1.16", "/m/p.go", []byte(c.src)))
 		if got != c.want {
