@@ -182,6 +182,8 @@ func (res *ModuleResult) compare(verifying bool) {
 func (res *ModuleResult) comparePackage(race, bf []*SuiteRun, path string) {
 	rs, bs := status(race, path), status(bf, path)
 	switch {
+	case bs == StatusMissing && timedOutRun(bf):
+		// Not reached: the timeout problem says so.
 	case built(race, path) && !built(bf, path):
 		res.Problems = append(res.Problems, Problem{Kind: ProblemBuild, Package: path,
 			Detail: fmt.Sprintf("go -race: %s, bigfoot: %s", rs, bs)})
@@ -206,6 +208,11 @@ func (res *ModuleResult) comparePackage(race, bf []*SuiteRun, path string) {
 		res.Problems = append(res.Problems, Problem{Kind: ProblemRace, Package: path,
 			Detail: "race reported only by bigfoot in " + strings.Join(only, ", ")})
 	}
+}
+
+// timedOutRun reports whether one of runs timed out.
+func timedOutRun(runs []*SuiteRun) bool {
+	return slices.ContainsFunc(runs, func(r *SuiteRun) bool { return r.TimedOut })
 }
 
 // ranTests reports whether some run ran the package's tests.

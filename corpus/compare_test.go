@@ -145,3 +145,17 @@ func TestCompareVerify(t *testing.T) {
 		t.Errorf("without verifying: %+v, want only the counted package", res.Problems)
 	}
 }
+
+// A package a killed run never reached is reported as the timeout, not as
+// a build failure.
+func TestCompareTimeout(t *testing.T) {
+	res := &ModuleResult{Runs: []*SuiteRun{
+		{Tool: ToolRace, Wall: 100, Packages: map[string]*Package{"m/p": {Status: StatusOK}}},
+		{Tool: ToolBigfoot, Wall: 600, TimedOut: true, Index: 1, Packages: map[string]*Package{}},
+	}}
+	res.compare(false)
+	want := Problem{Kind: ProblemTimeout, Detail: "bigfoot run 1 killed after 600s"}
+	if len(res.Problems) != 1 || res.Problems[0] != want {
+		t.Errorf("problems %+v, want %+v", res.Problems, want)
+	}
+}

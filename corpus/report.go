@@ -229,6 +229,37 @@ func (p *printer) problems(rep *Report) {
 	}
 }
 
+// ReadReports reads the report.json files of earlier runs and returns one
+// report holding all their modules, compared anew (with this version's
+// conditions), the first file's header, and the command.
+func ReadReports(files []string, command string) (*Report, error) {
+	var rep *Report
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		var r Report
+		if err := json.Unmarshal(data, &r); err != nil {
+			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		if rep == nil {
+			rep = &r
+			continue
+		}
+		rep.Modules = append(rep.Modules, r.Modules...)
+	}
+	if rep == nil {
+		return nil, fmt.Errorf("no report to read")
+	}
+	rep.Command = command
+	for _, res := range rep.Modules {
+		res.compare(rep.verifying())
+	}
+	rep.summarize()
+	return rep, nil
+}
+
 // WriteFiles writes results.md and report.json into dir.
 func (rep *Report) WriteFiles(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {

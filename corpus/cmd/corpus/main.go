@@ -7,6 +7,7 @@
 // Usage:
 //
 //	go run ./corpus/cmd/corpus [-bigfoot bin/bigfoot] [-modules file] [-only substrings] [-runs N] [-o dir] [-tags tags] [-tools race,bigfoot] [-timeout d]
+//	go run ./corpus/cmd/corpus -merge a/report.json,b/report.json [-o dir]
 package main
 
 import (
@@ -30,10 +31,20 @@ func main() {
 	tags := flag.String("tags", "", "build `tags` for both tools (bigfoot_verify: the precise-checks verifier)")
 	tools := flag.String("tools", "race,bigfoot", "comma-separated `tools` to run each suite under")
 	timeout := flag.Duration("timeout", 0, "bound on each run of a suite (default 20m)")
+	merge := flag.String("merge", "", "run nothing: read these comma-separated report.json `files`, compare their modules again and report them as one")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		flag.Usage()
 		os.Exit(2)
+	}
+	command := strings.Join(append([]string{"go run ./corpus/cmd/corpus"}, os.Args[1:]...), " ")
+	if *merge != "" {
+		rep, err := corpus.ReadReports(strings.Split(*merge, ","), command)
+		if err != nil {
+			fatal(err)
+		}
+		finish(rep, *out, nil)
+		return
 	}
 	ms := corpus.Modules()
 	if *modules != "" {
@@ -62,12 +73,18 @@ func main() {
 		Timeout:  *timeout,
 		OutDir:   *out,
 		Progress: os.Stderr,
-		Command:  strings.Join(append([]string{"go run ./corpus/cmd/corpus"}, os.Args[1:]...), " "),
+		Command:  command,
 		Commit:   commit(),
 	}
 	rep, err := corpus.Run(ctx, opts)
+	finish(rep, *out, err)
+}
+
+// finish writes the report into out and on standard output, and exits
+// with status 2 if err is set, 1 if an acceptance condition failed.
+func finish(rep *corpus.Report, out string, err error) {
 	if rep != nil {
-		if werr := rep.WriteFiles(*out); werr != nil && err == nil {
+		if werr := rep.WriteFiles(out); werr != nil && err == nil {
 			err = werr
 		}
 		rep.Markdown(os.Stdout)
