@@ -35,7 +35,11 @@ type Files struct {
 	Replace map[string][]byte // absolute path of an existing file -> content
 	Add     map[string][]byte // absolute path of a new file -> content
 	Notes   []string          // remarks for the user (files left uninstrumented, ...)
-	Facts   map[string][]byte // import path -> facts of the package, for later requests
+	// Broken are the errors of packages left uninstrumented because they
+	// do not type-check; the go command reports them as it does without
+	// bigfoot, and builds and tests the other packages.
+	Broken []string
+	Facts  map[string][]byte // import path -> facts of the package, for later requests
 }
 
 // facts maps import paths of instrumented packages to their facts: what
@@ -213,13 +217,33 @@ func (d *run) do(ctx context.Context) (int, error) {
 	}
 	d.logf("overlay %s", overlay)
 
-	if d.inv.Verb == "run" {
-		return d.buildAndRun(ctx, overlay)
+	for _, e := range pl.Broken {
+		d.logf("left to the go command: %s", e)
 	}
-	args := append([]string{d.inv.Verb, "-overlay", overlay}, d.inv.goArgs(d.goflags)...)
-	// The programs go test runs get the user's settings back (userenv.go).
-	env := withUserEnv(d.env, d.cfg.Env, "GOWORK", "GOFLAGS")
-	return d.goCommand(ctx, env, args)
+	var code int
+	if d.inv.Verb == "run" {
+		code, err = d.buildAndRun(ctx, overlay)
+	} else {
+		args := append([]string{d.inv.Verb, "-overlay", overlay}, d.inv.goArgs(d.goflags)...)
+		// The programs go test runs get the user's settings back (userenv.go).
+		env := withUserEnv(d.env, d.cfg.Env, "GOWORK", "GOFLAGS")
+		code, err = d.goCommand(ctx, env, args)
+	}
+	if code == 0 && err == nil && len(pl.Broken) > 0 {
+		// The go command built what the instrumenter could not load:
+		// those packages ran unchecked.
+		return d.loadFailed(pl.Broken)
+	}
+	return code, err
+}
+
+// loadFailed prints the errors of packages the instrumenter could not
+// load although the go command builds them, and returns exit status 2.
+func (d *run) loadFailed(errs []string) (int, error) {
+	for _, e := range errs {
+		fmt.Fprintf(d.cfg.Stderr, "%s\n", e)
+	}
+	return 2, errors.New("the instrumenter could not load the packages, but the go command builds them")
 }
 
 // buildAndRun builds the program of bigfoot run and runs it, so that its
@@ -265,10 +289,7 @@ func (d *run) plain(ctx context.Context, lerr *LoadError) (int, error) {
 	if err != nil || code != 0 {
 		return code, err
 	}
-	for _, e := range lerr.Errors {
-		fmt.Fprintf(d.cfg.Stderr, "%s\n", e)
-	}
-	return 2, errors.New("the instrumenter could not load the packages, but the go command builds them")
+	return d.loadFailed(lerr.Errors)
 }
 
 // printNotes prints the instrumenter's notes once each, a few unless -bfv.

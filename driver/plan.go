@@ -28,6 +28,7 @@ type plan struct {
 	Files   map[string][]byte // overlay: absolute path -> content (existing files)
 	Add     map[string][]byte // overlay: new files
 	Notes   []string
+	Broken  []string // errors of the packages left to the go command (Files.Broken)
 	Std     []stdRef
 	SyncDir string // sync's directory, if sync.Pool gets its hooks
 	// RuntimeDir is the runtime's directory, if it gets gcCountFile.
@@ -179,7 +180,7 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 		return nil, nil, fmt.Errorf("instrumenting: %w", err)
 	}
 	d.logf("instrumented %d files, added %d", len(files.Replace), len(files.Add))
-	pl.Files, pl.Add, pl.Notes = files.Replace, files.Add, files.Notes
+	pl.Files, pl.Add, pl.Notes, pl.Broken = files.Replace, files.Add, files.Notes, files.Broken
 	if pl.Files == nil {
 		pl.Files = map[string][]byte{}
 	}

@@ -58,6 +58,9 @@ type Result struct {
 	Replace map[string][]byte // absolute path of an existing source file -> instrumented content
 	Add     map[string][]byte // absolute path of a NEW file in an existing package dir -> content
 	Notes   []string          // human-readable notes: files left uninstrumented and why, fallbacks
+	// Broken are the errors of the packages left uninstrumented because
+	// they do not type-check: the go command reports them.
+	Broken []string
 	// Facts maps the import path of each package this run summarized
 	// (modes with plans, test variants left out) to its effect
 	// summaries, encoded for Config.Facts of the runs that import it.
@@ -87,7 +90,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if !cfg.Mode.Valid() {
 		return nil, &modeError{cfg.Mode}
 	}
-	pkgs, err := load(ctx, cfg)
+	pkgs, broken, err := load(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +102,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return instrumentPackages(pkgs, cfg.Mode, recording{elided: count || verify, safe: count && !verify}, cfg.Std, imported), nil
+	res := instrumentPackages(pkgs, cfg.Mode, recording{elided: count || verify, safe: count && !verify}, cfg.Std, imported)
+	res.Broken = broken
+	return res, nil
 }
 
 // hasBuildTag reports whether the build flags set the build tag.

@@ -41,13 +41,17 @@ const typecheckCgo = packages.NeedModule >> 1
 const graphMode = packages.NeedName | packages.NeedModule | packages.NeedImports | packages.NeedDeps
 
 // load runs go/packages and returns the packages of the main module that are
-// to be instrumented, test variants first. It fails with a *LoadError if any
-// of them has errors other than the expected undefined runtime.RaceXxx.
+// to be instrumented, test variants first, and the errors of those left
+// out because they do not type-check (errors other than the expected
+// undefined runtime.RaceXxx), which the go command reports as it does
+// without bigfoot while the other packages are built and tested
+// instrumented (a package importing one left out has errors too). It
+// fails with a *LoadError if go/packages fails, or if no package is left.
 //
 // It loads in two steps: the import graph of the patterns, then syntax and
 // types for the patterns (with tests, if asked) and, separately and
 // without tests, for the main module's packages they import.
-func load(ctx context.Context, cfg Config) ([]*packages.Package, error) {
+func load(ctx context.Context, cfg Config) ([]*packages.Package, []string, error) {
 	env := cfg.Env
 	if env == nil {
 		env = os.Environ()
@@ -61,7 +65,7 @@ func load(ctx context.Context, cfg Config) ([]*packages.Package, error) {
 	}
 	graph, err := packages.Load(config(graphMode, cfg.Tests), patterns...)
 	if err != nil {
-		return nil, &LoadError{Errors: []string{err.Error()}}
+		return nil, nil, &LoadError{Errors: []string{err.Error()}}
 	}
 	var errs []string
 	rootPaths := map[string]bool{}
@@ -82,12 +86,14 @@ func load(ctx context.Context, cfg Config) ([]*packages.Package, error) {
 	var loaded []*packages.Package
 	collect := func(pkgs []*packages.Package) {
 		for _, p := range pkgs {
+			ok := true
 			for _, e := range p.Errors {
 				if !isExpectedError(e) {
 					errs = append(errs, e.Error())
+					ok = false
 				}
 			}
-			if selected(cfg, p) && p.Types != nil && len(p.Syntax) > 0 {
+			if ok && selected(cfg, p) && p.Types != nil && len(p.Syntax) > 0 {
 				loaded = append(loaded, p)
 			}
 		}
@@ -100,18 +106,18 @@ func load(ctx context.Context, cfg Config) ([]*packages.Package, error) {
 	}
 	roots, err := packages.Load(config(mode, cfg.Tests), patterns...)
 	if err != nil {
-		return nil, &LoadError{Errors: []string{err.Error()}}
+		return nil, nil, &LoadError{Errors: []string{err.Error()}}
 	}
 	collect(roots)
 	if len(deps) > 0 {
 		more, err := packages.Load(config(mode, false), deps...)
 		if err != nil {
-			return nil, &LoadError{Errors: []string{err.Error()}}
+			return nil, nil, &LoadError{Errors: []string{err.Error()}}
 		}
 		collect(more)
 	}
-	if len(errs) > 0 {
-		return nil, &LoadError{Errors: errs}
+	if len(errs) > 0 && len(loaded) == 0 {
+		return nil, nil, &LoadError{Errors: errs}
 	}
 	// Test variants ("p [p.test]") are supersets of the plain package:
 	// visit them first so that each file is rewritten from the variant that
@@ -126,7 +132,7 @@ func load(ctx context.Context, cfg Config) ([]*packages.Package, error) {
 	sort.SliceStable(out, func(i, j int) bool {
 		return isTestVariant(out[i]) && !isTestVariant(out[j])
 	})
-	return out, nil
+	return out, errs, nil
 }
 
 func isTestVariant(p *packages.Package) bool { return strings.Contains(p.ID, " [") }

@@ -318,3 +318,50 @@ func TestRace(t *testing.T) { oldlib.Hit() }
 		}
 	}
 }
+
+// TestSameBuildFailures: packages that do not type-check (under go test
+// -race too) are reported as go test reports them, the "# pkg" errors and
+// "FAIL pkg [build failed]", and the others are built and tested, with
+// their races reported.
+func TestSameBuildFailures(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod":              "module example.com/m\n\ngo 1.22\n",
+		"broken/broken.go":    "package broken\n\nfunc F() int { return undefinedThing }\n",
+		"uses/uses.go":        "package uses\n\nimport \"example.com/m/broken\"\n\nvar X = broken.F()\n",
+		"uses/uses_test.go":   "package uses\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) { _ = X }\n",
+		"badtest/bad.go":      "package badtest\n\nfunc G() int { return 1 }\n",
+		"badtest/bad_test.go": "package badtest\n\nimport \"testing\"\n\nfunc TestG(t *testing.T) { var s string = G(); _ = s }\n",
+		"good/good.go":        "package good\n\nfunc H() int { return 2 }\n",
+		"good/good_test.go":   "package good\n\nimport \"testing\"\n\nfunc TestH(t *testing.T) {\n\tif H() != 2 {\n\t\tt.Fatal(H())\n\t}\n}\n",
+		"racy/racy.go":        "package racy\n",
+		"racy/racy_test.go":   racyTest,
+	})
+	out := sameAsGoRace(t, dir, nil, "-count=1", "./broken", "./uses", "./badtest", "./good")
+	for _, want := range []string{"FAIL\texample.com/m/badtest [build failed]", "ok  \texample.com/m/good"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("go test -race printed no %q:\n%s", want, out)
+		}
+	}
+	r := bigfootCmd(t, dir, "test", "-count=1", "./...")
+	if r.code != 1 || !strings.Contains(r.stdout, "FAIL\texample.com/m/racy") || !strings.Contains(r.stdout, "ok  \texample.com/m/good") || !strings.Contains(r.stderr+r.stdout, "WARNING: DATA RACE") {
+		t.Errorf("bigfoot test ./... with packages that do not build: want the race in racy reported and good passing:\n%v", r)
+	}
+}
+
+// racyTest races on a variable between a test and the goroutine it starts.
+const racyTest = `package racy
+
+import "testing"
+
+func TestRace(t *testing.T) {
+	x := 0
+	done := make(chan bool)
+	go func() {
+		x = 1
+		done <- true
+	}()
+	x = 2
+	<-done
+	t.Log(x)
+}
+`
