@@ -7,11 +7,12 @@
 #   make corpus  real modules' suites under go test -race and bigfoot test, compared (corpus-results/)
 #   make corpus-verify  the precise-checks verifier over the corpus's suites (corpus-verify-results/)
 #   make difftest  the shadow's differential test, long: 1.25M verdicts
+#   make typecheck-all  every std package and corpus module instrumented in every mode and type-checked
 
 GO ?= go
 BIGFOOT := bin/bigfoot
 
-.PHONY: all build demo test bench corpus corpus-verify difftest deps z3 clean
+.PHONY: all build demo test bench corpus corpus-verify difftest typecheck-all deps z3 clean
 
 all: build
 
@@ -49,6 +50,12 @@ test: deps
 # byte-precise FastTrack model ten times as long as go test -short does.
 difftest:
 	$(GO) test -count=1 -timeout 30m -run 'TestShadowDifferential' ./shadow/ -args -bigfoot.long
+
+# typecheck-all instruments every package of the standard library and
+# every module of corpus/modules.txt (downloaded) in every mode and
+# type-checks the result (go test -short checks a subset of the library).
+typecheck-all:
+	$(GO) test -count=1 -timeout 3h -run 'TestTypecheckStd|TestTypecheckCorpus' ./instrument/ -args -std=all -corpus=all
 
 # bench runs every workload plain, under go -race and in each bigfoot mode,
 # BENCH_RUNS times each, and writes the tables and chart to bench-results/.

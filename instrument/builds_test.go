@@ -40,16 +40,16 @@ func main() {
 	// Old-style build constraints in a module older than go1.21, in
 	// every form go/build accepts.
 	"plusbuild": {
-		"go.mod":  "module example.com/m\n\ngo 1.20\n",
-		"main.go": "//+build !foo\n\npackage main\n\nimport \"fmt\"\n\nvar x int\n\nfunc main() { x++; fmt.Println(x, y, z) }\n",
-		"y.go":    "// Copyright.\n\n//+build !foo\n// +build linux darwin windows freebsd\n\npackage main\n\nvar y = 1\n",
-		"z.go":    "//go:build !foo\n//+build !foo\n\npackage main\n\nvar z = 2\n",
+		"go.mod":       "module example.com/m\n\ngo 1.20\n",
+		"main.go":      "//+build !foo\n\npackage main\n\nimport \"fmt\"\n\nvar x int\n\nfunc main() { x++; fmt.Println(x, y, z) }\n",
+		"y.go":         "// Copyright.\n\n//+build !foo\n// +build linux darwin windows freebsd\n\npackage main\n\nvar y = 1\n",
+		"z.go":         "//go:build !foo\n//+build !foo\n\npackage main\n\nvar z = 2\n",
 		"main_test.go": "// +build !foo\n\npackage main\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) { x++ }\n",
 	},
 	// A method promoted through another package's unexported embedded
 	// field.
 	"promoted": {
-		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"go.mod":  "module example.com/m\n\ngo 1.22\n",
 		"main.go": "package main\n\nimport \"strings\"\n\ntype b struct{ *strings.Builder }\n\nfunc (x *b) w() { x.WriteString(\"x\") }\n\nfunc main() { x := &b{new(strings.Builder)}; x.w() }\n",
 		"main_test.go": `package main
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"go/ast"
 	"go/importer"
@@ -29,9 +30,12 @@ import (
 // of the standard library that a build instruments (driver.ScopeAll) is
 // instrumented in every mode, and the result type-checked with go/types
 // against the export data of the unmodified standard library and of the
-// runtime. With -short, a representative subset: the generic packages,
-// and packages rich in the constructs the rewrite handles (appends,
-// embedded fields, old-style build constraints, composite assignments).
+// runtime. Without -std=all (make typecheck-all), a representative
+// subset: the generic packages, and packages rich in the constructs the
+// rewrite handles (appends, embedded fields, promoted methods, composite
+// assignments).
+
+var stdFlag = flag.String("std", "", "TestTypecheckStd: all checks every package of the standard library, not a subset")
 
 // shortStd is the subset of the standard library type-checked with -short.
 var shortStd = []string{
@@ -81,7 +85,7 @@ func TestTypecheckStd(t *testing.T) {
 	env := append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=", "GOWORK=off")
 	pkgs := goList(t, env, "std", instrument.RuntimePath)
 	var targets []string
-	if testing.Short() {
+	if *stdFlag != "all" {
 		targets = shortStd
 	} else {
 		for path, p := range pkgs {
