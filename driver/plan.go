@@ -36,6 +36,10 @@ type plan struct {
 	// AllocVersions says the runtime in RuntimeDir also gets the
 	// allocation versions (allocver.go).
 	AllocVersions bool
+	// RaceCountRoot is the GOROOT whose internal/race reports the
+	// detector's count of races to package testing (racecount.go), if
+	// its norace.go takes the patch.
+	RaceCountRoot string
 }
 
 // A stdRef names an instrumented standard-library package.
@@ -148,6 +152,11 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 	}
 	if pl.SyncDir == "" {
 		pl.SyncDir = d.syncDir(ge)
+	}
+	if _, err := raceCountFiles(ge.GOROOT); err != nil {
+		d.logf("races reported to package testing by the detector's own check: %v", err)
+	} else {
+		pl.RaceCountRoot = ge.GOROOT
 	}
 	if dir, err := gcCountDir(ge.GOROOT); err != nil {
 		d.logf("GC cycles counted through runtime/metrics: %v", err)
@@ -264,6 +273,15 @@ func (pl *plan) overlay(stdCache string) (*Files, error) {
 	if pl.SyncDir != "" {
 		if err := spliceSync(pl.SyncDir, files.Replace); err != nil {
 			return nil, fmt.Errorf("sync hooks: %w", err)
+		}
+	}
+	if pl.RaceCountRoot != "" {
+		rc, err := raceCountFiles(pl.RaceCountRoot)
+		if err != nil {
+			return nil, err
+		}
+		for path, data := range rc {
+			files.Replace[path] = data
 		}
 	}
 	if pl.RuntimeDir != "" {

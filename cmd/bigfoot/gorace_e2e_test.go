@@ -365,3 +365,73 @@ func TestRace(t *testing.T) {
 	t.Log(x)
 }
 `
+
+// testLines keeps of go test's output the lines that do not depend on the
+// detector's report: test results and what the tests and package testing
+// logged ("file.go:NN: message").
+func testLines(out string) string {
+	var keep []string
+	for _, l := range strings.Split(normalize(out), "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "--- ") || strings.HasPrefix(t, "ok ") || strings.HasPrefix(t, "FAIL") || strings.HasPrefix(t, "testing: ") || logLine.MatchString(t) {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+// logLine matches a line a test logged.
+var logLine = regexp.MustCompile(`^[\w.-]+\.go:\d+: `)
+
+// TestSameRaceFailures: a race fails the test it happened in, as under go
+// test -race, with package testing's own message at its own line (not a
+// line of bigfoot's runtime), once for a subtest and not again for its
+// parent; t.Failed reports it; a race outside the tests fails the binary
+// with "race detected outside of test execution".
+func TestSameRaceFailures(t *testing.T) {
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	dir := writeModule(t, map[string]string{
+		"go.mod":       "module example.com/m\n\ngo 1.22\n",
+		"racy/racy.go": "package racy\n",
+		"racy/racy_test.go": racyTest + `
+func TestSub(t *testing.T) {
+	t.Run("a", func(t *testing.T) {
+		y := 0
+		done := make(chan bool)
+		go func() {
+			y = 1
+			done <- true
+		}()
+		y = 2
+		<-done
+		t.Log(y)
+	})
+	t.Log("parent failed:", t.Failed())
+}
+`,
+		"initrace/initrace.go": `package initrace
+
+var x int
+
+func init() {
+	done := make(chan bool)
+	go func() {
+		x = 1
+		done <- true
+	}()
+	x = 2
+	<-done
+}
+`,
+		"initrace/initrace_test.go": "package initrace\n\nimport \"testing\"\n\nfunc TestNothing(t *testing.T) {}\n",
+	})
+	for _, pkg := range []string{"./racy", "./initrace"} {
+		want := run(t, dir, nil, "go", "test", "-race", "-count=1", "-v", pkg)
+		got := run(t, dir, nil, bigfootBin, "test", "-count=1", "-v", pkg)
+		if got.code != want.code || testLines(got.stdout) != testLines(want.stdout) {
+			t.Errorf("bigfoot test %s differs from go test -race\nbigfoot:\n%d\n%s\ngo test -race:\n%d\n%s", pkg, got.code, testLines(got.stdout), want.code, testLines(want.stdout))
+		}
+	}
+}
