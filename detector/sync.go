@@ -17,28 +17,95 @@ import (
 // A syncVar is the vector clock of a synchronization object (a mutex, an
 // atomic variable, an address passed to RaceRelease, ...), keyed by address.
 // Releases join the releasing goroutine's clock into it; acquires join it
-// into the acquiring goroutine's clock (Rhodes' thesis §2.3.7).
+// into the acquiring goroutine's clock (Flanagan, Freund, "FastTrack:
+// Efficient and Precise Dynamic Race Detection", PLDI 2009, §3).
 type syncVar struct {
-	mu      spin.Mutex
-	vc      []uint64
-	wp      weak.Pointer[byte] // the object, for reclaiming; zero if immortal
-	deleted bool               // removed from syncs by the sweeper; guarded by mu
-	waiters int32              // a WaitGroup's waiters in WaitGroupWait; guarded by mu
+	mu  spin.Mutex
+	vc  []uint64 // inline's while it fits
+	obj objProof // the object at the address, for reclaiming; guarded by mu
+	// deleted says the sweeper removed the object from syncs; guarded
+	// by mu.
+	deleted bool
+	waiters int32 // a WaitGroup's waiters in WaitGroupWait; guarded by mu
+	// inline holds the clock of a program of few goroutines, saving
+	// an allocation and a cache miss per sync object (a table of a
+	// million atomically accessed words has a million).
+	inline [6]uint64
 }
 
-var syncs shadow.Map[syncVar]
+// newSyncVar returns the sync object of a new entry at addr, for g.
+func (g *G) newSyncVar(addr uintptr) *syncVar {
+	v := new(syncVar)
+	v.vc = v.inline[:0]
+	if p := shadow.PtrOf(addr); !shadow.OnStack(g.t.GP, p) && shadow.IsHeap(p) {
+		v.obj.prove(addr)
+	}
+	return v
+}
+
+// An objProof tells whether the heap object a sync object's clock was
+// made for still occupies its address: by the object's allocation
+// version where the runtime keeps them (shadow.VersionProof), else by a
+// weak pointer. The zero objProof is an immortal object's (a global, a
+// stack variable), which nothing reclaims.
+//
+// Versions cost nothing outside the sync object, where each weak pointer
+// is a special record in its span's sorted list: a million atomically
+// accessed words of one slice took minutes to make their weak pointers
+// (issue 29) and take go -race's time with versions.
+type objProof struct {
+	ver       shadow.VersionProof
+	versioned bool
+	wp        weak.Pointer[byte]
+}
+
+// prove makes p the proof of the heap object at addr, which the caller
+// keeps reachable.
+func (p *objProof) prove(addr uintptr) {
+	if ver, ok := shadow.ProveVersion(addr); ok {
+		*p = objProof{ver: ver, versioned: true}
+		return
+	}
+	*p = objProof{wp: weak.Make((*byte)(shadow.PtrOf(addr)))}
+}
+
+// stale reports whether the object p was made for may no longer be the
+// one at addr, which the caller keeps reachable (an object died and a new
+// one took its memory, or a version proof aged).
+func (p *objProof) stale(addr uintptr) bool {
+	switch {
+	case p.versioned:
+		return !p.ver.Holds(addr)
+	case p.wp != (weak.Pointer[byte]{}):
+		return !weakLive(p.wp)
+	}
+	return false
+}
+
+// dead reports whether the object p was made for was freed, for the
+// sweeper, which holds no object at the address.
+func (p *objProof) dead(addr uintptr) bool {
+	switch {
+	case p.versioned:
+		return p.ver.Freed(addr)
+	case p.wp != (weak.Pointer[byte]{}):
+		return p.wp.Value() == nil
+	}
+	return false
+}
+
+var syncs = shadow.Map[syncVar]{Words: true}
 
 func init() { shadow.AfterGC(sweepSyncs) }
 
 // lockSync returns the sync object at addr, locked, or nil if there is
 // none and create is false.
 //
-// A heap sync object holds a weak pointer to its object, so that the
+// A heap sync object holds a proof of its object (objProof), so that the
 // sweeper drops the clocks of dead objects. Memory freed and reused by a
-// new object (a new WaitGroup at the address of a dead one) finds the old
-// clock still in the map; it keeps it (a stale clock only adds
-// synchronization) and its weak pointer is renewed to the new object
-// here, under the lock, so that the sweeper, which decides and deletes
+// new object (a new WaitGroup at the address of a dead one) may find the
+// old entry still in the map; its proof is renewed to the new object here
+// (renew), under the lock, so that the sweeper, which decides and deletes
 // under the same lock, never drops a clock that a live object has
 // released into. An object the sweeper deleted first is looked up again.
 //
@@ -51,10 +118,7 @@ func (g *G) lockSync(addr uintptr, create bool) *syncVar {
 		if v := g.syncVars[i]; v != nil && g.syncAddrs[i] == addr {
 			v.mu.Lock()
 			if !v.deleted {
-				// renew's test, inlined: the object died.
-				if v.wp != (weak.Pointer[byte]{}) && !weakLive(v.wp) {
-					v.renew(addr)
-				}
+				v.renew(addr)
 				return v
 			}
 			v.mu.Unlock()
@@ -77,53 +141,79 @@ func (g *G) lockSync(addr uintptr, create bool) *syncVar {
 func (g *G) lookupSync(addr uintptr, create bool) *syncVar {
 	for {
 		v := syncs.Load(addr)
+		made := false
 		if v == nil {
 			if !create {
 				return nil
 			}
-			v, _ = syncs.LoadOrStore(addr, func() *syncVar {
-				nv := new(syncVar)
-				if p := shadow.PtrOf(addr); !shadow.OnStack(g.t.GP, p) && shadow.IsHeap(p) {
-					nv.wp = weak.Make((*byte)(p))
-				}
-				return nv
-			})
+			var loaded bool
+			v, loaded = syncs.LoadOrStore(addr, func() *syncVar { return g.newSyncVar(addr) })
+			made = !loaded
 		}
 		v.mu.Lock()
 		if v.deleted {
 			v.mu.Unlock()
 			continue
 		}
-		v.renew(addr)
+		if !made {
+			v.renew(addr)
+		}
 		return v
 	}
 }
 
-// renew points v's weak pointer at the object now at addr if the one it
-// was made for died. v is locked.
+// renew makes v's proof the object's now at addr if the one it was made
+// for may have died. A clock whose object was proven freed (its version
+// moved on) starts anew, as go -race's runtime drops the sync objects of
+// freed memory; one that only may be stale (an aged proof, a cleared weak
+// pointer, which an object queued for finalization has too) is kept: a
+// stale clock only adds synchronization. v is locked.
 func (v *syncVar) renew(addr uintptr) {
-	if v.wp != (weak.Pointer[byte]{}) && !weakLive(v.wp) {
-		// The object died; a live one now occupies its address.
-		v.wp = weak.Make((*byte)(shadow.PtrOf(addr)))
+	if !v.obj.stale(addr) {
+		return
 	}
+	if v.obj.versioned && v.obj.dead(addr) {
+		clear(v.vc)
+		v.vc = v.vc[:0]
+	}
+	v.obj.prove(addr)
 }
 
-// sweepSyncs drops the sync objects of dead heap objects. It decides and
-// deletes under the object's lock (see lockSync).
+// syncSweepEvery is how many GC cycles the detector observes per sweep of
+// the sync objects. A sweep visits every sync object, a cache miss each;
+// a dead object's entry left for a few more cycles costs only its memory
+// (an object allocated at its address renews it).
+const syncSweepEvery = 4
+
+// syncSweeps counts sweepSyncs' calls.
+var syncSweeps int
+
+// sweepSyncs drops the sync objects of dead heap objects, every
+// syncSweepEvery cycles, and the states of dead channels. It decides and
+// deletes under the object's lock (see lockSync). The AfterGC hooks run
+// one at a time.
 func sweepSyncs() {
-	syncs.Range(func(addr uintptr, v *syncVar) bool {
-		v.mu.Lock()
-		if v.wp != (weak.Pointer[byte]{}) && v.wp.Value() == nil {
-			v.deleted = true
-			syncs.CompareAndDelete(addr, v)
-		}
-		v.mu.Unlock()
-		return true
-	})
+	syncSweeps++
+	if syncSweeps%syncSweepEvery == 0 {
+		sweepSyncVars()
+	}
 	chans.Range(func(addr uintptr, c *chanState) bool {
 		if c.wp.Value() == nil {
 			chans.CompareAndDelete(addr, c)
 		}
+		return true
+	})
+}
+
+// sweepSyncVars drops the sync objects of dead heap objects.
+func sweepSyncVars() {
+	syncs.Range(func(addr uintptr, v *syncVar) bool {
+		v.mu.Lock()
+		if v.obj.dead(addr) {
+			v.deleted = true
+			syncs.CompareAndDelete(addr, v)
+		}
+		v.mu.Unlock()
 		return true
 	})
 }

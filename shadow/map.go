@@ -16,6 +16,14 @@ import (
 // mutex, because they are rare (a new page, a new goroutine, a new mutex).
 // Keys 0 and ^0 are reserved (empty slot and tombstone).
 type Map[V any] struct {
+	// Words says the keys are addresses of words that programs often
+	// use in runs (the sync objects of atomically accessed slots): the
+	// hash then keeps the keys of four adjacent words in one cache line
+	// of the table, so that a walk over the words misses the cache once
+	// per four. (Other keys, such as page numbers, must not use it: dense
+	// keys that differ above bit 4 would crowd groups.) Set before use.
+	Words bool
+
 	mu   spin.Mutex
 	tab  atomic.Pointer[mapTable[V]]
 	live int // keys present; guarded by mu
@@ -40,13 +48,29 @@ func hash(k uintptr) uintptr {
 	return uintptr(uint64(k)*0x9E3779B97F4A7C15>>17) ^ k
 }
 
+// wordHash is the hash of a Words map: the 32-byte block of the word,
+// hashed, selects a group of four slots (one 64-byte cache line of the
+// table), and the word's place in its block a slot of the group.
+func wordHash(k uintptr) uintptr {
+	return uintptr(uint64(k>>5)*0x9E3779B97F4A7C15>>17)<<2 | k>>3&3
+}
+
+// start returns the slot where key's probe starts in a table of mask+1
+// slots.
+func (m *Map[V]) start(key, mask uintptr) uintptr {
+	if m.Words {
+		return wordHash(key) & mask
+	}
+	return hash(key) & mask
+}
+
 // Load returns the value stored under key, or nil.
 func (m *Map[V]) Load(key uintptr) *V {
 	t := m.tab.Load()
 	if t == nil {
 		return nil
 	}
-	for i := hash(key) & t.mask; ; i = (i + 1) & t.mask {
+	for i := m.start(key, t.mask); ; i = (i + 1) & t.mask {
 		s := &t.slots[i]
 		switch s.key.Load() {
 		case key:
@@ -131,7 +155,7 @@ func (m *Map[V]) slotLocked(key uintptr) *mapSlot[V] {
 	if t == nil {
 		return nil
 	}
-	for i := hash(key) & t.mask; ; i = (i + 1) & t.mask {
+	for i := m.start(key, t.mask); ; i = (i + 1) & t.mask {
 		s := &t.slots[i]
 		switch s.key.Load() {
 		case key:
@@ -157,7 +181,7 @@ func (m *Map[V]) insertLocked(key uintptr, v *V) {
 	if t == nil || (m.used+1)*4 > len(t.slots)*3 {
 		t = m.resizeLocked()
 	}
-	for i := hash(key) & t.mask; ; i = (i + 1) & t.mask {
+	for i := m.start(key, t.mask); ; i = (i + 1) & t.mask {
 		s := &t.slots[i]
 		k := s.key.Load()
 		if k == 0 || k == tombstone {
@@ -190,7 +214,7 @@ func (m *Map[V]) resizeLocked() *mapTable[V] {
 			if k == 0 || k == tombstone {
 				continue
 			}
-			for j := hash(k) & nt.mask; ; j = (j + 1) & nt.mask {
+			for j := m.start(k, nt.mask); ; j = (j + 1) & nt.mask {
 				if nt.slots[j].key.Load() == 0 {
 					nt.slots[j].val.Store(s.val.Load())
 					nt.slots[j].key.Store(k)

@@ -100,3 +100,42 @@ func (s *Space) stillLive(gr *granule, addr uintptr) bool {
 	}
 	return true
 }
+
+// A VersionProof shows, by its word's allocation version, that the heap
+// object at an address is still the one it was made for: the detector's
+// clocks of sync objects (an atomically accessed word, a mutex) use it
+// where the runtime keeps versions, instead of a weak pointer per
+// address, which the runtime keeps in a sorted list per span (a million
+// atomically accessed words of one slice made every weak.Make a walk of
+// that list).
+type VersionProof struct {
+	ver uint8
+	gen uint32 // completed GC cycles, read before ver
+}
+
+// ProveVersion returns the proof of the object at addr, which the caller
+// keeps reachable, and false if the runtime keeps no versions or addr is
+// not in an in-use heap span.
+func ProveVersion(addr uintptr) (VersionProof, bool) {
+	if runtimeVersionPage == nil {
+		return VersionProof{}, false
+	}
+	n := uint32(exactGen())
+	v, ok := versionSource(runtimeVersionPage).at(addr)
+	return VersionProof{v, n}, ok
+}
+
+// Holds reports whether p still proves that the object at addr is the one
+// p was made for: no object was freed there since and fewer than
+// versionSpan cycles completed. False says nothing more: the object may
+// have been freed, or the proof only aged.
+func (p VersionProof) Holds(addr uintptr) bool {
+	return versionHolds(versionSource(runtimeVersionPage).at, addr, p.ver, p.gen, uint32(exactGen()))
+}
+
+// Freed reports whether the object p was made for was certainly freed: the
+// version at addr moved on, or addr is no longer in an in-use heap span.
+func (p VersionProof) Freed(addr uintptr) bool {
+	v, ok := versionSource(runtimeVersionPage).at(addr)
+	return !ok || v != p.ver
+}
