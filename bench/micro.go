@@ -60,6 +60,7 @@ var MicroBenchmarks = []MicroBench{
 	{"ChanPair", 5_000_000, ""},
 	{"ChanPipeline", 1_000_000, ""},
 	{"MutexPair", 5_000_000, ""},
+	{"AtomicDistinct", 4 << 20, ""},
 	{"FreshObject", 10_000_000, "FreshAlloc"},
 	{"FreshAlloc", 10_000_000, ""},
 	{"Range1024", 300_000, ""},

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"unsafe"
+
+	"github.com/bigfoot-go/bigfoot/shadow"
 )
 
 var (
@@ -131,6 +133,29 @@ func BenchmarkMutexPair(b *testing.B) {
 	for b.Loop() {
 		Lock(g, mu)
 		Unlock(g, mu)
+	}
+}
+
+// BenchmarkAtomicDistinct is an atomic add on a word no atomic operation
+// used before, the next of a slice of 1M words, a new slice every 1M
+// operations: the slots of a concurrent map's table (issue 29). Each word
+// gets a sync object, proven by its allocation version; without versions
+// (a test binary built without the driver's runtime files) each would get
+// a weak pointer, whose cost grows with the span's, so the benchmark
+// runs only under bigfoot bench -micro.
+func BenchmarkAtomicDistinct(b *testing.B) {
+	if shadow.IdentProof() != "version" {
+		b.Skip("the runtime keeps no allocation versions: run with bigfoot bench -micro")
+	}
+	g := Cur()
+	var s []int64
+	i := 0
+	for b.Loop() {
+		if i == len(s) {
+			s, i = make([]int64, 1<<20), 0
+		}
+		AtomicAddInt64(g, &s[i], 1)
+		i++
 	}
 }
 

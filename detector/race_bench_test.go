@@ -11,6 +11,7 @@ package detector
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"unsafe"
 )
@@ -117,6 +118,18 @@ func BenchmarkChanPair(b *testing.B) {
 	for b.Loop() {
 		ch <- 1
 		benchSink += int64(<-ch)
+	}
+}
+
+func BenchmarkAtomicDistinct(b *testing.B) {
+	var s []int64
+	i := 0
+	for b.Loop() {
+		if i == len(s) {
+			s, i = make([]int64, 1<<20), 0
+		}
+		atomic.AddInt64(&s[i], 1)
+		i++
 	}
 }
 

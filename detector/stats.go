@@ -76,7 +76,8 @@ func statsLine() string {
 	// gc_counter: where the shadow reads the number of GC cycles
 	// (driver/gccount.go); ident_proof: how it proves an object's
 	// identity across cycles (driver/allocver.go).
-	s += fmt.Sprintf(" gc_cycles=%d gc_counter=%s ident_proof=%s", shadow.ExactGen(), shadow.GCCounter(), shadow.IdentProof())
+	// sync_weak: sync objects proven by a weak pointer, not a version.
+	s += fmt.Sprintf(" gc_cycles=%d gc_counter=%s ident_proof=%s sync_weak=%d", shadow.ExactGen(), shadow.GCCounter(), shadow.IdentProof(), syncWeak.Load())
 	sh := space.ShapeStats()
 	s += fmt.Sprintf(" runs_coarse=%d runs_block=%d runs_stride=%d runs_mapped=%d run_granules=%d fine_granules=%d split_granules=%d part_granules=%d shadow_bytes=%d",
 		sh.Coarse, sh.Block, sh.Stride, sh.Mapped, sh.RunGranules, sh.Fine, sh.Split, sh.Parts, sh.Bytes)

@@ -67,7 +67,12 @@ func (p *objProof) prove(addr uintptr) {
 		return
 	}
 	*p = objProof{wp: weak.Make((*byte)(shadow.PtrOf(addr)))}
+	syncWeak.Add(1)
 }
+
+// syncWeak counts the weak pointers made for sync objects, for the stats
+// line: none where the runtime keeps allocation versions.
+var syncWeak atomic.Int64
 
 // stale reports whether the object p was made for may no longer be the
 // one at addr, which the caller keeps reachable (an object died and a new
