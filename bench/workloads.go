@@ -30,6 +30,7 @@ var Workloads = []Workload{
 	{"mergesort", "parallel merge sort: goroutines on halves", 1000000},
 	{"blocks", "block-partitioned closures over 4 arrays of 4M elements (uint32, byte), histogram, compaction, 2-D row bands; barrier per pass", 512 << 10},
 	{"shardmap", "read-mostly map cache sharded under sync.RWMutex", 250000},
+	{"atomics", "a million counters accessed with atomic operations only: a sync object per word", 1 << 17},
 
 	// Service-shaped programs, heavy on the standard library, written as a
 	// Go service would be and frozen before any optimization aimed at

@@ -80,7 +80,7 @@ var syncWeak atomic.Int64
 func (p *objProof) stale(addr uintptr) bool {
 	switch {
 	case p.versioned:
-		return !p.ver.Holds(addr)
+		return !p.ver.Check(addr)
 	case p.wp != (weak.Pointer[byte]{}):
 		return !weakLive(p.wp)
 	}

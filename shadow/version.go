@@ -125,12 +125,24 @@ func ProveVersion(addr uintptr) (VersionProof, bool) {
 	return VersionProof{v, n}, ok
 }
 
-// Holds reports whether p still proves that the object at addr is the one
-// p was made for: no object was freed there since and fewer than
-// versionSpan cycles completed. False says nothing more: the object may
-// have been freed, or the proof only aged.
-func (p VersionProof) Holds(addr uintptr) bool {
-	return versionHolds(versionSource(runtimeVersionPage).at, addr, p.ver, p.gen, uint32(exactGen()))
+// Check reports whether p still proves that the object at addr is the one
+// p was made for, and if so renews it with the current count of cycles.
+// False says nothing more: the object may have been freed, or the proof
+// only aged. The caller serializes the calls on p.
+//
+// While no cycle completed since the count p holds, the check needs no
+// version: the object was live after that cycle had completed, so it was
+// marked in it, and only the sweep after a later cycle can free it.
+func (p *VersionProof) Check(addr uintptr) bool {
+	n := uint32(exactGen())
+	if n == p.gen {
+		return true
+	}
+	if !versionHolds(versionSource(runtimeVersionPage).at, addr, p.ver, p.gen, n) {
+		return false
+	}
+	p.gen = n
+	return true
 }
 
 // Freed reports whether the object p was made for was certainly freed: the
