@@ -230,13 +230,25 @@ func cycle() {
 // bytes that had none since the last barrier (clean), at every byte
 // (all), and whether the operation touches a byte that had one (raced).
 type verdict struct {
-	clean, all map[refConflict]bool
+	clean, all []refConflict // sets
 	raced      bool
 	marks      []*refCell // bytes with a conflict, marked raced at the end
 }
 
-func newVerdict() *verdict {
-	return &verdict{clean: map[refConflict]bool{}, all: map[refConflict]bool{}}
+// add adds x to the set *cs.
+func add(cs *[]refConflict, x refConflict) {
+	if !has(*cs, x) {
+		*cs = append(*cs, x)
+	}
+}
+
+func has(cs []refConflict, x refConflict) bool {
+	for _, c := range cs {
+		if c == x {
+			return true
+		}
+	}
+	return false
 }
 
 // refAccess applies t's access of obj's bytes [off, off+size) to the
@@ -249,9 +261,9 @@ func refAccess(t *Thread, o *diffObj, off, size uintptr, write bool, v *verdict)
 		same = same && s
 		v.raced = v.raced || c.raced
 		for _, x := range cs {
-			v.all[x] = true
+			add(&v.all, x)
 			if !c.raced {
-				v.clean[x] = true
+				add(&v.clean, x)
 			}
 		}
 		if len(cs) > 0 {
@@ -264,7 +276,7 @@ func refAccess(t *Thread, o *diffObj, off, size uintptr, write bool, v *verdict)
 // apply performs op on the shadow and the model and returns a
 // description of the disagreement, if any.
 func (d *diffRun) apply(op diffOp) string {
-	v := newVerdict()
+	v := new(verdict)
 	var (
 		got   Race
 		found bool
@@ -355,7 +367,7 @@ func (d *diffRun) apply(op diffOp) string {
 	switch {
 	case len(v.clean) > 0 && !found:
 		return fmt.Sprintf("no race in the shadow, model's conflicts are %v", keys(v.all))
-	case found && !v.all[refConflict{got.PrevWrite, got.Prev}] && !v.raced:
+	case found && !has(v.all, refConflict{got.PrevWrite, got.Prev}) && !v.raced:
 		return fmt.Sprintf("shadow reports an earlier %s t%d@%d, model's conflicts are %v", kindName(got.PrevWrite), got.Prev.TID(), got.Prev.Clock(), keys(v.all))
 	}
 	return ""
@@ -368,9 +380,9 @@ func kindName(write bool) string {
 	return "read"
 }
 
-func keys(m map[refConflict]bool) []string {
+func keys(cs []refConflict) []string {
 	var ks []string
-	for c := range m {
+	for _, c := range cs {
 		ks = append(ks, fmt.Sprintf("%s t%d@%d", kindName(c.write), c.prev.TID(), c.prev.Clock()))
 	}
 	return ks
@@ -422,9 +434,9 @@ func diffTrace(seed int64) (nthreads int, ops []diffOp) {
 			op.kind = "barrier"
 		case x < 210:
 			op.kind = "sweep"
-		case x < 213:
+		case x < 211:
 			op.kind = "gc"
-		case x < 217:
+		case x < 214:
 			op.kind = "reuse"
 		case x < 270:
 			op.kind = "alloc"

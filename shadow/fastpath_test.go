@@ -101,7 +101,7 @@ func TestObjectWeak(t *testing.T) {
 // a GC cycle.
 func TestOwnerRevalidation(t *testing.T) {
 	quiet(t)
-	spendTrack(t) // untracked state, as beyond the budget
+	untracked(t) // state without a proof: dropped after a cycle
 	s := NewSpace()
 	x := escape(new([2]int64))
 	p := unsafe.Pointer(&x[0])

@@ -11,9 +11,10 @@ package shadow
 // again by the sweep that drops it) and made the off-heap pacer start
 // collections early (offheap_pace.go); on BenchmarkFreshObject (allocate
 // 64 bytes, write the first word) those misses and the extra cycles were
-// most of the cost. So the first access of an untracked granule (no weak
-// pointer, not a global's: see track) of a page without a slot array
-// records that state in a fresh entry of its page, and the slot stays
+// most of the cost. So the first access of a granule whose state needs no
+// ident (proven by its word's allocation version, or without a proof
+// outside the heap; not a global's: see track) of a page without a slot
+// array records that state in a fresh entry of its page, and the slot stays
 // nil. A page of fresh objects then needs no slot array and no granules
 // at all.
 //
@@ -43,13 +44,17 @@ package shadow
 //     slot is nil, and count in pg.live (nfresh of it), like a slot. A
 //     descriptor, once its index is in a granule's byte, does not change
 //     until the page's entries are reset.
-//   - They are valid only while the page's fgen is the current
-//     generation (lagGen): like an untracked granule's (validate), their
-//     state is dropped at the first access after a GC cycle. The first
-//     entry recorded in a new generation resets the page's stale entries
-//     (freshFor: the index bytes are cleared, the descriptors reused);
-//     the sweep uncounts stale entries (and returns the array, without
-//     entries now, to the pool) and clears settled ones (frontier.go).
+//   - They are current only while the page's fgen is the current
+//     generation (lagGen). An entry proven by its word's allocation
+//     version (the heap, where the runtime keeps versions: versioned in
+//     its descriptor, the version in ver) is kept into a new generation
+//     while the version holds, as a granule's is (validate); the others,
+//     like an unproven granule's, are dropped at the first access after
+//     a GC cycle. The first entry recorded in a new generation, the
+//     locked path's absorb and the sweep renew the page's entries
+//     (renewFresh); if none is kept, the index bytes are cleared and the
+//     descriptors reused, and the sweep returns the array to the pool.
+//     The sweep also clears settled entries (frontier.go).
 //   - A second access that needs more than a same-epoch check (another
 //     epoch, another goroutine, another byte range) takes the locked path,
 //     whose add moves the entry into the new granule before it publishes
@@ -95,6 +100,7 @@ const freshDescs = 32
 type freshArray struct {
 	idx  [granulesPerPage / 4]atomic.Uint32
 	desc [freshDescs]freshEntry
+	ver  [granulesPerPage]uint8 // a versioned entry's version; guarded by the page lock
 }
 
 // A freshRef holds a page's fresh array as an address. The array is off
@@ -176,6 +182,19 @@ func freshMeta(lo, hi uint8, write bool, site uint32) uint64 {
 	return m
 }
 
+// freshVersioned marks the meta word of entries whose state is proven by
+// their word's allocation version (fa.ver).
+const freshVersioned = 1 << 49
+
+// proofMeta is the meta word of an access's entry with proof p.
+func proofMeta(lo, hi uint8, write bool, site uint32, p proof) uint64 {
+	m := freshMeta(lo, hi, write, site)
+	if p.vok {
+		m |= freshVersioned
+	}
+	return m
+}
+
 // freshShape is the part of a meta word that a same-epoch check compares:
 // all but the site.
 const freshShape = 0xffffffff << 32
@@ -188,11 +207,12 @@ func unpackMeta(m uint64) (lo, hi uint8, write bool, site uint32) {
 // freshFor returns the page's fresh array, ready for an entry of
 // generation gen, taking one from the pool if the page has none; pg.mu is
 // held. If gen is a new generation for the page, the entries of the last
-// one are stale: they are uncounted and reset, and gen becomes fgen. It
-// returns nil if gen is older than fgen: a goroutine that read a lagging
-// generation records no entry (its locked path makes a granule stamped
-// with that generation, as before).
-func (pg *page) freshFor(gen uint32) *freshArray {
+// one are renewed (renewFresh, with vs, the space's versions, and key, the
+// page's number), and gen becomes fgen. It returns nil if gen is older
+// than fgen: a goroutine that read a lagging generation records no entry
+// (its locked path makes a granule stamped with that generation, as
+// before).
+func (pg *page) freshFor(gen uint32, vs versionSource, key uintptr) *freshArray {
 	fa := pg.fresh.Load()
 	if fa != nil {
 		fg := pg.fgen.Load()
@@ -202,13 +222,15 @@ func (pg *page) freshFor(gen uint32) *freshArray {
 		if int32(gen-fg) < 0 {
 			return nil
 		}
-		pg.live -= pg.nfresh
-		pg.nfresh = 0
-		if pg.ndesc != 0 {
-			// Before the descriptors are reused (see sameFresh).
-			fa.clearIdx()
+		var vp *[512]uint8
+		var pv uint8
+		if vs != nil && pg.nfresh != 0 {
+			vp, pv = vs(key << pageShift)
 		}
-	} else {
+		pg.renewFresh(fa, gen, vp, pv)
+		return fa
+	}
+	{
 		var b [1]uintptr
 		freshPool.get(b[:])
 		fa = (*freshArray)(ptrOf(b[0]))
@@ -220,6 +242,52 @@ func (pg *page) freshFor(gen uint32) *freshArray {
 	pg.ndesc = 0
 	pg.fgen.Store(gen)
 	return fa
+}
+
+// renewFresh makes the page's entries, of an earlier generation than gen,
+// entries of gen: those proven by a version that still holds (vp and pv,
+// the page's versions read after gen; vp nil: none holds) stay, the
+// others are dropped, and if none stays the index bytes are cleared and
+// the descriptors are free again. pg.mu is held.
+func (pg *page) renewFresh(fa *freshArray, gen uint32, vp *[512]uint8, pv uint8) {
+	kept := 0
+	if vp != nil && pg.nfresh != 0 && int32(gen-pg.fgen.Load()) < versionSpan {
+		for i := range fa.idx {
+			w := fa.idx[i].Load()
+			if w == 0 {
+				continue
+			}
+			nw := w
+			for sh := 0; sh < 32; sh += 8 {
+				k := uint8(w >> sh)
+				if k == 0 {
+					continue
+				}
+				gi := i*4 + sh/8
+				if fa.desc[k-1].m.Load()&freshVersioned != 0 && vp[gi]+pv == fa.ver[gi] {
+					kept++
+				} else {
+					nw &^= 0xff << sh
+				}
+			}
+			if nw != w {
+				fa.idx[i].Store(nw)
+			}
+		}
+	}
+	pg.live -= pg.nfresh - kept
+	pg.nfresh = kept
+	if kept == 0 {
+		if pg.ndesc != 0 {
+			// Before the descriptors are reused (see sameFresh).
+			fa.clearIdx()
+		}
+		pg.ndesc = 0
+	}
+	// Kept entries keep their descriptors and index bytes: a lock-free
+	// reader trusts them as before, and dropped ones' descriptors are
+	// not reused while any entry is kept.
+	pg.fgen.Store(gen)
 }
 
 // dropFresh returns the page's fresh array, which holds no counted entry,
@@ -309,9 +377,9 @@ const (
 // counts it in t's statistics, if the page is live, the slot nil and
 // without an entry of generation gen, and a descriptor of the page
 // records the access or one is free. It takes pg.mu.
-func (pg *page) recordFresh(t *Thread, gi uintptr, lo, hi uint8, write bool, site uint32, gen uint32) freshResult {
+func (pg *page) recordFresh(t *Thread, gi uintptr, lo, hi uint8, write bool, site uint32, gen uint32, p proof, vs versionSource, key uintptr) freshResult {
 	pg.mu.Lock()
-	res := pg.recordLocked(t, gi, lo, hi, write, site, gen)
+	res := pg.recordLocked(t, gi, lo, hi, write, site, gen, p, vs, key)
 	pg.mu.Unlock()
 	if res == freshRecorded {
 		t.Stats.count(write, WriteExclusive, ReadExclusive)
@@ -320,20 +388,20 @@ func (pg *page) recordFresh(t *Thread, gi uintptr, lo, hi uint8, write bool, sit
 }
 
 // recordLocked is recordFresh with pg.mu held.
-func (pg *page) recordLocked(t *Thread, gi uintptr, lo, hi uint8, write bool, site uint32, gen uint32) freshResult {
+func (pg *page) recordLocked(t *Thread, gi uintptr, lo, hi uint8, write bool, site uint32, gen uint32, p proof, vs versionSource, key uintptr) freshResult {
 	if pg.dead.Load() || pg.slot(gi) != nil {
 		return freshDeclined
 	}
 	fa := pg.fresh.Load()
 	if fa == nil || pg.fgen.Load() != gen {
-		if fa = pg.freshFor(gen); fa == nil {
+		if fa = pg.freshFor(gen, vs, key); fa == nil {
 			return freshDeclined
 		}
 	}
 	if fa.at(gi) != 0 {
 		return freshDeclined // a second access: the locked path absorbs the entry
 	}
-	e, m := uint64(t.Epoch), freshMeta(lo, hi, write, site)
+	e, m := uint64(t.Epoch), proofMeta(lo, hi, write, site, p)
 	k := pg.flast
 	if k == 0 || k > pg.ndesc || fa.desc[k-1].e.Load() != e || fa.desc[k-1].m.Load() != m {
 		if k = pg.findDesc(fa, e, m); k == 0 {
@@ -341,6 +409,7 @@ func (pg *page) recordLocked(t *Thread, gi uintptr, lo, hi uint8, write bool, si
 		}
 		pg.flast = k
 	}
+	fa.ver[gi%granulesPerPage] = p.ver
 	fa.setAt(gi, k)
 	pg.nfresh++
 	pg.live++
@@ -355,8 +424,8 @@ func (pg *page) recordLocked(t *Thread, gi uintptr, lo, hi uint8, write bool, si
 // It reports a race as Check does.
 //
 // The common case is one goroutine initializing fresh objects one after
-// another, with no weak-pointer budget left (track would return untracked
-// state): the record is then made here, under one acquisition of the page
+// another, where the runtime keeps allocation versions (track would prove
+// the state by its word's version): the record is then made here, under one acquisition of the page
 // lock, with what it needs loaded once, where it took four calls
 // (freshCheck, first, recordFresh, recordLocked) that loaded the same
 // words again. On a page whose fresh array is of the current generation
@@ -377,6 +446,8 @@ func (s *Space) freshAccess(t *Thread, pg *page, gi uintptr, p unsafe.Pointer, s
 		e, m uint64
 		k    uint8
 		d    *freshEntry
+		v    uint8
+		vok  bool
 	)
 	gi %= granulesPerPage // (no bounds checks below)
 	gen = uint32(lagGen.Load())
@@ -390,16 +461,17 @@ func (s *Space) freshAccess(t *Thread, pg *page, gi uintptr, p unsafe.Pointer, s
 	if s.noFresh {
 		goto other
 	}
-	if pg.kind.Load() == kindImmortal {
+	if s.versions == nil {
+		goto other // idents prove heap state (track): granules
+	}
+	if pg.kind.Load() != kindHeap {
+		goto other // not known to be the heap's: track classifies it
+	}
+	v, vok = s.versions.at(uintptr(p))
+	if !vok {
 		goto other
 	}
-	if trackUsed.Load() < trackBudget {
-		goto other
-	}
-	if trackGen.Load() != gen {
-		goto other
-	}
-	e, m = uint64(t.Epoch), freshMeta(uint8(uintptr(p)&7), uint8(uintptr(p)&7+size), write, site)
+	e, m = uint64(t.Epoch), freshMeta(uint8(uintptr(p)&7), uint8(uintptr(p)&7+size), write, site)|freshVersioned
 	pg.mu.Lock()
 	if fa == nil {
 		goto locked // the page's first entry of the cycle: an array from the pool
@@ -439,6 +511,7 @@ func (s *Space) freshAccess(t *Thread, pg *page, gi uintptr, p unsafe.Pointer, s
 	if d.m.Load() != m {
 		goto locked
 	}
+	fa.ver[gi] = v
 	fa.setAt(gi, k)
 	pg.nfresh++
 	pg.live++
@@ -447,7 +520,7 @@ func (s *Space) freshAccess(t *Thread, pg *page, gi uintptr, p unsafe.Pointer, s
 	return false
 
 locked:
-	return s.freshLocked(t, pg, gi, p, size, write, site, out, gen)
+	return s.freshLocked(t, pg, gi, p, size, write, site, out, gen, proof{vok: true, ver: v})
 
 other:
 	return s.freshOther(t, pg, gi, p, size, write, site, out)
@@ -457,18 +530,17 @@ other:
 // last descriptor does not record the access (a new descriptor, or a
 // granule when the page's are taken), or the slot or page changed before
 // the lock was taken. It unlocks pg.mu.
-func (s *Space) freshLocked(t *Thread, pg *page, gi uintptr, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race, gen uint32) (found bool) {
+func (s *Space) freshLocked(t *Thread, pg *page, gi uintptr, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race, gen uint32, pf proof) (found bool) {
 	lo, hi := uint8(uintptr(p)&7), uint8(uintptr(p)&7+size)
-	res := pg.recordLocked(t, gi, lo, hi, write, site, gen)
+	res := pg.recordLocked(t, gi, lo, hi, write, site, gen, pf, s.versions, uintptr(p)>>pageShift)
 	pg.mu.Unlock()
 	switch res {
 	case freshRecorded:
 		t.Stats.count(write, WriteExclusive, ReadExclusive)
 		return false
 	case freshFull:
-		// No descriptor left: a granule (track would return untracked
-		// state: freshAccess checked it).
-		if s.firstGranule(t, pg, gi, uintptr(p), lo, hi, write, site, gen, false, nil) {
+		// No descriptor left: a granule, with the same proof.
+		if s.firstGranule(t, pg, gi, lo, hi, write, site, gen, pf) {
 			return false
 		}
 	}
@@ -478,7 +550,7 @@ func (s *Space) freshLocked(t *Thread, pg *page, gi uintptr, p unsafe.Pointer, s
 // freshOther is freshAccess's path for everything but its common case:
 // an entry of the current generation (perhaps the same epoch's), a page
 // first would not give an entry on (a slot array, a global's page), or
-// budget left for a weak pointer (trackLeft).
+// state that a version does not prove (track).
 func (s *Space) freshOther(t *Thread, pg *page, gi uintptr, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (found bool) {
 	a := uintptr(p) // p is not on t's stack: its address
 	lo, hi := uint8(a&7), uint8(a&7+size)
@@ -521,9 +593,10 @@ func (pg *page) findDesc(fa *freshArray, e, m uint64) uint8 {
 }
 
 // absorb moves the fresh entry of slot gi, if it has one of the current
-// generation, into gr, a new off-heap granule that add is about to
+// generation (renewed if it was of an earlier one: vs and key are for
+// renewFresh), into gr, a new off-heap granule that add is about to
 // publish there, as first would have made it. pg.mu is held.
-func (pg *page) absorb(gi uintptr, gr *granule) {
+func (pg *page) absorb(gi uintptr, gr *granule, vs versionSource, key uintptr) {
 	fa := pg.fresh.Load()
 	if fa == nil {
 		return
@@ -532,11 +605,22 @@ func (pg *page) absorb(gi uintptr, gr *granule) {
 	if k == 0 {
 		return
 	}
-	if gen := pg.fgen.Load(); gen == uint32(lagGen.Load()) {
+	gen := uint32(lagGen.Load())
+	if fg := pg.fgen.Load(); int32(gen-fg) > 0 {
+		pg.freshFor(gen, vs, key)
+		if k = fa.at(gi); k == 0 {
+			return // dropped: its live count went with it
+		}
+	}
+	if pg.fgen.Load() == gen {
 		d := &fa.desc[k-1]
 		e := d.e.Load()
-		lo, hi, write, site := unpackMeta(d.m.Load())
+		m := d.m.Load()
+		lo, hi, write, site := unpackMeta(m)
 		gr.lo, gr.hi = lo, hi // not yet published
+		if m&freshVersioned != 0 {
+			gr.ver, gr.vok = fa.ver[gi%granulesPerPage], true
+		}
 		initU32(&gr.owner, Epoch(e).TID()+1)
 		initU32(&gr.gen, gen)
 		if write {
@@ -593,19 +677,23 @@ func (pg *page) freshCheck(t *Thread, gi uintptr, lo, hi uint8, write bool) (sam
 	return true, true
 }
 
-// sweepFresh drops the page's fresh entries recorded before generation
-// gen and those settled under the frontier f, and returns the page's
-// fresh array to the pool if none is left; pg.mu is held, and pg.live
-// counts only the slots the sweep kept. Stale entries are uncounted, not
-// cleared: the array goes back to the pool, and the page that takes it
-// next clears its index bytes (freshFor). That spares the sweep a walk
-// over the entries of every page of dead fresh objects.
-func (pg *page) sweepFresh(gen uint32, f []uint64) {
+// sweepFresh renews the page's fresh entries recorded before generation
+// gen (renewFresh, with vers, the page's versions: those whose version
+// still holds stay), drops those settled under the frontier f, and
+// returns the page's fresh array to the pool if none is left; pg.mu is
+// held, and pg.live counts only the slots the sweep kept.
+func (pg *page) sweepFresh(gen uint32, f []uint64, vers *pageVersions) {
 	if pg.nfresh != 0 {
 		if int32(pg.fgen.Load()-gen) < 0 {
-			pg.live -= pg.nfresh
-			pg.nfresh = 0
-		} else if len(f) != 0 {
+			if fa := pg.fresh.Load(); fa != nil {
+				vp, pv := vers.get()
+				pg.renewFresh(fa, gen, vp, pv)
+			} else {
+				pg.live -= pg.nfresh
+				pg.nfresh = 0
+			}
+		}
+		if pg.nfresh != 0 && len(f) != 0 {
 			pg.clearFresh(func(e, m uint64) bool { return HB(Epoch(e), f) })
 		}
 	}

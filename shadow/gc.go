@@ -509,116 +509,93 @@ func (gr *granule) kept(t *Thread, gen uint32) {
 }
 
 // tracked gives gr, about to record t's first state at addr, the GC state
-// track finds for it. Where the runtime keeps allocation versions, the
-// version of addr's word proves the object instead of the ident, and gr
-// stays where it is (trackedVersion). Otherwise a granule off the heap
-// that gets an ident moves to the heap first (promote): the collector does
-// not see pointers off the heap, and a weak pointer whose handle it cannot
-// see may be freed and reused.
+// track finds for it (a proof). Where the runtime keeps allocation
+// versions, the version of addr's word proves the object, and gr stays
+// where it is. Otherwise a granule off the heap that gets an ident moves
+// to the heap first (promote): the collector does not see pointers off
+// the heap, and a weak pointer whose handle it cannot see may be freed
+// and reused.
 func (s *Space) tracked(t *Thread, pg *page, gi uintptr, gr *granule, addr uintptr, gen uint32) *granule {
-	immortal, id := s.track(pg, addr, gen)
-	if v, ok := s.trackedVersion(id, addr); ok {
-		gr.ver, gr.vok = v, true
+	p := s.track(t, pg, addr, gen, false)
+	if p.vok {
+		gr.ver, gr.vok = p.ver, true
 		return gr
 	}
-	if id != nil && gr.off {
+	if p.id != nil && gr.off {
 		gr = pg.promote(t, gi, gr)
 	}
-	gr.immortal, gr.id = immortal, id
+	gr.immortal, gr.id = p.immortal, p.id
 	return gr
 }
 
-// trackedVersion returns the allocation version of the word at addr, as
-// the proof of first state recorded there, if track gave the state an
-// ident (id) and the runtime keeps versions. id says the object at addr
-// is the one it was made for, so the version is that object's; the
-// caller read the generation it stamps the state with before (see
-// versionSpan). A granule proven so needs no pointer: it stays off the
-// heap, and is not garbage for the collector once dropped, where a heap
-// granule per first access of a tracked object (a worker pool's task
-// records) was most of what the shadow allocated.
-func (s *Space) trackedVersion(id *ident, addr uintptr) (uint8, bool) {
-	if id == nil || s.versions == nil {
-		return 0, false
-	}
-	return s.versions.at(addr)
+// A proof is what track gives first state to be kept across GC cycles:
+// what says, after a cycle, that the memory still holds the object the
+// state was recorded for. The zero proof is none: the state is dropped
+// at the first access after the next cycle (foreign memory).
+type proof struct {
+	immortal bool   // a global's memory: never freed
+	id       *ident // the heap object's ident
+	vok      bool   // ver, the word's allocation version, proves it
+	ver      uint8
 }
 
-// trackBudget bounds the weak pointers (and page classifications) that
-// track makes per GC generation. Each costs about a microsecond (weak.Make
-// takes the span's lock and searches its list of weak handles), so the
-// budget bounds the cost at about 100µs per cycle: on the pipeline
-// workload (889 cycles in 9 s of CPU time) 256 per cycle cost about 5%,
-// 64 is within the noise of repeated runs (docs/runtime.md, "GC reuse").
-const trackBudget = 64
-
-var (
-	trackGen  atomic.Uint32 // the generation trackUsed counts for
-	trackUsed atomic.Int32  // budget units spent in generation trackGen
-)
-
-// trackLeft reports whether the budget of generation gen has units left.
-// Once it is spent, checking costs two loads (no contended writes on the
-// slow path of every new granule).
-func trackLeft(gen uint32) bool {
-	if trackGen.Load() != gen {
-		// The first new state of a generation resets the count. Two
-		// goroutines may both reset it: the budget is then exceeded by
-		// a few units, which costs time, never correctness.
-		trackGen.Store(gen)
-		trackUsed.Store(0)
-	}
-	return trackUsed.Load() < trackBudget
-}
-
-// track returns the GC state of fresh state about to be recorded at addr
-// (in page pg) in generation gen: whether the memory is a global's
-// (immortal), and otherwise, within the budget of trackBudget weak
-// pointers made per generation, a weak pointer to the heap object at addr.
+// track returns the proof of first state about to be recorded at addr (in
+// page pg) by t in generation gen, read before. A global's state is
+// immortal. Heap state, where the runtime keeps allocation versions, is
+// proven by the version of addr's word, read now (the object at addr is
+// the one t accesses, live); a run, which covers many words, gets an ident
+// of its object instead (needIdent), proven by the version at its base
+// where there are versions. Other heap state gets an ident. Memory outside
+// the heap has no proof.
 //
-// Without either, state recorded by one goroutine is dropped at the first
+// Without a proof, state recorded by one goroutine is dropped at the first
 // access after a GC cycle (it might belong to a dead object whose memory
-// was reused), so a race whose two accesses straddle a cycle is missed,
-// where Go's race runtime, which hooks every allocation, reports it. The
-// weak pointer proves the object is the same one across cycles, as it
-// does for adopted state. Making one for every new granule would cost a
-// microsecond per first touch; the budget bounds the cost per cycle while
-// covering every location of a program that touches few new objects
-// between cycles (a race straddling runtime.GC calls, the race suite's
-// tests). Weak pointers already made for the object (the cache of
-// adoptIdent, or the last object tracked) are reused for free, so all of a
-// large array's granules and runs are tracked for the price of one.
-// Beyond the budget, state is tracked as before: by generation only.
-//
-// It reads the page's kind (one atomic load) and, within the budget,
-// classifies unknown pages, so globals keep their state across cycles
-// too. The stripe (or run) lock is held.
-func (s *Space) track(pg *page, addr uintptr, gen uint32) (immortal bool, id *ident) {
+// was reused), and a race whose two accesses straddle a cycle is missed,
+// where Go's race runtime, which hooks every allocation, reports it. So
+// every first state of the heap and of globals gets one: there is no
+// budget. What that costs is bounded by what is tracked: a version is a
+// lookup in the runtime's span table; an ident is made once per object
+// (lastTracked and the adoption cache reuse it for the object's other
+// granules and runs), proven by its version, or by a hold that a release
+// turns into a weak pointer in sorted batches (ident.go); a page is
+// classified once (a global's or the heap's for good; foreign for the
+// rest of the generation, since a stack span can later hold heap
+// objects). The stripe (or run) lock is held.
+func (s *Space) track(t *Thread, pg *page, addr uintptr, gen uint32, needIdent bool) proof {
 	kind := pg.kind.Load()
 	if kind == kindImmortal {
-		return true, nil
+		return proof{immortal: true}
 	}
-	if !trackLeft(gen) {
-		return false, nil
+	if pg.foreignIn.Load() == gen+1 || trackOff.Load() {
+		return proof{}
 	}
-	if kind != kindForeign {
-		if id := trackIdent(addr); id != nil {
+	if !needIdent && s.versions != nil {
+		if v, ok := s.versions.at(addr); ok {
 			if kind == kindUnknown {
 				pg.kind.Store(kindHeap) // as classify would find
 			}
-			return false, id
+			return proof{vok: true, ver: v}
 		}
 	}
-	if kind == kindUnknown {
-		// Not in a heap object: a global, or memory not managed by Go.
-		trackUsed.Add(1)
-		kind = classify(ptrOf(addr))
-		if kind != kindForeign {
-			pg.kind.Store(kind)
+	if id := trackIdent(t, addr); id != nil {
+		if kind == kindUnknown {
+			pg.kind.Store(kindHeap)
 		}
+		return proof{id: id}
 	}
-	return kind == kindImmortal, nil
+	// Not in a heap object: a global, or memory not managed by Go.
+	if kind = classify(ptrOf(addr)); kind == kindForeign {
+		pg.foreignIn.Store(gen + 1)
+		return proof{}
+	}
+	pg.kind.Store(kind)
+	return proof{immortal: kind == kindImmortal}
 }
+
+// trackOff, set by tests, leaves first state of the heap without a proof,
+// as memory outside the heap is: what adoption and the off-heap granules
+// do with such state is theirs to check.
+var trackOff atomic.Bool
 
 // A trackMemo is the last object trackIdent returned an ident for:
 // [base, base+size) and the ident.
@@ -630,16 +607,14 @@ type trackMemo struct {
 var lastTracked atomic.Pointer[trackMemo]
 
 // trackIdent returns an ident of the heap object that contains addr, which
-// the caller keeps reachable, or nil if addr is not in a heap object. An
-// ident made earlier is reused if it is still live: it was then made for
-// this very object. Only a weak pointer made here spends the budget.
-// (State tracked here belongs to one goroutine; unlike adoption, tracking
-// does not hold objects: the budget bounds what weak pointers cost.)
-func trackIdent(addr uintptr) *ident {
+// t keeps reachable, or nil if addr is not in a heap object. An ident made
+// earlier is reused if it is still live: it was then made for this very
+// object. A new one is proven as adoption proves one (ident.prove).
+func trackIdent(t *Thread, addr uintptr) *ident {
 	if m := lastTracked.Load(); m != nil && addr-m.base < m.size && m.id.live() {
 		return m.id
 	}
-	base, size, _ := ObjectBounds(addr)
+	base, size, noscan := noscanObject(addr)
 	if base == 0 {
 		return nil
 	}
@@ -648,12 +623,9 @@ func trackIdent(addr uintptr) *ident {
 	if e := slot.Load(); e != nil && e.id.base == base && e.id.live() {
 		id = &e.id
 	} else {
-		trackUsed.Add(1)
 		n := uint32(RefreshGen()) // before the ident: see adoptIdent
 		e := &identEntry{gen: n, id: ident{base: base}}
-		if !e.id.proveVersion() {
-			e.id.makeWeak()
-		}
+		e.id.prove(t, size, noscan)
 		slot.Store(e)
 		id = &e.id
 	}
@@ -694,7 +666,7 @@ type pageVersions struct {
 }
 
 func (v *pageVersions) get() (*[512]uint8, uint8) {
-	if !v.done {
+	if !v.done && v.src != nil {
 		v.values, v.pv = v.src(v.page)
 		v.done = true
 	}
@@ -829,7 +801,7 @@ func (s *Space) Sweep() {
 		pg.mu.Lock()
 		used := pg.live != 0 // state recorded since the last sweep
 		pg.live -= dropped
-		pg.sweepFresh(gen, f)
+		pg.sweepFresh(gen, f, &vers)
 		dead := false
 		// A page of fresh entries only (no slot array, no run) that
 		// had state until now stays one sweep more, empty: the

@@ -3,6 +3,7 @@
 package shadow
 
 import (
+	"fmt"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -131,15 +132,6 @@ func TestAdoptIdentCache(t *testing.T) {
 	runtime.KeepAlive(other)
 }
 
-// spendTrack spends the tracking budget of the current generation, so that
-// new state gets no weak pointer (as in a program that touches many new
-// objects between cycles). The caller keeps GC cycles from starting.
-func spendTrack(t *testing.T) {
-	trackGen.Store(uint32(lagGen.Load()))
-	trackUsed.Store(trackBudget)
-	t.Cleanup(func() { trackUsed.Store(0) })
-}
-
 var straddleSink *[2]int64
 
 // TestRaceAcrossGC checks that a race whose two accesses straddle GC
@@ -150,9 +142,6 @@ var straddleSink *[2]int64
 // the same with many objects).
 func TestRaceAcrossGC(t *testing.T) {
 	Quiesce()
-	// A fresh budget: earlier tests may have spent this generation's.
-	trackGen.Store(uint32(lagGen.Load()))
-	trackUsed.Store(0)
 	s := NewSpace()
 	a := thread(1, 1, nil)
 	b := thread(2, 1, nil) // unordered with a
@@ -183,44 +172,59 @@ func TestRaceAcrossGC(t *testing.T) {
 	runtime.KeepAlive(straddleSink)
 }
 
-// TestTrackBudget checks that the weak pointers made for new state are
-// bounded per generation, and that state beyond the budget is dropped at
-// the first access after a cycle, as before tracking.
-func TestTrackBudget(t *testing.T) {
-	quiet(t)
-	s := NewSpace()
-	a := thread(1, 1, nil)
-	trackGen.Store(uint32(lagGen.Load()))
-	trackUsed.Store(0)
-	objs := make([]*[2]int64, 2*trackBudget)
-	for i := range objs {
-		objs[i] = new([2]int64)
-		s.Write(a, unsafe.Pointer(objs[i]), 8, 0)
-	}
-	tracked := 0
-	for _, o := range objs {
-		p := uintptr(unsafe.Pointer(o))
-		pg, gi := s.pages.Load(p>>pageShift), (p&(pageSize-1))>>3
-		gr := pg.slot(gi)
-		if gr == nil {
-			// Beyond the budget: a fresh entry (fresh.go).
-			if !pg.hasFresh(gi) {
-				t.Fatalf("no state for %#x", p)
+// TestTrackManyObjects: the first state of every new object is kept
+// across a GC cycle, however many objects a cycle creates. A thread
+// writes 200 new objects, a cycle completes, and an unordered thread's
+// write of each races with the first's. The shadow used to track the
+// first 64 objects of a generation only (trackBudget) and dropped the
+// state of the others at the cycle. Where the runtime keeps allocation
+// versions, the versions prove them (fresh entries and granules); else
+// idents do.
+func TestTrackManyObjects(t *testing.T) {
+	for _, versioned := range []bool{false, true} {
+		t.Run(fmt.Sprintf("versions=%v", versioned), func(t *testing.T) {
+			quiet(t)
+			s := &Space{}
+			if versioned {
+				fv := withVersions(t)
+				s.versions = fv.page
+				trackedObjects = make([]*[4]int64, 200)
+				for i := range trackedObjects {
+					trackedObjects[i] = new([4]int64)
+					p := uintptr(unsafe.Pointer(trackedObjects[i]))
+					fv.heap(p, 32)
+					fv.advance(p, 32)
+				}
+			} else {
+				trackedObjects = make([]*[4]int64, 200)
+				for i := range trackedObjects {
+					trackedObjects[i] = new([4]int64)
+				}
 			}
-			continue
-		}
-		if gr.id != nil {
-			if gr.id.value() != (*byte)(unsafe.Pointer(o)) {
-				t.Fatalf("weak pointer of %#x not to the object", p)
+			a, b := thread(1, 1, nil), thread(2, 1, nil)
+			for _, o := range trackedObjects {
+				if _, race := s.Write(a, unsafe.Pointer(&o[1]), 8, 1); race {
+					t.Fatal("first write races")
+				}
 			}
-			tracked++
-		}
+			cycle()
+			s.Sweep() // what the background sweeper does after each cycle
+			missed := 0
+			for _, o := range trackedObjects {
+				if _, race := s.Write(b, unsafe.Pointer(&o[1]), 8, 2); !race {
+					missed++
+				}
+			}
+			if missed != 0 {
+				t.Errorf("%d of %d races across a GC cycle missed", missed, len(trackedObjects))
+			}
+			trackedObjects = nil
+		})
 	}
-	if tracked == 0 || tracked > trackBudget+2 {
-		t.Errorf("%d of %d new objects tracked, budget %d", tracked, len(objs), trackBudget)
-	}
-	runtime.KeepAlive(objs)
 }
+
+// trackedObjects keeps TestTrackManyObjects' objects reachable.
+var trackedObjects []*[4]int64
 
 var adoptSinkBench *[4]int64
 

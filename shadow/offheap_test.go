@@ -234,15 +234,12 @@ func TestFirstAccess(t *testing.T) {
 	}
 }
 
-// untracked spends the current generation's budget of weak pointers for
-// new state (track), so that state one goroutine records stays off the
-// heap, as it does for every object beyond the budget; the budget is
-// restored when the test ends.
+// untracked leaves the first state of heap memory without a proof
+// (trackOff) until the test ends, so that state one goroutine records
+// stays off the heap and adoption decides what it becomes.
 func untracked(t *testing.T) {
-	gen := uint32(lagGen.Load())
-	trackGen.Store(gen)
-	trackUsed.Store(trackBudget)
-	t.Cleanup(func() { trackUsed.Store(0) })
+	trackOff.Store(true)
+	t.Cleanup(func() { trackOff.Store(false) })
 }
 
 // slotsW hands out the page's one slot array: a fresh one holds full's

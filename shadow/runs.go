@@ -708,7 +708,8 @@ func (s *Space) validateRun(t *Thread, pg *page, r *run, addr uintptr) bool {
 	}
 	if r.empty() {
 		r.gen.Store(gen)
-		r.immortal, r.id = s.track(pg, addr, gen) // gc.go
+		p := s.track(t, pg, addr, gen, true) // gc.go
+		r.immortal, r.id = p.immortal, p.id
 		return true
 	}
 	if r.gen.Load() != gen {

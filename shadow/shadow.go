@@ -136,6 +136,10 @@ type page struct {
 	live int         // non-nil slots and fresh entries; guarded by mu
 	dead atomic.Bool // removed from the page table; set under mu
 	kind atomic.Uint32
+	// foreignIn is 1 + the generation in which the page was found to be
+	// outside the heap and the globals (track), 0 if never: a stack span
+	// may hold heap objects in a later generation.
+	foreignIn atomic.Uint32
 	// The page's slots: arr, or, while arr is nil, every slot is full
 	// (nil: a clean page; a run: one run covers the whole page, the
 	// common case of a large array, which then needs no 4 KiB array of
@@ -923,7 +927,7 @@ retry:
 		gr := pg.slot(gi)
 		if gr == nil {
 			gr = newGranule(t, 0, 8, uint32(lagGen.Load()))
-			if !pg.add(gi, gr, true) {
+			if !pg.add(gi, gr, true, s.versions, key) {
 				freeGranule(t, gr)
 				mu.Unlock()
 				g0 = gi
@@ -1133,7 +1137,7 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 		}
 		if gr == nil {
 			gr = newGranule(t, lo, hi, uint32(lagGen.Load()))
-			if !pg.add(gi, gr, true) {
+			if !pg.add(gi, gr, true, s.versions, key) {
 				freeGranule(t, gr)
 				mu.Unlock()
 				continue
@@ -1343,19 +1347,12 @@ func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write
 	// The GC state validate gives fresh state (track): a granule with a
 	// weak pointer lives on the heap (see tracked).
 	gen := uint32(lagGen.Load())
-	var (
-		immortal bool
-		id       *ident
-	)
-	if pg.kind.Load() == kindImmortal || trackLeft(gen) {
-		// What track returns otherwise is known: untracked state. (Its
-		// call was a few percent of BenchmarkFreshObject.)
-		immortal, id = s.track(pg, addr, gen)
-	}
-	if !immortal && id == nil && !s.noFresh && pg.own.Load() == nil {
-		// Untracked state on a page without a slot array (new memory):
-		// a fresh entry, no granule (fresh.go).
-		switch pg.recordFresh(t, gi, lo, hi, write, site, gen) {
+	p := s.track(t, pg, addr, gen, false)
+	if !p.immortal && p.id == nil && !s.noFresh && pg.own.Load() == nil {
+		// State proven by its word's version, or without a proof, on a
+		// page without a slot array (new memory): a fresh entry, no
+		// granule (fresh.go).
+		switch pg.recordFresh(t, gi, lo, hi, write, site, gen, p, s.versions, addr>>pageShift) {
 		case freshRecorded:
 			return true
 		case freshDeclined:
@@ -1363,27 +1360,25 @@ func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write
 		}
 		// No descriptor left: a granule, as on a page with a slot array.
 	}
-	return s.firstGranule(t, pg, gi, addr, lo, hi, write, site, gen, immortal, id)
+	return s.firstGranule(t, pg, gi, lo, hi, write, site, gen, p)
 }
 
 // firstGranule is the end of first: it records t's access of the bytes
-// [lo, hi) of the empty slot gi (at addr) in a new granule of generation
-// gen with the GC state track returned (immortal, id), and reports
-// whether it did.
-func (s *Space) firstGranule(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write bool, site uint32, gen uint32, immortal bool, id *ident) bool {
+// [lo, hi) of the empty slot gi in a new granule of generation gen with
+// the proof track returned, and reports whether it did.
+func (s *Space) firstGranule(t *Thread, pg *page, gi uintptr, lo, hi uint8, write bool, site uint32, gen uint32, p proof) bool {
 	var gr *granule
-	switch v, ok := s.trackedVersion(id, addr); {
-	case ok:
+	switch {
+	case p.vok:
 		gr = newGranule(t, lo, hi, gen)
-		gr.ver, gr.vok = v, true
-		madeHeapGranule() // state that outlives a cycle, as an ident's
-	case id != nil:
-		gr = &granule{lo: lo, hi: hi, id: id}
+		gr.ver, gr.vok = p.ver, true
+	case p.id != nil:
+		gr = &granule{lo: lo, hi: hi, id: p.id}
 		initU32(&gr.gen, gen)
 		madeHeapGranule()
 	default:
 		gr = newGranule(t, lo, hi, gen)
-		gr.immortal = immortal
+		gr.immortal = p.immortal
 	}
 	// gr is not published yet (initU32).
 	initU32(&gr.owner, t.Epoch.TID()+1)
@@ -1394,7 +1389,7 @@ func (s *Space) firstGranule(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8
 		initU32(&gr.whole.rsite, site)
 		initU64(&gr.whole.r, uint64(t.Epoch))
 	}
-	if !pg.add(gi, gr, false) {
+	if !pg.add(gi, gr, false, nil, 0) {
 		freeGranule(t, gr) // never published
 		return false
 	}
@@ -1406,7 +1401,11 @@ func (s *Space) firstGranule(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8
 // the slot is no longer empty. If absorb is set, gr is a new, empty
 // off-heap granule, which takes the state of the slot's fresh entry, if
 // any (fresh.go); otherwise a fresh entry makes the slot not empty.
-func (pg *page) add(gi uintptr, gr *granule, absorb bool) bool {
+//
+// vs and key, the space's allocation versions and the page's number, are
+// for absorb: entries of an earlier generation whose versions still hold
+// are kept (renewFresh).
+func (pg *page) add(gi uintptr, gr *granule, absorb bool, vs versionSource, key uintptr) bool {
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
 	if pg.dead.Load() || pg.slot(gi) != nil {
@@ -1417,7 +1416,7 @@ func (pg *page) add(gi uintptr, gr *granule, absorb bool) bool {
 		if !absorb {
 			return false // the caller's locked path absorbs it
 		}
-		pg.absorb(gi, gr) // live moves from the entry to the slot
+		pg.absorb(gi, gr, vs, key) // live moves from the entry to the slot
 	}
 	pg.set(gi, gr)
 	pg.live++

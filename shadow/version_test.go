@@ -260,14 +260,13 @@ func TestRefineOffHeapDeadObject(t *testing.T) {
 	}
 }
 
-// First state that track gives an ident is proven by its word's version
-// where the runtime keeps them (trackedVersion): the granule stays off
+// First state of the heap is proven by its word's version where the
+// runtime keeps them (track): the granule stays off
 // the heap with no ident, and its state outlives a GC cycle while the
 // version holds, so a race whose accesses straddle the cycle is found;
 // once the word is allocated again, the state is the dead object's.
 func TestTrackedFirstVersion(t *testing.T) {
 	quiet(t)
-	trackUsed.Store(0) // budget left: track makes idents
 	fv := fakeVersions{}
 	s := &Space{versions: fv.page, noFresh: true}
 	x := escape(new([4]int64))

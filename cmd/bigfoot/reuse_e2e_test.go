@@ -86,6 +86,15 @@ func TestRaceAcrossGC(t *testing.T) {
 	wantRacesEveryRun(t, "straddle", "straddle/main.go:35", "straddle/main.go:36")
 }
 
+// TestRaceAcrossGCManyObjects runs testdata/reuse/straddlemany, a race
+// across a forced GC cycle on the last of 100 objects one goroutine
+// created and wrote before it, in every mode, many times: every run must
+// report it, as go -race does. The shadow kept the first state of only
+// 64 new objects per GC cycle across it (trackBudget) and missed it.
+func TestRaceAcrossGCManyObjects(t *testing.T) {
+	wantRacesEveryRun(t, "straddlemany", "straddlemany/main.go:37")
+}
+
 // wantRacesEveryRun builds testdata/reuse/<prog> in every mode and runs it
 // 20 times (3 with -short): every run must report exactly one race at
 // each of sites (file:line), and no other.
