@@ -145,8 +145,13 @@ func (res *ModuleResult) compare(verifying bool) {
 			res.Tools[r.Tool] = summarize(res.runsOf(r.Tool), paths)
 		}
 		if r.TimedOut {
-			res.Problems = append(res.Problems, Problem{Kind: ProblemTimeout,
-				Detail: fmt.Sprintf("%s run %d killed after %.0fs", r.Tool, r.Index, r.Wall)})
+			d := fmt.Sprintf("%s run %d killed after %.0fs", r.Tool, r.Index, r.Wall)
+			for _, path := range paths {
+				if p := r.Packages[path]; p != nil && p.Status == StatusMissing && len(p.Running) > 0 {
+					d += fmt.Sprintf("; %s was in %s", path, strings.Join(p.Running, ", "))
+				}
+			}
+			res.Problems = append(res.Problems, Problem{Kind: ProblemTimeout, Detail: d})
 		}
 	}
 	race, bf := res.runsOf(ToolRace), res.runsOf(ToolBigfoot)

@@ -28,6 +28,9 @@ type Package struct {
 	Races []string `json:"races,omitempty"`
 	// Failed are the top-level tests that failed, sorted.
 	Failed []string `json:"failed,omitempty"`
+	// Running are the tests started and never finished, sorted: those a
+	// killed run was in (StatusMissing only).
+	Running []string `json:"running,omitempty"`
 	// Verify is the sum of the precise-checks verifier's summary lines in
 	// the package's output (bigfoot_verify builds only).
 	Verify Verify `json:"verify"`
@@ -83,6 +86,7 @@ func ParseEvents(r io.Reader) (map[string]*Package, error) {
 	}
 	races := map[string]map[string]bool{}
 	failed := map[string]map[string]bool{}
+	running := map[string]map[string]bool{}
 	mark := func(m map[string]map[string]bool, pkg, test string) {
 		if m[pkg] == nil {
 			m[pkg] = map[string]bool{}
@@ -102,6 +106,8 @@ func ParseEvents(r io.Reader) (map[string]*Package, error) {
 		}
 		p := get(e.Package)
 		switch e.Action {
+		case "run":
+			mark(running, e.Package, e.Test)
 		case "output":
 			if strings.Contains(e.Output, raceMarker) {
 				mark(races, e.Package, e.Test)
@@ -116,6 +122,7 @@ func ParseEvents(r io.Reader) (map[string]*Package, error) {
 			}
 		case "fail":
 			if e.Test != "" {
+				delete(running[e.Package], e.Test)
 				if !strings.Contains(e.Test, "/") {
 					mark(failed, e.Package, e.Test)
 				}
@@ -127,10 +134,12 @@ func ParseEvents(r io.Reader) (map[string]*Package, error) {
 				p.Status = StatusFail
 			}
 		case "pass":
+			delete(running[e.Package], e.Test)
 			if e.Test == "" {
 				p.Status = StatusOK
 			}
 		case "skip":
+			delete(running[e.Package], e.Test)
 			if e.Test == "" {
 				p.Status = StatusNoTests
 			}
@@ -139,6 +148,9 @@ func ParseEvents(r io.Reader) (map[string]*Package, error) {
 	for path, p := range pkgs {
 		p.Races = sortedKeys(races[path])
 		p.Failed = sortedKeys(failed[path])
+		if p.Status == StatusMissing {
+			p.Running = sortedKeys(running[path])
+		}
 	}
 	return pkgs, sc.Err()
 }

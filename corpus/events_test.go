@@ -74,6 +74,8 @@ func TestParseEventsRecorded(t *testing.T) {
 func TestParseEventsUnfinished(t *testing.T) {
 	in := `bigfoot: a message that is not an event
 {"Action":"start","Package":"m/p"}
+{"Action":"run","Package":"m/p","Test":"TestDone"}
+{"Action":"pass","Package":"m/p","Test":"TestDone"}
 {"Action":"run","Package":"m/p","Test":"TestSlow"}
 {"Action":"output","Package":"m/p","Test":"TestSlow","Output":"=== RUN   TestSlow\n"}
 `
@@ -81,8 +83,8 @@ func TestParseEventsUnfinished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := pkgs["m/p"]; p == nil || p.Status != StatusMissing || p.Built() {
-		t.Errorf("m/p = %+v, want status %q, not built", p, StatusMissing)
+	if p := pkgs["m/p"]; p == nil || p.Status != StatusMissing || p.Built() || !slices.Equal(p.Running, []string{"TestSlow"}) {
+		t.Errorf("m/p = %+v, want status %q, not built, running TestSlow", p, StatusMissing)
 	}
 }
 

@@ -231,7 +231,9 @@ func (p *printer) problems(rep *Report) {
 
 // ReadReports reads the report.json files of earlier runs and returns one
 // report holding all their modules, compared anew (with this version's
-// conditions), the first file's header, and the command.
+// conditions, and this version's reading of the runs' outputs where the
+// logs are kept beside the report), the first file's header, and the
+// command.
 func ReadReports(files []string, command string) (*Report, error) {
 	var rep *Report
 	for _, name := range files {
@@ -242,6 +244,9 @@ func ReadReports(files []string, command string) (*Report, error) {
 		var r Report
 		if err := json.Unmarshal(data, &r); err != nil {
 			return nil, fmt.Errorf("%s: %v", name, err)
+		}
+		if err := reparse(filepath.Dir(name), r.Modules); err != nil {
+			return nil, err
 		}
 		if rep == nil {
 			rep = &r
@@ -258,6 +263,29 @@ func ReadReports(files []string, command string) (*Report, error) {
 	}
 	rep.summarize()
 	return rep, nil
+}
+
+// reparse reads the packages of each run again from its output in
+// dir/logs, where it was kept.
+func reparse(dir string, modules []*ModuleResult) error {
+	for _, res := range modules {
+		for _, r := range res.Runs {
+			f, err := os.Open(filepath.Join(dir, runLog(res.Module, r.Tool, r.Index)+".json"))
+			if os.IsNotExist(err) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			pkgs, err := ParseEvents(f)
+			f.Close()
+			if err != nil {
+				return err
+			}
+			r.Packages = pkgs
+		}
+	}
+	return nil
 }
 
 // WriteFiles writes results.md and report.json into dir.

@@ -154,7 +154,7 @@ func runModule(ctx context.Context, opts Options, env []string, tmp string, res 
 	logDir := ""
 	var setupLog io.Writer = io.Discard
 	if opts.OutDir != "" {
-		logDir = filepath.Join(opts.OutDir, "logs", strings.ReplaceAll(m.String(), "/", "_"))
+		logDir = filepath.Join(opts.OutDir, filepath.Dir(runLog(m, "", 0)))
 		if err := os.MkdirAll(logDir, 0o755); err != nil {
 			return err
 		}
@@ -263,7 +263,7 @@ func runSuite(ctx context.Context, opts Options, env []string, dir, tool string,
 		r.Tail = tail(stdout.String()+stderr.String(), 2000)
 	}
 	if logDir != "" {
-		base := filepath.Join(logDir, fmt.Sprintf("%s-%d", tool, index))
+		base := filepath.Join(logDir, filepath.Base(runLog(Module{}, tool, index)))
 		if err := os.WriteFile(base+".json", stdout.Bytes(), 0o644); err != nil {
 			return nil, err
 		}
@@ -272,6 +272,12 @@ func runSuite(ctx context.Context, opts Options, env []string, dir, tool string,
 		}
 	}
 	return r, nil
+}
+
+// runLog returns the name of a run's output files, without extension,
+// relative to the output directory.
+func runLog(m Module, tool string, index int) string {
+	return filepath.Join("logs", strings.ReplaceAll(m.String(), "/", "_"), fmt.Sprintf("%s-%d", tool, index))
 }
 
 // tail returns the last n bytes of s.
