@@ -280,7 +280,7 @@ func stdShimFor(pkg string, used map[string]bool) []byte {
 // standard-library file may use only these (as __bf.X) and, on a
 // goroutine's state or footprint, only stdMethods.
 var stdHooks = map[string]bool{
-	"Cur": true, "R": true, "W": true, "RG": true, "WG": true, "F": true, "FG": true,
+	"G": true, "Cur": true, "R": true, "W": true, "RG": true, "WG": true, "F": true, "FG": true,
 	"MapRead": true, "MapWrite": true, "RegisterSites": true,
 	"Copy": true, "CopyString": true, "Append": true, "AppendString": true,
 	"ReadAll": true, "WriteAll": true,

@@ -184,6 +184,11 @@ func (r *fileRewriter) index(e *ast.IndexExpr, m use) string {
 			x = r.expr(e.X, mValue)
 		}
 	default: // strings are immutable; type parameters without a core type are not checked
+		if m == mValue {
+			if text := r.byteStringIndex(e, idx); text != "" {
+				return text
+			}
+		}
 		x = r.expr(e.X, mValue)
 	}
 	inner := r.spliceNode(e, subOf(e.X, x), subOf(e.Index, idx))

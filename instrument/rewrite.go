@@ -437,9 +437,10 @@ type fileRewriter struct {
 	// nocheck: the accesses left unchecked while a function's specialized
 	// copy is rendered (cover.go); coverEmitted: the cover helper is in
 	// the trailer.
-	nocheck       map[siteKey]bool
-	coverEmitted  bool
-	appendEmitted bool // the unpublished append helper is in the trailer
+	nocheck        map[siteKey]bool
+	coverEmitted   bool
+	appendEmitted  bool // the unpublished append helper is in the trailer
+	byteIdxEmitted bool // the byte-string index helper is in the trailer
 	// upSites, upRename: while an unpublished-parameter copy is rendered,
 	// its unchecked accesses and the calls it renames (unpublished.go)
 	upSites  map[siteKey]bool

@@ -121,7 +121,7 @@ func (r *fileRewriter) resolveHook(fun ast.Expr) (hook, bool) {
 				return hook{}, false
 			}
 			fn, ok := sel.Obj().(*types.Func)
-			if !ok || fn.Pkg() == nil {
+			if !ok || fn.Pkg() == nil || fn.Pkg() == r.p.pkg.Types {
 				return hook{}, false
 			}
 			recv := fn.Type().(*types.Signature).Recv()
@@ -172,7 +172,10 @@ func (r *fileRewriter) resolveHook(fun ast.Expr) (hook, bool) {
 		return hook{}, false
 	}
 	fn, ok := r.info.Uses[id].(*types.Func)
-	if !ok || fn.Pkg() == nil || fn.Type().(*types.Signature).Recv() != nil {
+	if !ok || fn.Pkg() == nil || fn.Pkg() == r.p.pkg.Types || fn.Type().(*types.Signature).Recv() != nil {
+		// A package's calls of its own functions (context's WithTimeout
+		// calling WithDeadline) are its implementation: the hooks model
+		// them at the calls of other packages.
 		return hook{}, false
 	}
 	path := fn.Pkg().Path()

@@ -39,7 +39,7 @@ var stdFlag = flag.String("std", "", "TestTypecheckStd: all checks every package
 
 // shortStd is the subset of the standard library type-checked with -short.
 var shortStd = []string{
-	"bufio", "bytes", "container/heap", "container/list", "encoding/binary",
+	"bufio", "bytes", "container/heap", "container/list", "context", "encoding/binary",
 	"encoding/json", "go/ast", "maps", "math/big", "net/url", "slices",
 	"sort", "strconv", "strings", "text/tabwriter", "unicode/utf8",
 }

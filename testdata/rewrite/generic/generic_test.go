@@ -18,6 +18,9 @@ func load[P interface{ *T }, T any](p P) T { return *p }
 
 func store[P interface{ *T }, T any](p P, v T) { *p = v }
 
+// at indexes a type parameter without a core type.
+func at[T ~string | ~[]byte](s T, i int) byte { return s[i] }
+
 type number interface{ ~int | ~int64 }
 
 func sum[S ~[]E, E number](s S) (t E) {
@@ -97,6 +100,20 @@ func TestRaceGenericContainer(t *testing.T) {
 func TestRaceSlicesReverse(t *testing.T) {
 	s := []int{1, 2, 3, 4}
 	race(func() { slices.Reverse(s) }, func() { _ = s[0] })
+}
+
+func TestRaceByteString(t *testing.T) {
+	b := []byte("ab")
+	race(func() { _ = at(b, 1) }, func() { b[1] = 'x' })
+}
+
+func TestNoRaceByteString(t *testing.T) {
+	b := []byte("ab")
+	str := "ab"
+	ordered(func() { _ = at(b, 1) + at(str, 0) }, func() { b[1] = 'x' })
+	if at(b, 1) != 'x' || at(str, 1) != 'b' {
+		t.Fatal("wrong results")
+	}
 }
 
 func TestNoRaceGeneric(t *testing.T) {
