@@ -6,7 +6,7 @@
 #   make bench   the full comparison (bigfoot bench), written to bench-results/
 #   make corpus  real modules' suites under go test -race and bigfoot test, compared (corpus-results/)
 #   make corpus-verify  the precise-checks verifier over the corpus's suites (corpus-verify-results/)
-#   make difftest  the shadow's differential test, long: 1.25M verdicts
+#   make difftest  the runtime's differential tests, long (1.25M shadow verdicts, 40,000 traces of deferred checks)
 #   make typecheck-all  every std package and corpus module instrumented in every mode and type-checked
 
 GO ?= go
@@ -46,10 +46,12 @@ test: deps
 	$(GO) test -race ./detector/... ./shadow/... ./internal/spin/...
 	$(GO) test -timeout 25m ./...
 
-# difftest runs the differential test of the shadow against a
-# byte-precise FastTrack model ten times as long as go test -short does.
+# difftest runs the differential tests of the runtime against FastTrack
+# models (the shadow's, byte-precise; the deferred checks') ten times as
+# long as go test does.
 difftest:
 	$(GO) test -count=1 -timeout 30m -run 'TestShadowDifferential' ./shadow/ -args -bigfoot.long
+	$(GO) test -count=1 -timeout 30m -run 'TestDeferredDifferential' ./detector/ -args -bigfoot.long
 
 # typecheck-all instruments every package of the standard library and
 # every module of corpus/modules.txt (downloaded) in every mode and
