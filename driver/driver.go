@@ -91,9 +91,6 @@ type Config struct {
 	Stderr  io.Writer
 }
 
-// maxNotes is how many instrumenter notes are printed without -bfv.
-const maxNotes = 10
-
 // Run carries out inv: it instruments the packages, writes the runtime,
 // workspace and overlay into a temporary directory, and runs the go command
 // (for run, builds and then runs the program). It returns the exit status
@@ -292,21 +289,18 @@ func (d *run) plain(ctx context.Context, lerr *LoadError) (int, error) {
 	return d.loadFailed(lerr.Errors)
 }
 
-// printNotes prints the instrumenter's notes once each, a few unless -bfv.
+// printNotes prints the instrumenter's notes once each with -bfv, and
+// nothing without: bigfoot prints what go test -race would, no more.
 func (d *run) printNotes(notes []string) {
+	if !d.inv.Verbose {
+		return
+	}
 	seen := map[string]bool{}
-	n := 0
 	for _, note := range notes {
-		if seen[note] {
-			continue
+		if !seen[note] {
+			seen[note] = true
+			fmt.Fprintf(d.cfg.Stderr, "bigfoot: %s\n", note)
 		}
-		seen[note] = true
-		if n == maxNotes && !d.inv.Verbose {
-			fmt.Fprintf(d.cfg.Stderr, "bigfoot: ... and more notes (-bfv prints all)\n")
-			return
-		}
-		fmt.Fprintf(d.cfg.Stderr, "bigfoot: %s\n", note)
-		n++
 	}
 }
 

@@ -147,7 +147,7 @@ func TestRunRoute(t *testing.T) {
 
 	var req Request
 	cfg, stdout, stderr := newConfig(t, rewrite(t, dir, &req))
-	inv, err := ParseArgs("run", []string{"-C", dir, "-mode", "fasttrack", "-work", ".", "a", "-b"})
+	inv, err := ParseArgs("run", []string{"-C", dir, "-mode", "fasttrack", "-work", "-bfv", ".", "a", "-b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,6 +236,9 @@ func TestBuildAndTestVerbs(t *testing.T) {
 	}
 	if req.Mode != mode.BigFoot || strings.Contains(stderr.String(), "not implemented") {
 		t.Errorf("default mode: instrumented in mode %v (want bigfoot)\n%s", req.Mode, stderr)
+	}
+	if strings.Contains(stderr.String(), "note") {
+		t.Errorf("notes printed without -bfv:\n%s", stderr)
 	}
 	got, _ := exec.Command(out, "x").Output()
 	if string(got) != "instrumented added [x]\n" {

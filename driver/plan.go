@@ -139,7 +139,7 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 			std, syncDir, err := d.instrumentStd(ctx, pkgs, ge, known)
 			if err != nil {
 				// The build goes on with the standard library as it is.
-				fmt.Fprintf(d.cfg.Stderr, "bigfoot: standard library left uninstrumented: %v\n", err)
+				d.logf("standard library left uninstrumented: %v", err)
 			}
 			pl.Std, pl.SyncDir = std, syncDir
 		}

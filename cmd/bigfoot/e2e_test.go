@@ -359,7 +359,7 @@ import "fmt"
 func main() { fmt.Println("sum", add(2, 3)) }
 `,
 	})
-	r := bigfootCmd(t, dir, "run", "-mode=fasttrack", ".")
+	r := bigfootCmd(t, dir, "run", "-mode=fasttrack", "-bfv", ".")
 	if r.code != 0 || r.stdout != "sum 5\n" {
 		t.Fatalf("bigfoot run on a cgo program: %v", r)
 	}

@@ -331,7 +331,7 @@ func TestSameBuildFailures(t *testing.T) {
 		"uses/uses_test.go":   "package uses\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) { _ = X }\n",
 		"badtest/bad.go":      "package badtest\n\nfunc G() int { return 1 }\n",
 		"badtest/bad_test.go": "package badtest\n\nimport \"testing\"\n\nfunc TestG(t *testing.T) { var s string = G(); _ = s }\n",
-		"good/good.go":        "package good\n\nfunc H() int { return 2 }\n",
+		"good/good.go":        goodSource,
 		"good/good_test.go":   "package good\n\nimport \"testing\"\n\nfunc TestH(t *testing.T) {\n\tif H() != 2 {\n\t\tt.Fatal(H())\n\t}\n}\n",
 		"racy/racy.go":        "package racy\n",
 		"racy/racy_test.go":   racyTest,
@@ -342,11 +342,32 @@ func TestSameBuildFailures(t *testing.T) {
 			t.Errorf("go test -race printed no %q:\n%s", want, out)
 		}
 	}
+	// Nothing of bigfoot's is printed: no note about the loop without a
+	// static range (those need -bfv).
+	if r := bigfootCmd(t, dir, "build", "./good"); r.code != 0 || r.stdout+r.stderr != "" {
+		t.Errorf("bigfoot build of a package that builds prints something:\n%v", r)
+	}
 	r := bigfootCmd(t, dir, "test", "-count=1", "./...")
 	if r.code != 1 || !strings.Contains(r.stdout, "FAIL\texample.com/m/racy") || !strings.Contains(r.stdout, "ok  \texample.com/m/good") || !strings.Contains(r.stderr+r.stdout, "WARNING: DATA RACE") {
 		t.Errorf("bigfoot test ./... with packages that do not build: want the race in racy reported and good passing:\n%v", r)
 	}
 }
+
+// goodSource is a package that builds, with a loop whose accesses keep
+// their footprint records (no constant step), which the instrumenter notes
+// with -bfv.
+const goodSource = `package good
+
+func H() int { return sum([]int{1, 1}, 1) }
+
+func sum(a []int, step int) int {
+	s := 0
+	for i := 0; i < len(a); i += step {
+		s += a[i]
+	}
+	return s
+}
+`
 
 // racyTest races on a variable between a test and the goroutine it starts.
 const racyTest = `package racy
