@@ -40,6 +40,10 @@ type plan struct {
 	// detector's count of races to package testing (racecount.go), if
 	// its norace.go takes the patch.
 	RaceCountRoot string
+	// TestingEdgesRoot is the GOROOT whose package testing gets the
+	// detector's edges at its channels and go statements
+	// (testingedges.go), if its files take them.
+	TestingEdgesRoot string
 }
 
 // A stdRef names an instrumented standard-library package.
@@ -157,6 +161,11 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 		d.logf("races reported to package testing by the detector's own check: %v", err)
 	} else {
 		pl.RaceCountRoot = ge.GOROOT
+	}
+	if _, err := testingEdgeFiles(ge.GOROOT); err != nil {
+		d.logf("package testing's goroutines and channels ordered by the handoff clock only: %v", err)
+	} else {
+		pl.TestingEdgesRoot = ge.GOROOT
 	}
 	if dir, err := gcCountDir(ge.GOROOT); err != nil {
 		d.logf("GC cycles counted through runtime/metrics: %v", err)
@@ -281,6 +290,20 @@ func (pl *plan) overlay(stdCache string) (*Files, error) {
 			return nil, err
 		}
 		for path, data := range rc {
+			files.Replace[path] = data
+		}
+	}
+	if pl.TestingEdgesRoot != "" {
+		te, err := testingEdgeFiles(pl.TestingEdgesRoot)
+		if err != nil {
+			return nil, err
+		}
+		for path, data := range te {
+			if _, ok := files.Replace[path]; ok {
+				// Instrumented with the standard library: its
+				// channels and go statements have their hooks.
+				continue
+			}
 			files.Replace[path] = data
 		}
 	}

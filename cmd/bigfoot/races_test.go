@@ -86,6 +86,17 @@ func TestChanModel(t *testing.T) {
 	checkRaceTests(t, "../../testdata/chanmodel", 20, chanModelMisses)
 }
 
+// TestTestingModel runs testdata/testingmodel, one test per
+// happens-before edge of package testing (t.Run, t.Parallel, the barrier
+// a parallel subtest waits at, cleanups after parallel subtests,
+// RunTests, testing.Benchmark, fuzz seed runs, RunParallel), 10 times
+// each under go test -race and under bigfoot in every mode: a race-free
+// test, fuzz target or benchmark is never reported, a racy test always.
+func TestTestingModel(t *testing.T) {
+	checkRaceTestsWith(t, "../../testdata/testingmodel", 10, nil,
+		"-test.run=^(TestNoRace|FuzzNoRace)", "-test.bench=^BenchmarkNoRace", "-test.benchtime=1x", "-test.count=1")
+}
+
 // chanModelMisses lists the tests of testdata/chanmodel that bigfoot is
 // known to miss, with the reason; go -race must still report them in
 // every run.
@@ -99,6 +110,12 @@ var chanModelMisses = map[string]string{
 // report a race. The TestNoRace* tests run together, n times: no run may
 // report one.
 func checkRaceTests(t *testing.T, dir string, n int, misses map[string]string) {
+	checkRaceTestsWith(t, dir, n, misses, "-test.run=^TestNoRace", "-test.count=1")
+}
+
+// checkRaceTestsWith is checkRaceTests with the arguments of the runs that
+// must report no race.
+func checkRaceTestsWith(t *testing.T, dir string, n int, misses map[string]string, noRaceArgs ...string) {
 	if bigfootBin == "" {
 		t.Skip("end-to-end test; skipped with -short")
 	}
@@ -129,8 +146,8 @@ func checkRaceTests(t *testing.T, dir string, n int, misses map[string]string) {
 					t.Errorf("%s: a race in %d of %d runs, want every run; a run:\n%v", name, got, runs, r)
 				}
 			}
-			if got, r := raceRuns(t, bin, runs, "-test.run=^TestNoRace", "-test.count=1"); got != 0 {
-				t.Errorf("TestNoRace*: a race in %d of %d runs, want none:\n%v", got, runs, r)
+			if got, r := raceRuns(t, bin, runs, noRaceArgs...); got != 0 {
+				t.Errorf("%v: a race in %d of %d runs, want none:\n%v", noRaceArgs, got, runs, r)
 			}
 		})
 	}
