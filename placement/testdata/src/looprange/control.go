@@ -1,0 +1,71 @@
+package looprange
+
+// Control flow: an iteration that skips an access leaves a hole in the
+// range; leaving the loop does not.
+
+func breaks(s []int) {
+	for i := 0; i < len(s); i++ {
+		s[i] = 1 // range "W s[i]: ok"
+		if i == 3 {
+			break
+		}
+		s[i] = 2 // range "W s[i]: ok"
+	}
+}
+
+func returns(s []int) {
+	for i := 0; i < len(s); i++ {
+		s[i] = 1 // range "W s[i]: ok"
+		if i == 3 {
+			return
+		}
+	}
+}
+
+func continues(s []int) {
+	for i := 0; i < len(s); i++ {
+		s[i] = 1 // range "W s[i]: ok"
+		if i%2 == 0 {
+			continue
+		}
+		s[i] = 2 // range "W s[i]: refused: an iteration may skip it (continue or goto)"
+	}
+}
+
+func labelled(s [][]int) {
+outer:
+	for i := 0; i < len(s); i++ {
+		// The inner loop is one statement of the outer one's body.
+		for j := 0; j < len(s[i]); j++ { // range "R s[i]: at access: index out of range at line 40"
+			if s[i][j] < 0 { // range "R s[i]: at access: index out of range at line 40" "R s[i][j]: ok"
+				continue outer
+			}
+		}
+		s[i] = nil // range "W s[i]: refused: an iteration may skip it (continue or goto)"
+	}
+}
+
+func gotos(s []int) {
+	for i := 0; i < len(s); i++ {
+		if i == 2 {
+			goto next
+		}
+		s[i] = 1 // range "W s[i]: refused: an iteration may skip it (continue or goto)"
+	next:
+		s[i] = 2 // range "W s[i]: ok"
+	}
+}
+
+func irreducibleLoop(s []int, skip bool) {
+	i := 0
+	if skip {
+		goto mid
+	}
+top:
+	s[i] = 1 // range "W s[i]: refused: irreducible control flow"
+mid:
+	i++
+	if i < len(s) {
+		goto top
+	}
+}

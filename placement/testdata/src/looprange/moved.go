@@ -1,0 +1,72 @@
+package looprange
+
+// Operands that may change in the loop: the range would name the wrong
+// array.
+
+func throughPointer(s, t []int) {
+	ps := &s
+	for i := 0; i < len(s); i++ {
+		s[i] = 7 // range "W s[i]: refused: its operand may change through a pointer at line 11"
+		if i == 3 {
+			*ps = t
+		}
+	}
+}
+
+func pointerUnused(s []int) []int {
+	ps := &s
+	for i := 0; i < len(s); i++ {
+		s[i] = 7 // range "W s[i]: ok"
+	}
+	return *ps
+}
+
+func throughCall(s []int, set func(*[]int)) {
+	set(&s)
+	for i := 0; i < len(s); i++ {
+		s[i] = 7 // range "W s[i]: refused: its operand may change in a call at line 28"
+		set(nil)
+	}
+}
+
+var global []int
+
+func globalSlice(t []int) {
+	for i := 0; i < len(global); i++ {
+		global[i] = 1 // range "W global[i]: refused: its operand may change in a call at line 37"
+		reset(t)
+	}
+}
+
+func reset(t []int) { global = t }
+
+func indexThroughPointer(s []int, k int) {
+	pk := &k
+	for i := 0; i < 4; i++ {
+		s[i+k] = 1 // range "W s[i + k]: refused: its index may change through a pointer at line 47"
+		*pk = 2
+	}
+}
+
+func storeOfOtherType(s []int, p *int) {
+	for i := 0; i < len(s); i++ {
+		s[i] = 1 // range "W s[i]: ok"
+		*p = i
+	}
+}
+
+func captured(s []int) func() {
+	f := func() { s = nil }
+	for i := 0; i < len(s); i++ {
+		s[i] = 1 // range "W s[i]: ok"
+	}
+	return f
+}
+
+func capturedCalled(s []int) {
+	f := func() { s = nil }
+	for i := 0; i < len(s); i++ {
+		s[i] = 1 // range "W s[i]: refused: its operand may change in a call at line 70"
+		f()
+	}
+}
