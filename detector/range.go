@@ -67,6 +67,18 @@ func OpenRange[T any](f *Footprint, s []T, lo, c, d, step int, off, size uintptr
 	return OpenRangeAt(f, unsafe.Pointer(unsafe.SliceData(s)), unsafe.Sizeof(*new(T)), lo, c, d, step, off, size)
 }
 
+// Load returns *p, an element of f's static range that the emitted loop
+// reads where something after the read in its statement may panic (an
+// index out of range, a nil dereference, a call): it stores next, the
+// range's extent with the element, as soon as the read is made, so that a
+// recovered panic or runtime.Goexit after it cannot leave the element out
+// of the range. Inlined, it is the read and one plain store.
+func Load[T any](f *Footprint, p *T, next int) T {
+	v := *p
+	f.Next = next
+	return v
+}
+
 // OpenRangeAt is OpenRange over the elements of size elem that follow
 // base, the address of element 0 (nil if there is none: no range opens).
 // A range that starts where the open one ends, with the same layout,

@@ -60,6 +60,9 @@ type fpCtx struct {
 	bySite   map[string]string // "pos/write" -> footprint variable
 	plans    []*loopPlan       // static ranges of the enclosing for loops (looprange.go)
 	ranges   map[string]bool   // footprint variables holding a static range
+	// loads: the reads of static ranges that store the range's extent
+	// themselves (detector.Load), by position, with the extent to store
+	loads map[token.Pos]string
 	// states: the cover helper's state variables (cover.go), of type
 	// stateType
 	states    []string
@@ -304,7 +307,17 @@ func (r *fileRewriter) isConst(x ast.Expr) bool {
 // addressable expression inner.
 func (r *fileRewriter) wrapDeferred(pos token.Pos, fp, inner string, write bool) string {
 	if r.fn.fp.ranges[fp] {
-		// A static range: the loop stores its extent (looprange.go).
+		// A static range: the loop stores its extent (looprange.go),
+		// after the statement or, for a read that something after it
+		// may panic, at the read.
+		if next, ok := r.fn.fp.loads[pos]; ok && !write {
+			addr := "&" + inner
+			if r.p.recordElided {
+				addr = "__bf.A(" + r.g() + ", &" + inner + ", false, " + r.site(pos) + ")"
+			}
+			r.fn.uses++
+			return "__bf.Load(" + fp + ", " + addr + ", " + next + ")"
+		}
 		return r.elidedAt(pos, inner, write)
 	}
 	call := "__bf.F(" + fp + ", &" + inner + ", " + r.site(pos) + ")"
@@ -354,7 +367,7 @@ func (r *fileRewriter) newFpCtx() *fpCtx {
 		return nil
 	}
 	r.fpIDs++
-	return &fpCtx{id: r.fpIDs, bySite: map[string]string{}, ranges: map[string]bool{}}
+	return &fpCtx{id: r.fpIDs, bySite: map[string]string{}, ranges: map[string]bool{}, loads: map[token.Pos]string{}}
 }
 
 // enterLoop and leaveLoop bracket the rendering of a loop's condition,

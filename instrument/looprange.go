@@ -7,6 +7,8 @@ import (
 	"go/token"
 	"go/types"
 	"strings"
+
+	"github.com/bigfoot-go/bigfoot/placement"
 )
 
 // Static loop ranges (-mode=bigfoot).
@@ -61,6 +63,9 @@ type loopPlan struct {
 	// of the body, p never assigned again nor captured) to s[c*i+d]: p.f
 	// in a later statement is the element's field.
 	alias map[*types.Var]*ast.IndexExpr
+	// atAccess holds the reads that store their range's extent
+	// themselves (placement.LoopSite.AtAccess).
+	atAccess map[accessKey]bool
 }
 
 // accessKey identifies one access expression of a kind.
@@ -96,6 +101,9 @@ type rangeSite struct {
 	// innermost element; c, d and the index then count innermost
 	// elements from it.
 	ptr, elem string
+	// atAccess: some read of the site stores the extent itself; such a
+	// site is never merged with another.
+	atAccess bool
 }
 
 // planLoop returns the static ranges of the for loop s, or nil (with a
@@ -145,11 +153,7 @@ func (r *fileRewriter) planRange(s *ast.RangeStmt) *loopPlan {
 // variable iv of step step; cond and post are the loop's other parts
 // (nil for a range loop).
 func (r *fileRewriter) planBody(iv *types.Var, step int64, body *ast.BlockStmt, cond ast.Expr, post ast.Stmt) *loopPlan {
-	lp := &loopPlan{iv: iv, step: step, sites: map[accessKey]*rangeSite{}, alias: map[*types.Var]*ast.IndexExpr{}}
-	// A shared slice variable (captured, global) could be assigned by a
-	// call; one not assigned in a call-free loop keeps its value. (A
-	// variable of the static safe class is not shared: sharedVar.)
-	bodyCalls := !r.callsNothing(body) || cond != nil && !r.callsNothing(cond) || post != nil && !r.callsNothing(post)
+	lp := &loopPlan{iv: iv, step: step, sites: map[accessKey]*rangeSite{}, alias: map[*types.Var]*ast.IndexExpr{}, atAccess: map[accessKey]bool{}}
 	keys := map[string]*rangeSite{}
 	// join records access a of statement k at its range site, merged with
 	// an earlier site of the same operand, index, field and kind.
@@ -162,7 +166,11 @@ func (r *fileRewriter) planBody(iv *types.Var, step int64, body *ast.BlockStmt, 
 			lp.order = append(lp.order, rs)
 		}
 		rs.stmts[k] = true
-		lp.sites[accessKey{a.e.Pos(), a.e.End(), a.write}] = rs
+		ak := accessKey{a.e.Pos(), a.e.End(), a.write}
+		lp.sites[ak] = rs
+		if r.loopAtAccess(a.e, a.write, lp) {
+			lp.atAccess[ak], rs.atAccess = true, true
+		}
 	}
 	for k, st := range body.List {
 		if p, ix := r.elementAlias(st, body, k); p != nil {
@@ -172,7 +180,7 @@ func (r *fileRewriter) planBody(iv *types.Var, step int64, body *ast.BlockStmt, 
 			// The condition runs on every iteration that reaches the if:
 			// its reads join ranges extended before the branches run.
 			for _, a := range r.stmtAccesses(&ast.ExprStmt{X: ifs.Cond}) {
-				rs := r.rangeSiteOf(body, lp, a.e, a.write, bodyCalls)
+				rs := r.rangeSiteOf(body, lp, a.e, a.write)
 				if rs == nil {
 					continue
 				}
@@ -181,7 +189,7 @@ func (r *fileRewriter) planBody(iv *types.Var, step int64, body *ast.BlockStmt, 
 		}
 		if simpleStmt(st) {
 			for _, a := range r.stmtAccesses(st) {
-				rs := r.rangeSiteOf(body, lp, a.e, a.write, bodyCalls)
+				rs := r.rangeSiteOf(body, lp, a.e, a.write)
 				if rs == nil {
 					continue
 				}
@@ -240,7 +248,7 @@ func (r *fileRewriter) coalesceSites(lp *loopPlan) {
 	groups := map[string][]*rangeSite{}
 	var keys []string
 	for _, rs := range lp.order {
-		if rs.base == "" {
+		if rs.base == "" || rs.atAccess {
 			continue
 		}
 		k := fmt.Sprintf("%s|%s|%s|%s|%v|%d", rs.operand, rs.off, rs.size, rs.base, rs.write, rs.c)
@@ -628,7 +636,7 @@ func (r *fileRewriter) visitAddress(e ast.Expr, visit func(ast.Node)) {
 
 // rangeSiteOf returns the static range of the element access e in loop s,
 // or nil if it has none.
-func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr, write, bodyCalls bool) *rangeSite {
+func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr, write bool) *rangeSite {
 	if r.unpublished(e, write) {
 		return nil // not checked at all
 	}
@@ -665,7 +673,7 @@ func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr
 	}
 	id, ok := ast.Unparen(ix.X).(*ast.Ident)
 	if !ok {
-		return r.flatSiteOf(body, lp, ix, fields, write, bodyCalls)
+		return r.flatSiteOf(body, lp, ix, fields, write)
 	}
 	v := r.varOf(id)
 	if v == nil {
@@ -674,14 +682,14 @@ func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr
 	sl, ok := coreType(v.Type()).(*types.Slice)
 	if !ok {
 		if _, ok := coreType(v.Type()).(*types.Pointer); ok {
-			return r.flatSiteOf(body, lp, ix, fields, write, bodyCalls)
+			return r.flatSiteOf(body, lp, ix, fields, write)
 		}
 		return nil
 	}
 	if mentionsTypeParam(sl.Elem(), map[types.Type]bool{}) {
 		return nil
 	}
-	if r.assignedIn(body, v) || declaresName(body, id.Name) || r.sharedVar(v) && bodyCalls {
+	if declaresName(body, id.Name) || r.loopRefused(ix, write) {
 		return nil
 	}
 	c, ok := r.affine(ix.Index, lp.iv, body)
@@ -697,6 +705,64 @@ func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr
 		rs.off, rs.size = fieldExtent(id.Name+"[0]", fields)
 	}
 	return rs
+}
+
+// loopRefused reports whether placement refuses a static range the
+// accesses of kind write through the element ix (placement.LoopSites),
+// with a note saying why.
+func (r *fileRewriter) loopRefused(ix *ast.IndexExpr, write bool) bool {
+	s := r.loopSite(ix, write)
+	why := ""
+	switch {
+	case s == nil:
+		why = "placement made no decision on it"
+	case s.Refused != "":
+		why = s.Refused
+	case s.AtAccess && write:
+		why = "may panic after the write: " + s.Hazard
+	default:
+		return false
+	}
+	r.note(ix.Lbrack, "no static range for %s: %s", r.text(ix), why)
+	return true
+}
+
+// loopSite returns placement's decision on the accesses of kind write
+// through the element ix, or nil.
+func (r *fileRewriter) loopSite(ix *ast.IndexExpr, write bool) *placement.LoopSite {
+	if r.rc == nil {
+		return nil
+	}
+	return r.rc.pkg.loops[placement.LoopKey{Pos: ix.Lbrack, Write: write}]
+}
+
+// loopAtAccess reports whether the access e of a static range of lp
+// stores the range's extent itself: placement found that something after
+// it in its statement may panic (placement.LoopSite.AtAccess).
+func (r *fileRewriter) loopAtAccess(e ast.Expr, write bool, lp *loopPlan) bool {
+	x := ast.Unparen(e)
+	for {
+		sel, ok := x.(*ast.SelectorExpr)
+		if !ok {
+			break
+		}
+		x = ast.Unparen(sel.X)
+	}
+	if id, ok := x.(*ast.Ident); ok {
+		if v := r.varOf(id); v != nil && lp.alias[v] != nil {
+			x = lp.alias[v]
+		}
+	}
+	for {
+		ix, ok := x.(*ast.IndexExpr)
+		if !ok {
+			return false
+		}
+		if s := r.loopSite(ix, write); s != nil && s.AtAccess {
+			return true
+		}
+		x = ast.Unparen(ix.X)
+	}
 }
 
 // fieldExtent returns the offset and size expressions of the field that
@@ -742,9 +808,9 @@ func (r *fileRewriter) elementAlias(st ast.Stmt, body *ast.BlockStmt, k int) (*t
 }
 
 // affine returns the coefficient of iv in the index e, which must be a
-// sum of products of constants, iv and variables that body neither
-// assigns nor declares; a shared variable is refused (its value could
-// change between the loop's entry and the stores that re-evaluate e).
+// sum of products of constants, iv and int variables that body does not
+// declare (placement's loopRefused says whether they keep their value
+// through the loop).
 func (r *fileRewriter) affine(e ast.Expr, iv *types.Var, body ast.Node) (int64, bool) {
 	if k, ok := r.intConst(e); ok {
 		_ = k
@@ -753,16 +819,13 @@ func (r *fileRewriter) affine(e ast.Expr, iv *types.Var, body ast.Node) (int64, 
 	switch x := ast.Unparen(e).(type) {
 	case *ast.Ident:
 		v := r.varOf(x)
-		if v == nil || r.sharedVar(v) || !types.Identical(v.Type(), types.Typ[types.Int]) {
+		if v == nil || !types.Identical(v.Type(), types.Typ[types.Int]) {
 			return 0, false
 		}
 		if v == iv {
 			return 1, true
 		}
-		if r.assignedIn(body, v) || declaresName(body, x.Name) {
-			return 0, false
-		}
-		return 0, true
+		return 0, !declaresName(body, x.Name)
 	case *ast.UnaryExpr:
 		if x.Op == token.SUB || x.Op == token.ADD {
 			c, ok := r.affine(x.X, iv, body)
@@ -816,19 +879,10 @@ func (r *fileRewriter) substIV(e ast.Expr, iv *types.Var) string {
 // close), conversions and functions whose summaries say they neither
 // synchronize nor panic (summaries.go: a call of another package of the
 // build included), receives from no channel, and has no go, defer or
-// select statement. A call that may panic is excluded because a recovered
-// panic would leave the statement's earlier accesses out of the range.
+// select statement: nothing in it can synchronize between an access and
+// the store of its range's extent. (Whether something may panic there is
+// placement's decision: loopRefused.)
 func (r *fileRewriter) syncFree(n ast.Node) bool {
-	return r.syncFreeCalls(n, true)
-}
-
-// callsNothing is syncFree without the summaries: n calls no function at
-// all (one that could assign a shared variable).
-func (r *fileRewriter) callsNothing(n ast.Node) bool {
-	return r.syncFreeCalls(n, false)
-}
-
-func (r *fileRewriter) syncFreeCalls(n ast.Node, summaries bool) bool {
 	ok := true
 	ast.Inspect(n, func(m ast.Node) bool {
 		switch m := m.(type) {
@@ -836,7 +890,7 @@ func (r *fileRewriter) syncFreeCalls(n ast.Node, summaries bool) bool {
 			return false
 		case *ast.CallExpr:
 			if !r.info.Types[m.Fun].IsType() {
-				if b := r.builtinName(m.Fun); b == "close" || b == "" && !(summaries && r.quietCall(m)) {
+				if b := r.builtinName(m.Fun); b == "close" || b == "" && !r.quietCall(m) {
 					ok = false
 				}
 			}
@@ -884,6 +938,9 @@ func (r *fileRewriter) rangeFootprint(e ast.Expr, write bool) string {
 			fp.decls = append(fp.decls, fmt.Sprintf("__bfg.Footprint(%s, %v)", r.site(rs.pos), write))
 			fp.ranges[rs.fp] = true
 			r.fn.uses++
+		}
+		if fp.plans[i].atAccess[k] {
+			fp.loads[ast.Unparen(e).Pos()] = fmt.Sprintf("(%s) + %d", rs.index, rs.c*fp.plans[i].step)
 		}
 		return rs.fp
 	}
@@ -1007,13 +1064,16 @@ func (r *fileRewriter) rangeIndices(s *ast.RangeStmt, lp *loopPlan) stmtOut {
 // innermost element type, counted from X's first element (Lk the length
 // of level k), which is affine in the induction variable when each ik is:
 // b[k][j] of b *[N][N]T in a loop over j is the range b[k·N+lo…].
-func (r *fileRewriter) flatSiteOf(body *ast.BlockStmt, lp *loopPlan, ix *ast.IndexExpr, fields []*ast.SelectorExpr, write, bodyCalls bool) *rangeSite {
+func (r *fileRewriter) flatSiteOf(body *ast.BlockStmt, lp *loopPlan, ix *ast.IndexExpr, fields []*ast.SelectorExpr, write bool) *rangeSite {
 	var idx []ast.Expr // i1 … in
 	x := ast.Expr(ix)
 	for {
 		e, ok := ast.Unparen(x).(*ast.IndexExpr)
 		if !ok {
 			break
+		}
+		if r.loopRefused(e, write) {
+			return nil
 		}
 		idx = append([]ast.Expr{e.Index}, idx...)
 		x = e.X
@@ -1023,7 +1083,7 @@ func (r *fileRewriter) flatSiteOf(body *ast.BlockStmt, lp *loopPlan, ix *ast.Ind
 		return nil
 	}
 	v := r.varOf(id)
-	if v == nil || r.assignedIn(body, v) || declaresName(body, id.Name) || r.sharedVar(v) && bodyCalls {
+	if v == nil || declaresName(body, id.Name) {
 		return nil
 	}
 	// The levels: the first indexes X's slice or array, every later one

@@ -114,8 +114,11 @@ type redcardPkg struct {
 	// to a parameter that does not publish it, with its index; the
 	// specialized copies they need (unpublished.go)
 	unpubCall map[token.Pos]int
-	cgoFile   map[string]bool         // files that import "C", memoized (copyable)
-	upCopies  map[token.Pos][]*upCopy // by the position of the function's name
+	// bigfoot mode: placement's decisions on the element accesses in
+	// loops that a static range may hold (placement.LoopSites)
+	loops    map[placement.LoopKey]*placement.LoopSite
+	cgoFile  map[string]bool         // files that import "C", memoized (copyable)
+	upCopies map[token.Pos][]*upCopy // by the position of the function's name
 }
 
 // fileRedcard is the per-file state of the two rendering passes.
@@ -166,6 +169,16 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 	rc.dec = placement.Decide(placement.AnalyzedFunctions(spkg), rc.facts, placement.DecideOptions{
 		Covers: opts.mode.StaticRanges(), Unpublished: opts.mode.SafeClass(), Copyable: rc.copyable})
 	rc.computeCovers()
+	if opts.mode.StaticRanges() {
+		rc.loops = map[placement.LoopKey]*placement.LoopSite{}
+		for _, fn := range placement.AnalyzedFunctions(spkg) {
+			for k, s := range placement.LoopSites(fn, rc.facts, prover, rc.safe) {
+				if old := rc.loops[k]; old == nil || old.Refused == "" && (s.Refused != "" || s.AtAccess) {
+					rc.loops[k] = s
+				}
+			}
+		}
+	}
 	unpubN := map[siteKey]int{}
 	callN := map[token.Pos][]int{}    // per call position: the parameter of each SSA call (-2: not unpublished)
 	appendN := map[token.Pos][2]int{} // append calls: unpublished, all

@@ -80,13 +80,16 @@ func (s *LoopSite) String() string {
 // LoopSites decides, for every element access through an IndexAddr in a
 // loop of fn, whether a static loop range may hold it. facts decides which
 // calls may panic (Facts.MayPanicAt) and may be shared across functions;
-// prover decides the bounds checks the loop's conditions prove in range.
-func LoopSites(fn *ssa.Function, facts *Facts, prover entail.Prover) map[LoopKey]*LoopSite {
+// prover decides the bounds checks the loop's conditions prove in range;
+// safe, if not nil, is the static safe class of fn's package, whose
+// variables no call in a loop can store to.
+func LoopSites(fn *ssa.Function, facts *Facts, prover entail.Prover, safe *SafeVars) map[LoopKey]*LoopSite {
 	out := map[LoopKey]*LoopSite{}
 	if len(fn.Blocks) == 0 {
 		return out
 	}
 	a := &analysis{fn: fn, n: newNamer(fn, nil), en: &entailer{prover: prover}, acc: map[ssa.Instruction][]*Access{}}
+	a.cfg.Safe = safe
 	if facts != nil {
 		a.cfg.Effects = facts.ks
 	}
@@ -289,11 +292,12 @@ func (ls *loopSites) decide(ix *ssa.IndexAddr, loops []*loop) {
 		if s.Refused != "" {
 			continue
 		}
+		at := accessPos(acc)
 		s.Refused = ls.refusal(ix, acc, loops)
-		if s.Refused != "" || write && ls.body.lastTarget(ix.Pos()) {
+		if s.Refused != "" || write && ls.body.lastTarget(at) {
 			continue
 		}
-		if h := ls.hazardAfter(ix.Pos(), acc); h != "" {
+		if h := ls.hazardAfter(at, acc); h != "" {
 			if write {
 				s.Refused = "may panic after the write: " + h
 			} else {
@@ -316,7 +320,7 @@ func (ls *loopSites) refusal(ix *ssa.IndexAddr, acc []ssa.Instruction, loops []*
 	if what := ls.noPos[l]; what != "" {
 		return "the loop may panic where no statement says (" + what + ")"
 	}
-	if ls.body.unit(ix.Pos()) == nil {
+	if ls.body.unit(accessPos(acc)) == nil {
 		return "not in a statement of a loop body"
 	}
 	// A range lives for one execution of the loop statement that holds
@@ -377,6 +381,16 @@ func sameBoundsCheck(in ssa.Instruction, acc []ssa.Instruction) bool {
 	ix, ok := in.(*ssa.IndexAddr)
 	own := acc[0].(*ssa.IndexAddr)
 	return ok && ix.X == own.X && ix.Index == own.Index
+}
+
+// accessPos returns the position of the access acc ends with (the bracket
+// of s[i], the selector of s[i].f or of p.f for p := &s[i]), or of its
+// element address if it has none.
+func accessPos(acc []ssa.Instruction) token.Pos {
+	if p := acc[len(acc)-1].Pos(); p.IsValid() {
+		return p
+	}
+	return acc[0].Pos()
 }
 
 // elementAccesses returns the loads and stores through the element
@@ -494,23 +508,21 @@ func (ls *loopSyntax) unit(pos token.Pos) ast.Node {
 	return u
 }
 
-// lastTarget reports whether the element access whose bracket is at pos
-// is the single target of a plain assignment or an increment of a loop
-// body (possibly through fields of the element): the statement writes it
-// after evaluating everything else, so nothing in it can panic after the
-// write.
+// lastTarget reports whether the write at pos (the bracket of s[i], the
+// selector of x.f) is the single target of a plain assignment or an
+// increment of a loop body: the statement writes it after evaluating
+// everything else, so nothing in it can panic after the write.
 func (ls *loopSyntax) lastTarget(pos token.Pos) bool {
 	for _, t := range ls.targets {
-		e := ast.Unparen(t)
-		for {
-			sel, ok := e.(*ast.SelectorExpr)
-			if !ok {
-				break
+		switch e := ast.Unparen(t).(type) {
+		case *ast.SelectorExpr:
+			if e.Sel.Pos() == pos {
+				return true
 			}
-			e = ast.Unparen(sel.X)
-		}
-		if ix, ok := e.(*ast.IndexExpr); ok && ix.Lbrack == pos {
-			return true
+		case *ast.IndexExpr:
+			if e.Lbrack == pos {
+				return true
+			}
 		}
 	}
 	return false
@@ -565,10 +577,11 @@ func (a *analysis) stableIn(v ssa.Value, l *loop, index bool) string {
 // variable, or through a pointer that may point to it: one whose stored
 // type contains t, mayAlias's rule of typed memory), or a call or go
 // statement that may write it (unless the variable's address is used only
-// to load and store it: no callee can reach it).
+// to load and store it, so that no callee can reach it, or it is in the
+// static safe class, stored only before it is shared, never by a closure).
 func (a *analysis) storedIn(addr ssa.Value, t types.Type, l *loop) string {
 	root := addrRoot(addr)
-	private := privateAlloc(root)
+	private := privateAlloc(root) || a.cfg.Safe.Value(root)
 	for b := range l.body {
 		for _, in := range b.Instrs {
 			switch in := in.(type) {

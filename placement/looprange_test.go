@@ -49,7 +49,7 @@ func TestLoopSites(t *testing.T) {
 	prover := entail.NewCached(&entail.Linear{Fallback: entail.NewZ3(1000)})
 	got := map[string][]string{}
 	for _, fn := range AnalyzedFunctions(pkg) {
-		for k, s := range LoopSites(fn, facts, prover) {
+		for k, s := range LoopSites(fn, facts, prover, FindSafeVars(pkg, SafeOptions{})) {
 			pos := fset.Position(k.Pos)
 			line := fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line)
 			kind := "R"

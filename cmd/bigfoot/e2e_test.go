@@ -558,19 +558,26 @@ func main() {
 
 // TestVerifyLoopExits builds testdata/programs/loopexits, whose loops over
 // slices are left by break, return, goto, labeled continue and break, a
-// recovered panic and runtime.Goexit, with the precise-checks verifier in
-// bigfoot mode: the static loop ranges must cover every access and check
-// nothing that was not accessed, however the loop ends.
+// recovered panic and runtime.Goexit, and testdata/programs/loophazards,
+// whose statements panic after an access (out-of-range index, nil map,
+// division, a call that panics or ends the goroutine) and whose slice
+// changes through a pointer, with the precise-checks verifier in bigfoot
+// mode: the static loop ranges must cover every access and check nothing
+// that was not accessed, however the loop ends.
 func TestVerifyLoopExits(t *testing.T) {
 	root, _ := filepath.Abs("../../testdata/programs")
-	r := bigfootCmd(t, root, "run", "-mode=bigfoot", "-tags=bigfoot_verify", "./loopexits")
-	if r.code != 0 || strings.Contains(r.stderr, raceReport) {
-		t.Fatalf("want exit status 0 and no race; got %v", r)
-	}
-	if !strings.Contains(r.stderr, " uncovered=0 illegitimate=0 ") {
-		t.Errorf("the verifier found violations:\n%s", r.stderr)
-	}
-	if strings.Contains(r.stderr, "bigfoot verify: accesses=0 ") {
-		t.Errorf("the verifier recorded no access:\n%s", r.stderr)
+	for _, prog := range []string{"loopexits", "loophazards"} {
+		t.Run(prog, func(t *testing.T) {
+			r := bigfootCmd(t, root, "run", "-mode=bigfoot", "-tags=bigfoot_verify", "./"+prog)
+			if r.code != 0 || strings.Contains(r.stderr, raceReport) {
+				t.Fatalf("want exit status 0 and no race; got %v", r)
+			}
+			if !strings.Contains(r.stderr, " uncovered=0 illegitimate=0 ") {
+				t.Errorf("the verifier found violations:\n%s", r.stderr)
+			}
+			if strings.Contains(r.stderr, "bigfoot verify: accesses=0 ") {
+				t.Errorf("the verifier recorded no access:\n%s", r.stderr)
+			}
+		})
 	}
 }

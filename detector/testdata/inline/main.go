@@ -17,6 +17,9 @@ func sum(a []int, pt *point) int {
 	for i := range a {
 		s += *__bf.F(f, &a[i], 2)
 	}
+	for i := range a {
+		s += __bf.Load(f, &a[i], i+1)
+	}
 	*__bf.W(g, &a[0], 3) = s
 	s += *__bf.R(g, &a[1], 4)
 	s += *__bf.RG(g, &pt.x, unsafe.Offsetof(pt.x), unsafe.Offsetof(pt.x), unsafe.Offsetof(pt.y)+unsafe.Sizeof(pt.y), 5)

@@ -102,3 +102,15 @@ func exit(i int) int {
 	}
 	return i
 }
+
+type pt struct{ x, y int }
+
+// alias: p.x is s[i].x, written in a later statement than p's; the
+// decisions on the accesses through one element address are one.
+func alias(s []pt, u []int) {
+	for i := 0; i < len(s); i++ {
+		p := &s[i] // range "W s[i]: refused: may panic after the write: index out of range at line 114"
+		p.x = 1
+		p.y, u[i] = 2, 3 // range "W u[i]: ok"
+	}
+}

@@ -70,3 +70,17 @@ func capturedCalled(s []int) {
 		f()
 	}
 }
+
+// capturedSafe: s is in the static safe class (never stored once
+// captured), so no call in the goroutine's loop can change it.
+func capturedSafe(s []int, tick func()) {
+	done := make(chan bool)
+	go func() {
+		for i := 0; i < len(s); i++ {
+			s[i] = 1 // range "W s[i]: ok"
+			tick()
+		}
+		done <- true
+	}()
+	<-done
+}
