@@ -20,7 +20,7 @@ func TestInlining(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	for _, fn := range []string{"F", "R", "W", "RG", "WG", "Load"} {
+	for _, fn := range []string{"F", "R", "W", "RG", "WG", "Load", "LoadGrow"} {
 		re := regexp.MustCompile(`main\.go:\d+:\d+: inlining call to detector\.` + fn + `\[`)
 		if !re.Match(out) {
 			t.Errorf("detector.%s is not inlined at its call site:\n%s", fn, out)

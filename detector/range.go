@@ -79,6 +79,18 @@ func Load[T any](f *Footprint, p *T, next int) T {
 	return v
 }
 
+// LoadGrow is Load for a range merged from several sites whose elements
+// overlap from one iteration to the next (sor's row[j-1], row[j],
+// row[j+1] with j += 2): it stores next only if next extends the range in
+// its direction, since an earlier iteration may have extended it further.
+func LoadGrow[T any](f *Footprint, p *T, next int) T {
+	v := *p
+	if (next-f.Next)*f.Range.step > 0 {
+		f.Next = next
+	}
+	return v
+}
+
 // OpenRangeAt is OpenRange over the elements of size elem that follow
 // base, the address of element 0 (nil if there is none: no range opens).
 // A range that starts where the open one ends, with the same layout,

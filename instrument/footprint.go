@@ -61,8 +61,9 @@ type fpCtx struct {
 	plans    []*loopPlan       // static ranges of the enclosing for loops (looprange.go)
 	ranges   map[string]bool   // footprint variables holding a static range
 	// loads: the reads of static ranges that store the range's extent
-	// themselves (detector.Load), by position, with the extent to store
-	loads map[token.Pos]string
+	// themselves, by position: the helper (detector.Load or LoadGrow)
+	// and the extent to store
+	loads map[token.Pos][2]string
 	// states: the cover helper's state variables (cover.go), of type
 	// stateType
 	states    []string
@@ -310,13 +311,13 @@ func (r *fileRewriter) wrapDeferred(pos token.Pos, fp, inner string, write bool)
 		// A static range: the loop stores its extent (looprange.go),
 		// after the statement or, for a read that something after it
 		// may panic, at the read.
-		if next, ok := r.fn.fp.loads[pos]; ok && !write {
+		if ld, ok := r.fn.fp.loads[pos]; ok && !write {
 			addr := "&" + inner
 			if r.p.recordElided {
 				addr = "__bf.A(" + r.g() + ", &" + inner + ", false, " + r.site(pos) + ")"
 			}
 			r.fn.uses++
-			return "__bf.Load(" + fp + ", " + addr + ", " + next + ")"
+			return "__bf." + ld[0] + "(" + fp + ", " + addr + ", " + ld[1] + ")"
 		}
 		return r.elidedAt(pos, inner, write)
 	}
@@ -367,7 +368,7 @@ func (r *fileRewriter) newFpCtx() *fpCtx {
 		return nil
 	}
 	r.fpIDs++
-	return &fpCtx{id: r.fpIDs, bySite: map[string]string{}, ranges: map[string]bool{}, loads: map[token.Pos]string{}}
+	return &fpCtx{id: r.fpIDs, bySite: map[string]string{}, ranges: map[string]bool{}, loads: map[token.Pos][2]string{}}
 }
 
 // enterLoop and leaveLoop bracket the rendering of a loop's condition,

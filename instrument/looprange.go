@@ -34,16 +34,22 @@ import (
 //
 //   - it is an element s[c*i+d] of a slice variable s, or a field
 //     s[c*i+d].f.g of one (no pointer indirection), where c is a nonzero
-//     constant and d is built from constants and local variables with +, -
-//     and *, and neither s nor any variable of d is assigned, declared or
-//     address-taken in the body (a shared s — captured, global — also
-//     requires a body without calls, which could assign it);
+//     constant and d is built from constants and int variables with +, -
+//     and *, and neither s nor any variable of d is declared in the body;
+//   - placement admits it (placement.LoopSites, decided over SSA: loopRefused):
+//     s and d keep their value through the loop (no assignment, no store
+//     through a pointer that may alias them, no call that may write
+//     them), every iteration that goes on runs it, and nothing in its
+//     statement may panic after it, except that a read after which
+//     something may is admitted if it stores its range's extent itself
+//     (rangeload.go);
 //   - it is in a simple statement (assignment, expression, ++/--, var) at
 //     the top level of the body, not in a function literal nor in the
 //     right operand of && or ||, so that it runs whenever the statement
 //     completes, and no earlier statement of the body contains a continue
 //     of this loop or a goto (an iteration that skips the statement
-//     would leave a hole in the range);
+//     would leave a hole in the range: placement refuses such accesses
+//     too);
 //   - nothing in the statement may synchronize between the access and the
 //     store that follows the statement: the statement may not call or
 //     receive at all, except that the target of a plain assignment
@@ -64,8 +70,14 @@ type loopPlan struct {
 	// in a later statement is the element's field.
 	alias map[*types.Var]*ast.IndexExpr
 	// atAccess holds the reads that store their range's extent
-	// themselves (placement.LoopSite.AtAccess).
+	// themselves (placement.LoopSite.AtAccess, rangeload.go), and
+	// loadNext the extent each read of a merged range stores.
 	atAccess map[accessKey]bool
+	loadNext map[accessKey]string
+	// stmtOf and exprOf give each qualifying access's top-level
+	// statement of the body and its expression.
+	stmtOf map[accessKey]int
+	exprOf map[accessKey]ast.Expr
 }
 
 // accessKey identifies one access expression of a kind.
@@ -153,7 +165,8 @@ func (r *fileRewriter) planRange(s *ast.RangeStmt) *loopPlan {
 // variable iv of step step; cond and post are the loop's other parts
 // (nil for a range loop).
 func (r *fileRewriter) planBody(iv *types.Var, step int64, body *ast.BlockStmt, cond ast.Expr, post ast.Stmt) *loopPlan {
-	lp := &loopPlan{iv: iv, step: step, sites: map[accessKey]*rangeSite{}, alias: map[*types.Var]*ast.IndexExpr{}, atAccess: map[accessKey]bool{}}
+	lp := &loopPlan{iv: iv, step: step, sites: map[accessKey]*rangeSite{}, alias: map[*types.Var]*ast.IndexExpr{},
+		atAccess: map[accessKey]bool{}, loadNext: map[accessKey]string{}, stmtOf: map[accessKey]int{}, exprOf: map[accessKey]ast.Expr{}}
 	keys := map[string]*rangeSite{}
 	// join records access a of statement k at its range site, merged with
 	// an earlier site of the same operand, index, field and kind.
@@ -167,7 +180,7 @@ func (r *fileRewriter) planBody(iv *types.Var, step int64, body *ast.BlockStmt, 
 		}
 		rs.stmts[k] = true
 		ak := accessKey{a.e.Pos(), a.e.End(), a.write}
-		lp.sites[ak] = rs
+		lp.sites[ak], lp.stmtOf[ak], lp.exprOf[ak] = rs, k, a.e
 		if r.loopAtAccess(a.e, a.write, lp) {
 			lp.atAccess[ak], rs.atAccess = true, true
 		}
@@ -206,7 +219,7 @@ func (r *fileRewriter) planBody(iv *types.Var, step int64, body *ast.BlockStmt, 
 	if len(lp.sites) == 0 {
 		return nil
 	}
-	r.coalesceSites(lp)
+	r.coalesceSites(body, lp)
 	return lp
 }
 
@@ -244,11 +257,11 @@ func (r *fileRewriter) splitConst(e ast.Expr) (string, int64) {
 //
 // crypt's sixteen byte ranges of stride 8 become two contiguous ones,
 // whose checks the shadow keeps coarse.
-func (r *fileRewriter) coalesceSites(lp *loopPlan) {
+func (r *fileRewriter) coalesceSites(body *ast.BlockStmt, lp *loopPlan) {
 	groups := map[string][]*rangeSite{}
 	var keys []string
 	for _, rs := range lp.order {
-		if rs.base == "" || rs.atAccess {
+		if rs.base == "" {
 			continue
 		}
 		k := fmt.Sprintf("%s|%s|%s|%s|%v|%d", rs.operand, rs.off, rs.size, rs.base, rs.write, rs.c)
@@ -263,7 +276,7 @@ func (r *fileRewriter) coalesceSites(lp *loopPlan) {
 			continue
 		}
 		m := mergeSites(g, g[0].c*lp.step)
-		if m == nil {
+		if m == nil || !r.mergeLoads(body, lp, g, m) {
 			continue
 		}
 		for key, rs := range lp.sites {
@@ -736,35 +749,6 @@ func (r *fileRewriter) loopSite(ix *ast.IndexExpr, write bool) *placement.LoopSi
 	return r.rc.pkg.loops[placement.LoopKey{Pos: ix.Lbrack, Write: write}]
 }
 
-// loopAtAccess reports whether the access e of a static range of lp
-// stores the range's extent itself: placement found that something after
-// it in its statement may panic (placement.LoopSite.AtAccess).
-func (r *fileRewriter) loopAtAccess(e ast.Expr, write bool, lp *loopPlan) bool {
-	x := ast.Unparen(e)
-	for {
-		sel, ok := x.(*ast.SelectorExpr)
-		if !ok {
-			break
-		}
-		x = ast.Unparen(sel.X)
-	}
-	if id, ok := x.(*ast.Ident); ok {
-		if v := r.varOf(id); v != nil && lp.alias[v] != nil {
-			x = lp.alias[v]
-		}
-	}
-	for {
-		ix, ok := x.(*ast.IndexExpr)
-		if !ok {
-			return false
-		}
-		if s := r.loopSite(ix, write); s != nil && s.AtAccess {
-			return true
-		}
-		x = ast.Unparen(ix.X)
-	}
-}
-
 // fieldExtent returns the offset and size expressions of the field that
 // fields (outermost last) select from the element expression elem: for
 // a[0].f.g, unsafe.Offsetof(a[0].f)+unsafe.Offsetof(a[0].f.g) and
@@ -939,8 +923,12 @@ func (r *fileRewriter) rangeFootprint(e ast.Expr, write bool) string {
 			fp.ranges[rs.fp] = true
 			r.fn.uses++
 		}
-		if fp.plans[i].atAccess[k] {
-			fp.loads[ast.Unparen(e).Pos()] = fmt.Sprintf("(%s) + %d", rs.index, rs.c*fp.plans[i].step)
+		if lp := fp.plans[i]; lp.atAccess[k] {
+			ld := [2]string{"Load", fmt.Sprintf("(%s) + %d", rs.index, rs.c*lp.step)}
+			if next, ok := lp.loadNext[k]; ok {
+				ld = [2]string{"LoadGrow", next}
+			}
+			fp.loads[ast.Unparen(e).Pos()] = ld
 		}
 		return rs.fp
 	}

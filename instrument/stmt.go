@@ -215,6 +215,12 @@ func (r *fileRewriter) lvalue(e ast.Expr, rhsSync, list bool, assigned map[types
 			return gw, ""
 		}
 		if fp := r.deferredFootprint(e, true, false); fp != "" {
+			if _, isID := u.(*ast.Ident); r.fn.fp.ranges[fp] && r.p.recordElided && list && r.callFree(e) && (isID || !r.mentions(e, assigned)) {
+				// A static range's write is announced once made,
+				// after the statement: a right-hand side that
+				// panics prevents it.
+				return inner, "; __bf.A(" + r.g() + ", &" + paren(e, r.text(e)) + ", true, " + r.site(e.Pos()) + ")"
+			}
 			return r.wrapDeferred(e.Pos(), fp, inner, true), ""
 		}
 		return r.wrapWrite(e.Pos(), inner), ""

@@ -5,6 +5,8 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
+	"sort"
 
 	"golang.org/x/tools/go/ssa"
 
@@ -17,8 +19,7 @@ import (
 // accesses: each access site keeps one pending range whose extent the loop
 // stores after the statement that makes the access, and the runtime checks
 // the range at the next synchronization or on the way out (BigFoot's
-// [Loop] rule; Rhodes, Flanagan, Freund, "BigFoot: Static Check Placement
-// for Dynamic Race Detection", PLDI 2017, §3.5). The range then holds
+// [Loop] rule, Rhodes' thesis §3.3.3). The range then holds
 // every element accessed only if, on every path,
 //
 //   - the access runs on every iteration that goes on to the next one (an
@@ -65,6 +66,10 @@ type LoopSite struct {
 	// the read itself.
 	AtAccess bool
 	Hazard   string
+	// Hazards are the positions of every instruction of the read's
+	// statement that may panic, other than its own address computation
+	// (an IndexAddr's bracket, a call's parenthesis), in source order.
+	Hazards []token.Pos
 }
 
 func (s *LoopSite) String() string {
@@ -297,11 +302,14 @@ func (ls *loopSites) decide(ix *ssa.IndexAddr, loops []*loop) {
 		if s.Refused != "" || write && ls.body.lastTarget(at) {
 			continue
 		}
-		if h := ls.hazardAfter(at, acc); h != "" {
+		if h, hs := ls.hazardAfter(at, acc); h != "" {
 			if write {
 				s.Refused = "may panic after the write: " + h
 			} else {
-				s.AtAccess, s.Hazard = true, h
+				if !s.AtAccess {
+					s.AtAccess, s.Hazard = true, h
+				}
+				s.Hazards = mergePos(s.Hazards, hs)
 			}
 		}
 	}
@@ -341,8 +349,9 @@ func (ls *loopSites) refusal(ix *ssa.IndexAddr, acc []ssa.Instruction, loops []*
 }
 
 // hazardAfter says what may panic in the statement of the access at pos
-// other than the access itself (the instructions of acc), or "".
-func (ls *loopSites) hazardAfter(pos token.Pos, acc []ssa.Instruction) string {
+// other than the access itself (the instructions of acc), first in the
+// source, or ""; and where each such instruction is.
+func (ls *loopSites) hazardAfter(pos token.Pos, acc []ssa.Instruction) (string, []token.Pos) {
 	u := ls.body.unit(pos)
 	own := map[ssa.Instruction]bool{}
 	for _, in := range acc {
@@ -365,13 +374,26 @@ func (ls *loopSites) hazardAfter(pos token.Pos, acc []ssa.Instruction) string {
 		}
 		break
 	}
+	what, first := "", token.NoPos
+	var at []token.Pos
 	for _, h := range ls.haz {
 		p := h.in.Pos()
 		if p >= u.Pos() && p < u.End() && !own[h.in] && !sameBoundsCheck(h.in, acc) {
-			return h.what + " at " + ls.a.line(p)
+			at = append(at, p)
+			if !first.IsValid() || p < first {
+				what, first = h.what+" at "+ls.a.line(p), p
+			}
 		}
 	}
-	return ""
+	sort.Slice(at, func(i, j int) bool { return at[i] < at[j] })
+	return what, at
+}
+
+// mergePos returns the union of two sorted lists of positions, sorted.
+func mergePos(a, b []token.Pos) []token.Pos {
+	out := append(append([]token.Pos(nil), a...), b...)
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return slices.Compact(out)
 }
 
 // sameBoundsCheck reports whether in is another computation of the

@@ -18,7 +18,7 @@ func sum(a []int, pt *point) int {
 		s += *__bf.F(f, &a[i], 2)
 	}
 	for i := range a {
-		s += __bf.Load(f, &a[i], i+1)
+		s += __bf.Load(f, &a[i], i+1) + __bf.LoadGrow(f, &a[i], i+1)
 	}
 	*__bf.W(g, &a[0], 3) = s
 	s += *__bf.R(g, &a[1], 4)

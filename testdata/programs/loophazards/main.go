@@ -79,6 +79,16 @@ func exitAt(i, at int) int {
 	return 0
 }
 
+// stencil reads up[j], down[j] and row[j-1], row[j+1], row[j] in one
+// statement, as sor's relaxation does (the reads of row make one range,
+// which each iteration's reads extend in turn); down is shorter, so at j
+// = len(down) the statement panics after reading up[j].
+func stencil(up, row, down, out []float64) {
+	for j := 1; j < len(row)-1; j += 2 {
+		out[j] = up[j] + down[j] + row[j-1] + row[j+1] + row[j]
+	}
+}
+
 // switchHalfWay writes s[0..3], then, s having changed through a pointer,
 // t[4..].
 func switchHalfWay(s, t []int) {
@@ -144,6 +154,11 @@ func main() {
 		<-done
 	}, func() { z[3], z[5] = 30, 50 })
 	fmt.Println(z)
+
+	up, row, down, out := make([]float64, 12), make([]float64, 12), make([]float64, 5), make([]float64, 12)
+	race(func() { fmt.Println(recovered(func() { stencil(up, row, down, out) })) },
+		func() { up[7], row[6], row[8] = 1, 2, 3 })
+	fmt.Println(up, row, out)
 
 	a, b := make([]int, 10), make([]int, 10)
 	race(func() { switchHalfWay(a, b) }, func() { a[5], a[9] = 50, 90; b[0], b[2] = 1, 3 })

@@ -231,6 +231,28 @@ func near(c *vec, ps []vec, r float64) int {
 	return n
 }
 
+// stencil is sor's relaxation: up[j] and down[j] may be out of range, so
+// each read stores its range's extent itself; the reads of row make one
+// range, extended by the read that closes it (row[j], after row[j+1]).
+// The tuple assignment's later target may panic after the first is
+// written: neither gets a static range. ps changes s through a pointer:
+// s[i] gets none.
+func stencil(up, row, down, out []float64, s, t []int) {
+	for j := 1; j < len(row)-1; j += 2 {
+		out[j] = up[j] + down[j] + row[j-1] + row[j+1] + row[j]
+	}
+	for i := 0; i < len(t); i++ {
+		s[i], t[i] = 1, 2
+	}
+	ps := &s
+	for i := 0; i < len(s); i++ {
+		s[i] = 3
+		if i == 1 {
+			*ps = t
+		}
+	}
+}
+
 func main() {
 	a := make([]int, 1000)
 	for i := range a {
@@ -263,4 +285,7 @@ func main() {
 	fmt.Println("fields", row.rowSum(1, 4), row.n, listSum(list))
 	pts := []vec{{0, 0, 0}, {1, 0, 0}, {0, 2, 0}, {0, 0, 0.5}}
 	fmt.Println("near", near(&pts[0], pts, 1.5))
+	g := make([]float64, 9)
+	stencil(g, g, g, make([]float64, 9), make([]int, 5), make([]int, 4))
+	fmt.Println("stencil", g[1])
 }
