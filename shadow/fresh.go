@@ -45,16 +45,20 @@ package shadow
 //     descriptor, once its index is in a granule's byte, does not change
 //     until the page's entries are reset.
 //   - They are current only while the page's fgen is the current
-//     generation (lagGen). An entry proven by its word's allocation
-//     version (the heap, where the runtime keeps versions: versioned in
-//     its descriptor, the version in ver) is kept into a new generation
-//     while the version holds, as a granule's is (validate); the others,
-//     like an unproven granule's, are dropped at the first access after
-//     a GC cycle. The first entry recorded in a new generation, the
-//     locked path's absorb and the sweep renew the page's entries
-//     (renewFresh); if none is kept, the index bytes are cleared and the
-//     descriptors reused, and the sweep returns the array to the pool.
-//     The sweep also clears settled entries (frontier.go).
+//     generation (lagGen). When a new generation begins for the page
+//     (its first entry of the generation, or the sweep: turnFresh), an
+//     entry proven by its word's allocation version (the heap, where the
+//     runtime keeps versions: versioned in its descriptor, the version in
+//     ver) whose version still holds becomes *old* (its bit in old, the
+//     generation it may be as old as in ogen); the others, like an
+//     unproven granule's, are dropped. An old entry is no longer trusted
+//     by the same-epoch check: its object may have died and not been
+//     swept yet. The locked path moves it into a granule stamped with
+//     ogen (absorb), which validate keeps only if the version still holds
+//     when the new object's access proves which object is there, as for
+//     any granule. If no entry is kept, the index bytes are cleared and
+//     the descriptors reused, and the sweep returns the array to the
+//     pool. The sweep also clears settled entries (frontier.go).
 //   - A second access that needs more than a same-epoch check (another
 //     epoch, another goroutine, another byte range) takes the locked path,
 //     whose add moves the entry into the new granule before it publishes
@@ -100,7 +104,23 @@ const freshDescs = 32
 type freshArray struct {
 	idx  [granulesPerPage / 4]atomic.Uint32
 	desc [freshDescs]freshEntry
-	ver  [granulesPerPage]uint8 // a versioned entry's version; guarded by the page lock
+	old  [granulesPerPage / 64]atomic.Uint64 // entries of generation ogen or earlier
+	ver  [granulesPerPage]uint8              // a versioned entry's version; guarded by the page lock
+	ogen uint32                              // guarded by the page lock
+}
+
+// isOld reports whether the entry of slot gi is old (turnFresh).
+func (fa *freshArray) isOld(gi uintptr) bool {
+	return fa.old[gi%granulesPerPage/64].Load()&(1<<(gi%64)) != 0
+}
+
+// drop clears the entry of slot gi, and its old bit; the page lock is
+// held.
+func (fa *freshArray) drop(gi uintptr) {
+	fa.setAt(gi, 0)
+	if w := &fa.old[gi%granulesPerPage/64]; w.Load()&(1<<(gi%64)) != 0 {
+		w.Store(w.Load() &^ (1 << (gi % 64)))
+	}
 }
 
 // A freshRef holds a page's fresh array as an address. The array is off
@@ -148,8 +168,8 @@ func (fa *freshArray) setAt(gi uintptr, k uint8) {
 	}
 }
 
-// clearIdx clears every index byte of fa; the page lock is held, or the
-// array is not a page's yet. The stores are plain ones, a bulk clear (as
+// clearIdx clears every index byte of fa, and the old bits; the page
+// lock is held, or the array is not a page's yet. The stores are plain ones, a bulk clear (as
 // setAt's): an atomic store per nonzero word (a locked instruction each,
 // every other word on a page of 64-byte objects) was most of the reset of
 // a page's stale entries, the largest per-page cost of
@@ -158,6 +178,11 @@ func (fa *freshArray) setAt(gi uintptr, k uint8) {
 // rewritten only after the clear, with atomic stores, which order the
 // clear's stores before their own.
 func (fa *freshArray) clearIdx() {
+	for i := range fa.old {
+		if fa.old[i].Load() != 0 {
+			fa.old[i].Store(0)
+		}
+	}
 	if recycleGranules {
 		clear((*[granulesPerPage / 8]uint64)(unsafe.Pointer(&fa.idx))[:])
 		return
@@ -206,12 +231,11 @@ func unpackMeta(m uint64) (lo, hi uint8, write bool, site uint32) {
 
 // freshFor returns the page's fresh array, ready for an entry of
 // generation gen, taking one from the pool if the page has none; pg.mu is
-// held. If gen is a new generation for the page, the entries of the last
-// one are renewed (renewFresh, with vs, the space's versions, and key, the
-// page's number), and gen becomes fgen. It returns nil if gen is older
-// than fgen: a goroutine that read a lagging generation records no entry
-// (its locked path makes a granule stamped with that generation, as
-// before).
+// held. If gen is a new generation for the page, its entries turn
+// (turnFresh, with vs, the space's versions, and key, the page's
+// number), and gen becomes fgen. It returns nil if gen is older than
+// fgen: a goroutine that read a lagging generation records no entry (its
+// locked path makes a granule stamped with that generation, as before).
 func (pg *page) freshFor(gen uint32, vs versionSource, key uintptr) *freshArray {
 	fa := pg.fresh.Load()
 	if fa != nil {
@@ -227,31 +251,37 @@ func (pg *page) freshFor(gen uint32, vs versionSource, key uintptr) *freshArray 
 		if vs != nil && pg.nfresh != 0 {
 			vp, pv = vs(key << pageShift)
 		}
-		pg.renewFresh(fa, gen, vp, pv)
+		pg.turnFresh(fa, gen, vp, pv)
 		return fa
 	}
-	{
-		var b [1]uintptr
-		freshPool.get(b[:])
-		fa = (*freshArray)(ptrOf(b[0]))
-		// No one reads the array before the page has it; its last page's
-		// readers check fver. The descriptors are rewritten before use.
-		fa.clearIdx()
-		pg.fresh.Store(fa)
-	}
+	var b [1]uintptr
+	freshPool.get(b[:])
+	fa = (*freshArray)(ptrOf(b[0]))
+	// No one reads the array before the page has it; its last page's
+	// readers check fver. The descriptors are rewritten before use.
+	fa.clearIdx()
+	pg.fresh.Store(fa)
 	pg.ndesc = 0
 	pg.fgen.Store(gen)
 	return fa
 }
 
-// renewFresh makes the page's entries, of an earlier generation than gen,
-// entries of gen: those proven by a version that still holds (vp and pv,
-// the page's versions read after gen; vp nil: none holds) stay, the
-// others are dropped, and if none stays the index bytes are cleared and
-// the descriptors are free again. pg.mu is held.
-func (pg *page) renewFresh(fa *freshArray, gen uint32, vp *[512]uint8, pv uint8) {
+// turnFresh begins generation gen, later than fgen, for the page's
+// entries: those proven by a version that still holds (vp and pv, the
+// page's versions, read after gen; vp nil: none holds), fewer than
+// versionSpan generations old, become old entries, of generation ogen at
+// the latest; the others are dropped. If none is kept, the index bytes
+// are cleared and the descriptors are free again. pg.mu is held.
+func (pg *page) turnFresh(fa *freshArray, gen uint32, vp *[512]uint8, pv uint8) {
+	og := pg.fgen.Load()
+	for i := range fa.old {
+		if fa.old[i].Load() != 0 {
+			og = fa.ogen // older: kept at an earlier turn
+			break
+		}
+	}
 	kept := 0
-	if vp != nil && pg.nfresh != 0 && int32(gen-pg.fgen.Load()) < versionSpan {
+	if vp != nil && pg.nfresh != 0 && int32(gen-og) < versionSpan {
 		for i := range fa.idx {
 			w := fa.idx[i].Load()
 			if w == 0 {
@@ -263,11 +293,16 @@ func (pg *page) renewFresh(fa *freshArray, gen uint32, vp *[512]uint8, pv uint8)
 				if k == 0 {
 					continue
 				}
-				gi := i*4 + sh/8
+				gi := uintptr(i*4 + sh/8)
+				o := &fa.old[gi/64]
 				if fa.desc[k-1].m.Load()&freshVersioned != 0 && vp[gi]+pv == fa.ver[gi] {
 					kept++
+					o.Store(o.Load() | 1<<(gi%64))
 				} else {
 					nw &^= 0xff << sh
+					if fa.isOld(gi) {
+						o.Store(o.Load() &^ (1 << (gi % 64)))
+					}
 				}
 			}
 			if nw != w {
@@ -283,10 +318,11 @@ func (pg *page) renewFresh(fa *freshArray, gen uint32, vp *[512]uint8, pv uint8)
 			fa.clearIdx()
 		}
 		pg.ndesc = 0
+	} else {
+		// Kept entries keep their descriptors and index bytes; dropped
+		// ones' descriptors are not reused while any entry is kept.
+		fa.ogen = og
 	}
-	// Kept entries keep their descriptors and index bytes: a lock-free
-	// reader trusts them as before, and dropped ones' descriptors are
-	// not reused while any entry is kept.
 	pg.fgen.Store(gen)
 }
 
@@ -337,6 +373,10 @@ func (pg *page) clearFresh(drop func(e, m uint64) bool) {
 			if gone[uint8(w>>sh)] {
 				nw &^= 0xff << sh
 				n++
+				if gi := uintptr(i*4 + sh/8); fa.isOld(gi) {
+					o := &fa.old[gi/64]
+					o.Store(o.Load() &^ (1 << (gi % 64)))
+				}
 			}
 		}
 		if nw != w {
@@ -592,11 +632,13 @@ func (pg *page) findDesc(fa *freshArray, e, m uint64) uint8 {
 	return pg.ndesc
 }
 
-// absorb moves the fresh entry of slot gi, if it has one of the current
-// generation (renewed if it was of an earlier one: vs and key are for
-// renewFresh), into gr, a new off-heap granule that add is about to
-// publish there, as first would have made it. pg.mu is held.
-func (pg *page) absorb(gi uintptr, gr *granule, vs versionSource, key uintptr) {
+// absorb moves the fresh entry of slot gi, if it has one, into gr, a new
+// off-heap granule that add is about to publish there, as first would
+// have made it: an entry of the current generation; or a versioned entry
+// of an earlier one (old, or of a page whose generation has not turned
+// yet), stamped with its generation, so that validate keeps it only if
+// its version still holds. pg.mu is held.
+func (pg *page) absorb(gi uintptr, gr *granule) {
 	fa := pg.fresh.Load()
 	if fa == nil {
 		return
@@ -605,24 +647,22 @@ func (pg *page) absorb(gi uintptr, gr *granule, vs versionSource, key uintptr) {
 	if k == 0 {
 		return
 	}
-	gen := uint32(lagGen.Load())
-	if fg := pg.fgen.Load(); int32(gen-fg) > 0 {
-		pg.freshFor(gen, vs, key)
-		if k = fa.at(gi); k == 0 {
-			return // dropped: its live count went with it
-		}
+	d := &fa.desc[k-1]
+	e, m := d.e.Load(), d.m.Load()
+	stamp := pg.fgen.Load()
+	if fa.isOld(gi) {
+		stamp = fa.ogen
 	}
-	if pg.fgen.Load() == gen {
-		d := &fa.desc[k-1]
-		e := d.e.Load()
-		m := d.m.Load()
+	gen := uint32(lagGen.Load())
+	versioned := m&freshVersioned != 0
+	if stamp == gen || versioned && int32(gen-stamp) > 0 && int32(gen-stamp) < versionSpan {
 		lo, hi, write, site := unpackMeta(m)
 		gr.lo, gr.hi = lo, hi // not yet published
-		if m&freshVersioned != 0 {
+		if versioned {
 			gr.ver, gr.vok = fa.ver[gi%granulesPerPage], true
 		}
 		initU32(&gr.owner, Epoch(e).TID()+1)
-		initU32(&gr.gen, gen)
+		initU32(&gr.gen, stamp)
 		if write {
 			initU32(&gr.whole.wsite, site)
 			initU64(&gr.whole.w, e)
@@ -631,8 +671,8 @@ func (pg *page) absorb(gi uintptr, gr *granule, vs versionSource, key uintptr) {
 			initU64(&gr.whole.r, e)
 		}
 	}
-	// Stale or not, the entry is gone; the granule takes its place in live.
-	fa.setAt(gi, 0)
+	// Kept or not, the entry is gone; the granule takes its place in live.
+	fa.drop(gi)
 	pg.nfresh--
 	pg.live--
 }
@@ -662,6 +702,9 @@ func (pg *page) freshCheck(t *Thread, gi uintptr, lo, hi uint8, write bool) (sam
 		// next entry recorded, freshFor, or the sweep).
 		return false, false
 	}
+	if fa.isOld(gi) {
+		return false, true // for the locked path: see turnFresh
+	}
 	d := &fa.desc[(k-1)%freshDescs]
 	e := uint64(t.Epoch)
 	if d.e.Load() != e {
@@ -677,9 +720,9 @@ func (pg *page) freshCheck(t *Thread, gi uintptr, lo, hi uint8, write bool) (sam
 	return true, true
 }
 
-// sweepFresh renews the page's fresh entries recorded before generation
-// gen (renewFresh, with vers, the page's versions: those whose version
-// still holds stay), drops those settled under the frontier f, and
+// sweepFresh turns the page's fresh entries recorded before generation
+// gen (turnFresh, with vers, the page's versions: those whose version
+// still holds stay, old), drops those settled under the frontier f, and
 // returns the page's fresh array to the pool if none is left; pg.mu is
 // held, and pg.live counts only the slots the sweep kept.
 func (pg *page) sweepFresh(gen uint32, f []uint64, vers *pageVersions) {
@@ -687,7 +730,7 @@ func (pg *page) sweepFresh(gen uint32, f []uint64, vers *pageVersions) {
 		if int32(pg.fgen.Load()-gen) < 0 {
 			if fa := pg.fresh.Load(); fa != nil {
 				vp, pv := vers.get()
-				pg.renewFresh(fa, gen, vp, pv)
+				pg.turnFresh(fa, gen, vp, pv)
 			} else {
 				pg.live -= pg.nfresh
 				pg.nfresh = 0

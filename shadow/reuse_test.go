@@ -81,3 +81,35 @@ func TestRenewedStateTracked(t *testing.T) {
 		t.Error("a race across a GC cycle on the new object is not reported")
 	}
 }
+
+// TestFreshEntryAcrossReuse: a goroutine's first write of an object is a
+// fresh entry; the object dies in a GC cycle, whose sweep of the shadow
+// runs before the runtime's sweep frees the object (its version still
+// holds), and then a new object takes the word and the same goroutine
+// writes it in the same epoch. The entry kept across the cycle must not
+// pass for that write (turnFresh makes it old): a write of the new object
+// by another goroutine races with it. Renewing the kept entry as one of
+// the new generation let the same-epoch check skip the write, and the
+// race was missed.
+func TestFreshEntryAcrossReuse(t *testing.T) {
+	quiet(t)
+	fv := withVersions(t)
+	s := &Space{versions: fv.page}
+	x := escape(make([]int64, 8))
+	p := unsafe.Pointer(&x[0])
+	fv.heap(uintptr(p), 64)
+	fv.advance(uintptr(p), 64)
+	a, b := thread(1, 1, nil), thread(2, 1, nil)
+	s.Write(a, p, 8, 1)
+	pg := s.pages.Load(uintptr(p) >> pageShift)
+	if gi := (uintptr(p) & (pageSize - 1)) >> 3; pg.slot(gi) != nil || !pg.hasFresh(gi) {
+		t.Fatal("the first write made no fresh entry")
+	}
+	cycle()
+	s.Sweep()
+	fv.advance(uintptr(p), 64) // freed and allocated again
+	s.Write(a, p, 8, 2)
+	if _, race := s.Write(b, p, 8, 3); !race {
+		t.Error("a write of the new object unordered with the first goroutine's is not reported")
+	}
+}

@@ -927,7 +927,7 @@ retry:
 		gr := pg.slot(gi)
 		if gr == nil {
 			gr = newGranule(t, 0, 8, uint32(lagGen.Load()))
-			if !pg.add(gi, gr, true, s.versions, key) {
+			if !pg.add(gi, gr, true) {
 				freeGranule(t, gr)
 				mu.Unlock()
 				g0 = gi
@@ -1137,7 +1137,7 @@ func (s *Space) slow(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site
 		}
 		if gr == nil {
 			gr = newGranule(t, lo, hi, uint32(lagGen.Load()))
-			if !pg.add(gi, gr, true, s.versions, key) {
+			if !pg.add(gi, gr, true) {
 				freeGranule(t, gr)
 				mu.Unlock()
 				continue
@@ -1389,7 +1389,7 @@ func (s *Space) firstGranule(t *Thread, pg *page, gi uintptr, lo, hi uint8, writ
 		initU32(&gr.whole.rsite, site)
 		initU64(&gr.whole.r, uint64(t.Epoch))
 	}
-	if !pg.add(gi, gr, false, nil, 0) {
+	if !pg.add(gi, gr, false) {
 		freeGranule(t, gr) // never published
 		return false
 	}
@@ -1401,11 +1401,7 @@ func (s *Space) firstGranule(t *Thread, pg *page, gi uintptr, lo, hi uint8, writ
 // the slot is no longer empty. If absorb is set, gr is a new, empty
 // off-heap granule, which takes the state of the slot's fresh entry, if
 // any (fresh.go); otherwise a fresh entry makes the slot not empty.
-//
-// vs and key, the space's allocation versions and the page's number, are
-// for absorb: entries of an earlier generation whose versions still hold
-// are kept (renewFresh).
-func (pg *page) add(gi uintptr, gr *granule, absorb bool, vs versionSource, key uintptr) bool {
+func (pg *page) add(gi uintptr, gr *granule, absorb bool) bool {
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
 	if pg.dead.Load() || pg.slot(gi) != nil {
@@ -1416,7 +1412,7 @@ func (pg *page) add(gi uintptr, gr *granule, absorb bool, vs versionSource, key 
 		if !absorb {
 			return false // the caller's locked path absorbs it
 		}
-		pg.absorb(gi, gr, vs, key) // live moves from the entry to the slot
+		pg.absorb(gi, gr) // live moves from the entry to the slot
 	}
 	pg.set(gi, gr)
 	pg.live++
