@@ -143,7 +143,39 @@ func (g *G) checkRange(base unsafe.Pointer, elem uintptr, lo, hi, stride int, wr
 		g.verifyRecord(unsafe.Add(base, uintptr(lo)*elem), elem, uintptr(s)*elem, (hi-lo+s-1)/s,
 			verifyKind(write)|vAccess|vCheck, site)
 	}
+	if stride <= 1 && shortBytes(elem, hi-lo) {
+		g.checkBytes(unsafe.Add(base, uintptr(lo)*elem), uintptr(hi-lo)*elem, write, site)
+		return
+	}
 	if r, ok := space.AccessRange(&g.t, base, elem, lo, hi, stride, write, site); ok {
+		report(g, r, site)
+	}
+}
+
+// shortSpan is the most bytes of a contiguous range of sub-word elements
+// that checkBytes checks as one access.
+const shortSpan = 256
+
+// shortBytes reports whether n contiguous elements of elem bytes are a
+// short run of sub-word elements (a copy into a bytes.Buffer, the bytes
+// an FNV hash or a scanner reads): checkBytes checks those as one access
+// of their bytes.
+//
+// The range path (shadow.Space.AccessRange) checks element by element,
+// which suits elements of a word or more and long arrays, whose runs
+// (shadow/runs.go) it keeps; for a short run of bytes it costs a check
+// per byte, and the first check of each byte in an epoch splits its
+// granule into per-byte cells on the heap. One access of the bytes
+// records the same epoch on the same bytes (the shadow is byte-precise
+// for an access of any size), a check per granule.
+func shortBytes(elem uintptr, n int) bool {
+	return elem < 8 && n > 0 && uintptr(n)*elem <= shortSpan
+}
+
+// checkBytes checks an access of the n bytes at p as one access.
+func (g *G) checkBytes(p unsafe.Pointer, n uintptr, write bool, site uint32) {
+	var r shadow.Race // written only on a conflict (shadow.Space.Check)
+	if space.Check(&g.t, p, n, write, site, &r) {
 		report(g, r, site)
 	}
 }

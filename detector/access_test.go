@@ -58,6 +58,48 @@ func TestBytePrecision(t *testing.T) {
 	})
 }
 
+// TestShortRange checks the short contiguous ranges of sub-word elements
+// that checkRange and checkStrided check as one access of their bytes
+// (checkBytes): adjacent unaligned pieces written by unordered goroutines
+// do not race, a byte in common does, on both paths, and a range past
+// shortSpan is decided the same way.
+func TestShortRange(t *testing.T) {
+	for _, n := range []int{20, shortSpan + 40} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			expect(t, false, func(g *G) {
+				b := make([]byte, 2*n)
+				<-spawn(g, func(g *G) { g.WriteRange(unsafe.Pointer(&b[0]), 1, 3, 3+n/2, 1, 0) })
+				<-spawn(g, func(g *G) { g.WriteRange(unsafe.Pointer(&b[0]), 1, 3+n/2, 3+n, 1, 0) })
+				<-spawn(g, func(g *G) { g.checkStrided(unsafe.Pointer(&b[3+n]), 1, 1, n/2, true, 0) })
+			})
+			expect(t, true, func(g *G) {
+				b := make([]byte, 2*n)
+				<-spawn(g, func(g *G) { g.WriteRange(unsafe.Pointer(&b[0]), 1, 3, 3+n/2, 1, 0) })
+				<-spawn(g, func(g *G) { g.ReadRange(unsafe.Pointer(&b[0]), 1, 2+n/2, 4+n/2, 1, 0) })
+			})
+			expect(t, true, func(g *G) {
+				b := make([]uint16, n)
+				<-spawn(g, func(g *G) { g.checkStrided(unsafe.Pointer(&b[1]), 2, 2, n/4, true, 0) })
+				<-spawn(g, func(g *G) { _ = *R(g, &b[n/4], 0) })
+			})
+			// A byte written through a range, then read through another
+			// range by a goroutine ordered after it: no race.
+			expect(t, false, func(g *G) {
+				b := make([]byte, 2*n)
+				mu := new(struct{ m [8]byte })
+				<-spawn(g, func(g *G) {
+					g.WriteRange(unsafe.Pointer(&b[0]), 1, 5, 5+n, 1, 0)
+					RaceRelease(unsafe.Pointer(mu))
+				})
+				<-spawn(g, func(g *G) {
+					RaceAcquire(unsafe.Pointer(mu))
+					g.checkStrided(unsafe.Pointer(&b[1]), 1, 1, n, false, 0)
+				})
+			})
+		})
+	}
+}
+
 func TestRangeStride(t *testing.T) {
 	both(t, func(g *G, synced bool) {
 		s := make([]int64, 100)

@@ -655,7 +655,9 @@ func (g *G) checkStrided(start unsafe.Pointer, size, step uintptr, n int, write 
 	if !countAccesses && !verifyChecks && g.lastStrided.covers(c) {
 		return
 	}
-	if r, ok := space.AccessStrided(&g.t, start, size, step, n, write, site); ok {
+	if step == size && shortBytes(size, n) {
+		g.checkBytes(start, uintptr(n)*size, write, site)
+	} else if r, ok := space.AccessStrided(&g.t, start, size, step, n, write, site); ok {
 		report(g, r, site)
 	}
 	g.lastStrided = c
