@@ -18,7 +18,7 @@ func TestSameSplit(t *testing.T) {
 	a := thread(1, 1, nil)
 	p := unsafe.Pointer(&buf[0])
 	s.Write(a, p, 1, 0)
-	s.Write(a, unsafe.Add(p, 1), 1, 0) // splits the granule
+	s.Write(a, unsafe.Add(p, 1), 1, 1) // another site: splits the granule (see granule.widens)
 	if !s.Same(a, uintptr(p)+1, 1, true) || !s.Same(a, uintptr(p), 2, true) {
 		t.Fatal("same-epoch write to a split granule missed the fast path")
 	}
@@ -137,4 +137,60 @@ func TestOwnerRevalidation(t *testing.T) {
 		t.Fatal("race with the owner missed")
 	}
 	runtime.KeepAlive(x)
+}
+
+// TestWiden checks granule.widens: a goroutine's consecutive accesses of
+// adjacent bytes at one site in one epoch (short copies into a
+// bytes.Buffer) widen the granule's one cell, with the state per-byte
+// cells would hold; anything else splits it.
+func TestWiden(t *testing.T) {
+	quiet(t)
+	slotOf := func(s *Space, p unsafe.Pointer) *granule {
+		a := uintptr(p)
+		return s.pages.Load(a >> pageShift).slot((a & (pageSize - 1)) >> 3)
+	}
+	s := NewSpace()
+	buf := escape(new([16]byte))
+	p := unsafe.Pointer(&buf[0])
+	a := thread(1, 1, nil)
+	s.Write(a, p, 3, 7)
+	s.Write(a, unsafe.Add(p, 3), 2, 7)
+	if gr := slotOf(s, p); gr.split.Load() != nil || gr.lo != 0 || gr.hi != 5 {
+		t.Fatalf("granule after writes of [0,3) and [3,5) at one site: split %v, bytes [%d,%d); want one cell over [0,5)", gr.split.Load() != nil, gr.lo, gr.hi)
+	}
+	if !s.Same(a, uintptr(p)+1, 3, true) {
+		t.Error("a same-epoch write of bytes the widened cell covers missed the fast path")
+	}
+	b := thread(2, 1, nil) // unordered with a
+	if _, race := s.Write(b, unsafe.Add(p, 5), 3, 9); race {
+		t.Error("a write of bytes next to the widened cell raced with it")
+	}
+	r, race := s.Read(b, unsafe.Add(p, 4), 1, 9)
+	if !race || r.PrevSite != 7 || !r.PrevWrite {
+		t.Errorf("read of a byte the second write added: race %v, %+v; want a race with the write at site 7", race, r)
+	}
+
+	// Another site, a read after a write, a gap, another epoch: split.
+	for _, tc := range []struct {
+		name   string
+		second func(a *Thread, p unsafe.Pointer)
+	}{
+		{"site", func(a *Thread, p unsafe.Pointer) { s.Write(a, unsafe.Add(p, 3), 2, 8) }},
+		{"kind", func(a *Thread, p unsafe.Pointer) { s.Read(a, unsafe.Add(p, 3), 2, 7) }},
+		{"gap", func(a *Thread, p unsafe.Pointer) { s.Write(a, unsafe.Add(p, 4), 2, 7) }},
+		{"epoch", func(a *Thread, p unsafe.Pointer) {
+			a.VC[1]++
+			a.Epoch = MakeEpoch(1, a.VC[1])
+			s.Write(a, unsafe.Add(p, 3), 2, 7)
+		}},
+	} {
+		buf := escape(new([16]byte))
+		p := unsafe.Pointer(&buf[0])
+		a := thread(1, 1, nil)
+		s.Write(a, p, 3, 7)
+		tc.second(a, p)
+		if slotOf(s, p).split.Load() == nil {
+			t.Errorf("%s: the granule did not split", tc.name)
+		}
+	}
 }

@@ -959,8 +959,8 @@ retry:
 }
 
 // sameSpan reports whether every granule of [a, a+size) is in t's cached
-// page and already records this epoch, for the exact byte ranges the access
-// covers.
+// page and already records this epoch in a whole cell that covers the
+// bytes the access covers (a cell's state is that of each of its bytes).
 func (s *Space) sameSpan(t *Thread, a, size uintptr, write bool) bool {
 	pg := t.cache
 	if pg == nil || t.cacheKey != a>>pageShift || (a+size-1)>>pageShift != t.cacheKey {
@@ -972,7 +972,7 @@ func (s *Space) sameSpan(t *Thread, a, size uintptr, write bool) bool {
 		off := a & 7
 		n := min(8-off, end-a)
 		gr := pg.slot((a & (pageSize - 1)) >> 3)
-		if gr == nil || uintptr(gr.lo) != off || uintptr(gr.hi) != off+n || !gr.current(gen) {
+		if gr == nil || uintptr(gr.lo) > off || uintptr(gr.hi) < off+n || !gr.current(gen) {
 			return false
 		}
 		if write {
@@ -997,7 +997,9 @@ func (s *Space) sameSpan(t *Thread, a, size uintptr, write bool) bool {
 // one granule of the page t used last: it reports whether the access is in
 // the epoch already recorded ([READ SAME EPOCH], [READ SHARED SAME EPOCH],
 // [WRITE SAME EPOCH]), in which case there is nothing to do. Otherwise the
-// caller calls Access.
+// caller calls Access. A whole cell's state is that of each byte it
+// covers, so an access of part of its bytes is in its epoch too (a byte
+// of a bytes.Buffer that one copy wrote whole).
 func (s *Space) Same(t *Thread, a, size uintptr, write bool) bool {
 	off := a & 7
 	if off+size > 8 || t.cacheKey != a>>pageShift || t.cache == nil {
@@ -1011,7 +1013,7 @@ func (s *Space) Same(t *Thread, a, size uintptr, write bool) bool {
 	if gr == nil {
 		return false
 	}
-	if uintptr(gr.lo) != off || uintptr(gr.hi) != off+size ||
+	if uintptr(gr.lo) > off || uintptr(gr.hi) < off+size ||
 		!gr.whole.sameOwn(t, write) && (write || !gr.whole.sameShared(t)) { // cell.same, spelled out so that it inlines
 		// A split granule's whole cell is empty: its parts hold the
 		// state. (The test of split here spares the first access in an
@@ -1045,9 +1047,10 @@ func (gr *granule) sameSplit(t *Thread, off, size uintptr, write bool) bool {
 }
 
 // fast is the lock-free same-epoch check of the bytes [lo, hi) of the
-// granule at addr, in Access's loop. When it fails at the whole cell of
-// a granule that covers exactly [lo, hi), it returns that granule, from
-// the page t.cache, for exclusive.
+// granule at addr, in Access's loop; a whole cell that covers [lo, hi)
+// decides it (see Same). When it fails at the whole cell of a granule
+// that covers exactly [lo, hi), it returns that granule, from the page
+// t.cache, for exclusive.
 func (s *Space) fast(t *Thread, addr uintptr, lo, hi uint8, write bool) (*granule, bool) {
 	key := addr >> pageShift
 	pg := t.cache
@@ -1071,10 +1074,13 @@ func (s *Space) fast(t *Thread, addr uintptr, lo, hi uint8, write bool) (*granul
 	if sp := gr.split.Load(); sp != nil {
 		return nil, sp.same(t, uintptr(lo), uintptr(hi), write)
 	}
-	if gr.lo != lo || gr.hi != hi {
+	if gr.lo > lo || gr.hi < hi {
 		return nil, false
 	}
 	if !gr.whole.same(t, write) {
+		if gr.lo != lo || gr.hi != hi {
+			return nil, false
+		}
 		return gr, false
 	}
 	t.Stats.Checks++
@@ -1447,6 +1453,8 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 			pg.set(gi, ngr)
 			freeGranule(t, gr)
 			gr = ngr
+		} else if ulo, uhi, ok := gr.widens(t, lo, hi, write, site); ok {
+			gr = pg.widen(t, gi, gr, ulo, uhi)
 		} else {
 			gr = pg.promote(t, gi, gr) // parts are on the heap
 			sp := newParts(partShift(gr.lo, gr.hi, lo, hi))
@@ -1495,6 +1503,61 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 		found = gr.access(t, lo, hi, write, site, out)
 	}
 	return found
+}
+
+// widens reports whether t's access of the bytes [lo, hi) at site, next
+// to or overlapping the bytes gr covers, may widen gr to their union
+// [ulo, uhi) instead of splitting it: gr's only state is one access of
+// that kind by t at the same site in t's current epoch (a write and no
+// read, or a read and no write). The bytes the access adds have no state
+// (an unsplit granule's bytes outside [lo, hi) were never accessed), so
+// the access records there exactly the epoch and site gr records: the
+// union in one cell is the state per-byte cells would hold, and a report
+// names the same earlier access. The consecutive short copies into a
+// bytes.Buffer by one goroutine (Write, WriteString, from fmt and
+// encoding/json) are this case, which otherwise splits a granule into
+// per-byte cells on the heap at the second copy that reaches it.
+// The stripe lock is held.
+func (gr *granule) widens(t *Thread, lo, hi uint8, write bool, site uint32) (ulo, uhi uint8, ok bool) {
+	if lo > gr.hi || gr.lo > hi {
+		return 0, 0, false // a gap between them
+	}
+	c := &gr.whole
+	own, other, ownSite := c.w.Load(), c.r.Load(), c.wsite.Load()
+	if !write {
+		own, other, ownSite = other, own, c.rsite.Load()
+	}
+	if own != uint64(t.Epoch) || other != 0 || ownSite != site || c.rvc.Load() != nil {
+		return 0, 0, false
+	}
+	return min(lo, gr.lo), max(hi, gr.hi), true
+}
+
+// widen replaces gr, in slot gi, by a granule of the same state over the
+// bytes [lo, hi) (see widens) and returns it; the stripe lock is held.
+// Like promote, it takes gr's epochs rather than loading them.
+func (pg *page) widen(t *Thread, gi uintptr, gr *granule, lo, hi uint8) *granule {
+	var ngr *granule
+	if gr.off {
+		ngr = newGranule(t, lo, hi, gr.gen.Load())
+	} else {
+		ngr = &granule{lo: lo, hi: hi}
+		initU32(&ngr.gen, gr.gen.Load())
+	}
+	initU32(&ngr.owner, gr.owner.Load())
+	w, r := gr.whole.take()
+	if moveHook != nil {
+		moveHook()
+	}
+	initU64(&ngr.whole.w, w)
+	initU64(&ngr.whole.r, r)
+	initU32(&ngr.whole.wsite, gr.whole.wsite.Load())
+	initU32(&ngr.whole.rsite, gr.whole.rsite.Load())
+	ngr.immortal, ngr.foreign, ngr.id = gr.immortal, gr.foreign, gr.id
+	ngr.vok, ngr.ver = gr.vok, gr.ver
+	pg.set(gi, ngr)
+	freeGranule(t, gr)
+	return ngr
 }
 
 // access applies the FastTrack rule to the cells of the bytes [lo, hi)
