@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -33,15 +34,17 @@ func TestTypecheckCorpus(t *testing.T) {
 			if err != nil {
 				t.Skipf("fetching: %v", err)
 			}
+			plain := exec.Command("go", "test", "-c", "-o", t.TempDir()+string(filepath.Separator), "./...")
+			plain.Dir, plain.Env = dir, env
+			if msg, err := plain.CombinedOutput(); err != nil {
+				t.Skipf("the plain tests do not compile: %v\n%s", err, tail(string(msg), 20))
+			}
 			for _, md := range []string{"fasttrack", "redcard", "slimstate", "bigfoot"} {
 				t.Run(md, func(t *testing.T) {
 					w := newWorkspace(t, dir)
 					w.mode = md
-					w.env = append(w.env, "GOFLAGS=-mod=mod", "GOPROXY="+os.Getenv("GOPROXY"))
+					w.env = append(w.env, "GOPROXY="+os.Getenv("GOPROXY"))
 					out := filepath.Join(w.root, "bin") + string(filepath.Separator)
-					if msg, err := w.goCmd(t, false, "test", "-c", "-o", out, "./..."); err != nil {
-						t.Skipf("the plain tests do not compile: %v\n%s", err, tail(msg, 20))
-					}
 					w.instrument(t, true)
 					if msg, err := w.goCmd(t, true, "test", "-c", "-o", out, "./..."); err != nil {
 						t.Errorf("the instrumented tests do not compile: %v\n%s", err, tail(msg, 40))
