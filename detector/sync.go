@@ -20,16 +20,17 @@ import (
 // into the acquiring goroutine's clock (Flanagan, Freund, "FastTrack:
 // Efficient and Precise Dynamic Race Detection", PLDI 2009, §3).
 type syncVar struct {
-	mu  spin.Mutex
-	vc  []uint64 // inline's while it fits
-	obj objProof // the object at the address, for reclaiming; guarded by mu
+	mu      spin.Mutex
+	waiters int32 // a WaitGroup's waiters in WaitGroupWait; guarded by mu
 	// deleted says the sweeper removed the object from syncs; guarded
 	// by mu.
 	deleted bool
-	waiters int32 // a WaitGroup's waiters in WaitGroupWait; guarded by mu
+	vc      []uint64 // inline's while it fits
+	obj     objProof // the object at the address, for reclaiming; guarded by mu
 	// inline holds the clock of a program of few goroutines, saving
 	// an allocation and a cache miss per sync object (a table of a
-	// million atomically accessed words has a million).
+	// million atomically accessed words has a million). The fields
+	// come in this order so that a syncVar takes 112 bytes.
 	inline [6]uint64
 }
 
