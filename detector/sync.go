@@ -51,9 +51,9 @@ func (g *G) newSyncVar(addr uintptr) *syncVar {
 // stack variable), which nothing reclaims.
 //
 // Versions cost nothing outside the sync object, where each weak pointer
-// is a special record in its span's sorted list: a million atomically
-// accessed words of one slice took minutes to make their weak pointers
-// (issue 29) and take go -race's time with versions.
+// is a special record in its span's sorted list, so that making one costs
+// the number of the span's others: the weak pointers of a million
+// atomically accessed words of one slice took minutes (issue 29).
 type objProof struct {
 	ver       shadow.VersionProof
 	versioned bool
