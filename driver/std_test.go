@@ -1,6 +1,8 @@
 package driver
 
 import (
+	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"os"
@@ -47,5 +49,58 @@ func TestSpliceSync(t *testing.T) {
 	}
 	if _, err := parser.ParseFile(token.NewFileSet(), syncHooksFile, overlay[filepath.Join(dir, syncHooksFile)], 0); err != nil {
 		t.Errorf("%s: %v", syncHooksFile, err)
+	}
+}
+
+// TestStdHooksNoEscape checks the promise behind the //go:noescape marks
+// of stdShim: in every build of the detector (the verifier's and the
+// counting build's tags too), the compiler's escape analysis finds that
+// the hooks they name let no checked address escape.
+func TestStdHooksNoEscape(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the detector three times")
+	}
+	// The hooks marked in stdShim, and their address parameter.
+	hooks := map[string]string{"stdCheck": "p", "stdCheckGroup": "p", "stdCheckRange": "base", "stdRecord": "p"}
+	shim := map[string]string{"stdCheck": "check", "stdCheckGroup": "checkGroup", "stdCheckRange": "checkRange", "stdRecord": "record"}
+	for name, local := range shim {
+		mark := "//go:noescape\n//go:linkname __bf_" + local + " github.com/bigfoot-go/bigfoot/detector." + name + "\n"
+		if !strings.Contains(stdShim, mark) {
+			t.Errorf("stdShim lacks %q", mark)
+		}
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, filepath.Join("..", "detector", "std.go"), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string // "std.go:line:col: p does not escape"
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || hooks[fd.Name.Name] == "" {
+			continue
+		}
+		for _, field := range fd.Type.Params.List {
+			for _, n := range field.Names {
+				if n.Name == hooks[fd.Name.Name] {
+					pos := fset.Position(n.Pos())
+					want = append(want, fmt.Sprintf("std.go:%d:%d: %s does not escape", pos.Line, pos.Column, n.Name))
+				}
+			}
+		}
+	}
+	if len(want) != len(hooks) {
+		t.Fatalf("found %d of the %d hooks in detector/std.go", len(want), len(hooks))
+	}
+	for _, tags := range []string{"", "bigfoot_verify", "bigfoot_count"} {
+		out, err := exec.Command("go", "build", "-o", os.DevNull, "-tags", tags, "-gcflags=-m", "../detector").CombinedOutput()
+		if err != nil {
+			t.Fatalf("tags %q: %v\n%s", tags, err, out)
+		}
+		for _, w := range want {
+			if !strings.Contains(string(out), w) {
+				t.Errorf("tags %q: the escape analysis does not say %q", tags, w)
+			}
+		}
 	}
 }
