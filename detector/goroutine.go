@@ -51,12 +51,6 @@ type G struct {
 	// Wait for, which it will join before it accesses memory again
 	// (frontier.go); set and cleared under the clock's lock.
 	waitOn atomic.Pointer[syncVar]
-	// root marks goroutines whose accesses in the standard library are
-	// checked (stdChecks): those created by instrumented go statements,
-	// the main goroutine and test goroutines (Main, TestStart), but not
-	// goroutines started by uninstrumented code (timer callbacks,
-	// handlers).
-	root atomic.Bool
 
 	selects []selectCase // cases of a select in progress (SelectPre)
 	// chans are the states of the channels at chanPs the goroutine used
@@ -121,9 +115,13 @@ func curSlow(key uintptr, gp unsafe.Pointer) *G {
 	handoff.mu.Lock()
 	vc := append([]uint64(nil), handoff.vc...)
 	handoff.mu.Unlock()
+	if byTesting, creator := startedBy(); byTesting {
+		if e, ok := creatorEpoch(creator); ok {
+			vc = joinEpoch(vc, e) // stdroot.go
+		}
+	}
 	g := newG(vc, 0, 0)
 	registerLive(g, nil, true)
-	g.root.Store(createdByTesting())
 	g.start(key, gp)
 	return g
 }
@@ -136,7 +134,7 @@ func curSlow(key uintptr, gp unsafe.Pointer) *G {
 // callback that runs after its test returned would be ordered after
 // everything the test did (the afterfunctest kernel, missed in loaded
 // runs), where Go's race runtime orders it after the timer's creation
-// only. Such goroutines are not roots.
+// only.
 func curStarted() *G {
 	key, gp := curKey()
 	if g := registry.Load(key); g != nil && (goidOff == 0 || goidOf(gp) == g.goid) {
@@ -147,36 +145,6 @@ func curStarted() *G {
 	registerLive(g, nil, true)
 	g.start(key, gp)
 	return g
-}
-
-// createdByTesting reports whether the calling goroutine is the main
-// goroutine or was created by package testing (a test, benchmark or fuzz
-// goroutine): such goroutines are roots even when their test function got
-// no TestStart. It parses the "created by" line of runtime.Stack, which
-// costs microseconds, once per goroutine started by uninstrumented code.
-func createdByTesting() bool {
-	buf := make([]byte, 4096)
-	for {
-		n := runtime.Stack(buf, false)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	i := bytes.LastIndex(buf, []byte("\ncreated by "))
-	if i < 0 {
-		// No creator: the main goroutine (goid 1), or a goroutine of the
-		// runtime itself, such as the finalizer and cleanup goroutines,
-		// whose stacks omit the line. Those are not roots: a root's
-		// current epoch is acquired by every goroutine created later
-		// without a visible edge, and the finalizer goroutine lives for
-		// the whole run, so its later finalizers would all look ordered
-		// before every test goroutine started after its first one (Go's
-		// TestRaceFin after TestNoRaceFin).
-		return bytes.HasPrefix(buf, []byte("goroutine 1 ["))
-	}
-	return bytes.HasPrefix(buf[i+len("\ncreated by "):], []byte("testing."))
 }
 
 // newG allocates a thread id for a goroutine whose initial vector clock is
@@ -222,7 +190,6 @@ func (g *G) Fork(site uint32) *Child {
 	c := newG(vc, site, g.goid)
 	// The parent's snapshot is a lower bound of the clock c copies.
 	registerLive(c, g.snap.Load(), false)
-	c.root.Store(true)
 	c.bubble = g.bubble
 	c.sched = g.sched.fork(g)
 	g.commitFootprints()

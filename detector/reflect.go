@@ -34,6 +34,36 @@ func ReflectW(g *G, site uint32, v reflect.Value) reflect.Value {
 	return v
 }
 
+// ReflectHdr checks the reads of a method that reads v's memory only where
+// v is a header (Len, Index, Elem, MapIndex, ...): the header itself, and
+// on a map the map, as the runtime's map functions check it under go
+// -race (mapaccess and maplen read it).
+func ReflectHdr(g *G, site uint32, v reflect.Value) reflect.Value {
+	switch v.Kind() {
+	case reflect.Slice, reflect.String, reflect.Pointer, reflect.Interface, reflect.Chan, reflect.UnsafePointer:
+		ReflectR(g, site, v)
+	case reflect.Map:
+		ReflectR(g, site, v)
+		if p := v.UnsafePointer(); p != nil {
+			g.Read(p, 1, site)
+		}
+	}
+	return v
+}
+
+// ReflectMapW checks v.SetMapIndex: a read of v's memory and a write of
+// the map (mapassign and mapdelete write it).
+func ReflectMapW(g *G, site uint32, v reflect.Value) reflect.Value {
+	if v.Kind() != reflect.Map {
+		return v
+	}
+	ReflectR(g, site, v)
+	if p := v.UnsafePointer(); p != nil {
+		g.Write(p, 1, site)
+	}
+	return v
+}
+
 // ReflectCopy is reflect.Copy(dst, src) with the element ranges it writes
 // and reads checked, as copy(dst, src) is.
 func ReflectCopy(g *G, site uint32, dst, src reflect.Value) int {

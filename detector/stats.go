@@ -146,17 +146,17 @@ func exitStatus(code int) int {
 // Main runs the program's main function (renamed) and then exits like
 // Exit(0).
 func Main(main func()) {
-	Cur().root.Store(true)
+	Cur() // the main goroutine's state, which the standard library's hooks never create
 	main()
 	Exit(0)
 }
 
 // TestMainStart is the first statement of a test binary's TestMain (the
-// package's own, left where it is, or the one the instrumenter adds): the
-// main goroutine is a root. The same statement defers TestMainEnd, so no
+// package's own, left where it is, or the one the instrumenter adds): its
+// argument, Cur(), gives the main goroutine its state, which the standard
+// library's hooks never create, before the tests start. The same statement defers TestMainEnd, so no
 // frame of the runtime stands between the testing package and TestMain.
 func TestMainStart(g *G) {
-	g.root.Store(true)
 }
 
 // TestMainEnd runs when TestMain returns (or panics): it prints statistics
@@ -199,7 +199,6 @@ type TB interface {
 func TestStart(g *G, t TB) {
 	base := races.Load()
 	shadow.RefreshGen()
-	g.root.Store(true)
 	handoff.release(g)
 	t.Cleanup(func() {
 		handoff.release(Cur())

@@ -61,13 +61,11 @@ func stdCur() *G {
 }
 
 // stdChecks reports whether g's accesses in the standard library are
-// checked: only in root goroutines (see G.root: those started by
-// instrumented go statements, the main and test goroutines). A goroutine
-// the standard library started itself (a net/http connection, an os/exec
-// copier) runs uninstrumented code that hands objects to other goroutines
-// through synchronization the detector does not see; its accesses in
-// instrumented packages would look racy.
-func stdChecks(g *G) bool { return g != nil && g.root.Load() }
+// checked: on every goroutine the detector knows, as Go's race runtime
+// checks them on every goroutine. (Until the standard library's
+// goroutines, channels and atomics were modelled, only goroutines started
+// by instrumented code were.)
+func stdChecks(g *G) bool { return g != nil }
 
 // stdCheck checks an access of size bytes at p.
 //

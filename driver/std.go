@@ -6,9 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -38,7 +35,11 @@ var stdExclusions = []struct{ path, why string }{
 	{"unsafe", "not Go code"},
 	{"C", "not Go code"},
 	{"runtime", "the runtime (not instrumented under -race either)"},
-	{"runtime/", "the runtime and its support packages (not instrumented under -race either)"},
+	{"runtime/race", "the race runtime (not instrumented under -race either)"},
+	{"runtime/msan", "sanitizer glue (not instrumented under -race either)"},
+	{"runtime/asan", "sanitizer glue (not instrumented under -race either)"},
+	{"runtime/cgo", "cgo glue, in C and assembly"},
+	{"runtime/internal/", "the runtime's own packages (not instrumented under -race either)"},
 	{"internal/", "implementation packages of the runtime and of the standard library's synchronization (internal/sync, internal/poll, ...), several of which the compiler does not instrument under -race"},
 	{"sync", "synchronization, modelled by the detector's hooks (not instrumented under -race either)"},
 	{"sync/", "synchronization, modelled by the detector's hooks (not instrumented under -race either)"},
@@ -344,7 +345,7 @@ func stdEntries(pkgs []string, dirs map[string]string, files *Files) map[string]
 				break
 			}
 		}
-		e.Files[stdShimName] = stdShimFor(name, used[p])
+		e.Files[stdShimName] = stdShimFor(p, name, used[p])
 	}
 	// Facts describe what the package's functions do, not how they are
 	// instrumented: an excluded package's facts hold too.
@@ -361,6 +362,7 @@ var (
 	rtMethodRE   = regexp.MustCompile(`\b(__bf\w+)\.(\w+)`)
 	rtRemainsRE  = regexp.MustCompile(`github.com/bigfoot-go/bigfoot`)
 	stdBaseNames = map[string]bool{"__bf": true, "__bfu": true}
+	tempRE       = regexp.MustCompile(`^__bft[0-9]+$`) // the instrumenter's temporaries, which hold the user's values
 
 	// The instrumenter raises a file's language version to go1.21 when it
 	// does not know it, as for standard-library files; those are at the
@@ -376,12 +378,9 @@ var (
 // the runtime or in assembly, which may synchronize behind the detector's
 // back).
 func stdRewrite(src []byte, used map[string]bool) ([]byte, string) {
-	if name := bodylessFunc(src); name != "" {
-		return nil, fmt.Sprintf("declares %s without body (implemented by the runtime or in assembly)", name)
-	}
 	src = upgradeConstRE.ReplaceAll(upgradeHeadRE.ReplaceAll(src, nil), []byte("//go:build $1"))
 	for _, m := range rtMethodRE.FindAllSubmatch(src, -1) {
-		if base := string(m[1]); !stdBaseNames[base] && !stdMethods[string(m[2])] {
+		if base := string(m[1]); !stdBaseNames[base] && !tempRE.MatchString(base) && !stdMethods[string(m[2])] {
 			return nil, fmt.Sprintf("needs hook %s (goroutines, channels or atomics)", m[2])
 		}
 	}
@@ -401,22 +400,6 @@ func stdRewrite(src []byte, used map[string]bool) ([]byte, string) {
 		return nil, "refers to the runtime module in a way the driver cannot rewrite"
 	}
 	return out, ""
-}
-
-// bodylessFunc returns the name of a function src declares without a
-// body, or "" if none (or if src does not parse, which the compiler will
-// report).
-func bodylessFunc(src []byte) string {
-	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
-	if err != nil {
-		return ""
-	}
-	for _, d := range f.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok && fd.Body == nil {
-			return fd.Name.Name
-		}
-	}
-	return ""
 }
 
 // shortHash is a short hex hash of s.

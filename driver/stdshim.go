@@ -2,6 +2,7 @@ package driver
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -126,8 +127,16 @@ func (g *__bf_G) WriteRange(base __bfunsafe.Pointer, elem uintptr, lo, hi, strid
 	__bf_checkRange(g, base, elem, lo, hi, stride, true, site)
 }
 
+// __bf_min is min, which a package may redeclare (math does).
+func __bf_min(a, b int) int {
+	if a < b {
+		return a
+	}
+	return b
+}
+
 func __bf_Copy[E any](g *__bf_G, site uint32, dst, src []E) int {
-	if n := min(len(dst), len(src)); n > 0 {
+	if n := __bf_min(len(dst), len(src)); n > 0 {
 		size := __bfunsafe.Sizeof(dst[0])
 		g.WriteRange(__bfunsafe.Pointer(&dst[0]), size, 0, n, 1, site)
 		g.ReadRange(__bfunsafe.Pointer(&src[0]), size, 0, n, 1, site)
@@ -136,7 +145,7 @@ func __bf_Copy[E any](g *__bf_G, site uint32, dst, src []E) int {
 }
 
 func __bf_CopyString[B ~[]byte, T ~string](g *__bf_G, site uint32, dst B, src T) int {
-	if n := min(len(dst), len(src)); n > 0 {
+	if n := __bf_min(len(dst), len(src)); n > 0 {
 		g.WriteRange(__bfunsafe.Pointer(&dst[0]), 1, 0, n, 1, site)
 	}
 	return copy(dst, src)
@@ -196,13 +205,225 @@ func __bf_WriteAll[S ~[]E, E any](g *__bf_G, site uint32, s S) S {
 	return s
 }
 
-func __bf_IOW[T any](g *__bf_G, v T) T { return v }
+func __bf_IOW[T any](g *__bf_G, v T) T {
+	__bf_IOWrite(g)
+	return v
+}
 
-func __bf_IOR[T any](g *__bf_G, v T) T { return v }
+func __bf_IOR[T any](g *__bf_G, v T) T {
+	__bf_IORead(g)
+	return v
+}
 
-func __bf_IOR2[A, B any](a A, b B) (A, B) { return a, b }
+func __bf_IOR2[A, B any](a A, b B) (A, B) {
+	__bf_IORead(__bf_Cur())
+	return a, b
+}
 
-func __bf_IOR3[A, B, C any](a A, b B, c C) (A, B, C) { return a, b, c }
+func __bf_IOR3[A, B, C any](a A, b B, c C) (A, B, C) {
+	__bf_IORead(__bf_Cur())
+	return a, b, c
+}
+
+// __bf_Exit, __bf_GC and __bf_FreeOSMemory are os.Exit, runtime.GC and
+// debug.FreeOSMemory as the detector wraps them.
+//
+//go:linkname __bf_Exit github.com/bigfoot-go/bigfoot/detector.Exit
+func __bf_Exit(code int)
+
+//go:linkname __bf_GC github.com/bigfoot-go/bigfoot/detector.GC
+func __bf_GC()
+
+//go:linkname __bf_FreeOSMemory github.com/bigfoot-go/bigfoot/detector.FreeOSMemory
+func __bf_FreeOSMemory()
+
+type __bf_Child struct{ _ [0]func() }
+
+//go:linkname __bf_fork github.com/bigfoot-go/bigfoot/detector.stdFork
+func __bf_fork(g *__bf_G, site uint32) *__bf_Child
+
+//go:linkname __bf_start github.com/bigfoot-go/bigfoot/detector.stdStart
+func __bf_start(c *__bf_Child) *__bf_G
+
+//go:linkname __bf_exit github.com/bigfoot-go/bigfoot/detector.stdExit
+func __bf_exit(g *__bf_G)
+
+func (g *__bf_G) Fork(site uint32) *__bf_Child {
+	if g == nil {
+		return nil
+	}
+	return __bf_fork(g, site)
+}
+
+func (g *__bf_G) Exit() {
+	if g != nil {
+		__bf_exit(g)
+	}
+}
+
+func __bf_Start(c *__bf_Child) *__bf_G {
+	if c == nil {
+		return nil
+	}
+	return __bf_start(c)
+}
+
+func __bf_Go(c *__bf_Child, f func()) {
+	g := __bf_Start(c)
+	defer g.Exit()
+	f()
+}
+
+func __bf_Go1[A any](c *__bf_Child, f func(A), a A) {
+	g := __bf_Start(c)
+	defer g.Exit()
+	f(a)
+}
+
+func __bf_Go2[A, B any](c *__bf_Child, f func(A, B), a A, b B) {
+	g := __bf_Start(c)
+	defer g.Exit()
+	f(a, b)
+}
+
+func __bf_Go3[A, B, C any](c *__bf_Child, f func(A, B, C), a A, b B, cc C) {
+	g := __bf_Start(c)
+	defer g.Exit()
+	f(a, b, cc)
+}
+
+//go:linkname __bf_sendPre github.com/bigfoot-go/bigfoot/detector.stdSendPre
+func __bf_sendPre(g *__bf_G, p __bfunsafe.Pointer)
+
+//go:linkname __bf_sendPost github.com/bigfoot-go/bigfoot/detector.stdSendPost
+func __bf_sendPost(g *__bf_G, p __bfunsafe.Pointer, capacity int)
+
+//go:linkname __bf_recvPre github.com/bigfoot-go/bigfoot/detector.stdRecvPre
+func __bf_recvPre(g *__bf_G, p __bfunsafe.Pointer)
+
+//go:linkname __bf_recvPost github.com/bigfoot-go/bigfoot/detector.stdRecvPost
+func __bf_recvPost(g *__bf_G, p __bfunsafe.Pointer, gotValue bool)
+
+//go:linkname __bf_close github.com/bigfoot-go/bigfoot/detector.stdClose
+func __bf_close(g *__bf_G, p __bfunsafe.Pointer)
+
+func __bf_chanPtr[C any](c C) __bfunsafe.Pointer {
+	return *(*__bfunsafe.Pointer)(__bfunsafe.Pointer(&c))
+}
+
+type __bf_Sender[T any] struct{ c chan<- T }
+
+func __bf_Chan[T any](c chan<- T) __bf_Sender[T] { return __bf_Sender[T]{c} }
+
+func (s __bf_Sender[T]) Send(g *__bf_G, v T) {
+	if g == nil {
+		s.c <- v
+		return
+	}
+	p := __bf_chanPtr(s.c)
+	__bf_sendPre(g, p)
+	s.c <- v
+	__bf_sendPost(g, p, cap(s.c))
+}
+
+func __bf_Recv[T any](g *__bf_G, c <-chan T) T {
+	v, _ := __bf_Recv2(g, c)
+	return v
+}
+
+func __bf_Recv2[T any](g *__bf_G, c <-chan T) (T, bool) {
+	if g == nil {
+		v, ok := <-c
+		return v, ok
+	}
+	p := __bf_chanPtr(c)
+	__bf_recvPre(g, p)
+	v, ok := <-c
+	__bf_recvPost(g, p, ok)
+	return v, ok
+}
+
+func __bf_Close[C any](g *__bf_G, ch C) C {
+	if g != nil {
+		__bf_close(g, __bf_chanPtr(ch))
+	}
+	return ch
+}
+
+//go:linkname __bf_syncRelease github.com/bigfoot-go/bigfoot/detector.stdRelease
+func __bf_syncRelease(g *__bf_G, p __bfunsafe.Pointer)
+
+//go:linkname __bf_syncAcquire github.com/bigfoot-go/bigfoot/detector.stdAcquire
+func __bf_syncAcquire(g *__bf_G, p __bfunsafe.Pointer)
+
+func __bf_TimerRelease[T any](t *T) *T {
+	if g := __bf_Cur(); g != nil {
+		__bf_syncRelease(g, __bfunsafe.Pointer(t))
+	}
+	return t
+}
+
+func __bf_TimerAcquire[T, V any](t *T, v V) V {
+	if g := __bf_Cur(); g != nil {
+		__bf_syncAcquire(g, __bfunsafe.Pointer(t))
+	}
+	return v
+}
+
+type __bf_MVHook[P any] struct{ f func(*__bf_G, P) }
+
+func __bf_MV[P any](f func(*__bf_G, P)) __bf_MVHook[P] { return __bf_MVHook[P]{f} }
+
+func (m __bf_MVHook[P]) Bind(p P) func() {
+	f := m.f
+	return func() { f(__bf_Cur(), p) }
+}
+
+type __bf_MV1Hook[P, A any] struct{ f func(*__bf_G, P, A) }
+
+func __bf_MV1[P, A any](f func(*__bf_G, P, A)) __bf_MV1Hook[P, A] { return __bf_MV1Hook[P, A]{f} }
+
+func (m __bf_MV1Hook[P, A]) Bind(p P) func(A) {
+	f := m.f
+	return func(a A) { f(__bf_Cur(), p, a) }
+}
+
+type __bf_MVRHook[P, R any] struct{ f func(*__bf_G, P) R }
+
+func __bf_MVR[P, R any](f func(*__bf_G, P) R) __bf_MVRHook[P, R] { return __bf_MVRHook[P, R]{f} }
+
+func (m __bf_MVRHook[P, R]) Bind(p P) func() R {
+	f := m.f
+	return func() R { return f(__bf_Cur(), p) }
+}
+
+type __bf_MV1RHook[P, A, R any] struct{ f func(*__bf_G, P, A) R }
+
+func __bf_MV1R[P, A, R any](f func(*__bf_G, P, A) R) __bf_MV1RHook[P, A, R] {
+	return __bf_MV1RHook[P, A, R]{f}
+}
+
+func (m __bf_MV1RHook[P, A, R]) Bind(p P) func(A) R {
+	f := m.f
+	return func(a A) R { return f(__bf_Cur(), p, a) }
+}
+
+type __bf_clock struct{ _ [0]func() }
+
+//go:linkname __bf_onceStart github.com/bigfoot-go/bigfoot/detector.stdOnceStart
+func __bf_onceStart() *__bf_clock
+
+//go:linkname __bf_onceDone github.com/bigfoot-go/bigfoot/detector.stdOnceDone
+func __bf_onceDone(b *__bf_clock)
+
+//go:linkname __bf_onceAfter github.com/bigfoot-go/bigfoot/detector.stdOnceAfter
+func __bf_onceAfter(b *__bf_clock)
+
+//go:linkname __bf_snapshot github.com/bigfoot-go/bigfoot/detector.stdSnapshot
+func __bf_snapshot(g *__bf_G) *__bf_clock
+
+//go:linkname __bf_afterSnapshot github.com/bigfoot-go/bigfoot/detector.stdAfterSnapshot
+func __bf_afterSnapshot(b *__bf_clock)
 
 func __bf_ReadInto(g *__bf_G, site uint32, read func([]byte) (int, error), p []byte) (int, error) {
 	n, err := read(p)
@@ -227,7 +448,7 @@ func __bf_ReadAtInto(g *__bf_G, site uint32, readAt func([]byte, int64) (int, er
 // operation itself: its accesses are not checked either.
 type syncHook struct {
 	name     string // the detector's function and the emitted __bf.name
-	params   string // after g, with types; "sync." means package sync
+	params   string // after g, with types; "sync." means package sync, and so on (stdImports)
 	args     string // the parameters' names, for the call
 	results  string
 	fallback string // the operation without the hook
@@ -243,10 +464,14 @@ var syncHooks = []syncHook{
 	{"RWRUnlock", "m *sync.RWMutex", "m", "", "m.RUnlock()"},
 	{"RWTryLock", "m *sync.RWMutex", "m", "bool", "m.TryLock()"},
 	{"RWTryRLock", "m *sync.RWMutex", "m", "bool", "m.TryRLock()"},
+	{"LockerLock", "l sync.Locker", "l", "", "l.Lock()"},
+	{"LockerUnlock", "l sync.Locker", "l", "", "l.Unlock()"},
 	{"WaitGroupAdd", "wg *sync.WaitGroup, delta int", "wg, delta", "", "wg.Add(delta)"},
 	{"WaitGroupDone", "wg *sync.WaitGroup", "wg", "", "wg.Done()"},
 	{"WaitGroupWait", "wg *sync.WaitGroup", "wg", "", "wg.Wait()"},
+	{"WaitGroupGo", "wg *sync.WaitGroup, f func(), site uint32", "wg, f, site", "", "wg.Go(f)"},
 	{"OnceDo", "o *sync.Once, f func()", "o, f", "", "o.Do(f)"},
+	{"OnceFunc", "f func()", "f", "func()", "sync.OnceFunc(f)"},
 	{"CondWait", "c *sync.Cond", "c", "", "c.Wait()"},
 	{"CondSignal", "c *sync.Cond", "c", "", "c.Signal()"},
 	{"CondBroadcast", "c *sync.Cond", "c", "", "c.Broadcast()"},
@@ -262,33 +487,250 @@ var syncHooks = []syncHook{
 	{"SyncMapCompareAndDelete", "m *sync.Map, key, old any", "m, key, old", "bool", "m.CompareAndDelete(key, old)"},
 	{"SyncMapRange", "m *sync.Map, f func(key, value any) bool", "m, f", "", "m.Range(f)"},
 	{"SyncMapClear", "m *sync.Map", "m", "", "m.Clear()"},
+
+	{"SelectPre", "dirs string, chans ...any", "dirs, chans...", "", ""},
+	{"SelectPost", "ch any, capacity int, recv bool", "ch, capacity, recv", "", ""},
+	{"IOWrite", "", "", "", ""},
+	{"IORead", "", "", "", ""},
+	{"AfterFunc", "d time.Duration, f func()", "d, f", "*time.Timer", "time.AfterFunc(d, f)"},
+	{"Async", "f func()", "f", "func()", "f"},
+	{"SleepPre", "d time.Duration", "d", "time.Duration", "d"},
+	{"SetFinalizer", "obj any, finalizer any", "obj, finalizer", "", "runtime.SetFinalizer(obj, finalizer)"},
+	{"ReflectR", "site uint32, v reflect.Value", "site, v", "reflect.Value", "v"},
+	{"ReflectW", "site uint32, v reflect.Value", "site, v", "reflect.Value", "v"},
+	{"ReflectHdr", "site uint32, v reflect.Value", "site, v", "reflect.Value", "v"},
+	{"ReflectMapW", "site uint32, v reflect.Value", "site, v", "reflect.Value", "v"},
+	{"ReflectCopy", "site uint32, dst, src reflect.Value", "site, dst, src", "int", "reflect.Copy(dst, src)"},
+	{"CtxWithCancel", "parent context.Context", "parent", "(context.Context, context.CancelFunc)", "context.WithCancel(parent)"},
+	{"CtxWithCancelCause", "parent context.Context", "parent", "(context.Context, context.CancelCauseFunc)", "context.WithCancelCause(parent)"},
+	{"CtxWithTimeout", "parent context.Context, d time.Duration", "parent, d", "(context.Context, context.CancelFunc)", "context.WithTimeout(parent, d)"},
+	{"CtxWithTimeoutCause", "parent context.Context, d time.Duration, cause error", "parent, d, cause", "(context.Context, context.CancelFunc)", "context.WithTimeoutCause(parent, d, cause)"},
+	{"CtxWithDeadline", "parent context.Context, t time.Time", "parent, t", "(context.Context, context.CancelFunc)", "context.WithDeadline(parent, t)"},
+	{"CtxWithDeadlineCause", "parent context.Context, t time.Time, cause error", "parent, t, cause", "(context.Context, context.CancelFunc)", "context.WithDeadlineCause(parent, t, cause)"},
+	{"CtxErr", "ctx context.Context", "ctx", "error", "ctx.Err()"},
+	{"CtxCause", "ctx context.Context", "ctx", "error", "context.Cause(ctx)"},
+	{"CtxAfterFunc", "ctx context.Context, f func()", "ctx, f", "func() bool", "context.AfterFunc(ctx, f)"},
 }
 
-// stdShimFor returns the shim of package pkg whose files use the runtime
-// names used: stdShim plus the synchronization hooks among them.
-func stdShimFor(pkg string, used map[string]bool) []byte {
-	imports := ""
-	for _, h := range syncHooks {
-		if used[h.name] {
-			imports = "import __bfsync \"sync\"\n"
-		}
+// atomicHooks adds the hooks of package sync/atomic's functions and
+// types, which the detector declares in atomic_gen.go.
+func atomicHooks() []syncHook {
+	var hooks []syncHook
+	fn := func(name, params, args, results string) {
+		hooks = append(hooks, syncHook{"Atomic" + name, params, args, results, "atomic." + name + "(" + args + ")"})
 	}
+	method := func(typ, name, params, args, results string) {
+		p := "x *atomic." + typ
+		if params != "" {
+			p += ", " + params
+		}
+		hooks = append(hooks, syncHook{"Atomic" + typ + name, p, strings.TrimPrefix("x, "+args, ""), results, "x." + name + "(" + args + ")"})
+	}
+	for _, t := range []string{"Int32", "Int64", "Uint32", "Uint64", "Uintptr"} {
+		v := strings.ToLower(t)
+		for _, op := range []string{"Add", "And", "Or"} {
+			arg := map[string]string{"Add": "delta", "And": "mask", "Or": "mask"}[op]
+			if op == "Add" || t != "" {
+				fn(op+t, "addr *"+v+", "+arg+" "+v, "addr, "+arg, v)
+			}
+			method(t, op, arg+" "+v, arg, v)
+		}
+		fn("CompareAndSwap"+t, "addr *"+v+", old, new "+v, "addr, old, new", "bool")
+		fn("Load"+t, "addr *"+v, "addr", v)
+		fn("Store"+t, "addr *"+v+", val "+v, "addr, val", "")
+		fn("Swap"+t, "addr *"+v+", new "+v, "addr, new", v)
+		method(t, "CompareAndSwap", "old, new "+v, "old, new", "bool")
+		method(t, "Load", "", "", v)
+		method(t, "Store", "val "+v, "val", "")
+		method(t, "Swap", "new "+v, "new", v)
+	}
+	fn("CompareAndSwapPointer", "addr *unsafe.Pointer, old, new unsafe.Pointer", "addr, old, new", "bool")
+	fn("LoadPointer", "addr *unsafe.Pointer", "addr", "unsafe.Pointer")
+	fn("StorePointer", "addr *unsafe.Pointer, val unsafe.Pointer", "addr, val", "")
+	fn("SwapPointer", "addr *unsafe.Pointer, new unsafe.Pointer", "addr, new", "unsafe.Pointer")
+	for _, t := range []struct{ name, v string }{{"Bool", "bool"}, {"Value", "any"}} {
+		method(t.name, "CompareAndSwap", "old, new "+t.v, "old, new", "bool")
+		method(t.name, "Load", "", "", t.v)
+		method(t.name, "Store", "val "+t.v, "val", "")
+		method(t.name, "Swap", "new "+t.v, "new", t.v)
+	}
+	for i := range hooks {
+		hooks[i].args = strings.TrimSuffix(hooks[i].args, ", ")
+	}
+	return hooks
+}
+
+// A stdBlock is a part of the shim with generic hooks that need an import
+// beyond unsafe (written with the aliases of stdImports): it is added to
+// the packages whose files use one of its names.
+type stdBlock struct {
+	names []string
+	text  string
+}
+
+var stdBlocks = []stdBlock{
+	{[]string{"OnceValue"}, `
+func __bf_OnceValue[T any](g *__bf_G, f func() T) func() T {
+	if g == nil {
+		return __bfsync.OnceValue(f)
+	}
+	b := __bf_onceStart()
+	once := __bfsync.OnceValue(func() T {
+		defer __bf_onceDone(b)
+		return f()
+	})
+	return func() T {
+		v := once()
+		__bf_onceAfter(b)
+		return v
+	}
+}
+`},
+	{[]string{"OnceValues"}, `
+func __bf_OnceValues[T1, T2 any](g *__bf_G, f func() (T1, T2)) func() (T1, T2) {
+	if g == nil {
+		return __bfsync.OnceValues(f)
+	}
+	b := __bf_onceStart()
+	once := __bfsync.OnceValues(func() (T1, T2) {
+		defer __bf_onceDone(b)
+		return f()
+	})
+	return func() (T1, T2) {
+		v1, v2 := once()
+		__bf_onceAfter(b)
+		return v1, v2
+	}
+}
+`},
+	{[]string{"AddCleanup"}, `
+func __bf_AddCleanup[T, S any](g *__bf_G, ptr *T, cleanup func(S), arg S) __bfruntime.Cleanup {
+	if g == nil {
+		return __bfruntime.AddCleanup(ptr, cleanup, arg)
+	}
+	b := __bf_snapshot(g)
+	return __bfruntime.AddCleanup(ptr, func(a S) {
+		__bf_afterSnapshot(b)
+		cleanup(a)
+	}, arg)
+}
+`},
+	{[]string{"AtomicPointerLoad", "AtomicPointerStore", "AtomicPointerSwap", "AtomicPointerCompareAndSwap"}, `
+//go:linkname __bf_atomicPointerLoad github.com/bigfoot-go/bigfoot/detector.stdAtomicPointerLoad
+func __bf_atomicPointerLoad(g *__bf_G, x __bfunsafe.Pointer) __bfunsafe.Pointer
+
+//go:linkname __bf_atomicPointerStore github.com/bigfoot-go/bigfoot/detector.stdAtomicPointerStore
+func __bf_atomicPointerStore(g *__bf_G, x, val __bfunsafe.Pointer)
+
+//go:linkname __bf_atomicPointerSwap github.com/bigfoot-go/bigfoot/detector.stdAtomicPointerSwap
+func __bf_atomicPointerSwap(g *__bf_G, x, new __bfunsafe.Pointer) __bfunsafe.Pointer
+
+//go:linkname __bf_atomicPointerCompareAndSwap github.com/bigfoot-go/bigfoot/detector.stdAtomicPointerCompareAndSwap
+func __bf_atomicPointerCompareAndSwap(g *__bf_G, x, old, new __bfunsafe.Pointer) bool
+
+func __bf_AtomicPointerLoad[T any](g *__bf_G, x *__bfatomic.Pointer[T]) *T {
+	if g == nil {
+		return x.Load()
+	}
+	return (*T)(__bf_atomicPointerLoad(g, __bfunsafe.Pointer(x)))
+}
+
+func __bf_AtomicPointerStore[T any](g *__bf_G, x *__bfatomic.Pointer[T], val *T) {
+	if g == nil {
+		x.Store(val)
+		return
+	}
+	__bf_atomicPointerStore(g, __bfunsafe.Pointer(x), __bfunsafe.Pointer(val))
+}
+
+func __bf_AtomicPointerSwap[T any](g *__bf_G, x *__bfatomic.Pointer[T], new *T) *T {
+	if g == nil {
+		return x.Swap(new)
+	}
+	return (*T)(__bf_atomicPointerSwap(g, __bfunsafe.Pointer(x), __bfunsafe.Pointer(new)))
+}
+
+func __bf_AtomicPointerCompareAndSwap[T any](g *__bf_G, x *__bfatomic.Pointer[T], old, new *T) bool {
+	if g == nil {
+		return x.CompareAndSwap(old, new)
+	}
+	return __bf_atomicPointerCompareAndSwap(g, __bfunsafe.Pointer(x), __bfunsafe.Pointer(old), __bfunsafe.Pointer(new))
+}
+`},
+}
+
+// stdImports are the packages the shim's hooks may name, by qualifier in
+// syncHooks and by alias in stdBlocks. A hook of package p itself names
+// p's declarations unqualified.
+var stdImports = []struct{ qual, alias, path string }{
+	{"sync.", "__bfsync.", "sync"},
+	{"atomic.", "__bfatomic.", "sync/atomic"},
+	{"time.", "__bftime.", "time"},
+	{"reflect.", "__bfreflect.", "reflect"},
+	{"runtime.", "__bfruntime.", "runtime"},
+	{"context.", "__bfcontext.", "context"},
+	{"unsafe.", "__bfunsafe.", "unsafe"},
+}
+
+// qualify rewrites the qualifiers of syncHooks' text into stdImports'
+// aliases.
+func qualify(s string) string {
+	for _, im := range stdImports {
+		s = regexp.MustCompile(`\b`+regexp.QuoteMeta(im.qual)).ReplaceAllString(s, im.alias)
+	}
+	return s
+}
+
+// stdShimFor returns the shim of package path (named pkg) whose files use
+// the runtime names used: stdShim plus the synchronization hooks and
+// blocks among them.
+func stdShimFor(path, pkg string, used map[string]bool) []byte {
 	var b strings.Builder
-	fmt.Fprintf(&b, stdShim, pkg, imports)
-	for _, h := range syncHooks {
-		if !used[h.name] {
+	for _, h := range allSyncHooks {
+		if !used[h.name] && !alwaysHooks[h.name] {
 			continue
 		}
-		params := strings.ReplaceAll(h.params, "sync.", "__bfsync.")
-		fmt.Fprintf(&b, "\n//go:linkname __bf_hook_%[1]s github.com/bigfoot-go/bigfoot/detector.%[1]s\nfunc __bf_hook_%[1]s(g *__bf_G, %[2]s) %[3]s\n", h.name, params, h.results)
+		params, results, fallback := qualify(h.params), qualify(h.results), qualify(h.fallback)
+		comma := ""
+		if params != "" {
+			comma = ", "
+		}
+		fmt.Fprintf(&b, "\n//go:linkname __bf_hook_%[1]s github.com/bigfoot-go/bigfoot/detector.%[1]s\nfunc __bf_hook_%[1]s(g *__bf_G%[4]s%[2]s) %[3]s\n", h.name, params, results, comma)
 		if h.results == "" {
-			fmt.Fprintf(&b, "\nfunc __bf_%[1]s(g *__bf_G, %[2]s) {\n\tif g == nil {\n\t\t%[4]s\n\t\treturn\n\t}\n\t__bf_hook_%[1]s(g, %[3]s)\n}\n", h.name, params, h.args, h.fallback)
+			fmt.Fprintf(&b, "\nfunc __bf_%[1]s(g *__bf_G%[5]s%[2]s) {\n\tif g == nil {\n\t\t%[4]s\n\t\treturn\n\t}\n\t__bf_hook_%[1]s(g%[5]s%[3]s)\n}\n", h.name, params, h.args, fallback, comma)
 		} else {
-			fmt.Fprintf(&b, "\nfunc __bf_%[1]s(g *__bf_G, %[2]s) %[5]s {\n\tif g == nil {\n\t\treturn %[4]s\n\t}\n\treturn __bf_hook_%[1]s(g, %[3]s)\n}\n", h.name, params, h.args, h.fallback, h.results)
+			fmt.Fprintf(&b, "\nfunc __bf_%[1]s(g *__bf_G%[6]s%[2]s) %[5]s {\n\tif g == nil {\n\t\treturn %[4]s\n\t}\n\treturn __bf_hook_%[1]s(g%[6]s%[3]s)\n}\n", h.name, params, h.args, fallback, results, comma)
 		}
 	}
-	return []byte(b.String())
+	for _, blk := range stdBlocks {
+		for _, n := range blk.names {
+			if used[n] {
+				b.WriteString(blk.text)
+				break
+			}
+		}
+	}
+	hooks := b.String()
+	imports := ""
+	for _, im := range stdImports {
+		if im.path == "unsafe" || !strings.Contains(hooks, im.alias) {
+			continue
+		}
+		if im.path == path {
+			hooks = strings.ReplaceAll(hooks, im.alias, "")
+			continue
+		}
+		imports += fmt.Sprintf("import %s %q\n", strings.TrimSuffix(im.alias, "."), im.path)
+	}
+	return []byte(fmt.Sprintf(stdShim, pkg, imports) + hooks)
 }
+
+// allSyncHooks are syncHooks and atomicHooks; alwaysHooks are those the
+// shim's own generic hooks call (the I/O edges).
+var (
+	allSyncHooks = append(append([]syncHook(nil), syncHooks...), atomicHooks()...)
+	alwaysHooks  = map[string]bool{"IORead": true, "IOWrite": true}
+)
 
 // stdHooks are the runtime names the shim provides: a rewritten
 // standard-library file may use only these (as __bf.X) and, on a
@@ -299,16 +741,27 @@ var stdHooks = map[string]bool{
 	"Copy": true, "CopyString": true, "Append": true, "AppendString": true,
 	"ReadAll": true, "WriteAll": true,
 	"IOW": true, "IOR": true, "IOR2": true, "IOR3": true, "ReadInto": true, "ReadAtInto": true,
+	"Start": true, "Go": true, "Go1": true, "Go2": true, "Go3": true,
+	"Chan": true, "Recv": true, "Recv2": true, "Close": true,
+	"TimerRelease": true, "TimerAcquire": true,
+	"MV": true, "MV1": true, "MVR": true, "MV1R": true,
+	"Exit": true, "GC": true, "FreeOSMemory": true,
 }
 
 func init() {
-	for _, h := range syncHooks {
+	for _, h := range allSyncHooks {
 		stdHooks[h.name] = true
+	}
+	for _, blk := range stdBlocks {
+		for _, n := range blk.names {
+			stdHooks[n] = true
+		}
 	}
 }
 
 // stdMethods are the methods the shim gives its goroutine state.
 var stdMethods = map[string]bool{
 	"Footprint": true, "PopFootprints": true, "Read": true, "Write": true,
-	"ReadRange": true, "WriteRange": true,
+	"ReadRange": true, "WriteRange": true, "Fork": true, "Exit": true,
+	"Send": true, "Bind": true, "Add": true, "AddSlice": true,
 }

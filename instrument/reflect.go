@@ -11,7 +11,9 @@ import (
 // announced at the call site by wrapping the receiver,
 // __bf.ReflectW(g, site, v).SetInt(1) and __bf.ReflectR(g, site, v).Int(),
 // and reflect.Copy becomes __bf.ReflectCopy, which checks the element
-// ranges as copy does (docs/instrument.md).
+// ranges as copy does (docs/instrument.md). Map operations check the map
+// as the runtime's map functions do under go -race (mapaccess reads it,
+// mapassign writes it).
 
 // reflectReads and reflectWrites are the reflect.Value methods that read
 // or write the memory of the Value itself.
@@ -24,6 +26,15 @@ var (
 		"Set": true, "SetBool": true, "SetInt": true, "SetUint": true, "SetFloat": true,
 		"SetComplex": true, "SetString": true, "SetBytes": true, "SetPointer": true,
 		"SetLen": true, "SetCap": true, "SetZero": true,
+	}
+	// reflectHeaderReads are the reflect.Value methods that read the
+	// Value's memory only where it is a header (slice, string, pointer,
+	// interface, map, channel) and, on a map, the map (ReflectHdr): on
+	// an array or a struct they read nothing, and checking the whole
+	// value would race with writes of its other elements.
+	reflectHeaderReads = map[string]bool{
+		"Len": true, "Cap": true, "Index": true, "Elem": true, "IsNil": true,
+		"Slice": true, "Slice3": true, "MapIndex": true, "MapKeys": true, "MapRange": true,
 	}
 	// reflectPure are the functions of package reflect that may appear in
 	// the arguments of a wrapped setter: they cannot synchronize.
@@ -42,6 +53,10 @@ func reflectHook(s *types.Selection) string {
 		return "ReflectR"
 	case reflectWrites[fn.Name()]:
 		return "ReflectW"
+	case reflectHeaderReads[fn.Name()]:
+		return "ReflectHdr"
+	case fn.Name() == "SetMapIndex":
+		return "ReflectMapW"
 	}
 	return ""
 }

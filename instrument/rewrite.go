@@ -114,15 +114,6 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std bo
 	for _, i := range files {
 		done[pkg.CompiledGoFiles[i]] = true
 	}
-	for _, o := range pkg.OtherFiles {
-		if strings.HasSuffix(o, ".s") || strings.HasSuffix(o, ".S") {
-			res.Notes = append(res.Notes, fmt.Sprintf("%s: package has assembly (%s): left uninstrumented", pkg.PkgPath, filepath.Base(o)))
-			if !std {
-				linkRuntime(pkg, filepath.Dir(pkg.CompiledGoFiles[files[0]]), files, res, testMains)
-			}
-			return
-		}
-	}
 	heap, prog, spkg, err := sums.ssaOf(pkg)
 	var prc *redcardPkg
 	if err != nil {

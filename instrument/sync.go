@@ -321,7 +321,7 @@ func (r *fileRewriter) call(e *ast.CallExpr) string {
 	if sel, ok := fun.(*ast.SelectorExpr); ok {
 		if s := r.info.Selections[sel]; s != nil && s.Kind() == types.MethodVal {
 			recv := subOf(sel.X, r.methodRecv(sel, s))
-			if hook := reflectHook(s); hook != "" && r.fn != nil && (hook == "ReflectR" || r.reflectArgsSyncFree(e.Args)) {
+			if hook := reflectHook(s); hook != "" && r.fn != nil && (hook == "ReflectR" || hook == "ReflectHdr" || r.reflectArgsSyncFree(e.Args)) {
 				recv.text = "__bf." + hook + "(" + r.g() + ", " + r.site(sel.Sel.Pos()) + ", " + recv.text + ")"
 			}
 			if io != 0 {

@@ -1,0 +1,3 @@
+module stdsync
+
+go 1.26
