@@ -184,15 +184,17 @@ func TestNoRaceIOPipe(t *testing.T) {
 func TestRaceIOPipe(t *testing.T) {
 	pr, pw := io.Pipe()
 	x := 0
+	var wg sync.WaitGroup
+	wg.Add(1)
 	go func() {
+		defer wg.Done()
 		pw.Write([]byte("a"))
 		x = 1
-		pw.Close()
 	}()
 	buf := make([]byte, 1)
 	pr.Read(buf)
 	_ = x
-	io.ReadAll(pr)
+	wg.Wait()
 }
 
 // TestNoRaceTrace: runtime/trace's goroutine writes the trace into the
