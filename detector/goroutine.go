@@ -115,11 +115,6 @@ func curSlow(key uintptr, gp unsafe.Pointer) *G {
 	handoff.mu.Lock()
 	vc := append([]uint64(nil), handoff.vc...)
 	handoff.mu.Unlock()
-	if byTesting, creator := startedBy(); byTesting {
-		if e, ok := creatorEpoch(creator); ok {
-			vc = joinEpoch(vc, e) // stdroot.go
-		}
-	}
 	g := newG(vc, 0, 0)
 	registerLive(g, nil, true)
 	g.start(key, gp)
