@@ -251,7 +251,7 @@ func (pg *page) freshFor(gen uint32, vs versionSource, key uintptr) *freshArray 
 		if vs != nil && pg.nfresh != 0 {
 			vp, pv = vs(key << pageShift)
 		}
-		pg.turnFresh(fa, gen, vp, pv)
+		pg.turnFresh(fa, gen, vp, pv, true)
 		return fa
 	}
 	var b [1]uintptr
@@ -272,7 +272,15 @@ func (pg *page) freshFor(gen uint32, vs versionSource, key uintptr) *freshArray 
 // versionSpan generations old, become old entries, of generation ogen at
 // the latest; the others are dropped. If none is kept, the index bytes
 // are cleared and the descriptors are free again. pg.mu is held.
-func (pg *page) turnFresh(fa *freshArray, gen uint32, vp *[512]uint8, pv uint8) {
+//
+// The sweep only prunes (turn unset): it drops what it would drop, and
+// leaves the generation to the page's next entry. It runs right after a
+// cycle, while the runtime is still sweeping the objects that died in
+// it, whose versions have not moved on yet: made old, their entries
+// would stay until the next object at each word took the locked path
+// (dropDead); the page's next entry is usually a new object's, after the
+// runtime swept the span, when their versions have moved on.
+func (pg *page) turnFresh(fa *freshArray, gen uint32, vp *[512]uint8, pv uint8, turn bool) {
 	og := pg.fgen.Load()
 	for i := range fa.old {
 		if fa.old[i].Load() != 0 {
@@ -297,7 +305,9 @@ func (pg *page) turnFresh(fa *freshArray, gen uint32, vp *[512]uint8, pv uint8) 
 				o := &fa.old[gi/64]
 				if fa.desc[k-1].m.Load()&freshVersioned != 0 && vp[gi]+pv == fa.ver[gi] {
 					kept++
-					o.Store(o.Load() | 1<<(gi%64))
+					if turn {
+						o.Store(o.Load() | 1<<(gi%64))
+					}
 				} else {
 					nw &^= 0xff << sh
 					if fa.isOld(gi) {
@@ -318,10 +328,12 @@ func (pg *page) turnFresh(fa *freshArray, gen uint32, vp *[512]uint8, pv uint8) 
 			fa.clearIdx()
 		}
 		pg.ndesc = 0
-	} else {
+	} else if turn {
 		// Kept entries keep their descriptors and index bytes; dropped
 		// ones' descriptors are not reused while any entry is kept.
 		fa.ogen = og
+	} else {
+		return // pruned: the generation is the page's next entry's to turn
 	}
 	pg.fgen.Store(gen)
 }
@@ -595,10 +607,40 @@ func (s *Space) freshOther(t *Thread, pg *page, gi uintptr, p unsafe.Pointer, si
 	a := uintptr(p) // p is not on t's stack: its address
 	lo, hi := uint8(a&7), uint8(a&7+size)
 	same, entry := pg.freshCheck(t, gi, lo, hi, write)
+	if entry && s.dropDead(pg, gi, a) {
+		entry = false
+	}
 	if same || !entry && s.first(t, pg, gi, a, lo, hi, write, site) {
 		return false
 	}
 	return s.check(t, p, size, write, site, out)
+}
+
+// dropDead drops the old entry of slot gi (turnFresh), if it has one
+// whose word's version has moved on since it was recorded, and reports
+// whether it did: the entry is a dead object's, and the access at a, to
+// the object there now (whose version it reads), is the slot's first.
+// Otherwise the locked path would move the dead object's entry into a
+// granule only for validate to drop it, and the page, given a slot
+// array, would make a granule for every later first access: the objects
+// that die in a cycle and are swept after the shadow's sweep left a page
+// of fresh objects with old entries that the next objects there reuse.
+func (s *Space) dropDead(pg *page, gi, a uintptr) bool {
+	fa := pg.fresh.Load()
+	if s.versions == nil || fa == nil || !fa.isOld(gi) {
+		return false
+	}
+	v, ok := s.versions.at(a)
+	pg.mu.Lock()
+	defer pg.mu.Unlock()
+	gi %= granulesPerPage
+	if pg.fresh.Load() != fa || fa.at(gi) == 0 || !fa.isOld(gi) || ok && v == fa.ver[gi] {
+		return false
+	}
+	fa.drop(gi)
+	pg.nfresh--
+	pg.live--
+	return true
 }
 
 // findDesc returns 1 + the index of the descriptor of fa that records
@@ -730,7 +772,7 @@ func (pg *page) sweepFresh(gen uint32, f []uint64, vers *pageVersions) {
 		if int32(pg.fgen.Load()-gen) < 0 {
 			if fa := pg.fresh.Load(); fa != nil {
 				vp, pv := vers.get()
-				pg.turnFresh(fa, gen, vp, pv)
+				pg.turnFresh(fa, gen, vp, pv, false)
 			} else {
 				pg.live -= pg.nfresh
 				pg.nfresh = 0
