@@ -113,3 +113,39 @@ func TestFreshEntryAcrossReuse(t *testing.T) {
 		t.Error("a write of the new object unordered with the first goroutine's is not reported")
 	}
 }
+
+// TestFreshPageReused: a page of fresh objects that died in a GC cycle,
+// whose memory holds new objects after it, records their first accesses
+// in fresh entries again, without a slot array or granules, though the
+// shadow's sweep ran before the runtime freed the dead ones (their
+// versions moved on only then). Old entries of the dead objects that the
+// new ones' first accesses took to the locked path gave the page a slot
+// array, and every later first access on it a granule.
+func TestFreshPageReused(t *testing.T) {
+	quiet(t)
+	fv := withVersions(t)
+	s := &Space{versions: fv.page}
+	const n = 64 // 64-byte objects: a page
+	buf := escape(make([]byte, 2*pageSize))
+	base := (uintptr(unsafe.Pointer(&buf[0])) + pageSize - 1) &^ (pageSize - 1)
+	fv.heap(base, pageSize)
+	fv.advance(base, pageSize)
+	a := thread(1, 1, nil)
+	for i := range n {
+		s.Write(a, ptrOf(base+uintptr(i)*64), 8, 1)
+	}
+	cycle()
+	s.Sweep()                  // before the runtime's sweep: the versions hold
+	fv.advance(base, pageSize) // the runtime frees them; new objects take the words
+	b := thread(2, 1, nil)
+	for i := range n {
+		if _, race := s.Write(b, ptrOf(base+uintptr(i)*64), 8, 2); race {
+			t.Fatalf("object %d: the new object's first write races with the dead one's", i)
+		}
+	}
+	pg := s.pages.Load(base >> pageShift)
+	if pg.own.Load() != nil || pg.nfresh != n {
+		t.Errorf("page of new objects: slot array %v, %d fresh entries; want none and %d", pg.own.Load() != nil, pg.nfresh, n)
+	}
+	_ = buf[0]
+}
