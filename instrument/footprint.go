@@ -64,6 +64,9 @@ type fpCtx struct {
 	// themselves, by position: the helper (detector.Load or LoadGrow)
 	// and the extent to store
 	loads map[token.Pos][2]string
+	// rangeReads counts, per static range, the reads of the statement
+	// being rendered that store the extent themselves and the others
+	rangeReads map[string][2]int
 	// states: the cover helper's state variables (cover.go), of type
 	// stateType
 	states    []string
@@ -311,7 +314,10 @@ func (r *fileRewriter) wrapDeferred(pos token.Pos, fp, inner string, write bool)
 		// A static range: the loop stores its extent (looprange.go),
 		// after the statement or, for a read that something after it
 		// may panic, at the read.
+		n := r.fn.fp.rangeReads[fp]
+		defer func() { r.fn.fp.rangeReads[fp] = n }()
 		if ld, ok := r.fn.fp.loads[pos]; ok && !write {
+			n[0]++
 			addr := "&" + inner
 			if r.p.recordElided {
 				addr = "__bf.A(" + r.g() + ", &" + inner + ", false, " + r.site(pos) + ")"
@@ -319,6 +325,7 @@ func (r *fileRewriter) wrapDeferred(pos token.Pos, fp, inner string, write bool)
 			r.fn.uses++
 			return "__bf." + ld[0] + "(" + fp + ", " + addr + ", " + ld[1] + ")"
 		}
+		n[1]++
 		return r.elidedAt(pos, inner, write)
 	}
 	call := "__bf.F(" + fp + ", &" + inner + ", " + r.site(pos) + ")"
@@ -368,7 +375,7 @@ func (r *fileRewriter) newFpCtx() *fpCtx {
 		return nil
 	}
 	r.fpIDs++
-	return &fpCtx{id: r.fpIDs, bySite: map[string]string{}, ranges: map[string]bool{}, loads: map[token.Pos][2]string{}}
+	return &fpCtx{id: r.fpIDs, bySite: map[string]string{}, ranges: map[string]bool{}, loads: map[token.Pos][2]string{}, rangeReads: map[string][2]int{}}
 }
 
 // enterLoop and leaveLoop bracket the rendering of a loop's condition,

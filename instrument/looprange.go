@@ -947,6 +947,8 @@ func (r *fileRewriter) rangeBody(body *ast.BlockStmt, lp *loopPlan) (sub, []*ran
 			case rs.fp == "" || !rs.stmts[k]:
 			case rs.merged:
 				out = append(out, fmt.Sprintf("%s.Next = %s", rs.fp, rs.nextAt[k]))
+			case fp.rangeReads[rs.fp][0] > 0 && fp.rangeReads[rs.fp][1] == 0:
+				// Every read of the statement stored the extent.
 			default:
 				out = append(out, fmt.Sprintf("%s.Next = (%s) + %d", rs.fp, rs.index, rs.c*lp.step))
 			}
@@ -955,6 +957,7 @@ func (r *fileRewriter) rangeBody(body *ast.BlockStmt, lp *loopPlan) (sub, []*ran
 	}
 	subs := make([]sub, len(body.List))
 	for k, st := range body.List {
+		clear(fp.rangeReads)
 		if ifs, ok := st.(*ast.IfStmt); ok && ifs.Init == nil {
 			subs[k] = subOf(st, r.rangeIf(ifs, func() string { return stores(k) }))
 			continue

@@ -318,16 +318,6 @@ func (ls *loopSites) decide(ix *ssa.IndexAddr, loops []*loop) {
 // refusal says why no static range may hold the access acc (the address
 // chain from ix, then the load or store) in loops, or "".
 func (ls *loopSites) refusal(ix *ssa.IndexAddr, acc []ssa.Instruction, loops []*loop) string {
-	l := loops[0]
-	b := acc[len(acc)-1].Block()
-	for _, latch := range l.latches {
-		if !b.Dominates(latch) {
-			return "an iteration may skip it (continue or goto)"
-		}
-	}
-	if what := ls.noPos[l]; what != "" {
-		return "the loop may panic where no statement says (" + what + ")"
-	}
 	if ls.body.unit(accessPos(acc)) == nil {
 		return "not in a statement of a loop body"
 	}
@@ -337,7 +327,16 @@ func (ls *loopSites) refusal(ix *ssa.IndexAddr, acc []ssa.Instruction, loops []*
 	if !ls.body.gotos {
 		loops = loops[:1]
 	}
+	b := acc[len(acc)-1].Block()
 	for _, l := range loops {
+		for _, latch := range l.latches {
+			if !b.Dominates(latch) {
+				return "an iteration may skip it (continue or goto)"
+			}
+		}
+		if what := ls.noPos[l]; what != "" {
+			return "the loop may panic where no statement says (" + what + ")"
+		}
 		if why := ls.a.stableIn(ix.X, l, false); why != "" {
 			return "its operand " + why
 		}

@@ -69,3 +69,19 @@ mid:
 		goto top
 	}
 }
+
+// gotoInner: the goto makes an inner loop of the statements from L that
+// s[i] dominates, while the outer iteration may skip s[i].
+func gotoInner(s []int, c, d bool) {
+	for i := 0; i < len(s); i++ {
+		if c {
+			goto M
+		}
+	L:
+		s[i] = 1 // range "W s[i]: refused: an iteration may skip it (continue or goto)"
+		if d {
+			goto L
+		}
+	M:
+	}
+}
