@@ -171,3 +171,56 @@ func TestRangeNotPastExit(t *testing.T) {
 		})
 	})
 }
+
+// TestRangeLoads drives a range as an emitted loop whose reads store the
+// extent themselves: Load stores it, LoadGrow only if it extends the
+// range in its direction (sor's g[i-1], g[i], g[i+1], merged into one
+// ascending range that overlaps from one iteration to the next).
+func TestRangeLoads(t *testing.T) {
+	a := make([]int64, 32)
+	for i := range a {
+		a[i] = int64(i)
+	}
+	expect(t, false, func(g *G) {
+		f := g.Footprint(0, false)
+		OpenRange(f, a, 1, 1, -1, 1, 0, 0) // first element a[0]
+		for i := 1; i < 9; i++ {
+			if v := LoadGrow(f, &a[i-1], i); v != int64(i-1) {
+				t.Fatalf("LoadGrow read %d, want %d", v, i-1)
+			}
+			// The last iteration read up to a[i]: a[i-1] extends
+			// nothing then (Load would shrink the extent to i).
+			want := i + 1
+			if i == 1 {
+				want = 1
+			}
+			if f.Next != want {
+				t.Fatalf("i=%d: extent %d after a[i-1], want %d", i, f.Next, want)
+			}
+			LoadGrow(f, &a[i], i+1)
+			LoadGrow(f, &a[i+1], i+2)
+			if f.Next != i+2 {
+				t.Fatalf("i=%d: extent %d after a[i+1], want %d", i, f.Next, i+2)
+			}
+		}
+		f.loadRange()
+		if s, k, n := pending(f, a); s != 0 || k != 1 || n != 10 {
+			t.Errorf("range = start %d step %d n %d, want 0 1 10", s, k, n)
+		}
+		g.PopFootprints(f)
+	})
+	expect(t, false, func(g *G) {
+		f := g.Footprint(0, false)
+		OpenRange(f, a, 0, 1, 0, 3, 0, 0)
+		for i := 0; i < 12; i += 3 {
+			if v := Load(f, &a[i], i+3); v != int64(i) || f.Next != i+3 {
+				t.Fatalf("Load(a[%d]) read %d, extent %d", i, v, f.Next)
+			}
+		}
+		f.loadRange()
+		if s, k, n := pending(f, a); s != 0 || k != 3 || n != 4 {
+			t.Errorf("range = start %d step %d n %d, want 0 3 4", s, k, n)
+		}
+		g.PopFootprints(f)
+	})
+}
