@@ -142,6 +142,7 @@ type fileRedcard struct {
 type rcOptions struct {
 	mode    mode.Mode // Groups: BigFoot plans for field groups (group.go); SafeClass: placement.FindSafeVars
 	stubbed bool      // the SSA has stubs for functions that do not type-check
+	std     bool      // the standard library's packages: no static ranges (pkgRewriter.staticRanges)
 	// summaries of the functions of the other packages of the build
 	// (summaries.go), for the kill sets.
 	summaries placement.FuncSummaries
@@ -169,7 +170,7 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 	rc.dec = placement.Decide(placement.AnalyzedFunctions(spkg), rc.facts, placement.DecideOptions{
 		Covers: opts.mode.StaticRanges(), Unpublished: opts.mode.SafeClass(), Copyable: rc.copyable})
 	rc.computeCovers()
-	if opts.mode.StaticRanges() {
+	if opts.mode.StaticRanges() && !opts.std {
 		rc.loops = map[placement.LoopKey]*placement.LoopSite{}
 		for _, fn := range placement.AnalyzedFunctions(spkg) {
 			for k, s := range placement.LoopSites(fn, rc.facts, prover, rc.safe) {

@@ -125,7 +125,7 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std bo
 			// functions stubbed out; those keep their checks.
 			var rc *redcardPkg
 			if serr := stubbedSSA(pkg, func(prog *ssa.Program, spkg *ssa.Package) {
-				rc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{mode: m, stubbed: true, summaries: sums.table()}, res)
+				rc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{mode: m, stubbed: true, summaries: sums.table(), std: std}, res)
 			}); serr != nil || rc == nil {
 				res.Notes = append(res.Notes, fmt.Sprintf("%s: no SSA: redcard plans not used (fasttrack checks)", pkg.ID))
 			} else {
@@ -136,7 +136,7 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std bo
 	}
 	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, mode: m, std: std, recordElided: rec.elided, recordSafe: rec.safe}
 	if m.Plans() && err == nil {
-		prc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{mode: m, summaries: sums.table()}, res)
+		prc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{mode: m, summaries: sums.table(), std: std}, res)
 	}
 	pr.rc = prc
 	if prc != nil && rcDebug {
