@@ -95,8 +95,12 @@ func statsLine() string {
 }
 
 // finish flushes the calling goroutine's counters, prints statistics if
-// asked and closes the log.
+// asked and closes the log, once: the exit processing may run twice, from
+// Exit or TestMainEnd and then from the runtime's exit (exitHook).
 func finish() {
+	if finished.Swap(true) {
+		return
+	}
 	g := Cur()
 	g.commitFootprints() // may report: before reportMu
 	if verifyChecks {
@@ -118,6 +122,23 @@ func finishLocked(g *G) {
 	}
 	if logFile != nil {
 		logFile.Sync()
+	}
+}
+
+// finished is set by the first finish.
+var finished atomic.Bool
+
+// exitHook is the exit processing the runtime runs when main.main returns
+// and at os.Exit, after the exit hooks, where bigfoot's driver added it
+// (driver/exithook.go): it finishes and returns the status to exit with
+// instead of code. The runtime's file declares the variable through a
+// linkname; the detector's init sets it.
+var exitHook func(code int) int
+
+func init() {
+	exitHook = func(code int) int {
+		finish()
+		return exitStatus(code)
 	}
 }
 

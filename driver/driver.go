@@ -28,6 +28,9 @@ type Request struct {
 	// Facts are opaque facts (effect summaries) of packages instrumented
 	// by earlier requests of the build, for calls into them.
 	Facts [][]byte
+	// RuntimeExit says the runtime runs the detector's exit processing
+	// (exithook.go): main.main needs no wrapper, a test no TestMain.
+	RuntimeExit bool
 }
 
 // Files are the instrumenter's output.

@@ -76,8 +76,8 @@ func RuntimeFiles(goroot string) (map[string][]byte, error) {
 
 // runtimePatches returns the files a build adds to or patches in package
 // runtime in dir: the GC count's, the allocation versions' if versions is
-// set, and the user's environment's (userenv.go) where the runtime takes
-// it.
+// set, and where the runtime takes them, the user's environment's
+// (userenv.go) and the detector's exit processing's (exithook.go).
 func runtimePatches(dir string, versions bool) (map[string][]byte, error) {
 	files := make(map[string][]byte)
 	if versions {
@@ -87,9 +87,11 @@ func runtimePatches(dir string, versions bool) (map[string][]byte, error) {
 		}
 	}
 	files[filepath.Join(dir, gcCountFile)] = []byte(gcCountSource)
-	if env, err := userEnvFiles(dir); err == nil {
-		for path, data := range env {
-			files[path] = data
+	for _, optional := range []func(string) (map[string][]byte, error){userEnvFiles, exitHookFiles} {
+		if more, err := optional(dir); err == nil {
+			for path, data := range more {
+				files[path] = data
+			}
 		}
 	}
 	return files, nil

@@ -101,8 +101,8 @@ func checkRuntimeTarget(t *testing.T, target, src, local, typ string) {
 }
 
 // RuntimeFiles gives what a build's overlay gives package runtime: the GC
-// count's file, the versions' file and their patches, and the file that
-// restores the user's environment.
+// count's file, the versions' file and their patches, the file that
+// restores the user's environment, and the exit hook's file and patch.
 func TestRuntimeFiles(t *testing.T) {
 	files, err := RuntimeFiles(runtime.GOROOT())
 	if err != nil {
@@ -118,7 +118,15 @@ func TestRuntimeFiles(t *testing.T) {
 	if string(files[filepath.Join(dir, userEnvFile)]) != userEnvSource {
 		t.Errorf("no %s", userEnvFile)
 	}
-	if want := 3 + len(allocVersionPatches); len(files) != want {
+	if string(files[filepath.Join(dir, exitHookFile)]) != exitHookSource {
+		t.Errorf("no %s", exitHookFile)
+	}
+	if !strings.Contains(string(files[filepath.Join(dir, "proc.go")]), runExitHooksHooked) {
+		t.Errorf("proc.go does not call the exit hook")
+	}
+	// The GC count's, versions', environment's and exit hook's files,
+	// the versions' patches and proc.go's.
+	if want := 5 + len(allocVersionPatches); len(files) != want {
 		t.Errorf("%d files, want %d", len(files), want)
 	}
 	if _, err := RuntimeFiles(t.TempDir()); err == nil {

@@ -167,12 +167,18 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 	} else {
 		pl.TestingEdgesRoot = ge.GOROOT
 	}
+	runtimeExit := false
 	if dir, err := gcCountDir(ge.GOROOT); err != nil {
 		d.logf("GC cycles counted through runtime/metrics: %v", err)
 	} else {
 		pl.RuntimeDir = dir
 		if _, err := userEnvFiles(dir); err != nil {
 			d.logf("test binaries see bigfoot's GOWORK: %v", err)
+		}
+		if _, err := exitHookFiles(dir); err != nil {
+			d.logf("main.main wrapped and a TestMain added for the exit processing: %v", err)
+		} else {
+			runtimeExit = true
 		}
 		if _, err := allocVersionFiles(dir); err != nil {
 			d.logf("object identity proven by weak pointers: allocation versions: %v", err)
@@ -182,13 +188,14 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 	}
 	d.logf("instrumenting %s (mode %s)", strings.Join(patterns, " "), d.inv.Mode)
 	files, err := d.cfg.Instrument(ctx, Request{
-		Dir:        d.dir,
-		Patterns:   patterns,
-		Tests:      d.inv.Verb == "test",
-		BuildFlags: d.loadFlags,
-		Env:        d.env,
-		Mode:       d.inv.Mode,
-		Facts:      known.list(),
+		Dir:         d.dir,
+		Patterns:    patterns,
+		Tests:       d.inv.Verb == "test",
+		BuildFlags:  d.loadFlags,
+		Env:         d.env,
+		Mode:        d.inv.Mode,
+		Facts:       known.list(),
+		RuntimeExit: runtimeExit,
 	})
 	var lerr *LoadError
 	if errors.As(err, &lerr) {

@@ -36,7 +36,7 @@ type recording struct {
 // standard-library packages, compiled against package-local hook shims
 // (the driver's stdshim.go) instead of the runtime package. imported are
 // the summaries of functions of packages instrumented by earlier runs.
-func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording, std bool, imported placement.FuncSummaries) *Result {
+func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording, std, runtimeExit bool, imported placement.FuncSummaries) *Result {
 	res := &Result{Replace: map[string][]byte{}, Add: map[string][]byte{}}
 	done := map[string]bool{}
 	helpers := map[string]bool{} // dir + package name
@@ -47,10 +47,12 @@ func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording, st
 		res.Facts = sums.encodeExports()
 	}
 	for _, pkg := range pkgs {
-		instrumentPackage(pkg, m, rec, std, res, done, helpers, testMains, sums)
+		instrumentPackage(pkg, m, rec, std, runtimeExit, res, done, helpers, testMains, sums)
 	}
-	for _, tm := range testMains {
-		tm.emit(res)
+	if !runtimeExit {
+		for _, tm := range testMains {
+			tm.emit(res)
+		}
 	}
 	sort.Strings(res.Notes)
 	return res
@@ -64,6 +66,9 @@ type pkgRewriter struct {
 	rc   *redcardPkg        // -mode=redcard, bigfoot: the package's plans; nil otherwise
 	mode mode.Mode          // the instrumentation mode
 	std  bool               // a standard-library package (instrumentPackages)
+	// runtimeExit: the runtime runs the exit processing (Config.RuntimeExit),
+	// so main.main keeps its name and needs no wrapper.
+	runtimeExit bool
 	// recordElided: the build counts or verifies accesses (tags
 	// bigfoot_count, bigfoot_verify), so accesses whose checks are
 	// elided still announce themselves (__bf.A).
@@ -96,7 +101,7 @@ func (r *fileRewriter) universe(pos token.Pos, names ...string) bool {
 	return true
 }
 
-func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std bool, res *Result, done, helpers map[string]bool, testMains map[string]*testMainInfo, sums *summaries) {
+func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, runtimeExit bool, res *Result, done, helpers map[string]bool, testMains map[string]*testMainInfo, sums *summaries) {
 	var files []int
 	for i, f := range pkg.CompiledGoFiles {
 		if i >= len(pkg.Syntax) || done[f] || !inModule(pkg, f) || !strings.HasSuffix(f, ".go") {
@@ -134,7 +139,7 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std bo
 			}
 		}
 	}
-	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, mode: m, std: std, recordElided: rec.elided, recordSafe: rec.safe}
+	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, mode: m, std: std, runtimeExit: runtimeExit, recordElided: rec.elided, recordSafe: rec.safe}
 	if m.Plans() && err == nil {
 		prc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{mode: m, summaries: sums.table(), std: std}, res)
 	}
@@ -182,7 +187,7 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std bo
 		linkRuntime(pkg, dir, nil, res, testMains)
 	}
 	key := dir + "\x00" + pkg.Name
-	if rewrote && pkg.Name == "main" && !helpers[key] {
+	if rewrote && pkg.Name == "main" && !runtimeExit && !helpers[key] {
 		// main.main is renamed and wrapped; the wrapper asks whether it
 		// runs in a test binary (a test that calls main must not exit).
 		helpers[key] = true
@@ -598,7 +603,7 @@ func (r *fileRewriter) funcDecl(d *ast.FuncDecl) []sub {
 	}
 	var subs []sub
 	switch {
-	case d.Recv == nil && d.Name.Name == "main" && r.p.pkg.Name == "main" && d.Type.TypeParams == nil:
+	case d.Recv == nil && d.Name.Name == "main" && r.p.pkg.Name == "main" && d.Type.TypeParams == nil && !r.p.runtimeExit:
 		subs = append(subs, sub{d.Name.Pos(), d.Name.End(), "__bfMain"})
 		// A test may call main: then it must not exit the test binary.
 		r.trailer.WriteString("func main() { if __bfTesting() { __bfMain(); return }; __bf.Main(__bfMain) }\n")

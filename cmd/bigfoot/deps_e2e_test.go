@@ -315,8 +315,8 @@ func TestStdRaces(t *testing.T) {
 // instrumented, as go -race instruments them (-deps=all): its test binary
 // and a main package with assembly build, and a race inside the standard
 // library, in code they call, is reported (a link failure was the symptom
-// once); the test binary exits with status 66 (its TestMain is
-// generated), and so does the main program (its main is wrapped).
+// once); the test binary fails, and the main program exits with status
+// 66 (the runtime runs the exit processing).
 func TestStdAssemblyPackage(t *testing.T) {
 	if bigfootBin == "" {
 		t.Skip("end-to-end test; skipped with -short")
@@ -376,7 +376,7 @@ func Race() int {
 	}
 	r = run(t, dir, nil, bin)
 	if r.code != 66 || !strings.Contains(r.stderr, "WARNING: DATA RACE") {
-		t.Errorf("main package with assembly: want the race reported; got %v", r)
+		t.Errorf("main package with assembly: want the race reported and status 66; got %v", r)
 	}
 }
 

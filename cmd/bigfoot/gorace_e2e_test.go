@@ -456,3 +456,104 @@ func init() {
 		}
 	}
 }
+
+// TestSameFrames: no frame of bigfoot's is in a stack the program sees.
+// An example in the main goroutine prints the functions of the stack of a
+// recovered panic, which go test -race checks against its Output comment:
+// testing.runExample, testing.runExamples, testing.(*M).Run, main.main
+// (no TestMain); a program's panic trace names main.main as its caller's
+// (no wrapper), and a race in a program that then returns normally makes
+// it exit with status 66.
+func TestSameFrames(t *testing.T) {
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	dir := writeModule(t, map[string]string{
+		"go.mod":     "module example.com/frames\n\ngo 1.22\n",
+		"lib/lib.go": "package lib\n\nfunc Boom() { panic(\"boom\") }\n",
+		"lib/example_test.go": `package lib
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+)
+
+func Example() {
+	defer func() {
+		recover()
+		pc := make([]uintptr, 32)
+		frames := runtime.CallersFrames(pc[:runtime.Callers(0, pc)])
+		for {
+			f, more := frames.Next()
+			if !strings.HasPrefix(f.Function, "runtime.") && !strings.HasPrefix(f.Function, "example.com/frames/lib.") {
+				fmt.Println(f.Function)
+			}
+			if !more {
+				break
+			}
+		}
+	}()
+	Boom()
+	// Output:
+	// testing.runExample
+	// testing.runExamples
+	// testing.(*M).Run
+	// main.main
+}
+`,
+		"panics/main.go": `package main
+
+import "os"
+
+var x int
+
+func boom() { panic("boom " + os.Args[0][:0]) }
+
+func main() {
+	x++
+	boom()
+}
+`,
+		"racy/main.go": `package main
+
+import "fmt"
+
+func main() {
+	x := 0
+	done := make(chan bool)
+	go func() {
+		x = 1
+		done <- true
+	}()
+	x = 2
+	<-done
+	fmt.Println("done")
+	_ = x
+}
+`,
+	})
+	sameAsGoRace(t, dir, nil, "-count=1", "-v", "./lib")
+
+	// Addresses, goroutine numbers and whether a call was inlined ("(...)")
+	// depend on the code, not on the frames.
+	addr := regexp.MustCompile(`( ?\+0x[0-9a-f]+|0x[0-9a-f]+|goroutine \d+|\(\.\.\.\)|\(\))`)
+	for _, prog := range []string{"panics", "racy"} {
+		goBin, bfBin := filepath.Join(t.TempDir(), prog), filepath.Join(t.TempDir(), prog)
+		if r := run(t, dir, nil, "go", "build", "-race", "-o", goBin, "./"+prog); r.code != 0 {
+			t.Fatalf("go build -race: %v", r)
+		}
+		if r := run(t, dir, nil, bigfootBin, "build", "-o", bfBin, "./"+prog); r.code != 0 {
+			t.Fatalf("bigfoot build: %v", r)
+		}
+		want, got := run(t, dir, nil, goBin), run(t, dir, nil, bfBin)
+		if prog == "panics" {
+			want.stderr, got.stderr = addr.ReplaceAllString(want.stderr, ""), addr.ReplaceAllString(got.stderr, "")
+		} else {
+			want.stderr, got.stderr = "", "" // the race reports differ
+		}
+		if got != want {
+			t.Errorf("%s: the bigfoot build's run differs from the go -race build's\nbigfoot:\n%v\ngo -race:\n%v", prog, got, want)
+		}
+	}
+}
