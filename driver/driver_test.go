@@ -147,7 +147,7 @@ func TestRunRoute(t *testing.T) {
 
 	var req Request
 	cfg, stdout, stderr := newConfig(t, rewrite(t, dir, &req))
-	inv, err := ParseArgs("run", []string{"-C", dir, "-mode", "fasttrack", "-work", "-bfv", ".", "a", "-b"})
+	inv, err := ParseArgs("run", []string{"-C", dir, "-mode", "fasttrack", "-deps=main", "-work", "-bfv", ".", "a", "-b"})
 	if err != nil {
 		t.Fatal(err)
 	}
