@@ -40,13 +40,36 @@ var stdExclusions = []struct{ path, why string }{
 	{"runtime/asan", "sanitizer glue (not instrumented under -race either)"},
 	{"runtime/cgo", "cgo glue, in C and assembly"},
 	{"runtime/internal/", "the runtime's own packages (not instrumented under -race either)"},
-	{"internal/", "implementation packages of the runtime and of the standard library's synchronization (internal/sync, internal/poll, ...), several of which the compiler does not instrument under -race"},
+	{"internal/runtime/", runtimeOwn},
+	{"internal/abi", runtimeOwn},
+	{"internal/bytealg", runtimeOwn},
+	{"internal/byteorder", runtimeOwn},
+	{"internal/chacha8rand", runtimeOwn},
+	{"internal/coverage/rtcov", runtimeOwn},
+	{"internal/cpu", runtimeOwn},
+	{"internal/goarch", runtimeOwn},
+	{"internal/godebugs", runtimeOwn},
+	{"internal/goexperiment", runtimeOwn},
+	{"internal/goos", runtimeOwn},
+	{"internal/profilerecord", runtimeOwn},
+	{"internal/strconv", runtimeOwn},
+	{"internal/stringslite", runtimeOwn},
+	{"internal/race", "the race annotations themselves"},
+	{"internal/msan", "sanitizer glue (not instrumented under -race either)"},
+	{"internal/asan", "sanitizer glue (not instrumented under -race either)"},
+	{"internal/synctest", "synctest bubbles, implemented by the runtime and modelled by the detector's hooks"},
+	{"internal/reflectlite", "reflection on the runtime's type layout, left out as reflect is"},
 	{"sync", "synchronization, modelled by the detector's hooks (not instrumented under -race either)"},
 	{"sync/", "synchronization, modelled by the detector's hooks (not instrumented under -race either)"},
 	{"syscall", "system calls; written in part in assembly"},
 	{"iter", "coroutine switches (iter.Pull) are synchronization the detector does not see"},
 	{"vendor/", "the standard library's vendored golang.org/x packages"},
 }
+
+// runtimeOwn is why the runtime's own packages are left out: the
+// compiler's runtimePkgs (cmd/internal/objabi/pkgspecial.go), which it
+// does not instrument under -race either.
+const runtimeOwn = "the runtime's own packages (not instrumented under -race either)"
 
 // stdExcluded returns why the standard-library package p is not
 // instrumented, or "" if it may be: the fixed list, and packages that
