@@ -486,7 +486,7 @@ func Example() {
 		frames := runtime.CallersFrames(pc[:runtime.Callers(0, pc)])
 		for {
 			f, more := frames.Next()
-			if !strings.HasPrefix(f.Function, "runtime.") && !strings.HasPrefix(f.Function, "example.com/frames/lib.") {
+			if !strings.HasPrefix(f.Function, "runtime.") && !strings.HasPrefix(f.Function, "example.com/frames/lib.Example") && !strings.HasPrefix(f.Function, "example.com/frames/lib.Boom") {
 				fmt.Println(f.Function)
 			}
 			if !more {
