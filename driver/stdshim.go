@@ -512,8 +512,9 @@ var syncHooks = []syncHook{
 	{"CtxAfterFunc", "ctx context.Context, f func()", "ctx, f", "func() bool", "context.AfterFunc(ctx, f)"},
 }
 
-// atomicHooks adds the hooks of package sync/atomic's functions and
-// types, which the detector declares in atomic_gen.go.
+// atomicHooks returns the hooks of package sync/atomic's functions and
+// methods, which the detector declares in atomic_gen.go (a method's hook
+// has no argument after x when args is empty: the trailing ", " is cut).
 func atomicHooks() []syncHook {
 	var hooks []syncHook
 	fn := func(name, params, args, results string) {
@@ -524,15 +525,13 @@ func atomicHooks() []syncHook {
 		if params != "" {
 			p += ", " + params
 		}
-		hooks = append(hooks, syncHook{"Atomic" + typ + name, p, strings.TrimPrefix("x, "+args, ""), results, "x." + name + "(" + args + ")"})
+		hooks = append(hooks, syncHook{"Atomic" + typ + name, p, "x, " + args, results, "x." + name + "(" + args + ")"})
 	}
 	for _, t := range []string{"Int32", "Int64", "Uint32", "Uint64", "Uintptr"} {
 		v := strings.ToLower(t)
 		for _, op := range []string{"Add", "And", "Or"} {
 			arg := map[string]string{"Add": "delta", "And": "mask", "Or": "mask"}[op]
-			if op == "Add" || t != "" {
-				fn(op+t, "addr *"+v+", "+arg+" "+v, "addr, "+arg, v)
-			}
+			fn(op+t, "addr *"+v+", "+arg+" "+v, "addr, "+arg, v)
 			method(t, op, arg+" "+v, arg, v)
 		}
 		fn("CompareAndSwap"+t, "addr *"+v+", old, new "+v, "addr, old, new", "bool")
