@@ -557,3 +557,46 @@ func main() {
 		}
 	}
 }
+
+// TestSameRealModulesWithoutGoMod runs, from the module proxy, a suite
+// library published without a go.mod (gopkg.in/check.v1 of 2018, whose
+// goroutines and channels order its tests: left uninstrumented, they were
+// a false race between the suite's sequential tests) and go-spew v1.1.1
+// (no go.mod either), in a go 1.17 module: bigfoot test agrees with go
+// test -race. It skips where the proxy cannot be reached.
+func TestSameRealModulesWithoutGoMod(t *testing.T) {
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/suite\n\ngo 1.17\n\nrequire (\n\tgithub.com/davecgh/go-spew v1.1.1\n\tgopkg.in/check.v1 v1.0.0-20180628173108-788fd7840127\n)\n",
+		"suite_test.go": `package suite
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/davecgh/go-spew/spew"
+	. "gopkg.in/check.v1"
+)
+
+func Test(t *testing.T) { TestingT(t) }
+
+type S struct{ n []int }
+
+var _ = Suite(&S{})
+
+func (s *S) TestA(c *C) { s.n = append(s.n, 1); c.Assert(len(s.n) > 0, Equals, true) }
+func (s *S) TestB(c *C) { s.n = append(s.n, 2); c.Assert(len(s.n) > 0, Equals, true) }
+func (s *S) TestC(c *C) { fmt.Print(spew.Sdump(s.n)) }
+`,
+	})
+	env := []string{"GOFLAGS=-mod=mod"}
+	if r := run(t, dir, env, "go", "mod", "download", "github.com/davecgh/go-spew", "gopkg.in/check.v1"); r.code != 0 {
+		t.Skipf("the module proxy cannot be reached: %v", r)
+	}
+	if r := run(t, dir, env, "go", "mod", "tidy"); r.code != 0 {
+		t.Skipf("go mod tidy: %v", r)
+	}
+	sameAsGoRace(t, dir, nil, "-count=1", "-v", ".")
+}
