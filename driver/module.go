@@ -84,7 +84,6 @@ func userWorkspace(ctx context.Context, gocmd, dir string, env []string, ge *goE
 			Go      string
 			Use     []struct{ DiskPath string }
 			Replace []replace
-			Godebug []struct{ Key, Value string }
 		}
 		if err := json.Unmarshal(out, &wf); err != nil {
 			return nil, fmt.Errorf("parsing go work edit -json output: %w", err)
@@ -112,10 +111,11 @@ func userWorkspace(ctx context.Context, gocmd, dir string, env []string, ge *goE
 		if goLine == "" {
 			goLine = defaultGoWorkVersion
 		}
-		ws.Godebug = []string{"default=go" + goLine}
-		for _, g := range wf.Godebug {
-			ws.Godebug = append(ws.Godebug, g.Key+"="+g.Value)
+		gd, err := workGodebug(ge.GOWORK)
+		if err != nil {
+			return nil, err
 		}
+		ws.Godebug = append([]string{"default=go" + goLine}, gd...)
 	} else {
 		gd, err := modGodebug(ge.GOMOD)
 		if err != nil {
@@ -172,6 +172,24 @@ func modGodebug(gomod string) ([]string, error) {
 		goLine = f.Go.Version
 	}
 	gd := []string{"default=go" + goLine}
+	for _, g := range f.Godebug {
+		gd = append(gd, g.Key+"="+g.Value)
+	}
+	return gd, nil
+}
+
+// workGodebug returns the godebug settings of the go.work file, which go
+// work edit -json does not report.
+func workGodebug(file string) ([]string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	f, err := modfile.ParseWork(file, data, nil)
+	if err != nil {
+		return nil, err
+	}
+	var gd []string
 	for _, g := range f.Godebug {
 		gd = append(gd, g.Key+"="+g.Value)
 	}
