@@ -148,7 +148,7 @@ func (res *ModuleResult) compare(verifying bool) {
 			d := fmt.Sprintf("%s run %d killed after %.0fs", r.Tool, r.Index, r.Wall)
 			for _, path := range paths {
 				if p := r.Packages[path]; p != nil && p.Status == StatusMissing && len(p.Running) > 0 {
-					d += fmt.Sprintf("; %s was in %s", path, strings.Join(p.Running, ", "))
+					d += fmt.Sprintf("; %s was in %s", path, topLevel(p.Running, 4))
 				}
 			}
 			res.Problems = append(res.Problems, Problem{Kind: ProblemTimeout, Detail: d})
@@ -218,6 +218,20 @@ func (res *ModuleResult) comparePackage(race, bf []*SuiteRun, path string) {
 // timedOutRun reports whether one of runs timed out.
 func timedOutRun(runs []*SuiteRun) bool {
 	return slices.ContainsFunc(runs, func(r *SuiteRun) bool { return r.TimedOut })
+}
+
+// topLevel lists the top-level tests among tests, at most n of them.
+func topLevel(tests []string, n int) string {
+	var top []string
+	for _, t := range tests {
+		if !strings.Contains(t, "/") {
+			top = append(top, t)
+		}
+	}
+	if len(top) > n {
+		return strings.Join(top[:n], ", ") + fmt.Sprintf(" and %d more", len(top)-n)
+	}
+	return strings.Join(top, ", ")
 }
 
 // ranTests reports whether some run ran the package's tests.

@@ -151,10 +151,12 @@ func TestCompareVerify(t *testing.T) {
 func TestCompareTimeout(t *testing.T) {
 	res := &ModuleResult{Runs: []*SuiteRun{
 		{Tool: ToolRace, Wall: 100, Packages: map[string]*Package{"m/p": {Status: StatusOK}}},
-		{Tool: ToolBigfoot, Wall: 600, TimedOut: true, Index: 1, Packages: map[string]*Package{}},
+		{Tool: ToolBigfoot, Wall: 600, TimedOut: true, Index: 1, Packages: map[string]*Package{
+			"m/q": {Status: StatusMissing, Running: []string{"TestA", "TestA/x", "TestB", "TestC", "TestD", "TestE"}},
+		}},
 	}}
 	res.compare(false)
-	want := Problem{Kind: ProblemTimeout, Detail: "bigfoot run 1 killed after 600s"}
+	want := Problem{Kind: ProblemTimeout, Detail: "bigfoot run 1 killed after 600s; m/q was in TestA, TestB, TestC, TestD and 1 more"}
 	if len(res.Problems) != 1 || res.Problems[0] != want {
 		t.Errorf("problems %+v, want %+v", res.Problems, want)
 	}
