@@ -161,3 +161,25 @@ func TestCompareTimeout(t *testing.T) {
 		t.Errorf("problems %+v, want %+v", res.Problems, want)
 	}
 }
+
+// A race reported only by bigfoot, as recorded in a corpus run.
+func TestCompareRecordedFalseRace(t *testing.T) {
+	res := &ModuleResult{Runs: []*SuiteRun{
+		{Tool: ToolRace, Index: 1, Wall: 1, Packages: parseFile(t, "websocket/race.json")},
+		{Tool: ToolBigfoot, Index: 1, Wall: 1, Packages: parseFile(t, "websocket/bigfoot.json")},
+	}}
+	res.compare(false)
+	const pkg = "github.com/gorilla/websocket"
+	want := []Problem{
+		{Kind: ProblemStatus, Package: pkg, Detail: "go -race: ok, bigfoot: FAIL; failed only under bigfoot: TestHost"},
+		{Kind: ProblemRace, Package: pkg, Detail: "race reported only by bigfoot in TestHost"},
+	}
+	if len(res.Problems) != len(want) {
+		t.Fatalf("problems %+v, want %+v", res.Problems, want)
+	}
+	for i := range want {
+		if res.Problems[i] != want[i] {
+			t.Errorf("problem %d = %+v, want %+v", i, res.Problems[i], want[i])
+		}
+	}
+}
