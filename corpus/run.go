@@ -133,6 +133,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		res := &ModuleResult{Module: m}
 		rep.Modules = append(rep.Modules, res)
 		if err := runModule(ctx, opts, env, tmp, res); err != nil {
+			if ctx.Err() != nil {
+				rep.Modules = rep.Modules[:len(rep.Modules)-1]
+				return rep, err
+			}
 			res.Err = err.Error()
 			fmt.Fprintf(opts.Progress, "corpus: %s: %v\n", m, err)
 		}
@@ -239,6 +243,9 @@ func runSuite(ctx context.Context, opts Options, env []string, dir, tool string,
 	start := time.Now()
 	err := cmd.Run()
 	r := &SuiteRun{Tool: tool, Index: index, Wall: time.Since(start).Seconds()}
+	if ctx.Err() == context.Canceled {
+		return nil, fmt.Errorf("%s: %w", tool, ctx.Err()) // interrupted: no measurement
+	}
 	r.TimedOut = ctx.Err() == context.DeadlineExceeded
 	var exit *exec.ExitError
 	switch {

@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/bigfoot-go/bigfoot/corpus"
 )
@@ -62,7 +63,9 @@ func main() {
 	if len(ms) == 0 {
 		fatal(fmt.Errorf("no module matches -only %q", *only))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// Interrupted or terminated, the runner kills the suite's whole
+	// process group and removes its temporary directory before it exits.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opts := corpus.Options{
 		Modules:  ms,
