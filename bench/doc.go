@@ -23,8 +23,10 @@
 //
 // and each binary is run Options.Runs times with GOMAXPROCS=2, the tools
 // interleaved round-robin within each repetition so that drifts in machine
-// load spread evenly over them. Every run's wall time and peak resident set
-// size (rusage) are recorded, and its output line "checksum: ..." must equal
+// load spread evenly over them. Every run's wall time, CPU time (user +
+// system), peak resident set size, and the heap objects allocated and
+// collections completed that the workload reports (package peak,
+// runtime/metrics) are recorded, and its output line "checksum: ..." must equal
 // the plain binary's: a mismatch, a crash or a race report on these
 // race-free programs is an error in the report, not a failure of Run.
 //
