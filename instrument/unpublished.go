@@ -62,7 +62,7 @@ func (r *fileRewriter) unpublished(e ast.Expr, write bool) bool {
 	if r.upSites[siteKey{ssaPos(e), write}] {
 		return true
 	}
-	if r.rc == nil || r.rc.unpub == nil || r.p.std {
+	if r.rc == nil || r.rc.unpub == nil {
 		return false
 	}
 	return r.rc.unpub[siteKey{ssaPos(e), write}]

@@ -205,6 +205,14 @@ func (u *unpub) derive(fn *ssa.Function) bool {
 					if r, ok := u.comp[in.X]; ok {
 						add(in, r)
 					}
+				case *ssa.Convert:
+					if r, ok := u.comp[in.X]; ok && samePointer(in) {
+						add(in, r)
+					}
+				case *ssa.ChangeType:
+					if r, ok := u.comp[in.X]; ok {
+						add(in, r)
+					}
 				case *ssa.UnOp:
 					if r, ok := u.comp[in.X]; ok && in.Op == token.MUL && hasPointers(in.Type()) && !u.isOpen(r) {
 						add(in, r) // closed: what it holds points into it
@@ -316,8 +324,10 @@ func (u *unpub) holds(r, v ssa.Value) bool {
 // keeps it unpublished.
 func (u *unpub) internalUse(v ssa.Value, r ssa.Instruction) bool {
 	switch r := r.(type) {
-	case *ssa.FieldAddr, *ssa.IndexAddr, *ssa.Slice, *ssa.DebugRef:
+	case *ssa.FieldAddr, *ssa.IndexAddr, *ssa.Slice, *ssa.DebugRef, *ssa.ChangeType:
 		return true
+	case *ssa.Convert:
+		return samePointer(r)
 	case *ssa.UnOp:
 		return r.Op == token.MUL
 	case *ssa.Store:
@@ -357,6 +367,26 @@ func (u *unpub) internalUse(v ssa.Value, r ssa.Instruction) bool {
 		}
 	}
 	return false
+}
+
+// samePointer reports whether the conversion c is between a pointer and
+// unsafe.Pointer (either way), so that its result holds the same address:
+// math.Float64bits's *(*uint64)(unsafe.Pointer(&f)) loads its parameter's
+// own memory. A conversion to uintptr is not one: arithmetic on the
+// integer may yield any address. By the rules of package unsafe (pattern
+// (1), "Conversion of a *T1 to Pointer to *T2") the converted pointer
+// stays within the object it came from.
+func samePointer(c *ssa.Convert) bool {
+	isPtr := func(t types.Type) bool {
+		_, ok := t.Underlying().(*types.Pointer)
+		return ok
+	}
+	return isPtr(c.X.Type()) && isUnsafePointer(c.Type()) || isUnsafePointer(c.X.Type()) && isPtr(c.Type())
+}
+
+func isUnsafePointer(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Kind() == types.UnsafePointer
 }
 
 // hasPointers reports whether values of type t may hold a pointer (a

@@ -3,7 +3,10 @@
 // published; none on a line marked `// pub` is.
 package unpublished
 
-import "sync"
+import (
+	"sync"
+	"unsafe"
+)
 
 type step struct {
 	price  float64
@@ -147,4 +150,25 @@ func leaked() float64 {
 	s := &step{parent: p}
 	leakParent(s)
 	return p.price // pub
+}
+
+// float64bits reads its parameter's memory through unsafe.Pointer, as
+// math.Float64bits does: a conversion between a pointer and
+// unsafe.Pointer keeps the address in f's component.
+func float64bits(f float64) uint64 {
+	return *(*uint64)(unsafe.Pointer(&f)) // unpub
+}
+
+var sinkPtr unsafe.Pointer
+
+// convertedStored publishes f's address as an unsafe.Pointer first.
+func convertedStored(f float64) uint64 {
+	sinkPtr = unsafe.Pointer(&f)
+	return *(*uint64)(unsafe.Pointer(&f)) // pub
+}
+
+// throughUintptr goes through uintptr, whose arithmetic may yield any
+// address: the load is not known to be f's.
+func throughUintptr(f float64) uint64 {
+	return *(*uint64)(unsafe.Pointer(uintptr(unsafe.Pointer(&f)))) // pub
 }
