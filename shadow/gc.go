@@ -887,7 +887,8 @@ func IdentProof() string {
 // during a mark phase.
 func Quiesce() {
 	for i := 1; ; i++ {
-		busy := sentGen.Load() != exactGen() || releaseRunning.Load()
+		unseen := sentGen.Load() != exactGen()
+		busy := unseen || releaseRunning.Load()
 		spacesMu.Lock()
 		for _, s := range spaces {
 			busy = busy || s.sweeping.Load()
@@ -901,9 +902,11 @@ func Quiesce() {
 		if !busy {
 			return
 		}
-		if i%1000 == 0 {
+		if unseen && i%1000 == 0 {
 			// A sentinel allocated during a cycle's mark phase survives
-			// that cycle; only a later cycle runs its finalizer.
+			// that cycle; only a later cycle runs its finalizer. Only
+			// then: a cycle forced while a long sweep runs starts
+			// another sweep, and Quiesce would never return.
 			runtime.GC()
 		}
 		runtime.Gosched()
