@@ -12,6 +12,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
 	"math/rand"
 	"net"
@@ -312,6 +313,28 @@ func TestNoRaceAfterFuncStd(t *testing.T) {
 	time.AfterFunc(time.Millisecond, func() { buf.WriteString("timer"); done <- true })
 	<-done
 	_ = buf.Len()
+}
+
+// TestRaceStdGlobal: flag.Usage, a package-level variable of the standard
+// library that its initialization writes, is written again by one
+// goroutine while flag's commandLineUsage reads it on another.
+func TestRaceStdGlobal(t *testing.T) {
+	old := flag.Usage
+	defer func() { flag.Usage = old }()
+	flag.Usage = func() {}
+	done := make(chan bool)
+	go func() { flag.Usage = func() {}; done <- true }()
+	flag.CommandLine.Usage()
+	<-done
+}
+
+func TestNoRaceStdGlobal(t *testing.T) {
+	old := flag.Usage
+	defer func() { flag.Usage = old }()
+	done := make(chan bool)
+	go func() { flag.Usage = func() {}; done <- true }()
+	<-done
+	flag.CommandLine.Usage()
 }
 
 type config struct {
