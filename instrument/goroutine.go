@@ -477,7 +477,7 @@ func (r *fileRewriter) selectAssign(c commCase, chOp string, hookText *strings.B
 	if !needs {
 		var subs []sub
 		for _, l := range as.Lhs {
-			t, _ := r.lvalue(l, false, false, nil)
+			t, _ := r.lvalue(l, checkBefore, false, nil)
 			subs = append(subs, subOf(l, t))
 		}
 		return append(subs, recv)
@@ -486,7 +486,7 @@ func (r *fileRewriter) selectAssign(c commCase, chOp string, hookText *strings.B
 	lhs := make([]string, len(as.Lhs))
 	for i, l := range as.Lhs {
 		temps[i] = r.newTemp()
-		lhs[i], _ = r.lvalue(l, false, false, nil)
+		lhs[i], _ = r.lvalue(l, checkBefore, false, nil)
 	}
 	hookText.WriteString(strings.Join(lhs, ", ") + " = " + strings.Join(temps, ", ") + "; ")
 	// Replace "lhs =" by "temps :=".

@@ -77,7 +77,7 @@ func (r *fileRewriter) stmt(s ast.Stmt, list bool) stmtOut {
 	case *ast.SendStmt:
 		return stmtOut{text: r.send(s)}
 	case *ast.IncDecStmt:
-		text, _ := r.lvalue(s.X, false, false, nil)
+		text, _ := r.lvalue(s.X, checkBefore, false, nil)
 		return stmtOut{text: r.spliceNode(s, subOf(s.X, text))}
 	case *ast.AssignStmt:
 		return r.assign(s, list)
@@ -176,12 +176,26 @@ func (r *fileRewriter) labeled(s *ast.LabeledStmt, list bool) stmtOut {
 	return stmtOut{pre: o.pre, preDecl: o.preDecl, text: label + o.text, post: o.post}
 }
 
-// lvalue renders the target of an assignment. When the right-hand side may
-// synchronize (rhsSync), the write check must follow its evaluation: the
-// check is then emitted after the statement (post), which is possible only
-// in a statement list and when the target's address is call-free and not
-// changed by the assignment itself.
-func (r *fileRewriter) lvalue(e ast.Expr, rhsSync, list bool, assigned map[types.Object]bool) (text, post string) {
+// checkOrder says where lvalue checks a write.
+type checkOrder int
+
+const (
+	// checkBefore: in place, before the right-hand side (nothing between
+	// the check and the store may panic or synchronize).
+	checkBefore checkOrder = iota
+	// checkAfter: after the statement where possible, else in place.
+	checkAfter
+	// checkAfterSync: after the statement, the right-hand side may
+	// synchronize; where that is impossible the write is not checked.
+	checkAfterSync
+)
+
+// lvalue renders the target of an assignment. When the check must follow
+// the right-hand side (ord, assignorder.go), it is emitted after the
+// statement (post), which is possible only in a statement list and when
+// the target's address is call-free and not changed by the assignment
+// itself.
+func (r *fileRewriter) lvalue(e ast.Expr, ord checkOrder, list bool, assigned map[types.Object]bool) (text, post string) {
 	if id, ok := e.(*ast.Ident); ok && id.Name == "_" {
 		return "_", ""
 	}
@@ -193,10 +207,10 @@ func (r *fileRewriter) lvalue(e ast.Expr, rhsSync, list bool, assigned map[types
 		if _, isMap := coreType(r.typeOf(ix.X)).(*types.Map); isMap {
 			x := r.expr(ix.X, mValue)
 			idx := r.expr(ix.Index, mValue)
-			if !rhsSync {
-				x = "__bf.MapWrite(" + r.g() + ", " + x + ", " + r.site(ix.Pos()) + ")"
-			} else if list && r.callFree(ix.X) {
+			if ord != checkBefore && list && r.callFree(ix.X) {
 				post = "; __bf.MapWrite(" + r.g() + ", " + r.hoistedText(ix.X) + ", " + r.site(ix.Pos()) + ")"
+			} else if ord != checkAfterSync {
+				x = "__bf.MapWrite(" + r.g() + ", " + x + ", " + r.site(ix.Pos()) + ")"
 			} else {
 				r.note(e.Pos(), "map write not checked: right-hand side may synchronize")
 			}
@@ -207,7 +221,8 @@ func (r *fileRewriter) lvalue(e ast.Expr, rhsSync, list bool, assigned map[types
 	if !r.sharedLoc(e) {
 		return inner, ""
 	}
-	if !rhsSync {
+	_, isID := u.(*ast.Ident)
+	if ord == checkBefore || ord == checkAfter && !(list && r.callFree(e) && (isID || !r.mentions(e, assigned))) {
 		if r.dropCheck(e, true) {
 			return r.elided(e, inner, true), ""
 		}
@@ -215,7 +230,7 @@ func (r *fileRewriter) lvalue(e ast.Expr, rhsSync, list bool, assigned map[types
 			return gw, ""
 		}
 		if fp := r.deferredFootprint(e, true, false); fp != "" {
-			if _, isID := u.(*ast.Ident); r.fn.fp.ranges[fp] && r.p.recordElided && list && r.callFree(e) && (isID || !r.mentions(e, assigned)) {
+			if r.fn.fp.ranges[fp] && r.p.recordElided && list && r.callFree(e) && (isID || !r.mentions(e, assigned)) {
 				// A static range's write is announced once made,
 				// after the statement: a right-hand side that
 				// panics prevents it.
@@ -225,7 +240,7 @@ func (r *fileRewriter) lvalue(e ast.Expr, rhsSync, list bool, assigned map[types
 		}
 		return r.wrapWrite(e.Pos(), inner), ""
 	}
-	if _, isID := u.(*ast.Ident); list && r.callFree(e) && (isID || !r.mentions(e, assigned)) {
+	if list && r.callFree(e) && (isID || !r.mentions(e, assigned)) {
 		if r.fn.fp != nil && r.fn.fp.loops > 0 && r.rangeFootprint(e, true) != "" {
 			// A static range: the write follows the right-hand side, and
 			// the loop stores the range's extent after the statement.
@@ -239,6 +254,11 @@ func (r *fileRewriter) lvalue(e ast.Expr, rhsSync, list bool, assigned map[types
 				return inner, "; __bf.A(" + r.g() + ", &" + paren(e, r.hoistedText(e)) + ", true, " + r.site(e.Pos()) + ")"
 			}
 			return inner, ""
+		}
+		if ord == checkAfter {
+			if gw := r.groupWrap(e, r.hoistedText(e), true); gw != "" {
+				return inner, "; " + gw[1:] // nothing synchronizes between the group's accesses
+			}
 		}
 		if fp := r.deferredFootprint(e, true, false); fp != "" && !r.fn.fp.ranges[fp] {
 			// Recorded right after the write, with nothing between: the
@@ -254,6 +274,15 @@ func (r *fileRewriter) lvalue(e ast.Expr, rhsSync, list bool, assigned map[types
 }
 
 func (r *fileRewriter) assign(s *ast.AssignStmt, list bool) stmtOut {
+	ord := checkBefore
+	if s.Tok != token.DEFINE && r.fn != nil {
+		ord = r.assignOrder(s)
+		if ord != checkBefore && list && r.splits(s) {
+			if o, ok := r.splitTuple(s, ord); ok {
+				return o
+			}
+		}
+	}
 	var subs []sub
 	var post strings.Builder
 	// Right-hand side: a single receive assigned to two values is a
@@ -283,7 +312,6 @@ func (r *fileRewriter) assign(s *ast.AssignStmt, list bool) stmtOut {
 			}
 		}
 	} else {
-		rhsSync := r.maySync(s.Rhs...)
 		assigned := map[types.Object]bool{}
 		for _, e := range s.Lhs {
 			if id, ok := e.(*ast.Ident); ok {
@@ -293,7 +321,7 @@ func (r *fileRewriter) assign(s *ast.AssignStmt, list bool) stmtOut {
 			}
 		}
 		for _, e := range s.Lhs {
-			if rhsSync && list && r.fn != nil && !r.callFree(e) {
+			if ord != checkBefore && list && r.fn != nil && !r.callFree(e) {
 				// Left to right, before the right-hand side.
 				if h, ok := r.hoistCalls(e); ok {
 					hoist += h
@@ -301,7 +329,7 @@ func (r *fileRewriter) assign(s *ast.AssignStmt, list bool) stmtOut {
 			}
 		}
 		for _, e := range s.Lhs {
-			text, p := r.lvalue(e, rhsSync, list, assigned)
+			text, p := r.lvalue(e, ord, list, assigned)
 			lhs = append(lhs, subOf(e, text))
 			post.WriteString(p)
 		}
@@ -374,7 +402,7 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 		if s.Tok == token.ASSIGN {
 			for _, e := range []ast.Expr{s.Key, s.Value} {
 				if e != nil {
-					t, _ := r.lvalue(e, false, false, nil)
+					t, _ := r.lvalue(e, checkBefore, false, nil)
 					kv = append(kv, subOf(e, t))
 				}
 			}
@@ -470,7 +498,7 @@ func (r *fileRewriter) rangeChanAssign(s *ast.RangeStmt, body string) stmtOut {
 	c, v, ok := r.newTemp(), r.newTemp(), r.newTemp()
 	var assign string
 	if s.Key != nil && !isBlank(s.Key) {
-		t, _ := r.lvalue(s.Key, false, false, nil)
+		t, _ := r.lvalue(s.Key, checkBefore, false, nil)
 		assign = t + " = " + v + "; "
 	}
 	head := "for " + c + " := " + r.expr(s.X, mValue) + "; ; { " + v + ", " + ok + " := __bf.Recv2(" + r.g() + ", " + c + "); if !" + ok + " { break }; _ = " + v + "; " + assign
