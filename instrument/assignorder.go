@@ -197,8 +197,9 @@ func (r *fileRewriter) storeMayPanic(e ast.Expr) bool {
 // nothing, when a value's temporary would not have the type it is
 // assigned as (an untyped value, which takes its type from the target).
 func (r *fileRewriter) splitTuple(s *ast.AssignStmt, ord checkOrder) (stmtOut, bool) {
-	if len(s.Lhs) != len(s.Rhs) {
-		return stmtOut{}, false // f() with several results: assigned below as one
+	multi := len(s.Lhs) != len(s.Rhs)
+	if _, isCall := ast.Unparen(s.Rhs[0]).(*ast.CallExpr); multi && !isCall {
+		return stmtOut{}, false // a comma-ok form: its untyped bool takes the target's type
 	}
 	for _, v := range s.Rhs {
 		if r.info.Types[v].Value == nil && untypedForm(v) {
@@ -224,8 +225,18 @@ func (r *fileRewriter) splitTuple(s *ast.AssignStmt, ord checkOrder) (stmtOut, b
 		values = append(values, r.expr(h, mValue))
 		hoisted[h] = t
 	}
-	rhs := make([]string, len(s.Rhs))
+	rhs := make([]string, len(s.Lhs))
+	call := "" // f() with several results, all typed: defined after the operands
+	if multi {
+		for i := range rhs {
+			rhs[i] = r.newTemp()
+		}
+		call = strings.Join(rhs, ", ") + " := " + r.expr(s.Rhs[0], mValue) + "; "
+	}
 	for i, v := range s.Rhs {
+		if multi {
+			break
+		}
 		text := r.expr(v, mValue)
 		if r.info.Types[v].Value != nil || r.info.Types[v].IsNil() {
 			rhs[i] = text // a constant: assigned in place, with its target's type
@@ -242,6 +253,7 @@ func (r *fileRewriter) splitTuple(s *ast.AssignStmt, ord checkOrder) (stmtOut, b
 	if len(names) > 0 {
 		out.WriteString(strings.Join(names, ", ") + " := " + strings.Join(values, ", ") + "; ")
 	}
+	out.WriteString(call)
 	r.hoisted = hoisted
 	for i, e := range s.Lhs {
 		text, post := r.lvalue(e, ord, true, nil)

@@ -36,6 +36,9 @@ func locked(i int) int {
 	return table[i]
 }
 
+// two returns two values.
+func two() (int, int) { return 40, 50 }
+
 // reads reads every target the main goroutine fails to write.
 func reads(done chan<- int) {
 	done <- shared + sum + pt.x + pt.y + m["k"]
@@ -72,6 +75,13 @@ func main() {
 
 	try("tuple index", func() { a[0], b[0] = table[0], table[idx] })
 	fmt.Println("a", a, "b", b)
+
+	try("tuple call", func() { a[0], b[j] = two() })
+	fmt.Println("a", a, "b", b)
+
+	flags, none := make([]bool, 1), []bool{}
+	try("tuple comparison", func() { flags[0], none[k] = i == 1, j == 1 })
+	fmt.Println("flags", flags)
 
 	s := []int{1, 2}
 	s[0], s[1] = s[1], s[0]
