@@ -207,7 +207,7 @@ func (r *fileRewriter) lvalue(e ast.Expr, ord checkOrder, list bool, assigned ma
 		if _, isMap := coreType(r.typeOf(ix.X)).(*types.Map); isMap {
 			x := r.expr(ix.X, mValue)
 			idx := r.expr(ix.Index, mValue)
-			if ord != checkBefore && list && r.callFree(ix.X) {
+			if ord != checkBefore && list && r.callFree(ix.X) && !r.mentions(ix.X, assigned) {
 				post = "; __bf.MapWrite(" + r.g() + ", " + r.hoistedText(ix.X) + ", " + r.site(ix.Pos()) + ")"
 			} else if ord != checkAfterSync {
 				x = "__bf.MapWrite(" + r.g() + ", " + x + ", " + r.site(ix.Pos()) + ")"
