@@ -118,8 +118,7 @@ func (r *fileRewriter) cannotPanic(e ast.Expr) bool {
 				return false
 			}
 		case token.EQL, token.NEQ:
-			// Comparing interfaces panics on incomparable dynamic types.
-			if types.IsInterface(r.typeOf(e.X)) || types.IsInterface(r.typeOf(e.Y)) {
+			if holdsInterface(r.typeOf(e.X)) || holdsInterface(r.typeOf(e.Y)) {
 				return false
 			}
 		}
@@ -135,7 +134,7 @@ func (r *fileRewriter) cannotPanic(e ast.Expr) bool {
 			}
 		}
 		// A map literal hashes its keys: an interface key may panic.
-		if m, ok := coreType(r.typeOf(e)).(*types.Map); ok && types.IsInterface(m.Key()) {
+		if m, ok := coreType(r.typeOf(e)).(*types.Map); ok && holdsInterface(m.Key()) {
 			return false
 		}
 		return true
@@ -159,6 +158,24 @@ func (r *fileRewriter) cannotPanic(e ast.Expr) bool {
 			return r.cannotPanic(e.Fun) && r.harmlessCall(e)
 		}
 		return false
+	}
+	return false
+}
+
+// holdsInterface reports whether comparing values of type t compares
+// interface values, which panics on incomparable dynamic types.
+func holdsInterface(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Interface:
+		return true
+	case *types.Array:
+		return holdsInterface(u.Elem())
+	case *types.Struct:
+		for i := 0; i < u.NumFields(); i++ {
+			if holdsInterface(u.Field(i).Type()) {
+				return true
+			}
+		}
 	}
 	return false
 }
