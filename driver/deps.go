@@ -66,10 +66,12 @@ type depModule struct {
 	Dir           string // where the go command reads it from
 	local         bool   // Dir is outside the module cache: instrumented through the overlay
 	copy          string // for a module in the module cache: its instrumented copy
-	// synthesized says the module has no go.mod in the module cache: its
-	// copy gets the one the go command assumes, and the instrumenter
-	// loads it from the copy, since a workspace module needs a go.mod.
+	// synthesized says the module has no go.mod in the module cache: the
+	// instrumenter loads it from src, a pristine copy with the go.mod the
+	// go command assumes (a workspace module needs one), never from copy,
+	// whose files are being replaced by their instrumented versions.
 	synthesized bool
+	src         string
 	pkgs        []string
 	missing     []string // packages not yet instrumented in copy
 }
@@ -212,10 +214,10 @@ func (d *run) depNote(format string, args ...any) {
 }
 
 // loadDir is the directory the instrumenter loads m from: its own, or for
-// a module without a go.mod its copy, which has one.
+// a module without a go.mod its pristine copy, which has one.
 func (m *depModule) loadDir() string {
 	if m.synthesized {
-		return m.copy
+		return m.src
 	}
 	return m.Dir
 }
@@ -303,33 +305,49 @@ func (d *run) moduleCopy(m *depModule, key string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if m.synthesized {
+		// The sources are the same for every key: one pristine copy.
+		src := filepath.Join(d.cfg.CacheDir, "mod", "src", filepath.FromSlash(ep)+"@"+ev)
+		if err := copyModule(m, src); err != nil {
+			return "", err
+		}
+		m.src = src
+	}
 	dir := filepath.Join(d.cfg.CacheDir, "mod", key, filepath.FromSlash(ep)+"@"+ev)
+	return dir, copyModule(m, dir)
+}
+
+// copyModule makes dir a copy of m's tree, with the go.mod the go command
+// assumes where m has none, unless dir exists. The copy is made beside dir
+// and renamed into place, so that concurrent bigfoot processes see either
+// none or all of it.
+func copyModule(m *depModule, dir string) error {
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-		return dir, nil
+		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o777); err != nil {
-		return "", fmt.Errorf("copying the module: %w", err)
+		return fmt.Errorf("copying the module: %w", err)
 	}
 	part, err := os.MkdirTemp(filepath.Dir(dir), ".partial-")
 	if err != nil {
-		return "", fmt.Errorf("copying the module: %w", err)
+		return fmt.Errorf("copying the module: %w", err)
 	}
 	defer os.RemoveAll(part)
 	if err := linkTree(m.Dir, part); err != nil {
-		return "", fmt.Errorf("copying the module: %w", err)
+		return fmt.Errorf("copying the module: %w", err)
 	}
 	if m.synthesized {
 		if err := os.WriteFile(filepath.Join(part, "go.mod"), synthesizedGoMod(m.Path), 0o666); err != nil {
-			return "", fmt.Errorf("copying the module: %w", err)
+			return fmt.Errorf("copying the module: %w", err)
 		}
 	}
 	if err := os.Rename(part, dir); err != nil {
 		if _, serr := os.Stat(filepath.Join(dir, "go.mod")); serr != nil {
-			return "", fmt.Errorf("copying the module: %w", err)
+			return fmt.Errorf("copying the module: %w", err)
 		}
 		// Another bigfoot made the same copy first.
 	}
-	return dir, nil
+	return nil
 }
 
 // linkTree makes dst a copy of the tree src: files are hard-linked where

@@ -317,6 +317,30 @@ func TestRace(t *testing.T) { oldlib.Hit() }
 			t.Errorf("-deps=%s: the race in the module without a go.mod:\nbigfoot:\n%v\ngo test -race:\n%v", deps, got, want)
 		}
 	}
+	// A copy whose packages were instrumented but not marked done (another
+	// bigfoot process instrumenting it at the same moment, or one killed
+	// before its markers) is instrumented again from the module's
+	// sources, not from its own instrumented files.
+	markers, err := filepath.Glob(filepath.Join(cacheHome(env), "bigfoot", "mod", "*", "example.com", "oldlib@v1.0.0", ".bigfoot"))
+	if err != nil || len(markers) == 0 {
+		t.Fatalf("no instrumented copy of oldlib with markers in the cache: %v", err)
+	}
+	for _, m := range markers {
+		if err := os.RemoveAll(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sameAsGoRace(t, dir, env, "-count=1", "-v", "-run=TestNoRace", ".")
+}
+
+// cacheHome is the XDG_CACHE_HOME of env.
+func cacheHome(env []string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "XDG_CACHE_HOME="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // TestSameBuildFailures: packages that do not type-check (under go test
