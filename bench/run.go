@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/bigfoot-go/bigfoot/bench/internal/peak"
+	"github.com/bigfoot-go/bigfoot/internal/rusage"
 )
 
 // Options configure Run. The zero value measures every workload with the
@@ -433,7 +434,7 @@ func (r *runner) run(ctx context.Context, w Workload, bin string, env []string) 
 	if kib, ok := parsePeak(stderr.Bytes()); ok {
 		run.MaxRSSKiB = kib
 	} else if cmd.ProcessState != nil {
-		run.MaxRSSKiB = maxRSSKiB(cmd.ProcessState)
+		run.MaxRSSKiB = rusage.MaxRSSKiB(cmd.ProcessState)
 	}
 	run.Checksum = parseChecksum(stdout.Bytes())
 	switch {

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/bigfoot-go/bigfoot/internal/rusage"
 )
 
 // The tools a suite runs under.
@@ -259,7 +261,7 @@ func runSuite(ctx context.Context, opts Options, env []string, dir, tool string,
 	}
 	if ps := cmd.ProcessState; ps != nil {
 		r.CPU = (ps.UserTime() + ps.SystemTime()).Seconds()
-		r.PeakRSSKiB = maxRSSKiB(ps)
+		r.PeakRSSKiB = rusage.MaxRSSKiB(ps)
 	}
 	pkgs, err := ParseEvents(bytes.NewReader(stdout.Bytes()))
 	if err != nil {
