@@ -297,10 +297,16 @@ func TestCgoForms(t *testing.T) {
 // misses listed in kernelMisses, which are logged), and no fixed twin may
 // ever report.
 func TestKernels(t *testing.T) {
+	runKernels(t, "kernels")
+}
+
+// runKernels builds the tests of every kernel under testdata/dir once per
+// tool and checks each kernel in parallel (checkKernel).
+func runKernels(t *testing.T, dir string) {
 	if bigfootBin == "" {
 		t.Skip("end-to-end test; skipped with -short")
 	}
-	root, _ := filepath.Abs("../../testdata/kernels")
+	root, _ := filepath.Abs(filepath.Join("../../testdata", dir))
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		t.Fatal(err)
