@@ -323,15 +323,30 @@ func TestKeepListRecycled(t *testing.T) {
 	if n == 0 {
 		t.Fatal("no keep list recycled after the pages of dead objects were removed")
 	}
-	// A list from the pool has the capacity a page's granules grew it
-	// to; one appended from nothing has room for one. (Counting the
-	// pool races with the sweeps of other tests' spaces.)
-	pg := s.pages.Load(adopt(1) >> pageShift)
+	// A new page's first heap granule takes its list from the pool. Put
+	// one known list there (the pool is LIFO, and what the sweeps left in
+	// it, possibly a list of capacity 1, is not this test's business) and
+	// adopt a granule on a page the space does not have yet.
+	Quiesce()
+	known := make([]*granule, 0, 37)
+	keepLists.mu.Lock()
+	keepLists.lists = append(keepLists.lists, known)
+	keepLists.mu.Unlock()
+	var o *[4]int64
+	for {
+		o = escape(new([4]int64))
+		if s.pages.Load(uintptr(unsafe.Pointer(&o[2]))>>pageShift) == nil {
+			break
+		}
+	}
+	s.Write(a, unsafe.Pointer(&o[2]), 8, 0)
+	s.Read(b, unsafe.Pointer(&o[2]), 8, 0)
+	pg := s.pages.Load(uintptr(unsafe.Pointer(&o[2])) >> pageShift)
 	pg.keepMu.Lock()
-	c := cap(pg.keep)
+	got := pg.keep
 	pg.keepMu.Unlock()
-	if c <= 1 {
-		t.Errorf("a new page's first heap granule got a list of capacity %d, not one from the pool", c)
+	if cap(got) != cap(known) || unsafe.SliceData(got[:1]) != unsafe.SliceData(known[:1]) {
+		t.Errorf("a new page's first heap granule got a list of capacity %d, not the pooled one", cap(got))
 	}
 	sink = nil
 }
