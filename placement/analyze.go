@@ -8,7 +8,6 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
-	"github.com/bigfoot-go/bigfoot/coalesce"
 	"github.com/bigfoot-go/bigfoot/placement/entail"
 )
 
@@ -228,7 +227,7 @@ func indexOf(b *ssa.BasicBlock, instr ssa.Instruction) int {
 // path also written there is dropped (the write check covers it and is
 // legitimate for the write, §3.5), fields of one designator are coalesced
 // into a field group and index ranges of one array into strided ranges
-// (§3.4, package coalesce).
+// (§3.4, coalesce.go).
 func (a *analysis) checks() []*Check {
 	type group struct {
 		at    Point
@@ -421,13 +420,13 @@ func (a *analysis) coalesceGroup(at Point, write bool, sites []*site) []coalesce
 	}
 	// Index ranges of one array.
 	j := len(sites[0].path.Steps) - 1
-	var rs []coalesce.Range
+	var rs []strideRange
 	for _, s := range sites {
 		st := s.path.Steps[j]
-		rs = append(rs, coalesce.Range{Lo: st.Lo, Hi: st.Hi, Stride: st.Stride})
+		rs = append(rs, strideRange{Lo: st.Lo, Hi: st.Hi, Stride: st.Stride})
 	}
 	facts := a.facts[at.Block]
-	merged := coalesce.Ranges(rs, oracle{a, facts})
+	merged := coalesceRanges(rs, oracle{a, facts})
 	var out []coalesced
 	for _, r := range merged {
 		p := sites[0].path.withRange(j, r.Lo, r.Hi, r.Stride)
@@ -442,7 +441,7 @@ func (a *analysis) coalesceGroup(at Point, write bool, sites []*site) []coalesce
 	return out
 }
 
-// oracle decides index relations for coalesce under the facts of a check
+// oracle decides index relations for coalesceRanges under the facts of a check
 // site.
 type oracle struct {
 	a     *analysis

@@ -110,13 +110,13 @@
 // Irreducible control flow (goto into a loop) makes Analyze fall back to
 // per-access checks.
 //
-// # Coalescing (package coalesce, §3.4)
+// # Coalescing (coalesce.go, §3.4)
 //
 // At each check point, paths with one designator merge: fields of one base
 // into one field group (W p.x,p.y,p.z), index ranges of one array into one
-// strided range (coalesce.Ranges: a single index joins a range a[lo..hi:k]
+// strided range (coalesceRanges: a single index joins a range a[lo..hi:k]
 // only if it is congruent to lo modulo k, and interleaved ranges
-// a[lo..hi:2k], a[lo+k..hi+k:2k] become a[lo..hi:k]); coalesce.Proxies computes the static
+// a[lo..hi:2k], a[lo+k..hi+k:2k] become a[lo..hi:k]); proxies computes the static
 // shadow layout of struct types from all field groups.
 //
 // # Refinement

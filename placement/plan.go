@@ -13,8 +13,6 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
-	"github.com/bigfoot-go/bigfoot/coalesce"
-
 	"github.com/bigfoot-go/bigfoot/placement/entail"
 )
 
@@ -360,7 +358,7 @@ func weight(depth map[*ssa.BasicBlock]int, p Point) float64 {
 // together, which may share one shadow location. Fields no check names are
 // absent; a field checked alone is its own group.
 func ShadowLayout(plans []*Plan) map[*types.Struct][][]int {
-	var uses []coalesce.FieldSet
+	var uses []fieldSet
 	for _, p := range plans {
 		if p.Fallback != "" {
 			continue
@@ -379,11 +377,11 @@ func ShadowLayout(plans []*Plan) map[*types.Struct][][]int {
 				byStruct[st] = append(byStruct[st], path.Steps[len(path.Steps)-1].Field)
 			}
 			for _, st := range order {
-				uses = append(uses, coalesce.FieldSet{Struct: st, Fields: byStruct[st]})
+				uses = append(uses, fieldSet{Struct: st, Fields: byStruct[st]})
 			}
 		}
 	}
-	return coalesce.Proxies(uses)
+	return proxies(uses)
 }
 
 // Accesses0Namer returns the namer of the plan's paths (tests).

@@ -1,42 +1,41 @@
-// Package coalesce implements the post-analysis steps of BigFoot's §3.4
-// (Rhodes' thesis §3.4): merging the paths of one check
-// site whose designators are equal into one coalesced field path
-// d.f1/f2/…/fn or one strided array range d[b..e:k], and the static shadow
-// proxy analysis that decides which fields of a struct type may share one
-// shadow location.
-//
-// The package is independent of how paths are represented: placement
-// groups paths by designator and calls Ranges on the index ranges of one
-// group and Proxies on the field sets of all checks.
-package coalesce
+package placement
+
+// Coalescing, the post-analysis steps of BigFoot's §3.4 (Rhodes,
+// Flanagan, Freund, "BigFoot: Static Check Placement for Dynamic Race
+// Detection", PLDI 2017; Rhodes' 2019 thesis, §3.4): the paths of one
+// check site whose designators are equal merge into one coalesced field
+// path d.f1/f2/…/fn or one strided array range d[b..e:k] (coalesceRanges),
+// and the static shadow proxy analysis decides which fields of a struct
+// type may share one shadow location (proxies).
 
 import (
 	"go/types"
 	"sort"
+	"strconv"
 
 	"github.com/bigfoot-go/bigfoot/placement/entail"
 )
 
-// A Range is the strided range Lo..Hi:Stride, the indices
+// A strideRange is the strided range Lo..Hi:Stride, the indices
 // {Lo + i·Stride : Lo ≤ Lo + i·Stride < Hi} (Rhodes' thesis §3.3.1).
-type Range struct {
+type strideRange struct {
 	Lo, Hi entail.Term
 	Stride int64
 }
 
 // Single reports whether r selects exactly the index Lo.
-func (r Range) Single() bool { return r.Stride == 1 && r.Hi.Equal(r.Lo.AddConst(1)) }
+func (r strideRange) Single() bool { return r.Stride == 1 && r.Hi.Equal(r.Lo.AddConst(1)) }
 
-// An Oracle decides relations between index terms under the history of
+// An indexOracle decides relations between index terms under the history of
 // one check site.
-type Oracle interface {
+type indexOracle interface {
 	// Equal reports whether a = b.
 	Equal(a, b entail.Term) bool
 	// Congruent reports whether a ≡ b (mod k) on every execution.
 	Congruent(a, b entail.Term, k int64) bool
 }
 
-// Ranges coalesces strided ranges of one array into as few ranges as it
+// coalesceRanges coalesces strided ranges of one array into as few ranges as it
 // can, each selecting exactly the union of the ranges it replaces. Like the
 // thesis's implementation it tries combinations of the given bounds and
 // strides rather than solving the constraints in general
@@ -48,8 +47,8 @@ type Oracle interface {
 // multiple of 2k (a[lo..hi:2] and a[lo+1..hi+1:2] become a[lo..hi]). A
 // range contained in another is dropped. The result is deterministic for a
 // given input order.
-func Ranges(rs []Range, o Oracle) []Range {
-	out := append([]Range(nil), rs...)
+func coalesceRanges(rs []strideRange, o indexOracle) []strideRange {
+	out := append([]strideRange(nil), rs...)
 	for changed := true; changed; {
 		changed = false
 	loop:
@@ -58,7 +57,7 @@ func Ranges(rs []Range, o Oracle) []Range {
 				if i == j {
 					continue
 				}
-				if m, ok := merge2(out[i], out[j], o); ok {
+				if m, ok := mergeRanges(out[i], out[j], o); ok {
 					out[i] = m
 					out = append(out[:j], out[j+1:]...)
 					changed = true
@@ -70,7 +69,7 @@ func Ranges(rs []Range, o Oracle) []Range {
 	return out
 }
 
-func merge2(a, b Range, o Oracle) (Range, bool) {
+func mergeRanges(a, b strideRange, o indexOracle) (strideRange, bool) {
 	// Equal ranges.
 	if a.Stride == b.Stride && o.Equal(a.Lo, b.Lo) && o.Equal(a.Hi, b.Hi) {
 		return a, true
@@ -80,61 +79,61 @@ func merge2(a, b Range, o Oracle) (Range, bool) {
 	if a.Single() && b.Single() {
 		d := b.Lo.Sub(a.Lo)
 		if d.IsConst() && d.Const > 0 {
-			return Range{Lo: a.Lo, Hi: b.Lo.AddConst(1), Stride: d.Const}, true
+			return strideRange{Lo: a.Lo, Hi: b.Lo.AddConst(1), Stride: d.Const}, true
 		}
-		return Range{}, false
+		return strideRange{}, false
 	}
 	// A singleton extends a range at either end.
 	if b.Single() && !a.Single() {
 		if sa > 1 && !o.Congruent(b.Lo, a.Lo, sa) {
-			return Range{}, false
+			return strideRange{}, false
 		}
 		if o.Equal(a.Hi, b.Lo) || sa > 1 && o.Equal(a.Hi.AddConst(sa-1), b.Lo) {
-			return Range{Lo: a.Lo, Hi: b.Lo.AddConst(1), Stride: sa}, true
+			return strideRange{Lo: a.Lo, Hi: b.Lo.AddConst(1), Stride: sa}, true
 		}
 		if o.Equal(a.Lo.AddConst(-sa), b.Lo) {
-			return Range{Lo: b.Lo, Hi: a.Hi, Stride: sa}, true
+			return strideRange{Lo: b.Lo, Hi: a.Hi, Stride: sa}, true
 		}
-		return Range{}, false
+		return strideRange{}, false
 	}
 	// Adjacent ranges of stride 1.
 	if sa == 1 && sb == 1 {
 		if o.Equal(a.Hi, b.Lo) {
-			return Range{Lo: a.Lo, Hi: b.Hi, Stride: 1}, true
+			return strideRange{Lo: a.Lo, Hi: b.Hi, Stride: 1}, true
 		}
-		return Range{}, false
+		return strideRange{}, false
 	}
 	// Interleaved ranges: b is a shifted by half their stride.
 	if sa == sb && sa%2 == 0 && !b.Single() {
 		half := sa / 2
 		dl, dh := b.Lo.Sub(a.Lo), b.Hi.Sub(a.Hi)
 		if dl.IsConst() && dl.Const == half && dh.IsConst() && dh.Const == half && o.Congruent(a.Hi, a.Lo, sa) {
-			return Range{Lo: a.Lo, Hi: a.Hi, Stride: half}, true
+			return strideRange{Lo: a.Lo, Hi: a.Hi, Stride: half}, true
 		}
 	}
-	return Range{}, false
+	return strideRange{}, false
 }
 
-func stride(r Range) int64 {
+func stride(r strideRange) int64 {
 	if r.Single() {
 		return 1
 	}
 	return r.Stride
 }
 
-// A FieldSet is the fields of one struct type that one check checks
+// A fieldSet is the fields of one struct type that one check checks
 // together (a coalesced field path d.f1/…/fn, or a single field).
-type FieldSet struct {
+type fieldSet struct {
 	Struct *types.Struct
 	Fields []int
 }
 
-// Proxies computes the static shadow layout of each struct type: groups of
+// proxies computes the static shadow layout of each struct type: groups of
 // field indices that may share one shadow location because every check
 // that checks one field of a group checks all of them (the symmetric shadow
 // proxy relation, Rhodes' thesis §3.4–§3.5 and its footnote). Fields
 // never checked are left out. Groups are sorted by their first field.
-func Proxies(uses []FieldSet) map[*types.Struct][][]int {
+func proxies(uses []fieldSet) map[*types.Struct][][]int {
 	type sig = string
 	membership := make(map[*types.Struct]map[int][]byte)
 	for i, u := range uses {
@@ -144,7 +143,7 @@ func Proxies(uses []FieldSet) map[*types.Struct][][]int {
 			membership[u.Struct] = m
 		}
 		for _, f := range u.Fields {
-			m[f] = append(m[f], []byte(itoa(i)+",")...)
+			m[f] = append(m[f], []byte(strconv.Itoa(i)+",")...)
 		}
 	}
 	out := make(map[*types.Struct][][]int)
@@ -162,15 +161,4 @@ func Proxies(uses []FieldSet) map[*types.Struct][][]int {
 		out[st] = gs
 	}
 	return out
-}
-
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; i > 0; i /= 10 {
-		b = append([]byte{byte('0' + i%10)}, b...)
-	}
-	return string(b)
 }
