@@ -371,7 +371,6 @@ type chanState struct {
 	sendIF   int64  // sends in flight
 	rcvd     int64  // receives started
 	recvIF   int64  // receives in flight
-	recvDone int64  // receives completed
 	closed   bool
 	close    []uint64
 	ctx      *ctxState    // the channel is a context's Done channel (context.go)

@@ -112,8 +112,7 @@ type fpStack struct {
 	sides bool
 	// span counts the goroutine's synchronization operations: the
 	// stretch of code between two is a span.
-	span   uint64
-	direct Footprint
+	span uint64
 	// moving: the footprint being committed is not at a
 	// synchronization but at its function's return (PopFootprints) or
 	// at its loop's next execution (OpenRangeAt): its contiguous ranges

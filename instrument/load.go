@@ -156,17 +156,12 @@ func isExpectedError(e packages.Error) bool {
 	return n > 0
 }
 
-// heapVars returns the declaring positions of the local variables of pkg that
-// live on the heap: captured by a closure or with their address taken. go/ssa
-// gives each such variable an *ssa.Alloc with Heap set whose Pos is the
-// variable's declaring identifier.
-func heapVars(pkg *packages.Package) (set map[token.Pos]bool, err error) {
-	set, _, _, err = buildSSA(pkg)
-	return set, err
-}
-
 // buildSSA builds pkg with go/ssa (imports from types only) and returns the
-// heap variables (see heapVars), the program and the package.
+// heap variables, the program and the package. The heap variables are the
+// declaring positions of the local variables of pkg that live on the heap:
+// captured by a closure or with their address taken. go/ssa gives each
+// such variable an *ssa.Alloc with Heap set whose Pos is the variable's
+// declaring identifier.
 func buildSSA(pkg *packages.Package) (set map[token.Pos]bool, prog *ssa.Program, spkg *ssa.Package, err error) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -121,14 +121,6 @@ func dropAll(h *set) {
 	}
 }
 
-func dropAccesses(h *set) {
-	for k, e := range h.m {
-		if !e.checked {
-			delete(h.m, k)
-		}
-	}
-}
-
 // transfer runs the rules of Fig. 3.7 over block b from history h (which
 // it does not modify) and returns the history at b's end.
 func (a *analysis) transfer(b *ssa.BasicBlock, h *set) *set {

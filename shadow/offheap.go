@@ -438,10 +438,3 @@ func (pg *page) prune(seen map[*granule]struct{}) {
 	clear(pg.keep[len(k):])
 	pg.keep = k
 }
-
-// OffHeapBytes returns the bytes of shadow memory in use outside the Go
-// heap, for statistics.
-func OffHeapBytes() uintptr {
-	return uintptr(granulePool.inUse.Load())*granulePool.size + uintptr(slotsPool.inUse.Load())*slotsPool.size +
-		uintptr(freshPool.inUse.Load())*freshPool.size
-}
