@@ -373,7 +373,7 @@ func checkPlan(t *testing.T, plan *Plan, ks *KillSets, prover entail.Prover) {
 	if plan.Fallback != "" || len(fn.Blocks) > 60 {
 		return
 	}
-	a := &analysis{fn: fn, cfg: Config{Effects: ks}, n: plan.Accesses0Namer(), acc: make(map[ssa.Instruction][]*Access)}
+	a := &analysis{fn: fn, cfg: Config{Effects: ks}, n: planNamer(plan), acc: make(map[ssa.Instruction][]*Access)}
 	for _, acc := range plan.Accesses {
 		a.acc[acc.Instr] = append(a.acc[acc.Instr], acc)
 	}
@@ -399,4 +399,14 @@ func TestPaths(t *testing.T) {
 			t.Run(name+"/"+mode.String(), func(t *testing.T) { checkPaths(t, name, mode) })
 		}
 	}
+}
+
+// planNamer returns the namer of p's paths.
+func planNamer(p *Plan) *namer {
+	for _, a := range p.Accesses {
+		if a.Path.names != nil {
+			return a.Path.names
+		}
+	}
+	return newNamer(p.Func, nil)
 }

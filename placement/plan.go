@@ -383,13 +383,3 @@ func ShadowLayout(plans []*Plan) map[*types.Struct][][]int {
 	}
 	return proxies(uses)
 }
-
-// Accesses0Namer returns the namer of the plan's paths (tests).
-func (p *Plan) Accesses0Namer() *namer {
-	for _, a := range p.Accesses {
-		if a.Path.names != nil {
-			return a.Path.names
-		}
-	}
-	return newNamer(p.Func, nil)
-}
