@@ -489,7 +489,7 @@ func TestFootprintReportNamesSite(t *testing.T) {
 // on a field other than the anchor is found at the commit, and a loop over
 // one object commits only at the pop.
 func TestFootprintGroup(t *testing.T) {
-	type vec struct{ x, y, z float64 }
+	type vec struct{ x, _, z float64 }
 	both(t, func(g *G, synced bool) {
 		v := new(vec)
 		mu := new(sync.Mutex)

@@ -78,7 +78,7 @@ func TestRefreshGen(t *testing.T) {
 }
 
 type finObj struct {
-	p *int
+	_ *int
 	_ [16]byte
 }
 

@@ -48,7 +48,7 @@ func TestRangeExtent(t *testing.T) {
 
 // TestRangeDescendingField checks a descending range of a field.
 func TestRangeDescendingField(t *testing.T) {
-	type pt struct{ x, y int32 }
+	type pt struct{ _, y int32 }
 	ps := make([]pt, 10)
 	expect(t, false, func(g *G) {
 		f := g.Footprint(0, false)

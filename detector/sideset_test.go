@@ -202,7 +202,7 @@ func TestSideSetIndex(t *testing.T) {
 // too: its elements are checked once per span, and a race on one of them
 // is found.
 func TestSideSetOddSize(t *testing.T) {
-	type force struct{ x, y, z float64 }
+	type force struct{ _, y, z float64 }
 	f := make([]force, 3*chunkBits)
 	idx := gatherIndices(len(f), len(f))
 	idx[len(idx)/2] = 7

@@ -133,6 +133,8 @@ var finished atomic.Bool
 // (driver/exithook.go): it finishes and returns the status to exit with
 // instead of code. The runtime's file declares the variable through a
 // linkname; the detector's init sets it.
+//
+//lint:ignore U1000 the runtime reads it through a linkname.
 var exitHook func(code int) int
 
 func init() {
@@ -238,6 +240,8 @@ var testingCounts bool
 
 // raceErrors is what internal/race.Errors returns in a bigfoot build: the
 // number of races reported. internal/race reads it through a linkname.
+//
+//lint:ignore U1000 internal/race reads it through a linkname.
 var raceErrors func() int
 
 func init() { raceErrors = RaceErrors }

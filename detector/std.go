@@ -25,6 +25,8 @@ import (
 // the detector's own initialization (package initializers of the standard
 // library) from touching its state.
 
+//lint:file-ignore U1000 the hooks are called from the instrumented standard library through //go:linkname.
+
 // stdQuietKey is the key (curKey) of the goroutine printing a report or
 // the statistics, whose hooks in the standard library are off meanwhile:
 // the printing uses fmt, bufio and strconv, whose hooks could otherwise

@@ -15,6 +15,8 @@ import (
 // plain operation. The exported, non-generic hooks (SelectPre, SendPre,
 // AfterFunc, the atomics, ...) are linknamed directly.
 
+//lint:file-ignore U1000 the hooks are called from the instrumented standard library through //go:linkname.
+
 // stdFork is g.Fork.
 //
 //go:linkname stdFork

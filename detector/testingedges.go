@@ -13,6 +13,8 @@ import "runtime"
 // the new goroutine's start. The key is a channel or a *T, *B or *F,
 // keyed by its pointer. testing's files reach the variables through
 // linknames.
+//
+//lint:ignore U1000 package testing reads them through linknames.
 var testingAcquire, testingRelease func(x any)
 
 func init() {

@@ -673,7 +673,7 @@ func TestSharedReadRacingSplit(t *testing.T) {
 func TestExclusiveSubGranule(t *testing.T) {
 	quiet(t)
 	s := granuleSpace()
-	type pair struct{ x, y int32 }
+	type pair struct{ _, y int32 }
 	v := escape(new(pair))
 	p := unsafe.Pointer(&v.y)
 	a := thread(1, 1, nil)
