@@ -185,11 +185,11 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 	appendN := map[token.Pos][2]int{} // append calls: unpublished, all
 	for _, fn := range placement.AnalyzedFunctions(spkg) {
 		if groups && mayGroup(fn) {
-			if bf := placement.Analyze(fn, placement.Config{Mode: placement.BigFoot, Effects: ks, Prover: prover, Safe: rc.safe, Decisions: rc.dec}); bf.Fallback == "" {
+			if bf := placement.Analyze(fn, placement.Config{Mode: mode.BigFoot, Effects: ks, Prover: prover, Safe: rc.safe, Decisions: rc.dec}); bf.Fallback == "" {
 				rc.collectGroups(bf)
 			}
 		}
-		plan := placement.Analyze(fn, placement.Config{Mode: placement.RedCard, Effects: ks, Prover: prover, Safe: rc.safe})
+		plan := placement.Analyze(fn, placement.Config{Mode: mode.RedCard, Effects: ks, Prover: prover, Safe: rc.safe})
 		rc.plans++
 		for _, b := range fn.Blocks {
 			for _, in := range b.Instrs {

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/bigfoot-go/bigfoot/mode"
 	"github.com/bigfoot-go/bigfoot/placement/entail"
 )
 
@@ -31,11 +32,11 @@ func Analyze(fn *ssa.Function, cfg Config) (plan *Plan) {
 		placed: make(map[int]bool), redundant: make(map[int][]int),
 	}
 	a.en.congruent = a.congruent
-	if cfg.Mode != FastTrack {
+	if cfg.Mode.DropsRedundant() {
 		a.canon = a.aliases()
 	}
 	var dec *Decisions
-	if cfg.Mode == BigFoot {
+	if cfg.Mode == mode.BigFoot {
 		dec = cfg.Decisions
 	}
 	for _, b := range fn.Blocks {
@@ -61,7 +62,7 @@ func Analyze(fn *ssa.Function, cfg Config) (plan *Plan) {
 		plan.Checks = perAccess(a.accesses)
 		return plan
 	}
-	if cfg.Mode == FastTrack {
+	if !cfg.Mode.DropsRedundant() {
 		plan.Checks = perAccess(a.accesses)
 		return plan
 	}
@@ -85,7 +86,7 @@ func Analyze(fn *ssa.Function, cfg Config) (plan *Plan) {
 	if !ok {
 		return fallback("history: no fixed point within the visit budget")
 	}
-	if cfg.Mode == BigFoot && a.work < refineWork {
+	if cfg.Mode == mode.BigFoot && a.work < refineWork {
 		checks = a.refine(checks)
 	}
 	plan.Checks = checks

@@ -5,6 +5,8 @@ import (
 	"os"
 	"sort"
 	"testing"
+
+	"github.com/bigfoot-go/bigfoot/mode"
 )
 
 // TestDump prints every check of one golden case in both modes, to write
@@ -20,7 +22,7 @@ func TestDump(t *testing.T) {
 	ks := NewKillSets(pkg.Prog)
 	var lines []string
 	for _, fn := range AnalyzedFunctions(pkg) {
-		for _, m := range []Mode{BigFoot, RedCard} {
+		for _, m := range []mode.Mode{mode.BigFoot, mode.RedCard} {
 			p := Analyze(fn, Config{Mode: m, Effects: ks, Safe: caseSafeVars(pkg, m)})
 			if p.Fallback != "" {
 				lines = append(lines, fmt.Sprintf("%s %s fallback: %s", fn, m, p.Fallback))

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/ssa/ssautil"
 
+	"github.com/bigfoot-go/bigfoot/mode"
 	"github.com/bigfoot-go/bigfoot/placement/entail"
 )
 
@@ -97,22 +98,22 @@ func expectations(fset *token.FileSet, files []*ast.File) (bf, rc map[string][]s
 
 // analyzeCase runs Analyze on every function of pkg and returns the checks
 // by "file:line", checking on the way that every access is covered.
-func analyzeCase(t *testing.T, pkg *ssa.Package, fset *token.FileSet, mode Mode, prover entail.Prover) map[string][]string {
+func analyzeCase(t *testing.T, pkg *ssa.Package, fset *token.FileSet, m mode.Mode, prover entail.Prover) map[string][]string {
 	t.Helper()
-	return analyzeCaseWith(t, pkg, fset, mode, prover, NewKillSets(pkg.Prog))
+	return analyzeCaseWith(t, pkg, fset, m, prover, NewKillSets(pkg.Prog))
 }
 
 // analyzeCaseWith is analyzeCase with the given kill sets.
-func analyzeCaseWith(t *testing.T, pkg *ssa.Package, fset *token.FileSet, mode Mode, prover entail.Prover, ks *KillSets) map[string][]string {
+func analyzeCaseWith(t *testing.T, pkg *ssa.Package, fset *token.FileSet, m mode.Mode, prover entail.Prover, ks *KillSets) map[string][]string {
 	t.Helper()
 	got := make(map[string][]string)
-	safe := caseSafeVars(pkg, mode)
+	safe := caseSafeVars(pkg, m)
 	var dec *Decisions
-	if mode == BigFoot {
+	if m == mode.BigFoot {
 		dec = Decide(AnalyzedFunctions(pkg), NewFacts(ks, nil), DecideOptions{Covers: true, Unpublished: true})
 	}
 	for _, fn := range AnalyzedFunctions(pkg) {
-		plan := Analyze(fn, Config{Mode: mode, Effects: ks, Prover: prover, Safe: safe, Decisions: dec})
+		plan := Analyze(fn, Config{Mode: m, Effects: ks, Prover: prover, Safe: safe, Decisions: dec})
 		if plan.Fallback != "" {
 			// Expected as `// want "fallback <reason>"` on the func line.
 			pos := fset.Position(fn.Pos())
@@ -124,7 +125,7 @@ func analyzeCaseWith(t *testing.T, pkg *ssa.Package, fset *token.FileSet, mode M
 			continue
 		}
 		if err := Verify(plan); err != nil {
-			t.Errorf("%s: %v", mode, err)
+			t.Errorf("%s: %v", m, err)
 		}
 		for _, c := range plan.Checks {
 			pos := fset.Position(c.At.Pos())
@@ -148,14 +149,14 @@ func analyzeCaseWith(t *testing.T, pkg *ssa.Package, fset *token.FileSet, mode M
 
 // caseSafeVars is the static safe class the instrumenter applies in mode:
 // in BigFoot mode (-mode=bigfoot), none in the others.
-func caseSafeVars(pkg *ssa.Package, mode Mode) *SafeVars {
-	if mode != BigFoot {
+func caseSafeVars(pkg *ssa.Package, m mode.Mode) *SafeVars {
+	if m != mode.BigFoot {
 		return nil
 	}
 	return FindSafeVars(pkg, SafeOptions{})
 }
 
-func compare(t *testing.T, mode Mode, want, got map[string][]string) {
+func compare(t *testing.T, m mode.Mode, want, got map[string][]string) {
 	t.Helper()
 	var keys []string
 	for k := range want {
@@ -170,7 +171,7 @@ func compare(t *testing.T, mode Mode, want, got map[string][]string) {
 	for _, k := range keys {
 		w, g := strings.Join(want[k], " ; "), strings.Join(got[k], " ; ")
 		if w != g {
-			t.Errorf("%s %s: got checks [%s], want [%s]", mode, k, g, w)
+			t.Errorf("%s %s: got checks [%s], want [%s]", m, k, g, w)
 		}
 	}
 }
@@ -190,11 +191,11 @@ func TestGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			pkg, fset, files := loadCase(t, name)
 			bf, rc, hasRC := expectations(fset, files)
-			compare(t, BigFoot, bf, analyzeCase(t, pkg, fset, BigFoot, prover))
+			compare(t, mode.BigFoot, bf, analyzeCase(t, pkg, fset, mode.BigFoot, prover))
 			if hasRC {
-				compare(t, RedCard, rc, analyzeCase(t, pkg, fset, RedCard, prover))
+				compare(t, mode.RedCard, rc, analyzeCase(t, pkg, fset, mode.RedCard, prover))
 			} else {
-				analyzeCase(t, pkg, fset, RedCard, prover) // coverage only
+				analyzeCase(t, pkg, fset, mode.RedCard, prover) // coverage only
 			}
 		})
 	}
@@ -219,7 +220,7 @@ func TestFastTrack(t *testing.T) {
 		if fn.Pkg != pkg {
 			continue
 		}
-		plan := Analyze(fn, Config{Mode: FastTrack, Effects: ks})
+		plan := Analyze(fn, Config{Mode: mode.FastTrack, Effects: ks})
 		if len(plan.Checks) != len(plan.Accesses) {
 			t.Errorf("%s: %d checks for %d accesses", fn, len(plan.Checks), len(plan.Accesses))
 		}
@@ -247,7 +248,7 @@ func TestShadowLayout(t *testing.T) {
 		ks := NewKillSets(pkg.Prog)
 		var plans []*Plan
 		for _, fn := range AnalyzedFunctions(pkg) {
-			plans = append(plans, Analyze(fn, Config{Mode: BigFoot, Effects: ks}))
+			plans = append(plans, Analyze(fn, Config{Mode: mode.BigFoot, Effects: ks}))
 		}
 		st := pkg.Pkg.Scope().Lookup(c.typ).Type().Underlying().(*types.Struct)
 		if got := fmt.Sprint(ShadowLayout(plans)[st]); got != c.want {
@@ -267,13 +268,13 @@ func TestConcurrent(t *testing.T) {
 	render := func(p *Plan) string { return fmt.Sprint(p.Checks) }
 	want := make([]string, len(fns))
 	for i, fn := range fns {
-		want[i] = render(Analyze(fn, Config{Mode: BigFoot, Effects: NewKillSets(pkg.Prog), Prover: prover}))
+		want[i] = render(Analyze(fn, Config{Mode: mode.BigFoot, Effects: NewKillSets(pkg.Prog), Prover: prover}))
 	}
 	got := make([]string, len(fns))
 	done := make(chan bool)
 	for i, fn := range fns {
 		go func() {
-			got[i] = render(Analyze(fn, Config{Mode: BigFoot, Effects: ks, Prover: prover}))
+			got[i] = render(Analyze(fn, Config{Mode: mode.BigFoot, Effects: ks, Prover: prover}))
 			done <- true
 		}()
 	}
@@ -292,7 +293,7 @@ func TestConcurrent(t *testing.T) {
 func TestFormatAndValues(t *testing.T) {
 	pkg, fset, _ := loadCase(t, "fig36b")
 	fn := pkg.Func("fig36b")
-	plan := Analyze(fn, Config{Mode: BigFoot, Effects: NewKillSets(pkg.Prog)})
+	plan := Analyze(fn, Config{Mode: mode.BigFoot, Effects: NewKillSets(pkg.Prog)})
 	var b strings.Builder
 	plan.Format(&b, fset)
 	for _, want := range []string{"fig36b.fig36b: 2 accesses, bigfoot: 2 checks", "W a[0..i]", "R b.f if 0<i", "covers W a[i] at fig36b.go:11"} {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/bigfoot-go/bigfoot/mode"
 	"github.com/bigfoot-go/bigfoot/placement/entail"
 )
 
@@ -64,5 +65,5 @@ func TestLoopSites(t *testing.T) {
 			sort.Strings(m[k])
 		}
 	}
-	compare(t, BigFoot, want, got)
+	compare(t, mode.BigFoot, want, got)
 }

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/bigfoot-go/bigfoot/mode"
 	"github.com/bigfoot-go/bigfoot/placement/entail"
 )
 
@@ -382,12 +383,12 @@ func checkPlan(t *testing.T, plan *Plan, ks *KillSets, prover entail.Prover) {
 }
 
 // checkPaths runs the path checker on every function of a golden case.
-func checkPaths(t *testing.T, name string, mode Mode) {
+func checkPaths(t *testing.T, name string, m mode.Mode) {
 	pkg, _, _ := loadCase(t, name)
 	ks := NewKillSets(pkg.Prog)
 	prover := entail.NewCached(&entail.Linear{})
 	for _, fn := range AnalyzedFunctions(pkg) {
-		checkPlan(t, Analyze(fn, Config{Mode: mode, Effects: ks, Prover: prover}), ks, prover)
+		checkPlan(t, Analyze(fn, Config{Mode: m, Effects: ks, Prover: prover}), ks, prover)
 	}
 }
 
@@ -395,8 +396,8 @@ func checkPaths(t *testing.T, name string, mode Mode) {
 // modes, on bounded paths.
 func TestPaths(t *testing.T) {
 	for _, name := range cases {
-		for _, mode := range []Mode{BigFoot, RedCard} {
-			t.Run(name+"/"+mode.String(), func(t *testing.T) { checkPaths(t, name, mode) })
+		for _, m := range []mode.Mode{mode.BigFoot, mode.RedCard} {
+			t.Run(name+"/"+m.String(), func(t *testing.T) { checkPaths(t, name, m) })
 		}
 	}
 }

@@ -13,33 +13,22 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/bigfoot-go/bigfoot/mode"
 	"github.com/bigfoot-go/bigfoot/placement/entail"
 )
 
-// A Mode selects how much of the analysis runs.
-type Mode int
-
-const (
-	// FastTrack checks every access in place: the trivial plan.
-	FastTrack Mode = iota
-	// RedCard checks accesses in place but drops a check already covered
-	// by an earlier check of the same or a larger location, of a covering
-	// kind, with no release in between (redundant-check elimination; no
-	// motion, no coalescing).
-	RedCard
-	// BigFoot runs the full placement: checks are deferred to
-	// synchronization, merges and returns, coalesced into field groups and
-	// strided ranges, and moved out of bounded loops.
-	BigFoot
-)
-
-func (m Mode) String() string {
-	return [...]string{"fasttrack", "redcard", "bigfoot"}[m]
-}
-
 // Config configures Analyze.
 type Config struct {
-	Mode Mode
+	// Mode selects how much of the analysis runs. mode.RedCard checks
+	// accesses in place but drops a check already covered by an earlier
+	// check of the same or a larger location, of a covering kind, with no
+	// release in between (redundant-check elimination; no motion, no
+	// coalescing). mode.BigFoot runs the full placement: checks are
+	// deferred to synchronization, merges and returns, coalesced into
+	// field groups and strided ranges, and moved out of bounded loops.
+	// The modes that drop no check (mode.FastTrack, mode.SlimState) get
+	// the trivial plan, every access checked in place.
+	Mode mode.Mode
 	// Effects gives the synchronization effects of calls; nil treats
 	// every call with a body as unknown (may acquire and release).
 	Effects *KillSets
@@ -64,7 +53,7 @@ type Config struct {
 // instrumenter emits instead of one check per access.
 type Plan struct {
 	Func     *ssa.Function
-	Mode     Mode
+	Mode     mode.Mode
 	Accesses []*Access // every access the fasttrack placement would check
 	Checks   []*Check  // the placed checks, in block and instruction order
 	Fallback string    // non-empty: analysis gave up, use per-access checks (reason)
@@ -234,8 +223,8 @@ type Summary struct {
 	Funcs           []FuncStat
 	Accesses        int // accesses = fasttrack static checks
 	RedCardChecks   int
-	Checks          int        // bigfoot static checks
-	Weighted        [3]float64 // loop-weighted checks, indexed by Mode
+	Checks          int                       // bigfoot static checks
+	Weighted        [mode.BigFoot + 1]float64 // loop-weighted checks, indexed by mode.Mode (SlimState's stays 0)
 	Fallbacks       int
 	Elapsed         time.Duration
 	Prover          entail.Stats
@@ -277,8 +266,8 @@ func Summarize(pkg *ssa.Package, effects *KillSets) (*Summary, []*Plan) {
 	dec := Decide(fns, NewFacts(effects, TargetSizes()), DecideOptions{Covers: true, Unpublished: true})
 	var plans []*Plan
 	for _, fn := range fns {
-		rc := Analyze(fn, Config{Mode: RedCard, Effects: effects, Prover: prover})
-		bf := Analyze(fn, Config{Mode: BigFoot, Effects: effects, Prover: prover, Safe: safe, Decisions: dec})
+		rc := Analyze(fn, Config{Mode: mode.RedCard, Effects: effects, Prover: prover})
+		bf := Analyze(fn, Config{Mode: mode.BigFoot, Effects: effects, Prover: prover, Safe: safe, Decisions: dec})
 		plans = append(plans, bf)
 		st := FuncStat{Func: fn.String(), Accesses: len(rc.Accesses), RedCard: rc.StaticChecks(),
 			Checks: bf.StaticChecks(), Fallback: bf.Fallback, Elapsed: bf.Elapsed}
@@ -290,7 +279,7 @@ func Summarize(pkg *ssa.Package, effects *KillSets) (*Summary, []*Plan) {
 			}
 		}
 		for _, a := range rc.Accesses { // the static safe class's included
-			sum.Weighted[FastTrack] += weight(depth, Point{Block: a.Instr.Block()})
+			sum.Weighted[mode.FastTrack] += weight(depth, Point{Block: a.Instr.Block()})
 		}
 		sum.Accesses += st.Accesses
 		sum.RedCardChecks += st.RedCard

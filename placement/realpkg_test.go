@@ -12,6 +12,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/ssa/ssautil"
 
+	"github.com/bigfoot-go/bigfoot/mode"
 	"github.com/bigfoot-go/bigfoot/placement/entail"
 )
 
@@ -64,7 +65,7 @@ func TestRealPackages(t *testing.T) {
 		}
 		fmt.Printf("%-30s funcs=%4d static ft/rc/bf=%5d %5d %5d  weighted=%.0f %.0f %.0f  fallbacks=%d time=%v avg=%v max=%v prover=%+v\n",
 			sum.Pkg, len(sum.Funcs), sum.Accesses, sum.RedCardChecks, sum.Checks,
-			sum.Weighted[FastTrack], sum.Weighted[RedCard], sum.Weighted[BigFoot], sum.Fallbacks,
+			sum.Weighted[mode.FastTrack], sum.Weighted[mode.RedCard], sum.Weighted[mode.BigFoot], sum.Fallbacks,
 			sum.Elapsed.Round(time.Millisecond), avg.Round(time.Microsecond), sum.MaxFuncDuration.Round(time.Microsecond), sum.Prover)
 		if os.Getenv("BIGFOOT_VERBOSE") != "" {
 			for _, plan := range plans {
@@ -74,7 +75,7 @@ func TestRealPackages(t *testing.T) {
 				if os.Getenv("BIGFOOT_SSA") != "" {
 					plan.Func.WriteTo(os.Stdout)
 				}
-				rc := Analyze(plan.Func, Config{Mode: RedCard, Effects: ks})
+				rc := Analyze(plan.Func, Config{Mode: mode.RedCard, Effects: ks})
 				fmt.Printf("  %s: accesses=%d redcard=%d bigfoot=%d %v\n", plan.Func, len(plan.Accesses), rc.StaticChecks(), plan.StaticChecks(), plan.Elapsed)
 				for _, c := range plan.Checks {
 					fmt.Printf("      BF %v %v %v covers=%d\n", prog.Fset.Position(c.At.Pos()), c, c.Why, len(c.Covers))
@@ -111,5 +112,5 @@ func TestRealPackages(t *testing.T) {
 		total.Funcs = append(total.Funcs, sum.Funcs...)
 	}
 	fmt.Printf("TOTAL funcs=%d static ft/rc/bf=%d %d %d weighted=%.0f %.0f %.0f time=%v\n", len(total.Funcs), total.Accesses, total.RedCardChecks, total.Checks,
-		total.Weighted[FastTrack], total.Weighted[RedCard], total.Weighted[BigFoot], total.Elapsed.Round(time.Millisecond))
+		total.Weighted[mode.FastTrack], total.Weighted[mode.RedCard], total.Weighted[mode.BigFoot], total.Elapsed.Round(time.Millisecond))
 }

@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/bigfoot-go/bigfoot/mode"
 	"github.com/bigfoot-go/bigfoot/placement/entail"
 )
 
@@ -127,7 +128,7 @@ func (a *analysis) transfer(b *ssa.BasicBlock, h *set) *set {
 	h = h.clone()
 	facts := a.facts[b]
 	var antAfter []*set
-	if a.cfg.Mode != FastTrack {
+	if a.cfg.Mode.DropsRedundant() {
 		antAfter = a.anticipatedAfter(b)
 	}
 	for i, instr := range b.Instrs {
@@ -208,7 +209,7 @@ func (a *analysis) access(h *set, acc *Access, b *ssa.BasicBlock, i int, facts [
 	// store to n.next.next when n.next may be n) is checked in place,
 	// before the instruction, while the path still designates it.
 	selfRedirect := a.invalidates(acc.Instr, acc.Path)
-	if a.cfg.Mode == RedCard || selfRedirect {
+	if a.cfg.Mode == mode.RedCard || selfRedirect {
 		if !selfRedirect && !x.write && a.en.anticipated(ant, &elem{path: x.path, write: true}, facts) {
 			h.add(x)
 			return
@@ -806,7 +807,7 @@ func (a *analysis) merge(s *ssa.BasicBlock) *set {
 		return nil
 	}
 	var cands []*elem
-	if l := a.loops[s]; l != nil && a.cfg.Mode == BigFoot {
+	if l := a.loops[s]; l != nil && a.cfg.Mode == mode.BigFoot {
 		if !l.seeded {
 			l.cands, l.seeded = a.candidates(l), true
 		}

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/tools/go/ssa"
 
+	"github.com/bigfoot-go/bigfoot/mode"
 	"github.com/bigfoot-go/bigfoot/placement/entail"
 )
 
@@ -120,12 +121,12 @@ func TestCrossPackageSummaries(t *testing.T) {
 	buildProg, buildPkgs := program(fset, []srcPkg{cross})
 	buildKS := NewKillSetsWith(buildProg, KillSetOptions{Summaries: sums})
 	want, _, _ := expectations(fset, cross.files)
-	got := analyzeCaseWith(t, buildPkgs[0], fset, BigFoot, prover, buildKS)
-	compare(t, BigFoot, want, got)
+	got := analyzeCaseWith(t, buildPkgs[0], fset, mode.BigFoot, prover, buildKS)
+	compare(t, mode.BigFoot, want, got)
 
 	// Without the summaries every call of dep is unknown: the pure calls
 	// kill the ranges (the test can fail).
-	bare := analyzeCaseWith(t, buildPkgs[0], fset, BigFoot, prover, NewKillSets(buildProg))
+	bare := analyzeCaseWith(t, buildPkgs[0], fset, mode.BigFoot, prover, NewKillSets(buildProg))
 	if fmt.Sprint(bare) == fmt.Sprint(got) {
 		t.Errorf("plans without summaries equal plans with them: %v", bare)
 	}
@@ -134,7 +135,7 @@ func TestCrossPackageSummaries(t *testing.T) {
 	// packages of the build (here: both).
 	wholeProg, wholePkgs := program(fset, []srcPkg{dep, cross})
 	wholeKS := NewKillSetsWith(wholeProg, KillSetOptions{Bodies: func(*ssa.Package) bool { return true }})
-	whole := analyzeCaseWith(t, wholePkgs[1], fset, BigFoot, prover, wholeKS)
+	whole := analyzeCaseWith(t, wholePkgs[1], fset, mode.BigFoot, prover, wholeKS)
 	if fmt.Sprint(whole) != fmt.Sprint(got) {
 		t.Errorf("the build and analyze disagree:\nbuild   %v\nanalyze %v", got, whole)
 	}
@@ -147,7 +148,7 @@ func TestCrossPackageSummaries(t *testing.T) {
 	// Restricting analyze to crosspkg's bodies makes dep unknown, as a
 	// build without dep's summaries.
 	onlyCross := NewKillSetsWith(wholeProg, KillSetOptions{Bodies: func(p *ssa.Package) bool { return p == wholePkgs[1] }})
-	if r := analyzeCaseWith(t, wholePkgs[1], fset, BigFoot, prover, onlyCross); fmt.Sprint(r) != fmt.Sprint(bare) {
+	if r := analyzeCaseWith(t, wholePkgs[1], fset, mode.BigFoot, prover, onlyCross); fmt.Sprint(r) != fmt.Sprint(bare) {
 		t.Errorf("restricted analyze and the build without summaries disagree:\n%v\n%v", r, bare)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/ssa/ssautil"
 
+	"github.com/bigfoot-go/bigfoot/mode"
 	"github.com/bigfoot-go/bigfoot/placement/entail"
 )
 
@@ -36,7 +37,7 @@ func TestWorkloadPaths(t *testing.T) {
 		}
 		t.Run(p.Pkg.Path(), func(t *testing.T) {
 			for _, fn := range AnalyzedFunctions(p) {
-				plan := Analyze(fn, Config{Mode: BigFoot, Effects: ks, Prover: prover})
+				plan := Analyze(fn, Config{Mode: mode.BigFoot, Effects: ks, Prover: prover})
 				if err := Verify(plan); err != nil {
 					t.Error(err)
 				}

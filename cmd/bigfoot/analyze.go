@@ -21,6 +21,7 @@ import (
 	"golang.org/x/tools/go/ssa/ssautil"
 
 	"github.com/bigfoot-go/bigfoot/driver"
+	"github.com/bigfoot-go/bigfoot/mode"
 	"github.com/bigfoot-go/bigfoot/placement"
 )
 
@@ -203,7 +204,7 @@ func (r *analysisResult) text(w io.Writer) {
 		s := p.sum
 		fmt.Fprintf(w, "%s: %d functions, static checks fasttrack=%d redcard=%d bigfoot=%d, loop-weighted %.0f/%.0f/%.0f, %d fallbacks, analysis %v (per function: median %v, 95th percentile %v, max %v)\n",
 			s.Pkg, len(s.Funcs), s.Accesses, s.RedCardChecks, s.Checks,
-			s.Weighted[placement.FastTrack], s.Weighted[placement.RedCard], s.Weighted[placement.BigFoot],
+			s.Weighted[mode.FastTrack], s.Weighted[mode.RedCard], s.Weighted[mode.BigFoot],
 			s.Fallbacks, s.Elapsed.Round(time.Microsecond),
 			s.FuncDurationQuantile(0.5).Round(time.Microsecond), s.FuncDurationQuantile(0.95).Round(time.Microsecond),
 			s.MaxFuncDuration.Round(time.Microsecond))
@@ -284,7 +285,7 @@ func (r *analysisResult) report() jsonReport {
 	for _, p := range r.pkgs {
 		s := p.sum
 		jp := jsonPackage{Path: s.Pkg, Accesses: s.Accesses, RedCard: s.RedCardChecks, BigFoot: s.Checks,
-			Weighted: s.Weighted, Fallbacks: s.Fallbacks, AnalysisNano: int64(s.Elapsed)}
+			Weighted: [3]float64{s.Weighted[mode.FastTrack], s.Weighted[mode.RedCard], s.Weighted[mode.BigFoot]}, Fallbacks: s.Fallbacks, AnalysisNano: int64(s.Elapsed)}
 		for _, plan := range p.plans {
 			jf := jsonFunc{Name: plan.Func.String(), Pos: pos(plan.Func.Pos()), Fallback: plan.Fallback,
 				AnalysisNano: int64(plan.Elapsed), Accesses: []jsonSite{}, Checks: []jsonCheck{}}
