@@ -4,17 +4,9 @@ package placement
 // Flanagan, Freund, "BigFoot: Static Check Placement for Dynamic Race
 // Detection", PLDI 2017; Rhodes' 2019 thesis, §3.4): the paths of one
 // check site whose designators are equal merge into one coalesced field
-// path d.f1/f2/…/fn or one strided array range d[b..e:k] (coalesceRanges),
-// and the static shadow proxy analysis decides which fields of a struct
-// type may share one shadow location (proxies).
+// path d.f1/f2/…/fn or one strided array range d[b..e:k] (coalesceRanges).
 
-import (
-	"go/types"
-	"sort"
-	"strconv"
-
-	"github.com/bigfoot-go/bigfoot/placement/entail"
-)
+import "github.com/bigfoot-go/bigfoot/placement/entail"
 
 // A strideRange is the strided range Lo..Hi:Stride, the indices
 // {Lo + i·Stride : Lo ≤ Lo + i·Stride < Hi} (Rhodes' thesis §3.3.1).
@@ -119,46 +111,4 @@ func stride(r strideRange) int64 {
 		return 1
 	}
 	return r.Stride
-}
-
-// A fieldSet is the fields of one struct type that one check checks
-// together (a coalesced field path d.f1/…/fn, or a single field).
-type fieldSet struct {
-	Struct *types.Struct
-	Fields []int
-}
-
-// proxies computes the static shadow layout of each struct type: groups of
-// field indices that may share one shadow location because every check
-// that checks one field of a group checks all of them (the symmetric shadow
-// proxy relation, Rhodes' thesis §3.4–§3.5 and its footnote). Fields
-// never checked are left out. Groups are sorted by their first field.
-func proxies(uses []fieldSet) map[*types.Struct][][]int {
-	type sig = string
-	membership := make(map[*types.Struct]map[int][]byte)
-	for i, u := range uses {
-		m := membership[u.Struct]
-		if m == nil {
-			m = make(map[int][]byte)
-			membership[u.Struct] = m
-		}
-		for _, f := range u.Fields {
-			m[f] = append(m[f], []byte(strconv.Itoa(i)+",")...)
-		}
-	}
-	out := make(map[*types.Struct][][]int)
-	for st, m := range membership {
-		groups := make(map[sig][]int)
-		for f, s := range m {
-			groups[string(s)] = append(groups[string(s)], f)
-		}
-		var gs [][]int
-		for _, g := range groups {
-			sort.Ints(g)
-			gs = append(gs, g)
-		}
-		sort.Slice(gs, func(i, j int) bool { return gs[i][0] < gs[j][0] })
-		out[st] = gs
-	}
-	return out
 }

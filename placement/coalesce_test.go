@@ -1,7 +1,6 @@
 package placement
 
 import (
-	"go/types"
 	"reflect"
 	"strconv"
 	"testing"
@@ -60,14 +59,5 @@ func TestCoalesceRanges(t *testing.T) {
 		if got := rangeStrings(coalesceRanges(c.in, syntacticOracle{even: "i"})); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: got %v, want %v", c.name, got, c.want)
 		}
-	}
-}
-
-func TestProxies(t *testing.T) {
-	st := types.NewStruct(nil, nil)
-	got := proxies([]fieldSet{{st, []int{0, 1, 2}}, {st, []int{0, 1, 2}}, {st, []int{3}}, {st, []int{2}}})
-	want := [][]int{{0, 1}, {2}, {3}}
-	if !reflect.DeepEqual(got[st], want) {
-		t.Errorf("proxies = %v, want %v", got[st], want)
 	}
 }

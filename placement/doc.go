@@ -116,8 +116,9 @@
 // into one field group (W p.x,p.y,p.z), index ranges of one array into one
 // strided range (coalesceRanges: a single index joins a range a[lo..hi:k]
 // only if it is congruent to lo modulo k, and interleaved ranges
-// a[lo..hi:2k], a[lo+k..hi+k:2k] become a[lo..hi:k]); proxies computes the static
-// shadow layout of struct types from all field groups.
+// a[lo..hi:2k], a[lo+k..hi+k:2k] become a[lo..hi:k]). The static field
+// proxies of §3.4 are not computed: the runtime's shadow is per byte range
+// (docs/placement.md, "Not done").
 //
 // # Refinement
 //

@@ -232,31 +232,6 @@ func TestFastTrack(t *testing.T) {
 	}
 }
 
-// TestShadowLayout checks the static field proxies: Point's three fields
-// are always checked together (Figure 3.1), so they share one shadow
-// location; in package rel, T.n is checked alone and with T.m.
-func TestShadowLayout(t *testing.T) {
-	for _, c := range []struct {
-		pkg, typ string
-		want     string
-	}{
-		{"fig31", "Point", "[[0 1 2]]"},
-		{"rel", "T", "[[1] [2]]"},
-		{"coalesce", "V", "[[0 1 2]]"},
-	} {
-		pkg, _, _ := loadCase(t, c.pkg)
-		ks := NewKillSets(pkg.Prog)
-		var plans []*Plan
-		for _, fn := range AnalyzedFunctions(pkg) {
-			plans = append(plans, Analyze(fn, Config{Mode: mode.BigFoot, Effects: ks}))
-		}
-		st := pkg.Pkg.Scope().Lookup(c.typ).Type().Underlying().(*types.Struct)
-		if got := fmt.Sprint(ShadowLayout(plans)[st]); got != c.want {
-			t.Errorf("%s.%s: layout %s, want %s", c.pkg, c.typ, got, c.want)
-		}
-	}
-}
-
 // TestConcurrent analyzes the functions of a case from several goroutines
 // sharing one KillSets and one prover (as a parallel driver would) and
 // expects the sequential result.

@@ -340,35 +340,3 @@ func weight(depth map[*ssa.BasicBlock]int, p Point) float64 {
 	}
 	return math.Pow(10, float64(d))
 }
-
-// ShadowLayout computes the static field proxies of §3.4
-// (Rhodes' thesis §3.4–§3.5) from the checks of plans: for each
-// struct type, the groups of field indices that every check checks
-// together, which may share one shadow location. Fields no check names are
-// absent; a field checked alone is its own group.
-func ShadowLayout(plans []*Plan) map[*types.Struct][][]int {
-	var uses []fieldSet
-	for _, p := range plans {
-		if p.Fallback != "" {
-			continue
-		}
-		for _, c := range p.Checks {
-			byStruct := make(map[*types.Struct][]int)
-			var order []*types.Struct
-			for _, path := range c.Paths {
-				st := structOf(path)
-				if st == nil {
-					continue
-				}
-				if _, ok := byStruct[st]; !ok {
-					order = append(order, st)
-				}
-				byStruct[st] = append(byStruct[st], path.Steps[len(path.Steps)-1].Field)
-			}
-			for _, st := range order {
-				uses = append(uses, fieldSet{Struct: st, Fields: byStruct[st]})
-			}
-		}
-	}
-	return proxies(uses)
-}

@@ -1059,11 +1059,3 @@ func (a *analysis) recordPass() {
 	}
 	a.record = false
 }
-
-// structOf returns the struct type whose field the last step of p selects.
-func structOf(p Path) *types.Struct {
-	if n := len(p.Steps); n > 0 && p.Steps[n-1].Field >= 0 {
-		return p.Steps[n-1].Struct
-	}
-	return nil
-}
