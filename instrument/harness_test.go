@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"go/version"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/bigfoot-go/bigfoot"
 	"github.com/bigfoot-go/bigfoot/mode"
+	"golang.org/x/mod/modfile"
 )
 
 // copyTree copies the regular files of src into dst, skipping _test.go
@@ -112,9 +114,30 @@ func newWorkspace(t testing.TB, srcDir string) *workspace {
 		t.Fatalf("writing the runtime: %v", err)
 	}
 	os.WriteFile(filepath.Join(rt, "go.mod"), []byte("module github.com/bigfoot-go/bigfoot\n\ngo 1.24\n"), 0o644)
-	os.WriteFile(filepath.Join(root, "go.work"), []byte("go 1.26.0\n\nuse (\n\t./m\n\t./rt\n)\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "go.work"), []byte("go "+workGo(t, w.mod)+"\n\nuse (\n\t./m\n\t./rt\n)\n"), 0o644)
 	w.env = append(os.Environ(), "GOWORK="+filepath.Join(root, "go.work"), "GOFLAGS=", "GOPROXY=off", "GOMAXPROCS=2")
 	return w
+}
+
+// workGo returns the go line of the workspace's go.work: go 1.26.0, or
+// the module's own go line where that is newer (a module the go command
+// gave a go line, with go mod init or go mod tidy, gets the toolchain's),
+// since the go command refuses a go.work older than a module it uses.
+func workGo(t testing.TB, mod string) string {
+	t.Helper()
+	const min = "1.26.0"
+	data, err := os.ReadFile(filepath.Join(mod, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := modfile.ParseLax("go.mod", data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Go != nil && version.Compare("go"+f.Go.Version, "go"+min) > 0 {
+		return f.Go.Version
+	}
+	return min
 }
 
 // instrument runs the instrumenter on the workspace's module and writes the
