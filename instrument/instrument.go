@@ -85,7 +85,7 @@ func (e *LoadError) Error() string {
 }
 
 // RuntimePath is the import path of the runtime emitted code calls.
-const RuntimePath = "github.com/bigfoot-go/bigfoot/detector"
+const RuntimePath = runtimeModule + "/detector"
 
 // Run loads the packages (go/packages, with tests when cfg.Tests),
 // instruments every package of the main module (pkg.Module != nil &&

@@ -244,12 +244,37 @@ func allFunctions(spkg *ssa.Package) map[*ssa.Function]bool {
 }
 
 // selected reports whether p is a package Run instruments: one of the
-// main module, or with cfg.Std one of the standard library.
+// main module, or with cfg.Std one of the standard library. The race
+// runtime's own packages never are: in bigfoot's own module they are
+// main-module packages, and checking them would make the runtime import
+// itself.
 func selected(cfg Config, p *packages.Package) bool {
 	if cfg.Std {
 		return p.Module == nil && isStdPath(p.PkgPath)
 	}
-	return p.Module != nil && p.Module.Main
+	return p.Module != nil && p.Module.Main && !isRuntimePackage(p.PkgPath)
+}
+
+// runtimeModule is the module path of the race runtime (RuntimePath's).
+const runtimeModule = "github.com/bigfoot-go/bigfoot"
+
+// runtimeDirs are the runtime's package trees within its module: the
+// directories the bigfoot module embeds as the runtime's sources.
+var runtimeDirs = []string{"detector", "shadow", "internal/spin"}
+
+// isRuntimePackage reports whether path is one of the race runtime's
+// packages or below one.
+func isRuntimePackage(path string) bool {
+	rest, ok := strings.CutPrefix(path, runtimeModule+"/")
+	if !ok {
+		return false
+	}
+	for _, d := range runtimeDirs {
+		if rest == d || strings.HasPrefix(rest, d+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // isStdPath reports whether path is a standard-library import path: its

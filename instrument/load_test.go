@@ -1,11 +1,17 @@
 package instrument
 
 import (
+	"context"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bigfoot-go/bigfoot"
+	"github.com/bigfoot-go/bigfoot/mode"
 )
 
 // TestLoadMainModuleDeps checks that packages of the main module that the
@@ -77,5 +83,56 @@ func TestTypecheckCgo(t *testing.T) {
 	}
 	if out, err := w.goCmd(t, true, "run", "."); err != nil || out != "2\n" {
 		t.Errorf("instrumented run: %v: %q", err, out)
+	}
+}
+
+// TestSelfHostSkipsRuntime instruments bigfoot's own module, where the
+// runtime's packages are main-module packages: they must be left as they
+// are (no check, no file importing the runtime), or the runtime imports
+// itself and every package of `bigfoot test ./...` fails to set up.
+func TestSelfHostSkipsRuntime(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "GOFLAGS=", "GOWORK=off", "GOPROXY=off")
+	res, err := Run(context.Background(), Config{Dir: root, Patterns: []string{"./internal/spin", "./mode"}, Tests: true, Env: env, Mode: mode.FastTrack})
+	if err != nil {
+		t.Fatalf("instrument: %v", err)
+	}
+	for _, files := range []map[string][]byte{res.Replace, res.Add} {
+		for path := range files {
+			if rel, _ := filepath.Rel(root, path); strings.HasPrefix(filepath.ToSlash(rel), "internal/spin/") {
+				t.Errorf("runtime file %s in the overlay", rel)
+			}
+		}
+	}
+	if _, ok := res.Replace[filepath.Join(root, "mode", "mode.go")]; !ok {
+		t.Errorf("mode/mode.go, an ordinary package of the module, not instrumented; have %v", keys(res.Replace))
+	}
+}
+
+// TestRuntimePackages checks isRuntimePackage against the runtime's
+// sources as the bigfoot module embeds them.
+func TestRuntimePackages(t *testing.T) {
+	if runtimeModule != bigfoot.ModulePath {
+		t.Fatalf("runtimeModule = %q, bigfoot.ModulePath = %q", runtimeModule, bigfoot.ModulePath)
+	}
+	err := fs.WalkDir(bigfoot.Runtime(), ".", func(rel string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(rel, ".go") || strings.Contains(rel, "testdata") {
+			return err
+		}
+		if p := path.Join(runtimeModule, path.Dir(rel)); !isRuntimePackage(p) {
+			t.Errorf("%s (of %s) is not a runtime package", p, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{runtimeModule, runtimeModule + "/mode", runtimeModule + "/detectors", runtimeModule + "/bench/workloads/shadow", "example.com/detector", "shadow"} {
+		if isRuntimePackage(p) {
+			t.Errorf("%s is a runtime package", p)
+		}
 	}
 }
