@@ -190,7 +190,7 @@ func (g *G) Fork(site uint32) *Child {
 	g.commitFootprints()
 	g.publishIfAsked()
 	if verifyChecks {
-		g.verifySpan(endFork, site)
+		g.verifySpan(endSync, syncRelease)
 	}
 	g.tick()
 	g.syncs++
@@ -213,7 +213,7 @@ func (g *G) Exit() {
 	g.commitFootprints()
 	g.bubbleIdle()
 	if verifyChecks {
-		g.verifySpan(endExit, 0)
+		g.verifySpan(endExit, syncBoth)
 	}
 	g.flush()
 	if g.exited.Swap(true) {

@@ -21,17 +21,34 @@ var stats struct {
 	rules                                                                                            [shadow.NumRules]atomic.Uint64
 }
 
+// What a synchronization operation does to the goroutine's vector clock,
+// for the verifier (verify.go): a check covers and is legitimate for
+// accesses across an operation only in one direction, by what it does.
+const (
+	syncAcquire = 1 << iota // joins another clock into the goroutine's
+	syncRelease             // publishes the goroutine's clock and starts a new epoch
+	syncBoth    = syncAcquire | syncRelease
+)
+
 // countSync is called by every synchronization operation before it
 // acquires or releases: it commits the goroutine's pending footprints
 // (their accesses precede the operation), publishes a snapshot of its
 // clock if a sweep asked for one, and counts the operation. (It does not
 // yield for sched=N: an acquire follows its operation, so the yield
 // points are the hooks' own, before the operation: G.yield.)
+// An operation that may both acquire and release calls countSync; one
+// that only acquires or only releases says so with countSyncAs.
 func (g *G) countSync() {
+	g.countSyncAs(syncBoth)
+}
+
+// countSyncAs is countSync for an operation that does what kind says
+// (syncAcquire, syncRelease or both).
+func (g *G) countSyncAs(kind uint8) {
 	g.commitFootprints()
 	g.publishIfAsked() // after the commit: see frontier.go
 	if verifyChecks {
-		g.verifySpan(endSync, 0)
+		g.verifySpan(endSync, kind)
 	}
 	g.syncs++
 	if g.syncs%64 == 0 && opts.stats {
@@ -104,7 +121,7 @@ func finish() {
 	g := Cur()
 	g.commitFootprints() // may report: before reportMu
 	if verifyChecks {
-		g.verifySpan(endFinish, 0)
+		g.verifySpan(endFinish, syncBoth)
 	}
 	reportMu.Lock()
 	defer reportMu.Unlock()

@@ -239,7 +239,7 @@ func join(dst, src []uint64) []uint64 {
 
 // acquire orders the goroutine after every release of the object at addr.
 func (g *G) acquire(addr uintptr) {
-	g.countSync()
+	g.countSyncAs(syncAcquire)
 	v := g.lockSync(addr, false)
 	if v == nil {
 		return // never released: nothing to acquire
@@ -251,7 +251,7 @@ func (g *G) acquire(addr uintptr) {
 // release orders the goroutine's past before later acquires of addr.
 func (g *G) release(addr uintptr) {
 	g.yield()
-	g.countSync()
+	g.countSyncAs(syncRelease)
 	v := g.lockSync(addr, true)
 	v.vc = join(v.vc, g.t.VC)
 	v.mu.Unlock()
@@ -267,7 +267,7 @@ type clockBox struct {
 
 func (b *clockBox) release(g *G) {
 	g.yield()
-	g.countSync()
+	g.countSyncAs(syncRelease)
 	b.mu.Lock()
 	b.vc = join(b.vc, g.t.VC)
 	b.mu.Unlock()
@@ -275,7 +275,7 @@ func (b *clockBox) release(g *G) {
 }
 
 func (b *clockBox) acquire(g *G) {
-	g.countSync()
+	g.countSyncAs(syncAcquire)
 	b.mu.Lock()
 	g.t.VC = join(g.t.VC, b.vc)
 	b.mu.Unlock()
@@ -557,7 +557,7 @@ func WaitGroupWait(g *G, wg *sync.WaitGroup) {
 	g.waitOn.Store(nil)
 	g.t.VC = join(g.t.VC, v.vc)
 	v.mu.Unlock()
-	g.countSync()
+	g.countSyncAs(syncAcquire)
 	runtime.KeepAlive(wg)
 }
 

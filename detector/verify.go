@@ -47,16 +47,22 @@ import (
 //
 // When the span ends (countSync, Fork, Exit, and the end of the program in
 // finish), after the pending footprints are committed, the verifier
-// requires, byte by byte, that every accessed byte be checked in the span by
-// a check of a covering kind, and every checked byte be accessed in the
-// span by an access for which the check is legitimate. A synchronization
-// operation is treated as both an acquire and a release, so a span is
-// exactly the range in which a check both covers and is legitimate for an
-// access: the verifier demands a sufficient condition for precise checks.
-// A placement that moved a check across an acquire (legitimately, before
-// an access that follows it) or across a release (covering, after an
-// access that precedes it) would be reported, and is not what our static
-// pass does: it commits every deferred check before each synchronization.
+// requires, byte by byte, that every accessed byte be checked by a check
+// of a covering kind that covers it, and every checked byte be accessed by
+// an access for which the check is legitimate. Within a span a check
+// covers and is legitimate for every access; across the operations that
+// end spans, it depends on what each does to the goroutine's clock
+// (countSyncAs): an operation that only acquires (Lock, WaitGroup.Wait)
+// lets a check before it cover the accesses after it, as the static pass's
+// [Acq] rule does, and an access before it legitimize a check after it; one
+// that only releases (Unlock, a go statement) lets a check after it cover
+// the accesses before it, as [Rel] does for an anticipated access, and an
+// access after it legitimize a check before it. An operation that may do
+// both (a channel operation, an atomic, an unknown call's) separates
+// spans entirely. So the records of the spans since the last release
+// (prior) are kept while only acquires end spans, and the accesses not
+// yet covered and checks not yet legitimate (pending) are kept while only
+// releases do; the goroutine's exit and the program's end decide the rest.
 //
 // Violations are printed, one line per site and kind, with the race
 // reports; the counts are printed at exit, and a run with violations and no
@@ -70,7 +76,9 @@ import (
 // an uncovered access and an illegitimate check). A span whose records
 // expand to more than verifyCap intervals is not verified: its records are
 // dropped (every later check of the span could cover an earlier access, so
-// the span cannot be cut short soundly) and it is counted as unverified.
+// the span cannot be cut short soundly) and it is counted as unverified,
+// as are the spans that could have been covered or legitimized by records
+// dropped from prior or pending.
 
 // verifyExitCode is the exit status of a run whose checks were not precise
 // and that has no other reason to fail.
@@ -128,7 +136,8 @@ func (r *verifyRec) each(f func(lo, hi uintptr)) {
 	}
 }
 
-// A verifyLog is a goroutine's records of its current span.
+// A verifyLog is a goroutine's records of its current span, and of the
+// earlier spans whose records can still matter.
 type verifyLog struct {
 	recs     []verifyRec
 	weight   int  // intervals the records expand to
@@ -136,8 +145,27 @@ type verifyLog struct {
 	partial  bool // some record is an access only or a check only
 	accesses uint64
 	checks   uint64
+	// prior holds the records of the earlier spans since the last
+	// release: their checks cover, and their accesses legitimize, the
+	// checks of the current span. priorLost says that some were dropped
+	// (verifyCap): until the next release, spans are not verified.
+	prior       []verifyRec
+	priorWeight int
+	priorLost   bool
+	// pending holds what the earlier spans since the last acquire left
+	// undecided: accesses not yet covered and checks not yet legitimate,
+	// which a check or an access of the current span may still settle.
+	pending       []pendingRec
+	pendingWeight int
 	// Buffers of verify, kept from span to span.
 	accW, accAll, chkW, chkAll []interval
+}
+
+// A pendingRec is a record some of whose bytes, ivs, are not yet covered
+// (an access) or not yet legitimate (a check).
+type pendingRec struct {
+	rec verifyRec
+	ivs []interval
 }
 
 // An interval is the bytes [lo, hi).
@@ -232,18 +260,20 @@ func (l *verifyLog) grow(d int) {
 	}
 }
 
-// How a span ends, for reports.
+// How a span ends, for reports. Violations are reported only where a span
+// ends with an acquire (or at an end), so never at a go statement.
 const (
 	endSync   = iota // a synchronization operation (the caller's)
-	endFork          // a go statement (at site)
 	endExit          // the goroutine's end
 	endFinish        // the program's end
 )
 
 // verifySpan verifies the goroutine's current span, which ends as how
-// says, reports its violations and starts a new span. The pending
+// says with a synchronization operation that does what kind says
+// (syncAcquire, syncRelease; syncBoth at the goroutine's and the program's
+// end), reports its violations and starts a new span. The pending
 // footprints have been committed.
-func (g *G) verifySpan(how int, site uint32) {
+func (g *G) verifySpan(how int, kind uint8) {
 	l := g.verify
 	if l == nil {
 		return
@@ -252,24 +282,59 @@ func (g *G) verifySpan(how int, site uint32) {
 	defer func() { g.stdOff-- }()
 	verifyStats.accesses.Add(l.accesses)
 	verifyStats.checks.Add(l.checks)
+	acquires, releases := kind&syncAcquire != 0, kind&syncRelease != 0
+	lost := l.overflow || l.priorLost
 	switch {
-	case l.overflow:
+	case lost:
+		// The span's records, or the prior ones that could cover
+		// and legitimize them, were dropped: neither the span nor
+		// what it could settle is verified.
 		verifyStats.unverified.Add(1)
-	case len(l.recs) > 0:
+		l.dropPending()
+	case len(l.recs) > 0 || len(l.pending) > 0:
 		verifyStats.spans.Add(1)
-		if l.partial {
-			if vs := l.verify(); len(vs) > 0 {
-				g.reportViolations(vs, how, site)
+		if l.partial || len(l.pending) > 0 {
+			if vs := l.verify(acquires); len(vs) > 0 {
+				g.reportViolations(vs, how)
 			}
 		}
+	}
+	switch {
+	case releases:
+		// Nothing before a release covers, or is legitimized by,
+		// what follows it.
+		l.prior, l.priorWeight, l.priorLost = l.prior[:0], 0, false
+	case lost:
+		l.prior, l.priorWeight, l.priorLost = nil, 0, true
+	default:
+		l.prior = append(l.prior, l.recs...)
+		l.priorWeight += l.weight
+		if l.priorWeight > verifyCap {
+			l.prior, l.priorWeight, l.priorLost = nil, 0, true
+		}
+	}
+	if acquires {
+		// verify has reported what was pending.
+		l.pending, l.pendingWeight = nil, 0
 	}
 	if cap(l.recs) > 1<<12 || cap(l.accAll) > 1<<12 {
 		// A long span: do not keep its memory.
 		l.recs, l.accW, l.accAll, l.chkW, l.chkAll = nil, nil, nil, nil, nil
 	}
+	if cap(l.prior) > 1<<12 && len(l.prior) == 0 {
+		l.prior = nil
+	}
 	l.recs = l.recs[:0]
 	l.weight, l.overflow, l.partial = 0, false, false
 	l.accesses, l.checks = 0, 0
+}
+
+// dropPending drops the pending records, which are then not verified.
+func (l *verifyLog) dropPending() {
+	if len(l.pending) > 0 {
+		verifyStats.unverified.Add(1)
+	}
+	l.pending, l.pendingWeight = nil, 0
 }
 
 // A violation is a record some of whose bytes are not covered (an access)
@@ -280,14 +345,20 @@ type violation struct {
 	first uintptr // the first of them
 }
 
-// verify returns the records of the span that violate coverage or
-// legitimacy. A record that is both an access and a check of the same
-// bytes satisfies both by itself; the others are looked up in the unions of
-// the intervals that can cover or legitimize them.
-func (l *verifyLog) verify() []violation {
+// verify checks the records of the current span against the unions of the
+// intervals of the current and prior spans that can cover or legitimize
+// them, and the pending records of earlier spans against those of the
+// current span. If final (the span ends with an acquire, after which
+// nothing can cover an earlier access or legitimize an earlier check), it
+// returns every record left with bytes not covered or not legitimate;
+// otherwise those records become pending and it returns none. A record
+// that is both an access and a check of the same bytes satisfies both by
+// itself.
+func (l *verifyLog) verify(final bool) []violation {
+	// When something is pending, the span began with a release and
+	// prior is empty: the pending records see the current span's only.
 	accW, accAll, chkW, chkAll := l.accW[:0], l.accAll[:0], l.chkW[:0], l.chkAll[:0]
-	for i := range l.recs {
-		r := &l.recs[i]
+	add := func(r *verifyRec) {
 		r.each(func(lo, hi uintptr) {
 			v := interval{lo, hi}
 			if r.kind&vAccess != 0 {
@@ -304,37 +375,72 @@ func (l *verifyLog) verify() []violation {
 			}
 		})
 	}
+	for i := range l.prior {
+		add(&l.prior[i])
+	}
+	for i := range l.recs {
+		add(&l.recs[i])
+	}
 	accW, accAll, chkW, chkAll = union(accW), union(accAll), union(chkW), union(chkAll)
 	l.accW, l.accAll, l.chkW, l.chkAll = accW, accAll, chkW, chkAll
-	var vs []violation
-	for _, r := range l.recs {
-		var u []interval
+	// against returns the union that covers or legitimizes r's bytes, or
+	// nil if r satisfies itself.
+	against := func(r *verifyRec) ([]interval, bool) {
 		switch r.kind &^ vWrite {
 		case vAccess: // covered by a write check, or by a read check if a read
-			u = chkW
 			if r.kind&vWrite == 0 {
-				u = chkAll
+				return chkAll, true
 			}
+			return chkW, true
 		case vCheck: // legitimate for a write access, or any if a read check
-			u = accW
 			if r.kind&vWrite == 0 {
-				u = accAll
+				return accAll, true
 			}
-		default:
+			return accW, true
+		}
+		return nil, false
+	}
+	var vs []violation
+	var pending []pendingRec
+	settle := func(r verifyRec, ivs []interval) {
+		if len(ivs) == 0 {
+			return
+		}
+		if !final {
+			pending = append(pending, pendingRec{r, ivs})
+			return
+		}
+		v := violation{rec: r, first: ivs[0].lo}
+		for _, iv := range ivs {
+			v.bytes += iv.hi - iv.lo
+		}
+		vs = append(vs, v)
+	}
+	for _, p := range l.pending {
+		u, _ := against(&p.rec)
+		var left []interval
+		for _, iv := range p.ivs {
+			gaps(u, iv.lo, iv.hi, func(lo, hi uintptr) { left = append(left, interval{lo, hi}) })
+		}
+		settle(p.rec, left)
+	}
+	for _, r := range l.recs {
+		u, ok := against(&r)
+		if !ok {
 			continue
 		}
-		v := violation{rec: r}
+		var left []interval
 		r.each(func(lo, hi uintptr) {
-			if n, first := missing(u, lo, hi); n > 0 {
-				if v.bytes == 0 {
-					v.first = first
-				}
-				v.bytes += n
-			}
+			gaps(u, lo, hi, func(lo, hi uintptr) { left = append(left, interval{lo, hi}) })
 		})
-		if v.bytes > 0 {
-			vs = append(vs, v)
-		}
+		settle(r, left)
+	}
+	l.pending, l.pendingWeight = pending, 0
+	for _, p := range pending {
+		l.pendingWeight += len(p.ivs)
+	}
+	if l.pendingWeight > verifyCap {
+		l.dropPending()
 	}
 	return vs
 }
@@ -361,9 +467,9 @@ func union(s []interval) []interval {
 	return out
 }
 
-// missing returns how many bytes of [lo, hi) the union u does not contain,
-// and the first of them.
-func missing(u []interval, lo, hi uintptr) (n, first uintptr) {
+// gaps calls f, in ascending order, with the intervals of [lo, hi) that
+// the union u does not contain.
+func gaps(u []interval, lo, hi uintptr, f func(lo, hi uintptr)) {
 	// u is sorted and its intervals neither overlap nor touch: after the
 	// first interval that ends above lo, each starts above the previous
 	// one's end.
@@ -374,22 +480,18 @@ func missing(u []interval, lo, hi uintptr) (n, first uintptr) {
 			gap = max(u[i].lo, at)
 		}
 		if gap > at {
-			if n == 0 {
-				first = at
-			}
-			n += gap - at
+			f(at, gap)
 		}
 		if gap == hi {
 			break
 		}
 		at = u[i].hi
 	}
-	return n, first
 }
 
 // reportViolations prints the violations of a span of g.
-func (g *G) reportViolations(vs []violation, how int, site uint32) {
-	end := spanEndString(how, site)
+func (g *G) reportViolations(vs []violation, how int) {
+	end := spanEndString(how)
 	reportMu.Lock()
 	defer reportMu.Unlock()
 	defer stdQuiet()()
@@ -436,10 +538,8 @@ func siteString(s uint32) string {
 
 // spanEndString describes where a span ends. For a synchronization
 // operation it is the first caller outside the detector.
-func spanEndString(how int, site uint32) string {
+func spanEndString(how int) string {
 	switch how {
-	case endFork:
-		return "go statement (site " + siteString(site) + ")"
 	case endExit:
 		return "goroutine exit"
 	case endFinish:

@@ -226,14 +226,116 @@ func TestVerifySpans(t *testing.T) {
 		syncOp(g)
 		_ = *R(g, x, s)
 	})
-	// A go statement ends the span.
-	text = verifyExpect(t, 1, 0, func(g *G) {
-		x := newHeap[int64]()
-		*A(g, x, true, s) = 1
-		<-spawnAt(g, s+3, func(g *G) {})
-		*W(g, x, s) = 2
-	})
-	contains(t, text, "ending at go statement (site v/file.go:13:9 example.com/m/v.H)")
+}
+
+// Across an operation that only acquires (Lock) a check before it covers
+// an access after it, and an access before it legitimizes a check after
+// it; across one that only releases (Unlock, a go statement), a check
+// after it covers an access before it, and an access after it legitimizes
+// a check before it (Rhodes' thesis §3.2). The other directions are
+// violations. zap's sinkRegistry.newSink reads u.Scheme, locks, and reads
+// it again under the lock, where the static pass elides the check.
+func TestVerifyAcquireRelease(t *testing.T) {
+	s := verifySites
+	for _, c := range []struct {
+		name                    string
+		uncovered, illegitimate int
+		f                       func(g *G, x *int64, mu *sync.Mutex)
+	}{
+		{"check, acquire, access", 0, 0, func(g *G, x *int64, mu *sync.Mutex) {
+			_ = *R(g, x, s)
+			Lock(g, mu)
+			_ = *A(g, x, false, s+1)
+			Unlock(g, mu)
+		}},
+		{"check, acquire, acquire, access", 0, 0, func(g *G, x *int64, mu *sync.Mutex) {
+			mu2 := newHeap[sync.Mutex]()
+			_ = *R(g, x, s)
+			Lock(g, mu)
+			Lock(g, mu2)
+			_ = *A(g, x, false, s+1)
+			Unlock(g, mu2)
+			Unlock(g, mu)
+		}},
+		{"check, release, access", 1, 0, func(g *G, x *int64, mu *sync.Mutex) {
+			Lock(g, mu)
+			_ = *R(g, x, s)
+			Unlock(g, mu)
+			_ = *A(g, x, false, s+1)
+		}},
+		{"access, release, check", 0, 0, func(g *G, x *int64, mu *sync.Mutex) {
+			Lock(g, mu)
+			*A(g, x, true, s+1) = 1
+			Unlock(g, mu)
+			*W(g, x, s) = 2
+		}},
+		{"access, release, release, check", 0, 0, func(g *G, x *int64, mu *sync.Mutex) {
+			mu2 := newHeap[sync.Mutex]()
+			Lock(g, mu)
+			Lock(g, mu2)
+			*A(g, x, true, s+1) = 1
+			Unlock(g, mu2)
+			Unlock(g, mu)
+			*W(g, x, s) = 2
+		}},
+		{"access, go statement, check", 0, 0, func(g *G, x *int64, mu *sync.Mutex) {
+			*A(g, x, true, s+1) = 1
+			<-spawnAt(g, s+3, func(g *G) {})
+			*W(g, x, s) = 2
+		}},
+		{"access, acquire, check", 1, 0, func(g *G, x *int64, mu *sync.Mutex) {
+			_ = *A(g, x, false, s+1)
+			Lock(g, mu)
+			_ = *R(g, x, s)
+			Unlock(g, mu)
+		}},
+		{"access, release, acquire, check", 1, 0, func(g *G, x *int64, mu *sync.Mutex) {
+			Lock(g, mu)
+			_ = *A(g, x, false, s+1)
+			Unlock(g, mu)
+			Lock(g, mu)
+			_ = *R(g, x, s)
+			Unlock(g, mu)
+		}},
+		{"check, release, access legitimizes", 0, 0, func(g *G, x *int64, mu *sync.Mutex) {
+			Lock(g, mu)
+			g.checkOne(unsafe.Pointer(x), 8, false, s+2)
+			Unlock(g, mu)
+			_ = *R(g, x, s)
+		}},
+		{"check, acquire, access does not legitimize", 0, 1, func(g *G, x *int64, mu *sync.Mutex) {
+			g.checkOne(unsafe.Pointer(x), 8, false, s+2)
+			Lock(g, mu)
+			_ = *R(g, x, s)
+			Unlock(g, mu)
+		}},
+		{"access, acquire, check legitimized", 0, 0, func(g *G, x *int64, mu *sync.Mutex) {
+			_ = *R(g, x, s)
+			Lock(g, mu)
+			g.checkOne(unsafe.Pointer(x), 8, false, s+2)
+			Unlock(g, mu)
+		}},
+		{"access, release, check not legitimized", 0, 1, func(g *G, x *int64, mu *sync.Mutex) {
+			Lock(g, mu)
+			_ = *R(g, x, s)
+			Unlock(g, mu)
+			g.checkOne(unsafe.Pointer(x), 8, false, s+2)
+		}},
+		{"check not legitimized across release and acquire", 0, 1, func(g *G, x *int64, mu *sync.Mutex) {
+			Lock(g, mu)
+			g.checkOne(unsafe.Pointer(x), 8, false, s+2)
+			Unlock(g, mu)
+			Lock(g, mu)
+			_ = *R(g, x, s)
+			Unlock(g, mu)
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			verifyExpect(t, c.uncovered, c.illegitimate, func(g *G) {
+				c.f(g, newHeap[int64](), newHeap[sync.Mutex]())
+			})
+		})
+	}
 }
 
 // Each (site, kind) is reported once; every violation is counted.
@@ -291,8 +393,15 @@ func TestVerifyUnion(t *testing.T) {
 		{0, 10, 0, 0}, {2, 5, 0, 0}, {5, 12, 2, 10}, {10, 20, 10, 10},
 		{18, 32, 7, 18}, {41, 45, 4, 41}, {0, 50, 25, 10}, {24, 25, 0, 0},
 	} {
-		if n, first := missing(u, c.lo, c.hi); n != c.n || (n > 0 && first != c.first) {
-			t.Errorf("missing(%d, %d) = %d, %d; want %d, %d", c.lo, c.hi, n, first, c.n, c.first)
+		var n, first uintptr
+		gaps(u, c.lo, c.hi, func(lo, hi uintptr) {
+			if n == 0 {
+				first = lo
+			}
+			n += hi - lo
+		})
+		if n != c.n || (n > 0 && first != c.first) {
+			t.Errorf("gaps(%d, %d): %d bytes from %d; want %d from %d", c.lo, c.hi, n, first, c.n, c.first)
 		}
 	}
 }
