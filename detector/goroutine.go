@@ -107,10 +107,14 @@ func Cur() *G {
 	return curSlow(key, gp)
 }
 
-// curSlow creates the state of a goroutine started elsewhere. It has no
-// fork edge, so it acquires the process-wide handoff clock (see docs/api.md,
-// "Goroutines started elsewhere").
+// curSlow adopts the state an instrumented go statement prepared for the
+// goroutine (adopt), or creates the state of a goroutine started elsewhere.
+// The latter has no fork edge, so it acquires the process-wide handoff
+// clock (see docs/api.md, "Goroutines started elsewhere").
 func curSlow(key uintptr, gp unsafe.Pointer) *G {
+	if g := adopt(key, gp); g != nil {
+		return g
+	}
 	shadow.RefreshGen() // see shadow.RefreshGen: goroutine boundaries
 	handoff.mu.Lock()
 	vc := append([]uint64(nil), handoff.vc...)
@@ -133,6 +137,9 @@ func curSlow(key uintptr, gp unsafe.Pointer) *G {
 func curStarted() *G {
 	key, gp := curKey()
 	if g := registry.Load(key); g != nil && (goidOff == 0 || goidOf(gp) == g.goid) {
+		return g
+	}
+	if g := adopt(key, gp); g != nil {
 		return g
 	}
 	shadow.RefreshGen() // see shadow.RefreshGen: goroutine boundaries

@@ -45,7 +45,8 @@ func stdQuiet() func() {
 }
 
 // stdCur returns the calling goroutine's state, or nil if it has none yet
-// or is printing a report.
+// or is printing a report. The state a go statement prepared for the
+// goroutine (ForkNext) is not its own yet: stdCur adopts it.
 //
 //go:linkname stdCur
 func stdCur() *G {
@@ -56,10 +57,15 @@ func stdCur() *G {
 	if key == stdQuietKey.Load() {
 		return nil
 	}
-	if g := registry.Load(key); g != nil && (goidOff == 0 || goidOf(gp) == g.goid) && g.stdOff == 0 {
-		return g
+	if g := registry.Load(key); g != nil && (goidOff == 0 || goidOf(gp) == g.goid) {
+		if g.stdOff == 0 {
+			return g
+		}
+		return nil
 	}
-	return nil
+	// A goroutine an instrumented go statement created, whose first
+	// instrumented code is the standard library's.
+	return adopt(key, gp)
 }
 
 // stdChecks reports whether g's accesses in the standard library are

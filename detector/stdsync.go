@@ -22,6 +22,11 @@ import (
 //go:linkname stdFork
 func stdFork(g *G, site uint32) *Child { return g.Fork(site) }
 
+// stdForkNext is g.ForkNext.
+//
+//go:linkname stdForkNext
+func stdForkNext(g *G, site uint32) { g.ForkNext(site) }
+
 // stdStart is Start.
 //
 //go:linkname stdStart

@@ -247,7 +247,7 @@ func declaresModule(dir, path string) bool {
 // the bigfoot binary, the mode, the toolchain, the target and the tags.
 func (d *run) depsKey(ge *goEnv) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "bigfoot %s\nmode %s\ngo %s\ntarget %s/%s\n", d.cfg.version(), d.inv.Mode, ge.GOVERSION, ge.GOOS, ge.GOARCH)
+	fmt.Fprintf(h, "bigfoot %s\nmode %s\ngo %s\ntarget %s/%s\nruntime hooks %v\n", d.cfg.version(), d.inv.Mode, ge.GOVERSION, ge.GOOS, ge.GOARCH, d.hooks)
 	for _, f := range d.loadFlags {
 		fmt.Fprintf(h, "flag %s\n", f)
 	}
@@ -432,12 +432,13 @@ func (d *run) instrumentModules(ctx context.Context, ws *workspace, rtDir string
 	}
 	d.logf("instrumenting %d packages of %d dependency modules", len(patterns), len(mods))
 	files, err := d.cfg.Instrument(ctx, Request{
-		Dir:        d.dir,
-		Patterns:   patterns,
-		BuildFlags: d.loadFlags,
-		Env:        setEnv(d.env, "GOWORK", work),
-		Mode:       d.inv.Mode,
-		Facts:      known.list(),
+		Dir:          d.dir,
+		Patterns:     patterns,
+		BuildFlags:   d.loadFlags,
+		Env:          setEnv(d.env, "GOWORK", work),
+		Mode:         d.inv.Mode,
+		Facts:        known.list(),
+		RuntimeHooks: d.hooks,
 	})
 	if err != nil {
 		return err

@@ -28,9 +28,11 @@ type Request struct {
 	// Facts are opaque facts (effect summaries) of packages instrumented
 	// by earlier requests of the build, for calls into them.
 	Facts [][]byte
-	// RuntimeExit says the runtime runs the detector's exit processing
-	// (exithook.go): main.main needs no wrapper, a test no TestMain.
-	RuntimeExit bool
+	// RuntimeHooks says the runtime runs the detector's exit processing
+	// (exithook.go) and its start and end of goroutines (gohook.go):
+	// main.main needs no wrapper, a test no TestMain, a go statement no
+	// wrapper of its function.
+	RuntimeHooks bool
 }
 
 // Files are the instrumenter's output.
@@ -128,6 +130,10 @@ type run struct {
 	// the command line's, with the tag race (racetag.go).
 	loadFlags []string
 	goflags   string // GOFLAGS of the go command
+	// hooks says the toolchain's runtime takes the detector's hooks
+	// (runtimeHookFiles): every instrumentation request of the run says
+	// so (Request.RuntimeHooks).
+	hooks bool
 }
 
 func (d *run) logf(format string, args ...any) {
@@ -151,6 +157,7 @@ func (d *run) do(ctx context.Context) (int, error) {
 	if err != nil {
 		return 1, err
 	}
+	d.hooks = runtimeHooked(ge.GOROOT)
 	d.logf("modules %s, go %s", strings.Join(ws.Use, " "), ws.GoVersion)
 
 	d.tmp, err = os.MkdirTemp("", "bigfoot-")

@@ -2,8 +2,6 @@ package driver
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -21,7 +19,7 @@ import (
 // through a linkname. A binary without the detector keeps it nil. Where
 // the toolchain's proc.go does not have the function as expected, the
 // instrumenter wraps main.main and adds a TestMain instead
-// (Request.RuntimeExit), and -bfv says so.
+// (Request.RuntimeHooks, runtimehooks.go), and -bfv says so.
 
 // exitHookFile is the file the driver adds to package runtime.
 const exitHookFile = "zz_bigfoot_exit.go"
@@ -47,20 +45,11 @@ const (
 	runExitHooksHooked = "func runExitHooks(code int) {\n\texithook.Run(code); if f := bigfootExit; f != nil { if c := f(code); c != code { exit(int32(c)) } }\n}\n"
 )
 
-// exitHookFiles returns the files that run the detector's exit processing
-// in package runtime in dir, or an error where the toolchain's proc.go does
-// not declare runExitHooks as expected.
-func exitHookFiles(dir string) (map[string][]byte, error) {
-	file := filepath.Join(dir, "proc.go")
-	src, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
+// patchExit returns proc.go's source src with the exit hook, or an error
+// where it does not declare runExitHooks as expected.
+func patchExit(src string) (string, error) {
+	if strings.Count(src, runExitHooksDecl) != 1 {
+		return "", fmt.Errorf("runExitHooks not found once as expected")
 	}
-	if strings.Count(string(src), runExitHooksDecl) != 1 {
-		return nil, fmt.Errorf("%s: runExitHooks not found once as expected", file)
-	}
-	return map[string][]byte{
-		file:                             []byte(strings.Replace(string(src), runExitHooksDecl, runExitHooksHooked, 1)),
-		filepath.Join(dir, exitHookFile): []byte(exitHookSource),
-	}, nil
+	return strings.Replace(src, runExitHooksDecl, runExitHooksHooked, 1), nil
 }

@@ -77,7 +77,8 @@ func RuntimeFiles(goroot string) (map[string][]byte, error) {
 // runtimePatches returns the files a build adds to or patches in package
 // runtime in dir: the GC count's, the allocation versions' if versions is
 // set, and where the runtime takes them, the user's environment's
-// (userenv.go) and the detector's exit processing's (exithook.go).
+// (userenv.go) and the hooks of the detector's exit processing and of its
+// goroutines (runtimehooks.go).
 func runtimePatches(dir string, versions bool) (map[string][]byte, error) {
 	files := make(map[string][]byte)
 	if versions {
@@ -87,7 +88,7 @@ func runtimePatches(dir string, versions bool) (map[string][]byte, error) {
 		}
 	}
 	files[filepath.Join(dir, gcCountFile)] = []byte(gcCountSource)
-	for _, optional := range []func(string) (map[string][]byte, error){userEnvFiles, exitHookFiles} {
+	for _, optional := range []func(string) (map[string][]byte, error){userEnvFiles, runtimeHookFiles} {
 		if more, err := optional(dir); err == nil {
 			for path, data := range more {
 				files[path] = data

@@ -102,7 +102,8 @@ func checkRuntimeTarget(t *testing.T, target, src, local, typ string) {
 
 // RuntimeFiles gives what a build's overlay gives package runtime: the GC
 // count's file, the versions' file and their patches, the file that
-// restores the user's environment, and the exit hook's file and patch.
+// restores the user's environment, and the exit and goroutine hooks' files
+// and proc.go's patch.
 func TestRuntimeFiles(t *testing.T) {
 	files, err := RuntimeFiles(runtime.GOROOT())
 	if err != nil {
@@ -121,12 +122,18 @@ func TestRuntimeFiles(t *testing.T) {
 	if string(files[filepath.Join(dir, exitHookFile)]) != exitHookSource {
 		t.Errorf("no %s", exitHookFile)
 	}
-	if !strings.Contains(string(files[filepath.Join(dir, "proc.go")]), runExitHooksHooked) {
-		t.Errorf("proc.go does not call the exit hook")
+	if string(files[filepath.Join(dir, goHookFile)]) != goHookSource {
+		t.Errorf("no %s", goHookFile)
 	}
-	// The GC count's, versions', environment's and exit hook's files,
-	// the versions' patches and proc.go's.
-	if want := 5 + len(allocVersionPatches); len(files) != want {
+	proc := string(files[filepath.Join(dir, "proc.go")])
+	for _, hooked := range []string{runExitHooksHooked, newprocRaceHooked, goexit1Hooked} {
+		if !strings.Contains(proc, hooked) {
+			t.Errorf("proc.go lacks %q", hooked)
+		}
+	}
+	// The GC count's, versions', environment's, exit hook's and goroutine
+	// hooks' files, the versions' patches and proc.go's.
+	if want := 6 + len(allocVersionPatches); len(files) != want {
 		t.Errorf("%d files, want %d", len(files), want)
 	}
 	if _, err := RuntimeFiles(t.TempDir()); err == nil {

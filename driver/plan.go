@@ -167,7 +167,6 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 	} else {
 		pl.TestingEdgesRoot = ge.GOROOT
 	}
-	runtimeExit := false
 	if dir, err := gcCountDir(ge.GOROOT); err != nil {
 		d.logf("GC cycles counted through runtime/metrics: %v", err)
 	} else {
@@ -175,10 +174,8 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 		if _, err := userEnvFiles(dir); err != nil {
 			d.logf("test binaries see bigfoot's GOWORK: %v", err)
 		}
-		if _, err := exitHookFiles(dir); err != nil {
-			d.logf("main.main wrapped and a TestMain added for the exit processing: %v", err)
-		} else {
-			runtimeExit = true
+		if _, err := runtimeHookFiles(dir); err != nil {
+			d.logf("main.main wrapped, a TestMain added and goroutines wrapped for the runtime's hooks: %v", err)
 		}
 		if _, err := allocVersionFiles(dir); err != nil {
 			d.logf("object identity proven by weak pointers: allocation versions: %v", err)
@@ -188,14 +185,14 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 	}
 	d.logf("instrumenting %s (mode %s)", strings.Join(patterns, " "), d.inv.Mode)
 	files, err := d.cfg.Instrument(ctx, Request{
-		Dir:         d.dir,
-		Patterns:    patterns,
-		Tests:       d.inv.Verb == "test",
-		BuildFlags:  d.loadFlags,
-		Env:         d.env,
-		Mode:        d.inv.Mode,
-		Facts:       known.list(),
-		RuntimeExit: runtimeExit,
+		Dir:          d.dir,
+		Patterns:     patterns,
+		Tests:        d.inv.Verb == "test",
+		BuildFlags:   d.loadFlags,
+		Env:          d.env,
+		Mode:         d.inv.Mode,
+		Facts:        known.list(),
+		RuntimeHooks: d.hooks,
 	})
 	var lerr *LoadError
 	if errors.As(err, &lerr) {

@@ -164,13 +164,14 @@ func (d *run) instrumentStd(ctx context.Context, pkgs []listedPackage, ge *goEnv
 		sort.Strings(missing)
 		d.logf("instrumenting %d standard-library packages", len(missing))
 		files, err := d.cfg.Instrument(ctx, Request{
-			Dir:        d.dir,
-			Patterns:   missing,
-			BuildFlags: d.inv.BuildFlags,
-			Env:        d.env,
-			Mode:       d.inv.Mode,
-			Std:        true,
-			Facts:      known.list(),
+			Dir:          d.dir,
+			Patterns:     missing,
+			BuildFlags:   d.inv.BuildFlags,
+			Env:          d.env,
+			Mode:         d.inv.Mode,
+			Std:          true,
+			Facts:        known.list(),
+			RuntimeHooks: d.hooks,
 		})
 		if err != nil {
 			return nil, "", fmt.Errorf("instrumenting the standard library: %w", err)

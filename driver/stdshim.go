@@ -242,6 +242,9 @@ type __bf_Child struct{ _ [0]func() }
 //go:linkname __bf_fork github.com/bigfoot-go/bigfoot/detector.stdFork
 func __bf_fork(g *__bf_G, site uint32) *__bf_Child
 
+//go:linkname __bf_forkNext github.com/bigfoot-go/bigfoot/detector.stdForkNext
+func __bf_forkNext(g *__bf_G, site uint32)
+
 //go:linkname __bf_start github.com/bigfoot-go/bigfoot/detector.stdStart
 func __bf_start(c *__bf_Child) *__bf_G
 
@@ -253,6 +256,12 @@ func (g *__bf_G) Fork(site uint32) *__bf_Child {
 		return nil
 	}
 	return __bf_fork(g, site)
+}
+
+func (g *__bf_G) ForkNext(site uint32) {
+	if g != nil {
+		__bf_forkNext(g, site)
+	}
 }
 
 func (g *__bf_G) Exit() {

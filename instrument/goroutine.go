@@ -118,8 +118,17 @@ func (h *hoister) args(call *ast.CallExpr) string {
 	return s
 }
 
-// goStmt renders `go f(x)` as
+// goStmt renders `go f(x)`. Where the runtime starts and ends goroutines'
+// states (Config.RuntimeHooks, detector/gohook.go), as
 //
+//	{ t1 := x; __bfg.ForkNext(site); go f(t1) }
+//
+// so that f is the goroutine's entry, as in the plain program, and no frame
+// of bigfoot's is in the goroutine's stacks. Otherwise the goroutine runs a
+// function of the runtime (plainGoCall) or a function literal that installs
+// and ends its state:
+//
+//	{ t1 := x; c := __bfg.Fork(site); go __bf.Go1(c, f, t1) }
 //	{ t1 := x; c := __bfg.Fork(site); go func() { __bfg := __bf.Start(c); defer __bfg.Exit(); f(t1) }() }
 //
 // The function value, receiver and arguments are evaluated by the parent,
@@ -129,6 +138,9 @@ func (r *fileRewriter) goStmt(s *ast.GoStmt) stmtOut {
 		return stmtOut{text: r.text(s)}
 	}
 	h := &hoister{r: r}
+	if r.p.runtimeHooks {
+		return r.goStmtHooked(h, s)
+	}
 	if n, ok := r.plainGoCall(s.Call); ok {
 		// go f(a, b) -> go __bf.Go2(c, f, a, b): no wrapper function
 		// literal, so the closures of the function keep the names the
@@ -160,6 +172,38 @@ func (r *fileRewriter) goStmt(s *ast.GoStmt) stmtOut {
 	h.pre.WriteString(c + " := " + r.g() + ".Fork(" + r.site(s.Pos()) + "); ")
 	text := "go func() { __bfg := __bf.Start(" + c + "); defer __bfg.Exit(); " + inner + " }()"
 	return stmtOut{pre: h.pre.String(), preDecl: true, text: padLines(r.text(s), text)}
+}
+
+// goStmtHooked renders a go statement whose goroutine the runtime starts
+// and ends (goStmt). A call that runs a hook of the new goroutine (close, a
+// hooked function, I/O, a C sync object) is made in a function literal that
+// gets the goroutine's state from Cur.
+func (r *fileRewriter) goStmtHooked(h *hoister, s *ast.GoStmt) stmtOut {
+	inner := r.deferredCall(h, s.Call, true)
+	if k := r.ioCall(s.Call.Fun); k != 0 {
+		inner = deferredIO(k, "__bfg", inner)
+	}
+	if r.cgoCallee(s.Call.Fun) {
+		inner = cgoDeferred("__bfg", inner)
+	}
+	h.pre.WriteString(r.g() + ".ForkNext(" + r.site(s.Pos()) + "); ")
+	text := "go " + inner
+	if r.goCallHooked(s.Call) {
+		text = "go func() { __bfg := __bf.Cur(); " + inner + " }()"
+	}
+	return stmtOut{pre: h.pre.String(), preDecl: true, text: padLines(r.text(s), text)}
+}
+
+// goCallHooked reports whether the call of a go statement runs a hook with
+// the new goroutine's state (deferredCall's __bfg).
+func (r *fileRewriter) goCallHooked(call *ast.CallExpr) bool {
+	if b := r.builtinName(call.Fun); b != "" {
+		return b == "close" && len(call.Args) == 1
+	}
+	if hk, ok := r.resolveHook(call.Fun); ok {
+		return !noG[hk.name]
+	}
+	return r.ioCall(call.Fun) != 0 || r.cgoCallee(call.Fun)
 }
 
 // deferredCall hoists what a go or defer statement evaluates at once and

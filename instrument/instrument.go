@@ -51,11 +51,11 @@ type Config struct {
 	// runs (Result.Facts of the standard library's and the dependencies'
 	// runs), for calls into them from the packages of this run.
 	Facts [][]byte
-	// RuntimeExit says the runtime runs the detector's exit processing
+	// RuntimeHooks says the runtime runs the detector's exit processing
 	// when main.main returns and at os.Exit (driver/exithook.go): then
 	// main.main is not wrapped and test packages get no generated
 	// TestMain, so that no frame of bigfoot's is in the program's stacks.
-	RuntimeExit bool
+	RuntimeHooks bool
 }
 
 // Result is the instrumented program as an overlay.
@@ -107,7 +107,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := instrumentPackages(pkgs, cfg.Mode, recording{elided: count || verify, safe: count && !verify}, cfg.Std, cfg.RuntimeExit, imported)
+	res := instrumentPackages(pkgs, cfg.Mode, recording{elided: count || verify, safe: count && !verify}, cfg.Std, cfg.RuntimeHooks, imported)
 	res.Broken = broken
 	return res, nil
 }

@@ -36,7 +36,7 @@ type recording struct {
 // standard-library packages, compiled against package-local hook shims
 // (the driver's stdshim.go) instead of the runtime package. imported are
 // the summaries of functions of packages instrumented by earlier runs.
-func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording, std, runtimeExit bool, imported placement.FuncSummaries) *Result {
+func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording, std, runtimeHooks bool, imported placement.FuncSummaries) *Result {
 	res := &Result{Replace: map[string][]byte{}, Add: map[string][]byte{}}
 	done := map[string]bool{}
 	helpers := map[string]bool{} // dir + package name
@@ -47,9 +47,9 @@ func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording, st
 		res.Facts = sums.encodeExports()
 	}
 	for _, pkg := range pkgs {
-		instrumentPackage(pkg, m, rec, std, runtimeExit, res, done, helpers, testMains, sums)
+		instrumentPackage(pkg, m, rec, std, runtimeHooks, res, done, helpers, testMains, sums)
 	}
-	if !runtimeExit {
+	if !runtimeHooks {
 		for _, tm := range testMains {
 			tm.emit(res)
 		}
@@ -66,9 +66,9 @@ type pkgRewriter struct {
 	rc   *redcardPkg        // -mode=redcard, bigfoot: the package's plans; nil otherwise
 	mode mode.Mode          // the instrumentation mode
 	std  bool               // a standard-library package (instrumentPackages)
-	// runtimeExit: the runtime runs the exit processing (Config.RuntimeExit),
+	// runtimeHooks: the runtime runs the exit processing (Config.RuntimeHooks),
 	// so main.main keeps its name and needs no wrapper.
-	runtimeExit bool
+	runtimeHooks bool
 	// recordElided: the build counts or verifies accesses (tags
 	// bigfoot_count, bigfoot_verify), so accesses whose checks are
 	// elided still announce themselves (__bf.A).
@@ -101,7 +101,7 @@ func (r *fileRewriter) universe(pos token.Pos, names ...string) bool {
 	return true
 }
 
-func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, runtimeExit bool, res *Result, done, helpers map[string]bool, testMains map[string]*testMainInfo, sums *summaries) {
+func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, runtimeHooks bool, res *Result, done, helpers map[string]bool, testMains map[string]*testMainInfo, sums *summaries) {
 	var files []int
 	for i, f := range pkg.CompiledGoFiles {
 		if i >= len(pkg.Syntax) || done[f] || !inModule(pkg, f) || !strings.HasSuffix(f, ".go") {
@@ -139,7 +139,7 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, r
 			}
 		}
 	}
-	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, mode: m, std: std, runtimeExit: runtimeExit, recordElided: rec.elided, recordSafe: rec.safe}
+	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, mode: m, std: std, runtimeHooks: runtimeHooks, recordElided: rec.elided, recordSafe: rec.safe}
 	if m.Plans() && err == nil {
 		prc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{mode: m, summaries: sums.table(), std: std}, res)
 	}
@@ -187,7 +187,7 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, r
 		linkRuntime(pkg, dir, nil, res, testMains)
 	}
 	key := dir + "\x00" + pkg.Name
-	if rewrote && pkg.Name == "main" && !runtimeExit && !helpers[key] {
+	if rewrote && pkg.Name == "main" && !runtimeHooks && !helpers[key] {
 		// main.main is renamed and wrapped; the wrapper asks whether it
 		// runs in a test binary (a test that calls main must not exit).
 		helpers[key] = true
@@ -603,7 +603,7 @@ func (r *fileRewriter) funcDecl(d *ast.FuncDecl) []sub {
 	}
 	var subs []sub
 	switch {
-	case d.Recv == nil && d.Name.Name == "main" && r.p.pkg.Name == "main" && d.Type.TypeParams == nil && !r.p.runtimeExit:
+	case d.Recv == nil && d.Name.Name == "main" && r.p.pkg.Name == "main" && d.Type.TypeParams == nil && !r.p.runtimeHooks:
 		subs = append(subs, sub{d.Name.Pos(), d.Name.End(), "__bfMain"})
 		// A test may call main: then it must not exit the test binary.
 		r.trailer.WriteString("func main() { if __bfTesting() { __bfMain(); return }; __bf.Main(__bfMain) }\n")

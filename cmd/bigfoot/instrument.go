@@ -11,15 +11,15 @@ import (
 // instrumentFiles adapts instrument.Run to the driver's Instrumenter.
 func instrumentFiles(ctx context.Context, req driver.Request) (*driver.Files, error) {
 	res, err := instrument.Run(ctx, instrument.Config{
-		Dir:         req.Dir,
-		Patterns:    req.Patterns,
-		Tests:       req.Tests,
-		BuildFlags:  req.BuildFlags,
-		Env:         req.Env,
-		Mode:        req.Mode,
-		Std:         req.Std,
-		Facts:       req.Facts,
-		RuntimeExit: req.RuntimeExit,
+		Dir:          req.Dir,
+		Patterns:     req.Patterns,
+		Tests:        req.Tests,
+		BuildFlags:   req.BuildFlags,
+		Env:          req.Env,
+		Mode:         req.Mode,
+		Std:          req.Std,
+		Facts:        req.Facts,
+		RuntimeHooks: req.RuntimeHooks,
 	})
 	var lerr *instrument.LoadError
 	if errors.As(err, &lerr) {
