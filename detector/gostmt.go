@@ -4,7 +4,8 @@ package detector
 
 // Go, Go1, Go2 and Go3 run a goroutine created by an instrumented go
 // statement whose call is plain (a function of at most three parameters
-// and no results): go f(a, b) becomes
+// and no results) where the runtime does not start and end goroutines
+// (gohook.go): go f(a, b) becomes
 //
 //	{ __bft1 := a; __bft2 := b; __bft3 := __bfg.Fork(site); go __bf.Go2(__bft3, f, __bft1, __bft2) }
 //
