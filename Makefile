@@ -24,7 +24,7 @@ build:
 # deps installs what is missing: bigfoot links Z3 (Debian's libz3-dev)
 # through cgo for its placement pass, so the build needs it.
 deps:
-	@command -v $(GO) >/dev/null || { echo "make: Go is required: https://go.dev/dl/ (Go 1.24 or newer)"; exit 1; }
+	@command -v $(GO) >/dev/null || { echo "make: Go is required: https://go.dev/dl/ (Go 1.26.8, the version bigfoot is tested with)"; exit 1; }
 	@[ -e /usr/include/z3.h ] || $(MAKE) z3
 
 z3:

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // Allocation versions: the runtime tells the shadow when memory is reused.
@@ -36,8 +38,27 @@ import (
 // or drops older proofs).
 //
 // Two runtime files are patched (allocVersionPatches) and one is added.
-// Each patch must match its file exactly once; where one does not (another
-// toolchain), the build goes on with weak pointers and -bfv says why.
+// The patch goes in only for a Go version it was tested on
+// (allocVersionGoVersions), where each patch matches its file exactly
+// once and package runtime compiles with it (runtimecheck.go); otherwise
+// the build goes on with weak pointers and says so.
+
+// allocVersionGoVersions are the Go versions (go env GOVERSION) the
+// allocation versions were tested on: the only ones that get them. A
+// release can add a way to reuse memory that the sweep does not see (an
+// explicit free, arenas, a new allocator path), and the versions would
+// then prove a dead object's identity: a false race. Adding a version
+// takes the review and the tests of docs/build.md, "A new Go release".
+var allocVersionGoVersions = []string{"go1.26.8"}
+
+// allocVersionTested returns nil if the allocation versions were tested
+// on goversion, or an error that says they were not.
+func allocVersionTested(goversion string) error {
+	if slices.Contains(allocVersionGoVersions, goversion) {
+		return nil
+	}
+	return fmt.Errorf("%s is not among the Go versions they were tested on (%s)", goversion, strings.Join(allocVersionGoVersions, ", "))
+}
 
 // allocVersionFile is the file the driver adds to package runtime.
 const allocVersionFile = "zz_bigfoot_alloc.go"

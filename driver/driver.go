@@ -134,6 +134,11 @@ type run struct {
 	// (runtimeHookFiles): every instrumentation request of the run says
 	// so (Request.RuntimeHooks).
 	hooks bool
+	// runtimeDir is the runtime's directory if it gets bigfoot's files
+	// and patches, allocVersions whether the allocation versions are
+	// among them (runtimePatchPlan).
+	runtimeDir    string
+	allocVersions bool
 }
 
 func (d *run) logf(format string, args ...any) {
@@ -157,7 +162,6 @@ func (d *run) do(ctx context.Context) (int, error) {
 	if err != nil {
 		return 1, err
 	}
-	d.hooks = runtimeHooked(ge.GOROOT)
 	d.logf("modules %s, go %s", strings.Join(ws.Use, " "), ws.GoVersion)
 
 	d.tmp, err = os.MkdirTemp("", "bigfoot-")
@@ -169,6 +173,10 @@ func (d *run) do(ctx context.Context) (int, error) {
 	} else {
 		defer os.RemoveAll(d.tmp)
 	}
+	// The runtime's patches, checked once per toolchain
+	// (runtimecheck.go), decide what the instrumented code may rely on.
+	d.runtimeDir, d.allocVersions = d.runtimePatchPlan(ctx, ge)
+	d.hooks = d.runtimeDir != "" && runtimeHooked(ge.GOROOT)
 
 	// When the user's workspace is bigfoot's own module (our tests and
 	// benchmark workloads), its detector package is the runtime: adding a

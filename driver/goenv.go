@@ -61,16 +61,9 @@ type goEnvEntry struct {
 // goEnvKey hashes the inputs of go env's answer in dir but GOROOT's
 // go.env. It reports false when one cannot be determined.
 func goEnvKey(gocmd, dir string, env []string) (string, bool) {
-	getenv := func(k string) string {
-		for i := len(env) - 1; i >= 0; i-- {
-			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
-				return v
-			}
-		}
-		return ""
-	}
+	get := func(k string) string { return getenv(env, k) }
 	h := sha256.New()
-	exe, err := lookPath(gocmd, getenv("PATH"))
+	exe, err := lookPath(gocmd, get("PATH"))
 	if err != nil {
 		return "", false
 	}
@@ -86,7 +79,7 @@ func goEnvKey(gocmd, dir string, env []string) (string, bool) {
 			fmt.Fprintf(h, "env %s\n", kv)
 		}
 	}
-	cfg, ok := goEnvFile(getenv)
+	cfg, ok := goEnvFile(get)
 	if !ok {
 		return "", false
 	}

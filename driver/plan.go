@@ -34,7 +34,7 @@ type plan struct {
 	// RuntimeDir is the runtime's directory, if it gets gcCountFile.
 	RuntimeDir string
 	// AllocVersions says the runtime in RuntimeDir also gets the
-	// allocation versions (allocver.go).
+	// allocation versions (allocver.go, runtimecheck.go).
 	AllocVersions bool
 	// RaceCountRoot is the GOROOT whose internal/race reports the
 	// detector's count of races to package testing (racecount.go), if
@@ -167,20 +167,13 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 	} else {
 		pl.TestingEdgesRoot = ge.GOROOT
 	}
-	if dir, err := gcCountDir(ge.GOROOT); err != nil {
-		d.logf("GC cycles counted through runtime/metrics: %v", err)
-	} else {
-		pl.RuntimeDir = dir
+	if dir := d.runtimeDir; dir != "" {
+		pl.RuntimeDir, pl.AllocVersions = dir, d.allocVersions
 		if _, err := userEnvFiles(dir); err != nil {
 			d.logf("test binaries see bigfoot's GOWORK: %v", err)
 		}
 		if _, err := runtimeHookFiles(dir); err != nil {
 			d.logf("main.main wrapped, a TestMain added and goroutines wrapped for the runtime's hooks: %v", err)
-		}
-		if _, err := allocVersionFiles(dir); err != nil {
-			d.logf("object identity proven by weak pointers: allocation versions: %v", err)
-		} else {
-			pl.AllocVersions = true
 		}
 	}
 	d.logf("instrumenting %s (mode %s)", strings.Join(patterns, " "), d.inv.Mode)
