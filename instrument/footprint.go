@@ -61,9 +61,8 @@ type fpCtx struct {
 	plans    []*loopPlan       // static ranges of the enclosing for loops (looprange.go)
 	ranges   map[string]bool   // footprint variables holding a static range
 	// loads: the reads of static ranges that store the range's extent
-	// themselves, by position: the helper (detector.Load or LoadGrow)
-	// and the extent to store
-	loads map[token.Pos][2]string
+	// themselves, by position
+	loads map[token.Pos]rangeLoad
 	// rangeReads counts, per static range, the reads of the statement
 	// being rendered that store the extent themselves and the others
 	rangeReads map[string][2]int
@@ -307,6 +306,14 @@ func (r *fileRewriter) isConst(x ast.Expr) bool {
 	return ok && tv.Value != nil
 }
 
+// A rangeLoad is a read of a static range that stores the range's extent
+// itself: with the hook (detector.Load or LoadGrow) and the extent to
+// store.
+type rangeLoad struct {
+	hook   rtName
+	extent string
+}
+
 // wrapDeferred renders the in-place footprint record of the rendered
 // addressable expression inner.
 func (r *fileRewriter) wrapDeferred(pos token.Pos, fp, inner string, write bool) string {
@@ -323,7 +330,7 @@ func (r *fileRewriter) wrapDeferred(pos token.Pos, fp, inner string, write bool)
 				addr = "__bf.A(" + r.g() + ", &" + inner + ", false, " + r.site(pos) + ")"
 			}
 			r.fn.uses++
-			return "__bf." + ld[0] + "(" + fp + ", " + addr + ", " + ld[1] + ")"
+			return ld.hook.ref() + "(" + fp + ", " + addr + ", " + ld.extent + ")"
 		}
 		n[1]++
 		return r.elidedAt(pos, inner, write)
@@ -375,7 +382,7 @@ func (r *fileRewriter) newFpCtx() *fpCtx {
 		return nil
 	}
 	r.fpIDs++
-	return &fpCtx{id: r.fpIDs, bySite: map[string]string{}, ranges: map[string]bool{}, loads: map[token.Pos][2]string{}, rangeReads: map[string][2]int{}}
+	return &fpCtx{id: r.fpIDs, bySite: map[string]string{}, ranges: map[string]bool{}, loads: map[token.Pos]rangeLoad{}, rangeReads: map[string][2]int{}}
 }
 
 // enterLoop and leaveLoop bracket the rendering of a loop's condition,

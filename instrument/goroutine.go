@@ -1,7 +1,6 @@
 package instrument
 
 import (
-	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -150,15 +149,11 @@ func (r *fileRewriter) goStmt(s *ast.GoStmt) stmtOut {
 		args := h.args(s.Call)
 		c := r.newTemp()
 		h.pre.WriteString(c + " := " + r.g() + ".Fork(" + r.site(s.Pos()) + "); ")
-		name := "Go"
-		if n > 0 {
-			name = fmt.Sprintf("Go%d", n)
-		}
 		parts := []string{c, f}
 		if args != "" {
 			parts = append(parts, args)
 		}
-		text := "go __bf." + name + "(" + strings.Join(parts, ", ") + ")"
+		text := "go " + goHooks[n].ref() + "(" + strings.Join(parts, ", ") + ")"
 		return stmtOut{pre: h.pre.String(), preDecl: true, text: padLines(r.text(s), text)}
 	}
 	inner := r.deferredCall(h, s.Call, true)
@@ -240,10 +235,14 @@ func (r *fileRewriter) deferredCall(h *hoister, call *ast.CallExpr, newG bool) s
 		if hk.site {
 			parts = append(parts, r.site(call.Pos()))
 		}
-		return "__bf." + hk.name + "(" + strings.Join(parts, ", ") + ")"
+		return hk.name.ref() + "(" + strings.Join(parts, ", ") + ")"
 	}
 	return r.deferredFunc(h, call) + "(" + h.args(call) + ")"
 }
+
+// goHooks are the hooks that start a goroutine running a function of n
+// parameters (plainGoCall).
+var goHooks = [...]rtName{"Go", "Go1", "Go2", "Go3"}
 
 // plainGoCall reports whether the call of a go statement can run through
 // __bf.Go, Go1, Go2 or Go3, and its number of arguments: a call of a
@@ -258,7 +257,7 @@ func (r *fileRewriter) plainGoCall(call *ast.CallExpr) (int, bool) {
 		return 0, false
 	}
 	sig, ok := r.typeOf(call.Fun).(*types.Signature)
-	if !ok || sig.Results().Len() > 0 || sig.Variadic() || sig.Params().Len() > 3 || sig.Params().Len() != len(call.Args) {
+	if !ok || sig.Results().Len() > 0 || sig.Variadic() || sig.Params().Len() >= len(goHooks) || sig.Params().Len() != len(call.Args) {
 		return 0, false
 	}
 	switch fn := ast.Unparen(call.Fun).(type) {

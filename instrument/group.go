@@ -391,14 +391,14 @@ func (r *fileRewriter) groupWrap(e ast.Expr, inner string, write bool) string {
 	r.usesUnsafe = true
 	x := "(" + r.text(sel.X) + ")"
 	off := func(name string) string { return "__bfu.Offsetof(" + x + "." + name + ")" }
-	fn, state := "RG", r.g()
+	fn, state := rtName("RG"), r.g()
 	if write {
 		fn = "WG"
 	}
 	if fp := r.groupFootprint(sel, g, write); fp != "" {
 		fn, state = "FG", fp
 	}
-	call := "__bf." + fn + "(" + state + ", &" + inner + ", " + off(sel.Sel.Name) + ", " + off(g.first) + ", " +
+	call := fn.ref() + "(" + state + ", &" + inner + ", " + off(sel.Sel.Name) + ", " + off(g.first) + ", " +
 		off(g.last) + "+__bfu.Sizeof(" + x + "." + g.last + "), " + r.site(sel.Pos()) + ")"
 	if write {
 		return "*" + call

@@ -391,7 +391,7 @@ func (r *fileRewriter) readInto(e *ast.CallExpr, fun sub, args []sub) (string, b
 	if !ok || r.instrumented(fn) {
 		return "", false // its body checks its own writes
 	}
-	hook := ""
+	var hook rtName
 	switch sig := fn.Type().(*types.Signature); {
 	case fn.Name() == "Read" && len(args) == 1 && isReadSig(sig, 1):
 		hook = "ReadInto"
@@ -408,7 +408,7 @@ func (r *fileRewriter) readInto(e *ast.CallExpr, fun sub, args []sub) (string, b
 	for i, a := range e.Args {
 		parts = append(parts, r.spliceNode(a, args[i]))
 	}
-	return "__bf." + hook + "(" + strings.Join(parts, ", ") + ")", true
+	return hook.ref() + "(" + strings.Join(parts, ", ") + ")", true
 }
 
 // isReadSig reports whether sig is func([]byte[, ...]) (int, error) with

@@ -924,9 +924,9 @@ func (r *fileRewriter) rangeFootprint(e ast.Expr, write bool) string {
 			r.fn.uses++
 		}
 		if lp := fp.plans[i]; lp.atAccess[k] {
-			ld := [2]string{"Load", fmt.Sprintf("(%s) + %d", rs.index, rs.c*lp.step)}
+			ld := rangeLoad{"Load", fmt.Sprintf("(%s) + %d", rs.index, rs.c*lp.step)}
 			if next, ok := lp.loadNext[k]; ok {
-				ld = [2]string{"LoadGrow", next}
+				ld = rangeLoad{"LoadGrow", next}
 			}
 			fp.loads[ast.Unparen(e).Pos()] = ld
 		}

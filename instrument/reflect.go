@@ -43,7 +43,7 @@ var (
 
 // reflectHook returns the hook wrapping the receiver of a call of the
 // method selected by s, or "" if the method is not a reflect.Value access.
-func reflectHook(s *types.Selection) string {
+func reflectHook(s *types.Selection) rtName {
 	fn, ok := s.Obj().(*types.Func)
 	if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "reflect" || !isReflectValue(s.Recv()) {
 		return ""

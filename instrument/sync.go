@@ -11,7 +11,7 @@ import (
 // synchronization methods to the runtime hook that performs them. The hook
 // takes the goroutine state, then a pointer to the receiver (for
 // interfaces, the interface value), then the method's arguments.
-var syncMethods = map[string]string{
+var syncMethods = map[string]rtName{
 	"sync.Mutex.Lock":           "Lock",
 	"sync.Mutex.Unlock":         "Unlock",
 	"sync.Mutex.TryLock":        "TryLock",
@@ -50,7 +50,7 @@ var syncMethods = map[string]string{
 
 // syncFuncs maps "pkgpath.Func" of synchronizing package-level functions
 // to their hook. Hooks marked noG take no goroutine state.
-var syncFuncs = map[string]string{
+var syncFuncs = map[string]rtName{
 	"sync.OnceFunc":              "OnceFunc",
 	"sync.OnceValue":             "OnceValue",
 	"sync.OnceValues":            "OnceValues",
@@ -74,9 +74,9 @@ var syncFuncs = map[string]string{
 // passFn marks hooks that take the hooked function itself after the
 // goroutine state, so that the runtime does not import its package
 // (testing/synctest is not in every toolchain the runtime supports).
-var passFn = map[string]bool{"SynctestTest": true, "SynctestWait": true}
+var passFn = map[rtName]bool{"SynctestTest": true, "SynctestWait": true}
 
-var noG = map[string]bool{"Exit": true, "GC": true, "FreeOSMemory": true}
+var noG = map[rtName]bool{"Exit": true, "GC": true, "FreeOSMemory": true}
 
 // asyncFuncs maps "pkgpath.Func" of functions that run a callback on a
 // goroutine the standard library starts to the index of the callback
@@ -99,7 +99,7 @@ var keepUsed = map[string]string{
 
 // hook is a resolved call of a synchronization function or method.
 type hook struct {
-	name  string            // runtime function, without the __bf. qualifier
+	name  rtName            // the runtime's function
 	sel   *ast.SelectorExpr // the method selector, nil for functions
 	ptr   bool              // receiver is passed by address (not an interface value)
 	site  bool              // the hook takes a site after the arguments
@@ -141,7 +141,7 @@ func (r *fileRewriter) resolveHook(fun ast.Expr) (hook, bool) {
 			key := path + "." + tn + "." + fn.Name()
 			name, ok := syncMethods[key]
 			if !ok && path == "sync/atomic" {
-				name, ok = "Atomic"+tn+fn.Name(), true
+				name, ok = atomicHook(tn, fn.Name()), true
 			}
 			if !ok {
 				return hook{}, false
@@ -152,8 +152,8 @@ func (r *fileRewriter) resolveHook(fun ast.Expr) (hook, bool) {
 				// and Unlock go through sync.Locker on the outer value,
 				// which the runtime keys by the outer address.
 				if name == "Lock" || name == "Unlock" || name == "RWLock" || name == "RWUnlock" {
-					locker := "LockerLock"
-					if strings.HasSuffix(name, "Unlock") {
+					locker := rtName("LockerLock")
+					if strings.HasSuffix(string(name), "Unlock") {
 						locker = "LockerUnlock"
 					}
 					if isPointer(r.typeOf(f.X)) || r.addressable(f.X) {
@@ -180,7 +180,7 @@ func (r *fileRewriter) resolveHook(fun ast.Expr) (hook, bool) {
 	}
 	path := fn.Pkg().Path()
 	if path == "sync/atomic" {
-		return hook{name: "Atomic" + fn.Name(), fn: fn}, true
+		return hook{name: atomicHook("", fn.Name()), fn: fn}, true
 	}
 	if name, ok := syncFuncs[path+"."+fn.Name()]; ok {
 		return hook{name: name, fn: fn}, true
@@ -270,6 +270,8 @@ func (r *fileRewriter) call(e *ast.CallExpr) string {
 		args = append(args, subOf(a, r.expr(a, mValue)))
 	}
 	if sel, ok := r.isRaceFunc(e.Fun); ok {
+		// runtime.RaceXxx becomes __bf.RaceXxx: the runtime has each
+		// (TestRuntimeAPI).
 		r.keepImport(types.NewFunc(token.NoPos, types.NewPackage("runtime", "runtime"), "GOOS", nil), sel)
 		return r.spliceNode(e, append([]sub{{sel.X.Pos(), sel.Sel.Pos(), "__bf."}}, args...)...)
 	}
@@ -322,7 +324,7 @@ func (r *fileRewriter) call(e *ast.CallExpr) string {
 		if s := r.info.Selections[sel]; s != nil && s.Kind() == types.MethodVal {
 			recv := subOf(sel.X, r.methodRecv(sel, s))
 			if hook := reflectHook(s); hook != "" && r.fn != nil && (hook == "ReflectR" || hook == "ReflectHdr" || r.reflectArgsSyncFree(e.Args)) {
-				recv.text = "__bf." + hook + "(" + r.g() + ", " + r.site(sel.Sel.Pos()) + ", " + recv.text + ")"
+				recv.text = hook.ref() + "(" + r.g() + ", " + r.site(sel.Sel.Pos()) + ", " + recv.text + ")"
 			}
 			if io != 0 {
 				return r.ioWrap(e, io, recv, args)
@@ -363,7 +365,7 @@ func (r *fileRewriter) call(e *ast.CallExpr) string {
 // call of its hook, keeping the original argument text in place.
 func (r *fileRewriter) hookCall(e *ast.CallExpr, h hook, args []sub) string {
 	var head strings.Builder
-	head.WriteString("__bf." + h.name + "(")
+	head.WriteString(h.name.ref() + "(")
 	sep := ""
 	if !noG[h.name] {
 		head.WriteString(r.g())
@@ -501,7 +503,7 @@ func (r *fileRewriter) methodValue(e *ast.SelectorExpr, s *types.Selection) stri
 			helper = "__bf.MV1R"
 		}
 		if helper != "" && (h.fn.Type().(*types.Signature).Recv() == nil || !isGenericRecv(h.fn)) {
-			return helper + "(__bf." + h.name + ").Bind(" + r.hookRecv(h) + ")"
+			return helper + "(" + h.name.ref() + ").Bind(" + r.hookRecv(h) + ")"
 		}
 		r.note(e.Pos(), "method value %s: synchronization not modeled", h.fn.FullName())
 	}

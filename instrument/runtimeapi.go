@@ -1,0 +1,30 @@
+package instrument
+
+// The runtime API that emitted code names.
+//
+// Instrumented files import the runtime, package detector, as __bf
+// (docs/api.md; the package's doc lists what emitted code may call). The
+// instrumenter names the runtime's identifiers in two ways only:
+//
+//   - literally, in a string constant: __bf.Name for a function or type,
+//     __bfg.Name for a method of the goroutine state (*detector.G);
+//   - by an rtName, a hook chosen at instrumentation time (the hook of a
+//     synchronizing call, an I/O call, a goroutine start, a range load),
+//     spliced into the text by its ref method.
+//
+// TestRuntimeAPI collects both from this package's source, with every
+// hook derived from this toolchain's sync/atomic (atomicHook), and checks
+// that each is exported by the runtime with the kind its use needs, as
+// cmd/compile's test of its table of runtime functions does.
+
+// An rtName names a function of the runtime package: a hook. Every rtName
+// the instrumenter emits is a constant of this type in its source, or
+// comes from atomicHook.
+type rtName string
+
+// ref returns the emitted reference to the hook.
+func (n rtName) ref() string { return "__bf." + string(n) }
+
+// atomicHook returns the hook of sync/atomic's function fn, or of the
+// method fn of its type typ if typ is not "".
+func atomicHook(typ, fn string) rtName { return rtName("Atomic" + typ + fn) }
