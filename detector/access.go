@@ -180,39 +180,6 @@ func (g *G) checkBytes(p unsafe.Pointer, n uintptr, write bool, site uint32) {
 	}
 }
 
-// Fields is a group of fields of a struct (offset and size of each), built
-// once by NewFields and checked together by ReadFields and WriteFields.
-type Fields struct {
-	off, size []uintptr
-}
-
-// NewFields returns the fields given as offset, size pairs.
-func NewFields(offsetSize ...uintptr) *Fields {
-	if len(offsetSize)%2 != 0 {
-		panic("bigfoot: NewFields needs offset, size pairs")
-	}
-	f := &Fields{}
-	for i := 0; i < len(offsetSize); i += 2 {
-		f.off = append(f.off, offsetSize[i])
-		f.size = append(f.size, offsetSize[i+1])
-	}
-	return f
-}
-
-// ReadFields checks reads of the fields f of the struct at base.
-func (g *G) ReadFields(base unsafe.Pointer, f *Fields, site uint32) {
-	for i := range f.off {
-		g.check(unsafe.Add(base, f.off[i]), f.size[i], false, site)
-	}
-}
-
-// WriteFields checks writes of the fields f of the struct at base.
-func (g *G) WriteFields(base unsafe.Pointer, f *Fields, site uint32) {
-	for i := range f.off {
-		g.check(unsafe.Add(base, f.off[i]), f.size[i], true, site)
-	}
-}
-
 // MapRead checks a read of map m (m[k], len(m), range m) as a read of one
 // location, its header, and returns m. A nil map is not checked.
 func MapRead[M any](g *G, m M, site uint32) M {

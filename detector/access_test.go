@@ -122,23 +122,6 @@ func TestRangeStride(t *testing.T) {
 	})
 }
 
-func TestFields(t *testing.T) {
-	type s struct {
-		a, b, c int64
-	}
-	fa := NewFields(unsafe.Offsetof(s{}.a), 8, unsafe.Offsetof(s{}.c), 8)
-	expect(t, false, func(g *G) {
-		v := new(s)
-		<-spawn(g, func(g *G) { g.WriteFields(unsafe.Pointer(v), fa, 0) })
-		<-spawn(g, func(g *G) { *W(g, &v.b, 0) = 1 })
-	})
-	expect(t, true, func(g *G) {
-		v := new(s)
-		<-spawn(g, func(g *G) { g.WriteFields(unsafe.Pointer(v), fa, 0) })
-		<-spawn(g, func(g *G) { g.ReadFields(unsafe.Pointer(v), NewFields(unsafe.Offsetof(s{}.c), 8), 0) })
-	})
-}
-
 // TestGroups covers RG and WG, the field-group checks the instrumenter
 // emits at a group's last access: the whole group [lo, hi) is checked,
 // whichever field the anchor is, and nothing outside it.
