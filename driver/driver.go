@@ -134,10 +134,10 @@ type run struct {
 	// (runtimeHookFiles): every instrumentation request of the run says
 	// so (Request.RuntimeHooks).
 	hooks bool
-	// runtimeDir is the runtime's directory if it gets bigfoot's files
+	// runtimePkgDir is package runtime's directory if it gets bigfoot's files
 	// and patches, allocVersions whether the allocation versions are
 	// among them (runtimePatchPlan).
-	runtimeDir    string
+	runtimePkgDir string
 	allocVersions bool
 }
 
@@ -175,8 +175,8 @@ func (d *run) do(ctx context.Context) (int, error) {
 	}
 	// The runtime's patches, checked once per toolchain
 	// (runtimecheck.go), decide what the instrumented code may rely on.
-	d.runtimeDir, d.allocVersions = d.runtimePatchPlan(ctx, ge)
-	d.hooks = d.runtimeDir != "" && runtimeHooked(ge.GOROOT)
+	d.runtimePkgDir, d.allocVersions = d.runtimePatchPlan(ctx, ge)
+	d.hooks = d.runtimePkgDir != "" && runtimeHooked(ge.GOROOT)
 
 	// When the user's workspace is bigfoot's own module (our tests and
 	// benchmark workloads), its detector package is the runtime: adding a

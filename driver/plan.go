@@ -167,7 +167,7 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 	} else {
 		pl.TestingEdgesRoot = ge.GOROOT
 	}
-	if dir := d.runtimeDir; dir != "" {
+	if dir := d.runtimePkgDir; dir != "" {
 		pl.RuntimeDir, pl.AllocVersions = dir, d.allocVersions
 		if _, err := userEnvFiles(dir); err != nil {
 			d.logf("test binaries see bigfoot's GOWORK: %v", err)
