@@ -35,7 +35,7 @@ import (
 // Each goroutine records, during a span — the stretch between two of its
 // synchronization operations — the accesses and checks it makes:
 //
-//   - R, W, Read, Write, ReadRange, WriteRange, ReadFields, WriteFields,
+//   - R, W, Read, Write, ReadRange, WriteRange,
 //     MapRead, MapWrite, the helpers built on them and the runtime's own
 //     checks (a lock's read, a channel's header, an atomic variable, site 0)
 //     check in place: each is an access and a check of the same bytes

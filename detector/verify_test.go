@@ -69,7 +69,6 @@ func TestVerifyInPlaceChecks(t *testing.T) {
 		_ = *R(g, x, s+1)
 		g.Read(unsafe.Pointer(x), 8, s)
 		g.WriteRange(unsafe.Pointer(&a[0]), 4, 0, 10, 3, s)
-		g.ReadFields(unsafe.Pointer(x), NewFields(0, 4, 4, 4), s)
 		_ = MapRead(g, map[int]int{}, s)
 		syncOp(g)
 		_ = *R(g, x, s)
