@@ -27,6 +27,8 @@ var (
 
 // goEnd is what the runtime calls when a goroutine exits (goexit1), after
 // its deferred calls ran: goroutineEnd where the runtime has the hooks.
+//
+//lint:ignore U1000 the runtime reads it through a linkname.
 var goEnd func()
 
 func init() {
