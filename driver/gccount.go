@@ -60,18 +60,20 @@ func gcCountDir(goroot string) (string, error) {
 	return dir, nil
 }
 
-// RuntimeFiles returns the files every bigfoot build adds to or patches
-// in package runtime of the toolchain at goroot, path to content: the GC
-// count and the allocation versions. It fails where the toolchain's
-// runtime does not take one of them (a build then goes on without it,
-// and -bfv says so). Benchmarks of the detector built with these files
-// (bigfoot bench -micro) run on the runtime a user's program gets.
-func RuntimeFiles(goroot string) (map[string][]byte, error) {
+// RuntimeFiles returns the files a bigfoot build adds to or patches in
+// package runtime of the toolchain at goroot, whose go env GOVERSION is
+// goversion, path to content: the GC count, and the allocation versions
+// on a Go version they were tested on (runtimecheck.go). It fails where
+// the toolchain's runtime does not take one of them (a build then goes on
+// without it, and -bfv says so). Benchmarks of the detector built with
+// these files (bigfoot bench -micro) run on the runtime a user's program
+// gets.
+func RuntimeFiles(goroot, goversion string) (map[string][]byte, error) {
 	dir, err := gcCountDir(goroot)
 	if err != nil {
 		return nil, fmt.Errorf("GC count: %w", err)
 	}
-	return runtimePatches(dir, true)
+	return runtimePatches(dir, allocVersionTested(goversion) == nil)
 }
 
 // runtimePatches returns the files a build adds to or patches in package

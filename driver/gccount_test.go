@@ -101,11 +101,11 @@ func checkRuntimeTarget(t *testing.T, target, src, local, typ string) {
 }
 
 // RuntimeFiles gives what a build's overlay gives package runtime: the GC
-// count's file, the versions' file and their patches, the file that
-// restores the user's environment, and the exit and goroutine hooks' files
-// and proc.go's patch.
+// count's file, the versions' file and their patches (on a tested Go
+// version), the file that restores the user's environment, and the exit
+// and goroutine hooks' files and proc.go's patch.
 func TestRuntimeFiles(t *testing.T) {
-	files, err := RuntimeFiles(runtime.GOROOT())
+	files, err := RuntimeFiles(runtime.GOROOT(), allocVersionGoVersions[0])
 	if err != nil {
 		t.Fatalf("this toolchain: %v", err)
 	}
@@ -136,7 +136,11 @@ func TestRuntimeFiles(t *testing.T) {
 	if want := 6 + len(allocVersionPatches); len(files) != want {
 		t.Errorf("%d files, want %d", len(files), want)
 	}
-	if _, err := RuntimeFiles(t.TempDir()); err == nil {
+	untested, err := RuntimeFiles(runtime.GOROOT(), "go1.99.0")
+	if err != nil || len(untested) != len(files)-1-len(allocVersionPatches) || untested[filepath.Join(dir, allocVersionFile)] != nil {
+		t.Errorf("an untested Go version: %d files (%v), want all but the versions' file and patches", len(untested), err)
+	}
+	if _, err := RuntimeFiles(t.TempDir(), allocVersionGoVersions[0]); err == nil {
 		t.Error("a GOROOT without a runtime: no error")
 	}
 }

@@ -150,12 +150,13 @@ func microMain(ctx context.Context, rounds int, names []string, stdout, stderr i
 		}
 		benchmarks = append(benchmarks, bench.MicroBenchmarks[i])
 	}
-	out, err := exec.CommandContext(ctx, "go", "env", "GOROOT").Output()
-	if err != nil {
-		fmt.Fprintf(stderr, "bigfoot bench: go env GOROOT: %v\n", err)
+	out, err := exec.CommandContext(ctx, "go", "env", "GOROOT", "GOVERSION").Output()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err != nil || len(lines) != 2 {
+		fmt.Fprintf(stderr, "bigfoot bench: go env GOROOT GOVERSION: %v %q\n", err, out)
 		return 1
 	}
-	files, err := driver.RuntimeFiles(strings.TrimSpace(string(out)))
+	files, err := driver.RuntimeFiles(lines[0], lines[1])
 	if err != nil {
 		fmt.Fprintf(stderr, "bigfoot bench: the runtime files of bigfoot builds: %v\n", err)
 		return 1
