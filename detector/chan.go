@@ -191,8 +191,8 @@ func (q *chanQueue) push(lo int64, id, owner uint64, vc []uint64) {
 	s := q.free[k]
 	q.free = q.free[:k]
 	dst := q.clocks[int(s)*q.width:][:len(vc)]
+	//lint:ignore S1001 not copy: a call of memmove for a few words.
 	for j, c := range vc {
-		// Not copy: a call of memmove for a few words.
 		dst[j] = c
 	}
 	// Fill the new entry in place: appending a composite literal built

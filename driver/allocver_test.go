@@ -1,9 +1,9 @@
 package driver
 
 import (
+	"go/build"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -11,7 +11,7 @@ import (
 // The patches apply to this toolchain's runtime, once each, and the
 // patched files keep everything they had.
 func TestAllocVersionFiles(t *testing.T) {
-	dir := filepath.Join(runtime.GOROOT(), "src", "runtime")
+	dir := filepath.Join(build.Default.GOROOT, "src", "runtime")
 	files, err := allocVersionFiles(dir)
 	if err != nil {
 		t.Fatalf("this toolchain's runtime: %v", err)

@@ -2,12 +2,12 @@ package driver
 
 import (
 	"go/ast"
+	"go/build"
 	"go/parser"
 	"go/token"
 	"go/types"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -43,7 +43,7 @@ func TestGCCountDir(t *testing.T) {
 	if _, err := gcCountDir(t.TempDir()); err == nil {
 		t.Error("a GOROOT without the runtime's sources: no error")
 	}
-	if _, err := gcCountDir(runtime.GOROOT()); err != nil {
+	if _, err := gcCountDir(build.Default.GOROOT); err != nil {
 		t.Errorf("this toolchain's runtime: %v", err)
 	}
 }
@@ -105,11 +105,11 @@ func checkRuntimeTarget(t *testing.T, target, src, local, typ string) {
 // version), the file that restores the user's environment, and the exit
 // and goroutine hooks' files and proc.go's patch.
 func TestRuntimeFiles(t *testing.T) {
-	files, err := RuntimeFiles(runtime.GOROOT(), allocVersionGoVersions[0])
+	files, err := RuntimeFiles(build.Default.GOROOT, allocVersionGoVersions[0])
 	if err != nil {
 		t.Fatalf("this toolchain: %v", err)
 	}
-	dir := filepath.Join(runtime.GOROOT(), "src", "runtime")
+	dir := filepath.Join(build.Default.GOROOT, "src", "runtime")
 	if string(files[filepath.Join(dir, gcCountFile)]) != gcCountSource {
 		t.Errorf("no %s", gcCountFile)
 	}
@@ -136,7 +136,7 @@ func TestRuntimeFiles(t *testing.T) {
 	if want := 6 + len(allocVersionPatches); len(files) != want {
 		t.Errorf("%d files, want %d", len(files), want)
 	}
-	untested, err := RuntimeFiles(runtime.GOROOT(), "go1.99.0")
+	untested, err := RuntimeFiles(build.Default.GOROOT, "go1.99.0")
 	if err != nil || len(untested) != len(files)-1-len(allocVersionPatches) || untested[filepath.Join(dir, allocVersionFile)] != nil {
 		t.Errorf("an untested Go version: %d files (%v), want all but the versions' file and patches", len(untested), err)
 	}

@@ -1,9 +1,9 @@
 package driver
 
 import (
+	"go/build"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -13,7 +13,7 @@ import (
 // goexit1's lines as expected takes no patch, so that a build has all of
 // the runtime's hooks or none.
 func TestPatchGoroutines(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", "runtime", "proc.go"))
+	src, err := os.ReadFile(filepath.Join(build.Default.GOROOT, "src", "runtime", "proc.go"))
 	if err != nil {
 		t.Fatal(err)
 	}

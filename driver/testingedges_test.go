@@ -1,11 +1,11 @@
 package driver
 
 import (
+	"go/build"
 	"go/parser"
 	"go/token"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -14,7 +14,7 @@ import (
 // testing, no file changes its number of lines, and the patched files and
 // the added one parse.
 func TestTestingEdgesApply(t *testing.T) {
-	files, err := testingEdgeFiles(runtime.GOROOT())
+	files, err := testingEdgeFiles(build.Default.GOROOT)
 	if err != nil {
 		t.Fatal(err)
 	}

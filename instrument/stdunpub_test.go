@@ -3,9 +3,9 @@ package instrument_test
 import (
 	"bytes"
 	"context"
+	"go/build"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/bigfoot-go/bigfoot/instrument"
@@ -23,7 +23,7 @@ func TestStdUnpublished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, ok := res.Replace[filepath.Join(runtime.GOROOT(), "src", "math", "unsafe.go")]
+	src, ok := res.Replace[filepath.Join(build.Default.GOROOT, "src", "math", "unsafe.go")]
 	if !ok {
 		return // nothing of the file checked
 	}

@@ -56,7 +56,7 @@ func TestLanguageUpgrade(t *testing.T) {
 }
 
 func TestShortHashStable(t *testing.T) {
-	if shortHash("main.go") != shortHash("main.go") || shortHash("a.go") == shortHash("b.go") {
+	if a, b := shortHash("main.go"), shortHash("main.go"); a != b || shortHash("a.go") == shortHash("b.go") {
 		t.Error("shortHash is not a stable function of the name")
 	}
 }

@@ -1,9 +1,9 @@
 package racesuite
 
 import (
+	"go/build"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -63,7 +63,7 @@ func TestClassifyCrash(t *testing.T) {
 }
 
 func TestFiles(t *testing.T) {
-	dir := filepath.Join(runtime.GOROOT(), "src", "runtime", "race", "testdata")
+	dir := filepath.Join(build.Default.GOROOT, "src", "runtime", "race", "testdata")
 	if _, err := os.Stat(dir); err != nil {
 		t.Skip("no race suite in GOROOT")
 	}
