@@ -233,9 +233,12 @@ func parseOptions(s string) {
 var (
 	races    atomic.Int64 // races reported
 	reportMu spin.Mutex   // serializes reports; guards the fields below
-	seen     = map[[2]uint64]bool{}
-	out      io.Writer // report destination; nil: stderr or log_path
-	logFile  *os.File
+	seen     = map[raceKey]bool{}
+	// racy holds the 8-byte granule of each race found with the epochs
+	// of its two accesses (wiped).
+	racy    = map[racyAccess]bool{}
+	out     io.Writer // report destination; nil: stderr or log_path
+	logFile *os.File
 )
 
 // output returns the report writer; reportMu is held.
@@ -268,20 +271,84 @@ func isDetectorFrame(f runtime.Frame) bool {
 	return filepath.Dir(f.File) == detectorDir && !strings.HasSuffix(f.File, "_test.go") || isStdShimFrame(f)
 }
 
+// wiped reports whether race r, found by an access in epoch cur,
+// conflicts with an earlier access that Go's race runtime no longer
+// knows, and records r's two accesses. ThreadSanitizer, on finding a race,
+// empties the shadow of the access's 8-byte granule and does not record
+// the access (DoReportRace), whether it then reports the race or
+// suppresses it: the accesses made before never conflict again. So `x++`
+// in two goroutines gives one report (the first conflict), not a second
+// one for the other access, and a test that repeats such a race gets the
+// reports it gets under go -race. The detector keeps its state, so the two
+// accesses of each race found, by their epochs, stand for the granule's
+// history: a race against one of them is wiped, one against an access of
+// a later epoch is reported. An epoch is one goroutine's for the
+// process's life (a recycled thread id continues from its old clock), so
+// memory reused for another object is not mistaken for the old one.
+// reportMu is held.
+func wiped(r shadow.Race, cur shadow.Epoch) bool {
+	gran := r.Addr &^ 7
+	if racy[racyAccess{gran, r.Prev}] {
+		return true
+	}
+	racy[racyAccess{gran, r.Prev}] = true
+	racy[racyAccess{gran, cur}] = true
+	return false
+}
+
+// A racyAccess is an access of a race found: its granule and epoch.
+type racyAccess struct {
+	gran uintptr
+	prev shadow.Epoch
+}
+
+// raceKey identifies a race for deduplication (option dedup): the sites
+// of its two accesses and the stack of the one that found it, as Go's race
+// runtime suppresses a race whose two stacks it reported already
+// (suppress_equal_stacks; bigfoot knows the earlier access's site, not
+// its stack). The same race reached through another caller is reported
+// again, as under go -race. A deferred check's stack is where it was
+// committed, not the access's: its key is the unordered pair of sites.
+type raceKey struct {
+	site, prevSite uint32
+	stack          uint64 // hash of the stack's PCs; 0 for a deferred check
+	addr           uintptr
+}
+
+// keyOf returns the key of race r found by g's access at site, whose stack
+// is pcs.
+func keyOf(g *G, r shadow.Race, site uint32, pcs []uintptr) raceKey {
+	k := raceKey{site: site, prevSite: r.PrevSite}
+	if site == 0 || r.PrevSite == 0 {
+		k.addr = r.Addr // unknown sites: one report per address
+	}
+	if g.committing {
+		if k.site > k.prevSite {
+			k.site, k.prevSite = k.prevSite, k.site
+		}
+		return k
+	}
+	// FNV-1a over the PCs, by hand: the standard library's hash
+	// packages may be instrumented, and their hooks must not run here.
+	k.stack = 14695981039346656037
+	for _, pc := range pcs {
+		k.stack ^= uint64(pc)
+		k.stack *= 1099511628211
+	}
+	return k
+}
+
 // report prints a race found by g's access at site.
 func report(g *G, r shadow.Race, site uint32) {
-	key := [2]uint64{uint64(site), uint64(r.PrevSite)}
-	if key[0] > key[1] {
-		key[0], key[1] = key[1], key[0]
-	}
-	if site == 0 || r.PrevSite == 0 {
-		key[0] |= uint64(r.Addr) << 32 // unknown sites: one report per address
-	}
 	var pcs [64]uintptr
 	n := runtime.Callers(2, pcs[:])
+	key := keyOf(g, r, site, pcs[:n])
 	reportMu.Lock()
 	defer reportMu.Unlock()
 	defer stdQuiet()()
+	if wiped(r, g.t.Epoch) {
+		return
+	}
 	if opts.dedup {
 		if seen[key] {
 			return
