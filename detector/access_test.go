@@ -365,6 +365,37 @@ $`
 	}
 }
 
+// TestRaceWiped: the accesses of a race found never conflict again, as
+// Go's race runtime forgets them (wiped), whatever dedup says; an access
+// made since, by either goroutine, does.
+func TestRaceWiped(t *testing.T) {
+	opts.dedup = false
+	defer func() { opts.dedup = true }()
+	n, text := run(t, func(g *G) {
+		x := new(int)
+		<-spawn(g, func(g *G) { *W(g, x, 0) = 1 })
+		<-spawn(g, func(g *G) {
+			_ = *R(g, x, 0) // races with the first write
+			*W(g, x, 0) = 2 // against the same write: wiped
+		})
+	})
+	if n != 1 {
+		t.Errorf("a read and a write racing with one write: %d reports, want 1\n%s", n, text)
+	}
+	n, text = run(t, func(g *G) {
+		x := new(int)
+		<-spawn(g, func(g *G) { *W(g, x, 0) = 1 })
+		<-spawn(g, func(g *G) {
+			_ = *R(g, x, 0) // races with the first write
+			*W(g, x, 0) = 2 // made after the race
+		})
+		<-spawn(g, func(g *G) { *W(g, x, 0) = 3 }) // races with the second write
+	})
+	if n != 2 {
+		t.Errorf("a third goroutine's write racing with a write made after a race: %d reports, want 2\n%s", n, text)
+	}
+}
+
 // racyBody races.
 func racyBody() {
 	g := Cur()

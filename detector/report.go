@@ -282,7 +282,8 @@ func isDetectorFrame(f runtime.Frame) bool {
 // reports it gets under go -race. The detector keeps its state, so the two
 // accesses of each race found, by their epochs, stand for the granule's
 // history: a race against one of them is wiped, one against an access of
-// a later epoch is reported. An epoch is one goroutine's for the
+// a later epoch is reported (report ticks the clock of the goroutine that
+// found the race, so that its next accesses are of a later epoch). An epoch is one goroutine's for the
 // process's life (a recycled thread id continues from its old clock), so
 // memory reused for another object is not mistaken for the old one.
 // reportMu is held.
@@ -349,6 +350,9 @@ func report(g *G, r shadow.Race, site uint32) {
 	if wiped(r, g.t.Epoch) {
 		return
 	}
+	// The accesses g makes next are not the one that raced, which
+	// ThreadSanitizer does not record: they get an epoch of their own.
+	g.tick()
 	if opts.dedup {
 		if seen[key] {
 			return
