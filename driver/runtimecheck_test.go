@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -117,5 +119,69 @@ func TestRuntimeCheckKey(t *testing.T) {
 	}
 	if runtimeCheckKey(ge, "", files, nil) != base {
 		t.Error("the key is not a function of its inputs")
+	}
+}
+
+// A whole build with a go command that reports a Go version not in the
+// list (a wrapper of the real one that says go1.26.0, an earlier release,
+// which the temporary go.work's go line then accepts): the program builds
+// and runs, package
+// runtime gets the other files but not the allocation versions, and the
+// first build says so in one line on stderr, the second in none.
+func TestRunUntestedGoVersion(t *testing.T) {
+	requireGo(t)
+	if testing.Short() || runtime.GOOS == "windows" {
+		t.Skip("compiles package runtime; the wrapper is a shell script")
+	}
+	real, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gocmd := filepath.Join(t.TempDir(), "go")
+	script := "#!/bin/sh\nif [ \"$1\" = env ]; then\n\tout=$(\"" + real + "\" \"$@\") || exit $?\n" +
+		"\tprintf '%s\\n' \"$out\" | sed 's/\"GOVERSION\": \"[^\"]*\"/\"GOVERSION\": \"go1.26.0\"/'\n\texit 0\nfi\nexec \"" + real + "\" \"$@\"\n"
+	if err := os.WriteFile(gocmd, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"go.mod": "module example.com/u\n\ngo 1.22\n", "main.go": userMain})
+	cache := t.TempDir()
+	for i, wantLines := range []int{1, 0} {
+		var req Request
+		cfg, _, stderr := newConfig(t, rewrite(t, dir, &req))
+		cfg.GoCmd, cfg.CacheDir = gocmd, cache
+		inv, err := ParseArgs("run", []string{"-C", dir, "-mode", "fasttrack", "-deps=main", "-work", "."})
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, err := Run(context.Background(), cfg, inv)
+		if err != nil || code != 66 {
+			t.Fatalf("build %d: Run = %d, %v; want 66\nstderr:\n%s", i, code, err, stderr)
+		}
+		notice := 0
+		var work string
+		for _, line := range strings.Split(stderr.String(), "\n") {
+			if strings.HasPrefix(line, "bigfoot: allocation versions off") {
+				notice++
+				if !strings.Contains(line, "go1.26.0 is not among the Go versions they were tested on") {
+					t.Errorf("build %d: %q does not say why", i, line)
+				}
+			}
+			if w, ok := strings.CutPrefix(line, "BIGFOOT_WORK="); ok {
+				work = w
+			}
+		}
+		if notice != wantLines {
+			t.Errorf("build %d: %d lines about the allocation versions, want %d:\n%s", i, notice, wantLines, stderr)
+		}
+		overlay, err := os.ReadFile(filepath.Join(work, "overlay.json"))
+		os.RemoveAll(work)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(overlay, []byte(gcCountFile)) || bytes.Contains(overlay, []byte(allocVersionFile)) {
+			t.Errorf("build %d: the overlay has the GC count's file %v, the versions' %v; want the first only",
+				i, bytes.Contains(overlay, []byte(gcCountFile)), bytes.Contains(overlay, []byte(allocVersionFile)))
+		}
 	}
 }
