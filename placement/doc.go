@@ -135,9 +135,9 @@
 // splits), with its coalesced Paths, kind, optional Guard, the accesses it
 // Covers, and a Reason. Plans whose analysis failed have a Fallback reason
 // and one check per access. Summarize reports per-package static and
-// loop-weighted counts for FastTrack, RedCard and BigFoot; Verify checks a
-// plan's structural invariants (coverage, well-formed points, names in
-// scope); Format prints it for `bigfoot analyze`. The tests also replay
+// loop-weighted counts for FastTrack, RedCard and BigFoot; Format prints a
+// plan for `bigfoot analyze`. The tests check each plan's structural
+// invariants (coverage, well-formed points, names in scope: Verify). The tests also replay
 // every plan on bounded CFG paths and check the definitions of precise
 // checks directly (pathcheck_test.go).
 //
