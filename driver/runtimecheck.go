@@ -15,7 +15,8 @@ import (
 // Runtime patches that cannot break a build.
 //
 // The files and patches bigfoot gives package runtime (the GC count, the
-// allocation versions, the user's environment, the exit hook) use the
+// allocation versions, the user's environment, the hooks at a program's
+// exit and at a goroutine's start and end) use the
 // runtime's internals, which change between Go releases without notice.
 // A patch whose anchor text is missing is left out (each says so with
 // -bfv); one whose anchor still matches but whose code no longer compiles
@@ -32,8 +33,12 @@ import (
 //     more time in the shadow; the build says so in one line on stderr
 //     the first time (runtimeNotice);
 //   - if that does not compile either, package runtime is left as it is:
-//     GC cycles are counted through runtime/metrics, and main.main gets
-//     the wrapper that does the exit processing.
+//     GC cycles are counted through runtime/metrics, and the instrumented
+//     code does without the runtime's hooks (Request.RuntimeHooks): main.main
+//     and go statements get wrappers instead.
+//
+// The decision is made before anything is instrumented, since the
+// instrumented code depends on it (run.do).
 
 // runtimeCheckVersion names the way runtimeCheck decides, in its cache
 // key: a change to what is checked must not reuse old outcomes.
