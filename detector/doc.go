@@ -47,6 +47,11 @@
 // its source and checks that each is exported here with the kind its use
 // needs, as cmd/compile's test of its table of runtime functions does.
 //
+// Besides these, the methods Read, Write, ReadRange and WriteRange of G
+// check a byte range (the standard library's shim calls the last two),
+// and Send, SendPre, SendPost, RecvPre, RecvPost, RecvPostOK and
+// RecvPostValue perform a channel operation's steps one by one, which only
+// this package's tests do: emitted code calls Chan, Recv and Recv2.
 // Everything else is unexported. The instrumented standard library, which
 // cannot import a module, reaches its hooks (std*, in std.go and
 // stdsync.go) through //go:linkname, and the files bigfoot's driver adds
