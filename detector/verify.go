@@ -145,20 +145,85 @@ type verifyLog struct {
 	partial  bool // some record is an access only or a check only
 	accesses uint64
 	checks   uint64
-	// prior holds the records of the earlier spans since the last
-	// release: their checks cover, and their accesses legitimize, the
-	// checks of the current span. priorLost says that some were dropped
-	// (verifyCap): until the next release, spans are not verified.
-	prior       []verifyRec
-	priorWeight int
+	// prior holds the intervals of the earlier spans since the last
+	// release: their checks cover, and their accesses legitimize, what
+	// the current span leaves uncovered or illegitimate. It is sorted
+	// and merged (union) only when consulted. priorLost says that some
+	// were dropped (verifyCap): until the next release, what prior could
+	// settle is counted unverified.
+	prior       intervalSets
+	priorSorted bool
 	priorLost   bool
 	// pending holds what the earlier spans since the last acquire left
 	// undecided: accesses not yet covered and checks not yet legitimate,
 	// which a check or an access of the current span may still settle.
 	pending       []pendingRec
 	pendingWeight int
-	// Buffers of verify, kept from span to span.
+	// The current span's intervals (a buffer of verify, kept from span
+	// to span).
+	cur intervalSets
+}
+
+// intervalSets holds the bytes accessed (written, or read or written) and
+// checked (by a write check, or by any).
+type intervalSets struct {
 	accW, accAll, chkW, chkAll []interval
+}
+
+// add adds r's intervals.
+func (v *intervalSets) add(r *verifyRec) {
+	r.each(func(lo, hi uintptr) {
+		iv := interval{lo, hi}
+		if r.kind&vAccess != 0 {
+			v.accAll = append(v.accAll, iv)
+			if r.kind&vWrite != 0 {
+				v.accW = append(v.accW, iv)
+			}
+		}
+		if r.kind&vCheck != 0 {
+			v.chkAll = append(v.chkAll, iv)
+			if r.kind&vWrite != 0 {
+				v.chkW = append(v.chkW, iv)
+			}
+		}
+	})
+}
+
+// union makes each set a union: sorted, merged intervals.
+func (v *intervalSets) union() {
+	v.accW, v.accAll, v.chkW, v.chkAll = union(v.accW), union(v.accAll), union(v.chkW), union(v.chkAll)
+}
+
+// len returns the number of intervals.
+func (v *intervalSets) len() int {
+	return len(v.accW) + len(v.accAll) + len(v.chkW) + len(v.chkAll)
+}
+
+// reset empties the sets, keeping their memory unless it is large.
+func (v *intervalSets) reset() {
+	if v.len() > 1<<12 {
+		*v = intervalSets{}
+		return
+	}
+	v.accW, v.accAll, v.chkW, v.chkAll = v.accW[:0], v.accAll[:0], v.chkW[:0], v.chkAll[:0]
+}
+
+// against returns the set that covers (r an access) or legitimizes (r a
+// check) r's bytes, or false if r is both and satisfies itself.
+func (v *intervalSets) against(r *verifyRec) ([]interval, bool) {
+	switch r.kind &^ vWrite {
+	case vAccess: // covered by a write check, or by a read check if a read
+		if r.kind&vWrite == 0 {
+			return v.chkAll, true
+		}
+		return v.chkW, true
+	case vCheck: // legitimate for a write access, or any if a read check
+		if r.kind&vWrite == 0 {
+			return v.accAll, true
+		}
+		return v.accW, true
+	}
+	return nil, false
 }
 
 // A pendingRec is a record some of whose bytes, ivs, are not yet covered
@@ -283,11 +348,9 @@ func (g *G) verifySpan(how int, kind uint8) {
 	verifyStats.accesses.Add(l.accesses)
 	verifyStats.checks.Add(l.checks)
 	acquires, releases := kind&syncAcquire != 0, kind&syncRelease != 0
-	lost := l.overflow || l.priorLost
 	switch {
-	case lost:
-		// The span's records, or the prior ones that could cover
-		// and legitimize them, were dropped: neither the span nor
+	case l.overflow:
+		// The span's records were dropped: neither the span nor
 		// what it could settle is verified.
 		verifyStats.unverified.Add(1)
 		l.dropPending()
@@ -303,27 +366,30 @@ func (g *G) verifySpan(how int, kind uint8) {
 	case releases:
 		// Nothing before a release covers, or is legitimized by,
 		// what follows it.
-		l.prior, l.priorWeight, l.priorLost = l.prior[:0], 0, false
-	case lost:
-		l.prior, l.priorWeight, l.priorLost = nil, 0, true
-	default:
-		l.prior = append(l.prior, l.recs...)
-		l.priorWeight += l.weight
-		if l.priorWeight > verifyCap {
-			l.prior, l.priorWeight, l.priorLost = nil, 0, true
+		l.prior.reset()
+		l.priorSorted, l.priorLost = true, false
+	case l.overflow || l.priorLost:
+		l.prior.reset()
+		l.priorLost = true
+	case len(l.recs) > 0:
+		for i := range l.recs {
+			l.prior.add(&l.recs[i])
+		}
+		l.priorSorted = false
+		if l.prior.len() > verifyCap {
+			l.prior.reset()
+			l.priorLost = true
 		}
 	}
 	if acquires {
 		// verify has reported what was pending.
 		l.pending, l.pendingWeight = nil, 0
 	}
-	if cap(l.recs) > 1<<12 || cap(l.accAll) > 1<<12 {
+	if cap(l.recs) > 1<<12 {
 		// A long span: do not keep its memory.
-		l.recs, l.accW, l.accAll, l.chkW, l.chkAll = nil, nil, nil, nil, nil
+		l.recs = nil
 	}
-	if cap(l.prior) > 1<<12 && len(l.prior) == 0 {
-		l.prior = nil
-	}
+	l.cur.reset()
 	l.recs = l.recs[:0]
 	l.weight, l.overflow, l.partial = 0, false, false
 	l.accesses, l.checks = 0, 0
@@ -345,61 +411,20 @@ type violation struct {
 	first uintptr // the first of them
 }
 
-// verify checks the records of the current span against the unions of the
-// intervals of the current and prior spans that can cover or legitimize
-// them, and the pending records of earlier spans against those of the
-// current span. If final (the span ends with an acquire, after which
-// nothing can cover an earlier access or legitimize an earlier check), it
-// returns every record left with bytes not covered or not legitimate;
-// otherwise those records become pending and it returns none. A record
-// that is both an access and a check of the same bytes satisfies both by
-// itself.
+// verify checks the records of the current span against the unions of its
+// intervals and then, for the bytes left, of prior's, and the pending
+// records of earlier spans against the current span's. If final (the span
+// ends with an acquire, after which nothing can cover an earlier access or
+// legitimize an earlier check), it returns every record left with bytes
+// not covered or not legitimate; otherwise those records become pending
+// and it returns none. A record that is both an access and a check of the
+// same bytes satisfies both by itself.
 func (l *verifyLog) verify(final bool) []violation {
-	// When something is pending, the span began with a release and
-	// prior is empty: the pending records see the current span's only.
-	accW, accAll, chkW, chkAll := l.accW[:0], l.accAll[:0], l.chkW[:0], l.chkAll[:0]
-	add := func(r *verifyRec) {
-		r.each(func(lo, hi uintptr) {
-			v := interval{lo, hi}
-			if r.kind&vAccess != 0 {
-				accAll = append(accAll, v)
-				if r.kind&vWrite != 0 {
-					accW = append(accW, v)
-				}
-			}
-			if r.kind&vCheck != 0 {
-				chkAll = append(chkAll, v)
-				if r.kind&vWrite != 0 {
-					chkW = append(chkW, v)
-				}
-			}
-		})
-	}
-	for i := range l.prior {
-		add(&l.prior[i])
-	}
+	cur := &l.cur
 	for i := range l.recs {
-		add(&l.recs[i])
+		cur.add(&l.recs[i])
 	}
-	accW, accAll, chkW, chkAll = union(accW), union(accAll), union(chkW), union(chkAll)
-	l.accW, l.accAll, l.chkW, l.chkAll = accW, accAll, chkW, chkAll
-	// against returns the union that covers or legitimizes r's bytes, or
-	// nil if r satisfies itself.
-	against := func(r *verifyRec) ([]interval, bool) {
-		switch r.kind &^ vWrite {
-		case vAccess: // covered by a write check, or by a read check if a read
-			if r.kind&vWrite == 0 {
-				return chkAll, true
-			}
-			return chkW, true
-		case vCheck: // legitimate for a write access, or any if a read check
-			if r.kind&vWrite == 0 {
-				return accAll, true
-			}
-			return accW, true
-		}
-		return nil, false
-	}
+	cur.union()
 	var vs []violation
 	var pending []pendingRec
 	settle := func(r verifyRec, ivs []interval) {
@@ -416,16 +441,15 @@ func (l *verifyLog) verify(final bool) []violation {
 		}
 		vs = append(vs, v)
 	}
+	// When something is pending, the span began with a release and
+	// prior is empty: the pending records see the current span's only.
 	for _, p := range l.pending {
-		u, _ := against(&p.rec)
-		var left []interval
-		for _, iv := range p.ivs {
-			gaps(u, iv.lo, iv.hi, func(lo, hi uintptr) { left = append(left, interval{lo, hi}) })
-		}
-		settle(p.rec, left)
+		u, _ := cur.against(&p.rec)
+		settle(p.rec, gapsOf(u, p.ivs))
 	}
-	for _, r := range l.recs {
-		u, ok := against(&r)
+	for i := range l.recs {
+		r := &l.recs[i]
+		u, ok := cur.against(r)
 		if !ok {
 			continue
 		}
@@ -433,7 +457,20 @@ func (l *verifyLog) verify(final bool) []violation {
 		r.each(func(lo, hi uintptr) {
 			gaps(u, lo, hi, func(lo, hi uintptr) { left = append(left, interval{lo, hi}) })
 		})
-		settle(r, left)
+		if len(left) > 0 && l.priorLost {
+			// prior could have settled them: not verified.
+			verifyStats.unverified.Add(1)
+			continue
+		}
+		if len(left) > 0 && l.prior.len() > 0 {
+			if !l.priorSorted {
+				l.prior.union()
+				l.priorSorted = true
+			}
+			u, _ := l.prior.against(r)
+			left = gapsOf(u, left)
+		}
+		settle(*r, left)
 	}
 	l.pending, l.pendingWeight = pending, 0
 	for _, p := range pending {
@@ -443,6 +480,16 @@ func (l *verifyLog) verify(final bool) []violation {
 		l.dropPending()
 	}
 	return vs
+}
+
+// gapsOf returns the parts of the intervals ivs that the union u does not
+// contain.
+func gapsOf(u, ivs []interval) []interval {
+	var out []interval
+	for _, iv := range ivs {
+		gaps(u, iv.lo, iv.hi, func(lo, hi uintptr) { out = append(out, interval{lo, hi}) })
+	}
+	return out
 }
 
 // union sorts the intervals and merges those that overlap or touch.
