@@ -377,6 +377,24 @@ func TestVerifyOverflow(t *testing.T) {
 	}
 }
 
+// Prior spans too large to keep leave what they could have covered
+// unverified, not reported.
+func TestVerifyPriorOverflow(t *testing.T) {
+	before := verifyStats.unverified.Load()
+	verifyExpect(t, 0, 0, func(g *G) {
+		a := newHeap[[4]int64]()[:]
+		mu := newHeap[sync.Mutex]()
+		// Checks and accesses of verifyCap/2+1 gapped elements each.
+		g.verifyRecord(unsafe.Pointer(&a[0]), 1, 2, verifyCap/2+1, vAccess|vCheck, verifySites)
+		Lock(g, mu)
+		_ = *A(g, &a[1], false, verifySites)
+		Unlock(g, mu)
+	})
+	if n := verifyStats.unverified.Load() - before; n != 1 {
+		t.Errorf("unverified: %d, want 1", n)
+	}
+}
+
 func TestVerifyUnion(t *testing.T) {
 	u := union([]interval{{30, 40}, {0, 8}, {8, 10}, {20, 25}, {22, 24}})
 	want := []interval{{0, 10}, {20, 25}, {30, 40}}
