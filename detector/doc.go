@@ -21,7 +21,9 @@
 //   - Sites: RegisterSites, once per file.
 //   - Accesses: R, W, MapRead and MapWrite check one access in place; RG,
 //     WG and FG a field group; A announces an access whose check was
-//     placed elsewhere (counting and verifying builds).
+//     placed elsewhere (counting and verifying builds), and the method
+//     Count of G counts accesses left unchecked (an append to an
+//     unpublished slice).
 //   - Footprints (deferred checks): the methods Footprint and
 //     PopFootprints of G, F, OpenRange, OpenRangeAt, Load, LoadGrow,
 //     LoopOf, LoopNext and LoopVar.

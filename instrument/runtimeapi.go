@@ -15,7 +15,10 @@ package instrument
 // TestRuntimeAPI collects both from this package's source, with every
 // hook derived from this toolchain's sync/atomic (atomicHook), and checks
 // that each is exported by the runtime with the kind its use needs, as
-// cmd/compile's test of its table of runtime functions does.
+// cmd/compile's test of its table of runtime functions does. The helper
+// templates (string constants declaring functions and types) also use
+// methods and fields of the runtime's types: TestRuntimeAPITemplates
+// type-checks them against the runtime.
 
 // An rtName names a function of the runtime package: a hook. Every rtName
 // the instrumenter emits is a constant of this type in its source, or

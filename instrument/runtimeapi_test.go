@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"fmt"
 	"go/ast"
 	"go/build"
 	"go/constant"
@@ -342,6 +343,70 @@ func TestRuntimeAPI(t *testing.T) {
 		t.Fatal("no golden files found")
 	}
 }
+
+// TestRuntimeAPITemplates type-checks the instrumenter's helper templates
+// (string constants declaring functions or types that name the runtime)
+// against the runtime package: the methods and fields they use on the
+// runtime's types (a.g.Count, f.Next) are names the instrumenter emits
+// too, which literalRefs does not see.
+func TestRuntimeAPITemplates(t *testing.T) {
+	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo}
+	pkgs, err := packages.Load(cfg, ".", "github.com/bigfoot-go/bigfoot/detector")
+	if err != nil || len(pkgs) != 2 {
+		t.Fatalf("loading the instrumenter and the runtime: %v %v", err, pkgs)
+	}
+	var self, detector *packages.Package
+	for _, p := range pkgs {
+		if len(p.Errors) > 0 {
+			t.Fatalf("%s: %v", p.PkgPath, p.Errors)
+		}
+		if p.Name == "detector" {
+			detector = p
+		} else {
+			self = p
+		}
+	}
+	imp := importerFunc(func(path string) (*types.Package, error) {
+		switch path {
+		case "unsafe":
+			return types.Unsafe, nil
+		case RuntimePath:
+			return detector.Types, nil
+		}
+		return nil, fmt.Errorf("template imports %s", path)
+	})
+	templates := 0
+	scope := self.Types.Scope()
+	for _, name := range scope.Names() {
+		c, ok := scope.Lookup(name).(*types.Const)
+		if !ok || c.Val().Kind() != constant.String {
+			continue
+		}
+		text := constant.StringVal(c.Val())
+		if !strings.Contains(text, "__bf.") || !regexp.MustCompile(`(?m)^(func|type) `).MatchString(text) {
+			continue
+		}
+		templates++
+		src := "package p\n\nimport (\n\t__bf \"" + RuntimePath + "\"\n\t__bfu \"unsafe\"\n)\n\nvar _ = __bfu.Sizeof(0)\n\n" +
+			strings.ReplaceAll(text, "%[1]s", "bfTemplate")
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, name+".go", src, 0)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		conf := types.Config{Importer: imp, Error: func(err error) { t.Errorf("%s: %v", name, err) }}
+		conf.Check("p", fset, []*ast.File{f}, nil)
+	}
+	if templates < 3 {
+		t.Errorf("only %d helper templates found", templates)
+	}
+}
+
+// importerFunc is a types.Importer.
+type importerFunc func(path string) (*types.Package, error)
+
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
 
 // literalRefs tells the kind each context needs.
 func TestLiteralRefs(t *testing.T) {
