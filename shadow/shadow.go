@@ -92,9 +92,9 @@ const (
 	nstripes        = 1024
 )
 
-// A Space is a shadow memory: a concurrent map from page number to shadow
-// pages. A page holds one granule per 8 aligned bytes of memory; a granule
-// holds one FastTrack cell while every access to it covers the same byte
+// A Space is a shadow memory: a concurrent table from page number to shadow
+// pages (pagetable.go). A page holds one granule per 8 aligned bytes of
+// memory; a granule holds one FastTrack cell while every access to it covers the same byte
 // sub-range (the common case: a field or an element), and splits into one
 // cell per byte once accesses of different ranges touch it, so that
 // adjacent fields and bytes never alias.
@@ -102,15 +102,16 @@ const (
 // Same-epoch accesses (the fast path) only load atomics; all updates take a
 // lock striped by granule.
 type Space struct {
-	pages Map[page]
-	// Read on every first access: on the line of pages' table
-	// pointer, which the same paths load, not after 72 KiB of stripes.
+	// Read on every first access: on the Space's first cache line, not
+	// after the page table and 64 KiB of stripes.
 	noRuns  bool // tests and benchmarks: per-granule state only
 	noMaps  bool // tests and benchmarks: no mapped runs
 	noFresh bool // tests: a granule for every first access
 	// versions are the runtime's allocation versions (version.go), or
 	// nil; set by NewSpace, and by tests.
 	versions versionSource
+
+	pages pageTable
 
 	stripes [nstripes]struct {
 		spin.Mutex
@@ -869,7 +870,7 @@ func (s *Space) accessWords(t *Thread, base unsafe.Pointer, start, end uintptr, 
 		key := a >> pageShift
 		pg := t.cache
 		if t.cacheKey != key || pg == nil {
-			pg = s.pages.Load(key)
+			pg = s.pages.lookup(key)
 		}
 		gi := (a & (pageSize - 1)) >> 3
 		gn := min(uintptr(granulesPerPage), gi+(end-off)>>3)
@@ -1055,7 +1056,7 @@ func (s *Space) fast(t *Thread, addr uintptr, lo, hi uint8, write bool) (*granul
 	key := addr >> pageShift
 	pg := t.cache
 	if t.cacheKey != key || pg == nil {
-		if pg = s.pages.Load(key); pg == nil {
+		if pg = s.pages.lookup(key); pg == nil {
 			return nil, false
 		}
 		t.cacheKey, t.cache = key, pg
