@@ -104,7 +104,7 @@ func (sp *parts) same(t *Thread, lo, hi uintptr, write bool) bool {
 		return false
 	}
 	for i := lo >> sp.shift; i < hi>>sp.shift; i++ {
-		if !sp.cells[i].same(t, write) {
+		if c := &sp.cells[i]; !c.sameOwn(t, write) && (write || !c.sameShared(t)) { // cell.same, inlined
 			return false
 		}
 	}

@@ -1017,34 +1017,21 @@ func (s *Space) Same(t *Thread, a, size uintptr, write bool) bool {
 	if uintptr(gr.lo) > off || uintptr(gr.hi) < off+size ||
 		!gr.whole.sameOwn(t, write) && (write || !gr.whole.sameShared(t)) { // cell.same, spelled out so that it inlines
 		// A split granule's whole cell is empty: its parts hold the
-		// state. (The test of split here spares the first access in an
-		// epoch of an unsplit granule a call.)
-		if gr.split.Load() == nil || !gr.current(uint32(lagGen.Load())) {
+		// state (accesses of adjacent fields, or the uint16 halves of a
+		// read-shared key table, need not leave the fast path for
+		// Access). The test of split here spares the first access in
+		// an epoch of an unsplit granule a call.
+		sp := gr.split.Load()
+		if sp == nil || !gr.current(uint32(lagGen.Load())) {
 			return false
 		}
-		return gr.sameSplit(t, off, size, write)
+		return sp.same(t, off, off+size, write)
 	}
 	if !gr.current(uint32(lagGen.Load())) {
 		return false
 	}
 	t.Stats.Checks++
 	return true
-}
-
-// sameSplit is the same-epoch check of the bytes [off, off+size) of a
-// split granule (adjacent fields, or elements of an array accessed
-// separately): it reports whether the cell of every part the access
-// covers records t's epoch for this kind of access. It is false for an
-// unsplit granule, for a run, whose split is nil, and for an access that
-// does not cover whole parts (the slow path refines them). Same calls it
-// so that accesses to split granules, like the uint16 halves of a
-// read-shared key table, need not leave the inlined fast path for Access.
-func (gr *granule) sameSplit(t *Thread, off, size uintptr, write bool) bool {
-	sp := gr.split.Load()
-	if sp == nil {
-		return false
-	}
-	return sp.same(t, off, off+size, write)
 }
 
 // fast is the lock-free same-epoch check of the bytes [lo, hi) of the
@@ -1078,7 +1065,7 @@ func (s *Space) fast(t *Thread, addr uintptr, lo, hi uint8, write bool) (*granul
 	if gr.lo > lo || gr.hi < hi {
 		return nil, false
 	}
-	if !gr.whole.same(t, write) {
+	if !gr.whole.sameOwn(t, write) && (write || !gr.whole.sameShared(t)) { // cell.same, inlined
 		if gr.lo != lo || gr.hi != hi {
 			return nil, false
 		}
