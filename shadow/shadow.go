@@ -491,7 +491,9 @@ func (c *cell) cross(t *Thread) bool {
 
 // same is the lock-free fast path: it reports whether the access is in the
 // same epoch as the recorded one ([READ SAME EPOCH], [READ SHARED SAME
-// EPOCH], [WRITE SAME EPOCH]).
+// EPOCH], [WRITE SAME EPOCH]). It is over the inlining budget, so the
+// hottest loops (Space.Same, Space.fast, parts.same, the runs' same-epoch
+// checks) spell it out with sameOwn and sameShared, which inline.
 func (c *cell) same(t *Thread, write bool) bool {
 	return c.sameOwn(t, write) || !write && c.sameShared(t)
 }
