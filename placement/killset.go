@@ -4,7 +4,6 @@ import (
 	"go/token"
 	"go/types"
 	"sort"
-	"strings"
 	"sync"
 
 	"golang.org/x/tools/go/ssa"
@@ -391,12 +390,11 @@ func classify(pkg, recv, name string) (Effects, bool) {
 		}
 		return Both, true // Once.Do, Cond.Wait, Map, Pool, OnceFunc, WaitGroup.Go, ...
 	case "sync/atomic":
-		switch {
-		case strings.HasPrefix(name, "Load"):
-			return Acquire, true
-		case strings.HasPrefix(name, "Store"):
-			return Release, true
-		}
+		// The detector makes every atomic operation an acquire and a
+		// release of the variable's clock (detector/atomic.go), so that
+		// atomics never race with each other: a load releases too, and a
+		// store acquires. A check before a load covering an access after
+		// it would cross that release.
 		return Both, true
 	}
 	return 0, false

@@ -16,18 +16,21 @@ type S struct {
 	once  sync.Once
 }
 
-// An atomic store releases: the pending write of s.a is checked before it.
+// An atomic store releases (and acquires): the pending write of s.a is
+// checked before it.
 func publish(s *S) {
 	s.a = 1
 	s.flag.Store(true) // want "W s.a"
 }
 
-// An atomic load acquires: pending accesses are checked before it, and its
-// check covers the later read of s.a (no release in between).
+// An atomic load acquires and, in the detector, releases too (every atomic
+// operation does: detector/atomic.go): pending accesses are checked before
+// it, and its check does not cover the later read of s.a, which the release
+// separates from it.
 func consume(s *S) int {
 	x := s.a
 	if atomic.LoadInt32(&s.ready) == 1 { // want "R s.a"
-		return x + s.a
+		return x + s.a // want "R s.a"
 	}
 	return x
 }
