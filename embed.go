@@ -11,6 +11,7 @@ package bigfoot
 import (
 	"embed"
 	"io/fs"
+	"strings"
 )
 
 // ModulePath is the module path of this module, which instrumented code
@@ -27,3 +28,25 @@ var runtimeFS embed.FS
 // Runtime returns the runtime sources, rooted at the module root: paths are
 // "detector/...", "shadow/...", "internal/spin/...".
 func Runtime() fs.FS { return runtimeFS }
+
+// runtimeDirs are the runtime's package trees, the directories embedded
+// above.
+var runtimeDirs = []string{"detector", "shadow", "internal/spin"}
+
+// IsRuntimePackage reports whether path is the import path of one of the
+// runtime's packages or of a package below one. Builds never instrument
+// them (they are compiled as in a build without -race): in this module,
+// where they are the main module's, checking them would make the runtime
+// import itself.
+func IsRuntimePackage(path string) bool {
+	rest, ok := strings.CutPrefix(path, ModulePath+"/")
+	if !ok {
+		return false
+	}
+	for _, d := range runtimeDirs {
+		if rest == d || strings.HasPrefix(rest, d+"/") {
+			return true
+		}
+	}
+	return false
+}

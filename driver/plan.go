@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bigfoot-go/bigfoot"
 	"golang.org/x/mod/modfile"
 )
 
@@ -221,8 +222,8 @@ func raceTagDirs(pkgs []listedPackage, replace []replace, modcache string) []str
 	seen := map[string]bool{}
 	var dirs []string
 	for _, p := range pkgs {
-		if p.Standard || p.Dir == "" || p.Module == nil {
-			continue
+		if p.Standard || p.Dir == "" || p.Module == nil || bigfoot.IsRuntimePackage(p.ImportPath) {
+			continue // the race runtime is compiled as in a build without -race
 		}
 		dir := p.Dir
 		if c, ok := copies[p.Module.Path+"@"+p.Module.Version]; ok {

@@ -86,9 +86,11 @@ func (inv *Invocation) goArgs(goflags string) []string {
 	return args
 }
 
-// raceTagFiles adds to overlay, for every .go file in dirs whose build
-// constraint names the tag race, its text (from overlay if there, or from
-// the file) with race renamed raceTag. Lines keep their numbers.
+// raceTagFiles adds to overlay, for every .go or .s file in dirs whose
+// build constraint names the tag race, its text (from overlay if there, or
+// from the file) with race renamed raceTag. Lines keep their numbers. (An
+// assembly file under !race beside a Go fallback under race would
+// otherwise be compiled with it: "defined in both Go and assembly".)
 func raceTagFiles(dirs []string, overlay map[string][]byte) error {
 	for _, dir := range dirs {
 		entries, err := os.ReadDir(dir)
@@ -96,7 +98,7 @@ func raceTagFiles(dirs []string, overlay map[string][]byte) error {
 			return err
 		}
 		for _, e := range entries {
-			if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") && !strings.HasSuffix(e.Name(), ".s") {
 				continue
 			}
 			path := filepath.Join(dir, e.Name())

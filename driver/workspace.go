@@ -9,11 +9,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/bigfoot-go/bigfoot"
 	"golang.org/x/mod/modfile"
 )
 
 // ModulePath is the module path of the runtime the instrumented code imports.
-const ModulePath = "github.com/bigfoot-go/bigfoot"
+const ModulePath = bigfoot.ModulePath
 
 // runtimeGoVersion is the go line of the temporary runtime module. It has no
 // requirements, so that it never changes the versions the user's build

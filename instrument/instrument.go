@@ -30,6 +30,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/bigfoot-go/bigfoot"
 	"github.com/bigfoot-go/bigfoot/mode"
 )
 
@@ -85,7 +86,7 @@ func (e *LoadError) Error() string {
 }
 
 // RuntimePath is the import path of the runtime emitted code calls.
-const RuntimePath = runtimeModule + "/detector"
+const RuntimePath = bigfoot.ModulePath + "/detector"
 
 // Run loads the packages (go/packages, with tests when cfg.Tests),
 // instruments every package of the main module (pkg.Module != nil &&
@@ -95,7 +96,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if !cfg.Mode.Valid() {
 		return nil, &modeError{cfg.Mode}
 	}
-	pkgs, broken, err := load(ctx, cfg)
+	pkgs, runtimePkgs, broken, err := load(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -108,6 +109,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	res := instrumentPackages(pkgs, cfg.Mode, recording{elided: count || verify, safe: count && !verify}, cfg.Std, cfg.RuntimeHooks, imported)
+	linkRuntimeTests(runtimePkgs, res)
 	res.Broken = broken
 	return res, nil
 }

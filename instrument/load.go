@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bigfoot-go/bigfoot"
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
 )
@@ -41,7 +42,9 @@ const typecheckCgo = packages.NeedModule >> 1
 const graphMode = packages.NeedName | packages.NeedModule | packages.NeedImports | packages.NeedDeps
 
 // load runs go/packages and returns the packages of the main module that are
-// to be instrumented, test variants first, and the errors of those left
+// to be instrumented, test variants first; with tests, the race runtime's
+// packages among the main module's (bigfoot's own module), whose test
+// binaries must still link the runtime; and the errors of those left
 // out because they do not type-check (errors other than the expected
 // undefined runtime.RaceXxx), which the go command reports as it does
 // without bigfoot while the other packages are built and tested
@@ -51,7 +54,7 @@ const graphMode = packages.NeedName | packages.NeedModule | packages.NeedImports
 // It loads in two steps: the import graph of the patterns, then syntax and
 // types for the patterns (with tests, if asked) and, separately and
 // without tests, for the main module's packages they import.
-func load(ctx context.Context, cfg Config) ([]*packages.Package, []string, error) {
+func load(ctx context.Context, cfg Config) (pkgs, runtimePkgs []*packages.Package, broken []string, err error) {
 	env := cfg.Env
 	if env == nil {
 		env = os.Environ()
@@ -65,7 +68,7 @@ func load(ctx context.Context, cfg Config) ([]*packages.Package, []string, error
 	}
 	graph, err := packages.Load(config(graphMode, cfg.Tests), patterns...)
 	if err != nil {
-		return nil, nil, &LoadError{Errors: []string{err.Error()}}
+		return nil, nil, nil, &LoadError{Errors: []string{err.Error()}}
 	}
 	var errs []string
 	rootPaths := map[string]bool{}
@@ -96,6 +99,9 @@ func load(ctx context.Context, cfg Config) ([]*packages.Package, []string, error
 			if ok && selected(cfg, p) && p.Types != nil && len(p.Syntax) > 0 {
 				loaded = append(loaded, p)
 			}
+			if cfg.Tests && p.ID == p.PkgPath && p.Module != nil && p.Module.Main && bigfoot.IsRuntimePackage(p.PkgPath) {
+				runtimePkgs = append(runtimePkgs, p)
+			}
 		}
 	}
 	mode := loadMode
@@ -106,18 +112,18 @@ func load(ctx context.Context, cfg Config) ([]*packages.Package, []string, error
 	}
 	roots, err := packages.Load(config(mode, cfg.Tests), patterns...)
 	if err != nil {
-		return nil, nil, &LoadError{Errors: []string{err.Error()}}
+		return nil, nil, nil, &LoadError{Errors: []string{err.Error()}}
 	}
 	collect(roots)
 	if len(deps) > 0 {
 		more, err := packages.Load(config(mode, false), deps...)
 		if err != nil {
-			return nil, nil, &LoadError{Errors: []string{err.Error()}}
+			return nil, nil, nil, &LoadError{Errors: []string{err.Error()}}
 		}
 		collect(more)
 	}
 	if len(errs) > 0 && len(loaded) == 0 {
-		return nil, nil, &LoadError{Errors: errs}
+		return nil, nil, nil, &LoadError{Errors: errs}
 	}
 	// Test variants ("p [p.test]") are supersets of the plain package:
 	// visit them first so that each file is rewritten from the variant that
@@ -132,7 +138,7 @@ func load(ctx context.Context, cfg Config) ([]*packages.Package, []string, error
 	sort.SliceStable(out, func(i, j int) bool {
 		return isTestVariant(out[i]) && !isTestVariant(out[j])
 	})
-	return out, errs, nil
+	return out, runtimePkgs, errs, nil
 }
 
 func isTestVariant(p *packages.Package) bool { return strings.Contains(p.ID, " [") }
@@ -252,29 +258,7 @@ func selected(cfg Config, p *packages.Package) bool {
 	if cfg.Std {
 		return p.Module == nil && isStdPath(p.PkgPath)
 	}
-	return p.Module != nil && p.Module.Main && !isRuntimePackage(p.PkgPath)
-}
-
-// runtimeModule is the module path of the race runtime (RuntimePath's).
-const runtimeModule = "github.com/bigfoot-go/bigfoot"
-
-// runtimeDirs are the runtime's package trees within its module: the
-// directories the bigfoot module embeds as the runtime's sources.
-var runtimeDirs = []string{"detector", "shadow", "internal/spin"}
-
-// isRuntimePackage reports whether path is one of the race runtime's
-// packages or below one.
-func isRuntimePackage(path string) bool {
-	rest, ok := strings.CutPrefix(path, runtimeModule+"/")
-	if !ok {
-		return false
-	}
-	for _, d := range runtimeDirs {
-		if rest == d || strings.HasPrefix(rest, d+"/") {
-			return true
-		}
-	}
-	return false
+	return p.Module != nil && p.Module.Main && !bigfoot.IsRuntimePackage(p.PkgPath)
 }
 
 // isStdPath reports whether path is a standard-library import path: its

@@ -124,7 +124,8 @@ func TestEnv(t *testing.T) {
 // TestSameRaceTag: the build tag race is set as under go test -race, so
 // that files constrained by race and !race switch (in //go:build and in
 // old // +build lines, in the package and in its tests, with the user's
-// own -tags kept), and a race-only file may call runtime.RaceXxx.
+// own -tags kept), and a race-only file may call runtime.RaceXxx. An
+// assembly file under !race gives way to its Go fallback under race.
 func TestSameRaceTag(t *testing.T) {
 	dir := writeModule(t, map[string]string{
 		"go.mod": "module example.com/tags\n\ngo 1.22\n",
@@ -179,8 +180,30 @@ import (
 func TestTags(t *testing.T) {
 	x := 1
 	annotate(&x)
-	fmt.Println("race:", raceEnabled, "old:", oldStyle)
+	fmt.Println("race:", raceEnabled, "old:", oldStyle, "asm:", asm())
 }
+`,
+		"asm_amd64.s": `//go:build !race
+
+#include "textflag.h"
+
+// func asm() string
+TEXT ·asm(SB), NOSPLIT, $0-16
+	MOVQ $0, ret_base+0(FP)
+	MOVQ $0, ret_len+8(FP)
+	RET
+`,
+		"asm_amd64.go": `//go:build !race
+
+package tags
+
+func asm() string
+`,
+		"asm_other.go": `//go:build !amd64 || race
+
+package tags
+
+func asm() string { return "Go" }
 `,
 		"alloc_norace_test.go": `//go:build !race
 
@@ -192,7 +215,7 @@ func TestAllocs(t *testing.T) { t.Fatal("runs only without -race") }
 `,
 	})
 	out := sameAsGoRace(t, dir, nil, "-count=1", "-v", ".")
-	if !strings.Contains(out, `race: true old: race, not custom`) {
+	if !strings.Contains(out, `race: true old: race, not custom asm: Go`) {
 		t.Errorf("go test -race does not show the tag:\n%s", out)
 	}
 	for _, env := range [][]string{nil, {"GOFLAGS=-tags=custom"}} {
@@ -201,7 +224,7 @@ func TestAllocs(t *testing.T) { t.Fatal("runs only without -race") }
 			args = append([]string{"-tags", "custom"}, args...)
 		}
 		out = sameAsGoRace(t, dir, env, args...)
-		if !strings.Contains(out, `race: true old: not race, or custom`) {
+		if !strings.Contains(out, `race: true old: not race, or custom asm: Go`) {
 			t.Errorf("go test -race with the tag custom (%v %v) does not show the tags:\n%s", env, args, out)
 		}
 	}
