@@ -429,6 +429,15 @@ func TestExit(t *testing.T) {
 	case "testmain-racy":
 		goTestMain(&fakeM{run: racyBody})
 		return
+	case "racy-stderr":
+		// As pflag's tests do: os.Stderr is /dev/null from here on.
+		devnull, err := os.Open(os.DevNull)
+		if err != nil {
+			panic(err)
+		}
+		os.Stderr = devnull
+		Main(racyBody)
+		return
 	}
 	child := func(kind, options string) (int, string, string) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestExit$")
@@ -449,6 +458,13 @@ func TestExit(t *testing.T) {
 		t.Errorf("exit status %d, want 66; stderr:\n%s", code, stderr)
 	}
 	contains(t, stderr, "WARNING: DATA RACE")
+	// Reports go to the standard error the program started with, as go
+	// -race's do, whatever it assigns to os.Stderr.
+	code, _, stderr = child("racy-stderr", "stats=1")
+	if code != 66 {
+		t.Errorf("racy-stderr: exit status %d, want 66; stderr:\n%s", code, stderr)
+	}
+	contains(t, stderr, "WARNING: DATA RACE", "bigfoot stats: ")
 	if code, _, _ := child("racy", "exitcode=3"); code != 3 {
 		t.Errorf("exitcode=3: exit status %d", code)
 	}

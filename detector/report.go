@@ -223,7 +223,7 @@ func parseOptions(s string) {
 				sched.seed = s
 			}
 		default:
-			fmt.Fprintf(os.Stderr, "bigfoot: unknown option %q in BIGFOOT_OPTIONS\n", k)
+			fmt.Fprintf(stderr, "bigfoot: unknown option %q in BIGFOOT_OPTIONS\n", k)
 		}
 	}
 }
@@ -241,6 +241,11 @@ var (
 	logFile *os.File
 )
 
+// stderr is the standard error the program started with. Reports go there,
+// as go -race's go to file descriptor 2, even if the program assigns
+// another file to os.Stderr (pflag's tests assign /dev/null and keep it).
+var stderr = os.Stderr
+
 // output returns the report writer; reportMu is held.
 func output() io.Writer {
 	if out != nil {
@@ -250,14 +255,14 @@ func output() io.Writer {
 		if logFile == nil {
 			f, err := os.OpenFile(opts.logPath+"."+strconv.Itoa(os.Getpid()), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o666)
 			if err != nil {
-				fmt.Fprintf(os.Stderr, "bigfoot: %v\n", err)
-				return os.Stderr
+				fmt.Fprintf(stderr, "bigfoot: %v\n", err)
+				return stderr
 			}
 			logFile = f
 		}
 		return logFile
 	}
-	return os.Stderr
+	return stderr
 }
 
 // detectorDir is the directory of this package's sources, whose frames are

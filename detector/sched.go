@@ -2,7 +2,6 @@ package detector
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -35,7 +34,7 @@ func startSched() {
 	if sched.seed == 0 {
 		sched.seed = uint64(time.Now().UnixNano()) | 1
 	}
-	fmt.Fprintf(os.Stderr, "bigfoot: sched=%d sched_seed=%d (BIGFOOT_OPTIONS='sched=%d sched_seed=%d' repeats the decisions)\n",
+	fmt.Fprintf(stderr, "bigfoot: sched=%d sched_seed=%d (BIGFOOT_OPTIONS='sched=%d sched_seed=%d' repeats the decisions)\n",
 		sched.n, sched.seed, sched.n, sched.seed)
 }
 

@@ -132,7 +132,7 @@ func finish() {
 func finishLocked(g *G) {
 	g.flush()
 	if opts.stats {
-		fmt.Fprintln(os.Stderr, statsLine())
+		fmt.Fprintln(stderr, statsLine())
 	}
 	if verifyChecks {
 		fmt.Fprintln(output(), verifyLine())
