@@ -265,9 +265,22 @@ func init() { raceErrors = RaceErrors }
 
 // Run is t.Run(name, f) or b.Run(name, f): the subtest runs in a goroutine
 // the testing package starts, which the handoff clock orders after the
-// parent's past.
+// parent's past. Where package testing has bigfoot's edges
+// (testingEdges), they order the subtest after the call and the return
+// after the subtest's end (or its t.Parallel), and the subtest's
+// goroutine acquires the handoff clock when it first runs instrumented
+// code (curSlow): f runs as it is, the entry of the subtest's stack as
+// under go -race, and the parent releases the subtest's past into the
+// handoff clock when Run returns. Otherwise f runs in a wrapper that
+// acquires the handoff clock and releases it at the subtest's end.
 func Run[T any](g *G, run func(string, func(T)) bool, name string, f func(T)) bool {
 	handoff.release(g)
+	if testingEdges {
+		ok := run(name, f)
+		handoff.acquire(g)
+		handoff.release(g)
+		return ok
+	}
 	ok := run(name, func(t T) {
 		cg := Cur()
 		defer handoff.release(cg)

@@ -51,6 +51,14 @@ var bigfootAcquireHook func(x any)
 //go:linkname bigfootReleaseHook github.com/bigfoot-go/bigfoot/detector.testingRelease
 var bigfootReleaseHook func(x any)
 
+// bigfootEdges tells the detector that this package orders its tests
+// (detector.testingEdges).
+//
+//go:linkname bigfootEdges github.com/bigfoot-go/bigfoot/detector.testingEdges
+var bigfootEdges bool
+
+func init() { bigfootEdges = true }
+
 func bigfootAcquire(x any) {
 	if f := bigfootAcquireHook; f != nil {
 		f(x)

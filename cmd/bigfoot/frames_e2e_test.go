@@ -3,6 +3,7 @@ package main
 import (
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -166,4 +167,83 @@ func main() {
 	if got != want {
 		t.Errorf("the bigfoot build's panic differs from the go -race build's\nbigfoot:\n%v\ngo -race:\n%v", got, want)
 	}
+}
+
+// TestSameSubtestFrames: a test, a subtest, a subtest's goroutine and a
+// sub-benchmark see the frames they see under go test -race: the subtest's
+// function is its goroutine's entry, under testing.tRunner, with no
+// wrapper of bigfoot's between them.
+func TestSameSubtestFrames(t *testing.T) {
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/subframes\n\ngo 1.22\n",
+		"sub_test.go": `package sub
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func frames(tag string) {
+	pc := make([]uintptr, 32)
+	fs := runtime.CallersFrames(pc[:runtime.Callers(1, pc)])
+	var names []string
+	for {
+		f, more := fs.Next()
+		names = append(names, f.Function)
+		if !more {
+			break
+		}
+	}
+	fmt.Println(tag+":", strings.Join(names, " "))
+}
+
+func TestFrames(t *testing.T) {
+	frames("test")
+	t.Run("sub", func(t *testing.T) {
+		frames("subtest")
+		done := make(chan bool)
+		go func() {
+			frames("goroutine")
+			done <- true
+		}()
+		<-done
+	})
+	t.Run("parallel", func(t *testing.T) {
+		t.Parallel()
+		frames("parallel")
+	})
+}
+
+func BenchmarkFrames(b *testing.B) {
+	b.Run("sub", func(b *testing.B) {
+		if b.N == 1 {
+			frames("sub-benchmark")
+		}
+	})
+}
+`,
+	})
+	args := []string{"-count=1", "-run", "TestFrames", "-bench", "Frames", "-benchtime", "1x", "."}
+	want := run(t, dir, nil, "go", append([]string{"test", "-race"}, args...)...)
+	got := run(t, dir, nil, bigfootBin, append([]string{"test"}, args...)...)
+	if got.code != want.code || framesLines(got.stdout) != framesLines(want.stdout) {
+		t.Errorf("bigfoot test differs from go test -race\nbigfoot:\n%v\ngo test -race:\n%v", got, want)
+	}
+}
+
+// framesLines returns the lines frames printed (a benchmark's timings
+// differ between the tools).
+func framesLines(out string) string {
+	var keep []string
+	for _, l := range strings.Split(out, "\n") {
+		if tag, _, ok := strings.Cut(l, ": "); ok && !strings.ContainsAny(tag, " \t") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
 }
