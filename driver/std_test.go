@@ -104,3 +104,23 @@ func TestStdHooksNoEscape(t *testing.T) {
 		}
 	}
 }
+
+// TestStdRewriteGoStatement: a standard-library file keeps its go
+// statements instrumented as the instrumenter renders them with the
+// runtime's hooks (ForkNext before the go statement, Cur in a function
+// literal for a hooked call) and without them (Fork, Go1): the shim has
+// every name they use. (Without ForkNext among the shim's methods, every
+// package with a go statement was left uninstrumented, net/http's dial
+// goroutine among them.)
+func TestStdRewriteGoStatement(t *testing.T) {
+	const head = "package p\n\nimport __bf \"github.com/bigfoot-go/bigfoot/detector\"\n\nfunc g(int) {}\n\nfunc f(x int, c chan int) {\n\t__bfg := __bf.Cur()\n\t"
+	for _, stmt := range []string{
+		"{ __bft1 := x; __bfg.ForkNext(1); go g(__bft1) }",
+		"{ __bft1 := c; __bfg.ForkNext(1); go func() { __bfg := __bf.Cur(); close(__bf.Close(__bfg, __bft1)) }() }",
+		"{ __bft1 := x; __bft2 := __bfg.Fork(1); go __bf.Go1(__bft2, g, __bft1) }",
+	} {
+		if _, why := stdRewrite([]byte(head+stmt+"\n}\n"), map[string]bool{}); why != "" {
+			t.Errorf("%s: %s", stmt, why)
+		}
+	}
+}

@@ -770,6 +770,6 @@ func init() {
 // stdMethods are the methods the shim gives its goroutine state.
 var stdMethods = map[string]bool{
 	"Footprint": true, "PopFootprints": true, "Read": true, "Write": true,
-	"ReadRange": true, "WriteRange": true, "Fork": true, "Exit": true,
+	"ReadRange": true, "WriteRange": true, "Fork": true, "ForkNext": true, "Exit": true,
 	"Send": true, "Bind": true, "Add": true, "AddSlice": true,
 }
