@@ -36,7 +36,8 @@ func (g *G) atomicBegin(p unsafe.Pointer, size uintptr, op atomicOp) *syncVar {
 	g.yield()
 	g.countSync()
 	v := g.lockSync(a, true)
-	g.t.VC = join(g.t.VC, v.vc)
+	v.vc = trim(v.vc, 0)
+	g.joinClock(v.vc)
 	g.check(p, size, op != atomicLoad, 0)
 	return v
 }
@@ -45,7 +46,7 @@ func (g *G) atomicEnd(v *syncVar) {
 	if v == nil {
 		return
 	}
-	v.vc = join(v.vc, g.t.VC)
+	v.vc = g.releaseInto(v.vc)
 	v.mu.Unlock()
 	g.tick()
 }

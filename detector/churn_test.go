@@ -74,3 +74,61 @@ func BenchmarkGoroutineChurn(b *testing.B) {
 	b.ReportMetric(float64(registry.Len()), "registry")
 	b.ReportMetric(float64(space.Len()), "shadow-pages")
 }
+
+// TestSpareTIDsLowestFirst checks that thread ids past the quarantine are
+// reused lowest first: after a peak of live goroutines exits, the ids in
+// use go back to the lowest ones, so that the peak's entries at the end of
+// vector clocks stop changing and trim can drop them.
+func TestSpareTIDsLowestFirst(t *testing.T) {
+	var ts tidTable
+	ts.next = 1
+	const peak = 4 * quarantine
+	for range peak {
+		ts.alloc(nil, 0, 0)
+	}
+	// The peak exits, highest id first, each unknown to the parents below
+	// (their clocks are empty): only the quarantine makes ids spare.
+	for tid := uint32(peak); tid >= 1; tid-- {
+		ts.free(tid, 7)
+	}
+	var got []uint32
+	for range peak - quarantine {
+		tid, clock := ts.alloc(nil, 0, 0)
+		if clock != 8 {
+			t.Fatalf("tid %d reused from clock %d, want 8 (its final clock + 1)", tid, clock)
+		}
+		got = append(got, tid)
+	}
+	// Ids 1..quarantine were freed last: they wait. The others are spare
+	// and come back lowest first.
+	for i, tid := range got {
+		if want := uint32(quarantine + 1 + i); tid != want {
+			t.Fatalf("reused ids %v, want %d..%d in order", got, quarantine+1, peak)
+		}
+	}
+	if tid, _ := ts.alloc(nil, 0, 0); tid != peak+1 {
+		t.Errorf("with only quarantined ids free, alloc gave %d, want the new id %d", tid, peak+1)
+	}
+}
+
+// TestTrimTo checks that trim drops the entries the floor covers from the
+// end of a clock, and nothing the floor does not cover or the owner's
+// entry (keep).
+func TestTrimTo(t *testing.T) {
+	f := []uint64{0, 5, 5, 5, 5}
+	for _, tc := range []struct {
+		vc   []uint64
+		keep int
+		want int
+	}{
+		{[]uint64{1, 2, 5, 4, 5}, 0, 1},    // all but entry 0 (1 > 0) covered
+		{[]uint64{1, 2, 5, 4, 5}, 3, 3},    // the owner's entry 2 and below stay
+		{[]uint64{1, 2, 6, 4, 5}, 0, 3},    // 6 > 5 stops the trim
+		{[]uint64{1, 2, 5, 4, 5, 1}, 0, 6}, // entry 5 is beyond the floor
+		{nil, 0, 0},
+	} {
+		if got := trimTo(tc.vc, tc.keep, f); len(got) != tc.want {
+			t.Errorf("trimTo(%v, %d, %v) has %d entries, want %d", tc.vc, tc.keep, f, len(got), tc.want)
+		}
+	}
+}

@@ -54,6 +54,7 @@ import (
 	"sync/atomic"
 
 	"github.com/bigfoot-go/bigfoot/internal/spin"
+	"github.com/bigfoot-go/bigfoot/shadow"
 )
 
 // maxFrontierWork bounds the snapshot entries one frontier computation
@@ -159,6 +160,7 @@ func frontier() []uint64 {
 	f := minSnapshots(fs.gs)
 	if f != nil {
 		fs.maxF = join(fs.maxF, f)
+		shadow.SetFloor(append([]uint64(nil), fs.maxF...))
 	}
 	return f
 }

@@ -7,12 +7,15 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/bigfoot-go/bigfoot/shadow"
 )
 
-// below reports whether a is entrywise at most b (missing entries are 0).
+// below reports whether a is entrywise at most clock b, whose entries
+// count as at least the floor's (missing ones too: shadow.HB).
 func below(a, b []uint64) bool {
 	for i, x := range a {
-		if x > 0 && (i >= len(b) || x > b[i]) {
+		if x > 0 && !shadow.HB(shadow.MakeEpoch(uint32(i), x), b) {
 			return false
 		}
 	}

@@ -187,6 +187,7 @@ func (g *G) Fork(site uint32) *Child {
 	// Keep the GC generation current, so that what the child (and the
 	// parent) record next is not taken for state from before a cycle.
 	shadow.RefreshGen()
+	g.t.VC = trim(g.t.VC, int(g.tid)+1)
 	vc := make([]uint64, len(g.t.VC), len(g.t.VC)+1)
 	copy(vc, g.t.VC)
 	c := newG(vc, site, g.goid)
@@ -245,17 +246,23 @@ func (g *G) tick() {
 // owner must be ordered after those epochs, because its own vector clock
 // entry claims them. An id freed at exit therefore waits in a FIFO until
 // a forking parent already knows its final epoch (it happens before the
-// parent, e.g. through WaitGroup.Wait) or the FIFO exceeds quarantine; in
-// the latter case the new owner is treated as ordered after the old one,
-// which may hide races between them (documented in docs/runtime.md). Memory
-// stays bounded by the peak number of live goroutines plus quarantine.
+// parent, e.g. through WaitGroup.Wait) or more than quarantine ids were
+// freed after it; it is then spare, and the new owner of a spare id is
+// treated as ordered after the old one, which may hide races between them
+// (documented in docs/runtime.md). Spare ids are reused lowest first, so
+// that after a peak of live goroutines the ids in use are again the
+// lowest ones, and the entries of the peak's ids at the end of every
+// vector clock, once the floor covers them, are trimmed (trim) instead of
+// being carried by every later join and fork. Memory stays bounded by the
+// peak number of live goroutines plus quarantine.
 var tids tidTable
 
 type tidTable struct {
 	mu     spin.Mutex
 	next   uint32
-	queue  []freeTID
+	queue  []freeTID // freed, at most quarantine, oldest first
 	head   int
+	spare  tidHeap   // freed and past the quarantine
 	owners [][]owner // per tid, its recent owners, newest last
 }
 
@@ -264,6 +271,46 @@ const quarantine = 64
 type freeTID struct {
 	tid   uint32
 	final uint64
+}
+
+// A tidHeap is a min-heap of free thread ids by id.
+type tidHeap []freeTID
+
+func (h *tidHeap) push(f freeTID) {
+	*h = append(*h, f)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if s[p].tid <= s[i].tid {
+			break
+		}
+		s[p], s[i] = s[i], s[p]
+		i = p
+	}
+}
+
+func (h *tidHeap) pop() freeTID {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && s[c+1].tid < s[c].tid {
+			c++
+		}
+		if s[i].tid <= s[c].tid {
+			break
+		}
+		s[i], s[c] = s[c], s[i]
+		i = c
+	}
+	*h = s
+	return top
 }
 
 type owner struct {
@@ -281,15 +328,12 @@ func (ts *tidTable) alloc(vc []uint64, site uint32, parent uint64) (uint32, uint
 	defer ts.mu.Unlock()
 	var tid uint32
 	var clock uint64 = 1
-	if n := len(ts.queue) - ts.head; n > 0 {
-		f := ts.queue[ts.head]
-		if n > quarantine || shadow.HB(shadow.MakeEpoch(f.tid, f.final), vc) {
-			ts.queue[ts.head] = freeTID{}
-			ts.head++
-			if ts.head > 1024 && ts.head*2 > len(ts.queue) {
-				ts.queue = append([]freeTID(nil), ts.queue[ts.head:]...)
-				ts.head = 0
-			}
+	if len(ts.spare) > 0 {
+		f := ts.spare.pop()
+		tid, clock = f.tid, f.final+1
+	} else if len(ts.queue) > ts.head {
+		if f := ts.queue[ts.head]; shadow.HB(shadow.MakeEpoch(f.tid, f.final), vc) {
+			ts.dequeue()
 			tid, clock = f.tid, f.final+1
 		}
 	}
@@ -311,6 +355,18 @@ func (ts *tidTable) alloc(vc []uint64, site uint32, parent uint64) (uint32, uint
 	return tid, clock
 }
 
+// dequeue removes the oldest id of the FIFO and returns it.
+func (ts *tidTable) dequeue() freeTID {
+	f := ts.queue[ts.head]
+	ts.queue[ts.head] = freeTID{}
+	ts.head++
+	if ts.head > 1024 && ts.head*2 > len(ts.queue) {
+		ts.queue = append([]freeTID(nil), ts.queue[ts.head:]...)
+		ts.head = 0
+	}
+	return f
+}
+
 func (ts *tidTable) free(tid uint32, final uint64) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
@@ -318,6 +374,9 @@ func (ts *tidTable) free(tid uint32, final uint64) {
 		os[len(os)-1].finished = true
 	}
 	ts.queue = append(ts.queue, freeTID{tid, final})
+	if len(ts.queue)-ts.head > quarantine {
+		ts.spare.push(ts.dequeue())
+	}
 }
 
 func (ts *tidTable) setGoid(tid uint32, start, goid uint64) {

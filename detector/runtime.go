@@ -99,6 +99,9 @@ func (g *G) acquireGlobal() {
 	for _, f := range tids.queue[tids.head:] {
 		add(shadow.MakeEpoch(f.tid, f.final))
 	}
+	for _, f := range tids.spare {
+		add(shadow.MakeEpoch(f.tid, f.final))
+	}
 	tids.mu.Unlock()
 	g.t.VC = vc
 }

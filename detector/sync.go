@@ -229,12 +229,47 @@ func join(dst, src []uint64) []uint64 {
 	if len(src) > len(dst) {
 		dst = append(dst, make([]uint64, len(src)-len(dst))...)
 	}
+	d := dst[:len(src)]
 	for i, c := range src {
-		if c > dst[i] {
-			dst[i] = c
+		if c > d[i] {
+			d[i] = c
 		}
 	}
 	return dst
+}
+
+// trim drops from the end of vc the entries the floor covers
+// (shadow.SetFloor: every clock is at least the floor, so HB reads a
+// missing entry as the floor's), keeping at least keep entries. A
+// goroutine keeps its own entry (keep is its tid+1), which the floor never
+// covers. Clocks trimmed where they are joined stay as long as the thread
+// ids in use since the floor last rose, not as the peak of live
+// goroutines: the cost of every later join and fork
+// (TestClocksShrinkAfterPeak).
+func trim(vc []uint64, keep int) []uint64 {
+	if len(vc) <= keep {
+		return vc
+	}
+	return trimTo(vc, keep, shadow.Floor())
+}
+
+// trimTo is trim with floor f.
+func trimTo(vc []uint64, keep int, f []uint64) []uint64 {
+	n := len(vc)
+	for n > keep && n <= len(f) && vc[n-1] <= f[n-1] {
+		n--
+	}
+	return vc[:n]
+}
+
+// joinClock joins src into g's clock and trims it.
+func (g *G) joinClock(src []uint64) {
+	g.t.VC = trim(join(g.t.VC, src), int(g.tid)+1)
+}
+
+// releaseInto returns dst, an object's clock, joined with g's and trimmed.
+func (g *G) releaseInto(dst []uint64) []uint64 {
+	return trim(join(dst, g.t.VC), 0)
 }
 
 // acquire orders the goroutine after every release of the object at addr.
@@ -244,7 +279,8 @@ func (g *G) acquire(addr uintptr) {
 	if v == nil {
 		return // never released: nothing to acquire
 	}
-	g.t.VC = join(g.t.VC, v.vc)
+	v.vc = trim(v.vc, 0)
+	g.joinClock(v.vc)
 	v.mu.Unlock()
 }
 
@@ -253,7 +289,7 @@ func (g *G) release(addr uintptr) {
 	g.yield()
 	g.countSyncAs(syncRelease)
 	v := g.lockSync(addr, true)
-	v.vc = join(v.vc, g.t.VC)
+	v.vc = g.releaseInto(v.vc)
 	v.mu.Unlock()
 	g.tick()
 }
@@ -269,7 +305,7 @@ func (b *clockBox) release(g *G) {
 	g.yield()
 	g.countSyncAs(syncRelease)
 	b.mu.Lock()
-	b.vc = join(b.vc, g.t.VC)
+	b.vc = g.releaseInto(b.vc)
 	b.mu.Unlock()
 	g.tick()
 }
@@ -277,7 +313,8 @@ func (b *clockBox) release(g *G) {
 func (b *clockBox) acquire(g *G) {
 	g.countSyncAs(syncAcquire)
 	b.mu.Lock()
-	g.t.VC = join(g.t.VC, b.vc)
+	b.vc = trim(b.vc, 0)
+	g.joinClock(b.vc)
 	b.mu.Unlock()
 }
 
@@ -555,7 +592,7 @@ func WaitGroupWait(g *G, wg *sync.WaitGroup) {
 	v = g.lockSync(addr(wg), true)
 	v.waiters--
 	g.waitOn.Store(nil)
-	g.t.VC = join(g.t.VC, v.vc)
+	g.joinClock(v.vc)
 	v.mu.Unlock()
 	g.countSyncAs(syncAcquire)
 	runtime.KeepAlive(wg)

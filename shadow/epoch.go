@@ -12,6 +12,8 @@
 // not require ours.
 package shadow
 
+import "sync/atomic"
+
 // An Epoch is a point in one goroutine's logical time: a thread id (tid) in
 // the high TIDBits bits and that thread's clock in the low ClockBits bits.
 // FastTrack records the last write to a location, and usually the last read,
@@ -47,12 +49,46 @@ func (e Epoch) TID() uint32 { return uint32(uint64(e) >> ClockBits) }
 func (e Epoch) Clock() uint64 { return uint64(e) & clockMask }
 
 // HB reports whether e happens before (or is) the time described by vector
-// clock vc, indexed by thread id.
+// clock vc, indexed by thread id. An entry of vc below the floor's, or
+// missing, counts as the floor's (SetFloor).
 func HB(e Epoch, vc []uint64) bool {
 	c := e.Clock()
 	if c == 0 {
 		return true
 	}
 	t := e.TID()
-	return int(t) < len(vc) && c <= vc[t]
+	if int(t) < len(vc) && c <= vc[t] {
+		return true
+	}
+	return c <= floorAt(t)
+}
+
+// floor is a vector clock below the clock of every goroutine, now and
+// later (the detector's frontier, joined over every sweep). Every clock is
+// at least the floor, so HB reads an entry of a clock as at least the
+// floor's, and the detector may drop entries the floor covers from the end
+// of a clock (detector's trim): after a peak of live goroutines, the clocks
+// of the few that remain would otherwise keep one entry per thread id of
+// the peak, and every join would cost that many.
+var floor atomic.Pointer[[]uint64]
+
+// SetFloor raises the floor to f, which must be at least the current floor
+// entrywise and below every goroutine's clock, now and later; the caller
+// does not change f afterwards.
+func SetFloor(f []uint64) { floor.Store(&f) }
+
+// Floor returns the floor (nil if none was set); callers must not change it.
+func Floor() []uint64 {
+	if f := floor.Load(); f != nil {
+		return *f
+	}
+	return nil
+}
+
+// floorAt returns the floor's entry for thread id t (0 if none).
+func floorAt(t uint32) uint64 {
+	if f := floor.Load(); f != nil && int(t) < len(*f) {
+		return (*f)[t]
+	}
+	return 0
 }
