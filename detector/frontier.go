@@ -157,7 +157,7 @@ func frontier() []uint64 {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	askSnapshots(len(fs.gs))
-	f := minSnapshots(fs.gs)
+	f := minSnapshots(fs.gs, fs.maxF)
 	if f != nil {
 		fs.maxF = join(fs.maxF, f)
 		shadow.SetFloor(append([]uint64(nil), fs.maxF...))
@@ -234,8 +234,11 @@ func waitingSnapshot(g *G, w *syncVar, s []uint64) []uint64 {
 }
 
 // minSnapshots returns the entrywise minimum of the snapshots of gs, nil if
-// gs is empty, every entry is 0, or the work exceeds maxFrontierWork.
-func minSnapshots(gs []*G) []uint64 {
+// gs is empty, every entry is 0, or the work exceeds maxFrontierWork. An
+// entry missing from a snapshot, or below floor's, counts as floor's: every
+// clock is at least the floor (shadow.SetFloor), and trimmed clocks, and so
+// their snapshots, leave out the entries it covers.
+func minSnapshots(gs []*G, floor []uint64) []uint64 {
 	if len(gs) == 0 {
 		return nil
 	}
@@ -253,18 +256,22 @@ func minSnapshots(gs []*G) []uint64 {
 			seen[p] = struct{}{}
 		}
 		if i == 0 {
-			f = append([]uint64(nil), s...)
+			f = join(append([]uint64(nil), s...), floor)
 			continue
-		}
-		if len(s) < len(f) {
-			f = f[:len(s)]
 		}
 		work += len(f)
 		if work > maxFrontierWork {
 			return nil
 		}
 		for j := range f {
-			f[j] = min(f[j], s[j])
+			var x uint64
+			if j < len(s) {
+				x = s[j]
+			}
+			if j < len(floor) {
+				x = max(x, floor[j])
+			}
+			f[j] = min(f[j], x)
 		}
 		for len(f) > 0 && f[len(f)-1] == 0 {
 			f = f[:len(f)-1]

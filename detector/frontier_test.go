@@ -146,7 +146,7 @@ func frontierOf(gs ...*G) []uint64 {
 			}
 		}
 	}
-	return minSnapshots(live)
+	return minSnapshots(live, nil)
 }
 
 // TestFrontierBlockedGoroutine is the race a frontier computed too high
@@ -251,14 +251,14 @@ func TestWaitingSnapshot(t *testing.T) {
 	b.snap.Store(&[]uint64{0, 3, 7, 6})
 	v := &syncVar{vc: []uint64{0, 2, 5, 6}}
 	a.waitOn.Store(v)
-	if f, want := minSnapshots([]*G{a, b}), []uint64{0, 3, 5, 6}; !slices.Equal(f, want) {
+	if f, want := minSnapshots([]*G{a, b}, nil), []uint64{0, 3, 5, 6}; !slices.Equal(f, want) {
 		t.Errorf("frontier with a blocked in Wait: %v, want %v", f, want)
 	}
 	if s := *a.snap.Load(); !slices.Equal(s, []uint64{0, 4, 2, 1}) {
 		t.Errorf("the frontier changed a's snapshot: %v", s)
 	}
 	a.waitOn.Store(nil)
-	if f, want := minSnapshots([]*G{a, b}), []uint64{0, 3, 2, 1}; !slices.Equal(f, want) {
+	if f, want := minSnapshots([]*G{a, b}, nil), []uint64{0, 3, 2, 1}; !slices.Equal(f, want) {
 		t.Errorf("frontier with a awake: %v, want %v", f, want)
 	}
 }
@@ -304,5 +304,50 @@ func TestFrontierPastWaiter(t *testing.T) {
 			t.Errorf("frontier %v does not cover the write %d@%d of the worker the waiter will join", f, w1tid, wclock)
 		}
 		_ = *R(g, x, 0) // ordered by the WaitGroup
+	})
+}
+
+// TestFrontierFloor checks that minSnapshots counts an entry missing from
+// a snapshot (a trimmed clock's) or below the floor as the floor's.
+func TestFrontierFloor(t *testing.T) {
+	a, b := &G{tid: 1}, &G{tid: 2}
+	a.snap.Store(&[]uint64{0, 4})
+	b.snap.Store(&[]uint64{0, 3, 7, 6})
+	if f, want := minSnapshots([]*G{a, b}, []uint64{0, 2, 5, 5}), []uint64{0, 3, 5, 5}; !slices.Equal(f, want) {
+		t.Errorf("frontier over the floor: %v, want %v", f, want)
+	}
+	if f, want := minSnapshots([]*G{a, b}, nil), []uint64{0, 3}; !slices.Equal(f, want) {
+		t.Errorf("frontier without a floor: %v, want %v", f, want)
+	}
+}
+
+// TestForkPublishesWiderClock checks that a goroutine whose clock grew
+// wider than its snapshot (it waited for a peak of goroutines) publishes
+// a snapshot when it forks, without a request: a test's goroutine that
+// then blocks in t.Run for the whole of the next test would otherwise hold
+// the frontier, and the floor, below the peak.
+func TestForkPublishesWiderClock(t *testing.T) {
+	expect(t, false, func(g *G) {
+		mu := new(sync.Mutex)
+		gate := make(chan struct{})
+		var ws []<-chan struct{}
+		for range 100 {
+			ws = append(ws, spawn(g, func(g *G) {
+				<-gate
+				Lock(g, mu)
+				Unlock(g, mu)
+			}))
+		}
+		close(gate)
+		for _, w := range ws {
+			<-w
+		}
+		Lock(g, mu) // g's clock now holds the 100 goroutines' entries
+		Unlock(g, mu)
+		width := len(g.t.VC)
+		<-spawn(g, func(*G) {})
+		if s := *g.snap.Load(); len(s) < width {
+			t.Errorf("after the fork, g's snapshot has %d entries, its clock %d", len(s), width)
+		}
 	})
 }
