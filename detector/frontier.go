@@ -95,6 +95,19 @@ func (g *G) publishIfAsked() {
 	}
 }
 
+// publishIfWider publishes a snapshot, unasked, if g's clock grew wider
+// than its last snapshot (it joined a peak of goroutines). It runs where
+// a goroutine may then block for long, at a go statement (Fork, and
+// package testing's before tRunner): a test's parent blocked in t.Run
+// for the whole of the next test would otherwise hold the frontier, and
+// with it the floor, below the peak, and every clock would keep the
+// peak's entries. Callers have committed g's pending checks.
+func (g *G) publishIfWider() {
+	if s := g.snap.Load(); s != nil && len(*s) < len(g.t.VC) {
+		g.publish(snapReq.Load())
+	}
+}
+
 // snapOf returns a copy of vc with the entry of tid, the owner's current
 // clock, lowered by one (see the package comment above).
 func snapOf(vc []uint64, tid uint32) *[]uint64 {

@@ -321,33 +321,48 @@ func TestFrontierFloor(t *testing.T) {
 	}
 }
 
+// widen makes g's clock wider than its snapshot: g waits for 100
+// goroutines through a mutex they each release.
+func widen(g *G) {
+	mu := new(sync.Mutex)
+	gate := make(chan struct{})
+	var ws []<-chan struct{}
+	for range 100 {
+		ws = append(ws, spawn(g, func(g *G) {
+			<-gate
+			Lock(g, mu)
+			Unlock(g, mu)
+		}))
+	}
+	close(gate)
+	for _, w := range ws {
+		<-w
+	}
+	Lock(g, mu) // g's clock now holds the 100 goroutines' entries
+	Unlock(g, mu)
+}
+
 // TestForkPublishesWiderClock checks that a goroutine whose clock grew
 // wider than its snapshot (it waited for a peak of goroutines) publishes
-// a snapshot when it forks, without a request: a test's goroutine that
-// then blocks in t.Run for the whole of the next test would otherwise hold
-// the frontier, and the floor, below the peak.
+// a snapshot when it forks, and when package testing starts a test,
+// without a request: a test's goroutine that then blocks in t.Run for the
+// whole of the next test would otherwise hold the frontier, and the
+// floor, below the peak.
 func TestForkPublishesWiderClock(t *testing.T) {
 	expect(t, false, func(g *G) {
-		mu := new(sync.Mutex)
-		gate := make(chan struct{})
-		var ws []<-chan struct{}
-		for range 100 {
-			ws = append(ws, spawn(g, func(g *G) {
-				<-gate
-				Lock(g, mu)
-				Unlock(g, mu)
-			}))
-		}
-		close(gate)
-		for _, w := range ws {
-			<-w
-		}
-		Lock(g, mu) // g's clock now holds the 100 goroutines' entries
-		Unlock(g, mu)
+		widen(g)
 		width := len(g.t.VC)
 		<-spawn(g, func(*G) {})
 		if s := *g.snap.Load(); len(s) < width {
 			t.Errorf("after the fork, g's snapshot has %d entries, its clock %d", len(s), width)
+		}
+	})
+	expect(t, false, func(g *G) {
+		widen(g)
+		width := len(g.t.VC)
+		testingRelease(new(int))
+		if s := *g.snap.Load(); len(s) < width {
+			t.Errorf("after testing's release, g's snapshot has %d entries, its clock %d", len(s), width)
 		}
 	})
 }

@@ -191,14 +191,8 @@ func (g *G) Fork(site uint32) *Child {
 	vc := make([]uint64, len(g.t.VC), len(g.t.VC)+1)
 	copy(vc, g.t.VC)
 	c := newG(vc, site, g.goid)
-	if s := g.snap.Load(); s != nil && len(*s) < len(g.t.VC) {
-		// g's clock grew wider since its snapshot (it joined a peak of
-		// goroutines): publish now, or a parent that then blocks for
-		// long (a test's, in t.Run) holds the frontier, and with it
-		// the floor, below the peak, and every clock keeps its entries.
-		g.commitFootprints()
-		g.publish(snapReq.Load())
-	}
+	g.commitFootprints()
+	g.publishIfWider()
 	// The parent's snapshot is a lower bound of the clock c copies.
 	registerLive(c, g.snap.Load(), false)
 	c.bubble = g.bubble

@@ -23,7 +23,9 @@ func init() {
 		runtime.KeepAlive(x)
 	}
 	testingRelease = func(x any) {
-		Cur().release(dataWord(x))
+		g := Cur()
+		g.release(dataWord(x))
+		g.publishIfWider()
 		runtime.KeepAlive(x)
 	}
 }
