@@ -104,7 +104,14 @@ func (g *G) checkGroup(p unsafe.Pointer, size, anchor, lo, hi uintptr, write boo
 	if space.Same(&g.t, uintptr(q), hi-lo, write) {
 		return
 	}
-	g.checkSlow(q, hi-lo, write, site)
+	if uintptr(q) < minAddr {
+		return
+	}
+	var r shadow.Race // written only on a conflict (shadow.Space.Check)
+	if space.Check(&g.t, q, hi-lo, write, site, &r) {
+		// The struct's start: the report names the member that raced.
+		reportIn(g, r, site, uintptr(p)-anchor)
+	}
 }
 
 // Read checks a read of size bytes at addr.

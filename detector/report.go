@@ -38,6 +38,7 @@ type siteTable struct {
 type siteInfo struct {
 	line, col int
 	fn        string
+	cov       *coverage // what a coalesced check covers (exact.go), or nil
 }
 
 // sites.next is set statically, not by an init function, so that a table
@@ -84,12 +85,19 @@ func site(s uint32) (*siteTable, siteInfo, bool) {
 	if !t.parsed {
 		t.parsed = true
 		for _, l := range strings.Split(strings.TrimSuffix(t.table, "\n"), "\n") {
+			l, cov, _ := strings.Cut(l, "\t")
 			f := strings.SplitN(l, ":", 3)
 			var si siteInfo
 			if len(f) == 3 {
 				si.line, _ = strconv.Atoi(f[0])
 				si.col, _ = strconv.Atoi(f[1])
 				si.fn = f[2]
+			}
+			if cov != "" {
+				si.cov = parseCoverage(cov)
+				if si.cov != nil && si.cov.readBefore != nil {
+					si.cov.readBefore.fn = si.fn
+				}
 			}
 			t.lines = append(t.lines, si)
 		}
@@ -136,23 +144,30 @@ func funcOfSite(s uint32) uint32 {
 	return 0
 }
 
-// firstSites returns, for each line "line:col:function" of a site table,
-// the index of the first line with the same function.
+// firstSites returns, for each line "line:col:function" of a site table
+// (followed by what the check covers, after a tab), the index of the first
+// line with the same function.
 func firstSites(table string) []uint32 {
 	first := []uint32{}
 	byFn := map[string]uint32{}
 	for len(table) > 0 {
-		end, colons, fn := 0, 0, ""
+		end, colons, fn, fnEnd := 0, 0, "", -1
 		for end < len(table) && table[end] != '\n' {
 			if table[end] == ':' {
 				if colons++; colons == 2 {
 					fn = table[end+1:]
 				}
 			}
+			if table[end] == '\t' && fnEnd < 0 {
+				fnEnd = end
+			}
 			end++
 		}
-		if colons >= 2 {
-			fn = fn[:len(fn)-(len(table)-end)]
+		if fnEnd < 0 {
+			fnEnd = end
+		}
+		if colons >= 2 && len(table)-len(fn) <= fnEnd {
+			fn = fn[:len(fn)-(len(table)-fnEnd)]
 		}
 		k, ok := byFn[fn]
 		if !ok {
@@ -180,6 +195,21 @@ func writeSite(w io.Writer, s uint32) {
 		fn = "??"
 	}
 	fmt.Fprintf(w, "  %s.%s()\n      %s:%d\n", t.pkg, fn, t.file, si.line)
+}
+
+// writeAccess writes the access a of the check at site s as a one-frame
+// stack, or the site itself if a is not known (exact is false).
+func writeAccess(w io.Writer, s uint32, a access, exact bool) {
+	t, si, ok := site(s)
+	if !ok || !exact {
+		writeSite(w, s)
+		return
+	}
+	fn := si.fn
+	if fn == "" {
+		fn = "??"
+	}
+	fmt.Fprintf(w, "  %s.%s()\n      %s:%d\n", t.pkg, fn, t.file, a.line)
 }
 
 // Options (BIGFOOT_OPTIONS, like GORACE).
@@ -346,6 +376,14 @@ func keyOf(g *G, r shadow.Race, site uint32, pcs []uintptr) raceKey {
 
 // report prints a race found by g's access at site.
 func report(g *G, r shadow.Race, site uint32) {
+	reportIn(g, r, site, 0)
+}
+
+// reportIn prints a race found by g's check at site of a field group of
+// the struct at base (0: no group's). A check that covers several
+// accesses is reported at the access that raced (exactAccess), as go -race
+// reports it: its line in the check's function, its kind.
+func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 	var pcs [64]uintptr
 	n := runtime.Callers(2, pcs[:])
 	key := keyOf(g, r, site, pcs[:n])
@@ -365,6 +403,12 @@ func report(g *G, r shadow.Race, site uint32) {
 		seen[key] = true
 	}
 	races.Add(1)
+	group := groupOf(site)
+	cur, curExact := exactAccess(site, r.Write, r.Addr, base, group, r.PrevWrite, true)
+	prevAcc, prevExact := exactAccess(r.PrevSite, r.PrevWrite, r.Addr, base, group, r.Write, false)
+	if curExact {
+		r.Write = cur.write
+	}
 	w := bufio.NewWriter(output())
 	kind := func(write bool, cap bool) string {
 		s := "read"
@@ -381,7 +425,7 @@ func report(g *G, r shadow.Race, site uint32) {
 	if g.committing {
 		// A deferred check (a footprint's range): the access is at its
 		// site; the stack is where the check was made.
-		writeSite(w, site)
+		writeAccess(w, site, cur, curExact)
 		fmt.Fprintf(w, "  (deferred check, made at:)\n")
 	}
 	frames := runtime.CallersFrames(pcs[:n])
@@ -389,7 +433,11 @@ func report(g *G, r shadow.Race, site uint32) {
 	for {
 		f, more := frames.Next()
 		if showFrame(f, caller) {
-			fmt.Fprintf(w, "  %s()\n      %s:%d +0x%x\n", userFuncName(f.Function), f.File, f.Line, f.PC-f.Entry)
+			line := f.Line
+			if curExact && !g.committing && caller == "" {
+				line = cur.line // the check's frame: the covered access's line
+			}
+			fmt.Fprintf(w, "  %s()\n      %s:%d +0x%x\n", userFuncName(f.Function), f.File, line, f.PC-f.Entry)
 		}
 		if !isDetectorFrame(f) {
 			caller = f.Function
@@ -404,7 +452,7 @@ func report(g *G, r shadow.Race, site uint32) {
 		prevID = strconv.FormatUint(prev.goid, 10)
 	}
 	fmt.Fprintf(w, "\nPrevious %s at 0x%012x by %s:\n", kind(r.PrevWrite, false), r.Addr, goroutineName(prevID))
-	writeSite(w, r.PrevSite)
+	writeAccess(w, r.PrevSite, prevAcc, prevExact)
 	if g.forkSite != 0 {
 		fmt.Fprintf(w, "\nGoroutine %d (running) created at:\n", g.goid)
 		writeSite(w, g.forkSite)

@@ -57,8 +57,9 @@ import (
 //
 // with offsets from unsafe.Offsetof (never evaluated; exact for the build's
 // target), and the other members' wrappers are left out (announced with
-// __bf.A in counting and verifying builds). A race on any field of the
-// group is reported at the anchor's site, which is where the check is.
+// __bf.A in counting and verifying builds). The anchor's site entry lists
+// the group's accesses (groupCoverage), so that a race on a field of the
+// group is reported at the access of that field, not at the anchor.
 
 // fieldGroup is a group to emit at its anchor.
 type fieldGroup struct {
@@ -66,6 +67,9 @@ type fieldGroup struct {
 	first, last string // the first and last field of the group, by name
 	members     []siteKey
 	anchor      siteKey
+	st          *types.Struct
+	run         []int    // the group's fields
+	accesses    []member // every access of the group's fields, in execution order
 }
 
 // groupDebug prints the groups proposed and why they were not emitted.
@@ -259,7 +263,8 @@ func (f *fileRedcard) verifyGroup(b *ssa.BasicBlock, st *types.Struct, run []int
 	if why := f.pkg.facts.SpanUnsafe(b, lo, hi); why != "" {
 		return debug(why)
 	}
-	g := &fieldGroup{write: write, first: st.Field(run[0]).Name(), last: st.Field(run[len(run)-1]).Name(), anchor: anchor.key}
+	g := &fieldGroup{write: write, first: st.Field(run[0]).Name(), last: st.Field(run[len(run)-1]).Name(), anchor: anchor.key,
+		st: st, run: run, accesses: ms}
 	for i, m := range ms {
 		if i == ai || m.key == anchor.key || taken[m.key] {
 			continue
@@ -398,6 +403,7 @@ func (r *fileRewriter) groupWrap(e ast.Expr, inner string, write bool) string {
 	if fp := r.groupFootprint(sel, g, write); fp != "" {
 		fn, state = "FG", fp
 	}
+	r.coverage = siteCoverage{sel.Pos(), r.rc.groupCoverage(g)}
 	call := fn.ref() + "(" + state + ", &" + inner + ", " + off(sel.Sel.Name) + ", " + off(g.first) + ", " +
 		off(g.last) + "+__bfu.Sizeof(" + x + "." + g.last + "), " + r.site(sel.Pos()) + ")"
 	if write {

@@ -134,6 +134,7 @@ type fileRedcard struct {
 	selectors map[token.Pos]*ast.SelectorExpr // pass 1: wrapped selectors, by Sel position
 
 	usedAnchors map[siteKey][]siteKey   // anchor -> the wrappers its check lets drop
+	readBefore  map[siteKey]token.Pos   // write anchor -> the first read it lets drop that runs before it
 	groups      map[siteKey]*fieldGroup // bigfoot: group checks, by anchor
 	unpub       map[siteKey]bool        // bigfoot: unpublished sites (unpublished.go), pass 2
 }
@@ -363,6 +364,7 @@ func (f *fileRedcard) plan() {
 			fmt.Fprintf(os.Stderr, "rcdebug: %v: not dropped: emitted=%d ssa=%d unitfree=%v anchor=%v\n", k.pos, f.emitted[k], len(f.pkg.ssaAcc[k]), inSyncFreeUnit(f.units, k.pos), f.pkg.anchors[k])
 		}
 	}
+	f.planReadsBefore()
 	if len(f.pkg.groupCands) > 0 {
 		f.planGroups()
 	}
@@ -407,6 +409,13 @@ func (r *fileRewriter) dropCheck(e ast.Expr, write bool) bool {
 		rc.dropped++
 		rc.pkg.droppedTotal++
 		return true
+	}
+	r.coverage = siteCoverage{}
+	if pos := ssaPos(e); pos.IsValid() {
+		if rp, ok := rc.readBefore[siteKey{pos, write}]; ok {
+			p := r.tf.Position(rp)
+			r.coverage = siteCoverage{e.Pos(), fmt.Sprintf("r%d:%d", p.Line, p.Column)}
+		}
 	}
 	return false
 }

@@ -447,6 +447,10 @@ type fileRewriter struct {
 
 	usesUnsafe bool // the body uses __bfu (unsafe.Offsetof in group checks)
 
+	// coverage: what the next check allocated at position pos covers
+	// besides its own access (sites.go), set by dropCheck and groupWrap.
+	coverage siteCoverage
+
 	// hoisted: the operands of the assignment target being rendered that
 	// hoistCalls evaluated into temporaries, and their names.
 	hoisted map[ast.Expr]string
@@ -729,7 +733,12 @@ func (r *fileRewriter) site(pos token.Pos) string {
 	if r.fn != nil {
 		name = r.fn.name
 	}
-	r.sites = append(r.sites, fmt.Sprintf("%d:%d:%s", p.Line, p.Column, name))
+	entry := fmt.Sprintf("%d:%d:%s", p.Line, p.Column, name)
+	if r.coverage.text != "" && r.coverage.pos == pos {
+		entry += "\t" + r.coverage.text
+		r.coverage = siteCoverage{}
+	}
+	r.sites = append(r.sites, entry)
 	return fmt.Sprintf("%s+%d", r.siteVar, len(r.sites)-1)
 }
 

@@ -2,7 +2,12 @@ package instrument
 
 import (
 	"fmt"
+	"go/token"
+	"go/types"
 	"hash/fnv"
+	"strings"
+
+	"github.com/bigfoot-go/bigfoot/placement"
 )
 
 // shortHash names a file's site table: a short hash of its base name,
@@ -12,4 +17,70 @@ func shortHash(base string) string {
 	h := fnv.New32a()
 	h.Write([]byte(base))
 	return fmt.Sprintf("%08x", h.Sum32())
+}
+
+// A siteCoverage is what the check whose site is allocated next at pos
+// covers besides its own access, as its site table entry says it after a
+// tab (detector/exact.go): a report of a race the check finds names the
+// covered access that raced, not the check. Nothing of it is evaluated
+// when the check is made.
+type siteCoverage struct {
+	pos  token.Pos
+	text string
+}
+
+// planReadsBefore records, for each write check that lets a read of the
+// same location be left out (RedCard), the first such read that runs
+// before it in its block. A race between that read and an earlier write
+// of another goroutine is the one go -race reports first; the write
+// check finds it and names the read ("r" entries).
+func (f *fileRedcard) planReadsBefore() {
+	f.readBefore = map[siteKey]token.Pos{}
+	for ak, ks := range f.usedAnchors {
+		if !ak.write || len(f.pkg.ssaAcc[ak]) != 1 {
+			continue
+		}
+		a := f.pkg.ssaAcc[ak][0].Instr
+		first := -1
+		for _, k := range ks {
+			if k.write || len(f.pkg.ssaAcc[k]) != 1 {
+				continue
+			}
+			in := f.pkg.ssaAcc[k][0].Instr
+			if in.Block() != a.Block() {
+				continue
+			}
+			i := placement.IndexIn(a.Block().Instrs, in)
+			if i >= 0 && i < placement.IndexIn(a.Block().Instrs, a) && (first < 0 || i < first) {
+				first = i
+				f.readBefore[ak] = k.pos
+			}
+		}
+	}
+}
+
+// groupCoverage is the "g" entry of a field group's check: the struct's
+// identity, the group's first byte and each access of a field of the
+// group, in execution order, with the field's offset and size from the
+// target's layout (the build's unsafe.Offsetof).
+func (f *fileRedcard) groupCoverage(g *fieldGroup) string {
+	sizes := placement.TargetSizes()
+	var fields []*types.Var
+	for i := 0; i < g.st.NumFields(); i++ {
+		fields = append(fields, g.st.Field(i))
+	}
+	offs := sizes.Offsetsof(fields)
+	h := fnv.New32a()
+	h.Write([]byte(types.TypeString(g.st, nil)))
+	var b strings.Builder
+	fmt.Fprintf(&b, "g%08x %d", h.Sum32(), offs[g.run[0]])
+	for _, m := range g.accesses {
+		p := f.pkg.fset.Position(m.key.pos)
+		kind := "r"
+		if m.key.write {
+			kind = "w"
+		}
+		fmt.Fprintf(&b, " %d:%d:%d:%d:%s", offs[m.field], sizes.Sizeof(fields[m.field].Type()), p.Line, p.Column, kind)
+	}
+	return b.String()
 }
