@@ -16,9 +16,14 @@ import (
 //
 //	line:col:fn<TAB>r<line>:<col>
 //	line:col:fn<TAB>g<struct> <lo> <off>:<size>:<line>:<col>:<w|r> ...
+//	line:col:fn<TAB>f<struct> <off>
 //
 // "r": a read of the same bytes, at line:col of the same function,
 // precedes this write in the same epoch (the read's check was left out).
+// "f": the check is its own access, of a field at offset <off> of a
+// struct that field groups cover; it tells a report the struct's start
+// (the racing address less <off>), and so the member of an earlier group
+// check that raced.
 // "g": the check covers the bytes [lo, hi) of a struct (identified by
 // <struct>, a hash of its type); each member is one access of a field at
 // offset <off> (from the struct's start) of <size> bytes, in execution
@@ -33,6 +38,8 @@ type coverage struct {
 	group      string    // "g": the struct's identity
 	lo         uintptr   // "g": the group's first byte, from the struct's start
 	members    []groupMember
+	plain      bool    // "f": the check is of one field of a struct some group covers
+	field      uintptr // "f": the field's offset
 }
 
 // A groupMember is one access of a field group.
@@ -52,6 +59,13 @@ func parseCoverage(s string) *coverage {
 			return nil
 		}
 		return &coverage{readBefore: &siteInfo{line: line, col: col}}
+	case strings.HasPrefix(s, "f"):
+		id, off, _ := strings.Cut(s[1:], " ")
+		n, err := strconv.ParseUint(off, 10, 64)
+		if err != nil {
+			return nil
+		}
+		return &coverage{group: id, field: uintptr(n), plain: true}
 	case strings.HasPrefix(s, "g"):
 		f := strings.Fields(s[1:])
 		if len(f) < 3 {
@@ -150,11 +164,20 @@ func exactAccess(s uint32, write bool, addr, base uintptr, group string, conflic
 	return found, ok
 }
 
-// groupOf returns the identity of the struct whose field group the check
-// at site s covers, or "".
-func groupOf(s uint32) string {
-	if _, si, ok := site(s); ok && si.cov != nil {
-		return si.cov.group
+// structOf returns the start and identity of the struct whose field
+// group (or grouped field, "f") the check at site s covers, if known.
+// base is the start the check itself passed (0 if none); a field's check
+// finds it from the racing address, at the field's start.
+func structOf(s uint32, addr, base uintptr) (uintptr, string) {
+	_, si, ok := site(s)
+	if !ok || si.cov == nil || si.cov.group == "" {
+		return 0, ""
 	}
-	return ""
+	if si.cov.plain {
+		if addr < si.cov.field {
+			return 0, ""
+		}
+		return addr - si.cov.field, si.cov.group
+	}
+	return base, si.cov.group
 }

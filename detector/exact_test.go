@@ -20,7 +20,8 @@ func TestExactAccess(t *testing.T) {
 	base := RegisterSites("p", "f.go",
 		"12:4:set\tg7 0 0:8:10:4:w 8:8:11:4:r 8:8:11:4:w 16:8:12:4:w\n"+
 			"26:2:bump\tr25:7\n"+
-			"30:1:small\tg8 0 0:4:28:1:w 4:4:29:1:w\n")
+			"30:1:small\tg8 0 0:4:28:1:w 4:4:29:1:w\n"+
+			"40:3:plain\tf7 8\n")
 	const obj = 0x10000
 	for _, tc := range []struct {
 		name                   string
@@ -46,5 +47,17 @@ func TestExactAccess(t *testing.T) {
 		if ok != tc.ok || got != tc.want {
 			t.Errorf("%s: exactAccess = %v, %v; want %v, %v", tc.name, got, ok, tc.want, tc.ok)
 		}
+	}
+	// A plain check of a grouped field: the struct's start is the racing
+	// address less the field's offset; the group's own start is what
+	// its check passed.
+	if b, id := structOf(base+3, obj+8, 0); b != obj || id != "7" {
+		t.Errorf("structOf(field at 8) = %#x, %q; want %#x, \"7\"", b, id, obj)
+	}
+	if b, id := structOf(base, obj+8, obj); b != obj || id != "7" {
+		t.Errorf("structOf(group) = %#x, %q; want %#x, \"7\"", b, id, obj)
+	}
+	if b, id := structOf(base+1, obj, 0); b != 0 || id != "" {
+		t.Errorf("structOf(covered read) = %#x, %q; want 0, \"\"", b, id)
 	}
 }

@@ -403,7 +403,7 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 		seen[key] = true
 	}
 	races.Add(1)
-	group := groupOf(site)
+	base, group := structOf(site, r.Addr, base)
 	cur, curExact := exactAccess(site, r.Write, r.Addr, base, group, r.PrevWrite, true)
 	prevAcc, prevExact := exactAccess(r.PrevSite, r.PrevWrite, r.Addr, base, group, r.Write, false)
 	if curExact {

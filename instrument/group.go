@@ -89,6 +89,14 @@ func (rc *redcardPkg) collectGroups(plan *placement.Plan) {
 		if !seen[key] {
 			seen[key] = true
 			rc.groupCands = append(rc.groupCands, c.Covers)
+			for _, a := range c.Covers {
+				if fa, ok := placement.AddrOf(a.Instr).(*ssa.FieldAddr); ok && groupableBase(fa) {
+					if rc.groupStructs == nil {
+						rc.groupStructs = map[string]bool{}
+					}
+					rc.groupStructs[structID(derefStruct(fa.X.Type()))] = true
+				}
+			}
 		}
 	}
 }

@@ -93,6 +93,8 @@ type redcardPkg struct {
 	// bigfoot mode: field groups (group.go)
 	ks         *placement.KillSets
 	groupCands [][]*placement.Access // the accesses of each proposed field group
+	// groupStructs: the identities (structID) of the structs of groupCands
+	groupStructs map[string]bool
 	facts      *placement.Facts      // emission proofs: simple callees, spans, struct layout
 
 	// bigfoot mode: placement's decisions on covered calls and
@@ -415,6 +417,8 @@ func (r *fileRewriter) dropCheck(e ast.Expr, write bool) bool {
 		if rp, ok := rc.readBefore[siteKey{pos, write}]; ok {
 			p := r.tf.Position(rp)
 			r.coverage = siteCoverage{e.Pos(), fmt.Sprintf("r%d:%d", p.Line, p.Column)}
+		} else if fc := r.fieldCoverage(e); fc != "" {
+			r.coverage = siteCoverage{e.Pos(), fc}
 		}
 	}
 	return false

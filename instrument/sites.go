@@ -2,6 +2,7 @@ package instrument
 
 import (
 	"fmt"
+	"go/ast"
 	"go/token"
 	"go/types"
 	"hash/fnv"
@@ -70,10 +71,8 @@ func (f *fileRedcard) groupCoverage(g *fieldGroup) string {
 		fields = append(fields, g.st.Field(i))
 	}
 	offs := sizes.Offsetsof(fields)
-	h := fnv.New32a()
-	h.Write([]byte(types.TypeString(g.st, nil)))
 	var b strings.Builder
-	fmt.Fprintf(&b, "g%08x %d", h.Sum32(), offs[g.run[0]])
+	fmt.Fprintf(&b, "g%s %d", structID(g.st), offs[g.run[0]])
 	for _, m := range g.accesses {
 		p := f.pkg.fset.Position(m.key.pos)
 		kind := "r"
@@ -83,4 +82,42 @@ func (f *fileRedcard) groupCoverage(g *fieldGroup) string {
 		fmt.Fprintf(&b, " %d:%d:%d:%d:%s", offs[m.field], sizes.Sizeof(fields[m.field].Type()), p.Line, p.Column, kind)
 	}
 	return b.String()
+}
+
+// structID identifies a struct type in "g" and "f" entries: a hash of
+// its type.
+func structID(st *types.Struct) string {
+	h := fnv.New32a()
+	h.Write([]byte(types.TypeString(st, nil)))
+	return fmt.Sprintf("%08x", h.Sum32())
+}
+
+// fieldCoverage is the "f" entry of the check of e, if e selects a
+// field of at most a word, directly, of a struct whose fields the
+// package's plans group: the struct's identity and the field's offset.
+// With it a report finds the struct's start from the racing address,
+// and so the member of an earlier group check that raced.
+func (r *fileRewriter) fieldCoverage(e ast.Expr) string {
+	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+	if !ok || r.rc == nil || len(r.rc.pkg.groupStructs) == 0 {
+		return ""
+	}
+	s := r.info.Selections[sel]
+	if s == nil || s.Kind() != types.FieldVal || len(s.Index()) != 1 {
+		return ""
+	}
+	st := derefStruct(s.Recv())
+	if st == nil || !r.rc.pkg.groupStructs[structID(st)] {
+		return ""
+	}
+	sizes := placement.TargetSizes()
+	var fields []*types.Var
+	for i := 0; i < st.NumFields(); i++ {
+		fields = append(fields, st.Field(i))
+	}
+	i := s.Index()[0]
+	if sizes.Sizeof(fields[i].Type()) > 8 {
+		return "" // the racing address may be past the field's first word
+	}
+	return fmt.Sprintf("f%s %d", structID(st), sizes.Offsetsof(fields)[i])
 }
