@@ -95,7 +95,7 @@ type redcardPkg struct {
 	groupCands [][]*placement.Access // the accesses of each proposed field group
 	// groupStructs: the identities (structID) of the structs of groupCands
 	groupStructs map[string]bool
-	facts      *placement.Facts      // emission proofs: simple callees, spans, struct layout
+	facts        *placement.Facts // emission proofs: simple callees, spans, struct layout
 
 	// bigfoot mode: placement's decisions on covered calls and
 	// unpublished objects (placement.Decide)
