@@ -49,9 +49,29 @@ type groupMember struct {
 	write     bool
 }
 
-// parseCoverage parses the text after the tab of a site's entry; nil if
-// it says nothing this runtime knows.
+// parseCoverage parses the text after the tab of a site's entry, items
+// separated by tabs; nil if it says nothing this runtime knows. Of two
+// items of a kind, the first counts.
 func parseCoverage(s string) *coverage {
+	var c *coverage
+	for _, item := range strings.Split(s, "\t") {
+		i := parseItem(item)
+		switch {
+		case i == nil:
+		case c == nil:
+			c = i
+		case c.readBefore == nil && i.readBefore != nil:
+			c.readBefore = i.readBefore
+		case c.group == "" && i.group != "":
+			i.readBefore = c.readBefore
+			c = i
+		}
+	}
+	return c
+}
+
+// parseItem parses one item of a site's coverage.
+func parseItem(s string) *coverage {
 	switch {
 	case strings.HasPrefix(s, "r"):
 		line, col, ok := lineCol(s[1:])

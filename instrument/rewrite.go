@@ -450,6 +450,9 @@ type fileRewriter struct {
 	// coverage: what the next check allocated at position pos covers
 	// besides its own access (sites.go), set by dropCheck and groupWrap.
 	coverage siteCoverage
+	// rmw: the assignment target being rendered is read first (x op= v,
+	// x++), by the same expression.
+	rmw bool
 
 	// hoisted: the operands of the assignment target being rendered that
 	// hoistCalls evaluated into temporaries, and their names.

@@ -121,3 +121,24 @@ func (r *fileRewriter) fieldCoverage(e ast.Expr) string {
 	}
 	return fmt.Sprintf("f%s %d", structID(st), sizes.Offsetsof(fields)[i])
 }
+
+// coverRMW adds to the coverage of the write check of e, the target of a
+// read-modify-write (x op= v, x++), the read of e it makes first: one
+// write check stands for both, and a race with an earlier write is, as
+// go -race reports it, the read's.
+func (r *fileRewriter) coverRMW(e ast.Expr) {
+	if !r.rmw {
+		return
+	}
+	pos := ssaPos(e)
+	if !pos.IsValid() {
+		pos = e.Pos()
+	}
+	p := r.tf.Position(pos)
+	item := fmt.Sprintf("r%d:%d", p.Line, p.Column)
+	if r.coverage.pos == e.Pos() && r.coverage.text != "" {
+		r.coverage.text += "\t" + item
+		return
+	}
+	r.coverage = siteCoverage{e.Pos(), item}
+}

@@ -77,7 +77,9 @@ func (r *fileRewriter) stmt(s ast.Stmt, list bool) stmtOut {
 	case *ast.SendStmt:
 		return stmtOut{text: r.send(s)}
 	case *ast.IncDecStmt:
+		r.rmw = true
 		text, _ := r.lvalue(s.X, checkBefore, false, nil)
+		r.rmw = false
 		return stmtOut{text: r.spliceNode(s, subOf(s.X, text))}
 	case *ast.AssignStmt:
 		return r.assign(s, list)
@@ -226,6 +228,7 @@ func (r *fileRewriter) lvalue(e ast.Expr, ord checkOrder, list bool, assigned ma
 		if r.dropCheck(e, true) {
 			return r.elided(e, inner, true), ""
 		}
+		r.coverRMW(e)
 		if gw := r.groupWrap(e, inner, true); gw != "" {
 			return gw, ""
 		}
@@ -255,6 +258,7 @@ func (r *fileRewriter) lvalue(e ast.Expr, ord checkOrder, list bool, assigned ma
 			}
 			return inner, ""
 		}
+		r.coverRMW(e)
 		if ord == checkAfter {
 			if gw := r.groupWrap(e, r.hoistedText(e), true); gw != "" {
 				return inner, "; " + gw[1:] // nothing synchronizes between the group's accesses
@@ -328,11 +332,13 @@ func (r *fileRewriter) assign(s *ast.AssignStmt, list bool) stmtOut {
 				}
 			}
 		}
+		r.rmw = s.Tok != token.ASSIGN // x op= v
 		for _, e := range s.Lhs {
 			text, p := r.lvalue(e, ord, list, assigned)
 			lhs = append(lhs, subOf(e, text))
 			post.WriteString(p)
 		}
+		r.rmw = false
 		r.unhoist()
 	}
 	if hoist != "" {
