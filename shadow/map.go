@@ -8,12 +8,13 @@ import (
 	"github.com/bigfoot-go/bigfoot/internal/spin"
 )
 
-// Map is a concurrent hash map from uintptr keys to *V, used for the shadow
-// page table, the sync-object table and the goroutine registry.
+// Map is a concurrent hash map from uintptr keys to *V, used for the
+// sync-object table, the channel table and the goroutine registry (and for
+// the pages of addresses past the page table's range: pagetable.go).
 //
 // Lookups are lock-free (a few atomic loads in an open-addressed table), so
 // the hot paths of the detector never contend; updates are serialized by a
-// mutex, because they are rare (a new page, a new goroutine, a new mutex).
+// mutex, because they are rare (a new goroutine, a new mutex).
 // Keys 0 and ^0 are reserved (empty slot and tombstone).
 type Map[V any] struct {
 	// Words says the keys are addresses of words that programs often
