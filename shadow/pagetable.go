@@ -22,11 +22,11 @@ import (
 //	page := leaf.pages[key&4095]      // 4 KiB
 //
 // The first level is part of the table; directories and leaves are made
-// on the first page of their range and never freed, so that a goroutine
-// may keep the leaf it used last (Thread.leaf) and find a page of the
-// same 16 MiB with one load. They are on the Go heap, like the pages they
-// hold, which they keep reachable: a leaf costs 8 bytes per 4 KiB page of
-// its range, so a program's leaves weigh 1/512 of the memory it touches,
+// on the first page of their range and never freed (a lock-free reader
+// may hold one at any time; the sweep visits the pages leaf by leaf, from
+// the list of leaves). They are on the Go heap, like the pages they hold,
+// which they keep reachable: a leaf costs 8 bytes per 4 KiB page of its
+// range, so a program's leaves weigh 1/512 of the memory it touches,
 // rounded up to 32 KiB per 16 MiB range touched. Page numbers of 2^36
 // and above (addresses past 48 bits, which no 64-bit platform gives a Go
 // program unless asked) go to a hash map.
@@ -47,7 +47,6 @@ const (
 	midBits  = 12                           // bits a directory resolves
 	dirBits  = 12                           // bits the table resolves
 	keyBits  = leafBits + midBits + dirBits // 36: addresses below 2^48
-	leafSpan = pageSize << leafBits         // bytes of memory per leaf
 )
 
 // A pageDir holds the leaves of 2^(midBits+leafBits) pages.
