@@ -404,6 +404,11 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 	}
 	races.Add(1)
 	base, group := structOf(site, r.Addr, base)
+	if g.committing {
+		// A footprint's entry may stand for accesses other than the
+		// one its site names: a field's offset there is no guide.
+		base, group = 0, ""
+	}
 	cur, curExact := exactAccess(site, r.Write, r.Addr, base, group, r.PrevWrite, true)
 	prevAcc, prevExact := exactAccess(r.PrevSite, r.PrevWrite, r.Addr, base, group, r.Write, false)
 	if curExact {
