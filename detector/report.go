@@ -347,6 +347,10 @@ type racyAccess struct {
 // committed, not the access's: its key is the unordered pair of sites.
 type raceKey struct {
 	site, prevSite uint32
+	// line, prevLine: the lines of the accesses a coalesced check stands
+	// for (exact.go); races on two fields of one group check are two
+	// races, as under go -race
+	line, prevLine int
 	stack          uint64 // hash of the stack's PCs; 0 for a deferred check
 	addr           uintptr
 }
@@ -396,13 +400,6 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 	// The accesses g makes next are not the one that raced, which
 	// ThreadSanitizer does not record: they get an epoch of their own.
 	g.tick()
-	if opts.dedup {
-		if seen[key] {
-			return
-		}
-		seen[key] = true
-	}
-	races.Add(1)
 	base, group := structOf(site, r.Addr, base)
 	if g.committing {
 		// A footprint's entry may stand for accesses other than the
@@ -414,6 +411,19 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 	if curExact {
 		r.Write = cur.write
 	}
+	if curExact && !g.committing {
+		key.line = cur.line
+	}
+	if prevExact && !g.committing { // a deferred check's key is an unordered pair
+		key.prevLine = prevAcc.line
+	}
+	if opts.dedup {
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+	}
+	races.Add(1)
 	w := bufio.NewWriter(output())
 	kind := func(write bool, cap bool) string {
 		s := "read"
