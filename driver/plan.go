@@ -222,7 +222,7 @@ func raceTagDirs(pkgs []listedPackage, replace []replace, modcache string) []str
 	seen := map[string]bool{}
 	var dirs []string
 	for _, p := range pkgs {
-		if p.Standard || p.Dir == "" || p.Module == nil || bigfoot.IsRuntimePackage(p.ImportPath) {
+		if p.Standard || p.Dir == "" || p.Module == nil || isRuntimeDir(p) {
 			continue // the race runtime is compiled as in a build without -race
 		}
 		dir := p.Dir
@@ -241,6 +241,13 @@ func raceTagDirs(pkgs []listedPackage, replace []replace, modcache string) []str
 		}
 	}
 	return dirs
+}
+
+// isRuntimeDir reports whether p, a package or a test variant of one, is
+// in a directory of the race runtime's packages.
+func isRuntimeDir(p listedPackage) bool {
+	path, _, _ := strings.Cut(p.ImportPath, " ") // "p [p.test]"
+	return bigfoot.IsRuntimePackage(strings.TrimSuffix(path, "_test"))
 }
 
 // syncDir returns the directory of package sync, whose hooks every build

@@ -49,3 +49,22 @@ func TestRaceTagArgs(t *testing.T) {
 		t.Errorf("withTag from GOFLAGS: %q, want %q", got, want)
 	}
 }
+
+// TestRaceTagDirsSkipRuntime: in bigfoot's own module the race runtime's
+// packages, their test variants and external tests included, keep the tag
+// race as it is (the runtime is compiled as without -race; its files under
+// race use Go's race runtime), while the module's other packages get it
+// renamed.
+func TestRaceTagDirsSkipRuntime(t *testing.T) {
+	mod := &listedModule{Path: ModulePath, Dir: "/m"}
+	pkgs := []listedPackage{
+		{ImportPath: ModulePath + "/detector", Dir: "/m/detector", Module: mod},
+		{ImportPath: ModulePath + "/detector [" + ModulePath + "/detector.test]", Dir: "/m/detector", Module: mod},
+		{ImportPath: ModulePath + "/shadow_test [" + ModulePath + "/shadow.test]", Dir: "/m/shadow", Module: mod},
+		{ImportPath: ModulePath + "/internal/spin", Dir: "/m/internal/spin", Module: mod},
+		{ImportPath: ModulePath + "/mode [" + ModulePath + "/mode.test]", Dir: "/m/mode", Module: mod},
+	}
+	if got, want := raceTagDirs(pkgs, nil, ""), []string{"/m/mode"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("raceTagDirs = %v, want %v", got, want)
+	}
+}
