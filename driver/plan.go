@@ -243,11 +243,13 @@ func raceTagDirs(pkgs []listedPackage, replace []replace, modcache string) []str
 	return dirs
 }
 
-// isRuntimeDir reports whether p, a package or a test variant of one, is
-// in a directory of the race runtime's packages.
+// isRuntimeDir reports whether p, a package, a test variant of one ("p
+// [p.test]", "p_test [p.test]") or its test main ("p.test"), is in a
+// directory of the race runtime's packages.
 func isRuntimeDir(p listedPackage) bool {
-	path, _, _ := strings.Cut(p.ImportPath, " ") // "p [p.test]"
-	return bigfoot.IsRuntimePackage(strings.TrimSuffix(path, "_test"))
+	path, _, _ := strings.Cut(p.ImportPath, " ")
+	path = strings.TrimSuffix(strings.TrimSuffix(path, ".test"), "_test")
+	return bigfoot.IsRuntimePackage(path)
 }
 
 // syncDir returns the directory of package sync, whose hooks every build

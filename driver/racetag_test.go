@@ -61,6 +61,7 @@ func TestRaceTagDirsSkipRuntime(t *testing.T) {
 		{ImportPath: ModulePath + "/detector", Dir: "/m/detector", Module: mod},
 		{ImportPath: ModulePath + "/detector [" + ModulePath + "/detector.test]", Dir: "/m/detector", Module: mod},
 		{ImportPath: ModulePath + "/shadow_test [" + ModulePath + "/shadow.test]", Dir: "/m/shadow", Module: mod},
+		{ImportPath: ModulePath + "/detector.test", Dir: "/m/detector", Module: mod},
 		{ImportPath: ModulePath + "/internal/spin", Dir: "/m/internal/spin", Module: mod},
 		{ImportPath: ModulePath + "/mode [" + ModulePath + "/mode.test]", Dir: "/m/mode", Module: mod},
 	}
