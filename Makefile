@@ -89,6 +89,8 @@ corpus: build
 
 # corpus-verify runs the corpus's suites under bigfoot test -tags
 # bigfoot_verify and fails on any uncovered access or illegitimate check.
+# CORPUS_FLAGS='-eachtest -only MODULE' runs each test in a process of its
+# own instead, bounded by -timeout (default 10m) each.
 corpus-verify: build
 	$(GO) run ./corpus/cmd/corpus -bigfoot $(BIGFOOT) -tools bigfoot -tags bigfoot_verify -o corpus-verify-results $(CORPUS_FLAGS)
 

@@ -16,6 +16,11 @@
 // than MaxWallRatio times go -race's wall time. With the bigfoot_verify
 // build tag, the precise-checks verifier's counts are summed per module.
 //
+// RunEachTest runs each top-level test of a module in a process of its
+// own under bigfoot (and under go -race where bigfoot's run fails or hits
+// its bound), so that the verifier gives a verdict on every test that ends
+// even when the whole suite does not end within one bound.
+//
 // The command corpus/cmd/corpus is `make corpus`; `bigfoot bench -suites`
 // measures a subset (BenchSuites) through the same Run.
 package corpus

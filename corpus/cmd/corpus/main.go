@@ -4,9 +4,17 @@
 // alone, and no suite takes more than three times go -race's wall time.
 // It exits with status 1 if any of that fails. See docs/corpus.md.
 //
+// With -eachtest it runs every top-level test of every package in a
+// process of its own, bounded by -timeout (default 10m) each, under
+// bigfoot (go -race only for the tests that fail or hit the bound), so
+// that a suite too long for one bound still gets a verdict per test; with
+// -tags bigfoot_verify it exits with status 1 on any violation the
+// verifier prints.
+//
 // Usage:
 //
 //	go run ./corpus/cmd/corpus [-bigfoot bin/bigfoot] [-modules file] [-only substrings] [-runs N] [-o dir] [-tags tags] [-tools race,bigfoot] [-timeout d]
+//	go run ./corpus/cmd/corpus -eachtest [-bigfoot bin/bigfoot] [-modules file] [-only substrings] [-o dir] [-tags tags] [-timeout d] [-short]
 //	go run ./corpus/cmd/corpus -merge a/report.json,b/report.json [-o dir]
 package main
 
@@ -14,6 +22,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -31,7 +40,9 @@ func main() {
 	out := flag.String("o", "corpus-results", "write results.md, report.json and each run's output (logs/) to `dir`")
 	tags := flag.String("tags", "", "build `tags` for both tools (bigfoot_verify: the precise-checks verifier)")
 	tools := flag.String("tools", "race,bigfoot", "comma-separated `tools` to run each suite under")
-	timeout := flag.Duration("timeout", 0, "bound on each run of a suite (default 20m)")
+	timeout := flag.Duration("timeout", 0, "bound on each run of a suite (default 20m), or with -eachtest on each test (default 10m)")
+	eachTest := flag.Bool("eachtest", false, "run each top-level test in a process of its own, under bigfoot, and under go -race where bigfoot's fails or hits the bound")
+	short := flag.Bool("short", false, "with -eachtest: run the tests with -test.short")
 	merge := flag.String("merge", "", "run nothing: read these comma-separated report.json `files`, compare their modules again and report them as one")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -67,6 +78,24 @@ func main() {
 	// process group and removes its temporary directory before it exits.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *eachTest {
+		rep, err := corpus.RunEachTest(ctx, corpus.EachTestOptions{
+			Modules:  ms,
+			Bigfoot:  *bigfoot,
+			Tags:     *tags,
+			Bound:    *timeout,
+			Short:    *short,
+			OutDir:   *out,
+			Progress: os.Stderr,
+			Command:  command,
+			Commit:   commit(),
+		})
+		if rep == nil {
+			fatal(err)
+		}
+		finish(rep, *out, err)
+		return
+	}
 	opts := corpus.Options{
 		Modules:  ms,
 		Tools:    strings.Split(*tools, ","),
@@ -80,18 +109,28 @@ func main() {
 		Commit:   commit(),
 	}
 	rep, err := corpus.Run(ctx, opts)
+	if rep == nil {
+		fatal(err)
+	}
 	finish(rep, *out, err)
 }
 
+// report is what both kinds of run produce.
+type report interface {
+	WriteFiles(dir string) error
+	Markdown(w io.Writer) error
+	Err() error
+}
+
 // finish writes the report into out and on standard output, and exits
-// with status 2 if err is set, 1 if an acceptance condition failed.
-func finish(rep *corpus.Report, out string, err error) {
-	if rep != nil {
-		if werr := rep.WriteFiles(out); werr != nil && err == nil {
-			err = werr
-		}
-		rep.Markdown(os.Stdout)
+// with status 2 if err is set, 1 if an acceptance condition failed. The
+// runs return a report with every error but one that stops them before
+// they start, which is fatal before finish.
+func finish(rep report, out string, err error) {
+	if werr := rep.WriteFiles(out); werr != nil && err == nil {
+		err = werr
 	}
+	rep.Markdown(os.Stdout)
 	if err != nil {
 		fatal(err)
 	}

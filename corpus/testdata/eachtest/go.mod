@@ -1,0 +1,3 @@
+module example.com/eachtest
+
+go 1.22
