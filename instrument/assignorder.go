@@ -286,46 +286,16 @@ func (r *fileRewriter) splitTuple(s *ast.AssignStmt, ord checkOrder) (stmtOut, b
 }
 
 // operands appends to hs the operand values of target e that its
-// assignment uses, left to right (as hoistable, but every one, not only
-// those with calls), and reports whether e has only such forms.
+// assignment uses, left to right (every one that is not a constant, not
+// only those with calls as hoistable), and reports whether e has only
+// such forms.
 func (r *fileRewriter) operands(e ast.Expr, hs *[]ast.Expr) bool {
-	value := func(x ast.Expr) {
+	rest, ok := r.targetOperands(e, func(x ast.Expr) {
 		if r.info.Types[x].Value == nil {
 			*hs = append(*hs, x)
 		}
-	}
-	switch e := e.(type) {
-	case *ast.Ident:
-		return true
-	case *ast.ParenExpr:
-		return r.operands(e.X, hs)
-	case *ast.StarExpr:
-		value(e.X)
-		return true
-	case *ast.SelectorExpr:
-		sel := r.info.Selections[e]
-		if sel == nil {
-			return true // a qualified identifier
-		}
-		if sel.Kind() != types.FieldVal {
-			return false
-		}
-		if isPointer(r.typeOf(e.X)) {
-			value(e.X)
-			return true
-		}
-		return r.operands(e.X, hs)
-	case *ast.IndexExpr:
-		ok := true
-		if _, isArray := coreType(r.typeOf(e.X)).(*types.Array); isArray {
-			ok = r.operands(e.X, hs)
-		} else {
-			value(e.X)
-		}
-		value(e.Index)
-		return ok
-	}
-	return false
+	})
+	return ok && rest == nil
 }
 
 // untypedForm reports whether e may be an untyped value that takes its

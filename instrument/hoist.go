@@ -49,41 +49,54 @@ func (r *fileRewriter) hoistCalls(e ast.Expr) (string, bool) {
 // hoistable appends to hs the operand values of the target e to hoist,
 // left to right, and reports whether what remains of e is call-free.
 func (r *fileRewriter) hoistable(e ast.Expr, hs *[]ast.Expr) bool {
-	value := func(x ast.Expr) bool {
+	rest, ok := r.targetOperands(e, func(x ast.Expr) {
 		if !r.callFree(x) {
 			*hs = append(*hs, x)
 		}
-		return true
-	}
+	})
+	return ok && (rest == nil || r.callFree(rest))
+}
+
+// targetOperands walks the address of assignment target e: it calls
+// value, left to right, on each operand value the address uses (a pointer
+// that is dereferenced, a slice or map that is indexed, an index), and
+// descends into the array and struct operands the address is made of. It
+// returns the first part that is none of these forms (nil if there is
+// none), and false if e selects something other than a field, which is
+// no address at all.
+func (r *fileRewriter) targetOperands(e ast.Expr, value func(ast.Expr)) (rest ast.Expr, ok bool) {
 	switch e := e.(type) {
 	case *ast.Ident:
-		return true
+		return nil, true
 	case *ast.ParenExpr:
-		return r.hoistable(e.X, hs)
+		return r.targetOperands(e.X, value)
 	case *ast.StarExpr:
-		return value(e.X)
+		value(e.X)
+		return nil, true
 	case *ast.SelectorExpr:
 		sel := r.info.Selections[e]
 		if sel == nil {
-			return true // a qualified identifier
+			return nil, true // a qualified identifier
 		}
 		if sel.Kind() != types.FieldVal {
-			return false
+			return nil, false
 		}
 		if isPointer(r.typeOf(e.X)) {
-			return value(e.X)
+			value(e.X)
+			return nil, true
 		}
-		return r.hoistable(e.X, hs)
+		return r.targetOperands(e.X, value)
 	case *ast.IndexExpr:
-		ok := true
 		if _, isArray := coreType(r.typeOf(e.X)).(*types.Array); isArray {
-			ok = r.hoistable(e.X, hs)
+			rest, ok = r.targetOperands(e.X, value)
 		} else {
 			value(e.X)
+			ok = true
 		}
-		return ok && value(e.Index)
+		value(e.Index)
+		return rest, ok
 	}
-	return r.callFree(e)
+	return e, true
 }
 
 // unhoist forgets the temporaries of hoistCalls once the statement is
