@@ -127,82 +127,18 @@ func (g *__bf_G) WriteRange(base __bfunsafe.Pointer, elem uintptr, lo, hi, strid
 	__bf_checkRange(g, base, elem, lo, hi, stride, true, site)
 }
 
+// moveRange checks at once what the user's code defers (detector's
+// moveRange): the standard library keeps no pending checks.
+func (g *__bf_G) moveRange(p __bfunsafe.Pointer, size uintptr, n int, write bool, site uint32) {
+	__bf_checkRange(g, p, size, 0, n, 1, write, site)
+}
+
 // __bf_min is min, which a package may redeclare (math does).
 func __bf_min(a, b int) int {
 	if a < b {
 		return a
 	}
 	return b
-}
-
-func __bf_Copy[E any](g *__bf_G, site uint32, dst, src []E) int {
-	if n := __bf_min(len(dst), len(src)); n > 0 {
-		size := __bfunsafe.Sizeof(dst[0])
-		g.WriteRange(__bfunsafe.Pointer(&dst[0]), size, 0, n, 1, site)
-		g.ReadRange(__bfunsafe.Pointer(&src[0]), size, 0, n, 1, site)
-	}
-	return copy(dst, src)
-}
-
-func __bf_CopyString[B ~[]byte, T ~string](g *__bf_G, site uint32, dst B, src T) int {
-	if n := __bf_min(len(dst), len(src)); n > 0 {
-		g.WriteRange(__bfunsafe.Pointer(&dst[0]), 1, 0, n, 1, site)
-	}
-	return copy(dst, src)
-}
-
-type __bf_Appender[S ~[]E, E any] struct {
-	g    *__bf_G
-	site uint32
-	s    S
-}
-
-func __bf_Append[S ~[]E, E any](g *__bf_G, site uint32, s S) __bf_Appender[S, E] {
-	return __bf_Appender[S, E]{g, site, s}
-}
-
-func (a __bf_Appender[S, E]) Add(xs ...E) S {
-	g, site, s := a.g, a.site, a.s
-	if len(s)+len(xs) > cap(s) && len(s) > 0 {
-		g.ReadRange(__bfunsafe.Pointer(&s[0]), __bfunsafe.Sizeof(s[0]), 0, len(s), 1, site)
-	}
-	r := append(s, xs...)
-	if len(xs) > 0 {
-		g.WriteRange(__bfunsafe.Pointer(&r[0]), __bfunsafe.Sizeof(r[0]), len(s), len(r), 1, site)
-	}
-	return r
-}
-
-func (a __bf_Appender[S, E]) AddSlice(xs ...E) S {
-	if len(xs) > 0 {
-		a.g.ReadRange(__bfunsafe.Pointer(&xs[0]), __bfunsafe.Sizeof(xs[0]), 0, len(xs), 1, a.site)
-	}
-	return a.Add(xs...)
-}
-
-func __bf_AppendString[S ~[]byte, T ~string](g *__bf_G, site uint32, s S, str T) S {
-	if len(s)+len(str) > cap(s) && len(s) > 0 {
-		g.ReadRange(__bfunsafe.Pointer(&s[0]), 1, 0, len(s), 1, site)
-	}
-	r := append(s, str...)
-	if len(str) > 0 {
-		g.WriteRange(__bfunsafe.Pointer(&r[0]), 1, len(s), len(r), 1, site)
-	}
-	return r
-}
-
-func __bf_ReadAll[S ~[]E, E any](g *__bf_G, site uint32, s S) S {
-	if len(s) > 0 {
-		g.ReadRange(__bfunsafe.Pointer(&s[0]), __bfunsafe.Sizeof(s[0]), 0, len(s), 1, site)
-	}
-	return s
-}
-
-func __bf_WriteAll[S ~[]E, E any](g *__bf_G, site uint32, s S) S {
-	if len(s) > 0 {
-		g.WriteRange(__bfunsafe.Pointer(&s[0]), __bfunsafe.Sizeof(s[0]), 0, len(s), 1, site)
-	}
-	return s
 }
 
 func __bf_IOW[T any](g *__bf_G, v T) T {
@@ -730,7 +666,7 @@ func stdShimFor(path, pkg string, used map[string]bool) []byte {
 		}
 		imports += fmt.Sprintf("import %s %q\n", strings.TrimSuffix(im.alias, "."), im.path)
 	}
-	return []byte(fmt.Sprintf(stdShim, pkg, imports) + hooks)
+	return []byte(fmt.Sprintf(stdShim, pkg, imports) + sliceHelpers() + hooks)
 }
 
 // allSyncHooks are syncHooks and atomicHooks; alwaysHooks are those the

@@ -6,11 +6,14 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	bigfoot "github.com/bigfoot-go/bigfoot"
 )
 
 // allShimNames says that every hook is used, so that stdShimFor emits all
@@ -134,4 +137,41 @@ func fields(l *ast.FieldList) int {
 		n += max(1, len(f.Names))
 	}
 	return n
+}
+
+// TestStdShimSliceHelpers checks that the shim's slice helpers are the
+// runtime's (detector/slicehelpers.go, renamed), each declared once.
+func TestStdShimSliceHelpers(t *testing.T) {
+	src, err := fs.ReadFile(bigfoot.Runtime(), sliceHelpersFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), sliceHelpersFile, src, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shim := string(stdShimFor("example.com/p", "p", allShimNames()))
+	n := 0
+	for _, d := range f.Decls {
+		var decl string
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv != nil {
+				continue
+			}
+			decl = "func __bf_" + d.Name.Name + "["
+		case *ast.GenDecl:
+			if d.Tok != token.TYPE {
+				continue
+			}
+			decl = "type __bf_" + d.Specs[0].(*ast.TypeSpec).Name.Name + "["
+		}
+		n++
+		if c := strings.Count(shim, decl); c != 1 {
+			t.Errorf("shim declares %q %d times, want once", decl, c)
+		}
+	}
+	if n < 5 {
+		t.Errorf("%s has %d top-level helpers; want copy, append and the whole-slice helpers", sliceHelpersFile, n)
+	}
 }
