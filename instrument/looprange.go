@@ -28,39 +28,33 @@ import (
 //		a[i] = f(i)               →        a[i] = f(i); __bfF1_0.Next = (i) + 1
 //	}                                  }
 //
-// A loop qualifies when it is `for i := lo; cond; i++` (or i--, i += K,
-// i -= K with K constant) over an int i that the body neither assigns nor
-// takes the address of nor captures. An access qualifies (rangeSite) when
-//
-//   - it is an element s[c*i+d] of a slice variable s, or a field
-//     s[c*i+d].f.g of one (no pointer indirection), where c is a nonzero
-//     constant and d is built from constants and int variables with +, -
-//     and *, and neither s nor any variable of d is declared in the body;
-//   - placement admits it (placement.LoopSites, decided over SSA: loopRefused):
-//     s and d keep their value through the loop (no assignment, no store
-//     through a pointer that may alias them, no call that may write
-//     them), every iteration that goes on runs it, and nothing in its
-//     statement may panic after it, except that a read after which
-//     something may is admitted if it stores its range's extent itself
-//     (rangeload.go);
-//   - it is in a simple statement (assignment, expression, ++/--, var) at
-//     the top level of the body, not in a function literal nor in the
-//     right operand of && or ||, so that it runs whenever the statement
-//     completes, and no earlier statement of the body contains a continue
-//     of this loop or a goto (an iteration that skips the statement
-//     would leave a hole in the range: placement refuses such accesses
-//     too);
-//   - nothing in the statement may synchronize between the access and the
-//     store that follows the statement: the statement may not call or
-//     receive at all, except that the target of a plain assignment
-//     a[c*i+d] = v is written after the right-hand side is evaluated, so
-//     v may call anything.
+// Placement decides which accesses a range of which loop holds
+// (placement.LoopSites, over SSA, through the package's
+// placement.SitePlan: loopRefused): the operands keep their value through
+// the loop, every iteration that goes on runs the access, its statement
+// is one the extent can be stored after (a simple statement of the body,
+// or an if condition), nothing in it may synchronize (but the right-hand
+// side of an assignment whose target is the write), and nothing in it may
+// panic after the access, except that a read after which something may
+// is admitted if it stores its range's extent itself (rangeload.go). This
+// file renders those decisions: a loop has a form it renders when it is
+// `for i := lo; cond; i++` (or i--, i += K, i -= K with K constant) or
+// `for i := range x` over an int i that the body neither assigns nor
+// takes the address of nor captures; an admitted access, when it is an
+// element s[c*i+d] of a slice variable s, or a field s[c*i+d].f.g of one
+// (no pointer indirection), or p.f of p := &s[c*i+d], or an element of
+// nested fixed arrays (flatSiteOf), where c is a nonzero constant and d
+// is built from constants and int variables with +, - and *, and s is not
+// declared again in the body. Where it cannot render what placement
+// admits, it writes the refusal and why into the plan (refuseRange,
+// refuseLoop).
 //
 // Every other element access in a loop keeps its footprint record
 // (footprint.go); with -bfv a note says why a loop has no static range.
 
 // loopPlan is the static ranges of one for loop being rendered.
 type loopPlan struct {
+	loop  token.Pos // the loop statement's position (placement.LoopSite.Loop)
 	iv    *types.Var
 	step  int64                    // the induction variable's step
 	sites map[accessKey]*rangeSite // qualifying accesses
@@ -123,49 +117,74 @@ type rangeSite struct {
 func (r *fileRewriter) planLoop(s *ast.ForStmt) *loopPlan {
 	iv, step, why := r.loopIV(s)
 	if iv == nil {
-		if why != "" {
-			r.note(s.Pos(), "loop has no static range: %s", why)
+		if why == "" {
+			why = "not a counting loop"
 		}
+		r.refuseLoop(s.Pos(), why)
 		return nil
 	}
-	return r.planBody(iv, step, s.Body, s.Cond, s.Post)
+	return r.planBody(s.Pos(), iv, step, s.Body)
+}
+
+// refuseLoop records in placement's plan that no static range of the loop
+// at pos is rendered, and why, with a note if placement admits one.
+func (r *fileRewriter) refuseLoop(pos token.Pos, why string) {
+	if r.sitePlan().RefuseLoop(pos, "loop has no static range: "+why) {
+		r.note(pos, "loop has no static range: %s", why)
+	}
 }
 
 // planRange returns the static ranges of a range loop over the indices of
 // a slice or array variable or over an int, `for i := range x`, or nil.
 func (r *fileRewriter) planRange(s *ast.RangeStmt) *loopPlan {
+	if why := r.rangeIV(s); why != "" {
+		r.refuseLoop(s.Pos(), why)
+		return nil
+	}
+	return r.planBody(s.Pos(), r.varOf(s.Key.(*ast.Ident)), 1, s.Body)
+}
+
+// rangeIV says why the range loop s has no induction variable whose
+// static ranges the instrumenter can render, or "": its key must be a new
+// int variable, the value blank or absent, and x a variable (OpenRange's
+// statement before the loop evaluates it again) holding a slice, an array,
+// a pointer to an array or an integer.
+func (r *fileRewriter) rangeIV(s *ast.RangeStmt) string {
 	id, ok := s.Key.(*ast.Ident)
 	if !ok || s.Tok != token.DEFINE || s.Value != nil && !isBlank(s.Value) || isBlank(id) {
-		return nil
+		return "not a range over indices alone"
 	}
 	iv := r.varOf(id)
-	if iv == nil || !types.Identical(iv.Type(), types.Typ[types.Int]) || r.sharedVar(iv) || r.assignedIn(s.Body, iv) {
-		return nil
+	if iv == nil || !types.Identical(iv.Type(), types.Typ[types.Int]) {
+		return "the index is not an int"
+	}
+	if r.sharedVar(iv) || r.assignedIn(s.Body, iv) {
+		return id.Name + " is assigned, address-taken or captured in the loop"
 	}
 	if _, ok := ast.Unparen(s.X).(*ast.Ident); !ok {
-		return nil // x is evaluated again by OpenRange's pre statement
+		return "the range expression is not a variable"
 	}
 	switch u := coreType(r.typeOf(s.X)).(type) {
 	case *types.Slice, *types.Array:
+		return ""
 	case *types.Pointer:
-		if _, ok := coreType(u.Elem()).(*types.Array); !ok {
-			return nil
+		if _, ok := coreType(u.Elem()).(*types.Array); ok {
+			return ""
 		}
 	case *types.Basic:
-		if u.Info()&types.IsInteger == 0 {
-			return nil // a string's indices advance by runes
+		if u.Info()&types.IsInteger != 0 {
+			return "" // not a string: its indices advance by runes
 		}
-	default:
-		return nil
 	}
-	return r.planBody(iv, 1, s.Body, nil, nil)
+	return "not a range over a slice, an array or an integer"
 }
 
-// planBody returns the static ranges of a loop body with induction
-// variable iv of step step; cond and post are the loop's other parts
-// (nil for a range loop).
-func (r *fileRewriter) planBody(iv *types.Var, step int64, body *ast.BlockStmt, cond ast.Expr, post ast.Stmt) *loopPlan {
-	lp := &loopPlan{iv: iv, step: step, sites: map[accessKey]*rangeSite{}, alias: map[*types.Var]*ast.IndexExpr{},
+// planBody returns the static ranges of the body of the loop statement at
+// loop with induction variable iv of step step: those of the accesses of
+// its statements (of the condition, for an if statement without an init
+// statement) that placement puts in a range of this loop.
+func (r *fileRewriter) planBody(loop token.Pos, iv *types.Var, step int64, body *ast.BlockStmt) *loopPlan {
+	lp := &loopPlan{loop: loop, iv: iv, step: step, sites: map[accessKey]*rangeSite{}, alias: map[*types.Var]*ast.IndexExpr{},
 		atAccess: map[accessKey]bool{}, loadNext: map[accessKey]string{}, stmtOf: map[accessKey]int{}, exprOf: map[accessKey]ast.Expr{}}
 	keys := map[string]*rangeSite{}
 	// join records access a of statement k at its range site, merged with
@@ -189,31 +208,16 @@ func (r *fileRewriter) planBody(iv *types.Var, step int64, body *ast.BlockStmt, 
 		if p, ix := r.elementAlias(st, body, k); p != nil {
 			lp.alias[p] = ix
 		}
-		if ifs, ok := st.(*ast.IfStmt); ok && ifs.Init == nil && r.syncFree(ifs.Cond) {
+		unit := st
+		if ifs, ok := st.(*ast.IfStmt); ok && ifs.Init == nil {
 			// The condition runs on every iteration that reaches the if:
 			// its reads join ranges extended before the branches run.
-			for _, a := range r.stmtAccesses(&ast.ExprStmt{X: ifs.Cond}) {
-				rs := r.rangeSiteOf(body, lp, a.e, a.write)
-				if rs == nil {
-					continue
-				}
+			unit = &ast.ExprStmt{X: ifs.Cond}
+		}
+		for _, a := range r.stmtAccesses(unit) {
+			if rs := r.rangeSiteOf(body, lp, a.e, a.write); rs != nil {
 				join(rs, a, k)
 			}
-		}
-		if simpleStmt(st) {
-			for _, a := range r.stmtAccesses(st) {
-				rs := r.rangeSiteOf(body, lp, a.e, a.write)
-				if rs == nil {
-					continue
-				}
-				if (!a.write || !a.target || r.maySyncStmt(st, a.e)) && r.maySyncStmt(st, nil) {
-					continue
-				}
-				join(rs, a, k)
-			}
-		}
-		if skipsRest(st) {
-			break
 		}
 	}
 	if len(lp.sites) == 0 {
@@ -512,68 +516,10 @@ func declaresName(n ast.Node, name string) bool {
 	return found
 }
 
-// skipsRest reports whether st may skip the statements after it and still
-// start another iteration of the loop: it contains a goto, an unlabeled
-// continue outside the loops nested in st, or a labeled continue of a
-// loop not nested in st (conservatively, as if it named this loop).
-func skipsRest(st ast.Stmt) bool {
-	nested := map[string]bool{}
-	ast.Inspect(st, func(n ast.Node) bool {
-		if l, ok := n.(*ast.LabeledStmt); ok {
-			nested[l.Label.Name] = true
-		}
-		return true
-	})
-	found := false
-	var walk func(n ast.Node, inLoop bool)
-	walk = func(n ast.Node, inLoop bool) {
-		ast.Inspect(n, func(m ast.Node) bool {
-			if found || m == nil {
-				return false
-			}
-			switch m := m.(type) {
-			case *ast.FuncLit:
-				return false
-			case *ast.ForStmt, *ast.RangeStmt:
-				if m != n {
-					walk(m, true)
-					return false
-				}
-			case *ast.BranchStmt:
-				switch {
-				case m.Tok == token.GOTO:
-					found = true
-				case m.Tok == token.CONTINUE && m.Label == nil:
-					found = !inLoop
-				case m.Tok == token.CONTINUE:
-					found = !nested[m.Label.Name]
-				}
-			}
-			return true
-		})
-	}
-	walk(st, false)
-	return found
-}
-
-// simpleStmt reports whether st completes only by evaluating all of its
-// operands: an assignment, expression, ++/-- or var statement.
-func simpleStmt(st ast.Stmt) bool {
-	switch st := st.(type) {
-	case *ast.AssignStmt, *ast.ExprStmt, *ast.IncDecStmt:
-		return true
-	case *ast.DeclStmt:
-		gd, ok := st.Decl.(*ast.GenDecl)
-		return ok && gd.Tok == token.VAR
-	}
-	return false
-}
-
 // stmtAccess is an element access of a statement.
 type stmtAccess struct {
-	e      ast.Expr
-	write  bool
-	target bool // the whole target of a plain assignment (=)
+	e     ast.Expr
+	write bool
 }
 
 // stmtAccesses lists the element accesses st makes whenever it completes:
@@ -611,7 +557,7 @@ func (r *fileRewriter) stmtAccesses(st ast.Stmt) []stmtAccess {
 		}
 		for _, l := range st.Lhs {
 			if r.elementAccess(l) {
-				out = append(out, stmtAccess{e: ast.Unparen(l), write: true, target: st.Tok == token.ASSIGN})
+				out = append(out, stmtAccess{e: ast.Unparen(l), write: true})
 				r.visitAddress(l, visit)
 			} else {
 				visit(l)
@@ -647,8 +593,10 @@ func (r *fileRewriter) visitAddress(e ast.Expr, visit func(ast.Node)) {
 	}
 }
 
-// rangeSiteOf returns the static range of the element access e in loop s,
-// or nil if it has none.
+// rangeSiteOf returns the static range of the element access e in the
+// loop of lp, or nil if it has none: placement puts it in no range of this
+// loop, or the range has no rendering (the refusal is written back into
+// placement's plan).
 func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr, write bool) *rangeSite {
 	if r.unpublished(e, write) {
 		return nil // not checked at all
@@ -681,7 +629,7 @@ func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr
 		}
 	}
 	ix, ok := x.(*ast.IndexExpr)
-	if !ok {
+	if !ok || r.loopRefused(ix, write, lp) {
 		return nil
 	}
 	id, ok := ast.Unparen(ix.X).(*ast.Ident)
@@ -690,6 +638,7 @@ func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr
 	}
 	v := r.varOf(id)
 	if v == nil {
+		r.refuseRange(ix, write, "its operand is no variable")
 		return nil
 	}
 	sl, ok := coreType(v.Type()).(*types.Slice)
@@ -697,16 +646,20 @@ func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr
 		if _, ok := coreType(v.Type()).(*types.Pointer); ok {
 			return r.flatSiteOf(body, lp, ix, fields, write)
 		}
+		r.refuseRange(ix, write, "its operand is no slice or pointer to an array")
 		return nil
 	}
 	if mentionsTypeParam(sl.Elem(), map[types.Type]bool{}) {
+		r.refuseRange(ix, write, "its element type mentions a type parameter")
 		return nil
 	}
-	if declaresName(body, id.Name) || r.loopRefused(ix, write) {
+	if declaresName(body, id.Name) {
+		r.refuseRange(ix, write, "the loop body declares another "+id.Name)
 		return nil
 	}
 	c, ok := r.affine(ix.Index, lp.iv, body)
 	if !ok || c == 0 {
+		r.refuseRange(ix, write, "its index is not affine in the loop's induction variable")
 		return nil
 	}
 	rs := &rangeSite{
@@ -720,33 +673,40 @@ func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr
 	return rs
 }
 
-// loopRefused reports whether placement refuses a static range the
-// accesses of kind write through the element ix (placement.LoopSites),
-// with a note saying why.
-func (r *fileRewriter) loopRefused(ix *ast.IndexExpr, write bool) bool {
-	s := r.loopSite(ix, write)
-	why := ""
-	switch {
-	case s == nil:
-		why = "placement made no decision on it"
+// loopRefused reports whether placement puts the accesses of kind write
+// through the element ix in no static range of lp's loop
+// (placement.LoopSite), with a note saying why.
+func (r *fileRewriter) loopRefused(ix *ast.IndexExpr, write bool, lp *loopPlan) bool {
+	switch s := r.loopSite(ix, write); {
+	case s == nil || s.Loop != lp.loop && s.Refused == "":
+		return true // no access of that kind, or one in a range of another loop
 	case s.Refused != "":
-		why = s.Refused
-	case s.AtAccess && write:
-		why = "may panic after the write: " + s.Hazard
-	default:
-		return false
+		r.note(ix.Lbrack, "no static range for %s: %s", r.text(ix), s.Refused)
+		return true
 	}
+	return false
+}
+
+// refuseRange records in placement's plan that the static range it puts
+// the accesses of kind write through the element ix in is not rendered,
+// and why, with a note: they keep their checks.
+func (r *fileRewriter) refuseRange(ix *ast.IndexExpr, write bool, why string) {
 	r.note(ix.Lbrack, "no static range for %s: %s", r.text(ix), why)
-	return true
+	r.sitePlan().Refuse(placement.SiteKey{Pos: ix.Lbrack, Write: write}, why)
 }
 
 // loopSite returns placement's decision on the accesses of kind write
 // through the element ix, or nil.
 func (r *fileRewriter) loopSite(ix *ast.IndexExpr, write bool) *placement.LoopSite {
+	return r.sitePlan().Loop(placement.SiteKey{Pos: ix.Lbrack, Write: write})
+}
+
+// sitePlan returns placement's plan of the package's sites, or nil.
+func (r *fileRewriter) sitePlan() *placement.SitePlan {
 	if r.rc == nil {
 		return nil
 	}
-	return r.rc.pkg.loops[placement.LoopKey{Pos: ix.Lbrack, Write: write}]
+	return r.rc.pkg.sites
 }
 
 // fieldExtent returns the offset and size expressions of the field that
@@ -859,54 +819,6 @@ func (r *fileRewriter) substIV(e ast.Expr, iv *types.Var) string {
 	return "(" + r.spliceNode(e, subs...) + ")"
 }
 
-// syncFree reports whether n calls nothing but builtins (other than
-// close), conversions and functions whose summaries say they neither
-// synchronize nor panic (summaries.go: a call of another package of the
-// build included), receives from no channel, and has no go, defer or
-// select statement: nothing in it can synchronize between an access and
-// the store of its range's extent. (Whether something may panic there is
-// placement's decision: loopRefused.)
-func (r *fileRewriter) syncFree(n ast.Node) bool {
-	ok := true
-	ast.Inspect(n, func(m ast.Node) bool {
-		switch m := m.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.CallExpr:
-			if !r.info.Types[m.Fun].IsType() {
-				if b := r.builtinName(m.Fun); b == "close" || b == "" && !r.quietCall(m) {
-					ok = false
-				}
-			}
-		case *ast.UnaryExpr:
-			ok = ok && m.Op != token.ARROW
-		case *ast.SendStmt, *ast.GoStmt, *ast.DeferStmt, *ast.SelectStmt:
-			ok = false
-		}
-		return ok
-	})
-	return ok
-}
-
-// maySyncStmt reports whether st may synchronize; with target set, only
-// what is evaluated to find target's address counts (the right-hand side
-// of a plain assignment runs before the target is written).
-func (r *fileRewriter) maySyncStmt(st ast.Stmt, target ast.Expr) bool {
-	if target == nil {
-		return !r.syncFree(st)
-	}
-	sync := false
-	r.visitAddress(target, func(n ast.Node) { sync = sync || !r.syncFree(n) })
-	if as, ok := st.(*ast.AssignStmt); ok {
-		for _, l := range as.Lhs {
-			if ast.Unparen(l) != target {
-				sync = sync || !r.syncFree(l)
-			}
-		}
-	}
-	return sync
-}
-
 // rangeFootprint returns the footprint variable of the static range of
 // the access e of kind write in the loops being rendered, or "".
 func (r *fileRewriter) rangeFootprint(e ast.Expr, write bool) string {
@@ -916,6 +828,9 @@ func (r *fileRewriter) rangeFootprint(e ast.Expr, write bool) string {
 		rs := fp.plans[i].sites[k]
 		if rs == nil {
 			continue
+		}
+		for _, ix := range r.elementIndices(e, fp.plans[i]) {
+			r.sitePlan().Render(placement.SiteKey{Pos: ix.Lbrack, Write: write})
 		}
 		if rs.fp == "" {
 			rs.fp = fmt.Sprintf("__bfF%d_%d", fp.id, len(fp.decls))
@@ -1056,14 +971,15 @@ func (r *fileRewriter) rangeIndices(s *ast.RangeStmt, lp *loopPlan) stmtOut {
 // of level k), which is affine in the induction variable when each ik is:
 // b[k][j] of b *[N][N]T in a loop over j is the range b[k·N+lo…].
 func (r *fileRewriter) flatSiteOf(body *ast.BlockStmt, lp *loopPlan, ix *ast.IndexExpr, fields []*ast.SelectorExpr, write bool) *rangeSite {
-	var idx []ast.Expr // i1 … in
-	x := ast.Expr(ix)
+	idx := []ast.Expr{ix.Index} // i1 … in
+	x := ix.X
 	for {
 		e, ok := ast.Unparen(x).(*ast.IndexExpr)
 		if !ok {
 			break
 		}
-		if r.loopRefused(e, write) {
+		if r.loopRefused(e, write, lp) {
+			r.refuseRange(ix, write, "placement refuses the range of an outer index, "+r.text(e))
 			return nil
 		}
 		idx = append([]ast.Expr{e.Index}, idx...)
@@ -1071,10 +987,16 @@ func (r *fileRewriter) flatSiteOf(body *ast.BlockStmt, lp *loopPlan, ix *ast.Ind
 	}
 	id, ok := ast.Unparen(x).(*ast.Ident)
 	if !ok {
+		r.refuseRange(ix, write, "its operand is no variable")
 		return nil
 	}
 	v := r.varOf(id)
-	if v == nil || declaresName(body, id.Name) {
+	if v == nil {
+		r.refuseRange(ix, write, "its operand is no variable")
+		return nil
+	}
+	if declaresName(body, id.Name) {
+		r.refuseRange(ix, write, "the loop body declares another "+id.Name)
 		return nil
 	}
 	// The levels: the first indexes X's slice or array, every later one
@@ -1087,21 +1009,25 @@ func (r *fileRewriter) flatSiteOf(body *ast.BlockStmt, lp *loopPlan, ix *ast.Ind
 	case *types.Pointer:
 		a, ok := coreType(u.Elem()).(*types.Array)
 		if !ok {
+			r.refuseRange(ix, write, "its operand is no slice or pointer to an array")
 			return nil
 		}
 		ptr, t = "__bfu.Pointer("+id.Name+")", a.Elem()
 	default:
+		r.refuseRange(ix, write, "its operand is no slice or pointer to an array")
 		return nil
 	}
 	lens := make([]int64, len(idx)) // lens[k]: length of level k (k ≥ 1)
 	for k := 1; k < len(idx); k++ {
 		a, ok := coreType(t).(*types.Array)
 		if !ok {
+			r.refuseRange(ix, write, "an inner level indexes no array")
 			return nil
 		}
 		lens[k], t = a.Len(), a.Elem()
 	}
 	if mentionsTypeParam(t, map[types.Type]bool{}) {
+		r.refuseRange(ix, write, "its element type mentions a type parameter")
 		return nil
 	}
 	var c int64
@@ -1110,6 +1036,7 @@ func (r *fileRewriter) flatSiteOf(body *ast.BlockStmt, lp *loopPlan, ix *ast.Ind
 	for k := len(idx) - 1; k >= 0; k-- {
 		ck, ok := r.affine(idx[k], lp.iv, body)
 		if !ok {
+			r.refuseRange(ix, write, "its index is not affine in the loop's induction variable")
 			return nil
 		}
 		c += ck * stride
@@ -1125,6 +1052,7 @@ func (r *fileRewriter) flatSiteOf(body *ast.BlockStmt, lp *loopPlan, ix *ast.Ind
 		}
 	}
 	if c == 0 {
+		r.refuseRange(ix, write, "its index is not affine in the loop's induction variable")
 		return nil
 	}
 	zero := id.Name + strings.Repeat("[0]", len(idx))

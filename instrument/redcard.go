@@ -116,9 +116,9 @@ type redcardPkg struct {
 	// to a parameter that does not publish it, with its index; the
 	// specialized copies they need (unpublished.go)
 	unpubCall map[token.Pos]int
-	// bigfoot mode: placement's decisions on the element accesses in
-	// loops that a static range may hold (placement.LoopSites)
-	loops    map[placement.LoopKey]*placement.LoopSite
+	// bigfoot mode: placement's plan of the package's sites: the static
+	// loop ranges (placement.LoopSites), with this package's refusals
+	sites    *placement.SitePlan
 	cgoFile  map[string]bool         // files that import "C", memoized (copyable)
 	upCopies map[token.Pos][]*upCopy // by the position of the function's name
 }
@@ -174,13 +174,9 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 		Covers: opts.mode.StaticRanges(), Unpublished: opts.mode.SafeClass(), Copyable: rc.copyable})
 	rc.computeCovers()
 	if opts.mode.StaticRanges() && !opts.std {
-		rc.loops = map[placement.LoopKey]*placement.LoopSite{}
+		rc.sites = placement.NewSitePlan()
 		for _, fn := range placement.AnalyzedFunctions(spkg) {
-			for k, s := range placement.LoopSites(fn, rc.facts, prover, rc.safe) {
-				if old := rc.loops[k]; old == nil || old.Refused == "" && (s.Refused != "" || s.AtAccess) {
-					rc.loops[k] = s
-				}
-			}
+			rc.sites.AddLoopSites(placement.LoopSites(fn, rc.facts, prover, rc.safe))
 		}
 	}
 	unpubN := map[siteKey]int{}

@@ -142,13 +142,6 @@ func (r *fileRewriter) callSummary(lparen token.Pos) (placement.FuncSummary, boo
 	return s, ok
 }
 
-// quietCall reports whether the call neither synchronizes nor panics, by
-// the summary of the SSA call at its left parenthesis (false if none).
-func (r *fileRewriter) quietCall(c *ast.CallExpr) bool {
-	s, ok := r.callSummary(c.Lparen)
-	return ok && s.Effects == 0 && !s.MayPanic
-}
-
 // harmlessCall reports whether the call returns normally without
 // synchronizing (placement.FuncSummary.Harmless).
 func (r *fileRewriter) harmlessCall(c *ast.CallExpr) bool {

@@ -35,7 +35,20 @@ import (
 //   - no instruction that may panic runs between the access and the end
 //     of its statement, where the extent is stored: a recovered panic, or
 //     runtime.Goexit (a call that does not return), would leave the access
-//     out of the range with nothing else checking it.
+//     out of the range with nothing else checking it;
+//   - its statement is one the extent can be stored after: an assignment,
+//     an expression, ++/-- or a var declaration at the top level of the
+//     body, which completes only by evaluating all of its operands, or the
+//     condition of an if statement without an init statement (the extent
+//     is stored before the branches run);
+//   - nothing in that statement may synchronize (a call whose kill set is
+//     not empty, a receive, close): the runtime checks a pending range at a
+//     synchronization, and Go leaves the order of a plain load relative to
+//     the calls of its statement unspecified, so an access may run after
+//     a synchronization of its statement that precedes it in the source.
+//     Only the single target of a plain assignment is written after its
+//     right-hand side runs: for it, only what is evaluated to find the
+//     targets' addresses counts.
 //
 // A read with such a hazard after it may still be held if the extent is
 // stored at the read itself (LoopSite.AtAccess). A write may be only as
@@ -48,16 +61,17 @@ import (
 // runtime commits the range on every way out of the function, so they
 // refuse nothing.
 
-// A LoopKey names the accesses of kind Write at an element access in a
-// loop: Pos is the position of its index expression's bracket (the
-// IndexAddr's).
-type LoopKey struct {
-	Pos   token.Pos
-	Write bool
-}
-
-// A LoopSite is placement's decision on one LoopKey.
+// A LoopSite is placement's decision on the accesses of one kind through
+// one element address in a loop, keyed by the SiteKey of the element's
+// index expression (Pos: its bracket, the IndexAddr's position).
 type LoopSite struct {
+	// Loop is the position of the loop statement (its for keyword) whose
+	// body's statements hold the accesses: the loop whose range holds
+	// them.
+	Loop token.Pos
+	// Sites are the accesses through the element (s[i], s[i].f, p.f of
+	// p := &s[i]), by the positions go/ssa gives them, sorted.
+	Sites []SiteKey
 	// Refused says why no static range may hold the access; "" if one may.
 	Refused string
 	// AtAccess (reads only) is set when an instruction that may panic can
@@ -88,8 +102,8 @@ func (s *LoopSite) String() string {
 // prover decides the bounds checks the loop's conditions prove in range;
 // safe, if not nil, is the static safe class of fn's package, whose
 // variables no call in a loop can store to.
-func LoopSites(fn *ssa.Function, facts *Facts, prover entail.Prover, safe *SafeVars) map[LoopKey]*LoopSite {
-	out := map[LoopKey]*LoopSite{}
+func LoopSites(fn *ssa.Function, facts *Facts, prover entail.Prover, safe *SafeVars) map[SiteKey]*LoopSite {
+	out := map[SiteKey]*LoopSite{}
 	if len(fn.Blocks) == 0 {
 		return out
 	}
@@ -116,6 +130,7 @@ func LoopSites(fn *ssa.Function, facts *Facts, prover entail.Prover, safe *SafeV
 	}
 	ls := &loopSites{a: a, facts: facts, out: out, body: loopBody(fn)}
 	ls.hazards()
+	ls.synchronizations()
 	for _, b := range fn.Blocks {
 		loops := ls.loopsOf(b)
 		if len(loops) == 0 {
@@ -136,13 +151,16 @@ func LoopSites(fn *ssa.Function, facts *Facts, prover entail.Prover, safe *SafeV
 type loopSites struct {
 	a     *analysis
 	facts *Facts
-	out   map[LoopKey]*LoopSite
+	out   map[SiteKey]*LoopSite
 	body  *loopSyntax
 	// haz lists the instructions in loops that may panic; noPos, the
 	// loops holding one without a position (no statement to charge it
 	// to), with what it is.
 	haz   []hazard
 	noPos map[*loop]string
+	// syncs lists the instructions of fn that may synchronize, with what
+	// each is.
+	syncs []hazard
 }
 
 type hazard struct {
@@ -197,6 +215,32 @@ func (ls *loopSites) hazards() {
 					facts = append(facts, entail.Le(entail.Const(0), lo), entail.Lt(lo, hi))
 				}
 			}
+		}
+	}
+}
+
+// synchronizations lists the instructions of fn that may synchronize: by
+// the kill sets (a call with effects, a receive, a send, select, go), or a
+// call of a function with an HTTP handler's signature, which the
+// instrumenter gives I/O hooks the kill sets do not see.
+func (ls *loopSites) synchronizations() {
+	var ks *KillSets
+	if ls.facts != nil {
+		ks = ls.facts.ks
+	}
+	for _, b := range ls.a.fn.Blocks {
+		for _, in := range b.Instrs {
+			if !in.Pos().IsValid() || ks.Instr(in) == 0 && !HandlerCall(in) {
+				continue
+			}
+			what := fmt.Sprintf("%T", in)[len("*ssa."):]
+			switch in := in.(type) {
+			case *ssa.Call:
+				what = "call " + hazardCall(in)
+			case *ssa.UnOp:
+				what = "receive"
+			}
+			ls.syncs = append(ls.syncs, hazard{in, what})
 		}
 	}
 }
@@ -288,7 +332,7 @@ func (ls *loopSites) bounds(ix *ssa.IndexAddr) (idx, n entail.Term, ok bool) {
 func (ls *loopSites) decide(ix *ssa.IndexAddr, loops []*loop) {
 	for _, acc := range elementAccesses(ix) {
 		_, write := acc[len(acc)-1].(*ssa.Store)
-		k := LoopKey{ix.Pos(), write}
+		k := SiteKey{ix.Pos(), write}
 		s := ls.out[k]
 		if s == nil {
 			s = &LoopSite{}
@@ -298,7 +342,18 @@ func (ls *loopSites) decide(ix *ssa.IndexAddr, loops []*loop) {
 			continue
 		}
 		at := accessPos(acc)
+		s.Sites = addSite(s.Sites, SiteKey{at, write})
 		s.Refused = ls.refusal(ix, acc, loops)
+		if s.Refused == "" {
+			loop := ls.body.loop[ls.body.unit(at)]
+			if s.Loop.IsValid() && s.Loop != loop {
+				s.Refused = "it is accessed in the bodies of two loops"
+			}
+			s.Loop = loop
+		}
+		if s.Refused == "" {
+			s.Refused = ls.syncIn(at, write)
+		}
 		if s.Refused != "" || write && ls.body.lastTarget(at) {
 			continue
 		}
@@ -318,8 +373,12 @@ func (ls *loopSites) decide(ix *ssa.IndexAddr, loops []*loop) {
 // refusal says why no static range may hold the access acc (the address
 // chain from ix, then the load or store) in loops, or "".
 func (ls *loopSites) refusal(ix *ssa.IndexAddr, acc []ssa.Instruction, loops []*loop) string {
-	if ls.body.unit(accessPos(acc)) == nil {
+	u := ls.body.unit(accessPos(acc))
+	if u == nil {
 		return "not in a statement of a loop body"
+	}
+	if !ls.body.storable[u] {
+		return "its statement is no assignment, expression, ++/--, var or if condition"
 	}
 	// A range lives for one execution of the loop statement that holds
 	// it, the innermost natural loop, unless a goto made that loop: then
@@ -342,6 +401,26 @@ func (ls *loopSites) refusal(ix *ssa.IndexAddr, acc []ssa.Instruction, loops []*
 		}
 		if why := ls.a.stableIn(ix.Index, l, true); why != "" {
 			return "its index " + why
+		}
+	}
+	return ""
+}
+
+// syncIn says what may synchronize in the statement of the access at
+// pos, or "": for a write that is a whole target of a plain assignment,
+// only in the assignment's targets (their addresses are evaluated, and
+// the right-hand side runs, before any target is written); else anywhere
+// in the statement.
+func (ls *loopSites) syncIn(pos token.Pos, write bool) string {
+	var region ast.Node = ls.body.unit(pos)
+	if write {
+		if lhs := ls.body.assignTargets(pos); lhs != nil {
+			region = lhs
+		}
+	}
+	for _, h := range ls.syncs {
+		if p := h.in.Pos(); p >= region.Pos() && p < region.End() {
+			return "its statement may synchronize: " + h.what + " at " + ls.a.line(p)
 		}
 	}
 	return ""
@@ -386,6 +465,15 @@ func (ls *loopSites) hazardAfter(pos token.Pos, acc []ssa.Instruction) (string, 
 	}
 	sort.Slice(at, func(i, j int) bool { return at[i] < at[j] })
 	return what, at
+}
+
+// addSite adds k to the sorted list of sites ks.
+func addSite(ks []SiteKey, k SiteKey) []SiteKey {
+	i, found := slices.BinarySearchFunc(ks, k, SiteKey.compare)
+	if found {
+		return ks
+	}
+	return slices.Insert(ks, i, k)
 }
 
 // mergePos returns the union of two sorted lists of positions, sorted.
@@ -446,15 +534,15 @@ func elementAccesses(ix *ssa.IndexAddr) [][]ssa.Instruction {
 
 // siteKeys returns the keys of the accesses through in, if it is an
 // element address.
-func siteKeys(in ssa.Instruction) []LoopKey {
+func siteKeys(in ssa.Instruction) []SiteKey {
 	ix, ok := in.(*ssa.IndexAddr)
 	if !ok || !ix.Pos().IsValid() {
 		return nil
 	}
-	var out []LoopKey
+	var out []SiteKey
 	for _, acc := range elementAccesses(ix) {
 		_, write := acc[len(acc)-1].(*ssa.Store)
-		out = append(out, LoopKey{ix.Pos(), write})
+		out = append(out, SiteKey{ix.Pos(), write})
 	}
 	return out
 }
@@ -468,11 +556,18 @@ type loopSyntax struct {
 	// last; targets, the single targets of plain assignments among them.
 	units   []ast.Node
 	targets []ast.Expr
+	// storable holds the units after which an extent can be stored:
+	// the if conditions and the simple statements (simpleStmt).
+	storable map[ast.Node]bool
+	// loop gives each unit's loop statement's position.
+	loop map[ast.Node]token.Pos
+	// assigns are the plain assignments (=) among the units.
+	assigns []*ast.AssignStmt
 	gotos   bool // the function has a goto statement
 }
 
 func loopBody(fn *ssa.Function) *loopSyntax {
-	ls := &loopSyntax{}
+	ls := &loopSyntax{storable: map[ast.Node]bool{}, loop: map[ast.Node]token.Pos{}}
 	root := fn.Syntax()
 	if root == nil {
 		return ls
@@ -499,16 +594,21 @@ func loopBody(fn *ssa.Function) *loopSyntax {
 			case *ast.IfStmt:
 				if st.Init == nil {
 					ls.units = append(ls.units, st.Cond)
+					ls.storable[st.Cond], ls.loop[st.Cond] = true, n.Pos()
 					continue
 				}
 			case *ast.AssignStmt:
-				if st.Tok == token.ASSIGN && len(st.Lhs) == 1 {
-					ls.targets = append(ls.targets, st.Lhs[0])
+				if st.Tok == token.ASSIGN {
+					ls.assigns = append(ls.assigns, st)
+					if len(st.Lhs) == 1 {
+						ls.targets = append(ls.targets, st.Lhs[0])
+					}
 				}
 			case *ast.IncDecStmt:
 				ls.targets = append(ls.targets, st.X)
 			}
 			ls.units = append(ls.units, st)
+			ls.storable[st], ls.loop[st] = simpleStmt(st), n.Pos()
 		}
 		return true
 	})
@@ -529,21 +629,60 @@ func (ls *loopSyntax) unit(pos token.Pos) ast.Node {
 	return u
 }
 
+// simpleStmt reports whether st completes only by evaluating all of its
+// operands: an assignment, expression, ++/-- or var statement.
+func simpleStmt(st ast.Stmt) bool {
+	switch st := st.(type) {
+	case *ast.AssignStmt, *ast.ExprStmt, *ast.IncDecStmt:
+		return true
+	case *ast.DeclStmt:
+		gd, ok := st.Decl.(*ast.GenDecl)
+		return ok && gd.Tok == token.VAR
+	}
+	return false
+}
+
+// assignTargets returns the span of the targets of the plain assignment of which
+// the write at pos (the bracket of s[i], the selector of x.f) is a whole
+// target, or nil.
+func (ls *loopSyntax) assignTargets(pos token.Pos) ast.Node {
+	for _, as := range ls.assigns {
+		for _, t := range as.Lhs {
+			if accessPosOf(t) == pos {
+				return span{as.Lhs[0].Pos(), as.Lhs[len(as.Lhs)-1].End()}
+			}
+		}
+	}
+	return nil
+}
+
+// span is a range of source positions, as an ast.Node.
+type span struct{ pos, end token.Pos }
+
+func (s span) Pos() token.Pos { return s.pos }
+func (s span) End() token.Pos { return s.end }
+
+// accessPosOf returns the position go/ssa gives the access of the
+// addressable expression e (the selector of x.f, the bracket of s[i]), or
+// NoPos.
+func accessPosOf(e ast.Expr) token.Pos {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.SelectorExpr:
+		return e.Sel.Pos()
+	case *ast.IndexExpr:
+		return e.Lbrack
+	}
+	return token.NoPos
+}
+
 // lastTarget reports whether the write at pos (the bracket of s[i], the
 // selector of x.f) is the single target of a plain assignment or an
 // increment of a loop body: the statement writes it after evaluating
 // everything else, so nothing in it can panic after the write.
 func (ls *loopSyntax) lastTarget(pos token.Pos) bool {
 	for _, t := range ls.targets {
-		switch e := ast.Unparen(t).(type) {
-		case *ast.SelectorExpr:
-			if e.Sel.Pos() == pos {
-				return true
-			}
-		case *ast.IndexExpr:
-			if e.Lbrack == pos {
-				return true
-			}
+		if accessPosOf(t) == pos {
+			return true
 		}
 	}
 	return false

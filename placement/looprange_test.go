@@ -3,9 +3,11 @@ package placement
 import (
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"testing"
 
@@ -66,4 +68,99 @@ func TestLoopSites(t *testing.T) {
 		}
 	}
 	compare(t, mode.BigFoot, want, got)
+}
+
+// TestSitePlan checks the site plan's bookkeeping on testdata/src/looprange:
+// every admitted range names the innermost loop statement whose body holds
+// its accesses; Refuse, RefuseLoop and Render are what Ranges reports, a
+// refusal of placement's own standing over the instrumenter's.
+func TestSitePlan(t *testing.T) {
+	pkg, fset, files := loadCase(t, "looprange")
+	facts := NewFacts(NewKillSets(pkg.Prog), nil)
+	prover := entail.NewCached(&entail.Linear{Fallback: entail.NewZ3(1000)})
+	plan := NewSitePlan()
+	for _, fn := range AnalyzedFunctions(pkg) {
+		plan.AddLoopSites(LoopSites(fn, facts, prover, FindSafeVars(pkg, SafeOptions{})))
+	}
+	var loops []ast.Node // every for and range statement
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n.(type) {
+			case *ast.ForStmt, *ast.RangeStmt:
+				loops = append(loops, n)
+			}
+			return true
+		})
+	}
+	innermost := func(pos token.Pos) token.Pos {
+		var in ast.Node
+		for _, l := range loops {
+			if l.Pos() <= pos && pos < l.End() && (in == nil || l.Pos() > in.Pos()) {
+				in = l
+			}
+		}
+		if in == nil {
+			return token.NoPos
+		}
+		return in.Pos()
+	}
+	var admitted []SiteKey
+	for k, s := range plan.loops {
+		if s.Refused != "" {
+			continue
+		}
+		admitted = append(admitted, k)
+		if len(s.Sites) == 0 {
+			t.Errorf("%v: an admitted range with no access", fset.Position(k.Pos))
+		}
+		for _, a := range s.Sites {
+			if got := innermost(a.Pos); got != s.Loop {
+				t.Errorf("%v: range of the loop at %v, want %v", fset.Position(a.Pos), fset.Position(s.Loop), fset.Position(got))
+			}
+		}
+	}
+	slices.SortFunc(admitted, SiteKey.compare)
+	if len(admitted) < 3 {
+		t.Fatalf("%d admitted ranges, want 3 or more", len(admitted))
+	}
+	rendered, refused, inLoop := admitted[0], admitted[1], admitted[2]
+	plan.Render(rendered)
+	plan.Refuse(refused, "no form for it")
+	plan.Refuse(refused, "a second reason")
+	if !plan.RefuseLoop(plan.Loop(inLoop).Loop, "not a counting loop") {
+		t.Errorf("RefuseLoop found no admitted range in the loop at %v", fset.Position(plan.Loop(inLoop).Loop))
+	}
+	var placementRefused SiteKey
+	for k, s := range plan.loops {
+		if s.Refused != "" {
+			placementRefused = k
+			plan.Refuse(k, "the instrumenter's")
+			break
+		}
+	}
+	for _, d := range plan.Ranges(fset) {
+		k := SiteKey{Write: d.Write}
+		for p := range plan.loops {
+			if fset.Position(p.Pos) == d.Pos && p.Write == d.Write {
+				k.Pos = p.Pos
+			}
+		}
+		var want RangeDecision
+		switch {
+		case k == rendered && k != inLoop && plan.Loop(k).Loop != plan.Loop(inLoop).Loop:
+			want = RangeDecision{Rendered: true}
+		case k == refused && plan.Loop(k).Loop != plan.Loop(inLoop).Loop:
+			want = RangeDecision{Refused: "no form for it"}
+		case k == placementRefused || plan.Loop(k).Refused != "":
+			want = RangeDecision{}
+		case plan.Loop(k).Loop == plan.Loop(inLoop).Loop:
+			want = RangeDecision{Refused: "not a counting loop", Rendered: k == rendered}
+			if k == refused {
+				want.Refused = "no form for it"
+			}
+		}
+		if d.Rendered != want.Rendered || d.Refused != want.Refused {
+			t.Errorf("%v %v: rendered %v, refused %q; want %v, %q", d.Pos, d.Write, d.Rendered, d.Refused, want.Rendered, want.Refused)
+		}
+	}
 }

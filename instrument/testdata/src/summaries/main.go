@@ -1,6 +1,7 @@
 // Summaries: loops whose statements call functions of another package of
-// the module. Calls that neither synchronize nor panic (by lib's effect
-// summaries) keep the loop's static range; the others break it.
+// the module. Calls that do not synchronize (by lib's effect summaries)
+// keep the loop's static range, a read before one that may panic or not
+// return storing the range's extent itself; the others break it.
 package main
 
 import (
@@ -36,7 +37,7 @@ func ticked(a []int) int {
 	return s
 }
 
-// A call that may panic: a footprint.
+// A call that may panic: a static range, the read storing its extent.
 func divided(a []int) int {
 	s := 0
 	for i := 0; i < len(a); i++ {
@@ -54,7 +55,8 @@ func applied(a []int) int {
 	return s
 }
 
-// Recursion: a footprint.
+// Recursion (it may not return): a static range, the read storing its
+// extent.
 func parity(a []int) int {
 	n := 0
 	for i := 0; i < len(a); i++ {

@@ -35,9 +35,10 @@ func continues(s []int) {
 func labelled(s [][]int) {
 outer:
 	for i := 0; i < len(s); i++ {
-		// The inner loop is one statement of the outer one's body.
-		for j := 0; j < len(s[i]); j++ { // range "R s[i]: at access: index out of range at line 40"
-			if s[i][j] < 0 { // range "R s[i]: at access: index out of range at line 40" "R s[i][j]: ok"
+		// The inner loop is one statement of the outer one's body: no
+		// extent is stored after it.
+		for j := 0; j < len(s[i]); j++ { // range "R s[i]: refused: its statement is no assignment, expression, ++/--, var or if condition"
+			if s[i][j] < 0 { // range "R s[i]: at access: index out of range at line 41" "R s[i][j]: ok"
 				continue outer
 			}
 		}
@@ -52,7 +53,28 @@ func gotos(s []int) {
 		}
 		s[i] = 1 // range "W s[i]: refused: an iteration may skip it (continue or goto)"
 	next:
+		_ = i
 		s[i] = 2 // range "W s[i]: ok"
+	}
+}
+
+// labelledStmt: no extent is stored after a labelled statement.
+func labelledStmt(s []int) {
+	for i := 0; i < len(s); i++ {
+	L:
+		s[i] = 1 // range "W s[i]: refused: its statement is no assignment, expression, ++/--, var or if condition"
+		if i < 0 {
+			goto L
+		}
+	}
+}
+
+// block: nor after a block.
+func block(s []int) {
+	for i := 0; i < len(s); i++ {
+		{
+			s[i] = 1 // range "W s[i]: refused: its statement is no assignment, expression, ++/--, var or if condition"
+		}
 	}
 }
 
@@ -78,6 +100,7 @@ func gotoInner(s []int, c, d bool) {
 			goto M
 		}
 	L:
+		_ = i
 		s[i] = 1 // range "W s[i]: refused: an iteration may skip it (continue or goto)"
 		if d {
 			goto L

@@ -89,10 +89,12 @@ func recovered(s []int) int {
 	return t
 }
 
+// goexit: runtime.Goexit runs the goroutine's deferred calls, which the
+// kill sets do not know: a call that may end the goroutine synchronizes.
 func goexit(s []int) {
 	for i := 0; i < len(s); i++ {
 		s[i] = 1           // range "W s[i]: ok"
-		_ = s[i] + exit(i) // range "R s[i]: at access: call looprange.exit at line 95"
+		_ = s[i] + exit(i) // range "R s[i]: refused: its statement may synchronize: call looprange.exit at line 97"
 	}
 }
 
@@ -109,7 +111,7 @@ type pt struct{ x, y int }
 // decisions on the accesses through one element address are one.
 func alias(s []pt, u []int) {
 	for i := 0; i < len(s); i++ {
-		p := &s[i] // range "W s[i]: refused: may panic after the write: index out of range at line 114"
+		p := &s[i] // range "W s[i]: refused: may panic after the write: index out of range at line 116"
 		p.x = 1
 		p.y, u[i] = 2, 3 // range "W u[i]: ok"
 	}

@@ -1,0 +1,193 @@
+package placement
+
+import (
+	"cmp"
+	"fmt"
+	"go/token"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// The site plan (docs/placement.md, "The site plan").
+//
+// A SitePlan holds placement's decisions on the access sites of one
+// package, keyed by position and kind, for the instrumenter to render:
+// it maps each decision onto the syntax at that position and decides
+// nothing of its own. Where it cannot render a decision (the syntax has
+// no form for it), it writes its refusal and the reason back into the
+// plan (Refuse) and checks the accesses at the access instead, so that
+// the plan, refusals included, says what the binary does.
+//
+// Today the plan holds the static loop ranges (LoopSites); checks,
+// drops, field groups, footprints, unpublished objects and covered calls
+// are still passed to the instrumenter as before (Plan, Decisions).
+
+// A SiteKey names the accesses of one kind at one source position: the
+// position go/ssa gives the load or store (Access.Pos: the selector of
+// x.f, the bracket of a[i], the star of *p), or, for an element address
+// (LoopSite), its bracket.
+type SiteKey struct {
+	Pos   token.Pos
+	Write bool
+}
+
+func (k SiteKey) compare(o SiteKey) int {
+	if c := cmp.Compare(k.Pos, o.Pos); c != 0 {
+		return c
+	}
+	switch {
+	case k.Write == o.Write:
+		return 0
+	case o.Write:
+		return -1
+	}
+	return 1
+}
+
+// A SitePlan is the decisions on the sites of one package. Its methods
+// may be called from several goroutines.
+type SitePlan struct {
+	mu       sync.Mutex
+	loops    map[SiteKey]*LoopSite
+	refused  map[SiteKey]string
+	rendered map[SiteKey]bool
+}
+
+// NewSitePlan returns an empty plan.
+func NewSitePlan() *SitePlan {
+	return &SitePlan{loops: map[SiteKey]*LoopSite{}, refused: map[SiteKey]string{}, rendered: map[SiteKey]bool{}}
+}
+
+// AddLoopSites adds the static-range decisions LoopSites made on one
+// function. Where an element already has a decision (the instantiations
+// of one generic function share positions), a refusal, then a read that
+// must store its extent itself, wins over an admission.
+func (p *SitePlan) AddLoopSites(m map[SiteKey]*LoopSite) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k, s := range m {
+		if old := p.loops[k]; old == nil || old.Refused == "" && (s.Refused != "" || s.AtAccess) {
+			p.loops[k] = s
+		}
+	}
+}
+
+// Loop returns the static-range decision on the accesses of kind
+// k.Write through the element address whose bracket is at k.Pos, or nil
+// if placement made none.
+func (p *SitePlan) Loop(k SiteKey) *LoopSite {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.loops[k]
+}
+
+// Refuse records that the instrumenter did not render the decision at k
+// and why: the accesses there are checked where they are. The first
+// reason given stands.
+func (p *SitePlan) Refuse(k SiteKey, why string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.refused[k]; !ok {
+		p.refused[k] = why
+	}
+}
+
+// RefuseLoop records the refusal of every static range placement admits
+// in the loop statement at loop, and reports whether there is one.
+func (p *SitePlan) RefuseLoop(loop token.Pos, why string) bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	any := false
+	for k, s := range p.loops {
+		if s.Refused == "" && s.Loop == loop {
+			any = true
+			if _, ok := p.refused[k]; !ok {
+				p.refused[k] = why
+			}
+		}
+	}
+	return any
+}
+
+// Render records that the instrumenter rendered the static range that
+// placement admits at k.
+func (p *SitePlan) Render(k SiteKey) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.rendered[k] = true
+}
+
+// A RangeDecision is the static-range decision on one element address, as
+// the plan prints it.
+type RangeDecision struct {
+	Pos   token.Position `json:"pos"`
+	Write bool           `json:"write"`
+	// Loop is where the loop statement whose range holds the accesses
+	// starts; Sites are the accesses (file:line:column).
+	Loop  string   `json:"loop,omitempty"`
+	Sites []string `json:"sites"`
+	// Decision is placement's ("ok", "at access: …", "refused: …").
+	// For a range it admits, Rendered says whether the instrumenter
+	// rendered it, and Refused why it did not; a range neither rendered
+	// nor refused is one the instrumenter never reached.
+	Decision string `json:"decision"`
+	Rendered bool   `json:"rendered,omitempty"`
+	Refused  string `json:"refused,omitempty"`
+}
+
+// Ranges returns the static-range decisions of the plan in source order.
+func (p *SitePlan) Ranges(fset *token.FileSet) []RangeDecision {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []RangeDecision
+	for _, k := range slices.SortedFunc(maps.Keys(p.loops), SiteKey.compare) {
+		s := p.loops[k]
+		d := RangeDecision{Pos: fset.Position(k.Pos), Write: k.Write, Decision: s.String()}
+		if s.Loop.IsValid() {
+			d.Loop = fset.Position(s.Loop).String()
+		}
+		for _, a := range s.Sites {
+			d.Sites = append(d.Sites, fset.Position(a.Pos).String())
+		}
+		if s.Refused == "" {
+			d.Rendered, d.Refused = p.rendered[k], p.refused[k]
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// FormatRanges prints the static-range decisions of the plan, one a line.
+func (p *SitePlan) FormatRanges(w io.Writer, fset *token.FileSet) {
+	for _, d := range p.Ranges(fset) {
+		kind := "R"
+		if d.Write {
+			kind = "W"
+		}
+		fmt.Fprintf(w, "%s %s range: %s", d.Pos, kind, d.Decision)
+		switch {
+		case d.Rendered:
+			fmt.Fprintf(w, " (rendered in the loop at %s)", d.Loop)
+		case d.Refused != "":
+			fmt.Fprintf(w, " (not rendered: %s)", d.Refused)
+		case !strings.HasPrefix(d.Decision, "refused"):
+			fmt.Fprint(w, " (not reached)")
+		}
+		fmt.Fprintln(w)
+	}
+}
