@@ -311,6 +311,12 @@ func (n *namer) pretty(v ssa.Value) string {
 			return v.Comment
 		}
 	case *ssa.Const:
+		switch {
+		case v.IsNil():
+			return "nil"
+		case v.Value == nil:
+			return v.Name() // the zero value of a struct or array type
+		}
 		return v.Value.String()
 	case *ssa.BinOp:
 		if _, ok := recomputable(v); ok {
