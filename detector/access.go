@@ -33,6 +33,7 @@ func (g *G) check(p unsafe.Pointer, size uintptr, write bool, site uint32) {
 	if uintptr(p) < minAddr {
 		return
 	}
+	g.note(site, uintptr(p), uintptr(p)+size)
 	var r shadow.Race // written only on a conflict (shadow.Space.Check)
 	if space.Check(&g.t, p, size, write, site, &r) {
 		report(g, r, site)
@@ -45,6 +46,7 @@ func (g *G) checkSlow(p unsafe.Pointer, size uintptr, write bool, site uint32) {
 	if uintptr(p) < minAddr {
 		return
 	}
+	g.note(site, uintptr(p), uintptr(p)+size)
 	var r shadow.Race // written only on a conflict (shadow.Space.Check)
 	if space.Check(&g.t, p, size, write, site, &r) {
 		report(g, r, site)
@@ -107,6 +109,7 @@ func (g *G) checkGroup(p unsafe.Pointer, size, anchor, lo, hi uintptr, write boo
 	if uintptr(q) < minAddr {
 		return
 	}
+	g.note(site, uintptr(q), uintptr(q)+hi-lo)
 	var r shadow.Race // written only on a conflict (shadow.Space.Check)
 	if space.Check(&g.t, q, hi-lo, write, site, &r) {
 		// The struct's start: the report names the member that raced.
@@ -154,6 +157,7 @@ func (g *G) checkRange(base unsafe.Pointer, elem uintptr, lo, hi, stride int, wr
 		g.checkBytes(unsafe.Add(base, uintptr(lo)*elem), uintptr(hi-lo)*elem, write, site)
 		return
 	}
+	g.note(site, uintptr(base)+uintptr(lo)*elem, uintptr(base)+uintptr(hi)*elem)
 	if r, ok := space.AccessRange(&g.t, base, elem, lo, hi, stride, write, site); ok {
 		report(g, r, site)
 	}
@@ -181,6 +185,7 @@ func shortBytes(elem uintptr, n int) bool {
 
 // checkBytes checks an access of the n bytes at p as one access.
 func (g *G) checkBytes(p unsafe.Pointer, n uintptr, write bool, site uint32) {
+	g.note(site, uintptr(p), uintptr(p)+n)
 	var r shadow.Race // written only on a conflict (shadow.Space.Check)
 	if space.Check(&g.t, p, n, write, site, &r) {
 		report(g, r, site)

@@ -324,6 +324,9 @@ Write at 0x[0-9a-f]{12} by goroutine \d+:
 Previous read at 0x[0-9a-f]{12} by goroutine \d+:
   example.com/m/p\.F\.func1\(\)
       p/file.go:14
+  github.com/bigfoot-go/bigfoot/detector\.TestReportFormat\.func1\.1\(\)
+      .*/detector/access_test.go:\d+ \+0x[0-9a-f]+
+.*
 
 Goroutine \d+ \(running\) created at:
   example.com/m/p\.F\(\)

@@ -632,6 +632,7 @@ func (g *G) checkOneSparse(p unsafe.Pointer, size uintptr, write bool, site uint
 	if space.Same(&g.t, uintptr(p), size, write) || uintptr(p) < minAddr {
 		return
 	}
+	g.note(site, uintptr(p), uintptr(p)+size)
 	if r, ok := space.AccessSparse(&g.t, p, size, write, site); ok {
 		report(g, r, site)
 	}
@@ -656,8 +657,11 @@ func (g *G) checkStrided(start unsafe.Pointer, size, step uintptr, n int, write 
 	}
 	if step == size && shortBytes(size, n) {
 		g.checkBytes(start, uintptr(n)*size, write, site)
-	} else if r, ok := space.AccessStrided(&g.t, start, size, step, n, write, site); ok {
-		report(g, r, site)
+	} else {
+		g.note(site, uintptr(start), uintptr(start)+uintptr(n-1)*step+size)
+		if r, ok := space.AccessStrided(&g.t, start, size, step, n, write, site); ok {
+			report(g, r, site)
+		}
 	}
 	g.lastStrided = c
 }

@@ -77,6 +77,10 @@ type G struct {
 	fp         fpStack       // pending footprints (footprint.go)
 	pend       pendingChecks // checks moved past their function's return (pending.go)
 	committing bool          // checking a footprint: reports name its site first
+	// pendStack is the stack of the pending check being made (its
+	// accesses'), 0 otherwise (pending.go)
+	pendStack uint32
+	hist      *history // the thread id's history, nil if off (history.go)
 
 	verify *verifyLog // the current span's records (verify.go); nil without bigfoot_verify
 }
@@ -157,7 +161,7 @@ func newG(vc []uint64, site uint32, parent uint64) *G {
 		vc = append(vc, make([]uint64, int(tid)+1-len(vc))...)
 	}
 	vc[tid] = clock
-	g := &G{tid: tid, forkSite: site, parent: parent, serial: gSerial.Add(1)}
+	g := &G{tid: tid, forkSite: site, parent: parent, serial: gSerial.Add(1), hist: tids.historyOf(tid)}
 	g.t.VC = vc
 	g.t.Epoch = shadow.MakeEpoch(tid, clock)
 	g.pub.Store(uint64(g.t.Epoch))
@@ -264,8 +268,9 @@ type tidTable struct {
 	next   uint32
 	queue  []freeTID // freed, at most quarantine, oldest first
 	head   int
-	spare  tidHeap   // freed and past the quarantine
-	owners [][]owner // per tid, its recent owners, newest last
+	spare  tidHeap    // freed and past the quarantine
+	owners [][]owner  // per tid, its recent owners, newest last
+	hists  []*history // per tid, its history (history.go)
 }
 
 const quarantine = 64

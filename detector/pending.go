@@ -66,7 +66,16 @@ type pendingCheck struct {
 	site   uint32         // the site of the first range merged in
 	write  bool
 	merges int
+	// stack is the id of the accesses' stack (history.go), taken when
+	// the check opened, or unknownStack once a range made with another
+	// stack merged in; hash is the frame walk's hash of the first.
+	stack uint32
+	hash  uint64
 }
+
+// unknownStack is a pending check's stack when its ranges were made
+// with several stacks, or none was kept.
+const unknownStack = ^uint32(0)
 
 // pendingChecks is a goroutine's set of pending checks, oldest first.
 type pendingChecks struct {
@@ -84,11 +93,17 @@ type pendingChecks struct {
 func (g *G) deferRange(lo, size uintptr, n int, write bool, site uint32, obj unsafe.Pointer) {
 	p := &g.pend
 	r := pendingCheck{lo: lo, hi: lo + uintptr(n)*size, size: size, obj: obj, fn: g.siteFunc(site), site: site, write: write}
+	if g.hist != nil {
+		r.hash = stackHash(g.t.GP)
+	}
 	p.moved++
 	for i := 0; i < p.n; i++ {
 		if c := &p.c[i]; c.joins(&r) {
 			c.lo, c.hi = min(c.lo, r.lo), max(c.hi, r.hi)
 			c.merges++
+			if c.hash != r.hash {
+				c.stack = unknownStack
+			}
 			i = p.join(i)
 			if p.c[i].merges >= pendMerges {
 				g.checkPending(i)
@@ -112,6 +127,13 @@ func (g *G) deferRange(lo, size uintptr, n int, write bool, site uint32, obj uns
 	}
 	if p.n == 0 {
 		p.pops = 0
+	}
+	r.stack = unknownStack
+	if g.hist != nil {
+		var pcs [maxStack]uintptr
+		if id := intern(pcs[:stackPCs(g.t.GP, &pcs)]); id != 0 {
+			r.stack = id
+		}
 	}
 	p.c[p.n] = r
 	p.n++
@@ -162,6 +184,9 @@ func (p *pendingChecks) join(i int) int {
 		}
 		c.lo, c.hi = min(c.lo, o.lo), max(c.hi, o.hi)
 		c.merges += o.merges + 1
+		if c.hash != o.hash || o.stack == unknownStack {
+			c.stack = unknownStack
+		}
 		copy(p.c[j:p.n], p.c[j+1:p.n])
 		p.n--
 		p.c[p.n] = pendingCheck{}
@@ -220,7 +245,8 @@ func (g *G) checkAllPending() {
 func (g *G) makePending(c *pendingCheck) {
 	n := int((c.hi - c.lo) / c.size)
 	g.committing = true
-	defer func() { g.committing = false }()
+	g.pendStack = c.stack
+	defer func() { g.committing, g.pendStack = false, 0 }()
 	g.pend.made++
 	if n == 1 {
 		g.checkOne(shadow.PtrOf(c.lo), c.size, c.write, c.site)

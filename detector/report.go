@@ -220,7 +220,8 @@ var opts = struct {
 	logPath     string
 	stats       bool
 	dedup       bool
-}{exitcode: 66, dedup: true}
+	history     bool
+}{exitcode: 66, dedup: true, history: true}
 
 func init() {
 	parseOptions(os.Getenv("BIGFOOT_OPTIONS"))
@@ -244,6 +245,8 @@ func parseOptions(s string) {
 			opts.stats = err == nil && n != 0
 		case "dedup":
 			opts.dedup = err != nil || n != 0
+		case "history":
+			opts.history = err != nil || n != 0
 		case "sched":
 			if err == nil && n > 0 {
 				sched.n = uint64(n)
@@ -341,10 +344,11 @@ type racyAccess struct {
 // raceKey identifies a race for deduplication (option dedup): the sites
 // of its two accesses and the stack of the one that found it, as Go's race
 // runtime suppresses a race whose two stacks it reported already
-// (suppress_equal_stacks; bigfoot knows the earlier access's site, not
-// its stack). The same race reached through another caller is reported
-// again, as under go -race. A deferred check's stack is where it was
-// committed, not the access's: its key is the unordered pair of sites.
+// (suppress_equal_stacks; the key has the earlier access's site, not its
+// stack, which the history may no longer hold when the race repeats).
+// The same race reached through another caller is reported again, as
+// under go -race. A deferred check's stack is where it was committed,
+// not the access's: its key is the unordered pair of sites.
 type raceKey struct {
 	site, prevSite uint32
 	// line, prevLine: the lines of the accesses a coalesced check stands
@@ -437,28 +441,19 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 	}
 	fmt.Fprintf(w, "==================\nWARNING: DATA RACE\n")
 	fmt.Fprintf(w, "%s at 0x%012x by %s:\n", kind(r.Write, true), r.Addr, goroutineName(strconv.FormatUint(g.goid, 10)))
-	if g.committing {
-		// A deferred check (a footprint's range): the access is at its
-		// site; the stack is where the check was made.
-		writeAccess(w, site, cur, curExact)
-		fmt.Fprintf(w, "  (deferred check, made at:)\n")
-	}
-	frames := runtime.CallersFrames(pcs[:n])
-	caller := ""
-	for {
-		f, more := frames.Next()
-		if showFrame(f, caller) {
+	if !g.committing || !writeDeferredStack(w, g, site, cur, curExact, pcs[:n]) {
+		if g.committing {
+			// The access is at its site; the stack is where the
+			// check was made.
+			writeAccess(w, site, cur, curExact)
+			fmt.Fprintf(w, "  (deferred check, made at:)\n")
+		}
+		for i, f := range shownFrames(pcs[:n]) {
 			line := f.Line
-			if curExact && !g.committing && caller == "" {
+			if curExact && !g.committing && i == 0 {
 				line = cur.line // the check's frame: the covered access's line
 			}
-			fmt.Fprintf(w, "  %s()\n      %s:%d +0x%x\n", userFuncName(f.Function), f.File, line, f.PC-f.Entry)
-		}
-		if !isDetectorFrame(f) {
-			caller = f.Function
-		}
-		if !more {
-			break
+			writeFrame(w, f, line)
 		}
 	}
 	prev, havePrev := ownerOf(r.Prev)
@@ -467,7 +462,13 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 		prevID = strconv.FormatUint(prev.goid, 10)
 	}
 	fmt.Fprintf(w, "\nPrevious %s at 0x%012x by %s:\n", kind(r.PrevWrite, false), r.Addr, goroutineName(prevID))
-	writeAccess(w, r.PrevSite, prevAcc, prevExact)
+	if pcs, commit := restore(r.Prev, r.PrevSite, r.Addr); pcs == nil ||
+		!writeAccessStack(w, r.PrevSite, prevAcc, prevExact, pcs, commit) {
+		// What is known: the site. As ThreadSanitizer says when its
+		// trace no longer holds the access.
+		writeAccess(w, r.PrevSite, prevAcc, prevExact)
+		fmt.Fprintf(w, "  [failed to restore the stack]\n")
+	}
 	if g.forkSite != 0 {
 		fmt.Fprintf(w, "\nGoroutine %d (running) created at:\n", g.goid)
 		writeSite(w, g.forkSite)

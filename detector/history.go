@@ -1,0 +1,241 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+import (
+	"sync/atomic"
+
+	"github.com/bigfoot-go/bigfoot/internal/spin"
+	"github.com/bigfoot-go/bigfoot/shadow"
+)
+
+// The history: what a report needs to print the stack of a race's
+// earlier access, whose shadow cell keeps only its epoch and site.
+//
+// Go's race runtime keeps a trace per goroutine of function entries,
+// exits and memory accesses, and replays it up to the earlier access's
+// epoch (ThreadSanitizer's RestoreStack). bigfoot's instrumented code
+// makes no call at function entry or exit, and its same-epoch checks
+// store nothing. So the history is written where a check records an
+// epoch and a site in the shadow, its slow path (check after a failed
+// Same, range, strided and footprint checks), never on the same-epoch
+// fast path: the slow path walks the goroutine's frame pointers and
+// hashes the return addresses, and a goroutine's thread id keeps a ring
+// of entries (site, stack, clocks from–to, bytes), each saying that every
+// access at the site in those epochs of the thread id was made with that
+// stack, and which bytes they touched in the last of them. A site's next
+// access with the stack of its last entry widens the bytes or extends
+// the entry to the current clock (one atomic store per site and epoch);
+// another stack appends an entry. Stacks are hash-consed (stacks.go).
+//
+// A report looks up the earlier access's thread id, clock, site and
+// address (restore). It cannot restore the stack when the ring has moved
+// past the access (histMax entries, each a new (site, stack) pair of the
+// thread id since), when the depot was full, or when a pending check's
+// ranges came through several stacks: the report then prints the site
+// and says so.
+
+const (
+	histMin   = 32   // entries of a new ring
+	histMax   = 1024 // entries of a ring at most (40 KiB)
+	histSlots = 32   // the per-thread-id cache of sites' last entries
+)
+
+// A history is one thread id's: the ring of its entries and the cache
+// its current owner, the only writer, appends and extends through.
+// Thread ids outlive goroutines (recycled ids continue their clocks), so
+// a goroutine that has finished keeps its history until the ring moves
+// on.
+type history struct {
+	mu   spin.Mutex // guards ents and appends; held by readers
+	ents []histEntry
+	n    atomic.Uint64 // entries appended; entry k is ents[k%len(ents)]
+	// slots[s%histSlots] is site s's last entry (the owner's only)
+	slots [histSlots]histSlot
+}
+
+// A histEntry says that every access at site by the thread id in the
+// clocks [from, to] had the stack stack, and those of clock to touched
+// bytes within [lo, hi).
+type histEntry struct {
+	from        uint64
+	to          atomic.Uint64
+	lo, hi      atomic.Uintptr
+	site, stack uint32
+}
+
+// A histSlot caches a site's last entry: its stack's hash (of the frame
+// walk, stackHash), its id, the entry's sequence number plus 1 and its
+// to, lo and hi.
+type histSlot struct {
+	site, stack uint32
+	hash        uint64
+	clock       uint64
+	seq         uint64
+	lo, hi      uintptr
+}
+
+// historyOf returns thread id tid's history, making it, or nil while
+// the history is off (BIGFOOT_OPTIONS=history=0).
+func (ts *tidTable) historyOf(tid uint32) *history {
+	if !opts.history {
+		return nil
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for len(ts.hists) <= int(tid) {
+		ts.hists = append(ts.hists, nil)
+	}
+	h := ts.hists[tid]
+	if h == nil {
+		h = &history{ents: make([]histEntry, histMin)}
+		ts.hists[tid] = h
+	}
+	return h
+}
+
+// note records that g's access of the bytes [lo, hi) at site in its
+// current epoch is made with the calling stack. Only the slow paths of
+// checks call it.
+func (g *G) note(site uint32, lo, hi uintptr) {
+	if g.hist != nil && site != 0 {
+		g.noteSlow(site, lo, hi)
+	}
+}
+
+//go:noinline
+func (g *G) noteSlow(site uint32, lo, hi uintptr) {
+	h := g.hist
+	clock := g.t.Epoch.Clock()
+	if id := g.pendStack; id != 0 {
+		// A pending check (pending.go): its accesses' stack, taken
+		// when it opened, or none.
+		hash := 1<<63 | uint64(id)
+		if id == unknownStack {
+			id = 0
+		}
+		h.noteStack(site, hash, id, clock, lo, hi)
+		return
+	}
+	hash := stackHash(g.t.GP)
+	if g.committing {
+		hash = ^hash
+	}
+	s := &h.slots[site%histSlots]
+	if s.site == site && s.hash == hash && s.seq != 0 && h.extend(s, clock, lo, hi) {
+		return
+	}
+	var pcs [maxStack]uintptr
+	id := intern(pcs[:stackPCs(g.t.GP, &pcs)])
+	if id != 0 && g.committing {
+		id |= commitStack
+	}
+	h.add(s, site, hash, id, clock, lo, hi)
+}
+
+// commitStack marks the stack id of an entry noted by a footprint's
+// commit (footprint.go): the stack is where the check was made, the
+// function of the access's site somewhere on it, not necessarily its
+// first frame. Ids stay below it (depotMax).
+const commitStack = 1 << 31
+
+// noteStack records an access of [lo, hi) at site in clock made with the
+// stack id, whose cache hash is hash.
+func (h *history) noteStack(site uint32, hash uint64, id uint32, clock uint64, lo, hi uintptr) {
+	s := &h.slots[site%histSlots]
+	if s.site == site && s.hash == hash && s.seq != 0 && h.extend(s, clock, lo, hi) {
+		return
+	}
+	h.add(s, site, hash, id, clock, lo, hi)
+}
+
+// extend makes slot s's entry cover an access of [lo, hi) in clock, if
+// the ring still holds it. The entry's bytes are those of its last
+// clock: a new clock starts them anew, after storing to, so that a
+// reader that finds to unchanged around its loads of lo and hi has
+// bytes of that clock (restore).
+func (h *history) extend(s *histSlot, clock uint64, lo, hi uintptr) bool {
+	k := s.seq - 1
+	if h.n.Load()-k > uint64(len(h.ents)) {
+		return false // overwritten
+	}
+	e := &h.ents[k%uint64(len(h.ents))]
+	if s.clock != clock {
+		e.to.Store(clock)
+		s.clock, s.lo, s.hi = clock, lo, hi
+		e.lo.Store(lo)
+		e.hi.Store(hi)
+		return true
+	}
+	if lo < s.lo {
+		s.lo = lo
+		e.lo.Store(lo)
+	}
+	if hi > s.hi {
+		s.hi = hi
+		e.hi.Store(hi)
+	}
+	return true
+}
+
+// add appends an entry of site, stack id, clock and bytes [lo, hi) and
+// caches it in s.
+func (h *history) add(s *histSlot, site uint32, hash uint64, id uint32, clock uint64, lo, hi uintptr) {
+	h.mu.Lock()
+	n := h.n.Load()
+	if n == uint64(len(h.ents)) && len(h.ents) < histMax {
+		h.ents = append(h.ents, make([]histEntry, len(h.ents))...)
+	}
+	e := &h.ents[n%uint64(len(h.ents))]
+	e.from, e.site, e.stack = clock, site, id
+	e.to.Store(clock)
+	e.lo.Store(lo)
+	e.hi.Store(hi)
+	h.n.Store(n + 1)
+	h.mu.Unlock()
+	*s = histSlot{site: site, stack: id, hash: hash, clock: clock, seq: n + 1, lo: lo, hi: hi}
+}
+
+// restore returns the stack of the access at site in epoch e that
+// touched the 8-byte granule of addr, and whether a footprint's commit
+// noted it (commitStack). The shadow keeps the first access of a
+// location in an epoch (later ones of the same kind are same-epoch), and
+// the entries of one site and clock are in the order of their first
+// access in that clock (an entry extended into the clock was the site's
+// last, so it came before any added in it; one extended past the clock
+// was the last added in it): so the first entry of the site and clock
+// whose bytes of that clock touch the granule made the access, and an
+// entry with no bytes of that clock (extended past it) is the only one
+// left that can have.
+func restore(e shadow.Epoch, site uint32, addr uintptr) ([]uintptr, bool) {
+	tids.mu.Lock()
+	var h *history
+	if t := e.TID(); int(t) < len(tids.hists) {
+		h = tids.hists[t]
+	}
+	tids.mu.Unlock()
+	if h == nil || site == 0 {
+		return nil, false
+	}
+	clock, gran := e.Clock(), addr&^7
+	h.mu.Lock()
+	n := h.n.Load()
+	id, found := uint32(0), false
+	for k := n - min(n, uint64(len(h.ents))); k < n && !found; k++ {
+		x := &h.ents[k%uint64(len(h.ents))]
+		to := x.to.Load()
+		if x.site != site || clock < x.from || clock > to {
+			continue
+		}
+		lo, hi := x.lo.Load(), x.hi.Load()
+		if to == clock && x.to.Load() == clock && (hi <= gran || lo >= gran+8) {
+			continue // its bytes of the clock are elsewhere
+		}
+		id, found = x.stack, true
+	}
+	h.mu.Unlock()
+	if pcs := stackOf(id &^ commitStack); pcs != nil {
+		return pcs, id&commitStack != 0
+	}
+	return nil, false
+}

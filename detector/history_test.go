@@ -1,0 +1,128 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// store writes *p at site, as instrumented code does; callerA and callerB
+// call it: two stacks for one site.
+//
+//go:noinline
+func store(g *G, p *int, site uint32) { *W(g, p, site) = 1 }
+
+//go:noinline
+func callerA(g *G, p *int, site uint32) { store(g, p, site) }
+
+//go:noinline
+func callerB(g *G, p *int, site uint32) { store(g, p, site) }
+
+// storeSites registers a site table of n sites in store, and returns
+// the first.
+func storeSites(n int) uint32 {
+	return RegisterSites("github.com/bigfoot-go/bigfoot/detector", "detector/history_test.go",
+		strings.Repeat("17:41:store\n", n))
+}
+
+// previous returns the previous access's part of a report.
+func previous(t *testing.T, text string) string {
+	t.Helper()
+	_, prev, ok := strings.Cut(text, "Previous write")
+	if !ok {
+		t.Fatalf("no previous write in\n%s", text)
+	}
+	prev, _, _ = strings.Cut(prev, "\n\n")
+	return prev
+}
+
+// TestHistoryRestoresStack: the earlier access's stack is the one its
+// access was made with, when one site is reached through two stacks in
+// one epoch: the access of the racing location (the first, if both
+// reached it).
+func TestHistoryRestoresStack(t *testing.T) {
+	site := storeSites(1)
+	for _, c := range []struct {
+		name, want, not string
+		same            bool // both calls write the racing location
+	}{
+		{"other", "callerB", "callerA", false},
+		{"same", "callerA", "callerB", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, q := new(int), new(int)
+			if c.same {
+				q = p
+			}
+			text := expect(t, true, func(g *G) {
+				<-spawn(g, func(g *G) {
+					callerA(g, p, site)
+					callerB(g, q, site)
+				})
+				<-spawn(g, func(g *G) { *W(g, q, 0) = 2 })
+			})
+			prev := previous(t, text)
+			contains(t, prev, "detector.store()\n      detector/history_test.go:17\n", "detector.c"+c.want[1:]+"()")
+			if strings.Contains(prev, c.not) || strings.Contains(prev, "failed to restore") {
+				t.Errorf("previous access's stack, want %s's:\n%s", c.want, text)
+			}
+		})
+	}
+}
+
+// TestHistoryExtendsEntry: a site reached with one stack in epoch after
+// epoch keeps one entry, which restores the stack of each epoch.
+func TestHistoryExtendsEntry(t *testing.T) {
+	site := storeSites(1)
+	p := new(int)
+	var added uint64
+	text := expect(t, true, func(g *G) {
+		<-spawn(g, func(g *G) {
+			n := g.hist.n.Load()
+			for range 100 {
+				callerA(g, p, site)
+				g.tick() // a release
+			}
+			added = g.hist.n.Load() - n
+		})
+		<-spawn(g, func(g *G) { *W(g, p, 0) = 2 })
+	})
+	if added != 1 {
+		t.Errorf("100 epochs of one site and stack added %d entries, want 1", added)
+	}
+	contains(t, previous(t, text), "detector.callerA()")
+}
+
+// TestHistoryMovesOn: an access older than the ring's entries, or made
+// while the history is off, is reported with its site and "failed to
+// restore the stack", as go -race does when its trace has moved on.
+func TestHistoryMovesOn(t *testing.T) {
+	site := storeSites(histMax + 1)
+	for _, c := range []string{"moved", "off"} {
+		t.Run(c, func(t *testing.T) {
+			if c == "off" {
+				opts.history = false
+				defer func() { opts.history = true }()
+			}
+			p := new(int)
+			text := expect(t, true, func(g *G) {
+				<-spawn(g, func(g *G) {
+					callerA(g, p, site)
+					if c == "moved" {
+						q := make([]int, histMax)
+						for i := range q {
+							callerB(g, &q[i], site+1+uint32(i))
+						}
+					}
+				})
+				<-spawn(g, func(g *G) { *W(g, p, 0) = 2 })
+			})
+			want := fmt.Sprintf("detector.store()\n      detector/history_test.go:17\n  [failed to restore the stack]")
+			if prev := previous(t, text); !strings.Contains(prev, want) || strings.Contains(prev, "callerA") {
+				t.Errorf("previous access, want its site and %q:\n%s", "[failed to restore the stack]", text)
+			}
+		})
+	}
+}

@@ -1,0 +1,75 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+import "github.com/bigfoot-go/bigfoot/internal/spin"
+
+// Stacks of the history (history.go), hash-consed: each distinct stack
+// is stored once and named by a small id, as ThreadSanitizer's stack
+// depot does.
+
+const (
+	// maxStack is the most return addresses kept of a stack: a deeper
+	// one keeps its innermost frames.
+	maxStack = 32
+	// depotMax bounds the return addresses the depot keeps (8 MiB on a
+	// 64-bit machine): past it, a new stack is not stored, and an access
+	// made with it has no stack to restore. A recursion that reaches
+	// its accesses through ever new paths fills it; the stacks of a
+	// program's loops and handlers are few.
+	depotMax = 1 << 20
+
+	hashSeed  = 14695981039346656037 // FNV-1a's offset basis
+	hashPrime = 1099511628211        // FNV-1a's prime
+)
+
+// hashPCs returns the FNV-1a hash of return addresses, one word at a
+// time, as the frame walk computes it (callers_fp.go). By hand: the
+// standard library's hash packages may be instrumented, and their hooks
+// must not run inside the detector.
+func hashPCs(pcs []uintptr) uint64 {
+	h := uint64(hashSeed)
+	for _, pc := range pcs {
+		h = (h ^ uint64(pc)) * hashPrime
+	}
+	return h
+}
+
+// depot holds the stacks. Id 0 is "no stack".
+var depot = struct {
+	mu     spin.Mutex
+	byHash map[uint64]uint32 // guarded by mu
+	stacks [][]uintptr       // by id - 1; guarded by mu
+	pcs    int               // return addresses stored
+}{byHash: map[uint64]uint32{}}
+
+// intern returns the id of the stack pcs, storing a copy of it if it is
+// new, or 0 if the depot is full. Stacks are told apart by their hash,
+// a 64-bit FNV-1a of their return addresses: two stacks with one hash
+// would share the first one's.
+func intern(pcs []uintptr) uint32 {
+	h := hashPCs(pcs)
+	depot.mu.Lock()
+	defer depot.mu.Unlock()
+	if id, ok := depot.byHash[h]; ok {
+		return id
+	}
+	if depot.pcs+len(pcs) > depotMax {
+		return 0
+	}
+	depot.pcs += len(pcs)
+	depot.stacks = append(depot.stacks, append([]uintptr(nil), pcs...))
+	id := uint32(len(depot.stacks))
+	depot.byHash[h] = id
+	return id
+}
+
+// stackOf returns the return addresses of stack id, nil for 0.
+func stackOf(id uint32) []uintptr {
+	if id == 0 {
+		return nil
+	}
+	depot.mu.Lock()
+	defer depot.mu.Unlock()
+	return depot.stacks[id-1]
+}
