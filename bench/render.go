@@ -503,8 +503,14 @@ func (r *Report) legend() string {
 			BigFoot:   "bigfoot -mode=bigfoot",
 			Peer:      PeerModule + " " + PeerVersion,
 		}[t]
-		if mode, deps := splitTool(t); deps != "" && isBigfootMode(t) {
-			desc = "bigfoot -mode=" + mode + " -deps=" + deps
+		if mode, deps := splitTool(t); isBigfootMode(t) {
+			desc = "bigfoot -mode=" + mode
+			if deps != "" {
+				desc += " -deps=" + deps
+			}
+			if o := toolOptions(t); o != "" {
+				desc += ", BIGFOOT_OPTIONS=" + o
+			}
 		}
 		parts = append(parts, fmt.Sprintf("%s = %s", Label(t), desc))
 	}

@@ -28,7 +28,9 @@ var DefaultModes = []string{Plain, Race, FastTrack, RedCard, SlimState, BigFoot,
 
 // isBigfootMode reports whether tool is built by bigfoot build: a mode,
 // optionally followed by "+" and a -deps scope ("bigfoot+all" is
-// bigfoot build -mode=bigfoot -deps=all).
+// bigfoot build -mode=bigfoot -deps=all) and by "@" and runtime options,
+// comma-separated, that its runs get in BIGFOOT_OPTIONS
+// ("bigfoot@history=0": the same build, run without the history).
 func isBigfootMode(tool string) bool {
 	m, deps := splitTool(tool)
 	switch deps {
@@ -41,10 +43,18 @@ func isBigfootMode(tool string) bool {
 }
 
 // splitTool splits a bigfoot tool into its mode and -deps scope ("" if
-// none).
+// none), without its runtime options (toolOptions).
 func splitTool(tool string) (mode, deps string) {
+	tool, _, _ = strings.Cut(tool, "@")
 	mode, deps, _ = strings.Cut(tool, "+")
 	return mode, deps
+}
+
+// toolOptions returns the BIGFOOT_OPTIONS value of a bigfoot tool's
+// runs: the options after "@", space-separated ("" if none).
+func toolOptions(tool string) string {
+	_, opts, _ := strings.Cut(tool, "@")
+	return strings.ReplaceAll(opts, ",", " ")
 }
 
 // Label returns the short column label of a tool, as in the paper's tables.
@@ -62,6 +72,9 @@ func Label(tool string) string {
 		return "BF"
 	case Peer:
 		return "RD"
+	}
+	if base, opts, ok := strings.Cut(tool, "@"); ok && isBigfootMode(tool) {
+		return Label(base) + "@" + opts
 	}
 	if mode, deps := splitTool(tool); deps != "" && isBigfootMode(tool) {
 		return Label(mode) + "+" + deps

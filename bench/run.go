@@ -175,7 +175,7 @@ func (r *runner) setup() error {
 		case isBigfootMode(m):
 			needBigfoot = true
 		default:
-			return fmt.Errorf("unknown mode %q (want plain, race, fasttrack, redcard, slimstate or bigfoot, the last four optionally with +main, +modules or +all for -deps)", m)
+			return fmt.Errorf("unknown mode %q (want plain, race, fasttrack, redcard, slimstate or bigfoot, the last four optionally with +main, +modules or +all for -deps and @options for BIGFOOT_OPTIONS)", m)
 		}
 		r.tools = append(r.tools, m)
 	}
@@ -274,7 +274,11 @@ func (r *runner) workload(ctx context.Context, w Workload) *WorkloadResult {
 			if ctx.Err() != nil {
 				return wr
 			}
-			run := r.execute(ctx, w, bins[tool], nil)
+			var env []string
+			if o := toolOptions(tool); o != "" && isBigfootMode(tool) {
+				env = []string{"BIGFOOT_OPTIONS=" + o}
+			}
+			run := r.execute(ctx, w, bins[tool], env)
 			run.Rep = rep
 			wr.Tools[tool].Runs = append(wr.Tools[tool].Runs, run)
 			status := ""

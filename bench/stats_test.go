@@ -114,6 +114,8 @@ func TestParseAnalysis(t *testing.T) {
 	}
 }
 
+// TestToolWithDeps: a bigfoot tool may name a -deps scope after "+" and
+// runtime options after "@".
 func TestToolWithDeps(t *testing.T) {
 	for _, tc := range []struct {
 		tool, label string
@@ -124,6 +126,9 @@ func TestToolWithDeps(t *testing.T) {
 		{"fasttrack+main", "FT+main", true},
 		{"bigfoot+some", "bigfoot+some", false},
 		{"race", "race", false},
+		{"bigfoot@history=0", "BF@history=0", true},
+		{"slimstate+main@history=0,dedup=0", "SS+main@history=0,dedup=0", true},
+		{"race@history=0", "race@history=0", false},
 	} {
 		if got := isBigfootMode(tc.tool); got != tc.bigfoot {
 			t.Errorf("isBigfootMode(%q) = %v, want %v", tc.tool, got, tc.bigfoot)
@@ -131,5 +136,11 @@ func TestToolWithDeps(t *testing.T) {
 		if got := Label(tc.tool); got != tc.label {
 			t.Errorf("Label(%q) = %q, want %q", tc.tool, got, tc.label)
 		}
+	}
+	if got := toolOptions("slimstate+main@history=0,dedup=0"); got != "history=0 dedup=0" {
+		t.Errorf("toolOptions = %q, want %q", got, "history=0 dedup=0")
+	}
+	if mode, deps := splitTool("slimstate+main@history=0"); mode != "slimstate" || deps != "main" {
+		t.Errorf("splitTool = %q, %q; want slimstate, main", mode, deps)
 	}
 }

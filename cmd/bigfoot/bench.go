@@ -36,7 +36,9 @@ live there).
 	             a mode with +main, +modules or +all (bigfoot+main) is built
 	             with that -deps scope: its column stands beside the mode's
 	             own (bigfoot build's default, -deps=all: the dependencies
-	             and the standard library instrumented too)
+	             and the standard library instrumented too); a mode with
+	             @options (bigfoot@history=0) is run with those runtime
+	             options, comma-separated, in BIGFOOT_OPTIONS
 	-o dir       write results.md, overhead.svg, runs.csv and report.json
 	             there (default bench-results)
 	-quick       run each workload at its quick size, about an eighth of
