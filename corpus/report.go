@@ -23,6 +23,7 @@ type Report struct {
 	Tools     []string        `json:"tools"`
 	Runs      int             `json:"runs"`
 	Tags      string          `json:"tags,omitempty"`
+	Primed    bool            `json:"primed,omitempty"` // Options.Prime
 	Modules   []*ModuleResult `json:"modules"`
 	// GeoMeanWallRatio, GeoMeanCPURatio and GeoMeanRSSRatio are the
 	// geometric means of the modules' ratios, over the modules where both
@@ -78,8 +79,12 @@ func (rep *Report) Markdown(w io.Writer) error {
 		}
 		p.printf(".\n")
 	}
-	p.printf("\nPackages: built, ok, FAIL under go -race / bigfoot; races: tests with a race report only under bigfoot; " +
-		"wall and CPU time in seconds (build included, median of the runs), peak RSS of the largest process in MiB; × is bigfoot over go -race.\n\n")
+	build := "build included"
+	if rep.Primed {
+		build = "build of the module included, each tool's caches of the standard library and the dependencies primed"
+	}
+	p.printf("\nPackages: built, ok, FAIL under go -race / bigfoot; races: tests with a race report only under bigfoot; "+
+		"wall and CPU time in seconds (%s, median of the runs), peak RSS of the largest process in MiB; × is bigfoot over go -race.\n\n", build)
 	verify := rep.verifying()
 	has := func(tool string) bool { return slices.Contains(rep.Tools, tool) }
 	both := has(ToolRace) && has(ToolBigfoot)

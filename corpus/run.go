@@ -39,6 +39,17 @@ type Options struct {
 	Bigfoot string
 	// Tags are passed to both tools as -tags (e.g. bigfoot_verify).
 	Tags string
+	// Prime runs each tool once, untimed, on a copy of the module in
+	// another directory before the timed runs (prime). The timed runs
+	// then find warm what a tool keeps across modules: the toolchain's
+	// build cache of the standard library and the dependencies, and
+	// bigfoot's instrumented standard library and dependency copies
+	// (docs/build.md, "Build cost"), which it makes once per bigfoot
+	// binary; the module's own packages are still instrumented and
+	// compiled anew, in the timed runs' directory. Without it a module
+	// pays for the standard-library packages that no module before it
+	// in the list used.
+	Prime bool
 	// Warmup builds each suite's test binaries once under each tool,
 	// untimed (go test -run=^$), before the timed runs, so that they
 	// measure a warm build cache, as a developer's repeated runs see it.
@@ -123,6 +134,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		Tools:     opts.Tools,
 		Runs:      opts.Runs,
 		Tags:      opts.Tags,
+		Primed:    opts.Prime,
 	}
 	// The suites run with the caller's environment, with the toolchain
 	// pinned to the local one: a module that asks for a newer Go fails the
@@ -177,6 +189,12 @@ func runModule(ctx context.Context, opts Options, env []string, tmp string, res 
 		return err
 	}
 	defer os.RemoveAll(dir)
+	if opts.Prime {
+		fmt.Fprintf(opts.Progress, "corpus: %s: priming the tools' caches\n", m)
+		if err := prime(ctx, opts, env, dir); err != nil {
+			return err
+		}
+	}
 	if opts.Warmup {
 		for _, tool := range opts.Tools {
 			fmt.Fprintf(opts.Progress, "corpus: %s: %s warm-up\n", m, tool)
@@ -205,6 +223,30 @@ func runModule(ctx context.Context, opts Options, env []string, tmp string, res 
 			}
 			fmt.Fprintf(opts.Progress, "corpus: %s: %s run %d: %.1fs wall, %.1fs CPU, %d MiB; %d ok, %d FAIL, %d build failed, exit %d%s\n",
 				m, tool, i, r.Wall, r.CPU, r.PeakRSSKiB>>10, ok, fail, build, r.ExitCode, timedOut(r.TimedOut))
+		}
+	}
+	return nil
+}
+
+// prime builds the test binaries of a copy of the module in dir under
+// each tool (go test -run=^$ ./...), untimed, and removes the copy. The go
+// command keys a compiled package by its directory unless -trimpath is
+// given, so the copy's packages are not the module's: the timed runs in
+// dir compile them again, and only what lies outside the module (the
+// standard library, the dependencies in the module cache, bigfoot's
+// instrumented copies of both) is found warm.
+func prime(ctx context.Context, opts Options, env []string, dir string) error {
+	cp, err := os.MkdirTemp(filepath.Dir(dir), "prime-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(cp)
+	if err := copyTree(cp, dir); err != nil {
+		return err
+	}
+	for _, tool := range opts.Tools {
+		if _, err := runSuite(ctx, opts, env, cp, tool, 0, "", "-run=^$"); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -13,7 +13,7 @@
 //
 // Usage:
 //
-//	go run ./corpus/cmd/corpus [-bigfoot bin/bigfoot] [-modules file] [-only substrings] [-runs N] [-o dir] [-tags tags] [-tools race,bigfoot] [-timeout d]
+//	go run ./corpus/cmd/corpus [-bigfoot bin/bigfoot] [-modules file] [-only substrings] [-runs N] [-o dir] [-tags tags] [-tools race,bigfoot] [-prime=false] [-timeout d]
 //	go run ./corpus/cmd/corpus -eachtest [-bigfoot bin/bigfoot] [-modules file] [-only substrings] [-o dir] [-tags tags] [-timeout d] [-short]
 //	go run ./corpus/cmd/corpus -merge a/report.json,b/report.json [-o dir]
 package main
@@ -40,6 +40,7 @@ func main() {
 	out := flag.String("o", "corpus-results", "write results.md, report.json and each run's output (logs/) to `dir`")
 	tags := flag.String("tags", "", "build `tags` for both tools (bigfoot_verify: the precise-checks verifier)")
 	tools := flag.String("tools", "race,bigfoot", "comma-separated `tools` to run each suite under")
+	prime := flag.Bool("prime", true, "before a module's timed runs, build a copy of it under each tool, untimed, so that the runs find the standard library and the dependencies in the tools' caches")
 	timeout := flag.Duration("timeout", 0, "bound on each run of a suite (default 20m), or with -eachtest on each test (default 10m)")
 	eachTest := flag.Bool("eachtest", false, "run each top-level test in a process of its own, under bigfoot, and under go -race where bigfoot's fails or hits the bound")
 	short := flag.Bool("short", false, "with -eachtest: run the tests with -test.short")
@@ -102,6 +103,7 @@ func main() {
 		Runs:     *runs,
 		Bigfoot:  *bigfoot,
 		Tags:     *tags,
+		Prime:    *prime,
 		Timeout:  *timeout,
 		OutDir:   *out,
 		Progress: os.Stderr,
