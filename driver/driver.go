@@ -45,6 +45,10 @@ type Files struct {
 	// bigfoot, and builds and tests the other packages.
 	Broken []string
 	Facts  map[string][]byte // import path -> facts of the package, for later requests
+	// Plan is the instrumenter's record of its decisions on the sites of
+	// the files it rendered, opaque to the driver: bigfoot analyze
+	// prints it (Analyze).
+	Plan []byte
 }
 
 // facts maps import paths of instrumented packages to their facts: what
@@ -101,6 +105,11 @@ type Config struct {
 // (for run, builds and then runs the program). It returns the exit status
 // bigfoot should exit with; a non-nil error is to be printed first.
 func Run(ctx context.Context, cfg *Config, inv *Invocation) (int, error) {
+	return newRun(cfg, inv).do(ctx)
+}
+
+// newRun returns the state of a run of inv, with cfg's defaults filled in.
+func newRun(cfg *Config, inv *Invocation) *run {
 	d := &run{cfg: cfg, inv: inv, start: time.Now()}
 	if d.cfg.GoCmd == "" {
 		d.cfg.GoCmd = "go"
@@ -113,7 +122,29 @@ func Run(ctx context.Context, cfg *Config, inv *Invocation) (int, error) {
 			d.cfg.CacheDir = filepath.Join(dir, "bigfoot")
 		}
 	}
-	return d.do(ctx)
+	return d
+}
+
+// An Analysis is what a build would compile, without the compiling: the
+// overlay of the main modules' files and local dependencies, the
+// instrumenter's notes, and its record of its decisions (Files.Plan).
+type Analysis struct {
+	Plan  []byte
+	Files map[string][]byte // absolute path -> instrumented content
+	Notes []string
+}
+
+// Analyze instruments the packages inv names as Run does for inv's build,
+// with the same loader, options, effect facts and cache, and returns the
+// result instead of building.
+func Analyze(ctx context.Context, cfg *Config, inv *Invocation) (*Analysis, error) {
+	a := &Analysis{}
+	d := newRun(cfg, inv)
+	d.analysis = a
+	if _, err := d.do(ctx); err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // run is the state of one invocation.
@@ -139,6 +170,8 @@ type run struct {
 	// among them (runtimePatchPlan).
 	runtimePkgDir string
 	allocVersions bool
+	// analysis, if not nil, receives the plan instead of a build (Analyze).
+	analysis *Analysis
 }
 
 func (d *run) logf(format string, args ...any) {
@@ -211,11 +244,18 @@ func (d *run) do(ctx context.Context) (int, error) {
 		patterns = []string{"."}
 	}
 	pl, planFile, lerr, err := d.cachedPlan(ctx, ws, rtDir, ge, patterns)
-	if lerr != nil {
+	if lerr != nil && d.analysis == nil {
 		return d.plain(ctx, lerr)
+	}
+	if lerr != nil {
+		return 1, lerr
 	}
 	if err != nil {
 		return 1, err
+	}
+	if d.analysis != nil {
+		*d.analysis = Analysis{Plan: pl.SitePlan, Files: pl.Files, Notes: pl.Notes}
+		return 0, nil
 	}
 	d.printNotes(pl.Notes)
 	// The main pass loaded in the workspace without the instrumented

@@ -45,6 +45,8 @@ type plan struct {
 	// detector's edges at its channels and go statements
 	// (testingedges.go), if its files take them.
 	TestingEdgesRoot string
+	// SitePlan is the main modules' run's Files.Plan (Analyze).
+	SitePlan []byte
 }
 
 // A stdRef names an instrumented standard-library package.
@@ -196,7 +198,7 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 		return nil, nil, fmt.Errorf("instrumenting: %w", err)
 	}
 	d.logf("instrumented %d files, added %d", len(files.Replace), len(files.Add))
-	pl.Files, pl.Add, pl.Notes, pl.Broken = files.Replace, files.Add, files.Notes, files.Broken
+	pl.Files, pl.Add, pl.Notes, pl.Broken, pl.SitePlan = files.Replace, files.Add, files.Notes, files.Broken, files.Plan
 	if pl.Files == nil {
 		pl.Files = map[string][]byte{}
 	}

@@ -32,6 +32,7 @@ import (
 
 	"github.com/bigfoot-go/bigfoot"
 	"github.com/bigfoot-go/bigfoot/mode"
+	"github.com/bigfoot-go/bigfoot/placement"
 )
 
 // Config says what to instrument.
@@ -71,6 +72,10 @@ type Result struct {
 	// (modes with plans, test variants left out) to its effect
 	// summaries, encoded for Config.Facts of the runs that import it.
 	Facts map[string][]byte
+	// Ranges are placement's static-range decisions on the sites of the
+	// instrumented files, with what this run rendered and refused
+	// (placement.SitePlan), in file and position order.
+	Ranges []placement.RangeDecision
 }
 
 // LoadError is returned when packages do not load or type-check (other than

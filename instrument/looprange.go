@@ -6,6 +6,7 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"slices"
 	"strings"
 
 	"github.com/bigfoot-go/bigfoot/placement"
@@ -110,6 +111,9 @@ type rangeSite struct {
 	// atAccess: some read of the site stores the extent itself; such a
 	// site is never merged with another.
 	atAccess bool
+	// keys are placement's decisions it renders: the brackets of the
+	// elements its accesses go through.
+	keys []placement.SiteKey
 }
 
 // planLoop returns the static ranges of the for loop s, or nil (with a
@@ -126,11 +130,45 @@ func (r *fileRewriter) planLoop(s *ast.ForStmt) *loopPlan {
 	return r.planBody(s.Pos(), iv, step, s.Body)
 }
 
-// refuseLoop records in placement's plan that no static range of the loop
-// at pos is rendered, and why, with a note if placement admits one.
+// refuseLoop records that no static range placement admits in the loop at
+// pos is rendered, and why, with a note if there is one.
 func (r *fileRewriter) refuseLoop(pos token.Pos, why string) {
-	if r.sitePlan().RefuseLoop(pos, "loop has no static range: "+why) {
+	keys := r.sitePlan().LoopKeys(pos)
+	for _, k := range keys {
+		r.rangeOutcome(k, "loop has no static range: "+why)
+	}
+	if len(keys) > 0 {
 		r.note(pos, "loop has no static range: %s", why)
+	}
+}
+
+// rangeOutcome records what this rendering of the file did with the static
+// range placement admits at k: rendered it (why == "") or not, and why.
+// Rendering wins, and the first reason stands; commitRanges writes the
+// outcomes of the final rendering into placement's plan.
+func (r *fileRewriter) rangeOutcome(k placement.SiteKey, why string) {
+	if r.sitePlan() == nil {
+		return
+	}
+	if r.ranges == nil {
+		r.ranges = map[placement.SiteKey]string{}
+	}
+	if old, ok := r.ranges[k]; !ok || why == "" && old != "" {
+		r.ranges[k] = why
+	}
+}
+
+// commitRanges writes the outcomes of the static ranges of this rendering
+// into placement's plan. Only the rendering of the file that is emitted
+// commits, before its functions' copies are rendered.
+func (r *fileRewriter) commitRanges() {
+	plan := r.sitePlan()
+	for k, why := range r.ranges {
+		if why == "" {
+			plan.Render(k)
+		} else {
+			plan.Refuse(k, why)
+		}
 	}
 }
 
@@ -198,6 +236,11 @@ func (r *fileRewriter) planBody(loop token.Pos, iv *types.Var, step int64, body 
 			lp.order = append(lp.order, rs)
 		}
 		rs.stmts[k] = true
+		for _, ix := range r.elementIndices(a.e, lp) {
+			if k := (placement.SiteKey{Pos: ix.Lbrack, Write: a.write}); !slices.Contains(rs.keys, k) {
+				rs.keys = append(rs.keys, k)
+			}
+		}
 		ak := accessKey{a.e.Pos(), a.e.End(), a.write}
 		lp.sites[ak], lp.stmtOf[ak], lp.exprOf[ak] = rs, k, a.e
 		if r.loopAtAccess(a.e, a.write, lp) {
@@ -218,6 +261,19 @@ func (r *fileRewriter) planBody(loop token.Pos, iv *types.Var, step int64, body 
 			if rs := r.rangeSiteOf(body, lp, a.e, a.write); rs != nil {
 				join(rs, a, k)
 			}
+			if a.write && opAssign(st) {
+				for _, ix := range r.elementIndices(a.e, lp) {
+					r.rangeOutcome(placement.SiteKey{Pos: ix.Lbrack}, "the read of an assignment operation or ++/-- goes with its write")
+				}
+			}
+		}
+	}
+	// What placement admits in this loop that no access of its
+	// statements reached (the read of s[i] += v, which the write's check
+	// covers; p.f of an alias p := &s[i] not followed) is not rendered.
+	for _, k := range r.sitePlan().LoopKeys(loop) {
+		if !slices.ContainsFunc(lp.order, func(rs *rangeSite) bool { return slices.Contains(rs.keys, k) }) {
+			r.rangeOutcome(k, "no access through it is in a form rendered here")
 		}
 	}
 	if len(lp.sites) == 0 {
@@ -349,7 +405,10 @@ func mergeSites(g []*rangeSite, S int64) *rangeSite {
 		first, end, step = byDelta[hi], func(d int64) int64 { return d - 1 }, -1
 	}
 	m := *first
-	m.merged, m.step1, m.nextAt, m.stmts = true, step, map[int]string{}, map[int]bool{}
+	m.merged, m.step1, m.nextAt, m.stmts, m.keys = true, step, map[int]string{}, map[int]bool{}, nil
+	for _, rs := range g {
+		m.keys = append(m.keys, rs.keys...)
+	}
 	seen := map[int64]bool{}
 	for _, k := range stmts {
 		for _, rs := range g {
@@ -516,6 +575,18 @@ func declaresName(n ast.Node, name string) bool {
 	return found
 }
 
+// opAssign reports whether st is an assignment operation (x op= v) or
+// ++/--, whose target is read and written.
+func opAssign(st ast.Stmt) bool {
+	switch st := st.(type) {
+	case *ast.AssignStmt:
+		return st.Tok != token.ASSIGN && st.Tok != token.DEFINE
+	case *ast.IncDecStmt:
+		return true
+	}
+	return false
+}
+
 // stmtAccess is an element access of a statement.
 type stmtAccess struct {
 	e     ast.Expr
@@ -599,7 +670,10 @@ func (r *fileRewriter) visitAddress(e ast.Expr, visit func(ast.Node)) {
 // placement's plan).
 func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr, write bool) *rangeSite {
 	if r.unpublished(e, write) {
-		return nil // not checked at all
+		for _, ix := range r.elementIndices(e, lp) {
+			r.rangeOutcome(placement.SiteKey{Pos: ix.Lbrack, Write: write}, "its object is not yet published: no check")
+		}
+		return nil
 	}
 	var fields []*ast.SelectorExpr
 	x := ast.Unparen(e)
@@ -687,12 +761,20 @@ func (r *fileRewriter) loopRefused(ix *ast.IndexExpr, write bool, lp *loopPlan) 
 	return false
 }
 
-// refuseRange records in placement's plan that the static range it puts
-// the accesses of kind write through the element ix in is not rendered,
-// and why, with a note: they keep their checks.
+// refuseRange records that the static range placement puts the accesses
+// of kind write through the element ix (and its outer levels, for nested
+// arrays) in is not rendered, and why, with a note: they keep their
+// checks.
 func (r *fileRewriter) refuseRange(ix *ast.IndexExpr, write bool, why string) {
 	r.note(ix.Lbrack, "no static range for %s: %s", r.text(ix), why)
-	r.sitePlan().Refuse(placement.SiteKey{Pos: ix.Lbrack, Write: write}, why)
+	for x := ast.Expr(ix); ; {
+		e, ok := ast.Unparen(x).(*ast.IndexExpr)
+		if !ok {
+			break
+		}
+		r.rangeOutcome(placement.SiteKey{Pos: e.Lbrack, Write: write}, why)
+		x = e.X
+	}
 }
 
 // loopSite returns placement's decision on the accesses of kind write
@@ -829,8 +911,8 @@ func (r *fileRewriter) rangeFootprint(e ast.Expr, write bool) string {
 		if rs == nil {
 			continue
 		}
-		for _, ix := range r.elementIndices(e, fp.plans[i]) {
-			r.sitePlan().Render(placement.SiteKey{Pos: ix.Lbrack, Write: write})
+		for _, k := range rs.keys {
+			r.rangeOutcome(k, "")
 		}
 		if rs.fp == "" {
 			rs.fp = fmt.Sprintf("__bfF%d_%d", fp.id, len(fp.decls))
@@ -885,11 +967,15 @@ func (r *fileRewriter) rangeBody(body *ast.BlockStmt, lp *loopPlan) (sub, []*ran
 	fp.plans = fp.plans[:len(fp.plans)-1]
 	var opened []*rangeSite
 	for _, rs := range lp.order {
-		if rs.fp != "" {
-			opened = append(opened, rs)
-			if rs.off != "0" || rs.ptr != "" {
-				r.usesUnsafe = true
+		if rs.fp == "" {
+			for _, k := range rs.keys {
+				r.rangeOutcome(k, "no access it holds is checked here (its checks are dropped, grouped or elided)")
 			}
+			continue
+		}
+		opened = append(opened, rs)
+		if rs.off != "0" || rs.ptr != "" {
+			r.usesUnsafe = true
 		}
 	}
 	return subOf(body, r.spliceNode(body, subs...)), opened

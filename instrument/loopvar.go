@@ -30,6 +30,8 @@ func (r *fileRewriter) forStmt(s *ast.ForStmt) stmtOut {
 		if lp := r.planLoop(s); lp != nil {
 			return r.rangeFor(s, lp)
 		}
+	} else if r.p.staticRanges() {
+		r.refuseLoop(s.Pos(), "its variables are shared, or its function has no footprints")
 	}
 	init := r.simple(s.Init)
 	r.enterLoop(s)

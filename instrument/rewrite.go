@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 
@@ -55,6 +56,10 @@ func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording, st
 		}
 	}
 	sort.Strings(res.Notes)
+	sort.SliceStable(res.Ranges, func(i, j int) bool {
+		a, b := res.Ranges[i].Pos, res.Ranges[j].Pos
+		return a.Filename < b.Filename || a.Filename == b.Filename && a.Offset < b.Offset
+	})
 	return res
 }
 
@@ -176,6 +181,15 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, r
 		if out != nil {
 			res.Replace[path] = out
 			rewrote = true
+		}
+	}
+	if prc != nil && prc.sites != nil {
+		// The decisions on the sites of the files this variant of the
+		// package rendered.
+		for _, d := range prc.sites.Ranges(pkg.Fset) {
+			if _, ok := res.Replace[d.Pos.Filename]; ok && slices.ContainsFunc(files, func(i int) bool { return pkg.CompiledGoFiles[i] == d.Pos.Filename }) {
+				res.Ranges = append(res.Ranges, d)
+			}
 		}
 	}
 	if dir == "" {
@@ -328,11 +342,13 @@ func (p *pkgRewriter) rewriteFile(path string, file *ast.File, src []byte) (out 
 			r = newRewriter()
 			r.rc = rc
 		} else {
+			r.commitRanges()
 			r.renderCopies()
 			return p.finishFile(r, path, file, src, body)
 		}
 	}
 	body := r.renderFile()
+	r.commitRanges()
 	r.renderCopies()
 	return p.finishFile(r, path, file, src, body)
 }
@@ -438,12 +454,15 @@ type fileRewriter struct {
 	rel                    string
 	siteVar                string
 	sites                  []string
-	notes                  []string
-	fn                     *funcCtx // innermost function being rendered; nil at package level
-	tmp                    int      // counter for temporaries (__bft<n>), unique in the file
-	fpIDs                  int      // counter for functions with footprint state, unique in the file
-	trailer                strings.Builder
-	rc                     *fileRedcard // -mode=redcard only
+	// ranges are the outcomes of placement's static ranges in this
+	// rendering (rangeOutcome)
+	ranges  map[placement.SiteKey]string
+	notes   []string
+	fn      *funcCtx // innermost function being rendered; nil at package level
+	tmp     int      // counter for temporaries (__bft<n>), unique in the file
+	fpIDs   int      // counter for functions with footprint state, unique in the file
+	trailer strings.Builder
+	rc      *fileRedcard // -mode=redcard only
 
 	usesUnsafe bool // the body uses __bfu (unsafe.Offsetof in group checks)
 

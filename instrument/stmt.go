@@ -392,6 +392,8 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 		if lp := r.planRange(s); lp != nil {
 			return r.rangeIndices(s, lp)
 		}
+	} else if r.p.staticRanges() {
+		r.refuseLoop(s.Pos(), "its variables are shared, or its function has no footprints")
 	}
 	r.enterLoop(s)
 	body := r.block(s.Body)

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"go/token"
-	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -89,7 +88,8 @@ func (p *SitePlan) Loop(k SiteKey) *LoopSite {
 
 // Refuse records that the instrumenter did not render the decision at k
 // and why: the accesses there are checked where they are. The first
-// reason given stands.
+// reason given stands. The instrumenter records what it rendered last,
+// once per file (Render or Refuse for each key).
 func (p *SitePlan) Refuse(k SiteKey, why string) {
 	if p == nil {
 		return
@@ -101,24 +101,22 @@ func (p *SitePlan) Refuse(k SiteKey, why string) {
 	}
 }
 
-// RefuseLoop records the refusal of every static range placement admits
-// in the loop statement at loop, and reports whether there is one.
-func (p *SitePlan) RefuseLoop(loop token.Pos, why string) bool {
+// LoopKeys returns the keys of the static ranges placement admits in the
+// loop statement at loop, sorted.
+func (p *SitePlan) LoopKeys(loop token.Pos) []SiteKey {
 	if p == nil {
-		return false
+		return nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	any := false
+	var out []SiteKey
 	for k, s := range p.loops {
 		if s.Refused == "" && s.Loop == loop {
-			any = true
-			if _, ok := p.refused[k]; !ok {
-				p.refused[k] = why
-			}
+			out = append(out, k)
 		}
 	}
-	return any
+	slices.SortFunc(out, SiteKey.compare)
+	return out
 }
 
 // Render records that the instrumenter rendered the static range that
@@ -132,15 +130,15 @@ func (p *SitePlan) Render(k SiteKey) {
 	p.rendered[k] = true
 }
 
-// A RangeDecision is the static-range decision on one element address, as
-// the plan prints it.
+// A RangeDecision is the static-range decision on one element address,
+// with its outcome, as bigfoot analyze prints it.
 type RangeDecision struct {
-	Pos   token.Position `json:"pos"`
+	Pos   token.Position `json:"pos"` // the element's bracket
 	Write bool           `json:"write"`
 	// Loop is where the loop statement whose range holds the accesses
-	// starts; Sites are the accesses (file:line:column).
-	Loop  string   `json:"loop,omitempty"`
-	Sites []string `json:"sites"`
+	// starts; Sites are the accesses.
+	Loop  token.Position   `json:"loop"`
+	Sites []token.Position `json:"sites"`
 	// Decision is placement's ("ok", "at access: …", "refused: …").
 	// For a range it admits, Rendered says whether the instrumenter
 	// rendered it, and Refused why it did not; a range neither rendered
@@ -148,6 +146,26 @@ type RangeDecision struct {
 	Decision string `json:"decision"`
 	Rendered bool   `json:"rendered,omitempty"`
 	Refused  string `json:"refused,omitempty"`
+}
+
+// Admitted reports whether placement admits the range.
+func (d RangeDecision) Admitted() bool { return !strings.HasPrefix(d.Decision, "refused") }
+
+func (d RangeDecision) String() string {
+	kind := "R"
+	if d.Write {
+		kind = "W"
+	}
+	s := fmt.Sprintf("%s: %s range: %s", d.Pos, kind, d.Decision)
+	switch {
+	case d.Rendered:
+		s += fmt.Sprintf(" (rendered in the loop at %d:%d)", d.Loop.Line, d.Loop.Column)
+	case d.Refused != "":
+		s += " (not rendered: " + d.Refused + ")"
+	case d.Admitted():
+		s += " (not reached)"
+	}
+	return s
 }
 
 // Ranges returns the static-range decisions of the plan in source order.
@@ -159,10 +177,10 @@ func (p *SitePlan) Ranges(fset *token.FileSet) []RangeDecision {
 		s := p.loops[k]
 		d := RangeDecision{Pos: fset.Position(k.Pos), Write: k.Write, Decision: s.String()}
 		if s.Loop.IsValid() {
-			d.Loop = fset.Position(s.Loop).String()
+			d.Loop = fset.Position(s.Loop)
 		}
 		for _, a := range s.Sites {
-			d.Sites = append(d.Sites, fset.Position(a.Pos).String())
+			d.Sites = append(d.Sites, fset.Position(a.Pos))
 		}
 		if s.Refused == "" {
 			d.Rendered, d.Refused = p.rendered[k], p.refused[k]
@@ -170,24 +188,4 @@ func (p *SitePlan) Ranges(fset *token.FileSet) []RangeDecision {
 		out = append(out, d)
 	}
 	return out
-}
-
-// FormatRanges prints the static-range decisions of the plan, one a line.
-func (p *SitePlan) FormatRanges(w io.Writer, fset *token.FileSet) {
-	for _, d := range p.Ranges(fset) {
-		kind := "R"
-		if d.Write {
-			kind = "W"
-		}
-		fmt.Fprintf(w, "%s %s range: %s", d.Pos, kind, d.Decision)
-		switch {
-		case d.Rendered:
-			fmt.Fprintf(w, " (rendered in the loop at %s)", d.Loop)
-		case d.Refused != "":
-			fmt.Fprintf(w, " (not rendered: %s)", d.Refused)
-		case !strings.HasPrefix(d.Decision, "refused"):
-			fmt.Fprint(w, " (not reached)")
-		}
-		fmt.Fprintln(w)
-	}
 }

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/tools/go/ssa"
 	"golang.org/x/tools/go/ssa/ssautil"
 
+	"github.com/bigfoot-go/bigfoot"
 	"github.com/bigfoot-go/bigfoot/driver"
 	"github.com/bigfoot-go/bigfoot/mode"
 	"github.com/bigfoot-go/bigfoot/placement"
@@ -41,6 +42,14 @@ per package gives the static counts in fasttrack, redcard and bigfoot
 modes, the loop-weighted counts (each check weighted by 10^loop depth, a
 stand-in for how often it runs), the analysis time, and the entailment
 queries by stage (syntactic, cache, linear, z3) with the time in Z3.
+
+Last come the static loop ranges as the build renders them: analyze
+instruments the packages as 'bigfoot build -mode=bigfoot' (with -test,
+'bigfoot test') of the same -deps and -tags would, through the same
+loader, options, effect facts and cache, and prints placement's decision
+on each element access in a loop (ok, at access, refused and why) with
+what the instrumenter did with it: rendered in which loop, not rendered
+and why, or not reached.
 
 	-json        print the plans as JSON instead of text
 	-html dir    also write dir/index.html: the source of each file with
@@ -84,6 +93,11 @@ func analyzeMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "bigfoot analyze: %v\n", err)
 		return 1
 	}
+	res.ranges, err = buildRanges(ctx, patterns, *tests, *tags, scope)
+	if err != nil {
+		fmt.Fprintf(stderr, "bigfoot analyze: %v\n", err)
+		return 1
+	}
 	res.filter(*only)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -109,6 +123,8 @@ func analyzeMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 type analysisResult struct {
 	fset *token.FileSet
 	pkgs []*pkgResult
+	// ranges are the static-range decisions of the build (buildRanges).
+	ranges []placement.RangeDecision
 }
 
 type pkgResult struct {
@@ -179,20 +195,65 @@ func analyzePackages(ctx context.Context, patterns []string, tests bool, tags st
 	return res, nil
 }
 
-// filter keeps the plans of functions whose name contains s.
+// buildRanges instruments the packages as the build of 'bigfoot build
+// -mode=bigfoot' (with tests, 'bigfoot test') of -deps scope and -tags
+// tags would, through the driver, and returns the static-range decisions
+// of the main modules' files with what the instrumenter rendered.
+func buildRanges(ctx context.Context, patterns []string, tests bool, tags string, scope driver.Scope) ([]placement.RangeDecision, error) {
+	verb := "build"
+	if tests {
+		verb = "test"
+	}
+	args := []string{"-mode=" + mode.BigFoot.String(), "-deps=" + string(scope)}
+	if tags != "" {
+		args = append(args, "-tags="+tags)
+	}
+	inv, err := driver.ParseArgs(verb, append(args, patterns...))
+	if err != nil {
+		return nil, err
+	}
+	a, err := driver.Analyze(ctx, &driver.Config{Runtime: bigfoot.Runtime(), Instrument: instrumentFiles, Stdout: io.Discard, Stderr: io.Discard}, inv)
+	if err != nil {
+		return nil, fmt.Errorf("instrumenting as the build does: %w", err)
+	}
+	var ranges []placement.RangeDecision
+	if len(a.Plan) > 0 {
+		if err := json.Unmarshal(a.Plan, &ranges); err != nil {
+			return nil, fmt.Errorf("the instrumenter's plan: %w", err)
+		}
+	}
+	return ranges, nil
+}
+
+// filter keeps the plans of functions whose name contains s, and the
+// static ranges in their bodies.
 func (r *analysisResult) filter(s string) {
 	if s == "" {
 		return
 	}
+	type span struct {
+		file     string
+		pos, end int
+	}
+	var spans []span
 	for _, p := range r.pkgs {
 		var kept []*placement.Plan
 		for _, plan := range p.plans {
 			if strings.Contains(plan.Func.String(), s) {
 				kept = append(kept, plan)
+				if syn := plan.Func.Syntax(); syn != nil {
+					pos, end := r.fset.Position(syn.Pos()), r.fset.Position(syn.End())
+					spans = append(spans, span{pos.Filename, pos.Offset, end.Offset})
+				}
 			}
 		}
 		p.plans = kept
 	}
+	r.ranges = slices.DeleteFunc(r.ranges, func(d placement.RangeDecision) bool {
+		return !slices.ContainsFunc(spans, func(sp span) bool {
+			return d.Pos.Filename == sp.file && sp.pos <= d.Pos.Offset && d.Pos.Offset < sp.end
+		})
+	})
 }
 
 // text prints every plan and a total line per package.
@@ -225,12 +286,20 @@ func (r *analysisResult) text(w io.Writer) {
 			len(r.pkgs), fns, ft, rc, bf,
 			placement.DurationQuantile(ds, 0.5).Round(time.Microsecond), placement.DurationQuantile(ds, 0.95).Round(time.Microsecond))
 	}
+	if len(r.ranges) > 0 {
+		fmt.Fprintln(w, "static loop ranges, as the build renders them:")
+		for _, d := range r.ranges {
+			fmt.Fprintln(w, d)
+		}
+	}
 }
 
 // The JSON form of the analysis.
 type (
 	jsonReport struct {
 		Packages []jsonPackage `json:"packages"`
+		// Ranges are the static-range decisions of the build.
+		Ranges []placement.RangeDecision `json:"ranges"`
 	}
 	jsonPackage struct {
 		Path         string     `json:"path"`
@@ -281,7 +350,7 @@ func (r *analysisResult) report() jsonReport {
 	site := func(a *placement.Access) jsonSite {
 		return jsonSite{Pos: pos(a.Pos), Write: a.Write, Path: a.Path.String()}
 	}
-	var rep jsonReport
+	rep := jsonReport{Ranges: r.ranges}
 	for _, p := range r.pkgs {
 		s := p.sum
 		jp := jsonPackage{Path: s.Pkg, Accesses: s.Accesses, RedCard: s.RedCardChecks, BigFoot: s.Checks,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/bigfoot-go/bigfoot/driver"
@@ -28,5 +29,9 @@ func instrumentFiles(ctx context.Context, req driver.Request) (*driver.Files, er
 	if err != nil {
 		return nil, err
 	}
-	return &driver.Files{Replace: res.Replace, Add: res.Add, Notes: res.Notes, Broken: res.Broken, Facts: res.Facts}, nil
+	plan, err := json.Marshal(res.Ranges)
+	if err != nil {
+		return nil, err
+	}
+	return &driver.Files{Replace: res.Replace, Add: res.Add, Notes: res.Notes, Broken: res.Broken, Facts: res.Facts, Plan: plan}, nil
 }
