@@ -1,5 +1,7 @@
-// Loophazards runs loops whose statements may panic after an access, and
-// a loop whose slice changes through a pointer, while other goroutines
+// Loophazards runs loops whose statements may panic after an access (an
+// index, a nil map, a division, a call that panics or ends the goroutine),
+// synchronize in the statement of an access, and a loop whose slice
+// changes through a pointer, while other goroutines
 // use the elements those loops never reach, without synchronizing with
 // them: race-free, as go run -race finds. Bigfoot mode must check exactly
 // the elements each loop accessed, however the loop ends: built with the
@@ -77,6 +79,41 @@ func exitAt(i, at int) int {
 		runtime.Goexit()
 	}
 	return 0
+}
+
+// panicAt panics at i = at, without synchronizing.
+func panicAt(i, at int) int {
+	if i == at {
+		panic("bad element")
+	}
+	return i
+}
+
+// callPanicsAfterRead reads s[i] and then calls a function that panics at
+// i = at and does not synchronize: s[at] is read before the panic.
+func callPanicsAfterRead(s []int, at int) (n int) {
+	for i := 0; i < len(s); i++ {
+		n += s[i] + panicAt(i, at)
+	}
+	return n
+}
+
+var mu sync.Mutex
+
+func locked(i int) int {
+	mu.Lock()
+	defer mu.Unlock()
+	return i
+}
+
+// lockAfterRead reads s[i] in a statement that locks a mutex, and writes
+// s[i] after a right-hand side that locks it, for i < stop.
+func lockAfterRead(s []int, stop int) (n int) {
+	for i := 0; i < stop; i++ {
+		n += s[i] + locked(i)
+		s[i] = locked(i)
+	}
+	return n
 }
 
 // stencil reads up[j], down[j] and row[j-1], row[j+1], row[j] in one
@@ -159,6 +196,15 @@ func main() {
 	race(func() { fmt.Println(recovered(func() { stencil(up, row, down, out) })) },
 		func() { up[7], row[6], row[8] = 1, 2, 3 })
 	fmt.Println(up, row, out)
+
+	c := []int{1, 2, 3, 4, 5, 6, 7, 8}
+	race(func() { fmt.Println(recovered(func() { callPanicsAfterRead(c, 3) })) },
+		func() { c[5], c[7] = 50, 70 })
+	fmt.Println(c)
+
+	l := []int{1, 2, 3, 4, 5, 6, 7, 8}
+	race(func() { fmt.Println(lockAfterRead(l, 4)) }, func() { l[5], l[7] = 50, 70 })
+	fmt.Println(l)
 
 	a, b := make([]int, 10), make([]int, 10)
 	race(func() { switchHalfWay(a, b) }, func() { a[5], a[9] = 50, 90; b[0], b[2] = 1, 3 })
