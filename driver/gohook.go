@@ -50,7 +50,17 @@ var bigfootTakeChild func() uintptr
 //go:linkname bigfootGoEnd github.com/bigfoot-go/bigfoot/detector.goEnd
 var bigfootGoEnd func()
 
+// bigfootSystemGo starts f in a goroutine whose entry is the runtime's (a
+// function literal of this file), which makes it a system goroutine
+// (isSystemGoroutine): the shadow's background work (shadow/background.go)
+// is not counted by NumGoroutine, not listed by goroutine profiles or
+// Stack, and joins no synctest bubble, as go -race's is done by threads.
+//
+//go:linkname bigfootSystemGo github.com/bigfoot-go/bigfoot/shadow.runtimeGo
+var bigfootSystemGo func(f func())
+
 func init() {
+	bigfootSystemGo = func(f func()) { go func() { f() }() }
 	bigfootSetChild = func(c uintptr) { getg().racectx = c }
 	bigfootTakeChild = func() uintptr {
 		gp := getg()

@@ -184,10 +184,10 @@ func armSentinel() {
 			// from thousands of goroutines) must not pile up sweepers
 			// that compete with the program for the CPU.
 			if h.running.CompareAndSwap(false, true) {
-				go func() {
+				goBackground(func() {
 					defer h.running.Store(false)
 					h.f()
-				}()
+				})
 			}
 		}
 	})
@@ -214,7 +214,7 @@ func sweepAll() {
 func (s *Space) startSweep() {
 	for {
 		if s.sweeping.CompareAndSwap(false, true) {
-			go s.sweepLoop()
+			goBackground(s.sweepLoop)
 			return
 		}
 		s.again.Store(true)

@@ -253,10 +253,10 @@ var releaseRunning atomic.Bool
 // checking an access.
 func releaseLater() {
 	if releaseRunning.CompareAndSwap(false, true) {
-		go func() {
+		goBackground(func() {
 			defer releaseRunning.Store(false)
 			ReleaseHolds()
-		}()
+		})
 	}
 }
 

@@ -101,7 +101,7 @@ func paceGranules(n int64) {
 	if !gcKicked.CompareAndSwap(false, true) {
 		return
 	}
-	go func() {
+	goBackground(func() {
 		defer gcKicked.Store(false)
 		runtime.GC()
 		// runtime.GC returns once the collector has swept every span:
@@ -113,7 +113,7 @@ func paceGranules(n int64) {
 		if runtimeVersionPage != nil {
 			sweepAll()
 		}
-	}()
+	})
 }
 
 // setShadowGoal sets the goal after a sweep, from the live heap without
