@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -30,6 +31,10 @@ type EachTestOptions struct {
 	Bound time.Duration
 	// Short runs the tests with -test.short.
 	Short bool
+	// Run, if set, selects the top-level tests to run by name (all by
+	// default): a re-run of the tests an earlier run left without a
+	// verdict, with a larger bound.
+	Run *regexp.Regexp
 	// OutDir, if set, receives the output of every test that did not run
 	// cleanly to its end (logs/), and, after every module, results.md and
 	// report.json.
@@ -92,6 +97,7 @@ type EachTestReport struct {
 	Tags      string         `json:"tags,omitempty"`
 	Bound     float64        `json:"bound_s"`
 	Short     bool           `json:"short,omitempty"`
+	Run       string         `json:"run,omitempty"` // the tests selected, if not all
 	Modules   []*ModuleTests `json:"modules"`
 }
 
@@ -136,6 +142,9 @@ func RunEachTest(ctx context.Context, opts EachTestOptions) (*EachTestReport, er
 		Tags:      opts.Tags,
 		Bound:     opts.Bound.Seconds(),
 		Short:     opts.Short,
+	}
+	if opts.Run != nil {
+		rep.Run = opts.Run.String()
 	}
 	save := func() error {
 		if opts.OutDir == "" {
@@ -225,6 +234,9 @@ func runTests(ctx context.Context, opts EachTestOptions, env []string, dir, tmp 
 		if err != nil {
 			pt.Err = err.Error()
 			continue
+		}
+		if opts.Run != nil {
+			names = slices.DeleteFunc(names, func(name string) bool { return !opts.Run.MatchString(name) })
 		}
 		fmt.Fprintf(opts.Progress, "corpus: %s: %d tests\n", p.ImportPath, len(names))
 		for _, name := range names {

@@ -88,6 +88,9 @@ func (rep *EachTestReport) Markdown(w io.Writer) error {
 	if rep.Short {
 		p.printf(", -test.short")
 	}
+	if rep.Run != "" {
+		p.printf(", only the tests matching `%s`", rep.Run)
+	}
 	p.printf(", %s.\n", rep.Started.Format("2006-01-02 15:04 UTC"))
 	if rep.Command != "" {
 		p.printf("Command: `%s`", rep.Command)

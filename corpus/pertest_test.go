@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -69,7 +70,8 @@ func TestScanTestOutput(t *testing.T) {
 // has the verifier's summary with no violation, the test that never ends
 // is killed at the bound under both tools, the failing test fails under
 // both, the benchmark is not run, the package whose tests do not build is
-// reported, and the two packages with one test binary name both run.
+// reported, the two packages with one test binary name both run, and the
+// test that -run leaves out does not.
 func TestRunEachTest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds bigfoot and the fixture under both tools; skipped with -short")
@@ -87,7 +89,8 @@ func TestRunEachTest(t *testing.T) {
 	opts := EachTestOptions{
 		Bigfoot:  bigfoot,
 		Tags:     "bigfoot_verify",
-		Bound:    30 * time.Second, // TestNeverEnds never ends; the others end at once
+		Bound:    30 * time.Second,                               // TestNeverEnds never ends; the others end at once
+		Run:      regexp.MustCompile("^(Test[^U]|Fuzz|Example)"), // all but TestUnselected
 		Progress: &progress,
 	}
 	res := &ModuleTests{Module: Module{Path: "example.com/eachtest"}}

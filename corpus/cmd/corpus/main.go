@@ -14,7 +14,7 @@
 // Usage:
 //
 //	go run ./corpus/cmd/corpus [-bigfoot bin/bigfoot] [-modules file] [-only substrings] [-runs N] [-o dir] [-tags tags] [-tools race,bigfoot] [-prime=false] [-timeout d]
-//	go run ./corpus/cmd/corpus -eachtest [-bigfoot bin/bigfoot] [-modules file] [-only substrings] [-o dir] [-tags tags] [-timeout d] [-short]
+//	go run ./corpus/cmd/corpus -eachtest [-bigfoot bin/bigfoot] [-modules file] [-only substrings] [-o dir] [-tags tags] [-timeout d] [-short] [-run regexp]
 //	go run ./corpus/cmd/corpus -merge a/report.json,b/report.json [-o dir]
 package main
 
@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"regexp"
 	"strings"
 	"syscall"
 
@@ -44,6 +45,7 @@ func main() {
 	timeout := flag.Duration("timeout", 0, "bound on each run of a suite (default 20m), or with -eachtest on each test (default 10m)")
 	eachTest := flag.Bool("eachtest", false, "run each top-level test in a process of its own, under bigfoot, and under go -race where bigfoot's fails or hits the bound")
 	short := flag.Bool("short", false, "with -eachtest: run the tests with -test.short")
+	run := flag.String("run", "", "with -eachtest: run only the top-level tests whose names match this `regexp`")
 	merge := flag.String("merge", "", "run nothing: read these comma-separated report.json `files`, compare their modules again and report them as one")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -80,7 +82,15 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *eachTest {
+		var re *regexp.Regexp
+		if *run != "" {
+			var err error
+			if re, err = regexp.Compile(*run); err != nil {
+				fatal(fmt.Errorf("-run: %v", err))
+			}
+		}
 		rep, err := corpus.RunEachTest(ctx, corpus.EachTestOptions{
+			Run:      re,
 			Modules:  ms,
 			Bigfoot:  *bigfoot,
 			Tags:     *tags,
