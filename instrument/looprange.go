@@ -736,6 +736,10 @@ func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr
 		r.refuseRange(ix, write, "its index is not affine in the loop's induction variable")
 		return nil
 	}
+	if why := r.indexDisagrees(ix, write, c, lp); why != "" {
+		r.refuseRange(ix, write, why)
+		return nil
+	}
 	rs := &rangeSite{
 		operand: id.Name, c: c, index: r.text(ix.Index), d: r.substIV(ix.Index, lp.iv),
 		off: "0", size: "0", write: write, pos: e.Pos(), stmts: map[int]bool{},
@@ -759,6 +763,19 @@ func (r *fileRewriter) loopRefused(ix *ast.IndexExpr, write bool, lp *loopPlan) 
 		return true
 	}
 	return false
+}
+
+// indexDisagrees says how the index of ix, which this package reads from
+// the syntax as c times the induction variable of lp plus terms it takes
+// for constants of the loop, differs from placement's decision (the
+// coefficient and step of the loop's induction variable in it,
+// placement.LoopSite.Coef and Step), or "" if it does not.
+func (r *fileRewriter) indexDisagrees(ix *ast.IndexExpr, write bool, c int64, lp *loopPlan) string {
+	s := r.loopSite(ix, write)
+	if s.Coef == c && (c == 0 || s.Step == lp.step) {
+		return ""
+	}
+	return fmt.Sprintf("placement finds the index %d times a variable of step %d, the syntax %d times %s of step %d", s.Coef, s.Step, c, lp.iv.Name(), lp.step)
 }
 
 // refuseRange records that the static range placement puts the accesses
@@ -1057,7 +1074,7 @@ func (r *fileRewriter) rangeIndices(s *ast.RangeStmt, lp *loopPlan) stmtOut {
 // of level k), which is affine in the induction variable when each ik is:
 // b[k][j] of b *[N][N]T in a loop over j is the range b[k·N+lo…].
 func (r *fileRewriter) flatSiteOf(body *ast.BlockStmt, lp *loopPlan, ix *ast.IndexExpr, fields []*ast.SelectorExpr, write bool) *rangeSite {
-	idx := []ast.Expr{ix.Index} // i1 … in
+	levels := []*ast.IndexExpr{ix} // X[i1] … X[i1]…[in]
 	x := ix.X
 	for {
 		e, ok := ast.Unparen(x).(*ast.IndexExpr)
@@ -1068,8 +1085,12 @@ func (r *fileRewriter) flatSiteOf(body *ast.BlockStmt, lp *loopPlan, ix *ast.Ind
 			r.refuseRange(ix, write, "placement refuses the range of an outer index, "+r.text(e))
 			return nil
 		}
-		idx = append([]ast.Expr{e.Index}, idx...)
+		levels = append([]*ast.IndexExpr{e}, levels...)
 		x = e.X
+	}
+	idx := make([]ast.Expr, len(levels)) // i1 … in
+	for k, l := range levels {
+		idx[k] = l.Index
 	}
 	id, ok := ast.Unparen(x).(*ast.Ident)
 	if !ok {
@@ -1123,6 +1144,10 @@ func (r *fileRewriter) flatSiteOf(body *ast.BlockStmt, lp *loopPlan, ix *ast.Ind
 		ck, ok := r.affine(idx[k], lp.iv, body)
 		if !ok {
 			r.refuseRange(ix, write, "its index is not affine in the loop's induction variable")
+			return nil
+		}
+		if why := r.indexDisagrees(levels[k], write, ck, lp); why != "" {
+			r.refuseRange(ix, write, why)
 			return nil
 		}
 		c += ck * stride

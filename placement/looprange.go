@@ -72,6 +72,10 @@ type LoopSite struct {
 	// Sites are the accesses through the element (s[i], s[i].f, p.f of
 	// p := &s[i]), by the positions go/ssa gives them, sorted.
 	Sites []SiteKey
+	// The index is Coef·i + d for the induction variable i of the loop,
+	// which moves by Step per iteration, and d stable through the loop
+	// (Coef and Step 0: the index does not move in the loop).
+	Coef, Step int64
 	// Refused says why no static range may hold the access; "" if one may.
 	Refused string
 	// AtAccess (reads only) is set when an instruction that may panic can
@@ -330,6 +334,7 @@ func (ls *loopSites) bounds(ix *ssa.IndexAddr) (idx, n entail.Term, ok bool) {
 // decide records the decisions on the accesses through ix, which lies in
 // loops (innermost first).
 func (ls *loopSites) decide(ix *ssa.IndexAddr, loops []*loop) {
+	coef, step, notAffine := ls.affine(ix.Index, loops[0])
 	for _, acc := range elementAccesses(ix) {
 		_, write := acc[len(acc)-1].(*ssa.Store)
 		k := SiteKey{ix.Pos(), write}
@@ -351,9 +356,13 @@ func (ls *loopSites) decide(ix *ssa.IndexAddr, loops []*loop) {
 			}
 			s.Loop = loop
 		}
+		if s.Refused == "" && notAffine != "" {
+			s.Refused = "its index " + notAffine
+		}
 		if s.Refused == "" {
 			s.Refused = ls.syncIn(at, write)
 		}
+		s.Coef, s.Step = coef, step
 		if s.Refused != "" || write && ls.body.lastTarget(at) {
 			continue
 		}
@@ -368,6 +377,56 @@ func (ls *loopSites) decide(ix *ssa.IndexAddr, loops []*loop) {
 			}
 		}
 	}
+}
+
+// affine returns the coefficient of the induction variable of l in the
+// index idx and the variable's step per iteration (0, 0 if idx does not
+// move with one), or why idx is not affine in one: it moves with two
+// header φs of l, with one that is no induction variable (no constant
+// step), or with a product of one and another value. The other values of
+// idx are stable through the loop or refused (stableIn).
+func (ls *loopSites) affine(idx ssa.Value, l *loop) (coef, step int64, why string) {
+	t := ls.a.n.termOf(idx)
+	var phi *ssa.Phi
+	for _, m := range t.Monos {
+		switch v := ls.a.n.atom(m.Var).(type) {
+		case *ssa.Phi:
+			if v.Block() != l.header || m.Coef == 0 {
+				continue
+			}
+			if phi != nil {
+				return 0, 0, "moves with two variables of the loop"
+			}
+			phi, coef = v, m.Coef
+		case *ssa.BinOp:
+			if movesWith(v, l) {
+				return 0, 0, "is the product of a variable of the loop and another value"
+			}
+		}
+	}
+	if phi == nil {
+		return 0, 0, ""
+	}
+	for _, v := range l.ivs {
+		if v.phi == phi {
+			return coef, v.step, ""
+		}
+	}
+	return 0, 0, "moves with a variable of the loop that has no constant step"
+}
+
+// movesWith reports whether the integer arithmetic v uses a φ of l's
+// header.
+func movesWith(v ssa.Value, l *loop) bool {
+	switch v := v.(type) {
+	case *ssa.Phi:
+		return v.Block() == l.header
+	case *ssa.BinOp:
+		return movesWith(v.X, l) || movesWith(v.Y, l)
+	case *ssa.Convert:
+		return movesWith(v.X, l)
+	}
+	return false
 }
 
 // refusal says why no static range may hold the access acc (the address

@@ -1,7 +1,7 @@
 // Loophazards runs loops whose statements may panic after an access (an
-// index, a nil map, a division, a call that panics or ends the goroutine),
-// synchronize in the statement of an access, and a loop whose slice
-// changes through a pointer, while other goroutines
+// index, a nil map, a division, a call that panics or ends the goroutine)
+// or synchronize, a loop whose index moves with two induction variables,
+// and one whose slice changes through a pointer, while other goroutines
 // use the elements those loops never reach, without synchronizing with
 // them: race-free, as go run -race finds. Bigfoot mode must check exactly
 // the elements each loop accessed, however the loop ends: built with the
@@ -116,6 +116,17 @@ func lockAfterRead(s []int, stop int) (n int) {
 	return n
 }
 
+// evens writes s[0], s[2], s[4], …: its index i+j moves by two elements
+// per iteration, j being a second induction variable, so a range of step
+// one would hold the elements in between, which another goroutine writes.
+func evens(s []int) {
+	j := 0
+	for i := 0; i < len(s)/2; i++ {
+		s[i+j] = 1
+		j++
+	}
+}
+
 // stencil reads up[j], down[j] and row[j-1], row[j+1], row[j] in one
 // statement, as sor's relaxation does (the reads of row make one range,
 // which each iteration's reads extend in turn); down is shorter, so at j
@@ -205,6 +216,10 @@ func main() {
 	l := []int{1, 2, 3, 4, 5, 6, 7, 8}
 	race(func() { fmt.Println(lockAfterRead(l, 4)) }, func() { l[5], l[7] = 50, 70 })
 	fmt.Println(l)
+
+	e := make([]int, 8)
+	race(func() { evens(e) }, func() { e[1], e[3] = 10, 30 })
+	fmt.Println(e)
 
 	a, b := make([]int, 10), make([]int, 10)
 	race(func() { switchHalfWay(a, b) }, func() { a[5], a[9] = 50, 90; b[0], b[2] = 1, 3 })

@@ -84,3 +84,29 @@ func capturedSafe(s []int, tick func()) {
 	}()
 	<-done
 }
+
+// twoInductionVars: s[i+j] moves by two elements per iteration; a range
+// of step one would hold the elements in between, never accessed.
+func twoInductionVars(s []int) {
+	j := 0
+	for i := 0; i < len(s)/2; i++ {
+		s[i+j] = 1 // range "W s[i + j]: refused: its index moves with two variables of the loop"
+		j++
+	}
+}
+
+// doubling: j has no constant step.
+func doubling(s []int) {
+	j := 1
+	for i := 0; j < len(s); i++ {
+		s[j] = i // range "W s[j]: refused: its index moves with a variable of the loop that has no constant step"
+		j *= 2
+	}
+}
+
+// product: i*k is no affine index of i.
+func product(s []int, k int) {
+	for i := 0; i*k < len(s); i++ {
+		s[i*k] = 1 // range "W s[i * k]: refused: its index is the product of a variable of the loop and another value"
+	}
+}
