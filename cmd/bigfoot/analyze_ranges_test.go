@@ -30,18 +30,22 @@ import (
 // exactly those whose header opens one. Every range placement admits is
 // rendered or refused with a reason, none left unreached. It runs on
 // testdata/programs, the benchmark workloads and three modules of the
-// corpus from the module cache (go-humanize, uuid, semver).
+// corpus from the module cache (go-humanize, uuid, semver, with their
+// tests).
 func TestAnalyzeRangesMatchOverlay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("instruments whole modules; skipped with -short")
 	}
 	modcache := strings.TrimSpace(string(must(exec.Command("go", "env", "GOMODCACHE").Output())))
-	cases := []struct{ name, dir, pattern string }{
-		{"programs", "../../testdata/programs", "./..."},
-		{"workloads", "../..", "./bench/workloads/..."},
-		{"go-humanize", filepath.Join(modcache, "github.com/dustin/go-humanize@v1.1.0"), "./..."},
-		{"uuid", filepath.Join(modcache, "github.com/google/uuid@v1.6.0"), "./..."},
-		{"semver", filepath.Join(modcache, "github.com/!masterminds/semver/v3@v3.5.0"), "./..."},
+	cases := []struct {
+		name, dir, pattern string
+		tests              bool // with the test files, as bigfoot test
+	}{
+		{"programs", "../../testdata/programs", "./...", false},
+		{"workloads", "../..", "./bench/workloads/...", false},
+		{"go-humanize", filepath.Join(modcache, "github.com/dustin/go-humanize@v1.1.0"), "./...", true},
+		{"uuid", filepath.Join(modcache, "github.com/google/uuid@v1.6.0"), "./...", true},
+		{"semver", filepath.Join(modcache, "github.com/!masterminds/semver/v3@v3.5.0"), "./...", true},
 	}
 	wd, _ := os.Getwd()
 	defer os.Chdir(wd)
@@ -61,14 +65,18 @@ func TestAnalyzeRangesMatchOverlay(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out, errb bytes.Buffer
-			if code := analyzeMain(context.Background(), []string{"-json", "-deps=main", c.pattern}, &out, &errb); code != 0 {
+			args, verb := []string{"-json", "-deps=main"}, "build"
+			if c.tests {
+				args, verb = append(args, "-test"), "test"
+			}
+			if code := analyzeMain(context.Background(), append(args, c.pattern), &out, &errb); code != 0 {
 				t.Fatalf("analyze exited %d: %s", code, errb.String())
 			}
 			var rep jsonReport
 			if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 				t.Fatalf("bad JSON: %v", err)
 			}
-			inv, err := driver.ParseArgs("build", []string{"-mode=" + mode.BigFoot.String(), "-deps=main", c.pattern})
+			inv, err := driver.ParseArgs(verb, []string{"-mode=" + mode.BigFoot.String(), "-deps=main", c.pattern})
 			if err != nil {
 				t.Fatal(err)
 			}
