@@ -330,7 +330,10 @@ func (f *family) readOnlyFreeVar(fn *ssa.Function, i int) string {
 	}
 	fv := fn.FreeVars[i]
 	f.freeVars = append(f.freeVars, fv)
-	if fn.Synthetic != "" {
+	// A bound method wrapper (x.m binds &x) has no parent; the loop body
+	// of a range-over-func loop is a synthetic closure of its function,
+	// whose loads and stores are the source's, checked as any closure's.
+	if fn.Synthetic != "" && fn.Parent() == nil {
 		return "captured by a method value"
 	}
 	return f.readOnly(fv)

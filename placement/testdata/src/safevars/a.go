@@ -146,3 +146,35 @@ func deferredRead() {
 	}() // want "R *d"
 	d = 2
 } // want "W *d"
+
+// seq yields 0, ..., n-1.
+func seq(n int) func(func(int) bool) { // safe
+	return func(yield func(int) bool) {
+		for i := 0; i < n; i++ {
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+// rangeFunc: the body of a range-over-func loop is a closure of go/ssa's
+// (synthetic, with a parent) that only reads r and one, captured by value
+// by the compiler; a check's &r would make them captured by reference and
+// move them to the heap when the iterator lets the body escape
+// (text/template's walkRange).
+func rangeFunc(r *counter, n int) { // safe
+	one := func(i int) { use(i + r.n) } // safe want "R r.n"
+	for v := range seq(n) {
+		one(v)
+	}
+}
+
+// rangeFuncWrites: the loop body writes sum.
+func rangeFuncWrites(n int) int {
+	sum := 0 // unsafe "written inside a closure" want "unpub W *sum"
+	for v := range seq(n) {
+		sum += v
+	} // want "W *sum"
+	return sum // want "R *sum"
+}
