@@ -309,10 +309,8 @@ func (r *fileRewriter) assign(s *ast.AssignStmt, list bool) stmtOut {
 			if !ok || r.fn == nil {
 				continue
 			}
-			if v := r.varOf(id); v != nil && r.sharedVar(v) {
-				if list {
-					post.WriteString("; __bf.W(" + r.g() + ", &" + id.Name + ", " + r.site(id.Pos()) + ")")
-				}
+			if v := r.varOf(id); v != nil && r.sharedVar(v) && list {
+				post.WriteString(r.declWrite(id))
 			}
 		}
 	} else {
@@ -370,13 +368,41 @@ func (r *fileRewriter) declStmt(s *ast.DeclStmt, list bool) stmtOut {
 		p, q := r.cgoHooks(vs.Pos(), list)
 		pre.WriteString(p)
 		post.WriteString(q)
+		if len(vs.Values) == 0 {
+			// var x T: the zero value is not a write (go -race's
+			// allocation resets the shadow, it does not write it), and
+			// a check here would cost the function its inlining, and a
+			// caller of a constructor returning &x the stack
+			// allocation of x ("What emitted code may do to escape
+			// analysis" in docs/instrument.md).
+			continue
+		}
 		for _, id := range vs.Names {
 			if v := r.varOf(id); v != nil && r.sharedVar(v) && list && r.fn != nil {
-				post.WriteString("; __bf.W(" + r.g() + ", &" + id.Name + ", " + r.site(id.Pos()) + ")")
+				post.WriteString(r.declWrite(id))
 			}
 		}
 	}
 	return stmtOut{pre: pre.String(), text: r.spliceNode(s, subs...), post: post.String()}
+}
+
+// declWrite renders, after a statement that declares the shared variable
+// id with a value, the check of that initializing write: none where
+// placement found the variable unpublished there (placement.Unpublished:
+// nothing but this goroutine can have its address yet), which keeps &id
+// out of the function, so its inlining and the escape of id are the plain
+// build's ("What emitted code may do to escape analysis" in
+// docs/instrument.md); counting builds announce it.
+func (r *fileRewriter) declWrite(id *ast.Ident) string {
+	if r.rc != nil && r.rc.drop == nil {
+		r.rc.record(id, true) // pass 1: one wrapper for the site's store
+	} else if r.unpublished(id, true) {
+		if r.p.recordSafe {
+			return "; __bf.A(" + r.g() + ", &" + id.Name + ", true, " + r.site(id.Pos()) + ")"
+		}
+		return ""
+	}
+	return "; __bf.W(" + r.g() + ", &" + id.Name + ", " + r.site(id.Pos()) + ")"
 }
 
 // rangeStmt renders a range loop. Channels become a loop of instrumented
