@@ -1,0 +1,165 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// allocsModule has the shapes whose heap allocations an inserted check
+// could change, each measured with testing.AllocsPerRun and printed, so
+// that go test -race and bigfoot test must print the same counts
+// (docs/instrument.md, "What emitted code may do to escape analysis").
+var allocsModule = map[string]string{
+	"go.mod": "module example.com/allocs\n\ngo 1.23\n",
+	"allocs.go": `package allocs
+
+// Digest is github.com/cespare/xxhash/v2's: a constructor returning a
+// pointer to a zero-valued local, inlined into New and New into its
+// caller, so that the Digest of d := New() stays on the caller's stack.
+type Digest struct {
+	v1, v2 uint64
+	mem    [32]byte
+	n      int
+}
+
+func New() *Digest { return NewWithSeed(0) }
+
+func NewWithSeed(seed uint64) *Digest {
+	var d Digest
+	d.Reset(seed)
+	return &d
+}
+
+func (d *Digest) Reset(seed uint64) {
+	d.v1 = seed + 1
+	d.v2 = seed
+	d.n = 0
+}
+
+func (d *Digest) Write(b []byte) int {
+	n := copy(d.mem[d.n:], b)
+	d.n += n
+	return n
+}
+
+func (d *Digest) Sum() uint64 { return d.v1 ^ d.v2 ^ uint64(d.n) ^ uint64(d.mem[0]) }
+
+// Hash is hash/fnv's: an initialized local returned as an interface,
+// whose method call the caller devirtualizes once the constructor is
+// inlined.
+type Hash interface{ Sum32() uint32 }
+
+type sum32 uint32
+
+func (s *sum32) Sum32() uint32 { return uint32(*s) }
+
+func NewHash() Hash {
+	var s sum32 = 2166136261
+	return &s
+}
+
+func NewHash2() Hash {
+	s := sum32(2166136261)
+	return &s
+}
+
+// Point is returned by value and used through a pointer that does not
+// escape.
+type Point struct{ X, Y int }
+
+func MakePoint(x, y int) Point {
+	var p Point
+	p.X = x
+	p.Y = y
+	return p
+}
+
+func (p *Point) Scale(k int) { p.X *= k; p.Y *= k }
+
+// seq's loop body is a func value for the range-over-func loops below:
+// called through a variable, it escapes.
+func seq(n int) func(func(int) bool) {
+	return func(yield func(int) bool) {
+		for i := 0; i < n; i++ {
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+var iterate = seq
+
+// RangeFunc's loop body only reads p and one, which the compiler captures
+// by value (text/template's walkRange): a check taking their address
+// would capture them by reference and move them to the heap.
+func RangeFunc(p *Point, n int) int {
+	s := 0
+	one := func(i int) int { return i * p.X }
+	for v := range iterate(n) {
+		s += one(v)
+	}
+	return s
+}
+
+// Counter's closure is called in place.
+func Counter(n int) int {
+	c := 0
+	inc := func() { c++ }
+	for i := 0; i < n; i++ {
+		inc()
+	}
+	return c
+}
+
+// Appended appends into a buffer on the stack.
+func Appended(x byte) int {
+	var buf [16]byte
+	b := append(buf[:0], x, x+1)
+	return len(b) + int(b[1])
+}
+`,
+	"allocs_test.go": `package allocs
+
+import (
+	"fmt"
+	"testing"
+)
+
+var sink uint64
+
+func TestAllocs(t *testing.T) {
+	b := []byte("asdf")
+	p := &Point{1, 2}
+	for _, c := range []struct {
+		name string
+		f    func()
+	}{
+		{"Digest", func() { d := New(); d.Write(b); sink = d.Sum() }},
+		{"NewHash", func() { sink = uint64(NewHash().Sum32()) }},
+		{"NewHash2", func() { sink = uint64(NewHash2().Sum32()) }},
+		{"Point", func() { q := MakePoint(1, 2); q.Scale(3); sink = uint64(q.X + q.Y) }},
+		{"RangeFunc", func() { sink = uint64(RangeFunc(p, 3)) }},
+		{"Counter", func() { sink = uint64(Counter(3)) }},
+		{"Appended", func() { sink = uint64(Appended(7)) }},
+	} {
+		fmt.Printf("%s: %v allocations\n", c.name, testing.AllocsPerRun(100, c.f))
+	}
+}
+`,
+}
+
+// TestAllocsSameAsGoRace: an inserted check moves no variable to the
+// heap. Each shape's allocations per run under bigfoot test are those
+// under go test -race (and the plain build's: go -race changes no
+// escape). At a302844 bigfoot test printed 5 for Digest (xxhash's
+// TestAllocs), 2 for NewHash and NewHash2, and 6 for RangeFunc, where go
+// test -race prints 0, 0, 0 and 4. The default mode is the one measured,
+// as go test -race's counterpart.
+func TestAllocsSameAsGoRace(t *testing.T) {
+	dir := writeModule(t, allocsModule)
+	out := sameAsGoRace(t, dir, nil, "-count=1", "-v", ".")
+	if n := strings.Count(out, " allocations\n"); n != 7 {
+		t.Errorf("go test -race printed %d allocation counts, want 7\n%s", n, out)
+	}
+}
