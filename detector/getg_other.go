@@ -13,6 +13,13 @@ const haveG = false
 
 var goidOff uintptr
 
+// slotOff is 0: there is no g to keep a goroutine's G in (see getg_asm.go).
+const slotOff = 0
+
+func slot(unsafe.Pointer) *uintptr { return nil }
+
+func curG() *G { return nil }
+
 func curKey() (uintptr, unsafe.Pointer) {
 	return uintptr(stackGoid()), nil
 }

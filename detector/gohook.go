@@ -57,6 +57,12 @@ func adopt(key uintptr, gp unsafe.Pointer) *G {
 	if runtimeTakeChild == nil {
 		return nil
 	}
+	if slotOff != 0 {
+		// The word may hold the goroutine's own state (G.keep).
+		if w := *slot(gp); w == 0 || w&1 != 0 {
+			return nil
+		}
+	}
 	p := runtimeTakeChild()
 	if p == 0 {
 		return nil

@@ -100,16 +100,41 @@ var registry shadow.Map[G]
 var space = shadow.NewSpace()
 
 // Cur returns the calling goroutine's state, creating it if the goroutine
-// was started by uninstrumented code. It costs a few nanoseconds: getg and
-// a lock-free hash lookup, plus a comparison of goids that detects a g the
-// runtime reused for a new goroutine.
+// was started by uninstrumented code. Emitted code calls it once per
+// function. With the runtime's goroutine hooks it is a load from the
+// goroutine's g (curG); otherwise, and for the first call after a go
+// statement, which hands the g's word to the new goroutine, it is a
+// lock-free hash lookup by the g, plus a comparison of goids that detects
+// a g the runtime reused for a new goroutine (curReg).
 func Cur() *G {
+	if g := curG(); g != nil {
+		return g
+	}
+	return curReg()
+}
+
+// curReg is Cur by the registry.
+func curReg() *G {
 	key, gp := curKey()
 	if g := registry.Load(key); g != nil && (goidOff == 0 || goidOf(gp) == g.goid) {
+		g.keep(gp)
 		return g
 	}
 	return curSlow(key, gp)
 }
+
+// keep keeps g, the state of the calling goroutine whose g is gp, in the
+// goroutine's slot (curG), with the low bit set, unless the slot holds
+// the state a go statement of the goroutine's prepared for the goroutine
+// it creates next.
+func (g *G) keep(gp unsafe.Pointer) {
+	if slotOff != 0 && *slot(gp) == 0 {
+		*slot(gp) = g.slotWord()
+	}
+}
+
+// slotWord is g as its goroutine's slot holds it (keep).
+func (g *G) slotWord() uintptr { return uintptr(unsafe.Pointer(g)) | 1 }
 
 // curSlow adopts the state an instrumented go statement prepared for the
 // goroutine (adopt), or creates the state of a goroutine started elsewhere.
@@ -182,6 +207,7 @@ func (g *G) start(key uintptr, gp unsafe.Pointer) {
 		old.t.Release() // its goroutine is gone: nobody else uses old.t
 		tids.free(old.tid, shadow.Epoch(old.pub.Load()).Clock())
 	}
+	g.keep(gp)
 }
 
 // Fork is called by the parent at a go statement: it prepares the child's
@@ -236,6 +262,10 @@ func (g *G) Exit() {
 	g.fp.release()
 	unregister(g)
 	g.t.Release()
+	if slotOff != 0 && g.t.GP != nil && *slot(g.t.GP) == g.slotWord() {
+		// Nothing keeps g reachable once the registry drops it.
+		*slot(g.t.GP) = 0
+	}
 	registry.CompareAndDelete(g.key, g)
 	tids.free(g.tid, g.t.Epoch.Clock())
 }

@@ -53,11 +53,18 @@ func stdCur() *G {
 	if !stdHooksOn {
 		return nil
 	}
+	if g := curG(); g != nil {
+		if g.stdOff == 0 && g.key != stdQuietKey.Load() {
+			return g
+		}
+		return nil
+	}
 	key, gp := curKey()
 	if key == stdQuietKey.Load() {
 		return nil
 	}
 	if g := registry.Load(key); g != nil && (goidOff == 0 || goidOf(gp) == g.goid) {
+		g.keep(gp)
 		if g.stdOff == 0 {
 			return g
 		}

@@ -19,7 +19,9 @@ import (
 // the go statement's closure is allocated, takes none), where the new
 // goroutine adopts it when it first runs instrumented code, and goexit1 to
 // call the detector's end of a goroutine, on the goroutine, as Exit did in
-// a deferred call. Both patches keep the lines of proc.go. Where the
+// a deferred call. Between go statements, racectx holds the goroutine's own
+// state with its low bit set (detector.Cur loads it from there), which
+// newproc1 leaves in place. Both patches keep the lines of proc.go. Where the
 // toolchain's proc.go does not have them as expected, the go statement runs
 // the detector's wrappers (Request.RuntimeHooks).
 
@@ -72,10 +74,12 @@ func init() {
 
 // bigfootChild returns the state prepared in callergp for the goroutine its
 // go statement at callerpc creates, and clears it; 0 if there is none or
-// the go statement is the runtime's own.
+// the go statement is the runtime's own. A value with its low bit set is
+// not a prepared state but the detector's state of callergp itself, which
+// stays.
 func bigfootChild(callergp *g, callerpc uintptr) uintptr {
 	c := callergp.racectx
-	if c == 0 {
+	if c == 0 || c&1 != 0 {
 		return 0
 	}
 	if f := findfunc(callerpc); f.valid() && stringslite.HasPrefix(funcname(f), "runtime.") {
