@@ -997,18 +997,32 @@ func (s *Space) sameSpan(t *Thread, a, size uintptr, write bool) bool {
 }
 
 // Same is the fast path of Access for an access that lies within
-// one granule of the page t used last: it reports whether the access is in
-// the epoch already recorded ([READ SAME EPOCH], [READ SHARED SAME EPOCH],
-// [WRITE SAME EPOCH]), in which case there is nothing to do. Otherwise the
-// caller calls Access. A whole cell's state is that of each byte it
-// covers, so an access of part of its bytes is in its epoch too (a byte
-// of a bytes.Buffer that one copy wrote whole).
+// one granule: it reports whether the access is in the epoch already
+// recorded ([READ SAME EPOCH], [READ SHARED SAME EPOCH], [WRITE SAME
+// EPOCH]), in which case there is nothing to do. Otherwise the caller
+// calls Access. A whole cell's state is that of each byte it covers, so
+// an access of part of its bytes is in its epoch too (a byte of a
+// bytes.Buffer that one copy wrote whole).
+//
+// The page is t's cached one or, for an access to another page, the page
+// table's (which t then caches, as fast does): code that alternates
+// between objects on a few pages (a decoder's state, its input and the
+// value it fills) would otherwise take every access of a page it left to
+// Access, through Check and checkPage to fast, to find the same epoch
+// there.
 func (s *Space) Same(t *Thread, a, size uintptr, write bool) bool {
 	off := a & 7
-	if off+size > 8 || t.cacheKey != a>>pageShift || t.cache == nil {
+	if off+size > 8 {
 		return false
 	}
-	arr := t.cache.arr.Load()
+	pg := t.cache
+	if key := a >> pageShift; t.cacheKey != key || pg == nil {
+		if pg = s.pages.lookup(key); pg == nil {
+			return false
+		}
+		t.cacheKey, t.cache = key, pg
+	}
+	arr := pg.arr.Load()
 	if arr == nil {
 		return false // a clean page, or a run over the whole page
 	}
