@@ -72,6 +72,37 @@ func TestSameSplit(t *testing.T) {
 	runtime.KeepAlive(tab)
 }
 
+// TestSameWide checks Same on accesses of several granules (sameWide): a
+// slice header written whole is in the epoch for any of its bytes, and
+// bytes not written in the epoch, or a read after the write, are not.
+func TestSameWide(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	obj := escape(new([8]uint64))
+	a := thread(1, 1, nil)
+	p := unsafe.Pointer(&obj[0])
+	s.Write(a, p, 24, 0)
+	if !s.Same(a, uintptr(p), 24, true) || !s.Same(a, uintptr(p)+4, 16, true) {
+		t.Fatal("a same-epoch write of written granules missed the fast path")
+	}
+	if s.Same(a, uintptr(p)+16, 16, true) {
+		t.Fatal("fast path for bytes not written in this epoch")
+	}
+	if s.Same(a, uintptr(p), 24, false) {
+		t.Fatal("a write's epoch taken for a read")
+	}
+	s.Read(a, unsafe.Add(p, 8), 1, 0) // one byte of granule 1, which may split it
+	if !s.Same(a, uintptr(p), 16, true) {
+		t.Fatal("fast path missed after a read of part of a written granule")
+	}
+	a.VC[1]++
+	a.Epoch = MakeEpoch(1, a.VC[1])
+	if s.Same(a, uintptr(p), 24, true) {
+		t.Fatal("fast path in a new epoch")
+	}
+	runtime.KeepAlive(obj)
+}
+
 // TestObjectWeak checks that the weak pointers of all granules of one
 // object are the object's, and that it still dies with the object.
 func TestObjectWeak(t *testing.T) {

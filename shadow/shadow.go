@@ -1013,7 +1013,7 @@ func (s *Space) sameSpan(t *Thread, a, size uintptr, write bool) bool {
 func (s *Space) Same(t *Thread, a, size uintptr, write bool) bool {
 	off := a & 7
 	if off+size > 8 {
-		return false
+		return s.sameWide(t, a, size, write)
 	}
 	pg := t.cache
 	if key := a >> pageShift; t.cacheKey != key || pg == nil {
@@ -1047,6 +1047,48 @@ func (s *Space) Same(t *Thread, a, size uintptr, write bool) bool {
 		return false
 	}
 	t.Stats.Checks++
+	return true
+}
+
+// wideMax is the most bytes of an access that sameWide decides.
+const wideMax = 64
+
+// sameWide is Same for an access of up to wideMax bytes over several
+// granules of one page: a string, slice or interface header, a small
+// struct read or written whole. Each granule decides its bytes as in
+// Same. Without it, every such access went from Same to Access's loop,
+// which found the same epoch there granule by granule (fast).
+func (s *Space) sameWide(t *Thread, a, size uintptr, write bool) bool {
+	if size > wideMax || (a+size-1)>>pageShift != a>>pageShift {
+		return false
+	}
+	pg := t.cache
+	if key := a >> pageShift; t.cacheKey != key || pg == nil {
+		if pg = s.pages.lookup(key); pg == nil {
+			return false
+		}
+		t.cacheKey, t.cache = key, pg
+	}
+	arr := pg.arr.Load()
+	if arr == nil {
+		return false
+	}
+	gen := uint32(lagGen.Load())
+	for end := a + size; a < end; {
+		off := a & 7
+		n := min(8-off, end-a)
+		gr := arr[(a&(pageSize-1))>>3].Load()
+		if gr == nil || !gr.current(gen) {
+			return false
+		}
+		if uintptr(gr.lo) <= off && uintptr(gr.hi) >= off+n &&
+			(gr.whole.sameOwn(t, write) || !write && gr.whole.sameShared(t)) { // cell.same, inlined
+			t.Stats.Checks++
+		} else if sp := gr.split.Load(); sp == nil || !sp.same(t, off, off+n, write) {
+			return false
+		}
+		a += n
+	}
 	return true
 }
 
