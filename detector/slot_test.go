@@ -1,0 +1,73 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+import (
+	"sync"
+	"testing"
+)
+
+// TestCurSlot checks Cur's load from the goroutine's g (curG) where the
+// runtime has the goroutine hooks, which only a bigfoot build of the test
+// has: cmd/bigfoot's TestCurSlotUnderBigfoot runs it so. Each goroutine
+// gets a G of its own, kept in its g; a go statement's prepared state is
+// adopted by the goroutine it creates and leaves the parent's G to the
+// registry until the parent's next Cur; a g the runtime reuses for a new
+// goroutine never yields its previous goroutine's G.
+func TestCurSlot(t *testing.T) {
+	if runtimeSetChild == nil {
+		t.Skip("the runtime has no goroutine hooks: a plain build (Cur uses the registry)")
+	}
+	if slotOff == 0 {
+		t.Fatal("the runtime has the goroutine hooks, but calibrateSlot found no slot in runtime.g")
+	}
+	g := Cur()
+	if curG() != g || Cur() != g {
+		t.Fatalf("the goroutine's slot does not hold its G after Cur")
+	}
+
+	// Goroutines started one after another, so that the runtime reuses
+	// their gs: each has a G of its own, with its own goid.
+	seen := map[uint64]bool{}
+	for range 200 {
+		done := make(chan *G)
+		go func() {
+			if curG() != nil {
+				t.Errorf("a new goroutine's slot holds a G before its first Cur")
+			}
+			c := Cur()
+			if curG() != c || c.goid != curGoid(getg()) {
+				t.Errorf("goroutine %d: Cur's G is not in its slot or has goid %d", curGoid(getg()), c.goid)
+			}
+			done <- c
+		}()
+		c := <-done
+		if c == g || seen[c.serial] {
+			t.Fatalf("a new goroutine got another goroutine's G (serial %d)", c.serial)
+		}
+		seen[c.serial] = true
+	}
+
+	// A go statement after ForkNext: the child adopts the prepared state;
+	// the parent finds its own again.
+	var wg sync.WaitGroup
+	for range 20 {
+		g.ForkNext(0)
+		if curG() != nil {
+			t.Fatal("the parent's slot holds its own G while a go statement's state waits there")
+		}
+		wg.Add(1)
+		parent := g.serial
+		go func() {
+			defer wg.Done()
+			c := Cur()
+			if c == g || c.parent != g.goid || c.serial <= parent || curG() != c {
+				t.Errorf("the child did not adopt the state its go statement prepared")
+			}
+		}()
+		if Cur() != g || curG() != g {
+			t.Fatal("the parent's Cur after a go statement is not its own G")
+		}
+	}
+	wg.Wait()
+}
