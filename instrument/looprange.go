@@ -593,9 +593,11 @@ type stmtAccess struct {
 	write bool
 }
 
-// stmtAccesses lists the element accesses st makes whenever it completes:
-// reads anywhere, writes as assignment targets and ++/-- operands; not in
-// function literals nor in the right operand of && and ||.
+// stmtAccesses lists the element accesses of st that a static range may
+// hold: reads anywhere, writes as the targets and ++/-- operands of st
+// itself; not in function literals nor in the right operand of && and ||.
+// (Placement decides which of them run whenever st completes: those of a
+// simple statement.)
 func (r *fileRewriter) stmtAccesses(st ast.Stmt) []stmtAccess {
 	var out []stmtAccess
 	var visit func(n ast.Node)
