@@ -35,6 +35,9 @@ type EachTestOptions struct {
 	// default): a re-run of the tests an earlier run left without a
 	// verdict, with a larger bound.
 	Run *regexp.Regexp
+	// Packages, if set, selects the packages to test by import path (all
+	// by default): a long module's packages split over several runs.
+	Packages *regexp.Regexp
 	// OutDir, if set, receives the output of every test that did not run
 	// cleanly to its end (logs/), and, after every module, results.md and
 	// report.json.
@@ -97,7 +100,8 @@ type EachTestReport struct {
 	Tags      string         `json:"tags,omitempty"`
 	Bound     float64        `json:"bound_s"`
 	Short     bool           `json:"short,omitempty"`
-	Run       string         `json:"run,omitempty"` // the tests selected, if not all
+	Run       string         `json:"run,omitempty"`      // the tests selected, if not all
+	Packages  string         `json:"packages,omitempty"` // the packages selected, if not all
 	Modules   []*ModuleTests `json:"modules"`
 }
 
@@ -145,6 +149,9 @@ func RunEachTest(ctx context.Context, opts EachTestOptions) (*EachTestReport, er
 	}
 	if opts.Run != nil {
 		rep.Run = opts.Run.String()
+	}
+	if opts.Packages != nil {
+		rep.Packages = opts.Packages.String()
 	}
 	save := func() error {
 		if opts.OutDir == "" {
@@ -210,6 +217,9 @@ func runTests(ctx context.Context, opts EachTestOptions, env []string, dir, tmp 
 	pkgs, err := listTestPackages(ctx, dir, env)
 	if err != nil {
 		return err
+	}
+	if opts.Packages != nil {
+		pkgs = slices.DeleteFunc(pkgs, func(p testPackage) bool { return !opts.Packages.MatchString(p.ImportPath) })
 	}
 	bins, err := os.MkdirTemp(tmp, "bin-")
 	if err != nil {

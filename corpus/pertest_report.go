@@ -88,6 +88,9 @@ func (rep *EachTestReport) Markdown(w io.Writer) error {
 	if rep.Short {
 		p.printf(", -test.short")
 	}
+	if rep.Packages != "" {
+		p.printf(", only the packages matching `%s`", rep.Packages)
+	}
 	if rep.Run != "" {
 		p.printf(", only the tests matching `%s`", rep.Run)
 	}

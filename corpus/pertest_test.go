@@ -71,7 +71,7 @@ func TestScanTestOutput(t *testing.T) {
 // is killed at the bound under both tools, the failing test fails under
 // both, the benchmark is not run, the package whose tests do not build is
 // reported, the two packages with one test binary name both run, and the
-// test that -run leaves out does not.
+// test that -run and the package that -pkg leave out do not.
 func TestRunEachTest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds bigfoot and the fixture under both tools; skipped with -short")
@@ -89,8 +89,9 @@ func TestRunEachTest(t *testing.T) {
 	opts := EachTestOptions{
 		Bigfoot:  bigfoot,
 		Tags:     "bigfoot_verify",
-		Bound:    30 * time.Second,                               // TestNeverEnds never ends; the others end at once
-		Run:      regexp.MustCompile("^(Test[^U]|Fuzz|Example)"), // all but TestUnselected
+		Bound:    30 * time.Second,                                                        // TestNeverEnds never ends; the others end at once
+		Run:      regexp.MustCompile("^(Test[^U]|Fuzz|Example)"),                          // all but TestUnselected
+		Packages: regexp.MustCompile("^example.com/eachtest(/inner/eachtest|/nobuild)?$"), // all but unselected
 		Progress: &progress,
 	}
 	res := &ModuleTests{Module: Module{Path: "example.com/eachtest"}}

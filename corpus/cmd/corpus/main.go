@@ -14,7 +14,7 @@
 // Usage:
 //
 //	go run ./corpus/cmd/corpus [-bigfoot bin/bigfoot] [-modules file] [-only substrings] [-runs N] [-o dir] [-tags tags] [-tools race,bigfoot] [-prime=false] [-timeout d]
-//	go run ./corpus/cmd/corpus -eachtest [-bigfoot bin/bigfoot] [-modules file] [-only substrings] [-o dir] [-tags tags] [-timeout d] [-short] [-run regexp]
+//	go run ./corpus/cmd/corpus -eachtest [-bigfoot bin/bigfoot] [-modules file] [-only substrings] [-o dir] [-tags tags] [-timeout d] [-short] [-pkg regexp] [-run regexp]
 //	go run ./corpus/cmd/corpus -merge a/report.json,b/report.json [-o dir]
 package main
 
@@ -46,6 +46,7 @@ func main() {
 	eachTest := flag.Bool("eachtest", false, "run each top-level test in a process of its own, under bigfoot, and under go -race where bigfoot's fails or hits the bound")
 	short := flag.Bool("short", false, "with -eachtest: run the tests with -test.short")
 	run := flag.String("run", "", "with -eachtest: run only the top-level tests whose names match this `regexp`")
+	pkgs := flag.String("pkg", "", "with -eachtest: test only the packages whose import paths match this `regexp`")
 	merge := flag.String("merge", "", "run nothing: read these comma-separated report.json `files`, compare their modules again and report them as one")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -82,15 +83,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *eachTest {
-		var re *regexp.Regexp
-		if *run != "" {
-			var err error
-			if re, err = regexp.Compile(*run); err != nil {
-				fatal(fmt.Errorf("-run: %v", err))
-			}
-		}
 		rep, err := corpus.RunEachTest(ctx, corpus.EachTestOptions{
-			Run:      re,
+			Run:      compile("-run", *run),
+			Packages: compile("-pkg", *pkgs),
 			Modules:  ms,
 			Bigfoot:  *bigfoot,
 			Tags:     *tags,
@@ -159,6 +154,19 @@ func commit() string {
 		return ""
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// compile returns the regular expression expr of the flag name, nil if
+// expr is empty.
+func compile(name, expr string) *regexp.Regexp {
+	if expr == "" {
+		return nil
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		fatal(fmt.Errorf("%s: %v", name, err))
+	}
+	return re
 }
 
 func fatal(err error) {
