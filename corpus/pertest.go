@@ -211,7 +211,7 @@ func runModuleTests(ctx context.Context, opts EachTestOptions, env []string, tmp
 
 // runTests builds the test binaries of the module in dir under both tools
 // into a directory under tmp, and runs each test; save is called after
-// every package.
+// every test, so that an interrupted run keeps what it measured.
 func runTests(ctx context.Context, opts EachTestOptions, env []string, dir, tmp string, res *ModuleTests, setupLog io.Writer, save func() error) error {
 	m := res.Module
 	pkgs, err := listTestPackages(ctx, dir, env)
@@ -251,7 +251,6 @@ func runTests(ctx context.Context, opts EachTestOptions, env []string, dir, tmp 
 		fmt.Fprintf(opts.Progress, "corpus: %s: %d tests\n", p.ImportPath, len(names))
 		for _, name := range names {
 			t := &TestRun{Name: name}
-			pt.Tests = append(pt.Tests, t)
 			log := ""
 			if opts.OutDir != "" {
 				log = filepath.Join(opts.OutDir, testLog(m, p.ImportPath, name))
@@ -271,10 +270,11 @@ func runTests(ctx context.Context, opts EachTestOptions, env []string, dir, tmp 
 					t.Race, t.RaceWall = r.Status, r.Wall
 				}
 			}
+			pt.Tests = append(pt.Tests, t) // an interrupted run records only the tests it finished
 			fmt.Fprintf(opts.Progress, "corpus: %s: %s: %s in %.0fs%s\n", p.ImportPath, name, t.describe(), t.Wall, raceNote(t))
-		}
-		if err := save(); err != nil {
-			return err
+			if err := save(); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
