@@ -124,12 +124,17 @@ func curReg() *G {
 }
 
 // keep keeps g, the state of the calling goroutine whose g is gp, in the
-// goroutine's slot (curG), with the low bit set, unless the slot holds
-// the state a go statement of the goroutine's prepared for the goroutine
-// it creates next.
+// goroutine's slot (curG), with the low bit set, in place of an earlier
+// state of the goroutine's that g replaces (start: Start or WaitGroupGo's
+// state after the one adopted from the standard library's go statement),
+// unless the slot holds a state a go statement prepared, whose bit is
+// clear: for the goroutine the caller's next go statement creates, or one
+// for the calling goroutine that it did not adopt.
 func (g *G) keep(gp unsafe.Pointer) {
-	if slotOff != 0 && *slot(gp) == 0 {
-		*slot(gp) = g.slotWord()
+	if slotOff != 0 {
+		if w := slot(gp); *w == 0 || *w&1 != 0 {
+			*w = g.slotWord()
+		}
 	}
 }
 

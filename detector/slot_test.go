@@ -48,6 +48,20 @@ func TestCurSlot(t *testing.T) {
 		seen[c.serial] = true
 	}
 
+	// A goroutine whose state Start replaces (WaitGroupGo's, whose
+	// goroutine may have adopted the standard library's go statement's
+	// state first) finds the new one.
+	done := make(chan bool)
+	go func() {
+		old := Cur()
+		c := g.Fork(0)
+		if n := Start(c); Cur() != n || curG() != n || n == old {
+			t.Errorf("after Start, Cur is the goroutine's replaced state")
+		}
+		close(done)
+	}()
+	<-done
+
 	// A go statement after ForkNext: the child adopts the prepared state;
 	// the parent finds its own again.
 	var wg sync.WaitGroup
