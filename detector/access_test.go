@@ -331,10 +331,15 @@ Previous read at 0x[0-9a-f]{12} by goroutine \d+:
 Goroutine \d+ \(running\) created at:
   example.com/m/p\.F\(\)
       p/file.go:9
-
+  github.com/bigfoot-go/bigfoot/detector\.spawnAt\(\)
+      .*/detector/helpers_test.go:\d+ \+0x[0-9a-f]+
+.*
 Goroutine \d+ \(finished\) created at:
   example.com/m/p\.F\(\)
       p/file.go:9
+  github.com/bigfoot-go/bigfoot/detector\.spawnAt\(\)
+      .*/detector/helpers_test.go:\d+ \+0x[0-9a-f]+
+.*
 ==================
 $`
 	if !regexp.MustCompile(pat).MatchString(text) {

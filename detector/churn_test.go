@@ -84,7 +84,7 @@ func TestSpareTIDsLowestFirst(t *testing.T) {
 	ts.next = 1
 	const peak = 4 * quarantine
 	for range peak {
-		ts.alloc(nil, 0, 0)
+		ts.alloc(nil, 0, 0, 0)
 	}
 	// The peak exits, highest id first, each unknown to the parents below
 	// (their clocks are empty): only the quarantine makes ids spare.
@@ -93,7 +93,7 @@ func TestSpareTIDsLowestFirst(t *testing.T) {
 	}
 	var got []uint32
 	for range peak - quarantine {
-		tid, clock := ts.alloc(nil, 0, 0)
+		tid, clock := ts.alloc(nil, 0, 0, 0)
 		if clock != 8 {
 			t.Fatalf("tid %d reused from clock %d, want 8 (its final clock + 1)", tid, clock)
 		}
@@ -106,7 +106,7 @@ func TestSpareTIDsLowestFirst(t *testing.T) {
 			t.Fatalf("reused ids %v, want %d..%d in order", got, quarantine+1, peak)
 		}
 	}
-	if tid, _ := ts.alloc(nil, 0, 0); tid != peak+1 {
+	if tid, _ := ts.alloc(nil, 0, 0, 0); tid != peak+1 {
 		t.Errorf("with only quarantined ids free, alloc gave %d, want the new id %d", tid, peak+1)
 	}
 }

@@ -37,9 +37,12 @@ type G struct {
 	serial   uint64
 	key      uintptr
 	forkSite uint32
-	parent   uint64 // goid of the creating goroutine, 0 if unknown
-	pub      atomic.Uint64
-	exited   atomic.Bool
+	// forkStack is the creating goroutine's stack at the go statement
+	// (stacks.go), which a report shows below forkSite; 0 if unknown.
+	forkStack uint32
+	parent    uint64 // goid of the creating goroutine, 0 if unknown
+	pub       atomic.Uint64
+	exited    atomic.Bool
 	// snap is the goroutine's last published snapshot, a lower bound of
 	// its vector clock, for the frontier (frontier.go); snapSeen is the
 	// request it answered, liveIdx its index among the live goroutines
@@ -153,7 +156,7 @@ func curSlow(key uintptr, gp unsafe.Pointer) *G {
 	handoff.mu.Lock()
 	vc := append([]uint64(nil), handoff.vc...)
 	handoff.mu.Unlock()
-	g := newG(vc, 0, 0)
+	g := newG(vc, 0, 0, 0)
 	registerLive(g, nil, true)
 	g.start(key, gp)
 	return g
@@ -177,21 +180,22 @@ func curStarted() *G {
 		return g
 	}
 	shadow.RefreshGen() // see shadow.RefreshGen: goroutine boundaries
-	g := newG(nil, 0, 0)
+	g := newG(nil, 0, 0, 0)
 	registerLive(g, nil, true)
 	g.start(key, gp)
 	return g
 }
 
 // newG allocates a thread id for a goroutine whose initial vector clock is
-// vc (which it takes over) and returns its state.
-func newG(vc []uint64, site uint32, parent uint64) *G {
-	tid, clock := tids.alloc(vc, site, parent)
+// vc (which it takes over), created at site with the stack stack by the
+// goroutine parent, and returns its state.
+func newG(vc []uint64, site, stack uint32, parent uint64) *G {
+	tid, clock := tids.alloc(vc, site, stack, parent)
 	if int(tid) >= len(vc) {
 		vc = append(vc, make([]uint64, int(tid)+1-len(vc))...)
 	}
 	vc[tid] = clock
-	g := &G{tid: tid, forkSite: site, parent: parent, serial: gSerial.Add(1), hist: tids.historyOf(tid)}
+	g := &G{tid: tid, forkSite: site, forkStack: stack, parent: parent, serial: gSerial.Add(1), hist: tids.historyOf(tid)}
 	g.t.VC = vc
 	g.t.Epoch = shadow.MakeEpoch(tid, clock)
 	g.pub.Store(uint64(g.t.Epoch))
@@ -225,7 +229,7 @@ func (g *G) Fork(site uint32) *Child {
 	g.t.VC = trim(g.t.VC, int(g.tid)+1)
 	vc := make([]uint64, len(g.t.VC), len(g.t.VC)+1)
 	copy(vc, g.t.VC)
-	c := newG(vc, site, g.goid)
+	c := newG(vc, site, creatorStack(g), g.goid)
 	g.commitFootprints()
 	g.publishIfWider()
 	// The parent's snapshot is a lower bound of the clock c copies.
@@ -359,13 +363,14 @@ type owner struct {
 	start    uint64 // first clock of this owner
 	goid     uint64
 	site     uint32 // fork site
+	stack    uint32 // fork stack (G.forkStack)
 	parent   uint64
 	finished bool
 }
 
 func init() { tids.next = 1 }
 
-func (ts *tidTable) alloc(vc []uint64, site uint32, parent uint64) (uint32, uint64) {
+func (ts *tidTable) alloc(vc []uint64, site, stack uint32, parent uint64) (uint32, uint64) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	var tid uint32
@@ -389,7 +394,7 @@ func (ts *tidTable) alloc(vc []uint64, site uint32, parent uint64) (uint32, uint
 			ts.owners = append(ts.owners, nil)
 		}
 	}
-	os := append(ts.owners[tid], owner{start: clock, site: site, parent: parent})
+	os := append(ts.owners[tid], owner{start: clock, site: site, stack: stack, parent: parent})
 	if len(os) > 4 {
 		os = append(os[:0:0], os[len(os)-4:]...)
 	}

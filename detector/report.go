@@ -471,7 +471,7 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 	}
 	if g.forkSite != 0 {
 		fmt.Fprintf(w, "\nGoroutine %d (running) created at:\n", g.goid)
-		writeSite(w, g.forkSite)
+		writeCreation(w, g.forkSite, g.forkStack)
 	}
 	if havePrev && prev.site != 0 && prev.goid != g.goid {
 		state := "running"
@@ -479,7 +479,7 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 			state = "finished"
 		}
 		fmt.Fprintf(w, "\nGoroutine %s (%s) created at:\n", prevID, state)
-		writeSite(w, prev.site)
+		writeCreation(w, prev.site, prev.stack)
 	}
 	fmt.Fprintf(w, "==================\n")
 	w.Flush()

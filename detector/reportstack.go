@@ -90,3 +90,12 @@ func writeDeferredStack(w io.Writer, g *G, site uint32, a access, exact bool, pc
 	}
 	return writeAccessStack(w, site, a, exact, stackOf(g.pendStack), false)
 }
+
+// writeCreation writes where a goroutine was created: the go statement at
+// site, then its function's callers on the creator's stack (stack, an id
+// of the depot; creatorStack), or the site alone if the stack is unknown.
+func writeCreation(w io.Writer, site, stack uint32) {
+	if pcs := stackOf(stack); pcs == nil || !writeAccessStack(w, site, access{}, false, pcs, false) {
+		writeSite(w, site)
+	}
+}

@@ -73,3 +73,16 @@ func stackOf(id uint32) []uintptr {
 	defer depot.mu.Unlock()
 	return depot.stacks[id-1]
 }
+
+// creatorStack returns the id of g's stack at a go statement, g being the
+// calling goroutine, for the "created at" of the goroutine it creates:
+// go -race shows the creator's whole stack there. 0 if the stack is not
+// known or the depot is full.
+func creatorStack(g *G) uint32 {
+	var pcs [maxStack]uintptr
+	n := stackPCs(g.t.GP, &pcs)
+	if n == 0 {
+		return 0
+	}
+	return intern(pcs[:n])
+}

@@ -596,7 +596,7 @@ func TestFinalizer(t *testing.T) {
 		fin := func(*[32]byte) {
 			cg := Cur()
 			if !synced {
-				cg = newG(nil, 0, 0) // a goroutine that saw no edge
+				cg = newG(nil, 0, 0, 0) // a goroutine that saw no edge
 				cg.start(curKey())
 			}
 			_ = *R(cg, x, 0)
@@ -629,7 +629,7 @@ func TestFinalizer(t *testing.T) {
 		cleanup := func(int) {
 			cg := Cur()
 			if !synced {
-				cg = newG(nil, 0, 0)
+				cg = newG(nil, 0, 0, 0)
 				cg.start(curKey())
 			}
 			_ = *R(cg, x, 0)
