@@ -3,7 +3,6 @@
 package detector
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -119,7 +118,7 @@ func TestHistoryMovesOn(t *testing.T) {
 				})
 				<-spawn(g, func(g *G) { *W(g, p, 0) = 2 })
 			})
-			want := fmt.Sprintf("detector.store()\n      detector/history_test.go:17\n  [failed to restore the stack]")
+			want := "detector.store()\n      detector/history_test.go:17\n  [failed to restore the stack]"
 			if prev := previous(t, text); !strings.Contains(prev, want) || strings.Contains(prev, "callerA") {
 				t.Errorf("previous access, want its site and %q:\n%s", "[failed to restore the stack]", text)
 			}
