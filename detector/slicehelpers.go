@@ -71,6 +71,24 @@ func (a Appender[S, E]) AddSlice(xs ...E) S {
 	return a.Add(xs...)
 }
 
+// AppendPre and AppendPost check s = append(s, x1, …, xn), which the
+// instrumenter leaves in place for a local slice variable (the compiler
+// may keep a small backing array of it on the stack, which an append in
+// Add does not get): before it, the n-element append's reads of the old
+// elements if they move; after it, its writes of the last n.
+func AppendPre[S ~[]E, E any](g *G, site uint32, s S, n int) {
+	if len(s)+n > cap(s) && len(s) > 0 {
+		g.ReadRange(unsafe.Pointer(&s[0]), unsafe.Sizeof(s[0]), 0, len(s), 1, site)
+	}
+}
+
+// AppendPost is AppendPre's second half, given the appended slice.
+func AppendPost[S ~[]E, E any](g *G, site uint32, s S, n int) {
+	if n > 0 && len(s) >= n {
+		g.WriteRange(unsafe.Pointer(&s[0]), unsafe.Sizeof(s[0]), len(s)-n, len(s), 1, site)
+	}
+}
+
 // AppendString is append(s, str...).
 func AppendString[S ~[]byte, T ~string](g *G, site uint32, s S, str T) S {
 	if len(s)+len(str) > cap(s) && len(s) > 0 {

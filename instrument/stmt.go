@@ -278,6 +278,9 @@ func (r *fileRewriter) lvalue(e ast.Expr, ord checkOrder, list bool, assigned ma
 }
 
 func (r *fileRewriter) assign(s *ast.AssignStmt, list bool) stmtOut {
+	if o, ok := r.appendInPlace(s, list); ok {
+		return o
+	}
 	ord := checkBefore
 	if s.Tok != token.DEFINE && r.fn != nil {
 		ord = r.assignOrder(s)
