@@ -79,8 +79,9 @@ func RuntimeFiles(goroot, goversion string) (map[string][]byte, error) {
 // runtimePatches returns the files a build adds to or patches in package
 // runtime in dir: the GC count's, the allocation versions' if versions is
 // set, and where the runtime takes them, the user's environment's
-// (userenv.go) and the hooks of the detector's exit processing and of its
-// goroutines (runtimehooks.go).
+// (userenv.go), the hooks of the detector's exit processing and of its
+// goroutines (runtimehooks.go), and tracebacks without the detector's
+// frames (traceback.go).
 func runtimePatches(dir string, versions bool) (map[string][]byte, error) {
 	files := make(map[string][]byte)
 	if versions {
@@ -90,7 +91,7 @@ func runtimePatches(dir string, versions bool) (map[string][]byte, error) {
 		}
 	}
 	files[filepath.Join(dir, gcCountFile)] = []byte(gcCountSource)
-	for _, optional := range []func(string) (map[string][]byte, error){userEnvFiles, runtimeHookFiles} {
+	for _, optional := range []func(string) (map[string][]byte, error){userEnvFiles, runtimeHookFiles, tracebackFiles} {
 		if more, err := optional(dir); err == nil {
 			for path, data := range more {
 				files[path] = data

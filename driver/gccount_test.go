@@ -102,8 +102,8 @@ func checkRuntimeTarget(t *testing.T, target, src, local, typ string) {
 
 // RuntimeFiles gives what a build's overlay gives package runtime: the GC
 // count's file, the versions' file and their patches (on a tested Go
-// version), the file that restores the user's environment, and the exit
-// and goroutine hooks' files and proc.go's patch.
+// version), the file that restores the user's environment, the exit
+// and goroutine hooks' files and proc.go's patch, and traceback.go's.
 func TestRuntimeFiles(t *testing.T) {
 	files, err := RuntimeFiles(build.Default.GOROOT, allocVersionGoVersions[0])
 	if err != nil {
@@ -131,9 +131,12 @@ func TestRuntimeFiles(t *testing.T) {
 			t.Errorf("proc.go lacks %q", hooked)
 		}
 	}
+	if tb := string(files[filepath.Join(dir, "traceback.go")]); !strings.Contains(tb, tracebackHooked) || !strings.HasSuffix(tb, tracebackFunc) {
+		t.Errorf("traceback.go lacks %q or bigfootFrame", tracebackHooked)
+	}
 	// The GC count's, versions', environment's, exit hook's and goroutine
-	// hooks' files, the versions' patches and proc.go's.
-	if want := 6 + len(allocVersionPatches); len(files) != want {
+	// hooks' files, the versions' patches, proc.go's and traceback.go's.
+	if want := 7 + len(allocVersionPatches); len(files) != want {
 		t.Errorf("%d files, want %d", len(files), want)
 	}
 	untested, err := RuntimeFiles(build.Default.GOROOT, "go1.99.0")
