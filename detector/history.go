@@ -38,7 +38,8 @@ import (
 const (
 	histMin   = 32   // entries of a new ring
 	histMax   = 1024 // entries of a ring at most (40 KiB)
-	histSlots = 32   // the per-thread-id cache of sites' last entries
+	histSlots = 256  // the per-thread-id cache of sites' last entries
+	histIDs   = 64   // the per-thread-id cache of stack ids
 )
 
 // A history is one thread id's: the ring of its entries and the cache
@@ -50,9 +51,18 @@ type history struct {
 	mu   spin.Mutex // guards ents and appends; held by readers
 	ents []histEntry
 	n    atomic.Uint64 // entries appended; entry k is ents[k%len(ents)]
-	// slots[s%histSlots] is site s's last entry (the owner's only)
+	// slots[slotOf(s)] is site s's last entry, ids[h%histIDs] the id
+	// of a stack whose walk hashed to h (the owner's only)
 	slots [histSlots]histSlot
+	ids   [histIDs]struct {
+		hash uint64
+		id   uint32
+	}
 }
+
+// slotOf returns the cache slot of site s: a multiplicative hash, since
+// one function's sites are consecutive.
+func slotOf(s uint32) uint32 { return s * 0x9e3779b1 >> 24 }
 
 // A histEntry says that every access at site by the thread id in the
 // clocks [from, to] had the stack stack, and those of clock to touched
@@ -117,16 +127,22 @@ func (g *G) noteSlow(site uint32, lo, hi uintptr) {
 		h.noteStack(site, hash, id, clock, lo, hi)
 		return
 	}
-	hash := stackHash(g.t.GP)
+	walk := stackHash(g.t.GP)
+	hash := walk
 	if g.committing {
 		hash = ^hash
 	}
-	s := &h.slots[site%histSlots]
+	s := &h.slots[slotOf(site)]
 	if s.site == site && s.hash == hash && s.seq != 0 && h.extend(s, clock, lo, hi) {
 		return
 	}
-	var pcs [maxStack]uintptr
-	id := intern(pcs[:stackPCs(g.t.GP, &pcs)])
+	c := &h.ids[walk%histIDs]
+	id := c.id
+	if c.hash != walk || id == 0 {
+		var pcs [maxStack]uintptr
+		id = intern(pcs[:stackPCs(g.t.GP, &pcs)])
+		c.hash, c.id = walk, id
+	}
 	if id != 0 && g.committing {
 		id |= commitStack
 	}
@@ -142,7 +158,7 @@ const commitStack = 1 << 31
 // noteStack records an access of [lo, hi) at site in clock made with the
 // stack id, whose cache hash is hash.
 func (h *history) noteStack(site uint32, hash uint64, id uint32, clock uint64, lo, hi uintptr) {
-	s := &h.slots[site%histSlots]
+	s := &h.slots[slotOf(site)]
 	if s.site == site && s.hash == hash && s.seq != 0 && h.extend(s, clock, lo, hi) {
 		return
 	}
