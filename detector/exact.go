@@ -5,6 +5,8 @@ package detector
 import (
 	"strconv"
 	"strings"
+
+	"github.com/bigfoot-go/bigfoot/shadow"
 )
 
 // Exact accesses of coalesced checks.
@@ -17,6 +19,8 @@ import (
 //	line:col:fn<TAB>r<line>:<col>
 //	line:col:fn<TAB>g<struct> <lo> <off>:<size>:<line>:<col>:<w|r> ...
 //	line:col:fn<TAB>f<struct> <off>
+//	line:col:fn<TAB>l<c> <elem> <d0> <rel>:<line>:<col>:<w|r> ...
+//	line:col:fn<TAB>e<elem> <fn> <off>:<size>:<line>:<col>:<w|r> ...|<file>
 //
 // "r": a read of the same bytes, at line:col of the same function,
 // precedes this write in the same epoch (the read's check was left out).
@@ -27,7 +31,16 @@ import (
 // "g": the check covers the bytes [lo, hi) of a struct (identified by
 // <struct>, a hash of its type); each member is one access of a field at
 // offset <off> (from the struct's start) of <size> bytes, in execution
-// order. Nothing of this is read on the checking path: a report, once a
+// order.
+// "l": the check is a static loop range merged from the sites
+// a[c·i+d+rel] (rel from the first site, whose constant term is d0) of
+// elements of <elem> bytes; the racing element's index from a[d] names
+// the site.
+// "e": the check is a caller's range over the elements its loop passes
+// to a callee (instrument/cover.go); the members are the callee's
+// accesses of one element, as in "g", in function <fn> of <file>.
+// The range being checked tells a report where its elements start
+// (G.org). Nothing of this is read on the checking path: a report, once a
 // race is found, resolves the racing address to the access that touched
 // it (exactAccess).
 
@@ -40,6 +53,19 @@ type coverage struct {
 	members    []groupMember
 	plain      bool    // "f": the check is of one field of a struct some group covers
 	field      uintptr // "f": the field's offset
+	elem       uintptr // "l", "e": the array's element size
+	stride     int     // "l": the index coefficient c
+	d0         int     // "l": the first site's constant index term
+	grid       []loopMember
+	fn, file   string // "e": the callee's function and file
+}
+
+// A loopMember is one site of a merged static loop range: its index is
+// c·i + d + rel, d that of the range's first site.
+type loopMember struct {
+	rel       int
+	line, col int
+	write     bool
 }
 
 // A groupMember is one access of a field group.
@@ -86,6 +112,43 @@ func parseItem(s string) *coverage {
 			return nil
 		}
 		return &coverage{group: id, field: uintptr(n), plain: true}
+	case strings.HasPrefix(s, "l"):
+		f := strings.Fields(s[1:])
+		if len(f) < 4 {
+			return nil
+		}
+		stride, err1 := strconv.Atoi(f[0])
+		elem, err2 := strconv.ParseUint(f[1], 10, 64)
+		d0, err3 := strconv.Atoi(f[2])
+		if err1 != nil || err2 != nil || err3 != nil || stride <= 0 || elem == 0 {
+			return nil
+		}
+		c := &coverage{stride: stride, elem: uintptr(elem), d0: d0}
+		for _, m := range f[3:] {
+			p := strings.Split(m, ":")
+			if len(p) != 4 {
+				return nil
+			}
+			rel, err1 := strconv.Atoi(p[0])
+			line, col, ok := lineCol(p[1] + ":" + p[2])
+			if err1 != nil || !ok {
+				return nil
+			}
+			c.grid = append(c.grid, loopMember{rel, line, col, p[3] == "w"})
+		}
+		return c
+	case strings.HasPrefix(s, "e"):
+		s, file, _ := strings.Cut(s[1:], "|")
+		f := strings.Fields(s)
+		if len(f) < 3 {
+			return nil
+		}
+		elem, err := strconv.ParseUint(f[0], 10, 64)
+		members, ok := parseMembers(f[2:])
+		if err != nil || elem == 0 || !ok {
+			return nil
+		}
+		return &coverage{elem: uintptr(elem), members: members, fn: f[1], file: file}
 	case strings.HasPrefix(s, "g"):
 		f := strings.Fields(s[1:])
 		if len(f) < 3 {
@@ -95,24 +158,34 @@ func parseItem(s string) *coverage {
 		if err != nil {
 			return nil
 		}
-		c := &coverage{group: f[0], lo: uintptr(lo)}
-		for _, m := range f[2:] {
-			p := strings.Split(m, ":")
-			if len(p) != 5 {
-				return nil
-			}
-			off, err1 := strconv.ParseUint(p[0], 10, 64)
-			size, err2 := strconv.ParseUint(p[1], 10, 64)
-			line, err3 := strconv.Atoi(p[2])
-			col, err4 := strconv.Atoi(p[3])
-			if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
-				return nil
-			}
-			c.members = append(c.members, groupMember{uintptr(off), uintptr(size), line, col, p[4] == "w"})
+		members, ok := parseMembers(f[2:])
+		if !ok {
+			return nil
 		}
-		return c
+		return &coverage{group: f[0], lo: uintptr(lo), members: members}
 	}
 	return nil
+}
+
+// parseMembers parses the members of a "g" or "e" entry,
+// off:size:line:col:w|r each.
+func parseMembers(f []string) ([]groupMember, bool) {
+	var members []groupMember
+	for _, m := range f {
+		p := strings.Split(m, ":")
+		if len(p) != 5 {
+			return nil, false
+		}
+		off, err1 := strconv.ParseUint(p[0], 10, 64)
+		size, err2 := strconv.ParseUint(p[1], 10, 64)
+		line, err3 := strconv.Atoi(p[2])
+		col, err4 := strconv.Atoi(p[3])
+		if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
+			return nil, false
+		}
+		members = append(members, groupMember{uintptr(off), uintptr(size), line, col, p[4] == "w"})
+	}
+	return members, true
 }
 
 func lineCol(s string) (line, col int, ok bool) {
@@ -123,9 +196,13 @@ func lineCol(s string) (line, col int, ok bool) {
 }
 
 // An access is what a report names: a line of a function and a kind.
+// fn and file are empty for the function and file of the check's site;
+// an access of a callee whose checks the caller's loop makes ("e") names
+// its own.
 type access struct {
 	line, col int
 	write     bool
+	fn, file  string
 }
 
 // exactAccess returns the access that the check at site s, of kind write,
@@ -147,20 +224,26 @@ func exactAccess(s uint32, write bool, addr, base uintptr, group string, conflic
 	c := si.cov
 	if c.readBefore != nil {
 		if current && write && conflictWrite {
-			return access{c.readBefore.line, c.readBefore.col, false}, true
+			return access{line: c.readBefore.line, col: c.readBefore.col}, true
 		}
 		return access{}, false
 	}
-	if base == 0 || group != c.group || addr < base {
+	if base == 0 || group != c.group || addr < base || c.elem != 0 {
 		return access{}, false
 	}
-	off := addr - base
+	return pickMember(c.members, addr, addr-base, write, conflictWrite, current)
+}
+
+// pickMember returns the member of a group or element coverage that
+// touched the racing address addr, at offset off in its struct or
+// element (see exactAccess).
+func pickMember(members []groupMember, addr, off uintptr, write, conflictWrite, current bool) (access, bool) {
 	// The field the racing address is in; one field of the bytes the
 	// shadow reported from (addr up to the granule's end), or the race
 	// cannot be told from the address.
 	end := off + (8 - addr&7)
 	field, n := uintptr(0), 0
-	for _, m := range c.members {
+	for _, m := range members {
 		if m.off < end && off < m.off+m.size && (n == 0 || m.off != field) {
 			field, n = m.off, n+1
 		}
@@ -169,19 +252,77 @@ func exactAccess(s uint32, write bool, addr, base uintptr, group string, conflic
 		return access{}, false
 	}
 	var found access
-	ok = false
-	for _, m := range c.members {
+	ok := false
+	for _, m := range members {
 		if m.off != field {
 			continue
 		}
 		if current && (m.write || conflictWrite) {
-			return access{m.line, m.col, m.write}, true
+			return access{line: m.line, col: m.col, write: m.write}, true
 		}
 		if !current && m.write == write {
-			found, ok = access{m.line, m.col, m.write}, true
+			found, ok = access{line: m.line, col: m.col, write: m.write}, true
 		}
 	}
 	return found, ok
+}
+
+// gridAccess is exactAccess for the check of a range over an array's
+// elements ("l", "e"): org is the address of the element the entry's
+// offsets count from, and elem the element size, as the range being
+// checked knows them (org 0: unknown, the earlier access's; the array
+// is then taken to start its heap object).
+func gridAccess(s uint32, write bool, addr, org, elem uintptr, conflictWrite, current bool) (access, bool) {
+	_, si, ok := site(s)
+	if !ok || si.cov == nil || si.cov.elem == 0 {
+		return access{}, false
+	}
+	c := si.cov
+	if org == 0 || elem != c.elem {
+		b, _, heap := shadow.ObjectBounds(addr)
+		if !heap {
+			return access{}, false
+		}
+		org = b + uintptr(c.d0)*c.elem
+	}
+	d := int(addr - org) // two's complement: an element before org is negative
+	if c.stride == 0 {
+		// "e": a callee's accesses of one element.
+		o := uintptr(mod(d, int(c.elem)))
+		a, ok := pickMember(c.members, addr, o, write, conflictWrite, current)
+		a.fn, a.file = c.fn, c.file
+		return a, ok
+	}
+	// "l": the element's index from org picks the merged sites whose
+	// index it is.
+	e := d / int(c.elem)
+	if d < 0 && d%int(c.elem) != 0 {
+		e--
+	}
+	var found access
+	ok = false
+	for _, m := range c.grid {
+		if mod(e-m.rel, c.stride) != 0 {
+			continue
+		}
+		a := access{line: m.line, col: m.col, write: m.write}
+		if current && (m.write || conflictWrite) {
+			return a, true
+		}
+		if !current && m.write == write {
+			found, ok = a, true
+		}
+	}
+	return found, ok
+}
+
+// mod is x modulo m, in [0, m).
+func mod(x, m int) int {
+	r := x % m
+	if r < 0 {
+		r += m
+	}
+	return r
 }
 
 // structOf returns the start and identity of the struct whose field

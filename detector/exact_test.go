@@ -32,13 +32,13 @@ func TestExactAccess(t *testing.T) {
 		conflictWrite, cur, ok bool
 		want                   access
 	}{
-		{"first field, current", base, true, obj, obj, "7", false, true, true, access{10, 4, true}},
-		{"middle field, prev write: its read", base, true, obj + 8, obj, "7", true, true, true, access{11, 4, false}},
-		{"middle field, prev read: its write", base, true, obj + 8, obj, "7", false, true, true, access{11, 4, true}},
-		{"middle field, earlier access", base, true, obj + 8, obj, "7", false, false, true, access{11, 4, true}},
+		{"first field, current", base, true, obj, obj, "7", false, true, true, access{line: 10, col: 4, write: true}},
+		{"middle field, prev write: its read", base, true, obj + 8, obj, "7", true, true, true, access{line: 11, col: 4, write: false}},
+		{"middle field, prev read: its write", base, true, obj + 8, obj, "7", false, true, true, access{line: 11, col: 4, write: true}},
+		{"middle field, earlier access", base, true, obj + 8, obj, "7", false, false, true, access{line: 11, col: 4, write: true}},
 		{"unknown struct start", base, true, obj + 8, 0, "", false, false, false, access{}},
 		{"another struct", base, true, obj + 8, obj, "9", false, false, false, access{}},
-		{"covered read", base + 1, true, obj, 0, "", true, true, true, access{25, 7, false}},
+		{"covered read", base + 1, true, obj, 0, "", true, true, true, access{line: 25, col: 7, write: false}},
 		{"covered read, prev read", base + 1, true, obj, 0, "", false, true, false, access{}},
 		{"covered read, earlier access", base + 1, true, obj, 0, "", true, false, false, access{}},
 		{"two fields in the racing granule", base + 2, true, obj, obj, "8", true, true, false, access{}},

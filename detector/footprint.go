@@ -88,6 +88,10 @@ type Footprint struct {
 	// stack: the range is in the goroutine's own stack, which is never
 	// checked; its commit does nothing.
 	stack bool
+	// org and orgElem: the static range's element grid (Range.org) when
+	// the pending range was loaded from it, for reports (exact.go); 0
+	// for a range F recorded.
+	org, orgElem uintptr
 	Range // a static loop range (range.go), if one is open
 }
 
@@ -454,7 +458,7 @@ func (f *Footprint) repeat() bool {
 // object of p, which bounds the range and which f keeps alive.
 func (f *Footprint) begin(p unsafe.Pointer, size uintptr, site uint32) {
 	a := uintptr(p)
-	f.start, f.size, f.site, f.stack, f.done = a, size, site, false, 0
+	f.start, f.size, f.site, f.stack, f.done, f.org = a, size, site, false, 0, 0
 	f.step = size // guess: ascending, contiguous
 	f.g.fp.dirty = true
 	base, osize, heap := shadow.ObjectBounds(a)
@@ -585,8 +589,8 @@ func (f *Footprint) checkDone() {
 // checkElems checks the range's elements [i, n) in one operation.
 func (f *Footprint) checkElems(i, n int) {
 	g := f.g
-	g.committing = true
-	defer func() { g.committing = false }()
+	g.committing, g.org, g.orgElem = true, f.org, f.orgElem
+	defer func() { g.committing, g.org, g.orgElem = false, 0, 0 }()
 	start, step := f.start+uintptr(i)*f.step, f.step
 	if n -= i; n == 1 {
 		g.checkOne(shadow.PtrOf(start), f.size, f.write, f.site)
@@ -598,7 +602,7 @@ func (f *Footprint) checkElems(i, n int) {
 		step = -step
 	}
 	if g.fp.moving && step == f.size && !f.stack {
-		g.deferRange(start, f.size, n, f.write, f.site, f.obj)
+		g.deferRange(start, f.size, n, f.write, f.site, f.obj, f.org, f.orgElem)
 		return
 	}
 	g.checkStrided(shadow.PtrOf(start), f.size, step, n, f.write, f.site)

@@ -83,6 +83,11 @@ type G struct {
 	// pendStack is the stack of the pending check being made (its
 	// accesses'), 0 otherwise (pending.go)
 	pendStack uint32
+	// org and orgElem: the address of the element a static range's
+	// entry counts from and the element size, while that range is
+	// checked (0: another check), for a report to name the site that
+	// touched the racing element (exact.go).
+	org, orgElem uintptr
 	hist      *history // the thread id's history, nil if off (history.go)
 
 	verify *verifyLog // the current span's records (verify.go); nil without bigfoot_verify

@@ -71,6 +71,46 @@ type pendingCheck struct {
 	// stack merged in; hash is the frame walk's hash of the first.
 	stack uint32
 	hash  uint64
+	// subs are the ranges merged in, by site, in the order they came
+	// (nsub of them; -1: more sites than subs holds). A check of more
+	// than one is made sub by sub, each at its site, so that a race
+	// names the site that accessed the racing bytes, and the shadow
+	// keeps it, as the accesses' own checks would.
+	subs [pendSubs]pendingSub
+	nsub int
+}
+
+// pendSubs is the number of ranges of distinct sites a pending check
+// tells apart.
+const pendSubs = 4
+
+// A pendingSub is one range of a pending check's: the bytes [lo, hi) a
+// site accessed, and the element grid of its static range (Footprint.org,
+// 0 if none).
+type pendingSub struct {
+	lo, hi       uintptr
+	org, orgElem uintptr
+	site         uint32
+}
+
+// merge adds o's subs to c's.
+func (c *pendingCheck) mergeSubs(o *pendingCheck) {
+	if c.nsub < 0 || o.nsub < 0 {
+		c.nsub = -1
+		return
+	}
+	for _, s := range o.subs[:o.nsub] {
+		if l := &c.subs[c.nsub-1]; l.site == s.site && l.org == s.org && l.orgElem == s.orgElem && s.lo <= l.hi && s.hi >= l.lo {
+			l.lo, l.hi = min(l.lo, s.lo), max(l.hi, s.hi)
+			continue
+		}
+		if c.nsub == pendSubs {
+			c.nsub = -1
+			return
+		}
+		c.subs[c.nsub] = s
+		c.nsub++
+	}
 }
 
 // unknownStack is a pending check's stack when its ranges were made
@@ -90,9 +130,10 @@ type pendingChecks struct {
 
 // deferRange merges the n contiguous elements of size bytes at lo, of
 // kind write, made at site, into the goroutine's pending checks.
-func (g *G) deferRange(lo, size uintptr, n int, write bool, site uint32, obj unsafe.Pointer) {
+func (g *G) deferRange(lo, size uintptr, n int, write bool, site uint32, obj unsafe.Pointer, org, orgElem uintptr) {
 	p := &g.pend
-	r := pendingCheck{lo: lo, hi: lo + uintptr(n)*size, size: size, obj: obj, fn: g.siteFunc(site), site: site, write: write}
+	r := pendingCheck{lo: lo, hi: lo + uintptr(n)*size, size: size, obj: obj, fn: g.siteFunc(site), site: site, write: write, nsub: 1}
+	r.subs[0] = pendingSub{r.lo, r.hi, org, orgElem, site}
 	if g.hist != nil {
 		r.hash = stackHash(g.t.GP)
 	}
@@ -101,6 +142,7 @@ func (g *G) deferRange(lo, size uintptr, n int, write bool, site uint32, obj uns
 		if c := &p.c[i]; c.joins(&r) {
 			c.lo, c.hi = min(c.lo, r.lo), max(c.hi, r.hi)
 			c.merges++
+			c.mergeSubs(&r)
 			if c.hash != r.hash {
 				c.stack = unknownStack
 			}
@@ -170,7 +212,10 @@ func (g *G) moveRange(p unsafe.Pointer, size uintptr, n int, write bool, site ui
 	if verifyChecks {
 		g.verifyRecord(p, size, size, n, verifyKind(write)|vAccess, site)
 	}
-	g.deferRange(uintptr(p), size, n, write, site, shadow.PtrOf(base))
+	if g.fp.dirty {
+		g.commitBefore(uintptr(p), uintptr(p)+uintptr(n)*size)
+	}
+	g.deferRange(uintptr(p), size, n, write, site, shadow.PtrOf(base), 0, 0)
 }
 
 // join merges into pending check i every other one that it now overlaps
@@ -184,6 +229,7 @@ func (p *pendingChecks) join(i int) int {
 		}
 		c.lo, c.hi = min(c.lo, o.lo), max(c.hi, o.hi)
 		c.merges += o.merges + 1
+		c.mergeSubs(o)
 		if c.hash != o.hash || o.stack == unknownStack {
 			c.stack = unknownStack
 		}
@@ -241,17 +287,32 @@ func (g *G) checkAllPending() {
 }
 
 // makePending checks the elements of c in one operation, as the
-// footprint it came from would have.
+// footprint it came from would have, or in one per site when ranges of
+// several sites merged into it.
 func (g *G) makePending(c *pendingCheck) {
-	n := int((c.hi - c.lo) / c.size)
 	g.committing = true
 	g.pendStack = c.stack
-	defer func() { g.committing, g.pendStack = false, 0 }()
+	defer func() { g.committing, g.pendStack, g.org, g.orgElem = false, 0, 0, 0 }()
 	g.pend.made++
-	if n == 1 {
-		g.checkOne(shadow.PtrOf(c.lo), c.size, c.write, c.site)
+	if c.nsub <= 1 {
+		if c.nsub == 1 {
+			g.org, g.orgElem = c.subs[0].org, c.subs[0].orgElem
+		}
+		g.checkElements(c.lo, c.hi, c.size, c.write, c.site)
 	} else {
-		g.checkStrided(shadow.PtrOf(c.lo), c.size, c.size, n, c.write, c.site)
+		for _, s := range c.subs[:c.nsub] {
+			g.org, g.orgElem = s.org, s.orgElem
+			g.checkElements(s.lo, s.hi, c.size, c.write, s.site)
+		}
 	}
 	runtime.KeepAlive(c.obj)
+}
+
+// checkElements checks the elements of size bytes in [lo, hi).
+func (g *G) checkElements(lo, hi, size uintptr, write bool, site uint32) {
+	if n := int((hi - lo) / size); n == 1 {
+		g.checkOne(shadow.PtrOf(lo), size, write, site)
+	} else {
+		g.checkStrided(shadow.PtrOf(lo), size, size, n, write, site)
+	}
 }

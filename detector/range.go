@@ -55,6 +55,7 @@ type Range struct {
 	elem     uintptr        // element size
 	off      uintptr        // offset of the accessed field in an element
 	size     uintptr        // size of the accessed field
+	org      uintptr        // address of element d (index c·lo+d at lo = 0), for reports (exact.go)
 }
 
 // OpenRange opens the static range of footprint f over the elements
@@ -122,13 +123,14 @@ func OpenRangeAt(f *Footprint, base unsafe.Pointer, elem uintptr, lo, c, d, step
 			// execution.
 			r.hlo, r.hhi, r.held = plo, phi, true
 			r.first, r.Next = first, first
+			r.org = a + uintptr(d)*elem
 			return lo
 		}
 	}
 	f.g.fp.moving = true
 	f.commit()
 	f.g.fp.moving = false
-	f.Range = Range{Next: first, first: first, step: step, base: a, elem: elem, off: off, size: size}
+	f.Range = Range{Next: first, first: first, step: step, base: a, elem: elem, off: off, size: size, org: a + uintptr(d)*elem}
 	if a != 0 {
 		// The address, not the pointer, goes into the footprint: a
 		// stored pointer would make every array the loop runs over
@@ -168,6 +170,7 @@ func (f *Footprint) loadRange() {
 	f.size, f.step = r.size, step
 	f.next = f.start + uintptr(n)*step
 	f.end, f.cur = f.next, 0
+	f.org, f.orgElem = r.org, r.elem
 	r.first, r.held = r.Next, false
 }
 

@@ -205,11 +205,14 @@ func writeAccess(w io.Writer, s uint32, a access, exact bool) {
 		writeSite(w, s)
 		return
 	}
-	fn := si.fn
+	fn, file := si.fn, t.file
+	if a.fn != "" {
+		fn, file = a.fn, a.file
+	}
 	if fn == "" {
 		fn = "??"
 	}
-	fmt.Fprintf(w, "  %s.%s()\n      %s:%d\n", t.pkg, fn, t.file, a.line)
+	fmt.Fprintf(w, "  %s.%s()\n      %s:%d\n", t.pkg, fn, file, a.line)
 }
 
 // Options (BIGFOOT_OPTIONS, like GORACE).
@@ -392,6 +395,17 @@ func report(g *G, r shadow.Race, site uint32) {
 // accesses is reported at the access that raced (exactAccess), as go -race
 // reports it: its line in the check's function, its kind.
 func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
+	earlier := false
+	if !g.committing {
+		// An access of the racing bytes the goroutine made earlier in
+		// this function and has not checked yet: go -race reports it
+		// (earlier.go).
+		if s, w, org, elem, ok := g.earlierPending(r.Addr); ok && (w || r.PrevWrite) && funcOfSite(s) == funcOfSite(site) && s != site {
+			site, r.Write, g.org, g.orgElem, earlier = s, w, org, elem, true
+			base = 0
+			defer func() { g.org, g.orgElem = 0, 0 }()
+		}
+	}
 	var pcs [64]uintptr
 	n := runtime.Callers(2, pcs[:])
 	key := keyOf(g, r, site, pcs[:n])
@@ -411,7 +425,17 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 		base, group = 0, ""
 	}
 	cur, curExact := exactAccess(site, r.Write, r.Addr, base, group, r.PrevWrite, true)
+	if !curExact {
+		cur, curExact = gridAccess(site, r.Write, r.Addr, g.org, g.orgElem, r.PrevWrite, true)
+	}
+	if !curExact && earlier {
+		// The pending access is at its site, not at the check's line.
+		cur, curExact = ownAccess(site, r.Write)
+	}
 	prevAcc, prevExact := exactAccess(r.PrevSite, r.PrevWrite, r.Addr, base, group, r.Write, false)
+	if !prevExact {
+		prevAcc, prevExact = gridAccess(r.PrevSite, r.PrevWrite, r.Addr, 0, 0, r.Write, false)
+	}
 	if curExact {
 		r.Write = cur.write
 	}

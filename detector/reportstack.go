@@ -44,7 +44,8 @@ func writeFrame(w io.Writer, f runtime.Frame, line int) {
 // its first frame). The first frame is the access's, from the site; the
 // others are the callers of the site's function on the stack, or the
 // whole stack if that function is not on it (a callee's check the
-// instrumenter moved into its caller's loop). It returns false, having
+// instrumenter moved into its caller's loop; or, if a is in a callee of
+// the site's function, "e", from that function's frame). It returns false, having
 // written nothing, if the stack cannot be placed: a commit's without the
 // site's function.
 func writeAccessStack(w io.Writer, s uint32, a access, exact bool, pcs []uintptr, commit bool) bool {
@@ -58,6 +59,9 @@ func writeAccessStack(w io.Writer, s uint32, a access, exact bool, pcs []uintptr
 	for i, f := range fs {
 		if userFuncName(f.Function) == name {
 			from = i + 1
+			if exact && a.fn != "" {
+				from = i
+			}
 			break
 		}
 	}
@@ -68,8 +72,12 @@ func writeAccessStack(w io.Writer, s uint32, a access, exact bool, pcs []uintptr
 		from = 0
 	}
 	writeAccess(w, s, a, exact)
-	for _, f := range fs[from:] {
-		writeFrame(w, f, f.Line)
+	for i, f := range fs[from:] {
+		line := f.Line
+		if i == 0 && exact && a.fn != "" {
+			line = si.line // the site's function, at the call of a's
+		}
+		writeFrame(w, f, line)
 	}
 	return true
 }

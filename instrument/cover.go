@@ -126,7 +126,7 @@ func (r *fileRewriter) coveredCall(e *ast.CallExpr, args []sub) (string, bool) {
 	}
 	text := args[c.Param].text
 	for _, s := range c.Spans {
-		fp, state := r.coverFootprint(e.Lparen, r.coverSite(e.Lparen, obj, c, s), s)
+		fp, state := r.coverFootprint(e.Lparen, r.coverSite(e.Lparen, obj, c, s, arg), s)
 		text = fmt.Sprintf("%s(%s, &%s, %s, %s, %d, %d)", r.coverHelper(), fp, state, text, base, s.Off, s.Size)
 	}
 	r.usesUnsafe = true
@@ -271,10 +271,15 @@ func (r *fileRewriter) innermostLoopBody() *ast.BlockStmt {
 }
 
 // coverSite returns the site a race found in span s of the covered call
-// at lparen of callee is reported at: the callee's first access of the
-// span's kind when it is in this file (the access that races), else the
-// call.
-func (r *fileRewriter) coverSite(lparen token.Pos, callee *types.Func, c *placement.Cover, s placement.Span) string {
+// at lparen of callee is reported at: the call, whose entry lists the
+// callee's accesses of an element (elemCoverage) for a report to name
+// the one that raced; without them, the callee's first access of the
+// span's kind when it is in this file, else the call.
+func (r *fileRewriter) coverSite(lparen token.Pos, callee *types.Func, c *placement.Cover, s placement.Span, arg ast.Expr) string {
+	if cov := r.elemCoverage(callee, c, arg); cov != "" {
+		r.coverage = siteCoverage{lparen, cov}
+		return r.site(lparen)
+	}
 	for _, cs := range c.Sites {
 		if cs.Write == s.Write && cs.Pos >= token.Pos(r.tf.Base()) && int(cs.Pos) <= r.tf.Base()+r.tf.Size() {
 			p := r.tf.Position(cs.Pos)

@@ -114,6 +114,9 @@ type rangeSite struct {
 	// keys are placement's decisions it renders: the brackets of the
 	// elements its accesses go through.
 	keys []placement.SiteKey
+	// members are the sites a merged range stands for, in the body's
+	// order (the site table's "l" entry: loopCoverage).
+	members []*rangeSite
 }
 
 // planLoop returns the static ranges of the for loop s, or nil (with a
@@ -339,6 +342,7 @@ func (r *fileRewriter) coalesceSites(body *ast.BlockStmt, lp *loopPlan) {
 		if m == nil || !r.mergeLoads(body, lp, g, m) {
 			continue
 		}
+		m.members = g
 		for key, rs := range lp.sites {
 			for _, x := range g {
 				if rs == x {
@@ -935,6 +939,9 @@ func (r *fileRewriter) rangeFootprint(e ast.Expr, write bool) string {
 		}
 		if rs.fp == "" {
 			rs.fp = fmt.Sprintf("__bfF%d_%d", fp.id, len(fp.decls))
+			if cov := r.loopCoverage(rs, e); cov != "" {
+				r.coverage = siteCoverage{rs.pos, cov}
+			}
 			fp.decls = append(fp.decls, fmt.Sprintf("__bfg.Footprint(%s, %v)", r.site(rs.pos), write))
 			fp.ranges[rs.fp] = true
 			r.fn.uses++

@@ -142,3 +142,85 @@ func (r *fileRewriter) coverRMW(e ast.Expr) {
 	}
 	r.coverage = siteCoverage{e.Pos(), item}
 }
+
+// loopCoverage is the "l" entry of the footprint of merged range rs, e
+// one of its accesses: the index coefficient, the element size, the
+// first site's constant index term and each site's index from the
+// first's, with its position and kind. A report finds the racing
+// element's index from the range's first element and names the site
+// whose index it is ("" if rs merges no sites or counts the elements of
+// nested arrays flat).
+func (r *fileRewriter) loopCoverage(rs *rangeSite, e ast.Expr) string {
+	elem := r.elemSize(e)
+	if len(rs.members) < 2 || rs.ptr != "" || elem <= 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "l%d %d %d", abs64(rs.c), elem, rs.delta)
+	for _, m := range rs.members {
+		p := r.tf.Position(m.pos)
+		kind := "r"
+		if m.write {
+			kind = "w"
+		}
+		fmt.Fprintf(&b, " %d:%d:%d:%s", m.delta-rs.delta, p.Line, p.Column, kind)
+	}
+	return b.String()
+}
+
+// elemSize returns the size of the elements of the array or slice that
+// the access e goes through (s[i], s[i].f), or 0.
+func (r *fileRewriter) elemSize(e ast.Expr) int64 {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			t := r.info.TypeOf(x.X)
+			if t == nil {
+				return 0
+			}
+			if p, ok := t.Underlying().(*types.Pointer); ok {
+				t = p.Elem()
+			}
+			switch u := t.Underlying().(type) {
+			case *types.Slice:
+				return placement.TargetSizes().Sizeof(u.Elem())
+			case *types.Array:
+				return placement.TargetSizes().Sizeof(u.Elem())
+			}
+			return 0
+		default:
+			return 0
+		}
+	}
+}
+
+// elemCoverage is the "e" entry of the footprint of a covered call of
+// callee, a function of this package whose pointer argument arg the
+// caller's loop passes element by element: the element's size, the
+// callee's name, each of its accesses of the element (offset, size,
+// position, kind) and its file. A report finds the racing element's
+// start from the range's and names the callee's access of the racing
+// field, in the callee, as go -race does ("" if arg is no pointer or the
+// callee is a method or another package's).
+func (r *fileRewriter) elemCoverage(callee *types.Func, c *placement.Cover, arg ast.Expr) string {
+	sig, _ := callee.Type().(*types.Signature)
+	t, _ := r.info.TypeOf(arg).(*types.Pointer)
+	if sig == nil || sig.Recv() != nil || t == nil || callee.Pkg() != r.p.pkg.Types || len(c.Sites) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "e%d %s", placement.TargetSizes().Sizeof(t.Elem()), callee.Name())
+	file := ""
+	for _, cs := range c.Sites {
+		p := r.p.pkg.Fset.Position(cs.Pos)
+		kind := "r"
+		if cs.Write {
+			kind = "w"
+		}
+		fmt.Fprintf(&b, " %d:%d:%d:%d:%s", cs.Off, cs.Size, p.Line, p.Column, kind)
+		file = p.Filename
+	}
+	return b.String() + "|" + file
+}

@@ -51,10 +51,12 @@ func (s Span) String() string {
 }
 
 // A CoverSite is one access of the callee that the caller's check of the
-// spans covers: the position go/ssa gives its load or store, and its kind.
+// spans covers: the position go/ssa gives its load or store, its kind,
+// and the bytes [Off, Off+Size) of the pointee it accesses.
 type CoverSite struct {
-	Pos   token.Pos
-	Write bool
+	Pos       token.Pos
+	Write     bool
+	Off, Size int64
 }
 
 // A Cover is the access summary of a function: the bytes of the pointee
@@ -167,7 +169,7 @@ func (f *Facts) coverParam(fn *ssa.Function, i int) *Cover {
 		return nil
 	}
 	for _, a := range accs {
-		c.Sites = append(c.Sites, CoverSite{a.pos, a.write})
+		c.Sites = append(c.Sites, CoverSite{a.pos, a.write, a.off, a.size})
 	}
 	return c
 }

@@ -1,0 +1,115 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+// An access a goroutine made before the one whose check found a race may
+// still be unchecked: held in a footprint or a pending check, whose check
+// comes at the next synchronization or return. Go's race runtime checks
+// every access as it is made and reports the race at the first access of
+// the racing bytes that conflicts; a report of a check made at its access
+// (a loop's range pending at a copy of the same elements) names the
+// pending access instead, if it conflicts.
+
+// commitBefore commits (to the pending checks, where they may move) the
+// footprints of g whose pending accesses overlap [lo, hi), which a range
+// moved to the pending checks is about to cover (copy's): their accesses
+// came first, and are checked first, so that a race on those bytes names
+// them, as go -race would.
+func (g *G) commitBefore(lo, hi uintptr) {
+	s := &g.fp
+	for i := 0; i < s.top; i++ {
+		f := &s.chunks[i/fpChunk][i%fpChunk]
+		if f.stack || f.direct || !f.overlaps(lo, hi) {
+			continue
+		}
+		s.moving = true
+		f.commit()
+		s.moving = false
+	}
+}
+
+// overlaps reports whether f's pending range (its elements' hull) meets
+// [lo, hi).
+func (f *Footprint) overlaps(lo, hi uintptr) bool {
+	if n := f.count(); n > 0 {
+		a, b := f.start, f.start+uintptr(n-1)*f.step
+		if a > b {
+			a, b = b, a
+		}
+		if a < hi && lo < b+f.size {
+			return true
+		}
+	}
+	r := &f.Range
+	if r.base == 0 || r.stack {
+		return false
+	}
+	plo, phi, ok := r.pending()
+	return ok && r.base+uintptr(plo)*r.elem < hi && lo < r.base+uintptr(phi)*r.elem+r.elem
+}
+
+// earlierPending returns the site, kind and element grid (Footprint.org)
+// of an access to addr that one of g's footprints or pending checks
+// holds unchecked; ok is false if there is none.
+func (g *G) earlierPending(addr uintptr) (site uint32, write bool, org, elem uintptr, ok bool) {
+	for i := 0; i < g.pend.n; i++ {
+		c := &g.pend.c[i]
+		if addr < c.lo || addr >= c.hi {
+			continue
+		}
+		for _, s := range c.subs[:max(c.nsub, 0)] {
+			if addr >= s.lo && addr < s.hi {
+				return s.site, c.write, s.org, s.orgElem, true
+			}
+		}
+		return c.site, c.write, 0, 0, true
+	}
+	s := &g.fp
+	for i := 0; i < s.top; i++ {
+		f := &s.chunks[i/fpChunk][i%fpChunk]
+		if f.stack || f.direct {
+			continue
+		}
+		if n := f.count(); n > f.done && inElements(addr, f.start+uintptr(f.done)*f.step, f.step, f.size, n-f.done) {
+			return f.site, f.write, f.org, f.orgElem, true
+		}
+		r := &f.Range
+		if r.base == 0 || r.stack {
+			continue
+		}
+		if lo, hi, held := r.pending(); held {
+			s := uintptr(abs(r.step)) * r.elem
+			if inElements(addr, r.base+uintptr(lo)*r.elem+r.off, s, r.size, (hi-lo)/abs(r.step)+1) {
+				return f.site, f.write, r.org, r.elem, true
+			}
+		}
+	}
+	return 0, false, 0, 0, false
+}
+
+// inElements reports whether addr is in one of the n elements of size
+// bytes at start, start+step, ... (step two's complement: negative for
+// descending).
+func inElements(addr, start, step, size uintptr, n int) bool {
+	if n <= 0 {
+		return false
+	}
+	if int(step) < 0 {
+		start += uintptr(n-1) * step
+		step = -step
+	}
+	if addr < start || step == 0 && addr-start >= size {
+		return false
+	}
+	if step == 0 {
+		return true
+	}
+	d := addr - start
+	return d/step < uintptr(n) && d%step < size
+}
+
+// ownAccess returns the access of kind write at site s itself.
+func ownAccess(s uint32, write bool) (access, bool) {
+	_, si, ok := site(s)
+	return access{line: si.line, col: si.col, write: write}, ok
+}
