@@ -88,7 +88,7 @@ type G struct {
 	// checked (0: another check), for a report to name the site that
 	// touched the racing element (exact.go).
 	org, orgElem uintptr
-	hist      *history // the thread id's history, nil if off (history.go)
+	hist         *history // the thread id's history, nil if off (history.go)
 
 	verify *verifyLog // the current span's records (verify.go); nil without bigfoot_verify
 }
