@@ -267,7 +267,7 @@ func (s *fpStack) release() {
 // footprint f and returns p: the deferred form of R and W,
 // (*__bf.F(__bfF3, &a[i], s)) and *__bf.F(__bfF3, &a[i], s) = v. A race
 // found when the range is checked is reported at the site of the range's
-// first access.
+// first access, or the site its "l" entry names (exact.go).
 func F[T any](f *Footprint, p *T, site uint32) *T {
 	// record's first case, inline: the next element of the range. (Of
 	// the forms tried, this one is within the inlining budget:

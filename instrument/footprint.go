@@ -41,7 +41,8 @@ import (
 //     array operand, field path and index progression in the function
 //     (a[i] and a[i+1] share one; a[i].x and a[i].y do not, nor do a[i]
 //     and a[j]); a race found at a commit is
-//     reported at the site of the footprint's first access;
+//     reported at the site of the footprint's first access, or the one
+//     of the racing element (fSiteCoverage);
 //   - -mode=bigfoot defers the same accesses, keyed the same way (the
 //     ranges BigFoot's loop analysis finds, Rhodes' thesis
 //     §3.3.3, are what these footprints build at run time; grouping
