@@ -16,7 +16,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
 	"strconv"
 )
 
@@ -34,7 +36,8 @@ const MetricsPrefix = "runtime_metrics: "
 // on the Go heap, or instrumentation that moves a variable to the heap,
 // shows in A and G against the plain build's. Where /proc/self/status does
 // not exist (not Linux) the first line is left out, and the harness falls
-// back to rusage.
+// back to rusage. With AllocProfileEnv set it then writes the allocation
+// profile.
 func Report() {
 	if kib, err := vmHWM(); err == nil {
 		fmt.Fprintf(os.Stderr, "%s%d\n", Prefix, kib)
@@ -42,6 +45,38 @@ func Report() {
 	samples := []metrics.Sample{{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/cycles/total:gc-cycles"}}
 	metrics.Read(samples)
 	fmt.Fprintf(os.Stderr, "%sheap_allocs=%d gc_cycles=%d\n", MetricsPrefix, value(samples[0]), value(samples[1]))
+	if path := os.Getenv(AllocProfileEnv); path != "" {
+		if err := writeAllocProfile(path); err != nil {
+			fmt.Fprintf(os.Stderr, "peak: %v\n", err)
+		}
+	}
+}
+
+// AllocProfileEnv names the variable that makes a workload record every
+// heap allocation (runtime.MemProfileRate = 1, from its initialization)
+// and Report write the allocation profile to the file it names, for
+// `go tool pprof -sample_index=alloc_objects`: which allocations are the
+// program's and which a detector's (docs/results.md, "Heap allocations
+// and collections").
+const AllocProfileEnv = "BENCH_ALLOCPROFILE"
+
+func init() {
+	if os.Getenv(AllocProfileEnv) != "" {
+		runtime.MemProfileRate = 1
+	}
+}
+
+// writeAllocProfile writes the allocs profile to path.
+func writeAllocProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // value returns s's value if it is a uint64, else 0.

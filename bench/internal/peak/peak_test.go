@@ -1,6 +1,9 @@
 package peak
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -25,5 +28,20 @@ func TestVmHWM(t *testing.T) {
 	}
 	if kib <= 0 {
 		t.Fatalf("VmHWM = %d KiB", kib)
+	}
+}
+
+// TestAllocProfile: the profile written is a gzipped pprof profile.
+func TestAllocProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "allocs.pb.gz")
+	if err := writeAllocProfile(path); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
+		t.Fatalf("%s is not gzipped (% x...)", path, data[:min(len(data), 4)])
 	}
 }
