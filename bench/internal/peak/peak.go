@@ -66,8 +66,10 @@ func init() {
 	}
 }
 
-// writeAllocProfile writes the allocs profile to path.
+// writeAllocProfile writes the allocs profile to path, after a
+// collection: the profile holds the allocations up to the last one.
 func writeAllocProfile(path string) error {
+	runtime.GC()
 	f, err := os.Create(path)
 	if err != nil {
 		return err
