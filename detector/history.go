@@ -4,6 +4,7 @@ package detector
 
 import (
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/bigfoot-go/bigfoot/internal/spin"
 	"github.com/bigfoot-go/bigfoot/shadow"
@@ -115,6 +116,13 @@ func (g *G) note(site uint32, lo, hi uintptr) {
 
 //go:noinline
 func (g *G) noteSlow(site uint32, lo, hi uintptr) {
+	if ownStack(g.t.GP, lo) {
+		// The shadow never records the goroutine's own stack, so no
+		// report asks for the stack of such an access; and it takes the
+		// slow path every time. (An address left stale by a move of the
+		// stack is noted, which is harmless.)
+		return
+	}
 	h := g.hist
 	clock := g.t.Epoch.Clock()
 	if id := g.pendStack; id != 0 {
@@ -254,4 +262,14 @@ func restore(e shadow.Epoch, site uint32, addr uintptr) ([]uintptr, bool) {
 		return pcs, id&commitStack != 0
 	}
 	return nil, false
+}
+
+// ownStack reports whether address a is on the stack of the goroutine
+// whose runtime g is gp (nil: unknown, false), whose bounds are the g's
+// first two words.
+func ownStack(gp unsafe.Pointer, a uintptr) bool {
+	if gp == nil {
+		return false
+	}
+	return *(*uintptr)(gp) <= a && a < *(*uintptr)(unsafe.Add(gp, unsafe.Sizeof(uintptr(0))))
 }

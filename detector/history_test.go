@@ -5,6 +5,7 @@ package detector
 import (
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // store writes *p at site, as instrumented code does; callerA and callerB
@@ -25,6 +26,9 @@ func storeSites(n int) uint32 {
 	return RegisterSites("github.com/bigfoot-go/bigfoot/detector", "detector/history_test.go",
 		strings.Repeat("17:41:store\n", n))
 }
+
+// heapSink moves what a test stores in it to the heap.
+var heapSink any
 
 // previous returns the previous access's part of a report.
 func previous(t *testing.T, text string) string {
@@ -111,6 +115,7 @@ func TestHistoryMovesOn(t *testing.T) {
 					callerA(g, p, site)
 					if c == "moved" {
 						q := make([]int, histMax)
+						heapSink = q // on the heap: the shadow skips the own stack
 						for i := range q {
 							callerB(g, &q[i], site+1+uint32(i))
 						}
@@ -123,5 +128,53 @@ func TestHistoryMovesOn(t *testing.T) {
 				t.Errorf("previous access, want its site and %q:\n%s", "[failed to restore the stack]", text)
 			}
 		})
+	}
+}
+
+// TestHistorySkipsOwnStack: an access to the goroutine's own stack,
+// which the shadow never records, adds no entry to the history; one to
+// the heap does.
+func TestHistorySkipsOwnStack(t *testing.T) {
+	site := storeSites(1)
+	g := Cur()
+	if g.hist == nil || g.t.GP == nil {
+		t.Skip("no history or no g in this build")
+	}
+	var local int
+	if !onStack(g, unsafe.Pointer(&local)) {
+		t.Fatal("local moved to the heap: the check made it escape")
+	}
+	n := g.hist.n.Load()
+	callerA(g, &local, site)
+	callerB(g, &local, site)
+	if got := g.hist.n.Load(); got != n {
+		t.Errorf("stack accesses added %d history entries, want 0", got-n)
+	}
+	p := new(int)
+	heapSink = p
+	callerA(g, p, site)
+	if g.hist.n.Load() == n {
+		t.Error("a heap access added no history entry")
+	}
+}
+
+// TestDepotAllocs: storing new stacks allocates nothing a program's
+// allocation count sees, but a chunk of return addresses now and then
+// (xxhash's TestAllocs counts allocations of a function whose checks
+// store new stacks, and passes under go -race).
+func TestDepotAllocs(t *testing.T) {
+	var pcs [8]uintptr
+	for i := range pcs {
+		pcs[i] = uintptr(i + 1)
+	}
+	next := uintptr(1 << 40)
+	if n := testing.AllocsPerRun(100, func() {
+		next++
+		pcs[0] = next
+		if intern(pcs[:]) == 0 {
+			t.Fatal("depot full")
+		}
+	}); n != 0 {
+		t.Errorf("interning a new stack: %v allocations, want 0", n)
 	}
 }

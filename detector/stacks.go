@@ -36,12 +36,29 @@ func hashPCs(pcs []uintptr) uint64 {
 }
 
 // depot holds the stacks. Id 0 is "no stack".
+//
+// A program that counts its allocations (testing.AllocsPerRun) must not
+// see the depot's: go -race keeps its depot outside the Go heap. So the
+// return addresses are copied into chunks of depotChunk words, and the
+// table of stacks and the hash index are made once with room for
+// depotStacks stacks: a new stack allocates nothing until a chunk fills
+// or the depot outgrows that room, and then one object per chunk or per
+// doubling.
 var depot = struct {
 	mu     spin.Mutex
 	byHash map[uint64]uint32 // guarded by mu
-	stacks [][]uintptr       // by id - 1; guarded by mu
+	stacks [][]uintptr       // by id - 1, each within a chunk; guarded by mu
+	chunk  []uintptr         // the chunk being filled; guarded by mu
 	pcs    int               // return addresses stored
-}{byHash: map[uint64]uint32{}}
+}{
+	byHash: make(map[uint64]uint32, depotStacks),
+	stacks: make([][]uintptr, 0, depotStacks),
+}
+
+const (
+	depotChunk  = 8192 // words per chunk of return addresses (64 KiB)
+	depotStacks = 4096 // stacks the depot holds before its tables grow
+)
 
 // intern returns the id of the stack pcs, storing a copy of it if it is
 // new, or 0 if the depot is full. Stacks are told apart by their hash,
@@ -58,7 +75,12 @@ func intern(pcs []uintptr) uint32 {
 		return 0
 	}
 	depot.pcs += len(pcs)
-	depot.stacks = append(depot.stacks, append([]uintptr(nil), pcs...))
+	if cap(depot.chunk)-len(depot.chunk) < len(pcs) {
+		depot.chunk = make([]uintptr, 0, depotChunk)
+	}
+	n := len(depot.chunk)
+	depot.chunk = append(depot.chunk, pcs...)
+	depot.stacks = append(depot.stacks, depot.chunk[n:len(depot.chunk):len(depot.chunk)])
 	id := uint32(len(depot.stacks))
 	depot.byHash[h] = id
 	return id
