@@ -1,5 +1,7 @@
 // Copyright 2026 The bigfoot Authors. All rights reserved.
 
+//go:build (amd64 || arm64) && !bigfoot_portable
+
 package detector
 
 import (
