@@ -290,6 +290,13 @@ func gridAccess(s uint32, write bool, addr, org, elem uintptr, conflictWrite, cu
 		// "e": a callee's accesses of one element.
 		o := uintptr(mod(d, int(c.elem)))
 		a, ok := pickMember(c.members, addr, o, write, conflictWrite, current)
+		if !ok && len(c.members) > 0 {
+			// The racing bytes do not tell the field (the shadow
+			// reports a granule holding several): the callee's first
+			// access of the kind, as the check's site said before
+			// entries listed the callee's accesses.
+			a, ok = firstOfKind(c.members, write), true
+		}
 		a.fn, a.file = c.fn, c.file
 		return a, ok
 	}
@@ -341,4 +348,17 @@ func structOf(s uint32, addr, base uintptr) (uintptr, string) {
 		return addr - si.cov.field, si.cov.group
 	}
 	return base, si.cov.group
+}
+
+// firstOfKind returns the first of members whose kind is write's, or
+// the first of them if none is.
+func firstOfKind(members []groupMember, write bool) access {
+	m := members[0]
+	for _, x := range members {
+		if x.write == write {
+			m = x
+			break
+		}
+	}
+	return access{line: m.line, col: m.col, write: m.write}
 }

@@ -90,7 +90,7 @@ type Footprint struct {
 	stack bool
 	// org and orgElem: the static range's element grid (Range.org) when
 	// the pending range was loaded from it, for reports (exact.go); 0
-	// for a range F recorded (whose grid starts at start).
+	// for a range F recorded.
 	org, orgElem uintptr
 	Range        // a static loop range (range.go), if one is open
 }
@@ -589,13 +589,7 @@ func (f *Footprint) checkDone() {
 // checkElems checks the range's elements [i, n) in one operation.
 func (f *Footprint) checkElems(i, n int) {
 	g := f.g
-	org, orgElem := f.org, f.orgElem
-	if org == 0 {
-		// A range F recorded: its first element is its site's access
-		// (begin), from which an "l" entry counts.
-		org, orgElem = f.start, f.size
-	}
-	g.committing, g.org, g.orgElem = true, org, orgElem
+	g.committing, g.org, g.orgElem = true, f.org, f.orgElem
 	defer func() { g.committing, g.org, g.orgElem = false, 0, 0 }()
 	start, step := f.start+uintptr(i)*f.step, f.step
 	if n -= i; n == 1 {
@@ -608,7 +602,7 @@ func (f *Footprint) checkElems(i, n int) {
 		step = -step
 	}
 	if g.fp.moving && step == f.size && !f.stack {
-		g.deferRange(start, f.size, n, f.write, f.site, f.obj, org, orgElem)
+		g.deferRange(start, f.size, n, f.write, f.site, f.obj, f.org, f.orgElem)
 		return
 	}
 	g.checkStrided(shadow.PtrOf(start), f.size, step, n, f.write, f.site)

@@ -4,7 +4,6 @@ package detector
 
 import (
 	"reflect"
-	"regexp"
 	"sync"
 	"testing"
 	"unsafe"
@@ -119,39 +118,4 @@ func TestPendingBeforeSleep(t *testing.T) {
 		close(resume)
 		<-done
 	})
-}
-
-// TestPendingSites: a pending check that merged ranges of several sites
-// names, in a race, the site whose range holds the racing element (two
-// loops of one function over the halves of an array), for the access
-// that found the race and as the earlier access.
-func TestPendingSites(t *testing.T) {
-	base := RegisterSites("p", "pendsites.go", "10:2:halves\n13:2:halves\n20:2:other\n")
-	for _, tc := range []struct {
-		name string
-		f    func(g *G, a []int64)
-		want string
-	}{
-		{"current", func(g *G, a []int64) {
-			<-spawn(g, func(g *G) { *W(g, &a[3], base+2) = 1 })
-			popRange(g, a, 8, 16, true, base+1)
-			popRange(g, a, 0, 8, true, base)
-			Lock(g, new(sync.Mutex))
-		}, "Write at 0x[0-9a-f]+ by goroutine \\d+:\n  p.halves\\(\\)\n      pendsites.go:10\n"},
-		{"earlier", func(g *G, a []int64) {
-			<-spawn(g, func(g *G) {
-				popRange(g, a, 0, 8, true, base)
-				popRange(g, a, 8, 16, true, base+1)
-			})
-			*W(g, &a[12], base+2) = 1
-		}, "Previous write at 0x[0-9a-f]+ by goroutine \\d+:\n  p.halves\\(\\)\n      pendsites.go:13\n"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			a := make([]int64, 16)
-			text := expect(t, true, func(g *G) { tc.f(g, a) })
-			if !regexp.MustCompile(tc.want).MatchString(text) {
-				t.Errorf("report does not match %q:\n%s", tc.want, text)
-			}
-		})
-	}
 }

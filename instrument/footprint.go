@@ -41,8 +41,7 @@ import (
 //     array operand, field path and index progression in the function
 //     (a[i] and a[i+1] share one; a[i].x and a[i].y do not, nor do a[i]
 //     and a[j]); a race found at a commit is
-//     reported at the site of the footprint's first access, or the one
-//     of the racing element (fSiteCoverage);
+//     reported at the site of the footprint's first access;
 //   - -mode=bigfoot defers the same accesses, keyed the same way (the
 //     ranges BigFoot's loop analysis finds, Rhodes' thesis
 //     §3.3.3, are what these footprints build at run time; grouping
@@ -67,9 +66,6 @@ type fpCtx struct {
 	// rangeReads counts, per static range, the reads of the statement
 	// being rendered that store the extent themselves and the others
 	rangeReads map[string][2]int
-	// fsites are the sites of each footprint's records (F), for the
-	// site table's "l" entries (fSiteCoverage)
-	fsites map[string][]fSite
 	// states: the cover helper's state variables (cover.go), of type
 	// stateType
 	states    []string
@@ -319,9 +315,8 @@ type rangeLoad struct {
 }
 
 // wrapDeferred renders the in-place footprint record of the rendered
-// addressable expression inner, e's.
-func (r *fileRewriter) wrapDeferred(e ast.Expr, fp, inner string, write bool) string {
-	pos := e.Pos()
+// addressable expression inner.
+func (r *fileRewriter) wrapDeferred(pos token.Pos, fp, inner string, write bool) string {
 	if r.fn.fp.ranges[fp] {
 		// A static range: the loop stores its extent (looprange.go),
 		// after the statement or, for a read that something after it
@@ -341,7 +336,6 @@ func (r *fileRewriter) wrapDeferred(e ast.Expr, fp, inner string, write bool) st
 		return r.elidedAt(pos, inner, write)
 	}
 	call := "__bf.F(" + fp + ", &" + inner + ", " + r.site(pos) + ")"
-	r.fn.fp.fsites[fp] = append(r.fn.fp.fsites[fp], fSite{len(r.sites) - 1, e, write})
 	if write {
 		return "*" + call
 	}
@@ -388,7 +382,7 @@ func (r *fileRewriter) newFpCtx() *fpCtx {
 		return nil
 	}
 	r.fpIDs++
-	return &fpCtx{id: r.fpIDs, bySite: map[string]string{}, ranges: map[string]bool{}, loads: map[token.Pos]rangeLoad{}, rangeReads: map[string][2]int{}, fsites: map[string][]fSite{}}
+	return &fpCtx{id: r.fpIDs, bySite: map[string]string{}, ranges: map[string]bool{}, loads: map[token.Pos]rangeLoad{}, rangeReads: map[string][2]int{}}
 }
 
 // enterLoop and leaveLoop bracket the rendering of a loop's condition,

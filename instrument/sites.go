@@ -3,7 +3,6 @@ package instrument
 import (
 	"fmt"
 	"go/ast"
-	"go/constant"
 	"go/token"
 	"go/types"
 	"hash/fnv"
@@ -149,20 +148,15 @@ func (r *fileRewriter) coverRMW(e ast.Expr) {
 // first site's constant index term and each site's index from the
 // first's, with its position and kind. A report finds the racing
 // element's index from the range's first element and names the site
-// whose index it is ("" if the sites' indexes do not tell the elements
-// apart, or rs counts the elements of nested arrays flat).
+// whose index it is ("" if rs merges no sites or counts the elements of
+// nested arrays flat).
 func (r *fileRewriter) loopCoverage(rs *rangeSite, e ast.Expr) string {
 	elem := r.elemSize(e)
-	c := abs64(rs.c)
-	residues := map[int64]bool{}
-	for _, m := range rs.members {
-		residues[((m.delta-rs.delta)%c+c)%c] = true
-	}
-	if len(residues) < 2 || rs.ptr != "" || elem <= 0 {
-		return "" // every element is every site's: nothing to tell
+	if len(rs.members) < 2 || rs.ptr != "" || elem <= 0 {
+		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "l%d %d %d", c, elem, rs.delta)
+	fmt.Fprintf(&b, "l%d %d %d", abs64(rs.c), elem, rs.delta)
 	for _, m := range rs.members {
 		p := r.tf.Position(m.pos)
 		kind := "r"
@@ -229,113 +223,4 @@ func (r *fileRewriter) elemCoverage(callee *types.Func, c *placement.Cover, arg 
 		file = p.Filename
 	}
 	return b.String() + "|" + file
-}
-
-// An fSite is a record of a footprint (F): its site's index in the
-// file's table, the access and its kind.
-type fSite struct {
-	site  int
-	e     ast.Expr
-	write bool
-}
-
-// fSiteCoverage adds "l" entries to the sites of the records of each
-// footprint of fn whose accesses are a[c·v+δ] for one variable v, one
-// c > 1 and several δ modulo c (a[2*i], a[2*i+1]): a race found when the
-// footprint is checked is at the site of its range's first element
-// (begin), and the racing element's index from it names the site that
-// accessed it. Each site's entry counts from the site itself.
-func (r *fileRewriter) fSiteCoverage(fn *funcCtx) {
-	if fn.fp == nil {
-		return
-	}
-	for _, fs := range fn.fp.fsites {
-		c, deltas, residues := int64(0), make([]int64, len(fs)), map[int64]bool{}
-		for i, s := range fs {
-			k, d, ok := r.progression(s.e)
-			if !ok || c != 0 && k != c {
-				c = 0
-				break
-			}
-			c, deltas[i] = k, d
-			residues[(d%k+k)%k] = true
-		}
-		elem := r.elemSize(fs[0].e)
-		if c < 2 || len(residues) < 2 || elem <= 0 {
-			continue
-		}
-		for i, s := range fs {
-			var b strings.Builder
-			fmt.Fprintf(&b, "\tl%d %d %d", c, elem, deltas[i])
-			for j, m := range fs {
-				p := r.tf.Position(m.e.Pos())
-				kind := "r"
-				if m.write {
-					kind = "w"
-				}
-				fmt.Fprintf(&b, " %d:%d:%d:%s", deltas[j]-deltas[i], p.Line, p.Column, kind)
-			}
-			r.sites[s.site] += b.String()
-		}
-	}
-}
-
-// progression returns c and δ of the index of e, an element access
-// a[c·v+δ] or a[c·v+δ].f (v a variable, c and δ constants), if it is one.
-func (r *fileRewriter) progression(e ast.Expr) (c, delta int64, ok bool) {
-	for {
-		switch x := ast.Unparen(e).(type) {
-		case *ast.SelectorExpr:
-			e = x.X
-			continue
-		case *ast.IndexExpr:
-			e = x.Index
-		default:
-			return 0, 0, false
-		}
-		break
-	}
-	constOf := func(x ast.Expr) (int64, bool) {
-		tv, ok := r.info.Types[x]
-		if !ok || tv.Value == nil {
-			return 0, false
-		}
-		return constant.Int64Val(constant.ToInt(tv.Value))
-	}
-	for {
-		b, ok := ast.Unparen(e).(*ast.BinaryExpr)
-		if !ok || b.Op != token.ADD && b.Op != token.SUB {
-			break
-		}
-		if k, ok := constOf(b.Y); ok {
-			if b.Op == token.SUB {
-				k = -k
-			}
-			delta, e = delta+k, b.X
-		} else if k, ok := constOf(b.X); ok && b.Op == token.ADD {
-			delta, e = delta+k, b.Y
-		} else {
-			return 0, 0, false
-		}
-	}
-	isVar := func(x ast.Expr) bool {
-		id, ok := ast.Unparen(x).(*ast.Ident)
-		_, v := r.info.Uses[id].(*types.Var)
-		return ok && v
-	}
-	switch x := ast.Unparen(e).(type) {
-	case *ast.Ident:
-		return 1, delta, isVar(x)
-	case *ast.BinaryExpr:
-		if x.Op != token.MUL {
-			return 0, 0, false
-		}
-		if k, ok := constOf(x.X); ok && isVar(x.Y) {
-			return k, delta, true
-		}
-		if k, ok := constOf(x.Y); ok && isVar(x.X) {
-			return k, delta, true
-		}
-	}
-	return 0, 0, false
 }
