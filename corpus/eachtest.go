@@ -186,26 +186,11 @@ type testPackage struct {
 // runModuleTests fetches one module and runs its tests (runTests); save
 // writes the report so far.
 func runModuleTests(ctx context.Context, opts EachTestOptions, env []string, tmp string, res *ModuleTests, save func() error) error {
-	m := res.Module
-	var setupLog io.Writer = io.Discard
-	if opts.OutDir != "" {
-		dir := filepath.Join(opts.OutDir, filepath.Dir(runLog(m, "", 0)))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		f, err := os.Create(filepath.Join(dir, "setup.log"))
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		setupLog = f
-	}
-	fmt.Fprintf(opts.Progress, "corpus: %s: fetching\n", m)
-	dir, err := Fetch(ctx, m, tmp, env, setupLog)
+	dir, setupLog, done, err := setupModule(ctx, res.Module, opts.OutDir, tmp, env, opts.Progress)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer done()
 	return runTests(ctx, opts, env, dir, tmp, res, setupLog, save)
 }
 

@@ -1,11 +1,8 @@
 package corpus
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -167,24 +164,4 @@ func (rep *EachTestReport) list(p *printer, title string, match func(*TestRun) b
 }
 
 // WriteFiles writes results.md and report.json into dir.
-func (rep *EachTestReport) WriteFiles(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(filepath.Join(dir, "results.md"))
-	if err != nil {
-		return err
-	}
-	if err := rep.Markdown(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	data, err := json.MarshalIndent(rep, "", "\t")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "report.json"), append(data, '\n'), 0o644)
-}
+func (rep *EachTestReport) WriteFiles(dir string) error { return writeReport(dir, rep) }

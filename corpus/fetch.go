@@ -98,3 +98,36 @@ func copyTree(dst, src string) error {
 		return os.WriteFile(target, data, info.Mode().Perm()|0o200)
 	})
 }
+
+// moduleLogDir is the directory under outDir that holds m's logs.
+func moduleLogDir(outDir string, m Module) string {
+	return filepath.Join(outDir, filepath.Dir(runLog(m, "", 0)))
+}
+
+// setupModule fetches a copy of m under tmp (Fetch), writing the go
+// commands' output to setup.log in m's log directory under outDir, or
+// nowhere when outDir is empty. It returns the copy's directory, the set-up
+// log, for later set-up steps, and done, which removes the copy and closes
+// the log; the caller calls done when err is nil.
+func setupModule(ctx context.Context, m Module, outDir, tmp string, env []string, progress io.Writer) (dir string, setupLog io.Writer, done func(), err error) {
+	setupLog = io.Discard
+	closeLog := func() {}
+	if outDir != "" {
+		logDir := moduleLogDir(outDir, m)
+		if err := os.MkdirAll(logDir, 0o755); err != nil {
+			return "", nil, nil, err
+		}
+		f, err := os.Create(filepath.Join(logDir, "setup.log"))
+		if err != nil {
+			return "", nil, nil, err
+		}
+		setupLog, closeLog = f, func() { f.Close() }
+	}
+	fmt.Fprintf(progress, "corpus: %s: fetching\n", m)
+	dir, err = Fetch(ctx, m, tmp, env, setupLog)
+	if err != nil {
+		closeLog()
+		return "", nil, nil, err
+	}
+	return dir, setupLog, func() { os.RemoveAll(dir); closeLog() }, nil
+}

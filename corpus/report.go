@@ -294,7 +294,11 @@ func reparse(dir string, modules []*ModuleResult) error {
 }
 
 // WriteFiles writes results.md and report.json into dir.
-func (rep *Report) WriteFiles(dir string) error {
+func (rep *Report) WriteFiles(dir string) error { return writeReport(dir, rep) }
+
+// writeReport writes rep's Markdown as results.md and rep as indented
+// JSON as report.json into dir.
+func writeReport(dir string, rep interface{ Markdown(io.Writer) error }) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

@@ -169,26 +169,15 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 // each tool, interleaved.
 func runModule(ctx context.Context, opts Options, env []string, tmp string, res *ModuleResult) error {
 	m := res.Module
-	logDir := ""
-	var setupLog io.Writer = io.Discard
-	if opts.OutDir != "" {
-		logDir = filepath.Join(opts.OutDir, filepath.Dir(runLog(m, "", 0)))
-		if err := os.MkdirAll(logDir, 0o755); err != nil {
-			return err
-		}
-		f, err := os.Create(filepath.Join(logDir, "setup.log"))
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		setupLog = f
-	}
-	fmt.Fprintf(opts.Progress, "corpus: %s: fetching\n", m)
-	dir, err := Fetch(ctx, m, tmp, env, setupLog)
+	dir, _, done, err := setupModule(ctx, m, opts.OutDir, tmp, env, opts.Progress)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
+	defer done()
+	logDir := ""
+	if opts.OutDir != "" {
+		logDir = moduleLogDir(opts.OutDir, m)
+	}
 	if opts.Prime {
 		fmt.Fprintf(opts.Progress, "corpus: %s: priming the tools' caches\n", m)
 		if err := prime(ctx, opts, env, dir); err != nil {
