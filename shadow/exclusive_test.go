@@ -4,8 +4,11 @@ package shadow
 
 import (
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"unsafe"
+
+	"github.com/bigfoot-go/bigfoot/internal/spin"
 )
 
 // hookOnce makes the next exclusive call run f between its loads and its
@@ -335,7 +338,7 @@ func TestExclusiveMidMove(t *testing.T) {
 				hooked = true
 				// The mover holds the stripe lock; exclusive takes none
 				// unless it sees another goroutine's access.
-				done, _ = s.exclusive(a, uintptr(p), gr, 0, 8, true, 2, new(Race))
+				done, _ = s.exclusive(a, p, gr, 0, 8, true, 2, new(Race))
 			}
 			t.Cleanup(func() { moveHook = nil })
 			mu.Lock()
@@ -396,7 +399,7 @@ func TestExclusiveInLockedUpdate(t *testing.T) {
 		var done bool
 		checkHook = func() {
 			checkHook = nil
-			done, _ = s.exclusive(a, uintptr(p), gr, 0, 8, write, 2, new(Race))
+			done, _ = s.exclusive(a, p, gr, 0, 8, write, 2, new(Race))
 		}
 		_, race := s.Access(b, p, 8, write, 3)
 		checkHook = nil
@@ -513,7 +516,7 @@ func TestSharedReadConcurrentWrite(t *testing.T) {
 			gr := slotOf(s, p)
 			checkHook = func() {
 				checkHook = nil
-				done, rRace = s.exclusive(r, uintptr(p), gr, 0, 8, false, 7, new(Race))
+				done, rRace = s.exclusive(r, p, gr, 0, 8, false, 7, new(Race))
 			}
 			_, wRace = s.Write(wr, p, 8, 8)
 			checkHook = nil
@@ -584,7 +587,7 @@ func TestSharedReadMidMove(t *testing.T) {
 		moveHook = func() {
 			moveHook = nil
 			hooked = true
-			done, _ = s.exclusive(r, uintptr(p), gr, 0, 8, false, 7, new(Race))
+			done, _ = s.exclusive(r, p, gr, 0, 8, false, 7, new(Race))
 		}
 		if name == "split" {
 			mu := s.stripe(key, gi)
@@ -649,7 +652,7 @@ func TestSharedReadRacingSplit(t *testing.T) {
 		}()
 		<-atMove
 	}
-	done, _ := s.exclusive(r, uintptr(p), gr, 0, 8, false, 7, new(Race))
+	done, _ := s.exclusive(r, p, gr, 0, 8, false, 7, new(Race))
 	resume <- true
 	<-splitDone
 	if done {
@@ -715,4 +718,100 @@ func TestExclusiveSubGranule(t *testing.T) {
 		t.Fatalf("report %+v, want the write of %#x against c's read at site 5", r, uintptr(p))
 	}
 	runtime.KeepAlive(v)
+}
+
+// TestExclusiveSettleRecycled moves the owner's granule out of its slot
+// after exclusive recorded the owner's write in it and saw another
+// goroutine's read, before settle takes the stripe lock: a second
+// goroutine's read promotes the granule to the heap, and the block is
+// reused at once for another address's state. settle must check the
+// write against the state that replaced the granule, never against the
+// block's next user (a false race between a Map's table and a freed
+// entry in github.com/puzpuzpuz/xsync/v4's TestMapDoesNotLoseEntriesOnResize),
+// and must check it although the moved state records the write's epoch
+// (otherwise the same-epoch rule hides a race with the read).
+func TestExclusiveSettleRecycled(t *testing.T) {
+	if !recycleGranules {
+		t.Skip("granules are not recycled under the race detector")
+	}
+	for _, ordered := range []bool{true, false} {
+		t.Run(map[bool]string{true: "ordered", false: "unordered"}[ordered], func(t *testing.T) {
+			s, fv := versionSpace(t) // adoption keeps the granule off the heap, in place
+			x, y := escape(new(int64)), escape(new([pageSize / 8]int64))
+			p := unsafe.Pointer(x)
+			fv.heap(uintptr(p), 8)
+			fv.advance(uintptr(p), 8)
+			a := thread(1, 1, nil)
+			s.Write(a, p, 8, 1)
+			release(a)
+			key, gi := uintptr(p)>>pageShift, (uintptr(p)&(pageSize-1))>>3
+			mu := s.stripe(key, gi)
+			// q: another address, under another stripe lock.
+			q := unsafe.Pointer(&y[0])
+			for i := range y {
+				q = unsafe.Pointer(&y[i])
+				if s.stripe(uintptr(q)>>pageShift, (uintptr(q)&(pageSize-1))>>3) != mu {
+					break
+				}
+			}
+			fv.heap(uintptr(q), 8)
+			fv.advance(uintptr(q), 8)
+			c := thread(2, 1, map[uint32]uint64{1: 1}) // ordered after a's first write
+			d := thread(3, 1, nil)                     // q's reader
+			locked := make(chan struct{})
+			hookOnce(t, func() {
+				// c reads x between exclusive's loads and its
+				// compare-and-swap: settle will see the read.
+				if _, race := s.Read(c, p, 8, 2); race {
+					t.Error("ordered read races")
+				}
+				if ordered {
+					acquire(a, release(c))
+				}
+				mu.Lock()
+				close(locked)
+			})
+			var r Race
+			var race bool
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				r, race = s.Write(a, p, 8, 3)
+			}()
+			<-locked
+			waitForWaiter(mu) // exclusive is in settle, waiting for the lock
+			pg := s.pages.Load(key)
+			old := pg.slot(gi)
+			pg.promote(d, gi, old) // d's next granule is old
+			s.Read(d, q, 8, 4)
+			if slotOf(s, q) != old {
+				t.Fatal("setup: the block was not reused for q")
+			}
+			mu.Unlock()
+			<-done
+			switch {
+			case ordered && race:
+				t.Fatalf("false race: %+v (the write is ordered after the only read of x)", r)
+			case !ordered && (!race || r.Prev.TID() != 2):
+				t.Fatalf("race %v with %+v, want the race with c's read", race, r)
+			}
+			if w := slotOf(s, p).whole.w.Load(); w != uint64(a.Epoch) {
+				t.Fatalf("x's state records write %x, want a's %x", w, uint64(a.Epoch))
+			}
+			if e := slotOf(s, q).whole.r.Load(); e != uint64(d.Epoch) {
+				t.Fatalf("q's state records read %x, want d's %x", e, uint64(d.Epoch))
+			}
+			runtime.KeepAlive(x)
+			runtime.KeepAlive(y)
+		})
+	}
+}
+
+// waitForWaiter waits until a goroutine blocks on mu, which the caller
+// holds: spin.Mutex's state word (its first field) is 2 once a Lock
+// waits.
+func waitForWaiter(mu *spin.Mutex) {
+	for (*atomic.Int32)(unsafe.Pointer(mu)).Load() != 2 {
+		runtime.Gosched()
+	}
 }

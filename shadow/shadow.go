@@ -72,7 +72,13 @@ type Thread struct {
 	// sparse: the access being checked is one of a sparse set of
 	// elements (AccessSparse), which may turn a block run into a mapped
 	// run; a lone access instead cuts the run around its granule.
-	sparse   bool
+	sparse bool
+	// recheck: the access the locked path applies next was recorded by
+	// a lock-free path (exclusive, sharedRead) in state that left its
+	// slot before the conflict was checked, so the moved state may
+	// record its epoch already; the same-epoch rules must not skip its
+	// check (see redo).
+	recheck  bool
 	granules blockCache // free off-heap granules (offheap.go)
 }
 
@@ -558,7 +564,7 @@ func (c *cell) check(t *Thread, write bool, site uint32, out *Race) (found bool)
 	}
 	e := t.Epoch
 	w := Epoch(c.w.Load())
-	if w == e {
+	if w == e && !t.recheck {
 		t.Stats.Rules[WriteSameEpoch]++
 		return
 	}
@@ -601,11 +607,11 @@ func (c *cell) readMay(t *Thread, site uint32, out *Race, share bool) (found, ok
 	tid, clk := e.TID(), e.Clock()
 	for {
 		r := c.r.Load()
-		if r == uint64(e) {
+		if r == uint64(e) && !t.recheck {
 			t.Stats.Rules[ReadSameEpoch]++
 			return false, true
 		}
-		if r == shared && c.rvc.Load().has(e) {
+		if r == shared && c.rvc.Load().has(e) && !t.recheck {
 			t.Stats.Rules[ReadSharedSameEpoch]++
 			return false, true
 		}
@@ -755,7 +761,7 @@ func (s *Space) Check(t *Thread, p unsafe.Pointer, size uintptr, write bool, sit
 		if gr != nil && !gr.isRun() && uintptr(gr.lo) == off && uintptr(gr.hi) == off+size &&
 			gr.split.Load() == nil && !onStack(t.GP, p) {
 			// p is not on this goroutine's stack, so a is its address.
-			if done, found := s.exclusive(t, a, gr, uint8(off), uint8(off+size), write, site, out); done {
+			if done, found := s.exclusive(t, p, gr, uint8(off), uint8(off+size), write, site, out); done {
 				return found
 			}
 		}
@@ -803,7 +809,7 @@ func (s *Space) check(t *Thread, p unsafe.Pointer, size uintptr, write bool, sit
 		}
 		if gr != nil && !found && t.Disabled <= 0 && !onStack(t.GP, q) {
 			// q is not on this goroutine's stack, so a is still its address.
-			if done, ok := s.exclusive(t, a, gr, lo, hi, write, site, out); done {
+			if done, ok := s.exclusive(t, q, gr, lo, hi, write, site, out); done {
 				found = found || ok
 				off += n
 				continue
@@ -1243,8 +1249,9 @@ var exclusiveHook, moveHook, checkHook func()
 // access conflicts (found, with the conflict in *out, its Addr and Write
 // set). It leaves the
 // access to the locked path (done false) whenever anything is unusual:
-// another goroutine's state in the cell, a read-shared state, a failed
-// compare-and-swap, or a granule that left its slot meanwhile.
+// another goroutine's state in the cell, a read-shared state, or a
+// failed compare-and-swap; a granule that left its slot after the
+// compare-and-swap goes to redo.
 //
 // Why the update cannot be lost or hidden:
 //   - Locked updates record an access in its own word (a swap of w, a
@@ -1257,9 +1264,12 @@ var exclusiveHook, moveHook, checkHook func()
 //     the epochs first (cell.take), leaving zeros, which exclusive never
 //     replaces. A granule freed (retire) holds zeros too, and a recycled
 //     granule can never hold t's earlier epoch: only t records its own
-//     epochs, and only while they are current. A heap granule dropped
-//     from its slot is not reused; exclusive sees that it left its slot
-//     and the locked path applies the access again where the state is.
+//     epochs, and only while they are current. But once gr left its slot
+//     its other word may be its next user's, another address's state
+//     (offheap.go recycles a block at once), so exclusive trusts the
+//     other word only if gr is still in its slot after loading it, and
+//     settle looks again under the lock; otherwise the access goes to
+//     redo, which checks it where the state is now.
 //   - The GC state: the owner and generation checks are validate's own
 //     shortcut. State that the sweeper drops after the check was
 //     recorded in an older generation and would have been dropped with
@@ -1267,7 +1277,8 @@ var exclusiveHook, moveHook, checkHook func()
 //
 // A race report in the window may pair the new epoch with the site of
 // the access before it (the site is stored after the epoch).
-func (s *Space) exclusive(t *Thread, a uintptr, gr *granule, lo, hi uint8, write bool, site uint32, out *Race) (done, found bool) {
+func (s *Space) exclusive(t *Thread, p unsafe.Pointer, gr *granule, lo, hi uint8, write bool, site uint32, out *Race) (done, found bool) {
+	a := uintptr(p) // p is not on t's stack: its address
 	tid := t.Epoch.TID()
 	// The caller (Check, or fast in check's loop) checked the bounds
 	// and that gr is not split. (A split since then took the whole
@@ -1277,7 +1288,7 @@ func (s *Space) exclusive(t *Thread, a uintptr, gr *granule, lo, hi uint8, write
 	}
 	c := &gr.whole
 	if !write && c.r.Load() == shared {
-		return s.sharedRead(t, a, gr, site, out)
+		return s.sharedRead(t, p, gr, site, out)
 	}
 	own, other, sites := &c.w, &c.r, &c.wsite
 	if !write {
@@ -1295,20 +1306,21 @@ func (s *Space) exclusive(t *Thread, a uintptr, gr *granule, lo, hi uint8, write
 		return false, false
 	}
 	setSite(sites, site)
+	o = other.Load()
 	pg, gi := t.cache, (a&(pageSize-1))>>3
 	if pg.slot(gi) != gr {
-		// gr left its slot after the loads (promote, a split, the
-		// sweeper): the state is elsewhere or gone. Apply the access
-		// again on the locked path; the first application is harmless.
-		return false, false
+		// gr left its slot (promote, a split, the sweeper): the state,
+		// with the access if the move came after the compare-and-swap,
+		// is elsewhere or gone, and o may be gr's next user's.
+		return true, s.redo(t, p, lo, hi, write, site, out)
 	}
 	t.Stats.count(write, WriteExclusive, ReadExclusive)
-	if o = other.Load(); o == 0 || o != shared && Epoch(o).TID() == tid {
+	if o == 0 || o != shared && Epoch(o).TID() == tid {
 		return true, false // only t's accesses: no conflict
 	}
 	// Another goroutine recorded an access meanwhile: a conflict unless
 	// it happens before t, which the locked path decides.
-	return true, s.settle(t, pg, a, gi, gr, lo, hi, write, site, out)
+	return true, s.settle(t, p, pg, gi, gr, lo, hi, write, site, out)
 }
 
 // sharedRead is exclusive for a read of a read-shared cell ([READ
@@ -1322,7 +1334,8 @@ func (s *Space) exclusive(t *Thread, a uintptr, gr *granule, lo, hi uint8, write
 // records it). It leaves to the locked path a read vector clock without
 // an entry for t, a last write that does not happen before t, and a
 // granule that left its slot meanwhile.
-func (s *Space) sharedRead(t *Thread, a uintptr, gr *granule, site uint32, out *Race) (done, found bool) {
+func (s *Space) sharedRead(t *Thread, p unsafe.Pointer, gr *granule, site uint32, out *Race) (done, found bool) {
+	a := uintptr(p) // p is not on t's stack: its address
 	tid := t.Epoch.TID()
 	c := &gr.whole
 	v := c.rvc.Load()
@@ -1343,28 +1356,36 @@ func (s *Space) sharedRead(t *Thread, a uintptr, gr *granule, site uint32, out *
 		return false, false
 	}
 	setSite(&v.ents[i].site, site)
+	w := Epoch(c.w.Load())
 	pg, gi := t.cache, (a&(pageSize-1))>>3
 	if c.rvc.Load() != v || pg.slot(gi) != gr {
-		// Replaced or dropped after the loads: apply the read again on
-		// the locked path.
-		return false, false
+		// Replaced or dropped after the loads, perhaps with the read
+		// (see exclusive): w may be another address's.
+		return true, s.redo(t, p, gr.lo, gr.hi, false, site, out)
 	}
 	t.Stats.Checks++
 	t.Stats.Rules[ReadShared]++
-	if HB(Epoch(c.w.Load()), t.VC) {
+	if HB(w, t.VC) {
 		return true, false
 	}
-	return true, s.settle(t, pg, a, gi, gr, gr.lo, gr.hi, false, site, out)
+	return true, s.settle(t, p, pg, gi, gr, gr.lo, gr.hi, false, site, out)
 }
 
 // settle is the end of exclusive when, after it recorded t's access, the
 // other word of the cell records another goroutine's access: under the
 // stripe lock it checks that access, as update would, and starts afresh
-// if the state belongs to a dead object (see update). A conflict it
-// reports is complete: its Addr is a, the access's address.
-func (s *Space) settle(t *Thread, pg *page, a, gi uintptr, gr *granule, lo, hi uint8, write bool, site uint32, out *Race) (found bool) {
+// if the state belongs to a dead object (see update). If gr left its
+// slot before the lock was taken, gr may hold another address's state
+// already: redo checks the access where the state is now. A conflict it
+// reports is complete: its Addr is p's, the access's address.
+func (s *Space) settle(t *Thread, p unsafe.Pointer, pg *page, gi uintptr, gr *granule, lo, hi uint8, write bool, site uint32, out *Race) (found bool) {
+	a := uintptr(p)
 	mu := s.stripe(a>>pageShift, gi)
 	mu.Lock()
+	if pg.slot(gi) != gr {
+		mu.Unlock()
+		return s.redo(t, p, lo, hi, write, site, out)
+	}
 	defer mu.Unlock()
 	c := &gr.whole
 	if write {
@@ -1376,7 +1397,7 @@ func (s *Space) settle(t *Thread, pg *page, a, gi uintptr, gr *granule, lo, hi u
 	} else if w := Epoch(c.w.Load()); !HB(w, t.VC) {
 		*out, found = Race{Prev: w, PrevSite: c.wsite.Load(), PrevWrite: true}, true
 	}
-	if found && pg.slot(gi) == gr && !s.stillLive(gr, a) {
+	if found && !s.stillLive(gr, a) {
 		gr = s.renew(t, pg, gi, gr, a, lo, hi)
 		*out = Race{}
 		found = gr.access(t, lo, hi, write, site, out)
@@ -1384,6 +1405,22 @@ func (s *Space) settle(t *Thread, pg *page, a, gi uintptr, gr *granule, lo, hi u
 	if found {
 		out.Addr, out.Write = a, write
 	}
+	return found
+}
+
+// redo applies t's access of the bytes [lo, hi) of p's granule on the
+// locked path, after exclusive or sharedRead recorded it in a granule
+// that then left its slot: the access moved with the state if the move
+// came after its compare-and-swap, and what the lock-free path loaded
+// after the move may be the block's next user's. The locked path checks
+// the access against the state that is there now, even where that state
+// records t's current epoch (t.recheck): a locked update that finished
+// before the compare-and-swap saw neither t's access nor, after the
+// move, t it.
+func (s *Space) redo(t *Thread, p unsafe.Pointer, lo, hi uint8, write bool, site uint32, out *Race) bool {
+	t.recheck = true
+	found := s.slow(t, p, lo, hi, write, site, out)
+	t.recheck = false
 	return found
 }
 
