@@ -32,3 +32,29 @@ func TestInlining(t *testing.T) {
 		t.Errorf("the checked array escapes:\n%s", out)
 	}
 }
+
+// TestSameInlined builds this package with -gcflags=-m and fails if the
+// shadow's same-epoch fast path (shadow.Thread.Cached and
+// shadow.Granule.Same) is not inlined into check, checkGroup and
+// checkOne: a same-epoch access, most accesses, would pay a call again.
+func TestSameInlined(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the package")
+	}
+	out, err := exec.Command("go", "build", "-gcflags=-m", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, file := range []string{"access.go", "footprint.go"} {
+		for _, fn := range []string{`\(\*Thread\)\.Cached`, `\(\*granule\)\.Same`} {
+			re := regexp.MustCompile(file + `:\d+:\d+: inlining call to shadow\.` + fn + `\n`)
+			want := 2 // check and checkGroup
+			if file == "footprint.go" {
+				want = 1 // checkOne
+			}
+			if n := len(re.FindAll(out, -1)); n != want {
+				t.Errorf("%s: shadow.%s inlined %d times, want %d", file, fn, n, want)
+			}
+		}
+	}
+}

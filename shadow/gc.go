@@ -77,7 +77,20 @@ func init() {
 // lag, the lower bound the sentinel's finalizer and RefreshGen advance.
 type genCounter struct {
 	lag atomic.Uint64
+	// lag32 is lag's low 32 bits, the width of a granule's stamp: the
+	// word genWord points to where the runtime's count is unavailable.
+	lag32 uint32 // atomic
 }
+
+// genWord is the generation as a granule stamps it, one load for the
+// inlined fast path (Granule.Same): the runtime's count of cycles, or
+// lagGen's lower bound.
+var genWord = func() *uint32 {
+	if runtimeNumGC != nil {
+		return runtimeNumGC
+	}
+	return &lagGen.lag32
+}()
 
 // Load returns the generation: the runtime's count, or the lower bound.
 func (c *genCounter) Load() uint64 {
@@ -88,7 +101,10 @@ func (c *genCounter) Load() uint64 {
 }
 
 // Store sets the lower bound (the sentinel's first reading; tests).
-func (c *genCounter) Store(n uint64) { c.lag.Store(n) }
+func (c *genCounter) Store(n uint64) {
+	c.lag.Store(n)
+	atomic.StoreUint32(&c.lag32, uint32(n))
+}
 
 // advanceGen raises the lower bound to n unless it is already there. It
 // never decreases: several goroutines refresh it, each with an exact
@@ -96,7 +112,18 @@ func (c *genCounter) Store(n uint64) { c.lag.Store(n) }
 func advanceGen(n uint64) {
 	for {
 		cur := lagGen.lag.Load()
-		if n <= cur || lagGen.lag.CompareAndSwap(cur, n) {
+		if n <= cur {
+			return
+		}
+		if lagGen.lag.CompareAndSwap(cur, n) {
+			break
+		}
+	}
+	// lag32 follows lag: raised to its new value unless a concurrent
+	// advance raised it further.
+	for {
+		cur := atomic.LoadUint32(&lagGen.lag32)
+		if uint32(n) <= cur || atomic.CompareAndSwapUint32(&lagGen.lag32, cur, uint32(n)) {
 			return
 		}
 	}

@@ -1002,13 +1002,76 @@ func (s *Space) sameSpan(t *Thread, a, size uintptr, write bool) bool {
 	return true
 }
 
-// Same is the fast path of Access for an access that lies within
-// one granule: it reports whether the access is in the epoch already
-// recorded ([READ SAME EPOCH], [READ SHARED SAME EPOCH], [WRITE SAME
-// EPOCH]), in which case there is nothing to do. Otherwise the caller
-// calls Access. A whole cell's state is that of each byte it covers, so
-// an access of part of its bytes is in its epoch too (a byte of a
-// bytes.Buffer that one copy wrote whole).
+// Same is the fast path of Access: it reports whether the access of
+// [a, a+size) by t is in the epoch already recorded ([READ SAME EPOCH],
+// [READ SHARED SAME EPOCH], [WRITE SAME EPOCH]), in which case there is
+// nothing to do. Otherwise the caller calls Access.
+//
+// Its common case, an access within one granule of the page t used
+// last whose whole cell records t's current epoch, is Thread.Cached and
+// Granule.Same, which inline; SameMiss decides the rest. The detector's
+// check, the caller of every access, writes the three out (see Cached).
+func (s *Space) Same(t *Thread, a, size uintptr, write bool) bool {
+	if gr := t.Cached(a); gr != nil && gr.Same(t, a, size, write) {
+		return true
+	}
+	return s.SameMiss(t, a, size, write)
+}
+
+// A Granule is the shadow state of 8 aligned bytes, as Thread.Cached
+// returns it for the inlined fast path.
+type Granule = granule
+
+// Cached returns the state of the granule at a if it is in the page t
+// used last and has a slot there (a granule or a run), or nil. With
+// Granule.Same, it is the inlined part of Same, which callers on the
+// hottest path (the detector's check of every access) write out:
+//
+//	if gr := t.Cached(a); gr != nil && gr.Same(t, a, size, write) {
+//		// same epoch: nothing to do
+//	} else if space.SameMiss(t, a, size, write) { ... }
+//
+// Each of the two is within the compiler's inlining budget, which Same
+// as one function is not: a same-epoch access then costs no call, an
+// index into the page's slot array, a load of the granule and a few
+// comparisons.
+func (t *Thread) Cached(a uintptr) *Granule {
+	pg := t.cache
+	if t.cacheKey != a>>pageShift || pg == nil {
+		return nil
+	}
+	arr := pg.arr.Load()
+	if arr == nil {
+		return nil // a clean page, or a run over the whole page
+	}
+	return arr[(a&(pageSize-1))>>3].Load()
+}
+
+// Same reports whether gr, the granule of a (Thread.Cached), decides an
+// access of size bytes at a by t in t's current epoch: its whole cell
+// covers the access's bytes (a run's never does) and records t's
+// current epoch in the word of the access's kind, in the current GC
+// generation (see granule.current). It counts the check if so. A false
+// result decides nothing: the caller calls SameMiss.
+func (gr *Granule) Same(t *Thread, a, size uintptr, write bool) bool {
+	word, rule := &gr.whole.r, ReadSameEpoch
+	if write {
+		word, rule = &gr.whole.w, WriteSameEpoch
+	}
+	if uintptr(gr.lo) > a&7 || uintptr(gr.hi) < a&7+size || gr.gen.Load() != atomic.LoadUint32(genWord) ||
+		word.Load() != uint64(t.Epoch) {
+		return false
+	}
+	t.Stats.Checks++
+	t.Stats.Rules[rule]++
+	return true
+}
+
+// SameMiss is Same for the callers that tried Thread.Cached and
+// Granule.Same first: it decides every access those do not. A whole
+// cell's state is that of each byte it covers, so an access of part of
+// its bytes is in its epoch too (a byte of a bytes.Buffer that one copy
+// wrote whole).
 //
 // The page is t's cached one or, for an access to another page, the page
 // table's (which t then caches, as fast does): code that alternates
@@ -1016,7 +1079,7 @@ func (s *Space) sameSpan(t *Thread, a, size uintptr, write bool) bool {
 // value it fills) would otherwise take every access of a page it left to
 // Access, through Check and checkPage to fast, to find the same epoch
 // there.
-func (s *Space) Same(t *Thread, a, size uintptr, write bool) bool {
+func (s *Space) SameMiss(t *Thread, a, size uintptr, write bool) bool {
 	off := a & 7
 	if off+size > 8 {
 		return s.sameWide(t, a, size, write)
