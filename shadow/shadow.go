@@ -310,6 +310,22 @@ type rvEntry struct {
 // location usually has a handful of readers.
 const rvMin = 4
 
+// newReadVC returns a read vector clock of n free entries. One of rvMin
+// entries, the common size, is one allocation with its entries, so that
+// the same-epoch test of a read-shared cell (has) loads the clock and its
+// first entries from one object, not from two.
+func newReadVC(n int) *readVC {
+	if n == rvMin {
+		x := new(struct {
+			v readVC
+			e [rvMin]rvEntry
+		})
+		x.v.ents = x.e[:]
+		return &x.v
+	}
+	return &readVC{ents: make([]rvEntry, n)}
+}
+
 // frozen marks the entries of a read vector clock whose reads a locked
 // update has moved elsewhere or checked and dropped (see takeEntry): it is
 // no thread's epoch, so sharedRead's compare-and-swap fails on it.
@@ -378,7 +394,7 @@ func (v *readVC) taken() *readVC {
 		v.takeAll()
 		return nil
 	}
-	nv := &readVC{ents: make([]rvEntry, len(v.ents))}
+	nv := newReadVC(len(v.ents))
 	for i := range v.ents {
 		nv.ents[i].e.Store(uint64(v.takeEntry(i)))
 		nv.ents[i].site.Store(v.ents[i].site.Load())
@@ -441,7 +457,7 @@ func (v *readVC) with(t uint32, c uint64, site uint32) *readVC {
 		if v != nil {
 			n = 2 * len(v.ents)
 		}
-		nv := &readVC{ents: make([]rvEntry, n)}
+		nv := newReadVC(n)
 		if v != nil {
 			i = 0
 			for j := range v.ents {
