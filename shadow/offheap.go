@@ -57,8 +57,8 @@ import (
 // Goroutines take and return granules poolBatch at a time, through a cache
 // in their Thread, so that the pool's lock is taken once per poolBatch
 // first accesses of fresh memory; the free blocks are kept as addresses in
-// a slice rather than linked through the blocks, so that moving a batch
-// touches none of them.
+// a stack of their own (freestack.go) rather than linked through the
+// blocks, so that moving a batch touches none of them.
 type blockPool struct {
 	size  uintptr // bytes per block
 	chunk uintptr // bytes mapped at a time
@@ -67,7 +67,7 @@ type blockPool struct {
 	inUse atomic.Int64
 
 	mu   spin.Mutex
-	free []uintptr // addresses of free blocks
+	free freeStack // addresses of free blocks
 	next uintptr   // next unused block of the current chunk
 	left uintptr   // unused blocks in the current chunk
 }
@@ -83,12 +83,11 @@ func (p *blockPool) get(dst []uintptr) {
 		paceGranules(n)
 	}
 	p.mu.Lock()
-	n := copy(dst, p.free[max(0, len(p.free)-len(dst)):])
-	p.free = p.free[:len(p.free)-n]
-	if p.warm != 0 && len(p.free) > 0 {
+	n := p.free.pop(dst)
+	if p.warm != 0 && p.free.len() > 0 {
 		// The next get's block, last written a GC cycle ago, is loaded
 		// while its caller does other work (fresh.go's clear of it).
-		for b, off := p.free[len(p.free)-1], uintptr(0); off < p.warm; off += 64 {
+		for b, off := p.free.last(), uintptr(0); off < p.warm; off += 64 {
 			prefetch(b + off)
 		}
 	}
@@ -108,7 +107,7 @@ func (p *blockPool) get(dst []uintptr) {
 func (p *blockPool) put(src []uintptr) {
 	p.inUse.Add(-int64(len(src)))
 	p.mu.Lock()
-	p.free = append(p.free, src...)
+	p.free.push(src)
 	p.mu.Unlock()
 }
 
