@@ -2,56 +2,48 @@
 
 package shadow
 
-// Pacing the collector for shadow memory outside the heap.
+// Pacing the collector for shadow on the heap, never for shadow off it.
 //
-// The garbage collector's pacer does not see off-heap shadow, so it starts
-// a cycle when the program's own heap has grown by GOGC percent, however
-// much shadow the program's short-lived objects made meanwhile: a granule
-// is 64 bytes per 8 bytes touched, so on bench/workloads/workerpool (jobs
-// that fill fresh 1 KiB matrices) the off-heap granules of one cycle's
-// garbage reached several times the heap, and peak RSS rose above that of
-// the shadow on the heap, which the pacer did count. And only a cycle
-// frees them (the sweep after it).
+// The program's collections are the runtime's: go -race keeps its shadow
+// outside the heap and changes neither their number nor their timing, and
+// neither may bigfoot (issue 30). Off-heap shadow (granules, slot arrays,
+// fresh arrays) is therefore not counted at all. It used to be counted as
+// heap, as when it lived there: the shadow started a cycle once the heap
+// plus the granules reached GOGC percent more than the live heap plus the
+// granules. Those were collections the plain program does not make: 19
+// of sortrec's 20 at the quick size, 9 of pipeline's 14, 92 of 215 on a
+// test suite's run, each followed by a sweep of every page.
 //
-// So the shadow counts itself as heap, as it did when it lived there:
-// after a sweep, the goal is GOGC percent more than the live heap plus
-// the granules in use; a cycle is started early, from a goroutine of its
-// own and one at a time, once the heap plus the granules reach it.
-// Fresh arrays (fresh.go) do not count. A page gets one at the first
-// access of fresh memory on it, so they are bounded by the heap pages
-// the program touched: at most a quarter of a byte per byte of heap (a
-// 1 KiB array per 4 KiB page), a bound the heap's own pacer keeps, as Go's race runtime's
-// shadow is a fixed multiple of the heap. Entries are stale after a
-// cycle, and the sweep after the next returns the arrays to their pool,
-// where the pages of the next cycle's fresh objects take them again.
-// Counting them as the granules of their size (when they were 8 KiB
-// for a page of 64 fresh 64-byte objects) made the pacer start about 60 of the 110
-// cycles of BenchmarkFreshObject, each of which drops state (below),
-// and did not lower the peak RSS of lufact, workerpool or pipeline.
+// What bounds off-heap shadow instead is the runtime's own pacing: a
+// granule is freed by the sweep after the cycle that finds its object
+// dead, and the program allocates at most GOGC percent of its live heap
+// between two cycles, so the granules of one cycle's garbage are at most
+// a granule per 8 bytes of it (8 times), and fresh arrays a quarter of a
+// byte per byte of heap (a 1 KiB array per 4 KiB page). That is Go's race
+// runtime's bound too, whose shadow is a fixed multiple of the heap (and
+// which frees none of it at a cycle). Peak RSS rises where a cycle's
+// garbage had much shadow (sortrec at the quick size: 144 to 169 MB), and
+// every cycle not started keeps state the next would have dropped (gc.go).
 //
-// The heap the collector marks includes shadow of dead objects: a heap
-// granule (and its ident) stays reachable from its page until the sweep
-// after the cycle that finds its object dead, so that cycle counts it as
-// live, and Go's goal for the next cycle grows with it. When the heap
-// shadow of one cycle's garbage is a fixed fraction f of what the program
-// allocates (pipeline: a record of 32 bytes adopted by a second goroutine
-// leaves two heap granules and an ident, about 0.4 of all the bytes
-// allocated per item, the detector's included), each cycle's live heap is
-// f times the bytes allocated since the last, and Go lets the next cycle
-// allocate GOGC percent of that: for f*GOGC/100 >= 1 the heap grows
-// without bound (pipeline with GOGC=400: 2, 5, 10, 19, 33, 57, 107, 230 MB
-// live after its 8 cycles, 1 GB peak RSS). So the sweeps after a cycle
-// count the heap shadow they drop that the cycle marked (deadHeap), and
-// the goal is set from the live heap without it: the goal the program's
-// own live heap sets, as the pacer would have with no shadow of the dead.
-//
-// It must not start more cycles than that: every cycle drops the state
-// that only one goroutine recorded before it (gc.go), so that a race
-// whose two accesses straddle a cycle is missed. A more eager goal (the
-// granules alone growing by GOGC percent) gave workerpool 19 MiB instead
-// of 33, but started twice as many cycles on a copy of a 24 MB array
-// in the race suite (TestRaceNestedArrayCopy), which then missed its race
-// more often.
+// The heap shadow is another matter: a heap granule (and its ident) stays
+// reachable from its page until the sweep after the cycle that finds its
+// object dead, so that cycle counts it as live, and Go's goal for the
+// next cycle grows with it. When the heap shadow of one cycle's garbage is
+// a fixed fraction f of what the program allocates (pipeline: a record of
+// 32 bytes adopted by a second goroutine leaves two heap granules and an
+// ident, about 0.4 of all the bytes allocated per item), each cycle's
+// live heap is f times the bytes allocated since the last, and Go lets the
+// next cycle allocate GOGC percent of that: for f*GOGC/100 >= 1 the heap
+// grows without bound (pipeline with GOGC=400: 2, 5, 10, 19, 33, 57, 107,
+// 230 MB live after its 8 cycles, 1 GB peak RSS). So the sweeps after a
+// cycle count the heap shadow they drop that the cycle marked (deadHeap),
+// and the shadow starts a cycle, from a goroutine of its own and one at a
+// time, when the heap reaches the goal Go would have set without it: Go's
+// goal less that dead shadow and GOGC percent of it. That is the cycle the
+// plain program would have started (later, if anything: the runtime
+// starts its own before the goal); with no dead heap shadow the goal is
+// Go's own, which the runtime reaches first. The heap is read when a
+// goroutine refills its cache of granules, paceEvery granules apart.
 
 import (
 	"runtime"
@@ -62,21 +54,12 @@ import (
 	"github.com/bigfoot-go/bigfoot/internal/spin"
 )
 
-// minShadowGoal is the least growth, in bytes, that starts a cycle: Go's
-// own minimum heap goal.
-const minShadowGoal = 4 << 20
-
-// paceEvery is how many granules apart paceGranules reads the heap size
-// once the granules are past shadowGoal.
+// paceEvery is how many granules apart paceGranules reads the heap size.
 const paceEvery = 1024
 
 var (
-	// shadowGoal is the number of granules in use past which the heap
-	// and the granules together may reach paceGoal (the heap cannot
-	// grow past Go's own goal without a cycle); 0 before the first
-	// sweep.
-	shadowGoal atomic.Int64
-	// paceGoal is the bytes of heap plus granules that start a cycle.
+	// paceGoal is the bytes of heap objects that start a cycle; 0
+	// before the first sweep.
 	paceGoal atomic.Int64
 	// paceNext is the granule count at which paceGranules next reads
 	// the heap size.
@@ -86,16 +69,16 @@ var (
 )
 
 // paceGranules is called when the granules in use reach n, when a
-// goroutine refills its cache: it starts a cycle if the heap and the
-// granules together are past the goal.
+// goroutine refills its cache: it starts a cycle if the heap is past the
+// goal. The granules themselves do not count.
 func paceGranules(n int64) {
-	goal := shadowGoal.Load()
-	if goal == 0 || n < goal || n < paceNext.Load() || gcKicked.Load() {
+	goal := paceGoal.Load()
+	if goal == 0 || n < paceNext.Load() || gcKicked.Load() {
 		return
 	}
 	paceNext.Store(n + paceEvery)
 	heap, gogc := readMetrics()
-	if gogc < 0 || heap+n*int64(granulePool.size) < paceGoal.Load() {
+	if gogc < 0 || heap < goal {
 		return // collection is off, or there is room left
 	}
 	if !gcKicked.CompareAndSwap(false, true) {
@@ -116,46 +99,37 @@ func paceGranules(n int64) {
 	})
 }
 
-// setShadowGoal sets the goal after a sweep, from the live heap without
-// the heap shadow of dead objects the sweeps dropped (deadHeap), and the
-// granules in use.
+// setShadowGoal sets the goal after a sweep: Go's goal less the heap
+// shadow of dead objects the sweeps dropped (deadHeap) and GOGC percent
+// of it.
 func setShadowGoal() {
 	s := []metrics.Sample{
-		{Name: "/gc/heap/live:bytes"},
 		{Name: "/gc/heap/goal:bytes"},
 		{Name: "/gc/gogc:percent"},
 		{Name: "/gc/cycles/total:gc-cycles"},
 	}
 	metrics.Read(s)
-	live, goGoal, gogc := int64(value(s[0])), int64(value(s[1])), int64(value(s[2]))
-	gen := uint32(value(s[3]))
+	goGoal, gogc := int64(value(s[0])), int64(value(s[1]))
+	gen := uint32(value(s[2]))
 	dead, counted := deadHeapOf(gen)
-	live = max(live-dead, 0)
 	if gogc < 0 {
 		gogc = 100 // pacing is off (paceGranules); the goal is only kept sensible
 	}
-	shadow := granulePool.inUse.Load() * int64(granulePool.size)
-	total := live + shadow
-	goal := total + max(total*gogc/100, minShadowGoal)
-	// Below goal-goGoal bytes of granules, the heap cannot make up the
-	// rest without reaching Go's own goal, which starts a cycle anyway.
-	granules := max(goal-goGoal, shadow, 1) / int64(granulePool.size)
+	goal := max(goGoal-dead-dead*gogc/100, 1)
 	goalMu.Lock()
 	if goalSet && (goalGen == gen || !counted) {
-		// A sweep between cycles (settle.go): the granules made since
-		// the cycle are not live heap the goal may grow by, as Go's
-		// goal does not grow between cycles; what it dropped lowers
-		// the goal. Or a sweep that began before the last cycle
-		// completed: that cycle's live heap includes dead shadow no
-		// sweep of its generation has counted yet, which would make
-		// the goal grow by GOGC percent of it (pipeline with GOGC=400:
-		// goals of 73 MB to 0.9 GB after such sweeps, where the others
-		// set 10); the sweep that follows that cycle sets its goal.
-		goal, granules = min(goal, paceGoal.Load()), min(granules, shadowGoal.Load())
+		// A sweep between cycles (settle.go): what it dropped lowers
+		// the goal, and nothing raises it until the next cycle, as
+		// Go's goal does not change between cycles. Or a sweep that
+		// began before the last cycle completed: that cycle's goal
+		// includes dead shadow no sweep of its generation has counted
+		// yet (pipeline with GOGC=400: goals of 73 MB to 0.9 GB after
+		// such sweeps, where the others set 10); the sweep that
+		// follows that cycle sets its goal.
+		goal = min(goal, paceGoal.Load())
 	}
 	goalGen, goalSet = gen, true
 	paceGoal.Store(goal)
-	shadowGoal.Store(granules)
 	paceNext.Store(0)
 	goalMu.Unlock()
 }
@@ -165,9 +139,7 @@ var (
 	goalGen uint32 // the GC cycle count when the goal was last set
 	// goalSet says a goal was set: from then on a sweep between cycles
 	// may only lower its generation's goal, the first generation's (no
-	// cycle yet) included, where granules off the heap would otherwise
-	// raise the goal at every sweep until something else started a
-	// cycle (pipeline with GOGC=400: 10 MB to 460 MB before the first).
+	// cycle yet) included.
 	goalSet bool
 )
 

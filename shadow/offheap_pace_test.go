@@ -5,6 +5,7 @@ package shadow
 import (
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 )
 
@@ -19,13 +20,12 @@ func waitKick() {
 func savePace(t *testing.T) {
 	waitKick()
 	Quiesce()
-	sg, pg := shadowGoal.Load(), paceGoal.Load()
+	pg := paceGoal.Load()
 	goalMu.Lock()
 	gg, gs := goalGen, goalSet
 	goalMu.Unlock()
 	t.Cleanup(func() {
 		waitKick()
-		shadowGoal.Store(sg)
 		paceGoal.Store(pg)
 		paceNext.Store(0)
 		goalMu.Lock()
@@ -34,34 +34,25 @@ func savePace(t *testing.T) {
 	})
 }
 
-// Granules past the goal start a collection when the heap and the
-// granules together reach the bytes goal; not below either goal, nor with
-// collection off.
+// A heap past the goal starts a collection, however many granules are in
+// use: off-heap shadow is not heap (issue 30: the collections are the
+// plain program's). Not below the goal, nor with collection off.
 func TestPaceGranules(t *testing.T) {
 	savePace(t)
-	shadowGoal.Store(1000)
-
-	paceGoal.Store(1)
-	paceNext.Store(0)
-	paceGranules(999)
-	if gcKicked.Load() {
-		t.Fatal("a cycle started below the granule goal")
-	}
-
 	paceGoal.Store(1 << 60)
 	paceNext.Store(0)
-	paceGranules(2000)
+	paceGranules(1 << 40)
 	if gcKicked.Load() {
-		t.Fatal("a cycle started below the bytes goal")
+		t.Fatal("a cycle started below the heap goal, for granules alone")
 	}
 
 	paceGoal.Store(1)
 	paceNext.Store(0)
 	before := exactGen()
-	paceGranules(2000)
+	paceGranules(1)
 	waitKick()
 	if exactGen() == before {
-		t.Fatal("no cycle started past both goals")
+		t.Fatal("no cycle started past the heap goal")
 	}
 
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
@@ -72,25 +63,29 @@ func TestPaceGranules(t *testing.T) {
 	}
 }
 
-// After the first sweep of a generation, the bytes goal leaves at least
-// minShadowGoal bytes above the granules in use, and the granule goal is
-// not below them.
+// The first sweep of a generation with no dead heap shadow sets the goal
+// to Go's own, whatever the granules in use: the runtime, not the shadow,
+// starts the program's cycles.
 func TestSetShadowGoal(t *testing.T) {
 	savePace(t)
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	var inUse int64
 	saveDeadHeap(t)
+	var goGoal int64
 	stableGoal(func(gen uint32) {
 		noteDeadHeap(gen, 0) // the first sweep of gen
 		setShadowGoalAfter(gen - 1)
-		inUse = granulePool.inUse.Load()
+		goGoal = heapGoal()
 	})
-	if g := paceGoal.Load(); g < inUse*int64(granulePool.size)+minShadowGoal {
-		t.Fatalf("bytes goal %d with %d granules in use", g, inUse)
+	if g := paceGoal.Load(); g != goGoal {
+		t.Fatalf("goal %d with no dead heap shadow, want Go's %d", g, goGoal)
 	}
-	if g := shadowGoal.Load(); g < inUse || g*int64(granulePool.size) > paceGoal.Load() {
-		t.Fatalf("granule goal %d with %d granules in use, bytes goal %d", g, inUse, paceGoal.Load())
-	}
+}
+
+// heapGoal returns Go's heap goal.
+func heapGoal() int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
+	metrics.Read(s)
+	return int64(value(s[0]))
 }
 
 // saveDeadHeap restores the count of dead heap shadow when t ends.
@@ -146,25 +141,25 @@ func setShadowGoalAfter(last uint32) {
 	goalGen, goalSet = last, true
 	goalMu.Unlock()
 	paceGoal.Store(1)
-	shadowGoal.Store(1)
 	setShadowGoal()
 }
 
 // The goal after a sweep leaves out the heap shadow of dead objects that
-// the sweeps of the cycle dropped: with the whole live heap dropped, the
-// goal is the one the granules in use set alone.
+// the sweeps of the cycle dropped, and GOGC percent of it: the goal the
+// program's own live heap sets.
 func TestShadowGoalWithoutDeadHeap(t *testing.T) {
 	savePace(t)
 	saveDeadHeap(t)
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	var inUse int64
+	const dead = 1 << 20
+	var goGoal int64
 	stableGoal(func(gen uint32) {
-		noteDeadHeap(gen, 1<<50)
+		noteDeadHeap(gen, dead)
 		setShadowGoalAfter(gen - 1) // the first sweep of gen
-		inUse = granulePool.inUse.Load() * int64(granulePool.size)
+		goGoal = heapGoal()
 	})
-	if got, want := paceGoal.Load(), inUse+max(inUse, minShadowGoal); got != want {
-		t.Errorf("bytes goal %d with the live heap dead, want %d (granules %d bytes)", got, want, inUse)
+	if got, want := paceGoal.Load(), max(goGoal-2*dead, 1); got != want {
+		t.Errorf("goal %d with %d bytes of dead heap shadow, want %d (Go's %d)", got, dead, want, goGoal)
 	}
 }
 
@@ -176,14 +171,14 @@ func TestShadowGoalBetweenCycles(t *testing.T) {
 	saveDeadHeap(t)
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	stableGoal(func(gen uint32) { setShadowGoalAfter(gen) })
-	if g, s := paceGoal.Load(), shadowGoal.Load(); g != 1 || s != 1 {
-		t.Errorf("a second sweep of the generation raised the goals from 1, 1 to %d, %d", g, s)
+	if g := paceGoal.Load(); g != 1 {
+		t.Errorf("a second sweep of the generation raised the goal from 1 to %d", g)
 	}
 	stableGoal(func(gen uint32) {
 		noteDeadHeap(gen, 0)
 		setShadowGoalAfter(gen - 1)
 	})
-	if g := paceGoal.Load(); g < minShadowGoal {
+	if g := paceGoal.Load(); g == 1 {
 		t.Errorf("the first sweep of a generation left the goal at %d", g)
 	}
 }
@@ -203,7 +198,7 @@ func TestShadowGoalUncountedGeneration(t *testing.T) {
 		noteDeadHeap(gen-1, 1<<20) // the sweep counted for the cycle before
 		setShadowGoalAfter(gen - 1)
 	})
-	if g, s := paceGoal.Load(), shadowGoal.Load(); g != 1 || s != 1 {
-		t.Errorf("a sweep of an uncounted generation raised the goals from 1, 1 to %d, %d", g, s)
+	if g := paceGoal.Load(); g != 1 {
+		t.Errorf("a sweep of an uncounted generation raised the goal from 1 to %d", g)
 	}
 }
