@@ -439,6 +439,7 @@ func (d *run) instrumentModules(ctx context.Context, ws *workspace, rtDir string
 		Mode:         d.inv.Mode,
 		Facts:        known.list(),
 		RuntimeHooks: d.hooks,
+		SyncOnce:     d.syncOnce,
 	})
 	if err != nil {
 		return err

@@ -33,6 +33,12 @@ type Request struct {
 	// main.main needs no wrapper, a test no TestMain, a go statement no
 	// wrapper of its function.
 	RuntimeHooks bool
+	// SyncOnce says package sync's Once carries Once.Do's edges itself
+	// (syncSplices) and the detector's standard-library hooks work on
+	// the target: calls of Once.Do, OnceFunc, OnceValue and OnceValues
+	// are then left as they are, so that the function they run sees no
+	// frame of bigfoot's between it and package sync's.
+	SyncOnce bool
 }
 
 // Files are the instrumenter's output.
@@ -165,6 +171,8 @@ type run struct {
 	// (runtimeHookFiles): every instrumentation request of the run says
 	// so (Request.RuntimeHooks).
 	hooks bool
+	// syncOnce: package sync's Once has its edges (Request.SyncOnce).
+	syncOnce bool
 	// runtimePkgDir is package runtime's directory if it gets bigfoot's files
 	// and patches, allocVersions whether the allocation versions are
 	// among them (runtimePatchPlan).
@@ -210,6 +218,7 @@ func (d *run) do(ctx context.Context) (int, error) {
 	// (runtimecheck.go), decide what the instrumented code may rely on.
 	d.runtimePkgDir, d.allocVersions = d.runtimePatchPlan(ctx, ge)
 	d.hooks = d.runtimePkgDir != "" && runtimeHooked(ge.GOROOT)
+	d.syncOnce = d.hooks && onceSpliced(ge)
 
 	// When the user's workspace is bigfoot's own module (our tests and
 	// benchmark workloads), its detector package is the runtime: adding a

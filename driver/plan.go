@@ -189,6 +189,7 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 		Mode:         d.inv.Mode,
 		Facts:        known.list(),
 		RuntimeHooks: d.hooks,
+		SyncOnce:     d.syncOnce,
 	})
 	var lerr *LoadError
 	if errors.As(err, &lerr) {

@@ -172,6 +172,7 @@ func (d *run) instrumentStd(ctx context.Context, pkgs []listedPackage, ge *goEnv
 			Std:          true,
 			Facts:        known.list(),
 			RuntimeHooks: d.hooks,
+			SyncOnce:     d.syncOnce,
 		})
 		if err != nil {
 			return nil, "", fmt.Errorf("instrumenting the standard library: %w", err)
@@ -273,8 +274,35 @@ var syncSplices = []syncSplice{
 	{"map.go", "func (m *Map) CompareAndDelete(key, old any) (deleted bool) {", "func (m *Map) CompareAndDelete(key, old any) (deleted bool) { __bf_release(m, 0); deleted = m.__bf_CompareAndDelete(key, old); __bf_acquire(m, 0); return }; func (m *Map) __bf_CompareAndDelete(key, old any) (deleted bool) {"},
 	{"map.go", "func (m *Map) Range(f func(key, value any) bool) {", "func (m *Map) Range(f func(key, value any) bool) { m.__bf_Range(func(k, v any) bool { __bf_acquire(m, 0); return f(k, v) }); __bf_acquire(m, 0) }; func (m *Map) __bf_Range(f func(key, value any) bool) {"},
 
-	// The end of f happens before any Do returns.
-	{"once.go", "func (o *Once) Do(f func()) {", "func (o *Once) Do(f func()) { o.__bf_Do(func() { defer __bf_release(o, 0); f() }); __bf_acquire(o, 0) }; func (o *Once) __bf_Do(f func()) {"},
+	// The end of f happens before any Do returns: doSlow releases after
+	// f, before done is set, and Do acquires on both of its paths. No
+	// wrapper of f, so that f's stack is go -race's (Request.SyncOnce).
+	{"once.go", "\t\tdefer o.done.Store(true)\n", "\t\tdefer o.done.Store(true); defer __bf_release(o, 0)\n"},
+	{"once.go", "\t\to.doSlow(f)\n\t}\n}\n", "\t\to.doSlow(f)\n\t}; __bf_acquire(o, 0)\n}\n"},
+	// OnceFunc, OnceValue and OnceValues order their callers through
+	// Once.Do. go -race's build never inlines them (its instrumentation
+	// makes them too large), which names their closures after them in
+	// the function's stack ("sync.OnceFunc.func1", not the caller's
+	// "F.OnceFunc.func1"): the last line of each doc comment becomes
+	// //go:noinline, keeping every line number.
+	{"oncefunc.go", onceDocEnd + "func OnceFunc(", "//go:noinline\nfunc OnceFunc("},
+	{"oncefunc.go", onceDocEnd + "func OnceValue[", "//go:noinline\nfunc OnceValue["},
+	{"oncefunc.go", onceDocEnd + "func OnceValues[", "//go:noinline\nfunc OnceValues["},
+}
+
+// onceDocEnd is the last line of the doc comments of sync.OnceFunc,
+// OnceValue and OnceValues.
+const onceDocEnd = "// If f panics, the returned function will panic with the same value on every call.\n"
+
+// onceSpliced reports whether package sync's Once of the toolchain ge
+// names takes its splices and the detector's standard-library hooks
+// work on its target (detector.stdHooksOn: where getg is), for
+// Request.SyncOnce.
+func onceSpliced(ge *goEnv) bool {
+	if ge.GOROOT == "" || (ge.GOARCH != "amd64" && ge.GOARCH != "arm64") {
+		return false
+	}
+	return spliceSync(filepath.Join(ge.GOROOT, "src", "sync"), map[string][]byte{}) == nil
 }
 
 // spliceSync adds to the overlay the files of package sync (in dir) with

@@ -58,6 +58,12 @@ type Config struct {
 	// main.main is not wrapped and test packages get no generated
 	// TestMain, so that no frame of bigfoot's is in the program's stacks.
 	RuntimeHooks bool
+	// SyncOnce says the build's package sync orders Once.Do's callers
+	// after its function itself (the driver's splices of once.go): calls
+	// of Once.Do, OnceFunc, OnceValue and OnceValues then get no hook,
+	// whose wrapper of the function would be a frame of bigfoot's in the
+	// function's stack.
+	SyncOnce bool
 }
 
 // Result is the instrumented program as an overlay.
@@ -113,7 +119,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := instrumentPackages(pkgs, cfg.Mode, recording{elided: count || verify, safe: count && !verify}, cfg.Std, cfg.RuntimeHooks, imported)
+	res := instrumentPackages(pkgs, cfg.Mode, recording{elided: count || verify, safe: count && !verify}, cfg.Std, cfg.RuntimeHooks, cfg.SyncOnce, imported)
 	linkRuntimeTests(runtimePkgs, res)
 	res.Broken = broken
 	return res, nil

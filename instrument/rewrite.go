@@ -37,7 +37,7 @@ type recording struct {
 // standard-library packages, compiled against package-local hook shims
 // (the driver's stdshim.go) instead of the runtime package. imported are
 // the summaries of functions of packages instrumented by earlier runs.
-func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording, std, runtimeHooks bool, imported placement.FuncSummaries) *Result {
+func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording, std, runtimeHooks, syncOnce bool, imported placement.FuncSummaries) *Result {
 	res := &Result{Replace: map[string][]byte{}, Add: map[string][]byte{}}
 	done := map[string]bool{}
 	helpers := map[string]bool{} // dir + package name
@@ -48,7 +48,7 @@ func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording, st
 		res.Facts = sums.encodeExports()
 	}
 	for _, pkg := range pkgs {
-		instrumentPackage(pkg, m, rec, std, runtimeHooks, res, done, helpers, testMains, sums)
+		instrumentPackage(pkg, m, rec, std, runtimeHooks, syncOnce, res, done, helpers, testMains, sums)
 	}
 	if !runtimeHooks {
 		for _, tm := range testMains {
@@ -74,6 +74,9 @@ type pkgRewriter struct {
 	// runtimeHooks: the runtime runs the exit processing (Config.RuntimeHooks),
 	// so main.main keeps its name and needs no wrapper.
 	runtimeHooks bool
+	// syncOnce: package sync's Once orders its callers itself
+	// (Config.SyncOnce), so Once.Do and the Once functions get no hook.
+	syncOnce bool
 	// recordElided: the build counts or verifies accesses (tags
 	// bigfoot_count, bigfoot_verify), so accesses whose checks are
 	// elided still announce themselves (__bf.A).
@@ -106,7 +109,7 @@ func (r *fileRewriter) universe(pos token.Pos, names ...string) bool {
 	return true
 }
 
-func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, runtimeHooks bool, res *Result, done, helpers map[string]bool, testMains map[string]*testMainInfo, sums *summaries) {
+func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, runtimeHooks, syncOnce bool, res *Result, done, helpers map[string]bool, testMains map[string]*testMainInfo, sums *summaries) {
 	var files []int
 	for i, f := range pkg.CompiledGoFiles {
 		if i >= len(pkg.Syntax) || done[f] || !inModule(pkg, f) || !strings.HasSuffix(f, ".go") {
@@ -144,7 +147,7 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, r
 			}
 		}
 	}
-	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, mode: m, std: std, runtimeHooks: runtimeHooks, recordElided: rec.elided, recordSafe: rec.safe}
+	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, mode: m, std: std, runtimeHooks: runtimeHooks, syncOnce: syncOnce, recordElided: rec.elided, recordSafe: rec.safe}
 	if m.Plans() && err == nil {
 		prc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{mode: m, summaries: sums.table(), std: std}, res)
 	}

@@ -71,6 +71,11 @@ var syncFuncs = map[string]rtName{
 	"testing/synctest.Wait":      "SynctestWait",
 }
 
+// onceHooks are the hooks of Once.Do and the Once functions, which a
+// build whose package sync orders Once's callers itself does without
+// (Config.SyncOnce).
+var onceHooks = map[rtName]bool{"OnceDo": true, "OnceFunc": true, "OnceValue": true, "OnceValues": true}
+
 // passFn marks hooks that take the hooked function itself after the
 // goroutine state, so that the runtime does not import its package
 // (testing/synctest is not in every toolchain the runtime supports).
@@ -143,7 +148,7 @@ func (r *fileRewriter) resolveHook(fun ast.Expr) (hook, bool) {
 			if !ok && path == "sync/atomic" {
 				name, ok = atomicHook(tn, fn.Name()), true
 			}
-			if !ok {
+			if !ok || r.p.syncOnce && onceHooks[name] {
 				return hook{}, false
 			}
 			if !r.spellablePath(r.typeOf(f.X), sel.Index()) {
@@ -182,7 +187,7 @@ func (r *fileRewriter) resolveHook(fun ast.Expr) (hook, bool) {
 	if path == "sync/atomic" {
 		return hook{name: atomicHook("", fn.Name()), fn: fn}, true
 	}
-	if name, ok := syncFuncs[path+"."+fn.Name()]; ok {
+	if name, ok := syncFuncs[path+"."+fn.Name()]; ok && !(r.p.syncOnce && onceHooks[name]) {
 		return hook{name: name, fn: fn}, true
 	}
 	return hook{}, false

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"testing"
 )
 
@@ -88,13 +87,7 @@ func main() {
 }
 `,
 	})
-	goBin, bfBin := filepath.Join(t.TempDir(), "background"), filepath.Join(t.TempDir(), "background")
-	if r := run(t, dir, nil, "go", "build", "-race", "-o", goBin, "."); r.code != 0 {
-		t.Fatalf("go build -race: %v", r)
-	}
-	if r := run(t, dir, nil, bigfootBin, "build", "-o", bfBin, "."); r.code != 0 {
-		t.Fatalf("bigfoot build: %v", r)
-	}
+	goBin, bfBin := buildBoth(t, dir, ".")
 	want, got := run(t, dir, nil, goBin), run(t, dir, nil, bfBin)
 	if got != want {
 		t.Errorf("the bigfoot build sees other goroutines than the go -race build\nbigfoot:\n%v\ngo -race:\n%v", got, want)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -56,13 +55,7 @@ func main() {
 }
 `,
 	})
-	goBin, bfBin := filepath.Join(t.TempDir(), "creation"), filepath.Join(t.TempDir(), "creation")
-	if r := run(t, dir, nil, "go", "build", "-race", "-o", goBin, "."); r.code != 0 {
-		t.Fatalf("go build -race: %v", r)
-	}
-	if r := run(t, dir, nil, bigfootBin, "build", "-o", bfBin, "."); r.code != 0 {
-		t.Fatalf("bigfoot build: %v", r)
-	}
+	goBin, bfBin := buildBoth(t, dir, ".")
 	blocks := func(out string) string {
 		s := strings.Join(createdAt.FindAllString(out, -1), "\n")
 		return traceNoise.ReplaceAllString(goroutineNumber.ReplaceAllString(s, "Goroutine"), "")

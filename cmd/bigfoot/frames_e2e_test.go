@@ -1,9 +1,7 @@
 package main
 
 import (
-	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 )
 
@@ -42,35 +40,7 @@ import (
 	"time"
 )
 
-// frames prints the functions of the calling goroutine's stack as
-// runtime.Callers and runtime.Stack give them.
-func frames(tag string) {
-	pc := make([]uintptr, 32)
-	fs := runtime.CallersFrames(pc[:runtime.Callers(1, pc)])
-	var names []string
-	for {
-		f, more := fs.Next()
-		names = append(names, f.Function)
-		if !more {
-			break
-		}
-	}
-	buf := make([]byte, 8192)
-	var lines []string
-	for _, l := range strings.Split(string(buf[:runtime.Stack(buf, false)]), "\n") {
-		if l == "" || strings.HasPrefix(l, "\t") || strings.HasPrefix(l, "goroutine ") {
-			continue
-		}
-		if i := strings.Index(l, " in goroutine"); i >= 0 {
-			l = l[:i]
-		} else if i := strings.LastIndex(l, "("); i >= 0 {
-			l = l[:i]
-		}
-		lines = append(lines, l)
-	}
-	fmt.Printf("%s: %s | %s\n", tag, strings.Join(names, " "), strings.Join(lines, " | "))
-}
-
+` + framesFunc + `
 type T struct{}
 
 func (T) M(done chan bool) { frames("method"); done <- true }
@@ -151,13 +121,7 @@ func main() {
 }
 `,
 	})
-	goBin, bfBin := filepath.Join(t.TempDir(), "frames"), filepath.Join(t.TempDir(), "frames")
-	if r := run(t, dir, nil, "go", "build", "-race", "-o", goBin, "."); r.code != 0 {
-		t.Fatalf("go build -race: %v", r)
-	}
-	if r := run(t, dir, nil, bigfootBin, "build", "-o", bfBin, "."); r.code != 0 {
-		t.Fatalf("bigfoot build: %v", r)
-	}
+	goBin, bfBin := buildBoth(t, dir, ".")
 	want, got := run(t, dir, nil, goBin), run(t, dir, nil, bfBin)
 	if got != want {
 		t.Errorf("the bigfoot build's frames differ from the go -race build's\nbigfoot:\n%v\ngo -race:\n%v", got, want)
@@ -188,20 +152,7 @@ import (
 	"testing"
 )
 
-func frames(tag string) {
-	pc := make([]uintptr, 32)
-	fs := runtime.CallersFrames(pc[:runtime.Callers(1, pc)])
-	var names []string
-	for {
-		f, more := fs.Next()
-		names = append(names, f.Function)
-		if !more {
-			break
-		}
-	}
-	fmt.Println(tag+":", strings.Join(names, " "))
-}
-
+` + framesFunc + `
 func TestFrames(t *testing.T) {
 	frames("test")
 	t.Run("sub", func(t *testing.T) {
@@ -229,21 +180,8 @@ func BenchmarkFrames(b *testing.B) {
 `,
 	})
 	args := []string{"-count=1", "-run", "TestFrames", "-bench", "Frames", "-benchtime", "1x", "."}
-	want := run(t, dir, nil, "go", append([]string{"test", "-race"}, args...)...)
-	got := run(t, dir, nil, bigfootBin, append([]string{"test"}, args...)...)
+	want, got := testBoth(t, dir, args...)
 	if got.code != want.code || framesLines(got.stdout) != framesLines(want.stdout) {
 		t.Errorf("bigfoot test differs from go test -race\nbigfoot:\n%v\ngo test -race:\n%v", got, want)
 	}
-}
-
-// framesLines returns the lines frames printed (a benchmark's timings
-// differ between the tools).
-func framesLines(out string) string {
-	var keep []string
-	for _, l := range strings.Split(out, "\n") {
-		if tag, _, ok := strings.Cut(l, ": "); ok && !strings.ContainsAny(tag, " \t") {
-			keep = append(keep, l)
-		}
-	}
-	return strings.Join(keep, "\n")
 }

@@ -21,6 +21,7 @@ func instrumentFiles(ctx context.Context, req driver.Request) (*driver.Files, er
 		Std:          req.Std,
 		Facts:        req.Facts,
 		RuntimeHooks: req.RuntimeHooks,
+		SyncOnce:     req.SyncOnce,
 	})
 	var lerr *instrument.LoadError
 	if errors.As(err, &lerr) {
