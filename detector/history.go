@@ -40,7 +40,6 @@ const (
 	histMin   = 32   // entries of a new ring
 	histMax   = 1024 // entries of a ring at most (40 KiB)
 	histSlots = 256  // the per-thread-id cache of sites' last entries
-	histIDs   = 64   // the per-thread-id cache of stack ids
 )
 
 // A history is one thread id's: the ring of its entries and the cache
@@ -48,17 +47,17 @@ const (
 // Thread ids outlive goroutines (recycled ids continue their clocks), so
 // a goroutine that has finished keeps its history until the ring moves
 // on.
+//
+// The owner appends under mu with plain stores (add), and extends an
+// entry without it by atomic stores of to, lo and hi (extend): a report
+// holds mu and loads those three atomically (restore). Every atomic
+// store is a full barrier on amd64, so add stores none.
 type history struct {
-	mu   spin.Mutex // guards ents and appends; held by readers
+	mu   spin.Mutex // guards ents, n and appends; held by readers
 	ents []histEntry
-	n    atomic.Uint64 // entries appended; entry k is ents[k%len(ents)]
-	// slots[slotOf(s)] is site s's last entry, ids[h%histIDs] the id
-	// of a stack whose walk hashed to h (the owner's only)
+	n    uint64 // entries appended; entry k is ents[k%len(ents)]
+	// slots[slotOf(s)] is site s's last entry (the owner's only)
 	slots [histSlots]histSlot
-	ids   [histIDs]struct {
-		hash uint64
-		id   uint32
-	}
 }
 
 // slotOf returns the cache slot of site s: a multiplicative hash, since
@@ -67,23 +66,20 @@ func slotOf(s uint32) uint32 { return s * 0x9e3779b1 >> 24 }
 
 // A histEntry says that every access at site by the thread id in the
 // clocks [from, to] had the stack stack, and those of clock to touched
-// bytes within [lo, hi).
+// bytes within [lo, hi). to, lo and hi are accessed atomically but in
+// add, under the history's mu.
 type histEntry struct {
-	from        uint64
-	to          atomic.Uint64
-	lo, hi      atomic.Uintptr
+	from, to    uint64
+	lo, hi      uintptr
 	site, stack uint32
 }
 
 // A histSlot caches a site's last entry: its stack's hash (of the frame
-// walk, stackHash), its id, the entry's sequence number plus 1 and its
-// to, lo and hi.
+// walk, stackHash) and the entry's sequence number plus 1.
 type histSlot struct {
-	site, stack uint32
-	hash        uint64
-	clock       uint64
-	seq         uint64
-	lo, hi      uintptr
+	site uint32
+	hash uint64
+	seq  uint64
 }
 
 // historyOf returns thread id tid's history, making it, or nil while
@@ -144,12 +140,10 @@ func (g *G) noteSlow(site uint32, lo, hi uintptr) {
 	if s.site == site && s.hash == hash && s.seq != 0 && h.extend(s, clock, lo, hi) {
 		return
 	}
-	c := &h.ids[walk%histIDs]
-	id := c.id
-	if c.hash != walk || id == 0 {
+	id := depotLookup(walk)
+	if id == 0 {
 		var pcs [maxStack]uintptr
 		id = intern(pcs[:stackPCs(g.t.GP, &pcs)])
-		c.hash, c.id = walk, id
 	}
 	if id != 0 && g.committing {
 		id |= commitStack
@@ -180,24 +174,22 @@ func (h *history) noteStack(site uint32, hash uint64, id uint32, clock uint64, l
 // bytes of that clock (restore).
 func (h *history) extend(s *histSlot, clock uint64, lo, hi uintptr) bool {
 	k := s.seq - 1
-	if h.n.Load()-k > uint64(len(h.ents)) {
+	if h.n-k > uint64(len(h.ents)) {
 		return false // overwritten
 	}
 	e := &h.ents[k%uint64(len(h.ents))]
-	if s.clock != clock {
-		e.to.Store(clock)
-		s.clock, s.lo, s.hi = clock, lo, hi
-		e.lo.Store(lo)
-		e.hi.Store(hi)
+	// The owner's loads need not be atomic: it is the only writer.
+	if e.to != clock {
+		atomic.StoreUint64(&e.to, clock)
+		atomic.StoreUintptr(&e.lo, lo)
+		atomic.StoreUintptr(&e.hi, hi)
 		return true
 	}
-	if lo < s.lo {
-		s.lo = lo
-		e.lo.Store(lo)
+	if lo < e.lo {
+		atomic.StoreUintptr(&e.lo, lo)
 	}
-	if hi > s.hi {
-		s.hi = hi
-		e.hi.Store(hi)
+	if hi > e.hi {
+		atomic.StoreUintptr(&e.hi, hi)
 	}
 	return true
 }
@@ -206,18 +198,14 @@ func (h *history) extend(s *histSlot, clock uint64, lo, hi uintptr) bool {
 // caches it in s.
 func (h *history) add(s *histSlot, site uint32, hash uint64, id uint32, clock uint64, lo, hi uintptr) {
 	h.mu.Lock()
-	n := h.n.Load()
+	n := h.n
 	if n == uint64(len(h.ents)) && len(h.ents) < histMax {
 		h.ents = append(h.ents, make([]histEntry, len(h.ents))...)
 	}
-	e := &h.ents[n%uint64(len(h.ents))]
-	e.from, e.site, e.stack = clock, site, id
-	e.to.Store(clock)
-	e.lo.Store(lo)
-	e.hi.Store(hi)
-	h.n.Store(n + 1)
+	h.ents[n%uint64(len(h.ents))] = histEntry{from: clock, to: clock, lo: lo, hi: hi, site: site, stack: id}
+	h.n = n + 1
 	h.mu.Unlock()
-	*s = histSlot{site: site, stack: id, hash: hash, clock: clock, seq: n + 1, lo: lo, hi: hi}
+	*s = histSlot{site: site, hash: hash, seq: n + 1}
 }
 
 // restore returns the stack of the access at site in epoch e that
@@ -243,16 +231,16 @@ func restore(e shadow.Epoch, site uint32, addr uintptr) ([]uintptr, bool) {
 	}
 	clock, gran := e.Clock(), addr&^7
 	h.mu.Lock()
-	n := h.n.Load()
+	n := h.n
 	id, found := uint32(0), false
 	for k := n - min(n, uint64(len(h.ents))); k < n && !found; k++ {
 		x := &h.ents[k%uint64(len(h.ents))]
-		to := x.to.Load()
+		to := atomic.LoadUint64(&x.to)
 		if x.site != site || clock < x.from || clock > to {
 			continue
 		}
-		lo, hi := x.lo.Load(), x.hi.Load()
-		if to == clock && x.to.Load() == clock && (hi <= gran || lo >= gran+8) {
+		lo, hi := atomic.LoadUintptr(&x.lo), atomic.LoadUintptr(&x.hi)
+		if to == clock && atomic.LoadUint64(&x.to) == clock && (hi <= gran || lo >= gran+8) {
 			continue // its bytes of the clock are elsewhere
 		}
 		id, found = x.stack, true

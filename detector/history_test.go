@@ -83,12 +83,12 @@ func TestHistoryExtendsEntry(t *testing.T) {
 	var added uint64
 	text := expect(t, true, func(g *G) {
 		<-spawn(g, func(g *G) {
-			n := g.hist.n.Load()
+			n := g.hist.n
 			for range 100 {
 				callerA(g, p, site)
 				g.tick() // a release
 			}
-			added = g.hist.n.Load() - n
+			added = g.hist.n - n
 		})
 		<-spawn(g, func(g *G) { *W(g, p, 0) = 2 })
 	})
@@ -144,16 +144,16 @@ func TestHistorySkipsOwnStack(t *testing.T) {
 	if !onStack(g, unsafe.Pointer(&local)) {
 		t.Fatal("local moved to the heap: the check made it escape")
 	}
-	n := g.hist.n.Load()
+	n := g.hist.n
 	callerA(g, &local, site)
 	callerB(g, &local, site)
-	if got := g.hist.n.Load(); got != n {
+	if got := g.hist.n; got != n {
 		t.Errorf("stack accesses added %d history entries, want 0", got-n)
 	}
 	p := new(int)
 	heapSink = p
 	callerA(g, p, site)
-	if g.hist.n.Load() == n {
+	if g.hist.n == n {
 		t.Error("a heap access added no history entry")
 	}
 }

@@ -2,7 +2,11 @@
 
 package detector
 
-import "github.com/bigfoot-go/bigfoot/internal/spin"
+import (
+	"sync/atomic"
+
+	"github.com/bigfoot-go/bigfoot/internal/spin"
+)
 
 // Stacks of the history (history.go), hash-consed: each distinct stack
 // is stored once and named by a small id, as ThreadSanitizer's stack
@@ -69,6 +73,7 @@ func intern(pcs []uintptr) uint32 {
 	depot.mu.Lock()
 	defer depot.mu.Unlock()
 	if id, ok := depot.byHash[h]; ok {
+		depotIndex[h&indexMask].Store(h&^idMask | uint64(id))
 		return id
 	}
 	if depot.pcs+len(pcs) > depotMax {
@@ -83,7 +88,37 @@ func intern(pcs []uintptr) uint32 {
 	depot.stacks = append(depot.stacks, depot.chunk[n:len(depot.chunk):len(depot.chunk)])
 	id := uint32(len(depot.stacks))
 	depot.byHash[h] = id
+	depotIndex[h&indexMask].Store(h&^idMask | uint64(id))
 	return id
+}
+
+// depotIndex caches stacks' ids by hash, so that the history finds the
+// id of a stack it has walked with one load, without the depot's lock
+// or a second walk for the return addresses: word h&indexMask holds the
+// id of a stack of hash h in its low bits and the rest of h above them,
+// or 0. A stack whose word another stack took is looked up in the depot
+// again (intern), which puts it back. One word is one atomic load: no
+// reader sees an id with another stack's hash. Two stacks are told
+// apart by 54 bits of their hash here (the word's index and its high
+// bits), by all 64 in the depot.
+var depotIndex [indexMask + 1]atomic.Uint64
+
+const (
+	indexMask = 1<<14 - 1 // 16,384 words: 128 KiB, touched as stacks arrive
+	idBits    = 24        // ids are at most depotMax + 1
+	idMask    = 1<<idBits - 1
+)
+
+// Every id fits in idBits: a stack has at least one return address.
+const _ = uint(idMask - (depotMax + 1))
+
+// depotLookup returns the id of the stack whose hash is h, if the index
+// has it, or 0.
+func depotLookup(h uint64) uint32 {
+	if w := depotIndex[h&indexMask].Load(); w&^idMask == h&^idMask {
+		return uint32(w & idMask)
+	}
+	return 0
 }
 
 // stackOf returns the return addresses of stack id, nil for 0.
