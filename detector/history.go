@@ -141,7 +141,7 @@ func (g *G) noteSlow(site uint32, lo, hi uintptr) {
 		return
 	}
 	id := depotLookup(walk)
-	if id == 0 {
+	if id == 0 && !depotFull.Load() {
 		var pcs [maxStack]uintptr
 		id = intern(pcs[:stackPCs(g.t.GP, &pcs)])
 	}

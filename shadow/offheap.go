@@ -53,6 +53,13 @@ import (
 	"github.com/bigfoot-go/bigfoot/internal/spin"
 )
 
+// OffHeap returns n bytes of zeroed memory outside the Go heap, never freed
+// (on Linux; elsewhere pointer-free chunks of the heap kept forever: see
+// mapMemory). It is for the detector's tables that must neither count
+// in a program's allocations nor raise the collector's heap goal; they
+// may hold no pointer into the heap.
+func OffHeap(n uintptr) unsafe.Pointer { return mapMemory(n, false) }
+
 // A blockPool hands out fixed-size blocks of memory outside the Go heap.
 // Goroutines take and return granules poolBatch at a time, through a cache
 // in their Thread, so that the pool's lock is taken once per poolBatch
