@@ -197,7 +197,7 @@ func (r *fileRewriter) elementAliasVar(x ast.Expr) bool {
 // `pi.x, pi.y, pi.z` of a particle fixed in the inner loop are checked
 // once per synchronization-free stretch, and `pj.x, pj.y, pj.z` of
 // `pj := &ps[j]` as one strided range.
-func (r *fileRewriter) groupFootprint(sel *ast.SelectorExpr, g *fieldGroup, write bool) string {
+func (r *fileRewriter) groupFootprint(sel *ast.SelectorExpr, first, last string, write bool) string {
 	fn := r.fn
 	if fn == nil || fn.fp == nil || fn.fp.loops == 0 || fn.fp.inReturn || !r.p.mode.StaticRanges() {
 		return ""
@@ -205,7 +205,7 @@ func (r *fileRewriter) groupFootprint(sel *ast.SelectorExpr, g *fieldGroup, writ
 	if !r.invariantVar(sel.X) && !r.elementAliasVar(sel.X) {
 		return ""
 	}
-	key := fmt.Sprintf("group:%s.%s-%s/%v", r.text(sel.X), g.first, g.last, write)
+	key := fmt.Sprintf("group:%s.%s-%s/%v", r.text(sel.X), first, last, write)
 	if v, ok := fn.fp.bySite[key]; ok {
 		return v
 	}

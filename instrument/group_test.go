@@ -32,9 +32,6 @@ func arr(xs *[4]int) int         { return len(xs) }
 func panics(s string)            { panic(s) }
 func branches(a int) int         { if a > 0 { return pure(a, 1) }; return -a }
 
-// oneBase accesses two fields of one base in a block; twoBases does not.
-func oneBase(p *T)          { p.x = 1; p.z = 2 }
-func twoBases(p, q *T)      { p.x = 1; q.y = 2 }
 `
 
 // loadSSA type-checks src as package p in a temporary module and builds
@@ -72,17 +69,6 @@ func TestSimpleFuncs(t *testing.T) {
 		}
 		if got := rc.facts.Simple(fn); got != w {
 			t.Errorf("simple(%s) = %v, want %v", name, got, w)
-		}
-	}
-}
-
-// TestMayGroup checks the pre-scan that decides whether a function's
-// BigFoot plan is computed at build time.
-func TestMayGroup(t *testing.T) {
-	_, spkg := loadSSA(t, groupSrc)
-	for name, want := range map[string]bool{"oneBase": true, "twoBases": false, "deref": true, "pure": false} {
-		if got := mayGroup(spkg.Func(name)); got != want {
-			t.Errorf("mayGroup(%s) = %v, want %v", name, got, want)
 		}
 	}
 }

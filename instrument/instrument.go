@@ -78,10 +78,11 @@ type Result struct {
 	// (modes with plans, test variants left out) to its effect
 	// summaries, encoded for Config.Facts of the runs that import it.
 	Facts map[string][]byte
-	// Ranges are placement's static-range decisions on the sites of the
-	// instrumented files, with what this run rendered and refused
-	// (placement.SitePlan), in file and position order.
-	Ranges []placement.RangeDecision
+	// Plan is placement's decisions on the sites of the instrumented
+	// files (of the standard library: static ranges only), with what
+	// this run rendered and refused (placement.SitePlan), in file and
+	// position order.
+	Plan placement.SiteReport
 }
 
 // LoadError is returned when packages do not load or type-check (other than

@@ -168,9 +168,9 @@ func (r *fileRewriter) commitRanges() {
 	plan := r.sitePlan()
 	for k, why := range r.ranges {
 		if why == "" {
-			plan.Render(k)
+			plan.Render(placement.EntryRange, k)
 		} else {
-			plan.Refuse(k, why)
+			plan.Refuse(placement.EntryRange, k, why)
 		}
 	}
 }
@@ -729,7 +729,7 @@ func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr
 		r.refuseRange(ix, write, "its operand is no slice or pointer to an array")
 		return nil
 	}
-	if mentionsTypeParam(sl.Elem(), map[types.Type]bool{}) {
+	if placement.MentionsTypeParam(sl.Elem()) {
 		r.refuseRange(ix, write, "its element type mentions a type parameter")
 		return nil
 	}
@@ -1142,7 +1142,7 @@ func (r *fileRewriter) flatSiteOf(body *ast.BlockStmt, lp *loopPlan, ix *ast.Ind
 		}
 		lens[k], t = a.Len(), a.Elem()
 	}
-	if mentionsTypeParam(t, map[types.Type]bool{}) {
+	if placement.MentionsTypeParam(t) {
 		r.refuseRange(ix, write, "its element type mentions a type parameter")
 		return nil
 	}

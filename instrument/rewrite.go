@@ -56,10 +56,11 @@ func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording, st
 		}
 	}
 	sort.Strings(res.Notes)
-	sort.SliceStable(res.Ranges, func(i, j int) bool {
-		a, b := res.Ranges[i].Pos, res.Ranges[j].Pos
+	before := func(a, b token.Position) bool {
 		return a.Filename < b.Filename || a.Filename == b.Filename && a.Offset < b.Offset
-	})
+	}
+	sort.SliceStable(res.Plan.Ranges, func(i, j int) bool { return before(res.Plan.Ranges[i].Pos, res.Plan.Ranges[j].Pos) })
+	sort.SliceStable(res.Plan.Sites, func(i, j int) bool { return before(res.Plan.Sites[i].Pos, res.Plan.Sites[j].Pos) })
 	return res
 }
 
@@ -152,15 +153,6 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, r
 		prc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{mode: m, summaries: sums.table(), std: std}, res)
 	}
 	pr.rc = prc
-	if prc != nil && rcDebug {
-		defer func() {
-			n := 0
-			for _, v := range prc.cover {
-				n += len(v)
-			}
-			fmt.Fprintf(os.Stderr, "rcdebug: %s: %d plans (%d fallbacks), %d covered pairs, %d verified, %d dropped\n", pkg.ID, prc.plans, prc.fallbk, prc.planned, n, prc.droppedTotal)
-		}()
-	}
 	dir := ""
 	rewrote := false
 	for _, i := range files {
@@ -186,12 +178,23 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, r
 			rewrote = true
 		}
 	}
-	if prc != nil && prc.sites != nil {
+	if prc != nil {
 		// The decisions on the sites of the files this variant of the
 		// package rendered.
+		rendered := func(file string) bool {
+			_, ok := res.Replace[file]
+			return ok && slices.ContainsFunc(files, func(i int) bool { return pkg.CompiledGoFiles[i] == file })
+		}
 		for _, d := range prc.sites.Ranges(pkg.Fset) {
-			if _, ok := res.Replace[d.Pos.Filename]; ok && slices.ContainsFunc(files, func(i int) bool { return pkg.CompiledGoFiles[i] == d.Pos.Filename }) {
-				res.Ranges = append(res.Ranges, d)
+			if rendered(d.Pos.Filename) {
+				res.Plan.Ranges = append(res.Plan.Ranges, d)
+			}
+		}
+		if !std {
+			for _, d := range prc.sites.Decisions(pkg.Fset) {
+				if rendered(d.Pos.Filename) {
+					res.Plan.Sites = append(res.Plan.Sites, d)
+				}
 			}
 		}
 	}
@@ -338,7 +341,6 @@ func (p *pkgRewriter) rewriteFile(path string, file *ast.File, src []byte) (out 
 		// pass 2 leaves out those the plans make redundant.
 		r.rc = &fileRedcard{pkg: p.rc, emitted: map[siteKey]int{}, file: file, info: p.info, selectors: map[token.Pos]*ast.SelectorExpr{}}
 		body := r.renderFile()
-		r.rc.units = r.units()
 		r.rc.plan()
 		if len(r.rc.drop) > 0 || len(r.rc.unpub) > 0 || len(p.rc.unpubAppend) > 0 {
 			rc := r.rc

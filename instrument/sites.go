@@ -31,28 +31,17 @@ type siteCoverage struct {
 }
 
 // planReadsBefore records, for each write check that lets a read of the
-// same location be left out (RedCard), the first such read that runs
-// before it in its block. A race between that read and an earlier write
-// of another goroutine is the one go -race reports first; the write
-// check finds it and names the read ("r" entries).
-func (f *fileRedcard) planReadsBefore() {
+// same location be left out (used: anchor -> the sites it lets drop),
+// the first such read that runs before it in its block (placement's
+// Drop.Before). A race between that read and an earlier write of another
+// goroutine is the one go -race reports first; the write check finds it
+// and names the read ("r" entries).
+func (f *fileRedcard) planReadsBefore(used map[siteKey][]siteKey) {
 	f.readBefore = map[siteKey]token.Pos{}
-	for ak, ks := range f.usedAnchors {
-		if !ak.write || len(f.pkg.ssaAcc[ak]) != 1 {
-			continue
-		}
-		a := f.pkg.ssaAcc[ak][0].Instr
+	for ak, ks := range used {
 		first := -1
 		for _, k := range ks {
-			if k.write || len(f.pkg.ssaAcc[k]) != 1 {
-				continue
-			}
-			in := f.pkg.ssaAcc[k][0].Instr
-			if in.Block() != a.Block() {
-				continue
-			}
-			i := placement.IndexIn(a.Block().Instrs, in)
-			if i >= 0 && i < placement.IndexIn(a.Block().Instrs, a) && (first < 0 || i < first) {
+			if i := f.pkg.sites.Drop(planKey(k)).Before; i >= 0 && (first < 0 || i < first) {
 				first = i
 				f.readBefore[ak] = k.pos
 			}
@@ -64,22 +53,22 @@ func (f *fileRedcard) planReadsBefore() {
 // identity, the group's first byte and each access of a field of the
 // group, in execution order, with the field's offset and size from the
 // target's layout (the build's unsafe.Offsetof).
-func (f *fileRedcard) groupCoverage(g *fieldGroup) string {
+func (f *fileRedcard) groupCoverage(g *placement.Group) string {
 	sizes := placement.TargetSizes()
 	var fields []*types.Var
-	for i := 0; i < g.st.NumFields(); i++ {
-		fields = append(fields, g.st.Field(i))
+	for i := 0; i < g.Struct.NumFields(); i++ {
+		fields = append(fields, g.Struct.Field(i))
 	}
 	offs := sizes.Offsetsof(fields)
 	var b strings.Builder
-	fmt.Fprintf(&b, "g%s %d", structID(g.st), offs[g.run[0]])
-	for _, m := range g.accesses {
-		p := f.pkg.fset.Position(m.key.pos)
+	fmt.Fprintf(&b, "g%s %d", structID(g.Struct), offs[g.Fields[0]])
+	for _, m := range g.Accesses {
+		p := f.pkg.fset.Position(m.Site.Pos)
 		kind := "r"
-		if m.key.write {
+		if m.Site.Write {
 			kind = "w"
 		}
-		fmt.Fprintf(&b, " %d:%d:%d:%d:%s", offs[m.field], sizes.Sizeof(fields[m.field].Type()), p.Line, p.Column, kind)
+		fmt.Fprintf(&b, " %d:%d:%d:%d:%s", offs[m.Field], sizes.Sizeof(fields[m.Field].Type()), p.Line, p.Column, kind)
 	}
 	return b.String()
 }

@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"os"
 	"strings"
 
 	"golang.org/x/tools/go/ssa"
@@ -28,44 +27,18 @@ import (
 // verifying builds do not, as for the static safe class: no check
 // covers it.
 
-// unpublishedSites returns the sites whose every access is unpublished
-// (n counts the unpublished accesses of each site).
-func (rc *redcardPkg) unpublishedSites(n map[siteKey]int) map[siteKey]bool {
-	all := func(k siteKey) bool { return n[k] > 0 && n[k] == len(rc.ssaAcc[k]) }
-	// Anchors of checks that cover other sites: unchecked, they would
-	// take the covered sites' checks with them, unless those sites are
-	// unpublished too and need none.
-	covering := map[siteKey]bool{}
-	for k, anchors := range rc.cover {
-		if all(k) {
-			continue
-		}
-		for _, a := range anchors {
-			covering[a] = true
-		}
-	}
-	out := map[siteKey]bool{}
-	for k, c := range n {
-		if rcDebug {
-			fmt.Fprintf(os.Stderr, "unpubdebug: %v %v: %d of %d, anchor %v\n", rc.fset.Position(k.pos), k.write, c, len(rc.ssaAcc[k]), covering[k])
-		}
-		if all(k) && !covering[k] {
-			out[k] = true
-		}
-	}
-	return out
-}
-
 // unpublished reports whether the access e of kind write is left
 // unchecked as an access to an unpublished object (pass 2 only).
 func (r *fileRewriter) unpublished(e ast.Expr, write bool) bool {
 	if r.upSites[siteKey{ssaPos(e), write}] {
 		return true
 	}
-	if r.rc == nil || r.rc.unpub == nil {
+	k := siteKey{ssaPos(e), write}
+	if r.rc == nil || !r.rc.unpub[k] {
 		return false
 	}
-	return r.rc.unpub[siteKey{ssaPos(e), write}]
+	r.rc.pkg.sites.Render(placement.EntryUnpublished, planKey(k))
+	return true
 }
 
 // countAppends counts, by position, the calls of append in fn and those

@@ -135,14 +135,14 @@ func TestSitePlan(t *testing.T) {
 			}
 		}
 	}
-	plan.Render(rendered)
-	plan.Refuse(refused, "no form for it")
-	plan.Refuse(refused, "a second reason")
+	plan.Render(EntryRange, rendered)
+	plan.Refuse(EntryRange, refused, "no form for it")
+	plan.Refuse(EntryRange, refused, "a second reason")
 	var placementRefused SiteKey
 	for k, s := range plan.loops {
 		if s.Refused != "" {
 			placementRefused = k
-			plan.Refuse(k, "the instrumenter's")
+			plan.Refuse(EntryRange, k, "the instrumenter's")
 			break
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"go/token"
+	"go/types"
 	"maps"
 	"slices"
 	"strings"
@@ -20,9 +21,10 @@ import (
 // plan (Refuse) and checks the accesses at the access instead, so that
 // the plan, refusals included, says what the binary does.
 //
-// Today the plan holds the static loop ranges (LoopSites); checks,
-// drops, field groups, footprints, unpublished objects and covered calls
-// are still passed to the instrumenter as before (Plan, Decisions).
+// The plan holds the static loop ranges (LoopSites), the RedCard drops,
+// the field groups and the unpublished sites (AddFunction, Decide);
+// footprints and covered calls are still passed to the instrumenter as
+// before (Plan, Decisions).
 
 // A SiteKey names the accesses of one kind at one source position: the
 // position go/ssa gives the load or store (Access.Pos: the selector of
@@ -51,13 +53,48 @@ func (k SiteKey) compare(o SiteKey) int {
 type SitePlan struct {
 	mu       sync.Mutex
 	loops    map[SiteKey]*LoopSite
-	refused  map[SiteKey]string
-	rendered map[SiteKey]bool
+	drops    map[SiteKey]*Drop
+	groupAt  map[SiteKey]*Group // by anchor
+	memberOf map[SiteKey]*Group // by member left out
+	unpub    map[SiteKey]bool
+	// access are the accesses of each site (Decide).
+	access map[SiteKey][]*Access
+	// groupStructs are the structs whose fields BigFoot's plans group.
+	groupStructs map[*types.Struct]bool
+	refused      map[entryKey]string
+	rendered     map[entryKey]bool
+	facts        siteFacts // until Decide
+}
+
+// An Entry is a kind of decision on a site.
+type Entry uint8
+
+const (
+	EntryRange       Entry = iota // a static loop range (Loop)
+	EntryDrop                     // a dropped check (Drop)
+	EntryGroup                    // a field group's check, at its anchor (GroupAt)
+	EntryMember                   // a member left out for its group (MemberOf)
+	EntryUnpublished              // an unpublished site (Unpublished)
+)
+
+var entryNames = [...]string{"range", "dropped", "group", "member", "unpublished"}
+
+func (e Entry) String() string { return entryNames[e] }
+
+type entryKey struct {
+	SiteKey
+	entry Entry
 }
 
 // NewSitePlan returns an empty plan.
 func NewSitePlan() *SitePlan {
-	return &SitePlan{loops: map[SiteKey]*LoopSite{}, refused: map[SiteKey]string{}, rendered: map[SiteKey]bool{}}
+	return &SitePlan{
+		loops: map[SiteKey]*LoopSite{}, drops: map[SiteKey]*Drop{}, groupAt: map[SiteKey]*Group{},
+		memberOf: map[SiteKey]*Group{}, unpub: map[SiteKey]bool{},
+		refused: map[entryKey]string{}, rendered: map[entryKey]bool{},
+		facts: siteFacts{acc: map[SiteKey][]*Access{}, unpubN: map[SiteKey]int{}, syncFree: map[SiteKey]bool{},
+			anchors: map[SiteKey]bool{}, cover: map[SiteKey][]SiteKey{}, structs: map[*types.Struct]bool{}},
+	}
 }
 
 // AddLoopSites adds the static-range decisions LoopSites made on one
@@ -86,18 +123,18 @@ func (p *SitePlan) Loop(k SiteKey) *LoopSite {
 	return p.loops[k]
 }
 
-// Refuse records that the instrumenter did not render the decision at k
-// and why: the accesses there are checked where they are. The first
-// reason given stands. The instrumenter records what it rendered last,
-// once per file (Render or Refuse for each key).
-func (p *SitePlan) Refuse(k SiteKey, why string) {
+// Refuse records that the instrumenter did not render the decision of
+// kind e at k and why: the accesses there are checked where they are.
+// The first reason given stands. The instrumenter records what it
+// rendered last, once per file (Render or Refuse for each key).
+func (p *SitePlan) Refuse(e Entry, k SiteKey, why string) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if _, ok := p.refused[k]; !ok {
-		p.refused[k] = why
+	if _, ok := p.refused[entryKey{k, e}]; !ok {
+		p.refused[entryKey{k, e}] = why
 	}
 }
 
@@ -119,15 +156,101 @@ func (p *SitePlan) LoopKeys(loop token.Pos) []SiteKey {
 	return out
 }
 
-// Render records that the instrumenter rendered the static range that
-// placement admits at k.
-func (p *SitePlan) Render(k SiteKey) {
+// Render records that the instrumenter rendered the decision of kind e
+// at k.
+func (p *SitePlan) Render(e Entry, k SiteKey) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.rendered[k] = true
+	p.rendered[entryKey{k, e}] = true
+}
+
+// Drop returns the decision to drop the checks of site k, or nil.
+func (p *SitePlan) Drop(k SiteKey) *Drop {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.drops[k]
+}
+
+// GroupAt returns the field group whose check the access at k makes, or
+// nil.
+func (p *SitePlan) GroupAt(k SiteKey) *Group {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.groupAt[k]
+}
+
+// MemberOf returns the field group whose check covers the access at k,
+// left out for it, or nil.
+func (p *SitePlan) MemberOf(k SiteKey) *Group {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.memberOf[k]
+}
+
+// Unpublished reports whether the access at k is to an object its
+// function has not published: it needs no check.
+func (p *SitePlan) Unpublished(k SiteKey) bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.unpub[k]
+}
+
+// Accesses returns the accesses of site k (after Decide).
+func (p *SitePlan) Accesses(k SiteKey) []*Access {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.access[k]
+}
+
+// Sites returns the sites with a decision of kind e (EntryDrop,
+// EntryGroup, EntryMember or EntryUnpublished), sorted.
+func (p *SitePlan) Sites(e Entry) []SiteKey {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var keys []SiteKey
+	switch e {
+	case EntryDrop:
+		keys = slices.Collect(maps.Keys(p.drops))
+	case EntryGroup:
+		keys = slices.Collect(maps.Keys(p.groupAt))
+	case EntryMember:
+		keys = slices.Collect(maps.Keys(p.memberOf))
+	case EntryUnpublished:
+		keys = slices.Collect(maps.Keys(p.unpub))
+	}
+	slices.SortFunc(keys, SiteKey.compare)
+	return keys
+}
+
+// GroupStructs returns the structs whose fields BigFoot's plans group.
+func (p *SitePlan) GroupStructs() []*types.Struct {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Collect(maps.Keys(p.groupStructs))
 }
 
 // A RangeDecision is the static-range decision on one element address,
@@ -183,9 +306,89 @@ func (p *SitePlan) Ranges(fset *token.FileSet) []RangeDecision {
 			d.Sites = append(d.Sites, fset.Position(a.Pos))
 		}
 		if s.Refused == "" {
-			d.Rendered, d.Refused = p.rendered[k], p.refused[k]
+			d.Rendered, d.Refused = p.rendered[entryKey{k, EntryRange}], p.refused[entryKey{k, EntryRange}]
 		}
 		out = append(out, d)
 	}
 	return out
+}
+
+// A SiteDecision is a decision of the plan on one site other than a
+// static range, with its outcome, as bigfoot analyze prints it.
+type SiteDecision struct {
+	Pos   token.Position `json:"pos"`
+	Write bool           `json:"write"`
+	// Decision is the kind of decision (Entry): "dropped" (By's check
+	// covers the site), "group" (the site's check checks the field
+	// group Group), "member" (left out for the group whose anchor is
+	// By) or "unpublished".
+	Decision string          `json:"decision"`
+	By       *token.Position `json:"by,omitempty"`
+	ByWrite  bool            `json:"by_write,omitempty"`
+	Group    string          `json:"group,omitempty"`
+	// Rendered says whether the instrumenter rendered the decision, and
+	// Refused why it did not; a decision neither rendered nor refused is
+	// one the instrumenter never reached.
+	Rendered bool   `json:"rendered,omitempty"`
+	Refused  string `json:"refused,omitempty"`
+}
+
+func (d SiteDecision) String() string {
+	s := fmt.Sprintf("%s: %s %s", d.Pos, kindName(d.Write), d.Decision)
+	if d.By != nil {
+		s += fmt.Sprintf(" by %s %d:%d", kindName(d.ByWrite), d.By.Line, d.By.Column)
+	}
+	if d.Group != "" {
+		s += " " + d.Group
+	}
+	switch {
+	case d.Rendered:
+		s += " (rendered)"
+	case d.Refused != "":
+		s += " (not rendered: " + d.Refused + ")"
+	default:
+		s += " (not reached)"
+	}
+	return s
+}
+
+// Decisions returns the plan's decisions on sites other than static
+// ranges, in source order.
+func (p *SitePlan) Decisions(fset *token.FileSet) []SiteDecision {
+	var out []SiteDecision
+	for e := EntryDrop; e <= EntryUnpublished; e++ {
+		for _, k := range p.Sites(e) {
+			d := SiteDecision{Pos: fset.Position(k.Pos), Write: k.Write, Decision: e.String()}
+			by := func(b SiteKey) {
+				pos := fset.Position(b.Pos)
+				d.By, d.ByWrite = &pos, b.Write
+			}
+			switch e {
+			case EntryDrop:
+				by(p.Drop(k).By)
+			case EntryGroup:
+				g := p.GroupAt(k)
+				d.Group = fmt.Sprintf("%s (%d members)", g.String(), len(g.Members))
+			case EntryMember:
+				by(p.MemberOf(k).Anchor)
+			}
+			p.mu.Lock()
+			d.Rendered, d.Refused = p.rendered[entryKey{k, e}], p.refused[entryKey{k, e}]
+			p.mu.Unlock()
+			out = append(out, d)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b SiteDecision) int {
+		if c := cmp.Compare(a.Pos.Filename, b.Pos.Filename); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Pos.Offset, b.Pos.Offset)
+	})
+	return out
+}
+
+// A SiteReport is the plan of a build as bigfoot analyze prints it.
+type SiteReport struct {
+	Ranges []RangeDecision `json:"ranges"`
+	Sites  []SiteDecision  `json:"sites"`
 }

@@ -43,13 +43,15 @@ modes, the loop-weighted counts (each check weighted by 10^loop depth, a
 stand-in for how often it runs), the analysis time, and the entailment
 queries by stage (syntactic, cache, linear, z3) with the time in Z3.
 
-Last come the static loop ranges as the build renders them: analyze
-instruments the packages as 'bigfoot build -mode=bigfoot' (with -test,
-'bigfoot test') of the same -deps and -tags would, through the same
-loader, options, effect facts and cache, and prints placement's decision
-on each element access in a loop (ok, at access, refused and why) with
-what the instrumenter did with it: rendered in which loop, not rendered
-and why, or not reached.
+Last comes the site plan as the build renders it: analyze instruments
+the packages as 'bigfoot build -mode=bigfoot' (with -test, 'bigfoot
+test') of the same -deps and -tags would, through the same loader,
+options, effect facts and cache, and prints placement's decision on each
+element access in a loop (a static range: ok, at access, refused and
+why), each dropped check (and the check that covers it), each field
+group (its anchor, fields and byte span, and its members) and each
+unpublished site, with what the instrumenter did with it: rendered (in
+which loop, for a range), not rendered and why, or not reached.
 
 	-json        print the plans as JSON instead of text
 	-html dir    also write dir/index.html: the source of each file with
@@ -93,10 +95,10 @@ func analyzeMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "bigfoot analyze: %v\n", err)
 		return 1
 	}
-	res.ranges, err = buildRanges(ctx, patterns, *tests, *tags, scope)
+	res.sites, err = buildSites(ctx, patterns, *tests, *tags, scope)
 	if err != nil {
 		// The plans above do not depend on it: say so and go on.
-		fmt.Fprintf(stderr, "bigfoot analyze: no static loop ranges: %v\n", err)
+		fmt.Fprintf(stderr, "bigfoot analyze: no site plan: %v\n", err)
 	}
 	res.filter(*only)
 	if *asJSON {
@@ -123,8 +125,8 @@ func analyzeMain(ctx context.Context, args []string, stdout, stderr io.Writer) i
 type analysisResult struct {
 	fset *token.FileSet
 	pkgs []*pkgResult
-	// ranges are the static-range decisions of the build (buildRanges).
-	ranges []placement.RangeDecision
+	// sites are the decisions on the sites of the build (buildSites).
+	sites placement.SiteReport
 }
 
 type pkgResult struct {
@@ -195,11 +197,13 @@ func analyzePackages(ctx context.Context, patterns []string, tests bool, tags st
 	return res, nil
 }
 
-// buildRanges instruments the packages as the build of 'bigfoot build
+// buildSites instruments the packages as the build of 'bigfoot build
 // -mode=bigfoot' (with tests, 'bigfoot test') of -deps scope and -tags
-// tags would, through the driver, and returns the static-range decisions
-// of the main modules' files with what the instrumenter rendered.
-func buildRanges(ctx context.Context, patterns []string, tests bool, tags string, scope driver.Scope) ([]placement.RangeDecision, error) {
+// tags would, through the driver, and returns the site plan of the main
+// modules' files (static ranges, drops, field groups, unpublished sites)
+// with what the instrumenter rendered and refused.
+func buildSites(ctx context.Context, patterns []string, tests bool, tags string, scope driver.Scope) (placement.SiteReport, error) {
+	var rep placement.SiteReport
 	verb := "build"
 	if tests {
 		verb = "test"
@@ -210,19 +214,18 @@ func buildRanges(ctx context.Context, patterns []string, tests bool, tags string
 	}
 	inv, err := driver.ParseArgs(verb, append(args, patterns...))
 	if err != nil {
-		return nil, err
+		return rep, err
 	}
 	a, err := driver.Analyze(ctx, &driver.Config{Runtime: bigfoot.Runtime(), Instrument: instrumentFiles, Stdout: io.Discard, Stderr: io.Discard}, inv)
 	if err != nil {
-		return nil, fmt.Errorf("instrumenting as the build does: %w", err)
+		return rep, fmt.Errorf("instrumenting as the build does: %w", err)
 	}
-	var ranges []placement.RangeDecision
 	if len(a.Plan) > 0 {
-		if err := json.Unmarshal(a.Plan, &ranges); err != nil {
-			return nil, fmt.Errorf("the instrumenter's plan: %w", err)
+		if err := json.Unmarshal(a.Plan, &rep); err != nil {
+			return rep, fmt.Errorf("the instrumenter's plan: %w", err)
 		}
 	}
-	return ranges, nil
+	return rep, nil
 }
 
 // filter keeps the plans of functions whose name contains s, and the
@@ -249,11 +252,13 @@ func (r *analysisResult) filter(s string) {
 		}
 		p.plans = kept
 	}
-	r.ranges = slices.DeleteFunc(r.ranges, func(d placement.RangeDecision) bool {
-		return !slices.ContainsFunc(spans, func(sp span) bool {
-			return d.Pos.Filename == sp.file && sp.pos <= d.Pos.Offset && d.Pos.Offset < sp.end
+	in := func(p token.Position) bool {
+		return slices.ContainsFunc(spans, func(sp span) bool {
+			return p.Filename == sp.file && sp.pos <= p.Offset && p.Offset < sp.end
 		})
-	})
+	}
+	r.sites.Ranges = slices.DeleteFunc(r.sites.Ranges, func(d placement.RangeDecision) bool { return !in(d.Pos) })
+	r.sites.Sites = slices.DeleteFunc(r.sites.Sites, func(d placement.SiteDecision) bool { return !in(d.Pos) })
 }
 
 // text prints every plan and a total line per package.
@@ -286,9 +291,15 @@ func (r *analysisResult) text(w io.Writer) {
 			len(r.pkgs), fns, ft, rc, bf,
 			placement.DurationQuantile(ds, 0.5).Round(time.Microsecond), placement.DurationQuantile(ds, 0.95).Round(time.Microsecond))
 	}
-	if len(r.ranges) > 0 {
+	if len(r.sites.Ranges) > 0 {
 		fmt.Fprintln(w, "static loop ranges, as the build renders them:")
-		for _, d := range r.ranges {
+		for _, d := range r.sites.Ranges {
+			fmt.Fprintln(w, d)
+		}
+	}
+	if len(r.sites.Sites) > 0 {
+		fmt.Fprintln(w, "dropped checks, field groups and unpublished sites, as the build renders them:")
+		for _, d := range r.sites.Sites {
 			fmt.Fprintln(w, d)
 		}
 	}
@@ -298,8 +309,11 @@ func (r *analysisResult) text(w io.Writer) {
 type (
 	jsonReport struct {
 		Packages []jsonPackage `json:"packages"`
-		// Ranges are the static-range decisions of the build.
+		// Ranges are the static-range decisions of the build; Sites
+		// its decisions to drop a check, group fields, and leave an
+		// unpublished site unchecked.
 		Ranges []placement.RangeDecision `json:"ranges"`
+		Sites  []placement.SiteDecision  `json:"sites"`
 	}
 	jsonPackage struct {
 		Path         string     `json:"path"`
@@ -350,7 +364,7 @@ func (r *analysisResult) report() jsonReport {
 	site := func(a *placement.Access) jsonSite {
 		return jsonSite{Pos: pos(a.Pos), Write: a.Write, Path: a.Path.String()}
 	}
-	rep := jsonReport{Ranges: r.ranges}
+	rep := jsonReport{Ranges: r.sites.Ranges, Sites: r.sites.Sites}
 	for _, p := range r.pkgs {
 		s := p.sum
 		jp := jsonPackage{Path: s.Pkg, Accesses: s.Accesses, RedCard: s.RedCardChecks, BigFoot: s.Checks,

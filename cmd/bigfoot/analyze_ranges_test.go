@@ -21,18 +21,21 @@ import (
 	"github.com/bigfoot-go/bigfoot/mode"
 )
 
-// TestAnalyzeRangesMatchOverlay checks that the static loop ranges bigfoot
-// analyze -json prints as rendered are, statement by statement, those the
+// TestAnalyzePlanMatchesOverlay checks that the site plan bigfoot analyze
+// -json prints is what the build's overlay contains. The static loop
+// ranges it prints as rendered are, statement by statement, those the
 // build's overlay opens and extends: for each kind, the loop-body
 // statements holding the accesses of a rendered range are exactly those
 // after which (or in which, for a read that stores its extent itself) the
 // overlay extends a range of that kind, and the loops of rendered ranges
 // exactly those whose header opens one. Every range placement admits is
-// rendered or refused with a reason, none left unreached. It runs on
+// rendered or refused with a reason, none left unreached. The drops,
+// field groups and unpublished sites are compared site by site
+// (compareSiteDecisions). It runs on
 // testdata/programs, the benchmark workloads and three modules of the
 // corpus from the module cache (go-humanize, uuid, semver, with their
 // tests).
-func TestAnalyzeRangesMatchOverlay(t *testing.T) {
+func TestAnalyzePlanMatchesOverlay(t *testing.T) {
 	if testing.Short() {
 		t.Skip("instruments whole modules; skipped with -short")
 	}
@@ -115,6 +118,7 @@ func TestAnalyzeRangesMatchOverlay(t *testing.T) {
 			t.Logf("%d static-range decisions, %d rendered; %d statements and %d loops with ranges in the overlay", len(rep.Ranges), rendered, len(overStmts), len(overLoops))
 			compareRangeSets(t, "statements extending a range", planStmts, overStmts)
 			compareRangeSets(t, "loops opening a range", planLoops, overLoops)
+			compareSiteDecisions(t, rep.Sites, a.Files)
 		})
 	}
 }

@@ -30,7 +30,7 @@ func instrumentFiles(ctx context.Context, req driver.Request) (*driver.Files, er
 	if err != nil {
 		return nil, err
 	}
-	plan, err := json.Marshal(res.Ranges)
+	plan, err := json.Marshal(res.Plan)
 	if err != nil {
 		return nil, err
 	}

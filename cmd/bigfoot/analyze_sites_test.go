@@ -1,0 +1,221 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/bigfoot-go/bigfoot/placement"
+)
+
+// compareSiteDecisions checks, site by site, that the drops, field groups
+// and unpublished sites analyze prints (sites) are what the overlay of
+// the same build (files: instrumented source by path) contains: a site
+// whose drop, membership of a group or unpublished object the
+// instrumenter rendered has no check of its own there (no R, W, F, RG,
+// WG or FG wrapper of its expression and kind), and a group it rendered
+// is checked at its anchor by RG, WG or FG. Every decision is rendered
+// or refused with a reason, none left unreached. A wrapper is matched to
+// its site through the file's site table (the line and column of the
+// expression it checks) and the shape of the expression it wraps (the
+// selected field, an index, a dereference, a variable).
+func compareSiteDecisions(t *testing.T, sites []placement.SiteDecision, files map[string][]byte) {
+	t.Helper()
+	origs := map[string]map[[2]int]exprShape{} // file -> line, column of the SSA position -> the expression
+	checks := map[string]map[exprShape]int{}   // file -> wrappers of the overlay, by expression and kind
+	groups := map[string]map[exprShape]int{}   // file -> group wrappers
+	count := map[string]int{}
+	for _, d := range sites {
+		file := d.Pos.Filename
+		if origs[file] == nil {
+			origs[file] = sitePositions(t, file)
+			src, ok := files[file]
+			if !ok {
+				t.Errorf("%v: a decision on a file the overlay does not replace", d)
+				continue
+			}
+			checks[file], groups[file] = overlayWrappers(t, file, src)
+		}
+		switch {
+		case d.Rendered:
+			count[d.Decision]++
+		case d.Refused != "":
+			count["refused"]++
+			continue
+		default:
+			t.Errorf("%v: placement decides, the instrumenter neither rendered nor refused it", d)
+			continue
+		}
+		e, ok := origs[file][[2]int{d.Pos.Line, d.Pos.Column}]
+		if !ok {
+			t.Errorf("%v: no expression has its SSA position there", d)
+			continue
+		}
+		e.write = d.Write
+		switch d.Decision {
+		case "group":
+			if groups[file][e] == 0 {
+				t.Errorf("%v: rendered, but the overlay has no group check of %v", d, e)
+			}
+		default:
+			if n := checks[file][e] + groups[file][e]; n > 0 {
+				t.Errorf("%v: rendered, but the overlay checks %v %d times", d, e, n)
+			}
+		}
+	}
+	t.Logf("site decisions rendered: %v", count)
+}
+
+// An exprShape is an access's expression as the overlay's wrappers name
+// it: where it starts, its shape, and the access's kind.
+type exprShape struct {
+	line, col int
+	shape     string // ".f" for a selector of f, "[]", "*", or a variable's name
+	write     bool
+}
+
+// shapeOf is the shape of the expression e, or "".
+func shapeOf(e ast.Expr) string {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.SelectorExpr:
+		return "." + e.Sel.Name
+	case *ast.IndexExpr:
+		return "[]"
+	case *ast.StarExpr:
+		return "*"
+	case *ast.Ident:
+		return e.Name
+	}
+	return ""
+}
+
+// sitePositions maps the line and column of each position go/ssa gives
+// an access in file (the Sel of x.f, the bracket of a[i], the star of *p,
+// a variable) to its expression.
+func sitePositions(t *testing.T, file string) map[[2]int]exprShape {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[[2]int]exprShape{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		var at token.Pos
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			at = n.Sel.Pos()
+		case *ast.IndexExpr:
+			at = n.Lbrack
+		case *ast.StarExpr:
+			at = n.Star
+		case *ast.Ident:
+			at = n.Pos()
+		default:
+			return true
+		}
+		p, start := fset.Position(at), fset.Position(n.Pos())
+		if _, ok := out[[2]int{p.Line, p.Column}]; !ok { // a selector before its Sel
+			out[[2]int{p.Line, p.Column}] = exprShape{line: start.Line, col: start.Column, shape: shapeOf(n.(ast.Expr))}
+		}
+		return true
+	})
+	return out
+}
+
+// overlayWrappers counts the check wrappers of the instrumented file
+// (its original at file) by the expression they check and its kind: the
+// per-access and footprint wrappers, and the group wrappers.
+func overlayWrappers(t *testing.T, file string, src []byte) (checks, groups map[exprShape]int) {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, src, 0)
+	if err != nil {
+		t.Fatalf("the overlay of %s: %v", file, err)
+	}
+	var entries []string // the site table
+	write := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if runtimeCall(n) == "RegisterSites" && len(n.Args) == 3 {
+				if lit, ok := n.Args[2].(*ast.BasicLit); ok {
+					s, _ := strconv.Unquote(lit.Value)
+					entries = strings.Split(s, "\n")
+				}
+			}
+		case *ast.AssignStmt:
+			for i, r := range n.Rhs {
+				if c, ok := r.(*ast.CallExpr); ok && i < len(n.Lhs) && len(c.Args) == 2 {
+					if sel, ok := c.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Footprint" {
+						w, _ := strconv.ParseBool(identName(c.Args[1]))
+						write[identName(n.Lhs[i])] = w
+					}
+				}
+			}
+		}
+		return true
+	})
+	checks, groups = map[exprShape]int{}, map[exprShape]int{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		c, ok := n.(*ast.CallExpr)
+		if !ok || len(c.Args) < 3 {
+			return true
+		}
+		name := runtimeCall(c)
+		var w bool
+		switch name {
+		case "R", "RG":
+		case "W", "WG":
+			w = true
+		case "F", "FG":
+			w = write[identName(c.Args[0])]
+		default:
+			return true
+		}
+		addr, ok := c.Args[1].(*ast.UnaryExpr)
+		if !ok || addr.Op != token.AND {
+			return true
+		}
+		site, ok := c.Args[len(c.Args)-1].(*ast.BinaryExpr)
+		if !ok {
+			return true
+		}
+		lit, ok := site.Y.(*ast.BasicLit)
+		if !ok {
+			return true
+		}
+		i, err := strconv.Atoi(lit.Value)
+		if err != nil || i >= len(entries) {
+			t.Errorf("%s: a wrapper's site %s is not in the site table", fset.Position(c.Pos()), lit.Value)
+			return true
+		}
+		parts := strings.SplitN(entries[i], ":", 3)
+		line, _ := strconv.Atoi(parts[0])
+		col, _ := strconv.Atoi(parts[1])
+		e := exprShape{line, col, shapeOf(addr.X), w}
+		if strings.HasSuffix(name, "G") {
+			groups[e]++
+		} else {
+			checks[e]++
+		}
+		return true
+	})
+	return checks, groups
+}
+
+// runtimeCall is the name of the runtime function c calls (__bf.Name or
+// __bfg.Name), or "".
+func runtimeCall(c *ast.CallExpr) string {
+	sel, ok := c.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return ""
+	}
+	if x, ok := sel.X.(*ast.Ident); ok && (x.Name == "__bf" || x.Name == "__bfg") {
+		return sel.Sel.Name
+	}
+	return ""
+}

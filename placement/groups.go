@@ -1,0 +1,330 @@
+package placement
+
+import (
+	"fmt"
+	"go/types"
+	"slices"
+	"sort"
+
+	"golang.org/x/tools/go/ssa"
+)
+
+// Field groups (docs/placement.md, "The site plan").
+//
+// BigFoot coalesces the checks of several fields of one object into one
+// check of a field group, placed anywhere between the accesses and the
+// next synchronization (Rhodes' thesis §3.4: "p.x, p.y, p.z need one
+// check"). The BigFoot plan of a function proposes the groups: every
+// placed check whose paths are several fields of one base lists the
+// accesses it covers. The site plan keeps a group only where one check
+// made at the group's last access of its kind (its anchor) is exact:
+//
+//   - the members are loads and stores of direct fields of one struct
+//     (of a type that mentions no type parameter: the offsets are
+//     constants) through the same address computation, all in one basic
+//     block (not the recover block);
+//   - a write group holds only fields written in that block (a write
+//     check is legitimate only for written memory, §3.5); a read group
+//     holds fields only read there;
+//   - the group's fields are consecutive in the struct with no padding
+//     between them (ContiguousRuns, for the target's gc layout), so the
+//     one byte range [first field, end of last field) is exactly their
+//     bytes, and each is accessed by a member;
+//   - no instruction strictly between the first and the last member may
+//     acquire or release, panic or fail to return (SpanUnsafe): if the
+//     first member runs, the anchor runs, with the same vector clock, so
+//     the check neither misses an access (not even after a recovered
+//     panic or runtime.Goexit) nor checks one that did not happen;
+//   - the anchor has one access, is not dropped, is in a sync-free
+//     statement and anchors no other group;
+//   - each member left out for the group has one access, is in a
+//     sync-free statement, anchors no group, and is not the anchor of a
+//     drop of a site outside the group. Members that fail this keep
+//     their own check (the group still covers their field: they ran).
+
+// A Group is a field group's check, made at its anchor.
+type Group struct {
+	Write  bool
+	Struct *types.Struct
+	Fields []int // the group's fields: consecutive, no padding between
+	// Anchor is the access whose check checks the group; Members are
+	// the accesses left out for it.
+	Anchor  SiteKey
+	Members []SiteKey
+	// Accesses are every access of the group's fields in the span, in
+	// execution order, with the field each accesses.
+	Accesses []GroupAccess
+}
+
+// A GroupAccess is one access of a field of a group.
+type GroupAccess struct {
+	Site  SiteKey
+	Field int
+}
+
+// Span is the group's bytes, [lo, hi), from the start of the struct
+// (the target's layout).
+func (g *Group) Span() (lo, hi int64) {
+	vars := make([]*types.Var, g.Struct.NumFields())
+	for i := range vars {
+		vars[i] = g.Struct.Field(i)
+	}
+	sizes := TargetSizes()
+	offs := sizes.Offsetsof(vars)
+	last := g.Fields[len(g.Fields)-1]
+	return offs[g.Fields[0]], offs[last] + sizes.Sizeof(vars[last].Type())
+}
+
+func (g *Group) String() string {
+	lo, hi := g.Span()
+	return fmt.Sprintf("%s..%s [%d,%d)", g.Struct.Field(g.Fields[0]).Name(), g.Struct.Field(g.Fields[len(g.Fields)-1]).Name(), lo, hi)
+}
+
+// mayGroup reports whether fn loads or stores two different fields through
+// one address computation in one block: only then can its BigFoot plan
+// propose a group the site plan keeps, so only then is the (costlier)
+// BigFoot analysis run.
+func mayGroup(fn *ssa.Function) bool {
+	for _, b := range fn.Blocks {
+		fields := map[string]int{} // base -> a field accessed through it
+		for _, in := range b.Instrs {
+			fa, ok := AddrOf(in).(*ssa.FieldAddr)
+			if !ok {
+				continue
+			}
+			k := AddrKey(fa.X)
+			if f, ok := fields[k]; ok && f != fa.Field {
+				return true
+			}
+			fields[k] = fa.Field
+		}
+	}
+	return false
+}
+
+// addGroupCandidates records the field groups a BigFoot plan proposes,
+// and the structs they group.
+func (s *siteFacts) addGroupCandidates(plan *Plan) {
+	seen := map[string]bool{} // a group deferred to several exits is one candidate
+	for _, c := range plan.Checks {
+		if c.Why&FieldGroup == 0 || len(c.Covers) < 2 {
+			continue
+		}
+		key := fmt.Sprint(c.Write)
+		for _, a := range c.Covers {
+			key += fmt.Sprintf(" %d", a.ID)
+		}
+		if !seen[key] {
+			seen[key] = true
+			s.cands = append(s.cands, c.Covers)
+			for _, a := range c.Covers {
+				if fa, ok := AddrOf(a.Instr).(*ssa.FieldAddr); ok && groupableBase(fa) {
+					s.structs[fa.X.Type().Underlying().(*types.Pointer).Elem().Underlying().(*types.Struct)] = true
+				}
+			}
+		}
+	}
+}
+
+// groupMember is one access of a candidate group.
+type groupMember struct {
+	acc   *Access
+	field int // field index in the struct
+	index int // instruction index in the block
+	key   SiteKey
+}
+
+// decideGroups decides the field groups of the candidates; used maps the
+// anchor of each drop to the sites it drops.
+func (p *SitePlan) decideGroups(f *Facts, used map[SiteKey][]SiteKey) {
+	s := &p.facts
+	taken := map[SiteKey]bool{} // members and anchors of groups already decided
+	for _, covers := range s.cands {
+		type baseKey struct {
+			block *ssa.BasicBlock
+			base  string
+		}
+		parts := map[baseKey][]groupMember{}
+		var order []baseKey
+		seen := map[*Access]bool{}
+		for _, a := range covers {
+			if seen[a] || !a.Pos.IsValid() {
+				continue
+			}
+			seen[a] = true
+			fa, ok := AddrOf(a.Instr).(*ssa.FieldAddr)
+			if !ok || !groupableBase(fa) {
+				continue
+			}
+			b := a.Instr.Block()
+			if b == b.Parent().Recover {
+				continue
+			}
+			k := baseKey{b, AddrKey(fa.X)}
+			if _, ok := parts[k]; !ok {
+				order = append(order, k)
+			}
+			parts[k] = append(parts[k], groupMember{acc: a, field: fa.Field, index: IndexIn(b.Instrs, a.Instr), key: SiteKey{a.Pos, a.Write}})
+		}
+		for _, k := range order {
+			ms := parts[k]
+			written := map[int]bool{}
+			for _, m := range ms {
+				if m.acc.Write {
+					written[m.field] = true
+				}
+			}
+			for _, write := range []bool{true, false} {
+				var fields []int
+				var kind []groupMember
+				for _, m := range ms {
+					if written[m.field] == write {
+						kind = append(kind, m)
+						if !slices.Contains(fields, m.field) {
+							fields = append(fields, m.field)
+						}
+					}
+				}
+				sort.Ints(fields)
+				st := structOf(kind)
+				for _, run := range f.ContiguousRuns(st, fields) {
+					var rm []groupMember
+					for _, m := range kind {
+						if slices.Contains(run, m.field) {
+							rm = append(rm, m)
+						}
+					}
+					if g := p.verifyGroup(f, k.block, st, run, rm, write, taken, used); g != nil {
+						p.groupAt[g.Anchor] = g
+						taken[g.Anchor] = true
+						for _, mk := range g.Members {
+							p.memberOf[mk] = g
+							taken[mk] = true
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// verifyGroup returns the group of the fields run (consecutive, no
+// padding) of st made of the members ms in block b, or nil if one check
+// at its anchor would not be exact (see the comment at the top of this
+// file).
+func (p *SitePlan) verifyGroup(f *Facts, b *ssa.BasicBlock, st *types.Struct, run []int, ms []groupMember, write bool, taken map[SiteKey]bool, used map[SiteKey][]SiteKey) *Group {
+	if len(run) < 2 || len(ms) < 2 {
+		return nil
+	}
+	s := &p.facts
+	one := func(k SiteKey) bool { return len(s.acc[k]) == 1 }
+	sort.Slice(ms, func(i, j int) bool { return ms[i].index < ms[j].index })
+	// The anchor: the last member of the group's kind that keeps its
+	// check. Members after it are checked by it or by their own RedCard
+	// anchor.
+	ai := -1
+	for i := len(ms) - 1; i >= 0; i-- {
+		k := ms[i].key
+		if ms[i].acc.Write == write && one(k) && p.drops[k] == nil && !taken[k] && s.syncFree[k] {
+			ai = i
+			break
+		}
+	}
+	if ai < 0 {
+		return nil
+	}
+	// Every field of the run must be accessed (of the group's kind) by a
+	// member: the check is legitimate only for accessed memory.
+	for _, fi := range run {
+		if !slices.ContainsFunc(ms, func(m groupMember) bool { return m.field == fi }) {
+			return nil
+		}
+	}
+	lo, hi := ms[0].index, ms[len(ms)-1].index
+	if lo < 0 || hi < 0 || f.SpanUnsafe(b, lo, hi) != "" {
+		return nil
+	}
+	anchor := ms[ai].key
+	g := &Group{Write: write, Struct: st, Fields: run, Anchor: anchor}
+	for _, m := range ms {
+		g.Accesses = append(g.Accesses, GroupAccess{m.key, m.field})
+	}
+	for i, m := range ms {
+		if i == ai || m.key == anchor || taken[m.key] {
+			continue
+		}
+		if !one(m.key) || !s.syncFree[m.key] || p.groupAt[m.key] != nil {
+			continue // keeps its own check
+		}
+		// Every site dropped for m's check must be in the group, whose
+		// check covers the same field within the same
+		// synchronization-free span.
+		if !slices.ContainsFunc(used[m.key], func(j SiteKey) bool {
+			return !slices.ContainsFunc(ms, func(m groupMember) bool { return m.key == j })
+		}) {
+			g.Members = append(g.Members, m.key)
+		}
+	}
+	if len(g.Members) == 0 {
+		return nil
+	}
+	return g
+}
+
+// structOf is the struct type the members' fields belong to.
+func structOf(ms []groupMember) *types.Struct {
+	if len(ms) == 0 {
+		return nil
+	}
+	fa := AddrOf(ms[0].acc.Instr).(*ssa.FieldAddr)
+	st, _ := fa.X.Type().Underlying().(*types.Pointer).Elem().Underlying().(*types.Struct)
+	return st
+}
+
+// groupableBase reports whether fa is a field of a struct type that
+// mentions no type parameter (unsafe.Offsetof must be a constant).
+func groupableBase(fa *ssa.FieldAddr) bool {
+	pt, ok := fa.X.Type().Underlying().(*types.Pointer)
+	if !ok {
+		return false
+	}
+	_, ok = pt.Elem().Underlying().(*types.Struct)
+	return ok && !MentionsTypeParam(pt.Elem())
+}
+
+// MentionsTypeParam reports whether the type t mentions a type
+// parameter (its size and layout are then not constants).
+func MentionsTypeParam(t types.Type) bool { return mentionsTypeParam(t, map[types.Type]bool{}) }
+
+func mentionsTypeParam(t types.Type, seen map[types.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t := t.(type) {
+	case *types.TypeParam:
+		return true
+	case *types.Named:
+		if t.TypeArgs().Len() > 0 || t.TypeParams().Len() > 0 {
+			return true
+		}
+		return mentionsTypeParam(t.Underlying(), seen)
+	case *types.Pointer:
+		return mentionsTypeParam(t.Elem(), seen)
+	case *types.Slice:
+		return mentionsTypeParam(t.Elem(), seen)
+	case *types.Array:
+		return mentionsTypeParam(t.Elem(), seen)
+	case *types.Map:
+		return mentionsTypeParam(t.Key(), seen) || mentionsTypeParam(t.Elem(), seen)
+	case *types.Chan:
+		return mentionsTypeParam(t.Elem(), seen)
+	case *types.Struct:
+		for i := 0; i < t.NumFields(); i++ {
+			if mentionsTypeParam(t.Field(i).Type(), seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
