@@ -17,12 +17,13 @@ import (
 // An access to an object the function allocated and has not yet
 // published (stored where another goroutine may read it, passed to a
 // call, returned, captured, sent) cannot be in a race: it gets no check
-// and no footprint record, and is not part of a static loop range. A site
-// qualifies when every SSA access at it is unpublished, it anchors no
-// RedCard check that covers other sites (they would lose their check)
-// other than unpublished ones, and
-// belongs to no field group the file emits (whose check would check its
-// bytes: fileRedcard.plan). Counting
+// and no footprint record, and is not part of a static loop range. The
+// site plan decides which sites qualify (placement.SitePlan.Unpublished):
+// every SSA access at the site is unpublished, it anchors no RedCard
+// check that covers other sites (they would lose their check) other than
+// unpublished ones, and it is in no field group (whose check checks its
+// bytes); the instrumenter renders the decision where the access maps
+// one-to-one to its wrapper (fileRedcard.plan). Counting
 // builds announce it (__bf.A), so the check ratio keeps its denominator;
 // verifying builds do not, as for the static safe class: no check
 // covers it.

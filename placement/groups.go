@@ -37,10 +37,11 @@ import (
 //     panic or runtime.Goexit) nor checks one that did not happen;
 //   - the anchor has one access, is not dropped, is in a sync-free
 //     statement and anchors no other group;
-//   - each member left out for the group has one access, is in a
-//     sync-free statement, anchors no group, and is not the anchor of a
-//     drop of a site outside the group. Members that fail this keep
-//     their own check (the group still covers their field: they ran).
+//   - each member left out for the group is not dropped already, has one
+//     access, is in a sync-free statement, anchors no group, and is not
+//     the anchor of a drop of a site outside the group. Members that
+//     fail this keep their own check or their drop (the group still
+//     covers their field: they ran).
 
 // A Group is a field group's check, made at its anchor.
 type Group struct {
@@ -252,6 +253,9 @@ func (p *SitePlan) verifyGroup(f *Facts, b *ssa.BasicBlock, st *types.Struct, ru
 	for i, m := range ms {
 		if i == ai || m.key == anchor || taken[m.key] {
 			continue
+		}
+		if p.drops[m.key] != nil {
+			continue // left out already: the check its drop names covers it
 		}
 		if !one(m.key) || !s.syncFree[m.key] || p.groupAt[m.key] != nil {
 			continue // keeps its own check

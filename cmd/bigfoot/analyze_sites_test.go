@@ -43,7 +43,7 @@ func compareSiteDecisions(t *testing.T, sites []placement.SiteDecision, files ma
 		case d.Rendered:
 			count[d.Decision]++
 		case d.Refused != "":
-			count["refused"]++
+			count["refused: "+d.Refused]++
 			continue
 		default:
 			t.Errorf("%v: placement decides, the instrumenter neither rendered nor refused it", d)
