@@ -1,8 +1,10 @@
 package instrument
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/tools/go/packages"
@@ -69,6 +71,41 @@ func TestSimpleFuncs(t *testing.T) {
 		}
 		if got := rc.facts.Simple(fn); got != w {
 			t.Errorf("simple(%s) = %v, want %v", name, got, w)
+		}
+	}
+}
+
+// TestGroupRefusedInPlan checks that a field group placement decides and
+// the rendering cannot emit is refused in the plan, with its reason, and
+// that its accesses keep their own checks: in the groups corpus, the
+// group of promoted(o)'s o.a, o.b would be checked at o.b, which names
+// its field through the embedded struct (Offsetof would not be the
+// group's); the accesses through o.base are dropped, covered by the
+// checks of o.a and o.b.
+func TestGroupRefusedInPlan(t *testing.T) {
+	w := newWorkspace(t, filepath.Join("testdata", "src", "groups"))
+	w.mode = "bigfoot"
+	res := w.instrument(t, false)
+	main := filepath.Join(w.mod, "main.go")
+	got := map[string]string{}
+	for _, d := range res.Plan.Sites {
+		if d.Pos.Filename == main && 95 <= d.Pos.Line && d.Pos.Line <= 98 {
+			got[fmt.Sprintf("%d %s", d.Pos.Line, d.Decision)] = d.String()
+		}
+	}
+	group := got["96 group"]
+	if !strings.Contains(group, "not rendered: the anchor's field is promoted") {
+		t.Errorf("the group at o.b: %q, want refused as promoted; decisions: %v", group, got)
+	}
+	for _, k := range []string{"97 dropped", "98 dropped"} {
+		if !strings.HasSuffix(got[k], "(rendered)") {
+			t.Errorf("%s: %q, want a rendered drop; decisions: %v", k, got[k], got)
+		}
+	}
+	src := string(res.Replace[main])
+	for _, want := range []string{"*__bf.W(__bfg, &o.a,", "*__bf.W(__bfg, &o.b,", "\to.base.a = 3\n", "\to.base.b = 4\n"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("the overlay has no %q", want)
 		}
 	}
 }
