@@ -36,8 +36,7 @@ func (g *G) atomicBegin(p unsafe.Pointer, size uintptr, op atomicOp) *syncVar {
 	g.yield()
 	g.countSync()
 	v := g.lockSync(a, true)
-	v.vc = trim(v.vc, 0)
-	g.joinClock(v.vc)
+	v.acquireBy(g)
 	g.check(p, size, op != atomicLoad, 0)
 	return v
 }
@@ -46,7 +45,7 @@ func (g *G) atomicEnd(v *syncVar) {
 	if v == nil {
 		return
 	}
-	v.vc = g.releaseInto(v.vc)
+	v.releaseBy(g)
 	v.mu.Unlock()
 	g.tick()
 }

@@ -84,6 +84,13 @@ func init() {
 // publish stores a snapshot of g's clock, answering request r.
 func (g *G) publish(r uint64) {
 	g.snapSeen = r
+	if g.frozenCurrent() && g.frozen[g.tid] == g.t.VC[g.tid]-1 {
+		// The frozen clock is g's, its own entry lowered by one: the
+		// snapshot snapOf would copy.
+		f := g.frozen
+		g.snap.Store(&f)
+		return
+	}
 	g.snap.Store(snapOf(g.t.VC, g.tid))
 }
 
@@ -109,9 +116,17 @@ func (g *G) publishIfWider() {
 }
 
 // snapOf returns a copy of vc with the entry of tid, the owner's current
-// clock, lowered by one (see the package comment above).
+// clock, lowered by one (see the package comment above), without the
+// zero entries at its end (a missing entry is 0): a new goroutine's clock
+// reaches its own entry, at its thread id, through zeros, and with
+// thousands of live goroutines the copies of those zeros were a large
+// part of the detector's memory.
 func snapOf(vc []uint64, tid uint32) *[]uint64 {
-	s := append([]uint64(nil), vc...)
+	n := len(vc)
+	for n > 0 && (vc[n-1] == 0 || n-1 == int(tid) && vc[n-1] == 1) {
+		n--
+	}
+	s := append([]uint64(nil), vc[:n]...)
 	if int(tid) < len(s) && s[tid] > 0 {
 		s[tid]--
 	}
@@ -243,7 +258,7 @@ func waitingSnapshot(g *G, w *syncVar, s []uint64) []uint64 {
 	if g.waitOn.Load() != w {
 		return s // awake, and joined w already
 	}
-	return join(append([]uint64(nil), s...), w.vc)
+	return w.joinInto(append([]uint64(nil), s...))
 }
 
 // minSnapshots returns the entrywise minimum of the snapshots of gs, nil if

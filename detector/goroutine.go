@@ -89,6 +89,9 @@ type G struct {
 	// touched the racing element (exact.go).
 	org, orgElem uintptr
 	hist         *history // the thread id's history, nil if off (history.go)
+	// frozen is the last copy of the clock that sync objects and the
+	// snapshot share (objclock.go); nobody changes it.
+	frozen []uint64
 
 	verify *verifyLog // the current span's records (verify.go); nil without bigfoot_verify
 }

@@ -25,12 +25,17 @@ type syncVar struct {
 	// deleted says the sweeper removed the object from syncs; guarded
 	// by mu.
 	deleted bool
-	vc      []uint64 // inline's while it fits
-	obj     objProof // the object at the address, for reclaiming; guarded by mu
+	// shared says vc is a goroutine's frozen clock, which other objects
+	// share, whose entry inline[0] inline[1] raises, of the goroutine
+	// whose serial is inline[2] (objclock.go).
+	shared bool
+	vc     []uint64 // inline's while it fits, or a frozen clock (shared)
+	obj    objProof // the object at the address, for reclaiming; guarded by mu
 	// inline holds the clock of a program of few goroutines, saving
 	// an allocation and a cache miss per sync object (a table of a
 	// million atomically accessed words has a million). The fields
-	// come in this order so that a syncVar takes 112 bytes.
+	// come in this order so that a syncVar takes 120 bytes (shared
+	// fills deleted's padding).
 	inline [6]uint64
 }
 
@@ -179,8 +184,7 @@ func (v *syncVar) renew(addr uintptr) {
 		return
 	}
 	if v.obj.versioned && v.obj.dead(addr) {
-		clear(v.vc)
-		v.vc = v.vc[:0]
+		v.reset()
 	}
 	v.obj.prove(addr)
 }
@@ -279,8 +283,21 @@ func (g *G) acquire(addr uintptr) {
 	if v == nil {
 		return // never released: nothing to acquire
 	}
-	v.vc = trim(v.vc, 0)
-	g.joinClock(v.vc)
+	v.acquireBy(g)
+	v.mu.Unlock()
+}
+
+// take is acquire of a handoff, whose every release one acquire takes
+// before the next release (package testing's, testingTake): it empties
+// the object's clock, whose entries the goroutine now has.
+func (g *G) take(addr uintptr) {
+	g.countSyncAs(syncAcquire)
+	v := g.lockSync(addr, false)
+	if v == nil {
+		return
+	}
+	v.acquireBy(g)
+	v.reset()
 	v.mu.Unlock()
 }
 
@@ -289,7 +306,7 @@ func (g *G) release(addr uintptr) {
 	g.yield()
 	g.countSyncAs(syncRelease)
 	v := g.lockSync(addr, true)
-	v.vc = g.releaseInto(v.vc)
+	v.releaseBy(g)
 	v.mu.Unlock()
 	g.tick()
 }
@@ -592,7 +609,7 @@ func WaitGroupWait(g *G, wg *sync.WaitGroup) {
 	v = g.lockSync(addr(wg), true)
 	v.waiters--
 	g.waitOn.Store(nil)
-	g.joinClock(v.vc)
+	v.acquireBy(g)
 	v.mu.Unlock()
 	g.countSyncAs(syncAcquire)
 	runtime.KeepAlive(wg)

@@ -14,8 +14,25 @@ import "runtime"
 // keyed by its pointer. testing's files reach the variables through
 // linknames.
 //
+// Two of the keys are handoffs, each release taken by exactly one
+// acquire before the next release: a subtest's T, released at the go
+// statement that starts it and acquired once, at its start; and its
+// signal channel, which the subtest sends on when it calls Parallel and
+// when it ends, the second send only after its parent received the first
+// (the subtest resumes from Parallel after its parent's function
+// returned, and Run returns only after the receive). testingTake is
+// their acquire: it empties the key's clock, which the next release
+// refills. Without it, every subtest's T and channel would keep a clock
+// as wide as the goroutines live when it was released, and 4,000
+// t.Parallel subtests, all live until their parent returns, would keep
+// clocks of 4,000² entries. testingSignal is the subtest's release into
+// its channel: the subtest then blocks in Parallel for the rest of its
+// parent, or ends, so it does not publish its wider snapshot
+// (publishIfWider) as a parent does before the go statement it blocks
+// on in Run, which would copy its clock once more.
+//
 //lint:ignore U1000 package testing reads them through linknames.
-var testingAcquire, testingRelease func(x any)
+var testingAcquire, testingRelease, testingTake, testingSignal func(x any)
 
 func init() {
 	testingAcquire = func(x any) {
@@ -26,6 +43,14 @@ func init() {
 		g := Cur()
 		g.release(dataWord(x))
 		g.publishIfWider()
+		runtime.KeepAlive(x)
+	}
+	testingTake = func(x any) {
+		Cur().take(dataWord(x))
+		runtime.KeepAlive(x)
+	}
+	testingSignal = func(x any) {
+		Cur().release(dataWord(x))
 		runtime.KeepAlive(x)
 	}
 }

@@ -51,6 +51,16 @@ var bigfootAcquireHook func(x any)
 //go:linkname bigfootReleaseHook github.com/bigfoot-go/bigfoot/detector.testingRelease
 var bigfootReleaseHook func(x any)
 
+// bigfootTakeHook acquires a handoff key (a subtest's T at its start, its
+// signal channel after a receive), whose clock the next release refills;
+// bigfootSignalHook is the subtest's release into its signal channel.
+//
+//go:linkname bigfootTakeHook github.com/bigfoot-go/bigfoot/detector.testingTake
+var bigfootTakeHook func(x any)
+
+//go:linkname bigfootSignalHook github.com/bigfoot-go/bigfoot/detector.testingSignal
+var bigfootSignalHook func(x any)
+
 // bigfootEdges tells the detector that this package orders its tests
 // (detector.testingEdges).
 //
@@ -71,9 +81,21 @@ func bigfootRelease(x any) {
 	}
 }
 
-// bigfootAcquired acquires key and returns v, a value just received.
-func bigfootAcquired[V any](key any, v V) V {
-	bigfootAcquire(key)
+func bigfootTake(x any) {
+	if f := bigfootTakeHook; f != nil {
+		f(x)
+	}
+}
+
+func bigfootSignal(x any) {
+	if f := bigfootSignalHook; f != nil {
+		f(x)
+	}
+}
+
+// bigfootTaken takes key and returns v, a value just received.
+func bigfootTaken[V any](key any, v V) V {
+	bigfootTake(key)
 	return v
 }
 `
@@ -89,16 +111,16 @@ type testingEdge struct {
 // testingEdges are the edges, per file of package testing (Go 1.26).
 var testingEdges = []testingEdge{
 	// A test goroutine starts after the go statement.
-	{"testing.go", 1, "func tRunner(t *T, fn func(t *T)) {\n", "func tRunner(t *T, fn func(t *T)) { bigfootAcquire(t)\n"},
+	{"testing.go", 1, "func tRunner(t *T, fn func(t *T)) {\n", "func tRunner(t *T, fn func(t *T)) { bigfootTake(t)\n"},
 	{"testing.go", 1, "\tgo tRunner(t, f)\n", "\tbigfootRelease(t); go tRunner(t, f)\n"},
 	{"testing.go", 1, "\tgo tRunner(t2, f)\n", "\tbigfootRelease(t2); go tRunner(t2, f)\n"},
 	// t.signal: Parallel and the end of the test send, Run (and the
 	// parent's wait for its parallel subtests) receive.
-	{"testing.go", 1, "\tt.signal <- true   // Release calling test.\n", "\tbigfootRelease(t.signal); t.signal <- true   // Release calling test.\n"},
-	{"testing.go", 1, "\t\t\tt.signal <- signal\n", "\t\t\tbigfootRelease(t.signal); t.signal <- signal\n"},
-	{"testing.go", 1, "\tif !<-t.signal {\n", "\tif !bigfootAcquired(t.signal, <-t.signal) {\n"},
-	{"testing.go", 1, "\tif !<-t2.signal {\n", "\tif !bigfootAcquired(t2.signal, <-t2.signal) {\n"},
-	{"testing.go", 1, "\t\t\t\t<-sub.signal\n", "\t\t\t\t<-sub.signal; bigfootAcquire(sub.signal)\n"},
+	{"testing.go", 1, "\tt.signal <- true   // Release calling test.\n", "\tbigfootSignal(t.signal); t.signal <- true   // Release calling test.\n"},
+	{"testing.go", 1, "\t\t\tt.signal <- signal\n", "\t\t\tbigfootSignal(t.signal); t.signal <- signal\n"},
+	{"testing.go", 1, "\tif !<-t.signal {\n", "\tif !bigfootTaken(t.signal, <-t.signal) {\n"},
+	{"testing.go", 1, "\tif !<-t2.signal {\n", "\tif !bigfootTaken(t2.signal, <-t2.signal) {\n"},
+	{"testing.go", 1, "\t\t\t\t<-sub.signal\n", "\t\t\t\t<-sub.signal; bigfootTake(sub.signal)\n"},
 	// The barrier: closed when the parent's function returned, the
 	// parallel subtests resume.
 	{"testing.go", 1, "\t\t\tclose(t.barrier)\n", "\t\t\tbigfootRelease(t.barrier); close(t.barrier)\n"},

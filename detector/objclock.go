@@ -1,0 +1,110 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+// Sync objects share the clocks of the goroutines that release into them.
+//
+// A goroutine that releases into several objects in a row (a test's end
+// unlocks its mutexes, loads its context's atomic values, cancels the
+// context, sends on its channel) would give each a copy of its clock, as
+// wide as the thread ids in use: 4,000 t.Parallel subtests, each of whose
+// clock has the entries of the others, kept one such copy per object for
+// the whole of their parent (docs/results.md). Between two of these
+// releases the goroutine's clock changes only in its own entry (the tick
+// after each release), so the objects can share one frozen copy of it,
+// each raising the goroutine's own entry to its value at the release: the
+// clock of an object released into by one goroutine only is that
+// goroutine's frozen clock (shared) and one entry (inline[0], inline[1]),
+// and inline[2] names the goroutine (G.serial). A goroutine's snapshot
+// for the frontier shares the frozen clock too (snapOf).
+// A release by another goroutine, or by the same one after its clock
+// changed elsewhere, gives the object a clock of its own again (own),
+// as before. Objects of narrow clocks keep them inline instead.
+
+// frozenClock returns a copy of g's clock that objects g releases into may
+// share: the last one made, if g's clock has changed since in g's own
+// entry only, else a new one. Nobody changes it.
+func (g *G) frozenClock() []uint64 {
+	if !g.frozenCurrent() {
+		g.frozen = append([]uint64(nil), g.t.VC...)
+	}
+	return g.frozen
+}
+
+// frozenCurrent reports whether g's last frozen clock differs from g's
+// clock in g's own entry only.
+func (g *G) frozenCurrent() bool {
+	f := g.frozen
+	return f != nil && len(f) == len(g.t.VC) && sameBut(f, g.t.VC, int(g.tid))
+}
+
+// sameBut reports whether a and b, of one length, are equal but at i.
+func sameBut(a, b []uint64, i int) bool {
+	for j := range a {
+		if a[j] != b[j] && j != i {
+			return false
+		}
+	}
+	return true
+}
+
+// releaseBy joins g's clock into v's; v is locked. A clock v shares
+// with g (inline[2] is g's serial) is g's own at an earlier release, which
+// g's clock now includes: v then shares g's clock as it is now.
+func (v *syncVar) releaseBy(g *G) {
+	if len(g.t.VC) > len(v.inline) && (!v.shared && len(v.vc) == 0 || v.shared && v.inline[2] == g.serial) {
+		v.vc, v.shared = g.frozenClock(), true
+		v.inline[0], v.inline[1], v.inline[2] = uint64(g.tid), g.t.VC[g.tid], g.serial
+		return
+	}
+	v.own(len(g.t.VC))
+	v.vc = g.releaseInto(v.vc)
+}
+
+// own gives v a clock of its own, with the entries of the one it shares,
+// with room for n entries (the releasing goroutine's, joined next).
+func (v *syncVar) own(n int) {
+	if !v.shared {
+		return
+	}
+	t, c := v.inline[0], v.inline[1]
+	vc := make([]uint64, max(len(v.vc), int(t)+1), max(len(v.vc), int(t)+1, n))
+	copy(vc, v.vc)
+	vc[t] = max(vc[t], c)
+	v.vc, v.shared = vc, false
+	clear(v.inline[:])
+}
+
+// acquireBy joins v's clock into g's; v is locked.
+func (v *syncVar) acquireBy(g *G) {
+	if !v.shared {
+		v.vc = trim(v.vc, 0)
+		g.joinClock(v.vc)
+		return
+	}
+	g.joinClock(v.vc)
+	t, c := int(v.inline[0]), v.inline[1]
+	if t >= len(g.t.VC) {
+		g.t.VC = append(g.t.VC, make([]uint64, t+1-len(g.t.VC))...)
+	}
+	g.t.VC[t] = max(g.t.VC[t], c)
+}
+
+// joinInto returns dst joined with v's clock; v is locked.
+func (v *syncVar) joinInto(dst []uint64) []uint64 {
+	dst = join(dst, v.vc)
+	if v.shared {
+		t, c := int(v.inline[0]), v.inline[1]
+		if t >= len(dst) {
+			dst = append(dst, make([]uint64, t+1-len(dst))...)
+		}
+		dst[t] = max(dst[t], c)
+	}
+	return dst
+}
+
+// reset empties v's clock.
+func (v *syncVar) reset() {
+	clear(v.inline[:])
+	v.vc, v.shared = v.inline[:0], false
+}
