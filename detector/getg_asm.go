@@ -20,7 +20,9 @@ func getg() unsafe.Pointer
 var goidOff uintptr
 
 func init() {
-	calibrate()
+	if goidOff = runtimeGoidOff; goidOff == 0 {
+		calibrate()
+	}
 	calibrateSlot()
 }
 

@@ -20,9 +20,15 @@ import "unsafe"
 // statement creates; runtimeTakeChild takes the value of the calling
 // goroutine's g and clears it. The runtime sets both in its init; they are
 // nil without the hooks.
+// runtimeGoidOff is the offset of goid in the runtime's g, which the
+// runtime's init sets with them (0 without the hooks): calibrate, which
+// finds it by starting goroutines the program would see at its start
+// (runtime.NumGoroutine, the goroutine profile, the ids of its own
+// goroutines), is then not needed.
 var (
 	runtimeSetChild  func(c uintptr)
 	runtimeTakeChild func() uintptr
+	runtimeGoidOff   uintptr
 )
 
 // goEnd is what the runtime calls when a goroutine exits (goexit1), after

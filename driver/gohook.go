@@ -34,7 +34,7 @@ package runtime
 
 import (
 	"internal/stringslite"
-	_ "unsafe"
+	"unsafe"
 )
 
 // bigfootSetChild and bigfootTakeChild set and take the state the race
@@ -52,6 +52,12 @@ var bigfootTakeChild func() uintptr
 //go:linkname bigfootGoEnd github.com/bigfoot-go/bigfoot/detector.goEnd
 var bigfootGoEnd func()
 
+// bigfootGoidOff is the offset of goid in g, which the detector would
+// otherwise find by starting goroutines of its own at the program's start.
+//
+//go:linkname bigfootGoidOff github.com/bigfoot-go/bigfoot/detector.runtimeGoidOff
+var bigfootGoidOff uintptr
+
 // bigfootSystemGo starts f in a goroutine whose entry is the runtime's (a
 // function literal of this file), which makes it a system goroutine
 // (isSystemGoroutine): the shadow's background work (shadow/background.go)
@@ -63,6 +69,7 @@ var bigfootSystemGo func(f func())
 
 func init() {
 	bigfootSystemGo = func(f func()) { go func() { f() }() }
+	bigfootGoidOff = unsafe.Offsetof(g{}.goid)
 	bigfootSetChild = func(c uintptr) { getg().racectx = c }
 	bigfootTakeChild = func() uintptr {
 		gp := getg()
