@@ -218,7 +218,9 @@ func (d *run) do(ctx context.Context) (int, error) {
 	// (runtimecheck.go), decide what the instrumented code may rely on.
 	d.runtimePkgDir, d.allocVersions = d.runtimePatchPlan(ctx, ge)
 	d.hooks = d.runtimePkgDir != "" && runtimeHooked(ge.GOROOT)
-	d.syncOnce = d.hooks && onceSpliced(ge)
+	// The bigfoot_portable build turns the detector's standard-library
+	// hooks off, and with them the edges package sync's Once carries.
+	d.syncOnce = d.hooks && onceSpliced(ge) && !d.inv.hasTag(ge.GOFLAGS, "bigfoot_portable")
 
 	// When the user's workspace is bigfoot's own module (our tests and
 	// benchmark workloads), its detector package is the runtime: adding a

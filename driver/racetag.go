@@ -5,6 +5,7 @@ import (
 	"go/build/constraint"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -84,6 +85,25 @@ func (inv *Invocation) goArgs(goflags string) []string {
 		args[i] = addTag(a, raceTag)
 	}
 	return args
+}
+
+// hasTag reports whether the build's tag list (the command line's last
+// -tags flag, or else GOFLAGS' (goflags)) holds tag.
+func (inv *Invocation) hasTag(goflags, tag string) bool {
+	list := ""
+	if inv.tagsArg != 0 {
+		list = inv.GoArgs[inv.tagsArg-1]
+		if name, val, hasVal, ok := splitFlag(list); ok && name == "tags" && hasVal {
+			list = val
+		}
+	} else {
+		for _, f := range strings.Fields(goflags) {
+			if name, val, hasVal, ok := splitFlag(f); ok && name == "tags" && hasVal {
+				list = val
+			}
+		}
+	}
+	return slices.Contains(strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' }), tag)
 }
 
 // raceTagFiles adds to overlay, for every .go or .s file in dirs whose

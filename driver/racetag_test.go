@@ -50,6 +50,33 @@ func TestRaceTagArgs(t *testing.T) {
 	}
 }
 
+// TestHasTag: the build's tag list is the last -tags flag's, else
+// GOFLAGS', as the go command reads them (Request.SyncOnce is off when it
+// holds bigfoot_portable).
+func TestHasTag(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		goflags string
+		want    bool
+	}{
+		{[]string{"."}, "", false},
+		{[]string{"."}, "-tags=a,bigfoot_portable", true},
+		{[]string{"-tags=bigfoot_portable", "."}, "", true},
+		{[]string{"-tags", "a bigfoot_portable", "."}, "", true},
+		{[]string{"-tags=bigfoot_portable", "-tags=a", "."}, "", false},
+		{[]string{"-tags=a", "."}, "-tags=bigfoot_portable", false},
+		{[]string{"-tags=bigfoot_portablex", "."}, "", false},
+	} {
+		inv, err := ParseArgs("build", tc.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := inv.hasTag(tc.goflags, "bigfoot_portable"); got != tc.want {
+			t.Errorf("hasTag of %q with GOFLAGS=%q: %v, want %v", tc.args, tc.goflags, got, tc.want)
+		}
+	}
+}
+
 // TestRaceTagDirsSkipRuntime: in bigfoot's own module the race runtime's
 // packages, their test variants and external tests included, keep the tag
 // race as it is (the runtime is compiled as without -race; its files under
