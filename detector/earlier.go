@@ -57,12 +57,11 @@ func (g *G) earlierPending(addr uintptr) (site uint32, write bool, org, elem uin
 		if addr < c.lo || addr >= c.hi {
 			continue
 		}
-		for _, s := range c.subs[:max(c.nsub, 0)] {
+		for _, s := range c.subs[:c.nsub] {
 			if addr >= s.lo && addr < s.hi {
 				return s.site, c.write, s.org, s.orgElem, true
 			}
 		}
-		return c.site, c.write, 0, 0, true
 	}
 	s := &g.fp
 	for i := 0; i < s.top; i++ {

@@ -323,6 +323,30 @@ func gridAccess(s uint32, write bool, addr, org, elem uintptr, conflictWrite, cu
 	return found, ok
 }
 
+// checkedOrigin returns, for gridAccess, the element grid of the range
+// that the earlier access at site s was checked in, from lo, the lowest
+// byte its history entry touched (restore; 0: unknown): a range starts
+// at an element of its first site's grid ("l": static ranges at the
+// first site's first element, a footprint's at the access that began
+// it, whose site's entry counts from it), at the covered fields' first
+// byte ("e"). It tells the grid when the array is not at the start of a
+// heap object (a global, a subslice), which gridAccess would assume.
+func checkedOrigin(s uint32, lo uintptr) (org, elem uintptr) {
+	_, si, ok := site(s)
+	if !ok || si.cov == nil || si.cov.elem == 0 || lo == 0 {
+		return 0, 0
+	}
+	c := si.cov
+	if c.stride == 0 && len(c.members) > 0 {
+		first := c.members[0].off
+		for _, m := range c.members {
+			first = min(first, m.off)
+		}
+		lo -= first
+	}
+	return lo, c.elem
+}
+
 // mod is x modulo m, in [0, m).
 func mod(x, m int) int {
 	r := x % m

@@ -5,6 +5,7 @@ package detector
 import (
 	"reflect"
 	"testing"
+	"unsafe"
 )
 
 // TestExactAccess: a report of a coalesced check names the access that
@@ -61,3 +62,76 @@ func TestExactAccess(t *testing.T) {
 		t.Errorf("structOf(covered read) = %#x, %q; want 0, \"\"", b, id)
 	}
 }
+
+// TestGridAccess: a report of a range over an array's elements names the
+// site that touched the racing element: of a loop range merged from
+// a[2i] and a[2i+1] ("l"), by the element's index from the range's
+// origin; of a callee's accesses checked by its caller's loop ("e"), by
+// the racing field of the element, in the callee's function and file.
+// Without the range's origin (the earlier access), the array is taken to
+// start its heap object.
+func TestGridAccess(t *testing.T) {
+	base := RegisterSites("p", "grid.go",
+		"12:3:fill\tl2 8 0 0:12:3:w 1:13:3:w\n"+
+			"20:4:cells\te16 setCell 0:8:30:2:w 8:8:31:2:w|other.go\n")
+	gridHeap = make([]int64, 8)
+	org := uintptr(unsafe.Pointer(&gridHeap[0]))
+	for _, tc := range []struct {
+		name          string
+		site          uint32
+		addr, org     uintptr
+		elem          uintptr
+		conflictWrite bool
+		cur, ok       bool
+		want          access
+	}{
+		{"even element", base, org + 4*8, org, 8, true, true, true, access{line: 12, col: 3, write: true}},
+		{"odd element", base, org + 5*8, org, 8, true, true, true, access{line: 13, col: 3, write: true}},
+		{"odd element, earlier access", base, org + 5*8, 0, 0, false, false, true, access{line: 13, col: 3, write: true}},
+		{"odd element from an origin past it", base, org + 1*8, org + 2*8, 8, true, true, true, access{line: 13, col: 3, write: true}},
+		{"second field", base + 1, org + 16 + 8, org, 16, true, true, true, access{line: 31, col: 2, write: true, fn: "setCell", file: "other.go"}},
+		{"first field, earlier access", base + 1, org + 32, 0, 0, false, false, true, access{line: 30, col: 2, write: true, fn: "setCell", file: "other.go"}},
+		{"not in the heap", base, uintptr(unsafe.Pointer(&gridGlobal[1])), 0, 0, false, false, false, access{}},
+	} {
+		got, ok := gridAccess(tc.site, true, tc.addr, tc.org, tc.elem, tc.conflictWrite, tc.cur)
+		if ok != tc.ok || ok && got != tc.want {
+			t.Errorf("%s: gridAccess = %+v, %v; want %+v, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// TestCheckedOrigin: the grid of the range an earlier access was checked
+// in comes from the lowest byte its history entry touched: the range's
+// first element for a merged loop range ("l"), less the covered fields'
+// offset for a callee's accesses ("e"); a global's or a subslice's
+// elements are then told apart as the range's own.
+func TestCheckedOrigin(t *testing.T) {
+	base := RegisterSites("p", "origin.go",
+		"12:3:fill\tl2 8 0 0:12:3:w 1:13:3:w\n"+
+			"20:4:cells\te24 setCell 8:8:30:2:w 16:8:31:2:w|other.go\n"+
+			"25:4:plain\n")
+	g0 := uintptr(unsafe.Pointer(&gridGlobal[0]))
+	if org, elem := checkedOrigin(base, g0+8); org != g0+8 || elem != 8 {
+		t.Errorf("checkedOrigin(l) = %#x, %d; want %#x, 8", org, elem, g0+8)
+	}
+	if org, elem := checkedOrigin(base+1, g0+8); org != g0 || elem != 24 {
+		t.Errorf("checkedOrigin(e) = %#x, %d; want %#x, 24", org, elem, g0)
+	}
+	if org, _ := checkedOrigin(base+2, g0); org != 0 {
+		t.Errorf("checkedOrigin(no entry) = %#x, want 0", org)
+	}
+	if org, _ := checkedOrigin(base, 0); org != 0 {
+		t.Errorf("checkedOrigin(no history) = %#x, want 0", org)
+	}
+	// A range of a subslice from element 1 of the global: element 3 of
+	// the global is the subslice's element 2, a[2*i]'s.
+	org, elem := checkedOrigin(base, g0+8)
+	if a, ok := gridAccess(base, true, g0+3*8, org, elem, false, false); !ok || a.line != 12 {
+		t.Errorf("gridAccess from the checked origin = %+v, %v; want line 12", a, ok)
+	}
+}
+
+var (
+	gridGlobal [4]int64
+	gridHeap   []int64 // a heap array: its object starts with element 0
+)

@@ -88,9 +88,10 @@ type Footprint struct {
 	// stack: the range is in the goroutine's own stack, which is never
 	// checked; its commit does nothing.
 	stack bool
-	// org and orgElem: the static range's element grid (Range.org) when
-	// the pending range was loaded from it, for reports (exact.go); 0
-	// for a range F recorded.
+	// org and orgElem: the element grid of the pending range, for
+	// reports (exact.go): the static range's (Range.org) when it was
+	// loaded from it, else the address and size of the access that
+	// began it, its site's own (an "l" entry counts from it).
 	org, orgElem uintptr
 	Range        // a static loop range (range.go), if one is open
 }
@@ -458,7 +459,8 @@ func (f *Footprint) repeat() bool {
 // object of p, which bounds the range and which f keeps alive.
 func (f *Footprint) begin(p unsafe.Pointer, size uintptr, site uint32) {
 	a := uintptr(p)
-	f.start, f.size, f.site, f.stack, f.done, f.org = a, size, site, false, 0, 0
+	f.start, f.size, f.site, f.stack, f.done = a, size, site, false, 0
+	f.org, f.orgElem = a, size
 	f.step = size // guess: ascending, contiguous
 	f.g.fp.dirty = true
 	base, osize, heap := shadow.ObjectBounds(a)

@@ -218,8 +218,10 @@ func (h *history) add(s *histSlot, site uint32, hash uint64, id uint32, clock ui
 // was the last added in it): so the first entry of the site and clock
 // whose bytes of that clock touch the granule made the access, and an
 // entry with no bytes of that clock (extended past it) is the only one
-// left that can have.
-func restore(e shadow.Epoch, site uint32, addr uintptr) ([]uintptr, bool) {
+// left that can have. lo is the lowest byte the entry's last clock
+// touched (0 if no entry is found): a report finds from it where the
+// range the access was checked in started (exact.go).
+func restore(e shadow.Epoch, site uint32, addr uintptr) (pcs []uintptr, commit bool, lo uintptr) {
 	tids.mu.Lock()
 	var h *history
 	if t := e.TID(); int(t) < len(tids.hists) {
@@ -227,7 +229,7 @@ func restore(e shadow.Epoch, site uint32, addr uintptr) ([]uintptr, bool) {
 	}
 	tids.mu.Unlock()
 	if h == nil || site == 0 {
-		return nil, false
+		return nil, false, 0
 	}
 	clock, gran := e.Clock(), addr&^7
 	h.mu.Lock()
@@ -239,17 +241,17 @@ func restore(e shadow.Epoch, site uint32, addr uintptr) ([]uintptr, bool) {
 		if x.site != site || clock < x.from || clock > to {
 			continue
 		}
-		lo, hi := atomic.LoadUintptr(&x.lo), atomic.LoadUintptr(&x.hi)
-		if to == clock && atomic.LoadUint64(&x.to) == clock && (hi <= gran || lo >= gran+8) {
+		xlo, xhi := atomic.LoadUintptr(&x.lo), atomic.LoadUintptr(&x.hi)
+		if to == clock && atomic.LoadUint64(&x.to) == clock && (xhi <= gran || xlo >= gran+8) {
 			continue // its bytes of the clock are elsewhere
 		}
-		id, found = x.stack, true
+		id, found, lo = x.stack, true, xlo
 	}
 	h.mu.Unlock()
 	if pcs := stackOf(id &^ commitStack); pcs != nil {
-		return pcs, id&commitStack != 0
+		return pcs, id&commitStack != 0, lo
 	}
-	return nil, false
+	return nil, false, lo
 }
 
 // ownStack reports whether address a is on the stack of the goroutine

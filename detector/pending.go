@@ -71,11 +71,12 @@ type pendingCheck struct {
 	// stack merged in; hash is the frame walk's hash of the first.
 	stack uint32
 	hash  uint64
-	// subs are the ranges merged in, by site, in the order they came
-	// (nsub of them; -1: more sites than subs holds). A check of more
-	// than one is made sub by sub, each at its site, so that a race
-	// names the site that accessed the racing bytes, and the shadow
-	// keeps it, as the accesses' own checks would.
+	// subs are the ranges merged in, by site and element grid, in the
+	// order they came (nsub of them). A check of more than one is made
+	// sub by sub, each at its site, so that a race names the site that
+	// accessed the racing bytes, and the shadow keeps it, as the
+	// accesses' own checks would. A range of a site the subs do not
+	// hold, when they are full, makes the check first (deferRange).
 	subs [pendSubs]pendingSub
 	nsub int
 }
@@ -85,32 +86,57 @@ type pendingCheck struct {
 const pendSubs = 4
 
 // A pendingSub is one range of a pending check's: the bytes [lo, hi) a
-// site accessed, and the element grid of its static range (Footprint.org,
-// 0 if none).
+// site accessed, and the element grid of its range (Footprint.org; 0 if
+// unknown: the array is taken to start its heap object).
 type pendingSub struct {
 	lo, hi       uintptr
 	org, orgElem uintptr
 	site         uint32
 }
 
-// merge adds o's subs to c's.
-func (c *pendingCheck) mergeSubs(o *pendingCheck) {
-	if c.nsub < 0 || o.nsub < 0 {
-		c.nsub = -1
-		return
-	}
+// mergeSubs adds o's subs to c's and reports whether they fit; if not,
+// c is left as it was. A sub joins one of the same site and grid that it
+// overlaps or touches, unless it overlaps a later sub (whose access came
+// before it: checked first, the later sub would be named for bytes the
+// earlier one's site accessed first); else it is added. When the subs
+// are full, one of the same site whose grid differs takes it, its grid
+// then unknown: a recursion over the subslices of one array (a merge
+// sort's) defers one range per call, each on its own grid.
+func (c *pendingCheck) mergeSubs(o *pendingCheck) bool {
+	subs, n := c.subs, c.nsub
+next:
 	for _, s := range o.subs[:o.nsub] {
-		if l := &c.subs[c.nsub-1]; l.site == s.site && l.org == s.org && l.orgElem == s.orgElem && s.lo <= l.hi && s.hi >= l.lo {
+		other := -1
+		for i := n - 1; i >= 0; i-- {
+			l := &subs[i]
+			if l.site != s.site || s.lo > l.hi || s.hi < l.lo {
+				if s.lo < l.hi && s.hi > l.lo {
+					break // overlaps a later sub
+				}
+				continue
+			}
+			if l.org == s.org && l.orgElem == s.orgElem {
+				l.lo, l.hi = min(l.lo, s.lo), max(l.hi, s.hi)
+				continue next
+			}
+			if other < 0 {
+				other = i
+			}
+		}
+		switch {
+		case n < pendSubs:
+			subs[n] = s
+			n++
+		case other >= 0:
+			l := &subs[other]
 			l.lo, l.hi = min(l.lo, s.lo), max(l.hi, s.hi)
-			continue
+			l.org, l.orgElem = 0, 0
+		default:
+			return false
 		}
-		if c.nsub == pendSubs {
-			c.nsub = -1
-			return
-		}
-		c.subs[c.nsub] = s
-		c.nsub++
 	}
+	c.subs, c.nsub = subs, n
+	return true
 }
 
 // unknownStack is a pending check's stack when its ranges were made
@@ -140,9 +166,14 @@ func (g *G) deferRange(lo, size uintptr, n int, write bool, site uint32, obj uns
 	p.moved++
 	for i := 0; i < p.n; i++ {
 		if c := &p.c[i]; c.joins(&r) {
+			if !c.mergeSubs(&r) {
+				// A site more than the check tells apart: make
+				// it, and let r start another.
+				g.checkPending(i)
+				break
+			}
 			c.lo, c.hi = min(c.lo, r.lo), max(c.hi, r.hi)
 			c.merges++
-			c.mergeSubs(&r)
 			if c.hash != r.hash {
 				c.stack = unknownStack
 			}
@@ -224,12 +255,11 @@ func (g *G) moveRange(p unsafe.Pointer, size uintptr, n int, write bool, site ui
 func (p *pendingChecks) join(i int) int {
 	for j := 0; j < p.n; j++ {
 		c, o := &p.c[i], &p.c[j]
-		if j == i || !c.joins(o) {
-			continue
+		if j == i || !c.joins(o) || !c.mergeSubs(o) {
+			continue // two checks of more sites than one tells apart stay two
 		}
 		c.lo, c.hi = min(c.lo, o.lo), max(c.hi, o.hi)
 		c.merges += o.merges + 1
-		c.mergeSubs(o)
 		if c.hash != o.hash || o.stack == unknownStack {
 			c.stack = unknownStack
 		}
@@ -294,10 +324,8 @@ func (g *G) makePending(c *pendingCheck) {
 	g.pendStack = c.stack
 	defer func() { g.committing, g.pendStack, g.org, g.orgElem = false, 0, 0, 0 }()
 	g.pend.made++
-	if c.nsub <= 1 {
-		if c.nsub == 1 {
-			g.org, g.orgElem = c.subs[0].org, c.subs[0].orgElem
-		}
+	if c.nsub == 1 {
+		g.org, g.orgElem = c.subs[0].org, c.subs[0].orgElem
 		g.checkElements(c.lo, c.hi, c.size, c.write, c.site)
 	} else {
 		for _, s := range c.subs[:c.nsub] {

@@ -4,6 +4,8 @@ package detector
 
 import (
 	"reflect"
+	"regexp"
+	"strconv"
 	"sync"
 	"testing"
 	"unsafe"
@@ -117,5 +119,92 @@ func TestPendingBeforeSleep(t *testing.T) {
 		}
 		close(resume)
 		<-done
+	})
+}
+
+// TestPendingSites: a pending check that merged ranges of several sites
+// names, in a race, the site whose range holds the racing element (two
+// loops of one function over the halves of an array), for the access
+// that found the race and as the earlier access.
+func TestPendingSites(t *testing.T) {
+	base := RegisterSites("p", "pendsites.go", "10:2:halves\n13:2:halves\n20:2:other\n")
+	for _, tc := range []struct {
+		name string
+		f    func(g *G, a []int64)
+		want string
+	}{
+		{"current", func(g *G, a []int64) {
+			<-spawn(g, func(g *G) { *W(g, &a[3], base+2) = 1 })
+			popRange(g, a, 8, 16, true, base+1)
+			popRange(g, a, 0, 8, true, base)
+			Lock(g, new(sync.Mutex))
+		}, "Write at 0x[0-9a-f]+ by goroutine \\d+:\n  p.halves\\(\\)\n      pendsites.go:10\n"},
+		{"earlier", func(g *G, a []int64) {
+			<-spawn(g, func(g *G) {
+				popRange(g, a, 0, 8, true, base)
+				popRange(g, a, 8, 16, true, base+1)
+			})
+			*W(g, &a[12], base+2) = 1
+		}, "Previous write at 0x[0-9a-f]+ by goroutine \\d+:\n  p.halves\\(\\)\n      pendsites.go:13\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := make([]int64, 16)
+			text := expect(t, true, func(g *G) { tc.f(g, a) })
+			if !regexp.MustCompile(tc.want).MatchString(text) {
+				t.Errorf("report does not match %q:\n%s", tc.want, text)
+			}
+		})
+	}
+}
+
+// TestPendingManySites: a function whose six loops write neighbouring
+// parts of one array defers six ranges of six sites, more than a
+// pending check tells apart: the check is made when the fifth site comes
+// and another starts, so that a race on any part names the loop that
+// wrote it, as the later access and as the earlier one. Ranges of one
+// site on several grids (a recursion's calls over subslices) still merge
+// into one check.
+func TestPendingManySites(t *testing.T) {
+	base := RegisterSites("p", "manysites.go", "10:2:six\n11:2:six\n12:2:six\n13:2:six\n14:2:six\n15:2:six\n20:2:other\n")
+	six := func(g *G, a []int64) {
+		for k := 0; k < 6; k++ {
+			popRange(g, a, 8*k, 8*k+8, true, base+uint32(k))
+		}
+	}
+	for k := 0; k < 6; k++ {
+		line := strconv.Itoa(10 + k)
+		t.Run("current"+line, func(t *testing.T) {
+			a := make([]int64, 48)
+			text := expect(t, true, func(g *G) {
+				<-spawn(g, func(g *G) { *W(g, &a[8*k+3], base+6) = 1 })
+				six(g, a)
+				Lock(g, new(sync.Mutex))
+			})
+			want := "Write at 0x[0-9a-f]+ by goroutine \\d+:\n  p.six\\(\\)\n      manysites.go:" + line + "\n"
+			if !regexp.MustCompile(want).MatchString(text) {
+				t.Errorf("report does not match %q:\n%s", want, text)
+			}
+		})
+		t.Run("earlier"+line, func(t *testing.T) {
+			a := make([]int64, 48)
+			text := expect(t, true, func(g *G) {
+				<-spawn(g, func(g *G) { six(g, a) })
+				*W(g, &a[8*k+3], base+6) = 1
+			})
+			want := "Previous write at 0x[0-9a-f]+ by goroutine \\d+:\n  p.six\\(\\)\n      manysites.go:" + line + "\n"
+			if !regexp.MustCompile(want).MatchString(text) {
+				t.Errorf("report does not match %q:\n%s", want, text)
+			}
+		})
+	}
+	a := make([]int64, 72)
+	expect(t, false, func(g *G) {
+		for k := 0; k < 8; k++ {
+			// One site, each range from its own first element.
+			popRange(g, a, 8*k+1, 8*k+9, true, base+6)
+		}
+		if p := &g.pend; p.n != 1 || p.c[0].merges != 7 {
+			t.Errorf("%d pending checks, want 1 of 8 ranges: %+v", p.n, p.c[:p.n])
+		}
 	})
 }

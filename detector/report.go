@@ -432,9 +432,11 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 		// The pending access is at its site, not at the check's line.
 		cur, curExact = ownAccess(site, r.Write)
 	}
+	prevPCs, prevCommit, prevLo := restore(r.Prev, r.PrevSite, r.Addr)
 	prevAcc, prevExact := exactAccess(r.PrevSite, r.PrevWrite, r.Addr, base, group, r.Write, false)
 	if !prevExact {
-		prevAcc, prevExact = gridAccess(r.PrevSite, r.PrevWrite, r.Addr, 0, 0, r.Write, false)
+		org, elem := checkedOrigin(r.PrevSite, prevLo)
+		prevAcc, prevExact = gridAccess(r.PrevSite, r.PrevWrite, r.Addr, org, elem, r.Write, false)
 	}
 	if curExact {
 		r.Write = cur.write
@@ -486,8 +488,7 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 		prevID = strconv.FormatUint(prev.goid, 10)
 	}
 	fmt.Fprintf(w, "\nPrevious %s at 0x%012x by %s:\n", kind(r.PrevWrite, false), r.Addr, goroutineName(prevID))
-	if pcs, commit := restore(r.Prev, r.PrevSite, r.Addr); pcs == nil ||
-		!writeAccessStack(w, r.PrevSite, prevAcc, prevExact, pcs, commit) {
+	if prevPCs == nil || !writeAccessStack(w, r.PrevSite, prevAcc, prevExact, prevPCs, prevCommit) {
 		// What is known: the site. As ThreadSanitizer says when its
 		// trace no longer holds the access.
 		writeAccess(w, r.PrevSite, prevAcc, prevExact)

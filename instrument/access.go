@@ -136,7 +136,7 @@ func (r *fileRewriter) selector(e *ast.SelectorExpr, m use) string {
 				return gw
 			}
 			if fp := r.deferredFootprint(e, false, false); fp != "" {
-				return r.wrapDeferred(e.Pos(), fp, inner, false)
+				return r.wrapDeferred(e, fp, inner, false)
 			}
 			return r.wrapRead(e.Pos(), inner)
 		}
@@ -197,7 +197,7 @@ func (r *fileRewriter) index(e *ast.IndexExpr, m use) string {
 			return r.elided(e, inner, false)
 		}
 		if fp := r.deferredFootprint(e, false, false); fp != "" {
-			return r.wrapDeferred(e.Pos(), fp, inner, false)
+			return r.wrapDeferred(e, fp, inner, false)
 		}
 		return r.wrapRead(e.Pos(), inner)
 	}

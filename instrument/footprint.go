@@ -66,6 +66,9 @@ type fpCtx struct {
 	// rangeReads counts, per static range, the reads of the statement
 	// being rendered that store the extent themselves and the others
 	rangeReads map[string][2]int
+	// fsites are the sites of each footprint's records (F), for the
+	// site table's "l" entries (fSiteCoverage)
+	fsites map[string][]fSite
 	// states: the cover helper's state variables (cover.go), of type
 	// stateType
 	states    []string
@@ -315,8 +318,9 @@ type rangeLoad struct {
 }
 
 // wrapDeferred renders the in-place footprint record of the rendered
-// addressable expression inner.
-func (r *fileRewriter) wrapDeferred(pos token.Pos, fp, inner string, write bool) string {
+// addressable expression inner, e's.
+func (r *fileRewriter) wrapDeferred(e ast.Expr, fp, inner string, write bool) string {
+	pos := e.Pos()
 	if r.fn.fp.ranges[fp] {
 		// A static range: the loop stores its extent (looprange.go),
 		// after the statement or, for a read that something after it
@@ -336,6 +340,7 @@ func (r *fileRewriter) wrapDeferred(pos token.Pos, fp, inner string, write bool)
 		return r.elidedAt(pos, inner, write)
 	}
 	call := "__bf.F(" + fp + ", &" + inner + ", " + r.site(pos) + ")"
+	r.fn.fp.fsites[fp] = append(r.fn.fp.fsites[fp], fSite{len(r.sites) - 1, e, write})
 	if write {
 		return "*" + call
 	}
@@ -382,7 +387,7 @@ func (r *fileRewriter) newFpCtx() *fpCtx {
 		return nil
 	}
 	r.fpIDs++
-	return &fpCtx{id: r.fpIDs, bySite: map[string]string{}, ranges: map[string]bool{}, loads: map[token.Pos]rangeLoad{}, rangeReads: map[string][2]int{}}
+	return &fpCtx{id: r.fpIDs, bySite: map[string]string{}, ranges: map[string]bool{}, loads: map[token.Pos]rangeLoad{}, rangeReads: map[string][2]int{}, fsites: map[string][]fSite{}}
 }
 
 // enterLoop and leaveLoop bracket the rendering of a loop's condition,

@@ -641,6 +641,7 @@ func (r *fileRewriter) funcDecl(d *ast.FuncDecl) []sub {
 	body := r.block(d.Body)
 	r.fn = saved
 	body, extra := finishFootprints(ctx, body, d.Type.Results != nil && len(d.Type.Results.List) > 0)
+	r.fSiteCoverage(ctx)
 	if tb := r.testParam(d); tb != "" {
 		ctx.uses++
 		extra = append(extra, "__bf.TestStart(__bfg, "+tb+");")
@@ -703,6 +704,7 @@ func (r *fileRewriter) funcLit(fl *ast.FuncLit) string {
 	body := r.block(fl.Body)
 	r.fn = parent
 	body, extra := finishFootprints(ctx, body, fl.Type.Results != nil && len(fl.Type.Results.List) > 0)
+	r.fSiteCoverage(ctx)
 	if sig, ok := r.info.Types[fl].Type.(*types.Signature); ok && isHTTPHandler(sig) {
 		ctx.uses++
 		extra = append(extra, httpHandlerPrologue)

@@ -3,6 +3,7 @@ package instrument
 import (
 	"fmt"
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"hash/fnv"
@@ -158,7 +159,9 @@ func (r *fileRewriter) loopCoverage(rs *rangeSite, e ast.Expr) string {
 }
 
 // elemSize returns the size of the elements of the array or slice that
-// the access e goes through (s[i], s[i].f), or 0.
+// the access e goes through (s[i], s[i].f), or 0, also when the element
+// type mentions a type parameter: its size is the instantiation's (and
+// go/types' Sizeof asserts it is never asked for one).
 func (r *fileRewriter) elemSize(e ast.Expr) int64 {
 	for {
 		switch x := ast.Unparen(e).(type) {
@@ -172,13 +175,17 @@ func (r *fileRewriter) elemSize(e ast.Expr) int64 {
 			if p, ok := t.Underlying().(*types.Pointer); ok {
 				t = p.Elem()
 			}
+			var elem types.Type
 			switch u := t.Underlying().(type) {
 			case *types.Slice:
-				return placement.TargetSizes().Sizeof(u.Elem())
+				elem = u.Elem()
 			case *types.Array:
-				return placement.TargetSizes().Sizeof(u.Elem())
+				elem = u.Elem()
 			}
-			return 0
+			if elem == nil || placement.MentionsTypeParam(elem) {
+				return 0
+			}
+			return placement.TargetSizes().Sizeof(elem)
 		default:
 			return 0
 		}
@@ -212,4 +219,116 @@ func (r *fileRewriter) elemCoverage(callee *types.Func, c *placement.Cover, arg 
 		file = p.Filename
 	}
 	return b.String() + "|" + file
+}
+
+// An fSite is a record of a footprint (F): its site's index in the
+// file's table, the access and its kind.
+type fSite struct {
+	site  int
+	e     ast.Expr
+	write bool
+}
+
+// fSiteCoverage adds "l" entries to the sites of the records of each
+// footprint of fn whose accesses are a[c·v+δ] for one variable v, one
+// c > 1 and several δ modulo c (a[2*i], a[2*i+1]): a race found when the
+// footprint is checked is at the site of its range's first element
+// (begin), and the racing element's index from it names the site that
+// accessed it. Each site's entry counts from the site itself.
+func (r *fileRewriter) fSiteCoverage(fn *funcCtx) {
+	if fn.fp == nil {
+		return
+	}
+	for _, fs := range fn.fp.fsites {
+		c, deltas, residues := int64(0), make([]int64, len(fs)), map[int64]bool{}
+		for i, s := range fs {
+			k, d, ok := r.progression(s.e)
+			if !ok || k < 2 || c != 0 && k != c {
+				c = 0
+				break
+			}
+			c, deltas[i] = k, d
+			residues[(d%k+k)%k] = true
+		}
+		if c == 0 || len(residues) < 2 {
+			continue // every element is every site's: nothing to tell
+		}
+		elem := r.elemSize(fs[0].e)
+		if elem <= 0 {
+			continue
+		}
+		for i, s := range fs {
+			var b strings.Builder
+			fmt.Fprintf(&b, "\tl%d %d %d", c, elem, deltas[i])
+			for j, m := range fs {
+				p := r.tf.Position(m.e.Pos())
+				kind := "r"
+				if m.write {
+					kind = "w"
+				}
+				fmt.Fprintf(&b, " %d:%d:%d:%s", deltas[j]-deltas[i], p.Line, p.Column, kind)
+			}
+			r.sites[s.site] += b.String()
+		}
+	}
+}
+
+// progression returns c and δ of the index of e, an element access
+// a[c·v+δ] or a[c·v+δ].f (v a variable, c and δ constants), if it is one.
+func (r *fileRewriter) progression(e ast.Expr) (c, delta int64, ok bool) {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.SelectorExpr:
+			e = x.X
+			continue
+		case *ast.IndexExpr:
+			e = x.Index
+		default:
+			return 0, 0, false
+		}
+		break
+	}
+	constOf := func(x ast.Expr) (int64, bool) {
+		tv, ok := r.info.Types[x]
+		if !ok || tv.Value == nil {
+			return 0, false
+		}
+		return constant.Int64Val(constant.ToInt(tv.Value))
+	}
+	for {
+		b, ok := ast.Unparen(e).(*ast.BinaryExpr)
+		if !ok || b.Op != token.ADD && b.Op != token.SUB {
+			break
+		}
+		if k, ok := constOf(b.Y); ok {
+			if b.Op == token.SUB {
+				k = -k
+			}
+			delta, e = delta+k, b.X
+		} else if k, ok := constOf(b.X); ok && b.Op == token.ADD {
+			delta, e = delta+k, b.Y
+		} else {
+			return 0, 0, false
+		}
+	}
+	isVar := func(x ast.Expr) bool {
+		id, ok := ast.Unparen(x).(*ast.Ident)
+		_, v := r.info.Uses[id].(*types.Var)
+		return ok && v
+	}
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		return 1, delta, isVar(x)
+	case *ast.BinaryExpr:
+		if x.Op != token.MUL {
+			return 0, 0, false
+		}
+		if k, ok := constOf(x.X); ok && isVar(x.Y) {
+			return k, delta, true
+		}
+		if k, ok := constOf(x.Y); ok && isVar(x.X) {
+			return k, delta, true
+		}
+	}
+	return 0, 0, false
 }

@@ -239,7 +239,7 @@ func (r *fileRewriter) lvalue(e ast.Expr, ord checkOrder, list bool, assigned ma
 				// panics prevents it.
 				return inner, "; __bf.A(" + r.g() + ", &" + paren(e, r.text(e)) + ", true, " + r.site(e.Pos()) + ")"
 			}
-			return r.wrapDeferred(e.Pos(), fp, inner, true), ""
+			return r.wrapDeferred(e, fp, inner, true), ""
 		}
 		return r.wrapWrite(e.Pos(), inner), ""
 	}
@@ -498,7 +498,7 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 			fp := r.deferredFootprint(s.Value, false, true)
 			r.leaveLoop()
 			if fp != "" {
-				elem = r.wrapDeferred(s.Value.Pos(), fp, elem, false)
+				elem = r.wrapDeferred(s.Value, fp, elem, false)
 			} else {
 				elem = r.wrapRead(s.Value.Pos(), elem)
 			}

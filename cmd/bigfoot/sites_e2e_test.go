@@ -14,7 +14,9 @@ import (
 // range merged from two sites, two loops' ranges merged past their
 // function's return, a loop's range pending at a copy, a callee's
 // accesses checked by its caller's loop (the callee in this file and in
-// another), a loop whose two branches write one footprint. The
+// another), a loop whose two branches write one footprint, six loops'
+// ranges merged past their function's return, and merged loop sites
+// over a global array and over a subslice off its object's start. The
 // earlier access runs in a goroutine that ends before the later one,
 // with no synchronization either detector sees (early), so the report of
 // each case is the same in every run.
@@ -93,6 +95,32 @@ func branch(s []int) {
 	}
 }
 
+// six writes the sixths of a in six loops: six sites of one function
+// in one pending check (bigfoot mode).
+func six(a []int) {
+	n := len(a) / 6
+	for i := 0; i < n; i++ {
+		a[i] = 1
+	}
+	for i := n; i < 2*n; i++ {
+		a[i] = 2
+	}
+	for i := 2 * n; i < 3*n; i++ {
+		a[i] = 3
+	}
+	for i := 3 * n; i < 4*n; i++ {
+		a[i] = 4
+	}
+	for i := 4 * n; i < 5*n; i++ {
+		a[i] = 5
+	}
+	for i := 5 * n; i < len(a); i++ {
+		a[i] = 6
+	}
+}
+
+var global [8]int
+
 func bump(c *counter) {
 	v := c.n
 	c.n = v + 1
@@ -166,6 +194,21 @@ func main() {
 		s := make([]int, 8)
 		early(func() { s[5] = 1 })
 		branch(s)
+	case "six":
+		a := make([]int, 24)
+		early(func() { a[17] = 1 })
+		six(a)
+	case "sixprev":
+		a := make([]int, 24)
+		early(func() { six(a) })
+		println(a[17])
+	case "globalprev":
+		early(func() { fillPairs(global[:]) })
+		println(global[5])
+	case "subsliceprev":
+		s := make([]int, 9)
+		early(func() { fillPairs(s[1:]) })
+		println(s[6])
 	}
 }
 `
@@ -184,11 +227,12 @@ func shift(p *pt, v int) {
 
 // coalescedInexact are the cases of coalescedSrc whose report still
 // names another access than go -race's (issue 32), and the modes where
-// it does (none listed: every mode): a footprint that records the
-// accesses of several sites of one array through F keeps no site per
-// element (F's inline path stores none), so a race names the
-// footprint's site; slimstate defers the merged loop sites so.
-var coalescedInexact = map[string][]string{"branch": nil, "pairs": {"slimstate"}, "pairsprev": {"slimstate"}}
+// it does: a footprint that records the accesses of several sites of
+// one array through F keeps no site per element (F's inline path stores
+// none), so a race names the site of the range's first access, unless
+// the sites' indexes tell their elements apart (a[2*i], a[2*i+1]):
+// the branches of an if, and slimstate's one footprint for six loops.
+var coalescedInexact = map[string][]string{"branch": {"bigfoot", "slimstate"}, "six": {"slimstate"}, "sixprev": {"slimstate"}}
 
 // reportAccess matches, in a race report, the header of an access and the
 // top frame of its stack: kind, function, file:line.
@@ -229,12 +273,10 @@ func TestSameCoalescedSites(t *testing.T) {
 	}
 	for _, c := range []string{"groupfirst", "groupmiddle", "method", "groupprev", "redcard",
 		"pairs", "pairsprev", "halves", "halvesprev", "loopcopy",
-		"callee", "calleeprev", "calleeother", "calleeotherprev", "branch"} {
+		"callee", "calleeprev", "calleeother", "calleeotherprev", "branch",
+		"six", "sixprev", "globalprev", "subsliceprev"} {
 		t.Run(c, func(t *testing.T) {
-			inexact, ok := coalescedInexact[c]
-			if ok && len(inexact) == 0 {
-				t.Skip("not exact yet (issue 32)")
-			}
+			inexact := coalescedInexact[c]
 			want := ""
 			for _, tool := range tools {
 				_, r := raceRuns(t, filepath.Join(dir, tool), 1, c)
