@@ -14,8 +14,9 @@ import (
 // range merged from two sites, two loops' ranges merged past their
 // function's return, a loop's range pending at a copy, a callee's
 // accesses checked by its caller's loop (the callee in this file and in
-// another), a loop whose two branches write one footprint, six loops'
-// ranges merged past their function's return, and merged loop sites
+// another), a loop whose two branches write one footprint (and a
+// merge's), six loops' ranges merged past their function's return, and
+// merged loop sites
 // over a global array and over a subslice off its object's start. The
 // earlier access runs in a goroutine that ends before the later one,
 // with no synchronization either detector sees (early), so the report of
@@ -121,6 +122,24 @@ func six(a []int) {
 
 var global [8]int
 
+// merge merges the sorted a and b into dst: dst[k] is written in
+// both branches.
+func merge(dst, a, b []int) {
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		if a[i] <= b[j] {
+			dst[k] = a[i]
+			i++
+		} else {
+			dst[k] = b[j]
+			j++
+		}
+		k++
+	}
+	k += copy(dst[k:], a[i:])
+	copy(dst[k:], b[j:])
+}
+
 func bump(c *counter) {
 	v := c.n
 	c.n = v + 1
@@ -194,6 +213,10 @@ func main() {
 		s := make([]int, 8)
 		early(func() { s[5] = 1 })
 		branch(s)
+	case "merge":
+		dst := make([]int, 8)
+		early(func() { dst[3] = 1 })
+		merge(dst, []int{1, 3, 5, 7}, []int{2, 4, 6, 8})
 	case "six":
 		a := make([]int, 24)
 		early(func() { a[17] = 1 })
@@ -231,8 +254,10 @@ func shift(p *pt, v int) {
 // one array through F keeps no site per element (F's inline path stores
 // none), so a race names the site of the range's first access, unless
 // the sites' indexes tell their elements apart (a[2*i], a[2*i+1]):
-// the branches of an if, and slimstate's one footprint for six loops.
-var coalescedInexact = map[string][]string{"branch": {"bigfoot", "slimstate"}, "six": {"slimstate"}, "sixprev": {"slimstate"}}
+// the branches of an if (a merge's dst[k]), and slimstate's one
+// footprint for six loops.
+var coalescedInexact = map[string][]string{"branch": {"bigfoot", "slimstate"}, "merge": {"bigfoot", "slimstate"},
+	"six": {"slimstate"}, "sixprev": {"slimstate"}}
 
 // reportAccess matches, in a race report, the header of an access and the
 // top frame of its stack: kind, function, file:line.
@@ -273,7 +298,7 @@ func TestSameCoalescedSites(t *testing.T) {
 	}
 	for _, c := range []string{"groupfirst", "groupmiddle", "method", "groupprev", "redcard",
 		"pairs", "pairsprev", "halves", "halvesprev", "loopcopy",
-		"callee", "calleeprev", "calleeother", "calleeotherprev", "branch",
+		"callee", "calleeprev", "calleeother", "calleeotherprev", "branch", "merge",
 		"six", "sixprev", "globalprev", "subsliceprev"} {
 		t.Run(c, func(t *testing.T) {
 			inexact := coalescedInexact[c]
