@@ -95,45 +95,35 @@ type pendingSub struct {
 }
 
 // mergeSubs adds o's subs to c's and reports whether they fit; if not,
-// c is left as it was. A sub joins one of the same site and grid that it
-// overlaps or touches, unless it overlaps a later sub (whose access came
-// before it: checked first, the later sub would be named for bytes the
-// earlier one's site accessed first); else it is added. When the subs
-// are full, one of the same site whose grid differs takes it, its grid
-// then unknown: a recursion over the subslices of one array (a merge
-// sort's) defers one range per call, each on its own grid.
+// c is left as it was. A sub joins one of the same site that it overlaps
+// or touches, unless it overlaps a later sub (whose access came before
+// it: checked first, the later sub would be named for bytes the earlier
+// one's site accessed first); else it is added. Two grids make the
+// joined sub's unknown: a recursion over the subslices of one array (a
+// merge sort's) defers one range per call, each on its own grid, and
+// must not fill the subs.
 func (c *pendingCheck) mergeSubs(o *pendingCheck) bool {
 	subs, n := c.subs, c.nsub
 next:
 	for _, s := range o.subs[:o.nsub] {
-		other := -1
 		for i := n - 1; i >= 0; i-- {
 			l := &subs[i]
-			if l.site != s.site || s.lo > l.hi || s.hi < l.lo {
-				if s.lo < l.hi && s.hi > l.lo {
-					break // overlaps a later sub
-				}
-				continue
-			}
-			if l.org == s.org && l.orgElem == s.orgElem {
+			if l.site == s.site && s.lo <= l.hi && s.hi >= l.lo {
 				l.lo, l.hi = min(l.lo, s.lo), max(l.hi, s.hi)
+				if l.org != s.org || l.orgElem != s.orgElem {
+					l.org, l.orgElem = 0, 0
+				}
 				continue next
 			}
-			if other < 0 {
-				other = i
+			if s.lo < l.hi && s.hi > l.lo {
+				break // overlaps a later sub
 			}
 		}
-		switch {
-		case n < pendSubs:
-			subs[n] = s
-			n++
-		case other >= 0:
-			l := &subs[other]
-			l.lo, l.hi = min(l.lo, s.lo), max(l.hi, s.hi)
-			l.org, l.orgElem = 0, 0
-		default:
+		if n == pendSubs {
 			return false
 		}
+		subs[n] = s
+		n++
 	}
 	c.subs, c.nsub = subs, n
 	return true
