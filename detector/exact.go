@@ -323,6 +323,30 @@ func gridAccess(s uint32, write bool, addr, org, elem uintptr, conflictWrite, cu
 	return found, ok
 }
 
+// restored is what restore found of a race's earlier access, and the
+// grid of the range it was checked in (checkedOrigin); done is false if
+// restore was not asked.
+type restored struct {
+	pcs       []uintptr
+	commit    bool
+	org, elem uintptr
+	done      bool
+}
+
+// restoreOnGrid restores race r's earlier access when its site's entry
+// counts elements ("l", "e"), which need its range's grid; a report
+// restores the others once it knows it prints the race.
+func restoreOnGrid(r shadow.Race) (x restored) {
+	if _, si, ok := site(r.PrevSite); !ok || si.cov == nil || si.cov.elem == 0 {
+		return x
+	}
+	var lo uintptr
+	x.pcs, x.commit, lo = restore(r.Prev, r.PrevSite, r.Addr)
+	x.org, x.elem = checkedOrigin(r.PrevSite, lo)
+	x.done = true
+	return x
+}
+
 // checkedOrigin returns, for gridAccess, the element grid of the range
 // that the earlier access at site s was checked in, from lo, the lowest
 // byte its history entry touched (restore; 0: unknown): a range starts

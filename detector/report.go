@@ -432,11 +432,13 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 		// The pending access is at its site, not at the check's line.
 		cur, curExact = ownAccess(site, r.Write)
 	}
-	prevPCs, prevCommit, prevLo := restore(r.Prev, r.PrevSite, r.Addr)
 	prevAcc, prevExact := exactAccess(r.PrevSite, r.PrevWrite, r.Addr, base, group, r.Write, false)
+	var hist restored
 	if !prevExact {
-		org, elem := checkedOrigin(r.PrevSite, prevLo)
-		prevAcc, prevExact = gridAccess(r.PrevSite, r.PrevWrite, r.Addr, org, elem, r.Write, false)
+		// The grid of the earlier access's range, from its history
+		// entry, if its site has one (checkedOrigin).
+		hist = restoreOnGrid(r)
+		prevAcc, prevExact = gridAccess(r.PrevSite, r.PrevWrite, r.Addr, hist.org, hist.elem, r.Write, false)
 	}
 	if curExact {
 		r.Write = cur.write
@@ -488,7 +490,10 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 		prevID = strconv.FormatUint(prev.goid, 10)
 	}
 	fmt.Fprintf(w, "\nPrevious %s at 0x%012x by %s:\n", kind(r.PrevWrite, false), r.Addr, goroutineName(prevID))
-	if prevPCs == nil || !writeAccessStack(w, r.PrevSite, prevAcc, prevExact, prevPCs, prevCommit) {
+	if !hist.done {
+		hist.pcs, hist.commit, _ = restore(r.Prev, r.PrevSite, r.Addr)
+	}
+	if hist.pcs == nil || !writeAccessStack(w, r.PrevSite, prevAcc, prevExact, hist.pcs, hist.commit) {
 		// What is known: the site. As ThreadSanitizer says when its
 		// trace no longer holds the access.
 		writeAccess(w, r.PrevSite, prevAcc, prevExact)
