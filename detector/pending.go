@@ -71,8 +71,8 @@ type pendingCheck struct {
 	// stack merged in; hash is the frame walk's hash of the first.
 	stack uint32
 	hash  uint64
-	// subs are the ranges merged in, by site and element grid, in the
-	// order they came (nsub of them). A check of more than one is made
+	// subs are the ranges merged in, by site, in the order they came
+	// (nsub of them). A check of more than one is made
 	// sub by sub, each at its site, so that a race names the site that
 	// accessed the racing bytes, and the shadow keeps it, as the
 	// accesses' own checks would. A range of a site the subs do not
