@@ -155,6 +155,7 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, r
 	pr.rc = prc
 	dir := ""
 	rewrote := false
+	perAccess := map[string]bool{} // files rewritten with per-access checks (rewriteOrFallback)
 	for _, i := range files {
 		path := pkg.CompiledGoFiles[i]
 		file := pkg.Syntax[i]
@@ -167,7 +168,7 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, r
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: %v: left uninstrumented", relPath(pkg, path), err))
 			continue
 		}
-		out, notes, err := pr.rewriteFile(path, file, src)
+		out, notes, planned, err := pr.rewriteOrFallback(path, file, src)
 		res.Notes = append(res.Notes, notes...)
 		if err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: %v: left uninstrumented", relPath(pkg, path), err))
@@ -176,6 +177,9 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, r
 		if out != nil {
 			res.Replace[path] = out
 			rewrote = true
+			if !planned {
+				perAccess[path] = true
+			}
 		}
 	}
 	if prc != nil {
@@ -183,7 +187,7 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, r
 		// package rendered.
 		rendered := func(file string) bool {
 			_, ok := res.Replace[file]
-			return ok && slices.ContainsFunc(files, func(i int) bool { return pkg.CompiledGoFiles[i] == file })
+			return ok && !perAccess[file] && slices.ContainsFunc(files, func(i int) bool { return pkg.CompiledGoFiles[i] == file })
 		}
 		for _, d := range prc.sites.Ranges(pkg.Fset) {
 			if rendered(d.Pos.Filename) {
@@ -309,6 +313,29 @@ func relPath(pkg *packages.Package, file string) string {
 	return filepath.Base(file)
 }
 
+// testHookPlanned, if set, is called by rewriteFile in the modes that
+// render placement's decisions; a panic in it is a failure of that
+// rendering (TestRewriteFallsBackToPerAccess).
+var testHookPlanned func(path string)
+
+// rewriteOrFallback rewrites a file as p's mode decides (rewriteFile). If
+// that fails in a mode that renders placement's decisions, the file gets
+// fasttrack's per-access checks instead, as a file placement has no plan
+// for does, and a note says why: a failure of the planned rendering must
+// cost checks, never leave the file unchecked. planned reports whether
+// out renders p's plan.
+func (p *pkgRewriter) rewriteOrFallback(path string, file *ast.File, src []byte) (out []byte, notes []string, planned bool, err error) {
+	out, notes, err = p.rewriteFile(path, file, src)
+	if err == nil || p.mode == mode.FastTrack {
+		return out, notes, err == nil, err
+	}
+	ft := *p
+	ft.mode, ft.rc = mode.FastTrack, nil
+	note := fmt.Sprintf("%s: %s: per-access checks (fasttrack)", relPath(p.pkg, path), firstLine(err.Error()))
+	out, notes, err = ft.rewriteFile(path, file, src)
+	return out, append(notes, note), false, err
+}
+
 // rewriteFile returns the instrumented content of one file, or nil if the
 // file needs no change. It never panics: a failure to rewrite is an error,
 // and the caller leaves the file as it was.
@@ -336,6 +363,9 @@ func (p *pkgRewriter) rewriteFile(path string, file *ast.File, src []byte) (out 
 			out, notes, err = nil, nil, fmt.Errorf("internal error: %v\n%s", e, debug.Stack())
 		}
 	}()
+	if testHookPlanned != nil && p.mode != mode.FastTrack {
+		testHookPlanned(path)
+	}
 	if p.rc != nil {
 		// -mode=redcard: pass 1 records the wrappers fasttrack emits,
 		// pass 2 leaves out those the plans make redundant.
