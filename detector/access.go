@@ -24,9 +24,10 @@ func (g *G) check(p unsafe.Pointer, size uintptr, write bool, site uint32) {
 		g.checkOps++
 	}
 	// space.Same, written out: its common case (Cached and Granule.Same)
-	// inlines here, so that a same-epoch access costs no call.
-	if gr := g.t.Cached(uintptr(p)); gr != nil && gr.Same(&g.t, uintptr(p), size, write) ||
-		space.SameMiss(&g.t, uintptr(p), size, write) {
+	// inlines here, so that a same-epoch access costs no call; a miss
+	// in a granule Cached found goes on from it (SameIn).
+	if gr := g.t.Cached(uintptr(p)); gr != nil && (gr.Same(&g.t, uintptr(p), size, write) ||
+		space.SameIn(&g.t, gr, uintptr(p), size, write)) || gr == nil && space.SameMiss(&g.t, uintptr(p), size, write) {
 		return
 	}
 	// checkSlow, written out: check does not inline (Same's call is over
@@ -106,8 +107,8 @@ func (g *G) checkGroup(p unsafe.Pointer, size, anchor, lo, hi uintptr, write boo
 		g.accesses++
 		g.checkOps++
 	}
-	if gr := g.t.Cached(uintptr(q)); gr != nil && gr.Same(&g.t, uintptr(q), hi-lo, write) ||
-		space.SameMiss(&g.t, uintptr(q), hi-lo, write) { // space.Same, written out (check)
+	if gr := g.t.Cached(uintptr(q)); gr != nil && (gr.Same(&g.t, uintptr(q), hi-lo, write) ||
+		space.SameIn(&g.t, gr, uintptr(q), hi-lo, write)) || gr == nil && space.SameMiss(&g.t, uintptr(q), hi-lo, write) { // space.Same, written out (check)
 		return
 	}
 	if uintptr(q) < minAddr {

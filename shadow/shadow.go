@@ -1025,13 +1025,15 @@ func (s *Space) sameSpan(t *Thread, a, size uintptr, write bool) bool {
 //
 // Its common case, an access within one granule of the page t used
 // last whose whole cell records t's current epoch, is Thread.Cached and
-// Granule.Same, which inline; SameMiss decides the rest. The detector's
+// Granule.Same, which inline; SameIn decides the rest in the granule
+// Cached found, SameMiss everything else. The detector's
 // check, the caller of every access, writes the three out (see Cached).
 func (s *Space) Same(t *Thread, a, size uintptr, write bool) bool {
-	if gr := t.Cached(a); gr != nil && gr.Same(t, a, size, write) {
-		return true
+	gr := t.Cached(a)
+	if gr == nil {
+		return s.SameMiss(t, a, size, write)
 	}
-	return s.SameMiss(t, a, size, write)
+	return gr.Same(t, a, size, write) || s.SameIn(t, gr, a, size, write)
 }
 
 // A Granule is the shadow state of 8 aligned bytes, as Thread.Cached
@@ -1043,9 +1045,11 @@ type Granule = granule
 // Granule.Same, it is the inlined part of Same, which callers on the
 // hottest path (the detector's check of every access) write out:
 //
-//	if gr := t.Cached(a); gr != nil && gr.Same(t, a, size, write) {
+//	gr := t.Cached(a)
+//	if gr != nil && (gr.Same(t, a, size, write) || space.SameIn(t, gr, a, size, write)) ||
+//		gr == nil && space.SameMiss(t, a, size, write) {
 //		// same epoch: nothing to do
-//	} else if space.SameMiss(t, a, size, write) { ... }
+//	}
 //
 // Each of the two is within the compiler's inlining budget, which Same
 // as one function is not: a same-epoch access then costs no call, an
@@ -1115,6 +1119,24 @@ func (s *Space) SameMiss(t *Thread, a, size uintptr, write bool) bool {
 	if gr == nil {
 		return false
 	}
+	return s.sameIn(t, gr, off, size, write)
+}
+
+// SameIn is SameMiss for the callers that have the granule of a from
+// Thread.Cached, in which Granule.Same found no own epoch: a miss then
+// does not look the granule up again. An access of several granules
+// goes to sameWide, as in SameMiss.
+func (s *Space) SameIn(t *Thread, gr *Granule, a, size uintptr, write bool) bool {
+	off := a & 7
+	if off+size > 8 {
+		return s.sameWide(t, a, size, write)
+	}
+	return s.sameIn(t, gr, off, size, write)
+}
+
+// sameIn is the end of SameMiss and SameIn for an access of the bytes
+// [off, off+size) of gr, a granule in its slot.
+func (s *Space) sameIn(t *Thread, gr *granule, off, size uintptr, write bool) bool {
 	if uintptr(gr.lo) > off || uintptr(gr.hi) < off+size ||
 		!gr.whole.sameOwn(t, write) && (write || !gr.whole.sameShared(t)) { // cell.same, spelled out so that it inlines
 		// A split granule's whole cell is empty: its parts hold the
