@@ -285,6 +285,9 @@ func (pg *page) promote(t *Thread, gi uintptr, gr *granule) *granule {
 // it from now on: it returns to the pool when pg is unreachable, for
 // goroutines cache pages and read their slots without locks.
 func newSlots(pg *page) *slotArray {
+	if slotsFreed.Load() != 0 {
+		reclaimSlots()
+	}
 	var b [1]uintptr
 	slotsPool.get(b[:])
 	a := (*slotArray)(ptrOf(b[0]))
@@ -296,14 +299,48 @@ func newSlots(pg *page) *slotArray {
 	return a
 }
 
-// freeSlots returns the slot array at b of an unreachable page to the
-// pool. It does not look at the slots: a page leaves the page table only
+// slotsFreed is a stack of the slot arrays freeSlots returned, linked
+// through their first word, which newSlots moves to slotsPool.
+var slotsFreed atomic.Uintptr
+
+// freeSlots returns the slot array at b of an unreachable page: it pushes
+// it on slotsFreed, and the next newSlots moves it to the pool. It runs as
+// a cleanup, on the runtime's cleanup goroutine, which a program listing
+// its goroutines (runtime.Stack) sees while it runs a cleanup, and does
+// no more than a push: no lock, no pool's free list that may map memory
+// to grow. It does not look at the slots: a page leaves the page table only
 // once every slot is nil (Sweep), and what a page that was never removed
 // (that of a discarded Space, in tests) still holds may be heap objects
 // the collector has freed with the page's keep list; its off-heap
 // granules are not reused.
 func freeSlots(b uintptr) {
-	slotsPool.put([]uintptr{b})
+	for {
+		next := slotsFreed.Load()
+		*(*uintptr)(ptrOf(b)) = next
+		if slotsFreed.CompareAndSwap(next, b) {
+			return
+		}
+	}
+}
+
+// reclaimSlots moves the slot arrays on slotsFreed to slotsPool. It takes
+// the whole stack at once, so a concurrent push or reclaim cannot see an
+// array it took.
+func reclaimSlots() {
+	var batch [poolBatch]uintptr
+	n := 0
+	for b := slotsFreed.Swap(0); b != 0; {
+		next := *(*uintptr)(ptrOf(b))
+		batch[n] = b
+		if n++; n == len(batch) {
+			slotsPool.put(batch[:])
+			n = 0
+		}
+		b = next
+	}
+	if n > 0 {
+		slotsPool.put(batch[:n])
+	}
 }
 
 // set stores gr in slot gi. The collector does not look at slots, so a

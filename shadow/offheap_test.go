@@ -313,3 +313,46 @@ func granuleSpace() *Space {
 	s.noFresh = true
 	return s
 }
+
+// TestFreeSlotsPushOnly: freeSlots, which runs on the runtime's cleanup
+// goroutine where a program listing its goroutines sees it, only pushes
+// (no allocation, no pool lock); the arrays it pushed return to the pool,
+// all of them, at the next newSlots.
+func TestFreeSlotsPushOnly(t *testing.T) {
+	reclaimSlots()
+	const n = poolBatch + 3 // more than one batch of the pool
+	var b [n]uintptr
+	slotsPool.get(b[:])
+	inUse := slotsPool.inUse.Load()
+	i := 0
+	// AllocsPerRun calls the function once more than it counts.
+	if allocs := testing.AllocsPerRun(n-1, func() { freeSlots(b[i]); i++ }); allocs != 0 {
+		t.Errorf("freeSlots allocates %v times", allocs)
+	}
+	if i != n {
+		t.Fatalf("%d arrays freed, want %d", i, n)
+	}
+	if got := slotsPool.inUse.Load(); got != inUse {
+		t.Errorf("freeSlots returned arrays to the pool at once: %d in use, want %d", got, inUse)
+	}
+	pushed := 0
+	for p := slotsFreed.Load(); p != 0; p = *(*uintptr)(ptrOf(p)) {
+		pushed++
+	}
+	if pushed != n {
+		t.Fatalf("%d arrays on slotsFreed, want %d", pushed, n)
+	}
+	pg := new(page)
+	a := newSlots(pg)
+	if slotsFreed.Load() != 0 {
+		t.Error("newSlots left freed arrays on slotsFreed")
+	}
+	if got, want := slotsPool.inUse.Load(), inUse-n+1; got != want {
+		t.Errorf("after newSlots %d arrays in use, want %d", got, want)
+	}
+	for i := range a {
+		if a[i].Load() != nil {
+			t.Fatalf("slot %d of a reused array is not clear", i)
+		}
+	}
+}
