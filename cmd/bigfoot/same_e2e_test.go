@@ -25,15 +25,6 @@ func buildBoth(t *testing.T, dir, pkg string) (goBin, bfBin string) {
 	return goBin, bfBin
 }
 
-// runBoth builds the main package of the module in dir under both tools
-// (buildBoth) and runs each binary with args: want is the go -race
-// build's result, got bigfoot's.
-func runBoth(t *testing.T, dir string, args ...string) (want, got result) {
-	t.Helper()
-	goBin, bfBin := buildBoth(t, dir, ".")
-	return run(t, dir, nil, goBin, args...), run(t, dir, nil, bfBin, args...)
-}
-
 // testBoth runs go test -race and bigfoot test with args in dir: want is
 // go test -race's result, got bigfoot's.
 func testBoth(t *testing.T, dir string, args ...string) (want, got result) {
