@@ -122,10 +122,7 @@ func RunEachTest(ctx context.Context, opts EachTestOptions) (*EachTestReport, er
 	if opts.Bound <= 0 {
 		opts.Bound = 10 * time.Minute
 	}
-	if opts.Bigfoot == "" {
-		return nil, errors.New("corpus: no bigfoot command to run")
-	}
-	abs, err := filepath.Abs(opts.Bigfoot)
+	abs, err := bigfootCommand(opts.Bigfoot)
 	if err != nil {
 		return nil, err
 	}

@@ -103,10 +103,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		switch t {
 		case ToolPlain, ToolRace:
 		case ToolBigfoot:
-			if opts.Bigfoot == "" {
-				return nil, errors.New("corpus: no bigfoot command to run")
-			}
-			abs, err := filepath.Abs(opts.Bigfoot)
+			abs, err := bigfootCommand(opts.Bigfoot)
 			if err != nil {
 				return nil, err
 			}
@@ -163,6 +160,15 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// bigfootCommand returns the bigfoot command the options name, as an
+// absolute path: the suites run in other directories.
+func bigfootCommand(bigfoot string) (string, error) {
+	if bigfoot == "" {
+		return "", errors.New("corpus: no bigfoot command to run")
+	}
+	return filepath.Abs(bigfoot)
 }
 
 // runModule fetches one module and runs its suite opts.Runs times under
