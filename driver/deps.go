@@ -308,12 +308,14 @@ func (d *run) moduleCopy(m *depModule, key string) (string, error) {
 	if m.synthesized {
 		// The sources are the same for every key: one pristine copy.
 		src := filepath.Join(d.cfg.CacheDir, "mod", "src", filepath.FromSlash(ep)+"@"+ev)
+		d.cacheUsed(src)
 		if err := copyModule(m, src); err != nil {
 			return "", err
 		}
 		m.src = src
 	}
 	dir := filepath.Join(d.cfg.CacheDir, "mod", key, filepath.FromSlash(ep)+"@"+ev)
+	d.cacheUsed(dir)
 	return dir, copyModule(m, dir)
 }
 

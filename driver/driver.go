@@ -195,6 +195,11 @@ func (d *run) do(ctx context.Context) (int, error) {
 	}
 	d.dir = dir
 
+	if d.cfg.CacheDir != "" {
+		if n := trimCache(d.cfg.CacheDir, time.Now()); n > 0 {
+			d.logf("removed %d cache entries unused for %v", n, trimAge)
+		}
+	}
 	ge, err := d.cachedGoEnv(ctx)
 	if err != nil {
 		return 1, err
@@ -231,6 +236,7 @@ func (d *run) do(ctx context.Context) (int, error) {
 		if err != nil {
 			return 1, err
 		}
+		d.cacheUsed(rtDir)
 		d.logf("runtime module in %s", rtDir)
 	}
 	d.userWork = ge.GOWORK

@@ -33,6 +33,7 @@ func (d *run) cachedGoEnv(ctx context.Context) (*goEnv, error) {
 		return readGoEnv(ctx, d.cfg.GoCmd, d.dir, d.cfg.Env)
 	}
 	file := filepath.Join(d.cfg.CacheDir, "goenv", key+".json")
+	d.cacheUsed(file)
 	var e goEnvEntry
 	if data, err := os.ReadFile(file); err == nil && json.Unmarshal(data, &e) == nil && e.Env.GOROOT != "" {
 		if stamp, err := fileStamp(filepath.Join(e.Env.GOROOT, "go.env")); err == nil && stamp == e.GorootEnv {

@@ -61,6 +61,7 @@ func (d *run) cachedPlan(ctx context.Context, ws *workspace, rtDir string, ge *g
 	if d.cfg.CacheDir != "" {
 		if key, err := d.planKey(ws, ge, patterns); err == nil {
 			file = filepath.Join(d.cfg.CacheDir, "plan", key+".json")
+			d.cacheUsed(file)
 			if pl := readPlan(file, d.stdCache(ge)); pl != nil {
 				d.logf("reusing the instrumented program (inputs unchanged)")
 				return pl, file, nil, nil
@@ -104,6 +105,7 @@ func (d *run) writePlanOverlay(pl *plan, planFile string, ge *goEnv) (string, er
 	}
 	overlay := planOverlay(planFile)
 	dir := filepath.Dir(overlay)
+	d.cacheUsed(dir)
 	if overlayComplete(overlay) {
 		return overlay, nil
 	}

@@ -109,6 +109,7 @@ func (d *run) runtimeCheck(ctx context.Context, ge *goEnv, dir string, versions 
 	file := ""
 	if d.cfg.CacheDir != "" {
 		file = filepath.Join(d.cfg.CacheDir, "runtime-check", key+".json")
+		d.cacheUsed(file)
 		var e runtimeCheckEntry
 		if data, err := os.ReadFile(file); err == nil && json.Unmarshal(data, &e) == nil {
 			if e.Err != "" {

@@ -117,12 +117,15 @@ type stdEntry struct {
 const stdShimName = "zz_bigfoot_std.go"
 
 // stdCache is the directory of the instrumented standard-library
-// packages for this build, "" without a cache directory.
+// packages for this build, "" without a cache directory. Asking for it
+// marks it used (trim.go).
 func (d *run) stdCache(ge *goEnv) string {
 	if d.cfg.CacheDir == "" {
 		return ""
 	}
-	return filepath.Join(d.cfg.CacheDir, "std", d.depsKey(ge)+"-"+shortHash(ge.GOROOT))
+	dir := filepath.Join(d.cfg.CacheDir, "std", d.depsKey(ge)+"-"+shortHash(ge.GOROOT))
+	d.cacheUsed(dir)
+	return dir
 }
 
 // instrumentStd instruments the standard-library packages among pkgs that
