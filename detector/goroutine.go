@@ -67,6 +67,9 @@ type G struct {
 	syncAddrs [2]uintptr
 	syncVars  [2]*syncVar
 	bubble    *bubble // the testing/synctest bubble the goroutine is in, nil if none (synctest.go)
+	// outer is the cleanup goroutine's own state while g is the state
+	// of a cleanup it runs (cleanup.go), nil otherwise.
+	outer *G
 
 	// Counters, flushed into the global statistics at sync operations
 	// and at exit (see stats.go).

@@ -46,10 +46,7 @@ func SetFinalizer(g *G, obj any, finalizer any) {
 	}
 	b := g.snapshot()
 	wrapped := reflect.MakeFunc(fv.Type(), func(args []reflect.Value) []reflect.Value {
-		afterCycle()
-		g := Cur()
-		b.acquire(g)
-		g.acquireGlobal()
+		afterRegistration(b)
 		return fv.Call(args)
 	})
 	runtime.SetFinalizer(obj, wrapped.Interface())
@@ -60,17 +57,14 @@ func SetFinalizer(g *G, obj any, finalizer any) {
 func AddCleanup[T, S any](g *G, ptr *T, cleanup func(S), arg S) runtime.Cleanup {
 	b := g.snapshot()
 	return runtime.AddCleanup(ptr, func(a S) {
-		afterCycle()
-		g := Cur()
-		b.acquire(g)
-		g.acquireGlobal()
+		afterRegistration(b)
 		cleanup(a)
 	}, arg)
 }
 
 // acquireGlobal orders g after everything every goroutine has done so far,
 // as Go's race runtime orders the finalizer and cleanup goroutines before
-// each batch they run (runtime.racefingo, tsan's AcquireGlobal): a
+// each batch they run (runtime.racefingo, tsan's AcquireGlobal; finGo): a
 // goroutine's writes after it registered a cleanup, up to the GC cycle
 // that found the object unreachable, happen before the cleanup
 // (TestNoRaceCleanup). It acquires each goroutine's published epoch (live

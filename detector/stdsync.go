@@ -109,12 +109,7 @@ func stdAcquire(g *G, p unsafe.Pointer) { g.acquire(uintptr(p)) }
 func stdSnapshot(g *G) *clockBox { return g.snapshot() }
 
 //go:linkname stdAfterSnapshot
-func stdAfterSnapshot(b *clockBox) {
-	afterCycle()
-	g := Cur()
-	b.acquire(g)
-	g.acquireGlobal()
-}
+func stdAfterSnapshot(b *clockBox) { afterRegistration(b) }
 
 // stdOnceStart returns a clock for a OnceValue or OnceValues function;
 // stdOnceDone releases the goroutine that ran it into the clock, and

@@ -134,9 +134,18 @@ func TestRuntimeFiles(t *testing.T) {
 	if tb := string(files[filepath.Join(dir, "traceback.go")]); !strings.Contains(tb, tracebackHooked) || !strings.HasSuffix(tb, tracebackFunc) {
 		t.Errorf("traceback.go lacks %q or bigfootFrame", tracebackHooked)
 	}
-	// The GC count's, versions', environment's, exit hook's and goroutine
-	// hooks' files, the versions' patches, proc.go's and traceback.go's.
-	if want := 7 + len(allocVersionPatches); len(files) != want {
+	if string(files[filepath.Join(dir, cleanupHookFile)]) != cleanupHookSource {
+		t.Errorf("no %s", cleanupHookFile)
+	}
+	for _, p := range cleanupPatches {
+		if !strings.Contains(string(files[filepath.Join(dir, p.file)]), p.hooked) {
+			t.Errorf("%s lacks %q", p.file, p.hooked)
+		}
+	}
+	// The GC count's, versions', environment's, exit hook's, goroutine
+	// hooks' and cleanup hooks' files, the versions' patches, proc.go's,
+	// mfinal.go's, mcleanup.go's and traceback.go's.
+	if want := 10 + len(allocVersionPatches); len(files) != want {
 		t.Errorf("%d files, want %d", len(files), want)
 	}
 	untested, err := RuntimeFiles(build.Default.GOROOT, "go1.99.0")

@@ -180,6 +180,9 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 		if _, err := runtimeHookFiles(dir); err != nil {
 			d.logf("main.main wrapped, a TestMain added and goroutines wrapped for the runtime's hooks: %v", err)
 		}
+		if _, err := cleanupHookFiles(dir); err != nil {
+			d.logf("the cleanups of a batch ordered, each finalizer and cleanup ordered after every goroutine: %v", err)
+		}
 	}
 	d.logf("instrumenting %s (mode %s)", strings.Join(patterns, " "), d.inv.Mode)
 	files, err := d.cfg.Instrument(ctx, Request{

@@ -1,0 +1,92 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+// Finalizers and cleanups run on the runtime's own goroutines: one
+// finalizer goroutine, and one or more cleanup goroutines, each running
+// the cleanups of a batch one after another. Go's race runtime orders them
+// as follows (runfinq in mfinal.go, runCleanups in mcleanup.go), and so
+// does the detector where the driver patched the runtime to call the hooks
+// below (driver/cleanuphook.go):
+//
+//   - At the start of each batch, the goroutine acquires what every
+//     goroutine has done so far (racefingo, tsan's AcquireGlobal): finGo.
+//   - The finalizers of a batch run on the finalizer goroutine's own
+//     state, one after another, so they are ordered.
+//   - Each cleanup of a batch runs in a race context of its own, started
+//     from the cleanup goroutine's as a go statement starts a goroutine,
+//     and ended after it as a goroutine ends (raceEnterNewCtx,
+//     raceRestoreCtx): cleanupStart and cleanupEnd. So two cleanups of one
+//     batch are not ordered (Go's TestRaceBetweenCleanups), while a cleanup
+//     of a later batch, whose start acquires every ended context's last
+//     epoch, is ordered after them.
+//
+// The wrappers of SetFinalizer and AddCleanup add what the registering
+// goroutine had done by the registration (afterRegistration), which the
+// batch's acquisition already holds. Without the hooks (a toolchain whose
+// runtime does not take the patches), each finalizer and cleanup instead
+// acquires what every goroutine has done when it starts, on its
+// goroutine's one state: the cleanups of a batch are then ordered.
+
+// cleanupHooked is set by the runtime's init where the driver added the
+// hooks; finGoHook, cleanupStartHook and cleanupEndHook are the hooks
+// the runtime calls (nil until this package's init).
+var (
+	cleanupHooked    bool
+	finGoHook        func()
+	cleanupStartHook func()
+	cleanupEndHook   func()
+)
+
+func init() {
+	if cleanupHooked {
+		finGoHook, cleanupStartHook, cleanupEndHook = finGo, cleanupStart, cleanupEnd
+	}
+}
+
+// finGo is racefingo: the calling finalizer or cleanup goroutine starts
+// a batch, after everything every goroutine has done so far.
+func finGo() {
+	afterCycle()
+	Cur().acquireGlobal()
+}
+
+// cleanupStart gives the calling cleanup goroutine a new state for the
+// cleanup it runs next, forked from its own (which it keeps in outer).
+func cleanupStart() {
+	g := Cur()
+	c := g.Fork(0).g
+	c.outer = g
+	key, gp := curKey()
+	registry.CompareAndDelete(key, g)
+	c.start(key, gp)
+}
+
+// cleanupEnd ends the state of the cleanup that the calling cleanup
+// goroutine ran, as a goroutine's ends (its last epoch stays for the
+// next batch's finGo to acquire), and restores the goroutine's own.
+func cleanupEnd() {
+	c := Cur()
+	g := c.outer
+	if g == nil {
+		return // not a cleanup's state: cleanupStart did not run
+	}
+	c.Exit()
+	key, gp := curKey()
+	registry.Store(key, g)
+	g.keep(gp)
+}
+
+// afterRegistration orders the calling goroutine, which is to run a
+// finalizer or cleanup, after b, what the registering goroutine had done
+// by the registration, and returns its state. Without the runtime's hooks
+// it also stands in for the batch's start (finGo).
+func afterRegistration(b *clockBox) *G {
+	afterCycle()
+	g := Cur()
+	b.acquire(g)
+	if !cleanupHooked {
+		g.acquireGlobal()
+	}
+	return g
+}

@@ -1,0 +1,3 @@
+module example.com/cleanups
+
+go 1.26
