@@ -786,7 +786,13 @@ type selectCase struct {
 
 // SelectPre precedes a select: dirs has one byte per channel in chans,
 // 'r' for a receive case and 's' for a send case; nil channels are
-// ignored. Each case is announced as the operation it would perform.
+// ignored. Each case is announced as the operation it would perform, and
+// a send case reads the channel as a send does (sendLocked): Go's select
+// reads the channel of each send case it polls, before it sees whether
+// the channel is closed, so a close racing with a select's send is
+// reported (Go's TestRaceChanSendSelectClose). Go polls the cases in a
+// random order and stops at the first that is ready, so a send case may
+// go unread in one run; it is read in the runs that poll it first.
 func SelectPre(g *G, dirs string, chans ...any) {
 	g.yield()
 	g.cancelSelect()
@@ -802,12 +808,20 @@ func SelectPre(g *G, dirs string, chans ...any) {
 		c := g.chanOf(p)
 		c.mu.Lock()
 		var id uint64
+		var r shadow.Race
+		race := false
 		if recv {
 			id = c.announceRecv(g)
 		} else {
+			if !c.hchan.readOrdered(g) {
+				race = c.hchan.check(g, p, false, &r)
+			}
 			id = c.announceSend(g)
 		}
 		c.mu.Unlock()
+		if race || verifyChecks && !recv {
+			g.chanReport(p, false, &r, race)
+		}
 		g.selects = append(g.selects, selectCase{c, p, id, recv})
 	}
 	if announced {

@@ -528,6 +528,51 @@ func TestChanSendClose(t *testing.T) {
 	})
 }
 
+// A select's send case reads the channel as a send does, so a close
+// racing with it is reported (Go's TestRaceChanSendSelectClose), here
+// with the close first and the select panicking on the closed channel,
+// and with the select first; a close ordered after the select is not.
+func TestChanSelectSendClose(t *testing.T) {
+	selectSend := func(g *G, ch, other chan int) {
+		defer func() { recover() }()
+		SelectPre(g, "sr", ch, other)
+		select {
+		case ch <- 1:
+			SelectPost(g, ch, cap(ch), false)
+		case <-other:
+			SelectPost(g, other, cap(other), true)
+		}
+	}
+	both(t, func(g *G, synced bool) {
+		ch, other := make(chan int, 1), make(chan int)
+		mu := new(int)
+		<-spawn(g, func(g *G) {
+			close(Close(g, ch))
+			RaceRelease(unsafe.Pointer(mu))
+		})
+		<-spawn(g, func(g *G) {
+			if synced {
+				RaceAcquire(unsafe.Pointer(mu))
+			}
+			selectSend(g, ch, other)
+		})
+	})
+	both(t, func(g *G, synced bool) {
+		ch, other := make(chan int, 1), make(chan int)
+		mu := new(int)
+		<-spawn(g, func(g *G) {
+			selectSend(g, ch, other)
+			RaceRelease(unsafe.Pointer(mu))
+		})
+		<-spawn(g, func(g *G) {
+			if synced {
+				RaceAcquire(unsafe.Pointer(mu))
+			}
+			close(Close(g, ch))
+		})
+	})
+}
+
 // A select announces each case in its own direction and retracts the cases
 // that did not fire: in issue 13's program a select sending on stop must
 // not count as a receiver of stop, which made the receive of stop look

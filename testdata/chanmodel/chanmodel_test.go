@@ -275,3 +275,43 @@ func TestNoRaceBufferedManyToMany(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A select's send case reads the channel, and a close writes it: a close
+// that nothing orders with the select races with it, whichever runs
+// first (Go's TestRaceChanSendSelectClose; here the select's other case
+// never fires, so its send case is always polled). A send on the closed
+// channel panics; the test recovers.
+func TestRaceSelectSendClose(t *testing.T) {
+	c, never := make(chan int, 1), make(chan int)
+	done := make(chan bool, 2)
+	go func() {
+		defer func() {
+			recover()
+			done <- true
+		}()
+		select {
+		case c <- 1:
+		case <-never:
+		}
+	}()
+	go func() {
+		close(c)
+		done <- true
+	}()
+	<-done
+	<-done
+}
+
+// A close after the select's send is ordered before it (the closer
+// receives the value) does not race.
+func TestNoRaceSelectSendThenClose(t *testing.T) {
+	c, never := make(chan int, 1), make(chan int)
+	go func() {
+		select {
+		case c <- 1:
+		case <-never:
+		}
+	}()
+	<-c
+	close(c)
+}
