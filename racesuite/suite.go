@@ -16,6 +16,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -162,16 +163,33 @@ func (r *Result) String() string {
 }
 
 // Classify splits the output of a go test -v run of the suite into tests
-// and judges each exactly as processLog does. Tests whose names start with
+// and judges each as processLog does. Tests whose names start with
 // neither Race nor NoRace are left out. If crashed is non-empty, the last
 // test that started is marked crashed with that reason, unless its log holds
 // the runtime's concurrent map error, which counts as a race as in Go.
+//
+// One departure from processLog: a race report printed while a test runs
+// whose stacks name no frame of that test but one of an earlier test
+// counts for the earlier test (reportOwner). A racing goroutine that a
+// test leaves behind may make its access after the next test started
+// (TestRaceChanAsyncRev's sender preempted between its send and its
+// write, under load, when TestNoRaceChanAsyncCloseRecv has started): the
+// report is the earlier test's race, which go -race reports the same way
+// under the same schedule, not one of the test that happens to be
+// running.
 func Classify(out []byte, crashed string) []*Result {
 	var results []*Result
+	byName := map[string]*Result{}
 	name := ""
 	var log []string
 	flush := func(last bool) {
-		r := processLog(name, log)
+		r, earlier := processLog(name, log, byName)
+		for _, e := range earlier {
+			if !e.Skipped {
+				e.GotRace = true
+				e.Passed = e.ExpectRace() && e.Crashed == ""
+			}
+		}
 		if r == nil {
 			return
 		}
@@ -180,6 +198,7 @@ func Classify(out []byte, crashed string) []*Result {
 			r.Crashed = crashed
 		}
 		results = append(results, r)
+		byName[r.Name] = r
 	}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
@@ -197,16 +216,34 @@ func Classify(out []byte, crashed string) []*Result {
 }
 
 // processLog is runtime/race/race_test.go's processLog, returning a
-// Result instead of counting in globals.
-func processLog(testName string, tsanLog []string) *Result {
-	if !strings.HasPrefix(testName, "Race") && !strings.HasPrefix(testName, "NoRace") {
-		return nil
+// Result instead of counting in globals, except that a race report that
+// belongs to an earlier test (reportOwner; earlier holds the results so
+// far, by name) counts for that test, returned in owners.
+func processLog(testName string, tsanLog []string, earlier map[string]*Result) (r *Result, owners []*Result) {
+	race := func(i int) bool {
+		e := earlier[reportOwner(testName, tsanLog[i:])]
+		if e == nil {
+			return true
+		}
+		owners = append(owners, e)
+		return false
 	}
-	r := &Result{Name: testName, Failing: strings.Contains(testName, "Failing")}
-	for _, s := range tsanLog {
+	if !strings.HasPrefix(testName, "Race") && !strings.HasPrefix(testName, "NoRace") {
+		for i, s := range tsanLog {
+			if strings.Contains(s, "DATA RACE") {
+				race(i)
+			}
+		}
+		return nil, owners
+	}
+	r = &Result{Name: testName, Failing: strings.Contains(testName, "Failing")}
+	for i, s := range tsanLog {
 		if strings.Contains(s, "DATA RACE") {
-			r.GotRace = true
-			break
+			if race(i) {
+				r.GotRace = true
+				break
+			}
+			continue
 		}
 		if strings.Contains(s, "fatal error: concurrent map") {
 			// Detected by the runtime, not the race detector.
@@ -215,11 +252,54 @@ func processLog(testName string, tsanLog []string) *Result {
 		}
 		if strings.Contains(s, "--- SKIP:") {
 			r.Skipped = true
-			return r
+			return r, owners
 		}
 	}
 	r.Passed = r.ExpectRace() == r.GotRace
-	return r
+	return r, owners
+}
+
+// frameTest matches a suite test's name in a stack frame's function, as
+// in "racesuite_test.TestRaceChanAsyncRev.func1()".
+var frameTest = regexp.MustCompile(`\.Test([A-Za-z0-9_]+)[.(]`)
+
+// reportOwner returns the name (without "Test") of the suite test other
+// than running to which the race report at the start of log belongs: the
+// stack of each of its accesses ("Write at 0x... by goroutine 7:",
+// "Previous read at ...") has a frame of that test's and of no other,
+// and no stack of the report has a frame of running's. Otherwise it
+// returns "". The report runs from its "DATA RACE" line to the next line
+// of "=" signs.
+func reportOwner(running string, log []string) string {
+	owner := ""
+	access, named := false, true // the section is an access's; it named owner
+	for _, s := range log[1:] {
+		if strings.HasPrefix(s, "==================") {
+			break
+		}
+		if s != "" && s[0] != ' ' && s[0] != '\t' { // a section's header
+			if access && !named {
+				return ""
+			}
+			access, named = strings.Contains(s, " at 0x"), false
+			continue
+		}
+		for _, m := range frameTest.FindAllStringSubmatch(s, -1) {
+			switch name := m[1]; {
+			case name == running:
+				return ""
+			case !access:
+			case owner == "" || owner == name:
+				owner, named = name, true
+			default:
+				return ""
+			}
+		}
+	}
+	if access && !named {
+		return ""
+	}
+	return owner
 }
 
 // Started returns the top-level tests that started in out.
@@ -279,7 +359,7 @@ func RunAll(tests []string, run func(tests []string) []byte, restart func(crash 
 				if crash != "" {
 					reason = "did not run: " + crash
 				}
-				if r := processLog(strings.TrimPrefix(name, "Test"), nil); r != nil {
+				if r, _ := processLog(strings.TrimPrefix(name, "Test"), nil, nil); r != nil {
 					r.Passed, r.Crashed = false, reason
 					results[r.Name] = r
 				}

@@ -44,6 +44,60 @@ fatal error: concurrent map writes
 	}
 }
 
+// A race report printed while a test runs counts for an earlier test when
+// each of its accesses' stacks has a frame of that test and none of the
+// running test's: a racing goroutine left behind by TestRaceChanAsyncRev
+// that writes after TestNoRaceChanAsyncCloseRecv started. A report with a
+// frame of the running test, or an access in no test's frame, stays with
+// the running test.
+func TestClassifyLeftover(t *testing.T) {
+	report := func(cur, prev, created string) string {
+		return `==================
+WARNING: DATA RACE
+Write at 0x00c000012345 by goroutine 8:
+  racesuite_test.` + cur + `()
+      /tmp/suite/chan_test.go:55 +0x3a
+
+Previous write at 0x00c000012345 by goroutine 7:
+  racesuite_test.` + prev + `()
+      /tmp/suite/chan_test.go:57 +0x44
+
+Goroutine 8 (running) created at:
+  racesuite_test.` + created + `()
+      /tmp/suite/chan_test.go:53 +0x10
+==================
+`
+	}
+	out := `=== RUN   TestRaceChanAsyncRev
+--- PASS: TestRaceChanAsyncRev (0.00s)
+=== RUN   TestNoRaceChanAsyncCloseRecv
+` + report("TestRaceChanAsyncRev.func1", "TestRaceChanAsyncRev", "TestRaceChanAsyncRev") + `--- FAIL: TestNoRaceChanAsyncCloseRecv (0.00s)
+=== RUN   TestRaceOther
+--- PASS: TestRaceOther (0.00s)
+=== RUN   TestNoRaceCross
+` + report("TestRaceOther.func1", "TestRaceOther", "TestNoRaceCross") + `=== RUN   TestNoRaceHelper
+` + report("helper", "TestRaceOther", "TestRaceOther") + `=== RUN   TestNoRaceTwo
+` + report("TestRaceOther.func1", "TestRaceChanAsyncRev", "TestRaceOther") + `=== RUN   TestNoRaceOwn
+` + report("TestRaceOther.func1", "TestNoRaceOwn.func2", "TestRaceOther") + `--- FAIL: TestNoRaceOwn (0.00s)
+`
+	got := map[string]string{}
+	for _, r := range Classify([]byte(out), "") {
+		got[r.Name] = strings.Fields(r.String())[1]
+	}
+	want := map[string]string{
+		"RaceChanAsyncRev": ".", "NoRaceChanAsyncCloseRecv": ".", "RaceOther": "FAILED",
+		"NoRaceCross": "FAILED+", "NoRaceHelper": "FAILED+", "NoRaceTwo": "FAILED+", "NoRaceOwn": "FAILED+",
+	}
+	if len(got) != len(want) {
+		t.Errorf("got %d results %v, want %d", len(got), got, len(want))
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: got %q, want %q", k, got[k], v)
+		}
+	}
+}
+
 func TestClassifyCrash(t *testing.T) {
 	out := "=== RUN   TestNoRaceA\n--- PASS: TestNoRaceA (0.00s)\n=== RUN   TestNoRaceB\npanic: boom\n"
 	crash := CrashReason([]byte(out))
