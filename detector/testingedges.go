@@ -26,10 +26,11 @@ import "runtime"
 // as wide as the goroutines live when it was released, and 4,000
 // t.Parallel subtests, all live until their parent returns, would keep
 // clocks of 4,000² entries. testingSignal is the subtest's release into
-// its channel: the subtest then blocks in Parallel for the rest of its
-// parent, or ends, so it does not publish its wider snapshot
-// (publishIfWider) as a parent does before the go statement it blocks
-// on in Run, which would copy its clock once more.
+// its channel, and a test's into a parallel slot as it ends or before it
+// closes its barrier (which publishes): the test then blocks in Parallel
+// for the rest of its parent, or ends, so it does not publish its wider
+// snapshot (publishIfWider) as a parent does before the go statement it
+// blocks on in Run, which would copy its clock once more.
 //
 //lint:ignore U1000 package testing reads them through linknames.
 var testingAcquire, testingRelease, testingTake, testingSignal func(x any)

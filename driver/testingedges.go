@@ -53,7 +53,8 @@ var bigfootReleaseHook func(x any)
 
 // bigfootTakeHook acquires a handoff key (a subtest's T at its start, its
 // signal channel after a receive), whose clock the next release refills;
-// bigfootSignalHook is the subtest's release into its signal channel.
+// bigfootSignalHook is a release by a test that ends or blocks on its
+// parent next (into its signal channel, or a parallel slot).
 //
 //go:linkname bigfootTakeHook github.com/bigfoot-go/bigfoot/detector.testingTake
 var bigfootTakeHook func(x any)
@@ -127,7 +128,10 @@ var testingEdges = []testingEdge{
 	{"testing.go", 1, "\t<-t.parent.barrier // Wait for the parent test to complete.\n", "\t<-t.parent.barrier; bigfootAcquire(t.parent.barrier) // Wait for the parent test to complete.\n"},
 	// The parallel slots.
 	{"testing.go", 1, "\t<-s.startParallel\n", "\t<-s.startParallel; bigfootAcquire(s.startParallel)\n"},
-	{"testing.go", 1, "\ts.startParallel <- true // Pick a waiting test to be run.\n", "\tbigfootRelease(s.startParallel); s.startParallel <- true // Pick a waiting test to be run.\n"},
+	// A test releases a slot as it ends, or as its function returned
+	// and it closes its barrier next, which publishes its snapshot:
+	// bigfootSignal, which publishes none.
+	{"testing.go", 1, "\ts.startParallel <- true // Pick a waiting test to be run.\n", "\tbigfootSignal(s.startParallel); s.startParallel <- true // Pick a waiting test to be run.\n"},
 
 	// Fuzz targets and their seed runs.
 	{"fuzz.go", 1, "func fRunner(f *F, fn func(*F)) {\n", "func fRunner(f *F, fn func(*F)) { bigfootAcquire(f)\n"},
