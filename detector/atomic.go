@@ -45,7 +45,19 @@ func (g *G) atomicEnd(v *syncVar) {
 	if v == nil {
 		return
 	}
-	v.releaseBy(g)
+	v.releaseAcquired(g)
 	v.mu.Unlock()
 	g.tick()
+}
+
+// releaseAcquired is releaseBy of a goroutine that acquired v under the
+// same lock, its clock unchanged since: its clock includes v's, so the
+// join is its clock, copied into v's own clock (one memmove, where a
+// join compares every entry) when v has one.
+func (v *syncVar) releaseAcquired(g *G) {
+	if v.shared || len(v.vc) == 0 || len(g.t.VC) <= len(v.inline) {
+		v.releaseBy(g)
+		return
+	}
+	v.vc = trim(append(v.vc[:0], g.t.VC...), 0)
 }
