@@ -69,10 +69,10 @@ type loopPlan struct {
 	// loadNext the extent each read of a merged range stores.
 	atAccess map[accessKey]bool
 	loadNext map[accessKey]string
-	// stmtOf and exprOf give each qualifying access's top-level
-	// statement of the body and its expression.
-	stmtOf map[accessKey]int
+	// exprOf gives each qualifying access's expression, and byPlan the
+	// access of each of placement's site keys.
 	exprOf map[accessKey]ast.Expr
+	byPlan map[placement.SiteKey]accessKey
 }
 
 // accessKey identifies one access expression of a kind.
@@ -94,23 +94,21 @@ type rangeSite struct {
 	pos     token.Pos
 	stmts   map[int]bool // top-level statements of the body it occurs in
 	fp      string       // footprint variable, once used
-	base    string       // the index without its constant term
-	delta   int64        // the index's constant term
-	// Set for a range merging adjacent sites (coalesceSites): the index
-	// step of the merged range (±1) and the index after its last element
-	// once each statement has run.
+	// Set for a range merging adjacent sites (placement.RangeMerge,
+	// mergeRanges): the merge's key (its first member), the index step of
+	// the merged range (±1), the index after its last element once each
+	// statement has run, and the index's constant term δ.
 	merged bool
+	merge  placement.SiteKey
 	step1  int64
 	nextAt map[int]string
+	delta  int64
 	// Set for a flattened site (flatSiteOf): the address of the operand's
 	// first element, an unsafe.Pointer expression evaluated once before
 	// the loop without dereferencing anything, and the size of the
 	// innermost element; c, d and the index then count innermost
 	// elements from it.
 	ptr, elem string
-	// atAccess: some read of the site stores the extent itself; such a
-	// site is never merged with another.
-	atAccess bool
 	// keys are placement's decisions it renders: the brackets of the
 	// elements its accesses go through.
 	keys []placement.SiteKey
@@ -140,6 +138,9 @@ func (r *fileRewriter) refuseLoop(pos token.Pos, why string) {
 	for _, k := range keys {
 		r.rangeOutcome(k, "loop has no static range: "+why)
 	}
+	for _, m := range r.sitePlan().Merges(pos) {
+		r.mergeOutcome(m.First, "loop has no static range: "+why)
+	}
 	if len(keys) > 0 {
 		r.note(pos, "loop has no static range: %s", why)
 	}
@@ -150,27 +151,40 @@ func (r *fileRewriter) refuseLoop(pos token.Pos, why string) {
 // Rendering wins, and the first reason stands; commitRanges writes the
 // outcomes of the final rendering into placement's plan.
 func (r *fileRewriter) rangeOutcome(k placement.SiteKey, why string) {
+	r.outcome(&r.ranges, k, why)
+}
+
+// mergeOutcome records what this rendering of the file did with the merged
+// range placement decides, by its first member k (as rangeOutcome).
+func (r *fileRewriter) mergeOutcome(k placement.SiteKey, why string) {
+	r.outcome(&r.merges, k, why)
+}
+
+// outcome records in *m what this rendering did with the decision at k.
+func (r *fileRewriter) outcome(m *map[placement.SiteKey]string, k placement.SiteKey, why string) {
 	if r.sitePlan() == nil {
 		return
 	}
-	if r.ranges == nil {
-		r.ranges = map[placement.SiteKey]string{}
+	if *m == nil {
+		*m = map[placement.SiteKey]string{}
 	}
-	if old, ok := r.ranges[k]; !ok || why == "" && old != "" {
-		r.ranges[k] = why
+	if old, ok := (*m)[k]; !ok || why == "" && old != "" {
+		(*m)[k] = why
 	}
 }
 
-// commitRanges writes the outcomes of the static ranges of this rendering
-// into placement's plan. Only the rendering of the file that is emitted
-// commits, before its functions' copies are rendered.
+// commitRanges writes the outcomes of the static ranges and their merges
+// of this rendering into placement's plan. Only the rendering of the file
+// that is emitted commits, before its functions' copies are rendered.
 func (r *fileRewriter) commitRanges() {
 	plan := r.sitePlan()
-	for k, why := range r.ranges {
-		if why == "" {
-			plan.Render(placement.EntryRange, k)
-		} else {
-			plan.Refuse(placement.EntryRange, k, why)
+	for e, m := range map[placement.Entry]map[placement.SiteKey]string{placement.EntryRange: r.ranges, placement.EntryMerge: r.merges} {
+		for k, why := range m {
+			if why == "" {
+				plan.Render(e, k)
+			} else {
+				plan.Refuse(e, k, why)
+			}
 		}
 	}
 }
@@ -226,7 +240,7 @@ func (r *fileRewriter) rangeIV(s *ast.RangeStmt) string {
 // statement) that placement puts in a range of this loop.
 func (r *fileRewriter) planBody(loop token.Pos, iv *types.Var, step int64, body *ast.BlockStmt) *loopPlan {
 	lp := &loopPlan{loop: loop, iv: iv, step: step, sites: map[accessKey]*rangeSite{}, alias: map[*types.Var]*ast.IndexExpr{},
-		atAccess: map[accessKey]bool{}, loadNext: map[accessKey]string{}, stmtOf: map[accessKey]int{}, exprOf: map[accessKey]ast.Expr{}}
+		atAccess: map[accessKey]bool{}, loadNext: map[accessKey]string{}, exprOf: map[accessKey]ast.Expr{}, byPlan: map[placement.SiteKey]accessKey{}}
 	keys := map[string]*rangeSite{}
 	// join records access a of statement k at its range site, merged with
 	// an earlier site of the same operand, index, field and kind.
@@ -245,9 +259,10 @@ func (r *fileRewriter) planBody(loop token.Pos, iv *types.Var, step int64, body 
 			}
 		}
 		ak := accessKey{a.e.Pos(), a.e.End(), a.write}
-		lp.sites[ak], lp.stmtOf[ak], lp.exprOf[ak] = rs, k, a.e
+		lp.sites[ak], lp.exprOf[ak] = rs, a.e
+		lp.byPlan[placement.SiteKey{Pos: ssaPos(a.e), Write: a.write}] = ak
 		if r.loopAtAccess(a.e, a.write, lp) {
-			lp.atAccess[ak], rs.atAccess = true, true
+			lp.atAccess[ak] = true
 		}
 	}
 	for k, st := range body.List {
@@ -280,181 +295,13 @@ func (r *fileRewriter) planBody(loop token.Pos, iv *types.Var, step int64, body 
 		}
 	}
 	if len(lp.sites) == 0 {
+		for _, m := range r.sitePlan().Merges(loop) {
+			r.mergeOutcome(m.First, "no access it merges is in a form rendered here")
+		}
 		return nil
 	}
-	r.coalesceSites(body, lp)
+	r.mergeRanges(body, lp)
 	return lp
-}
-
-// splitConst splits an index into its text without a constant term and
-// the term: i+1 is ("i", 1), 4*i-2 is ("4*i", -2).
-func (r *fileRewriter) splitConst(e ast.Expr) (string, int64) {
-	if b, ok := ast.Unparen(e).(*ast.BinaryExpr); ok && (b.Op == token.ADD || b.Op == token.SUB) {
-		if k, ok := r.intConst(b.Y); ok {
-			base, d := r.splitConst(b.X)
-			if b.Op == token.SUB {
-				k = -k
-			}
-			return base, d + k
-		}
-	}
-	if _, ok := r.intConst(e); ok {
-		return "", 0 // a constant index is no affine access
-	}
-	return strings.Join(strings.Fields(r.text(e)), ""), 0
-}
-
-// coalesceSites merges the sites of one array, field and kind whose
-// indices differ by constants δ into one range of step ±1 when the union
-// of their elements is contiguous and each store only grows the range:
-//
-//   - the δs are consecutive integers δmin..δmax, at least |S| of them (S
-//     the index step per iteration, c times the loop's step), so the
-//     iterations' elements leave no hole;
-//   - either all of them are accessed in one statement (src[i-1] +
-//     src[i] + src[i+1]), or there are exactly |S| of them and the
-//     statements access them in order from the range's growing end
-//     (dst[4*i], dst[4*i+1], … in successive statements): after each
-//     statement the elements accessed so far are contiguous and end at
-//     the store's index.
-//
-// crypt's sixteen byte ranges of stride 8 become two contiguous ones,
-// whose checks the shadow keeps coarse.
-func (r *fileRewriter) coalesceSites(body *ast.BlockStmt, lp *loopPlan) {
-	groups := map[string][]*rangeSite{}
-	var keys []string
-	for _, rs := range lp.order {
-		if rs.base == "" {
-			continue
-		}
-		k := fmt.Sprintf("%s|%s|%s|%s|%v|%d", rs.operand, rs.off, rs.size, rs.base, rs.write, rs.c)
-		if groups[k] == nil {
-			keys = append(keys, k)
-		}
-		groups[k] = append(groups[k], rs)
-	}
-	for _, k := range keys {
-		g := groups[k]
-		if len(g) < 2 {
-			continue
-		}
-		m := mergeSites(g, g[0].c*lp.step)
-		if m == nil || !r.mergeLoads(body, lp, g, m) {
-			continue
-		}
-		m.members = g
-		for key, rs := range lp.sites {
-			for _, x := range g {
-				if rs == x {
-					lp.sites[key] = m
-				}
-			}
-		}
-		var order []*rangeSite
-		for _, rs := range lp.order {
-			switch {
-			case rs == g[0]:
-				order = append(order, m)
-			case !containsSite(g, rs):
-				order = append(order, rs)
-			}
-		}
-		lp.order = order
-	}
-}
-
-func containsSite(g []*rangeSite, x *rangeSite) bool {
-	for _, rs := range g {
-		if rs == x {
-			return true
-		}
-	}
-	return false
-}
-
-// mergeSites returns the merged range of g (one array, field, kind and
-// coefficient; distinct δs) for index step S, or nil (see coalesceSites).
-func mergeSites(g []*rangeSite, S int64) *rangeSite {
-	byDelta := map[int64]*rangeSite{}
-	lo, hi := g[0].delta, g[0].delta
-	for _, rs := range g {
-		byDelta[rs.delta] = rs
-		lo, hi = min(lo, rs.delta), max(hi, rs.delta)
-	}
-	width := hi - lo + 1
-	if int64(len(byDelta)) != width || width < abs64(S) {
-		return nil
-	}
-	var stmts []int
-	all := map[int]bool{}
-	for _, rs := range g {
-		for k := range rs.stmts {
-			if !all[k] {
-				all[k] = true
-				stmts = append(stmts, k)
-			}
-		}
-	}
-	sortInts(stmts)
-	one := len(stmts) == 1
-	for _, rs := range g {
-		one = one && len(rs.stmts) == 1
-	}
-	if !one && width != abs64(S) {
-		return nil
-	}
-	// The growing end: the high δs for an ascending range.
-	first, end, step := byDelta[lo], func(d int64) int64 { return d + 1 }, int64(1)
-	if S < 0 {
-		first, end, step = byDelta[hi], func(d int64) int64 { return d - 1 }, -1
-	}
-	m := *first
-	m.merged, m.step1, m.nextAt, m.stmts, m.keys = true, step, map[int]string{}, map[int]bool{}, nil
-	for _, rs := range g {
-		m.keys = append(m.keys, rs.keys...)
-	}
-	seen := map[int64]bool{}
-	for _, k := range stmts {
-		for _, rs := range g {
-			if rs.stmts[k] {
-				seen[rs.delta] = true
-			}
-		}
-		// The δs seen so far must run from the range's start.
-		var last int64
-		if S > 0 {
-			last = lo - 1
-			for seen[last+1] {
-				last++
-			}
-		} else {
-			last = hi + 1
-			for seen[last-1] {
-				last--
-			}
-		}
-		if !seen[first.delta] || int64(len(seen)) != abs64(last-first.delta)+1 {
-			return nil // a hole in the elements accessed so far
-		}
-		m.stmts[k] = true
-		m.nextAt[k] = fmt.Sprintf("(%s) + %d", byDelta[last].index, end(0))
-	}
-	return &m
-}
-
-func abs64(x int64) int64 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
-func sortInts(a []int) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
 }
 
 // loopIV returns the induction variable of `for i := lo; …; i op= K` and
@@ -750,7 +597,6 @@ func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr
 		operand: id.Name, c: c, index: r.text(ix.Index), d: r.substIV(ix.Index, lp.iv),
 		off: "0", size: "0", write: write, pos: e.Pos(), stmts: map[int]bool{},
 	}
-	rs.base, rs.delta = r.splitConst(ix.Index)
 	if len(fields) > 0 {
 		rs.off, rs.size = fieldExtent(id.Name+"[0]", fields)
 	}
@@ -937,6 +783,9 @@ func (r *fileRewriter) rangeFootprint(e ast.Expr, write bool) string {
 		for _, k := range rs.keys {
 			r.rangeOutcome(k, "")
 		}
+		if rs.merged {
+			r.mergeOutcome(rs.merge, "")
+		}
 		if rs.fp == "" {
 			rs.fp = fmt.Sprintf("__bfF%d_%d", fp.id, len(fp.decls))
 			if cov := r.loopCoverage(rs, e); cov != "" {
@@ -996,6 +845,9 @@ func (r *fileRewriter) rangeBody(body *ast.BlockStmt, lp *loopPlan) (sub, []*ran
 		if rs.fp == "" {
 			for _, k := range rs.keys {
 				r.rangeOutcome(k, "no access it holds is checked here (its checks are dropped, grouped or elided)")
+			}
+			if rs.merged {
+				r.mergeOutcome(rs.merge, "no access it holds is checked here")
 			}
 			continue
 		}
@@ -1183,14 +1035,6 @@ func (r *fileRewriter) flatSiteOf(body *ast.BlockStmt, lp *loopPlan, ix *ast.Ind
 	}
 	if len(d) == 1 {
 		rs.d = d[0]
-	}
-	// Sites that differ only in the innermost index's constant may
-	// coalesce (stride 1 there).
-	last, delta := r.splitConst(idx[len(idx)-1])
-	rs.base = strings.Join(strings.Fields(strings.Join(flat[1:], "+")), "") + "|" + last
-	rs.delta = delta
-	if last == "" {
-		rs.base, rs.delta = "", 0
 	}
 	if len(fields) > 0 {
 		rs.off, rs.size = fieldExtent(zero, fields)

@@ -194,6 +194,11 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, r
 				res.Plan.Ranges = append(res.Plan.Ranges, d)
 			}
 		}
+		for _, d := range prc.sites.MergeDecisions(pkg.Fset) {
+			if rendered(d.First.Filename) {
+				res.Plan.Merges = append(res.Plan.Merges, d)
+			}
+		}
 		if !std {
 			for _, d := range prc.sites.Decisions(pkg.Fset) {
 				if rendered(d.Pos.Filename) {
@@ -489,9 +494,10 @@ type fileRewriter struct {
 	rel                    string
 	siteVar                string
 	sites                  []string
-	// ranges are the outcomes of placement's static ranges in this
-	// rendering (rangeOutcome)
+	// ranges and merges are the outcomes of placement's static ranges
+	// and merged ranges in this rendering (rangeOutcome, mergeOutcome)
 	ranges  map[placement.SiteKey]string
+	merges  map[placement.SiteKey]string
 	notes   []string
 	fn      *funcCtx // innermost function being rendered; nil at package level
 	tmp     int      // counter for temporaries (__bft<n>), unique in the file

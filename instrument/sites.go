@@ -146,7 +146,7 @@ func (r *fileRewriter) loopCoverage(rs *rangeSite, e ast.Expr) string {
 		return ""
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "l%d %d %d", abs64(rs.c), elem, rs.delta)
+	fmt.Fprintf(&b, "l%d %d %d", max(rs.c, -rs.c), elem, rs.delta)
 	for _, m := range rs.members {
 		p := r.tf.Position(m.pos)
 		kind := "r"

@@ -71,14 +71,18 @@ type siteFacts struct {
 	cover    map[SiteKey][]SiteKey  // site -> anchors of the checks verified to cover it
 	cands    [][]*Access            // the accesses of each field group BigFoot's plans propose
 	structs  map[*types.Struct]bool // the structs of the candidates' fields
+	merges   []*mergeCand           // the candidates for merged static ranges
 }
 
 // AddFunction analyzes fn and records what its sites' decisions need;
 // Decide decides them once every function of the package is added.
 func (p *SitePlan) AddFunction(fn *ssa.Function, cfg SiteConfig) {
 	ks := cfg.Facts.ks
+	var merges []*mergeCand
 	if cfg.Ranges {
-		p.AddLoopSites(LoopSites(fn, cfg.Facts, cfg.Prover, cfg.Safe))
+		ls := loopSitesOf(fn, cfg.Facts, cfg.Prover, cfg.Safe)
+		p.AddLoopSites(ls.out)
+		merges = ls.mergeCandidates()
 	}
 	var cands []*Plan
 	if cfg.Mode.Groups() && mayGroup(fn) {
@@ -97,6 +101,7 @@ func (p *SitePlan) AddFunction(fn *ssa.Function, cfg SiteConfig) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := &p.facts
+	s.merges = append(s.merges, merges...)
 	for _, bf := range cands {
 		s.addGroupCandidates(bf)
 	}
@@ -135,8 +140,9 @@ func (p *SitePlan) AddFunction(fn *ssa.Function, cfg SiteConfig) {
 	}
 }
 
-// Decide decides the drops, field groups and unpublished sites of the
-// package from what AddFunction gathered, and forgets that.
+// Decide decides the drops, field groups, unpublished sites and merged
+// static ranges of the package from what AddFunction gathered, and
+// forgets that.
 func (p *SitePlan) Decide(f *Facts) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -175,6 +181,7 @@ func (p *SitePlan) Decide(f *Facts) {
 			p.unpub[k] = true
 		}
 	}
+	p.decideMerges(s.merges)
 	p.access, p.groupStructs = s.acc, s.structs
 	p.facts = siteFacts{}
 }

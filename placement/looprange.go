@@ -107,9 +107,15 @@ func (s *LoopSite) String() string {
 // safe, if not nil, is the static safe class of fn's package, whose
 // variables no call in a loop can store to.
 func LoopSites(fn *ssa.Function, facts *Facts, prover entail.Prover, safe *SafeVars) map[SiteKey]*LoopSite {
+	return loopSitesOf(fn, facts, prover, safe).out
+}
+
+// loopSitesOf makes LoopSites' decisions and keeps what the merges of
+// static ranges need (mergeCandidates).
+func loopSitesOf(fn *ssa.Function, facts *Facts, prover entail.Prover, safe *SafeVars) *loopSites {
 	out := map[SiteKey]*LoopSite{}
 	if len(fn.Blocks) == 0 {
-		return out
+		return &loopSites{out: out}
 	}
 	a := &analysis{fn: fn, n: newNamer(fn, nil), en: &entailer{prover: prover}, acc: map[ssa.Instruction][]*Access{}}
 	a.cfg.Safe = safe
@@ -125,7 +131,7 @@ func LoopSites(fn *ssa.Function, facts *Facts, prover entail.Prover, safe *SafeV
 				}
 			}
 		}
-		return out
+		return &loopSites{out: out}
 	}
 	a.loops = a.findLoops()
 	a.facts = make(map[*ssa.BasicBlock][]entail.Fact)
@@ -148,7 +154,7 @@ func LoopSites(fn *ssa.Function, facts *Facts, prover entail.Prover, safe *SafeV
 			ls.decide(ix, loops)
 		}
 	}
-	return out
+	return ls
 }
 
 // loopSites is the state of one LoopSites.
@@ -165,6 +171,9 @@ type loopSites struct {
 	// syncs lists the instructions of fn that may synchronize, with what
 	// each is.
 	syncs []hazard
+	// accs are the element accesses in loops, in the order decided
+	// (mergeCandidates).
+	accs []loopAccess
 }
 
 type hazard struct {
@@ -347,6 +356,7 @@ func (ls *loopSites) decide(ix *ssa.IndexAddr, loops []*loop) {
 			continue
 		}
 		at := accessPos(acc)
+		ls.accs = append(ls.accs, loopAccess{ix: ix, acc: acc, key: SiteKey{at, write}, loop: loops[0]})
 		s.Sites = addSite(s.Sites, SiteKey{at, write})
 		s.Refused = ls.refusal(ix, acc, loops)
 		if s.Refused == "" {

@@ -21,10 +21,10 @@ import (
 // plan (Refuse) and checks the accesses at the access instead, so that
 // the plan, refusals included, says what the binary does.
 //
-// The plan holds the static loop ranges (LoopSites), the RedCard drops,
-// the field groups and the unpublished sites (AddFunction, Decide);
-// footprints and covered calls are still passed to the instrumenter as
-// before (Plan, Decisions).
+// The plan holds the static loop ranges (LoopSites) and which of them
+// merge into one (RangeMerge), the RedCard drops, the field groups and
+// the unpublished sites (AddFunction, Decide); footprints and covered
+// calls are still passed to the instrumenter as before (Plan, Decisions).
 
 // A SiteKey names the accesses of one kind at one source position: the
 // position go/ssa gives the load or store (Access.Pos: the selector of
@@ -57,6 +57,7 @@ type SitePlan struct {
 	groupAt  map[SiteKey]*Group // by anchor
 	memberOf map[SiteKey]*Group // by member left out
 	unpub    map[SiteKey]bool
+	mergeOf  map[SiteKey]*RangeMerge // by member
 	// access are the accesses of each site (Decide).
 	access map[SiteKey][]*Access
 	// groupStructs are the structs whose fields BigFoot's plans group.
@@ -75,9 +76,10 @@ const (
 	EntryGroup                    // a field group's check, at its anchor (GroupAt)
 	EntryMember                   // a member left out for its group (MemberOf)
 	EntryUnpublished              // an unpublished site (Unpublished)
+	EntryMerge                    // a merged static range, at its first member (Merges)
 )
 
-var entryNames = [...]string{"range", "dropped", "group", "member", "unpublished"}
+var entryNames = [...]string{"range", "dropped", "group", "member", "unpublished", "merge"}
 
 func (e Entry) String() string { return entryNames[e] }
 
@@ -90,7 +92,7 @@ type entryKey struct {
 func NewSitePlan() *SitePlan {
 	return &SitePlan{
 		loops: map[SiteKey]*LoopSite{}, drops: map[SiteKey]*Drop{}, groupAt: map[SiteKey]*Group{},
-		memberOf: map[SiteKey]*Group{}, unpub: map[SiteKey]bool{},
+		memberOf: map[SiteKey]*Group{}, unpub: map[SiteKey]bool{}, mergeOf: map[SiteKey]*RangeMerge{},
 		refused: map[entryKey]string{}, rendered: map[entryKey]bool{},
 		facts: siteFacts{acc: map[SiteKey][]*Access{}, unpubN: map[SiteKey]int{}, syncFree: map[SiteKey]bool{},
 			anchors: map[SiteKey]bool{}, cover: map[SiteKey][]SiteKey{}, structs: map[*types.Struct]bool{}},
@@ -387,8 +389,80 @@ func (p *SitePlan) Decisions(fset *token.FileSet) []SiteDecision {
 	return out
 }
 
+// Merges returns the merged static ranges of the loop statement at loop,
+// by their first member.
+func (p *SitePlan) Merges(loop token.Pos) []*RangeMerge {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []*RangeMerge
+	for k, m := range p.mergeOf {
+		if m.Loop == loop && k == m.First {
+			out = append(out, m)
+		}
+	}
+	slices.SortFunc(out, func(a, b *RangeMerge) int { return a.First.compare(b.First) })
+	return out
+}
+
+// A MergeDecision is a merged static range with its outcome, as bigfoot
+// analyze prints it.
+type MergeDecision struct {
+	Loop  token.Position `json:"loop"`
+	Write bool           `json:"write"`
+	// Members are the accesses the range holds, in source order, First
+	// the one at its first element, Step the index step (±1).
+	Members []token.Position `json:"members"`
+	First   token.Position   `json:"first"`
+	Step    int64            `json:"step"`
+	// Rendered says whether the instrumenter rendered the merge, and
+	// Refused why it did not (its members then keep ranges of their
+	// own); one neither rendered nor refused was never reached.
+	Rendered bool   `json:"rendered,omitempty"`
+	Refused  string `json:"refused,omitempty"`
+}
+
+func (d MergeDecision) String() string {
+	s := fmt.Sprintf("%s: %s merged range of the loop at %d:%d, step %d:", d.First, kindName(d.Write), d.Loop.Line, d.Loop.Column, d.Step)
+	for _, m := range d.Members {
+		s += fmt.Sprintf(" %d:%d", m.Line, m.Column)
+	}
+	switch {
+	case d.Rendered:
+		s += " (rendered)"
+	case d.Refused != "":
+		s += " (not rendered: " + d.Refused + ")"
+	default:
+		s += " (not reached)"
+	}
+	return s
+}
+
+// MergeDecisions returns the plan's merged static ranges in source order.
+func (p *SitePlan) MergeDecisions(fset *token.FileSet) []MergeDecision {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []MergeDecision
+	for _, k := range slices.SortedFunc(maps.Keys(p.mergeOf), SiteKey.compare) {
+		m := p.mergeOf[k]
+		if k != m.First {
+			continue
+		}
+		d := MergeDecision{Loop: fset.Position(m.Loop), Write: m.Write, First: fset.Position(m.First.Pos), Step: m.Step}
+		for _, a := range m.Members {
+			d.Members = append(d.Members, fset.Position(a.Pos))
+		}
+		d.Rendered, d.Refused = p.rendered[entryKey{k, EntryMerge}], p.refused[entryKey{k, EntryMerge}]
+		out = append(out, d)
+	}
+	return out
+}
+
 // A SiteReport is the plan of a build as bigfoot analyze prints it.
 type SiteReport struct {
 	Ranges []RangeDecision `json:"ranges"`
+	Merges []MergeDecision `json:"merges"`
 	Sites  []SiteDecision  `json:"sites"`
 }

@@ -258,6 +258,7 @@ func (r *analysisResult) filter(s string) {
 		})
 	}
 	r.sites.Ranges = slices.DeleteFunc(r.sites.Ranges, func(d placement.RangeDecision) bool { return !in(d.Pos) })
+	r.sites.Merges = slices.DeleteFunc(r.sites.Merges, func(d placement.MergeDecision) bool { return !in(d.First) })
 	r.sites.Sites = slices.DeleteFunc(r.sites.Sites, func(d placement.SiteDecision) bool { return !in(d.Pos) })
 }
 
@@ -297,6 +298,12 @@ func (r *analysisResult) text(w io.Writer) {
 			fmt.Fprintln(w, d)
 		}
 	}
+	if len(r.sites.Merges) > 0 {
+		fmt.Fprintln(w, "merged static ranges, as the build renders them:")
+		for _, d := range r.sites.Merges {
+			fmt.Fprintln(w, d)
+		}
+	}
 	if len(r.sites.Sites) > 0 {
 		fmt.Fprintln(w, "dropped checks, field groups and unpublished sites, as the build renders them:")
 		for _, d := range r.sites.Sites {
@@ -309,10 +316,12 @@ func (r *analysisResult) text(w io.Writer) {
 type (
 	jsonReport struct {
 		Packages []jsonPackage `json:"packages"`
-		// Ranges are the static-range decisions of the build; Sites
-		// its decisions to drop a check, group fields, and leave an
-		// unpublished site unchecked.
+		// Ranges are the static-range decisions of the build; Merges
+		// its static ranges merged into one; Sites its decisions to
+		// drop a check, group fields, and leave an unpublished site
+		// unchecked.
 		Ranges []placement.RangeDecision `json:"ranges"`
+		Merges []placement.MergeDecision `json:"merges"`
 		Sites  []placement.SiteDecision  `json:"sites"`
 	}
 	jsonPackage struct {
@@ -364,7 +373,7 @@ func (r *analysisResult) report() jsonReport {
 	site := func(a *placement.Access) jsonSite {
 		return jsonSite{Pos: pos(a.Pos), Write: a.Write, Path: a.Path.String()}
 	}
-	rep := jsonReport{Ranges: r.sites.Ranges, Sites: r.sites.Sites}
+	rep := jsonReport{Ranges: r.sites.Ranges, Merges: r.sites.Merges, Sites: r.sites.Sites}
 	for _, p := range r.pkgs {
 		s := p.sum
 		jp := jsonPackage{Path: s.Pkg, Accesses: s.Accesses, RedCard: s.RedCardChecks, BigFoot: s.Checks,
