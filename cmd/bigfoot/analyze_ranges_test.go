@@ -8,6 +8,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/bigfoot-go/bigfoot"
 	"github.com/bigfoot-go/bigfoot/driver"
 	"github.com/bigfoot-go/bigfoot/mode"
+	"github.com/bigfoot-go/bigfoot/placement"
 )
 
 // TestAnalyzePlanMatchesOverlay checks that the site plan bigfoot analyze
@@ -29,7 +31,8 @@ import (
 // after which (or in which, for a read that stores its extent itself) the
 // overlay extends a range of that kind, and the loops of rendered ranges
 // exactly those whose header opens one. Every range placement admits is
-// rendered or refused with a reason, none left unreached. The drops,
+// rendered or refused with a reason, none left unreached; so is every
+// merge of ranges, and a rendered one is one range (compareMerges). The drops,
 // field groups and unpublished sites are compared site by site
 // (compareSiteDecisions). It runs on
 // testdata/programs, the benchmark workloads and three modules of the
@@ -119,6 +122,7 @@ func TestAnalyzePlanMatchesOverlay(t *testing.T) {
 			compareRangeSets(t, "statements extending a range", planStmts, overStmts)
 			compareRangeSets(t, "loops opening a range", planLoops, overLoops)
 			compareSiteDecisions(t, rep.Sites, a.Files)
+			compareMerges(t, rep.Merges, a.Files, unitsOf)
 		})
 	}
 }
@@ -317,6 +321,203 @@ func overlayRanges(t *testing.T, file string, src []byte, unitsOf func(string) *
 func identName(e ast.Expr) string {
 	if id, ok := e.(*ast.Ident); ok {
 		return id.Name
+	}
+	return ""
+}
+
+// compareMerges checks that the merged static ranges analyze prints as
+// rendered are single ranges in the overlay: the overlay opens, in the
+// merge's loop, a range of its kind on its members' operand that is
+// extended in every statement holding a member, and no other range of
+// that loop, kind, operand and field. (Unmerged, the members would open
+// one range each, on the same operand and field.) Every merge is
+// rendered or refused with a reason.
+func compareMerges(t *testing.T, merges []placement.MergeDecision, files map[string][]byte, unitsOf func(string) *loopUnits) {
+	t.Helper()
+	opens := map[string][]overlayRange{}
+	count := map[string]int{}
+	for _, d := range merges {
+		file := d.First.Filename
+		switch {
+		case d.Rendered:
+			count["rendered"]++
+		case d.Refused != "":
+			count["refused: "+d.Refused]++
+			continue
+		default:
+			t.Errorf("%v: placement merges, the instrumenter neither rendered nor refused it", d)
+			continue
+		}
+		if opens[file] == nil {
+			opens[file] = overlayOpens(t, file, files[file], unitsOf)
+		}
+		units := unitsOf(file)
+		loop := units.loop(d.Loop.Line, d.Write)
+		operand := operandAt(t, file, d.First)
+		var found *overlayRange
+		for i, o := range opens[file] {
+			if o.loop != loop || o.operand != operand || !slices.ContainsFunc(d.Members, func(m token.Position) bool { return o.units[units.key(m.Line, d.Write)] }) {
+				continue
+			}
+			if !slices.ContainsFunc(d.Members, func(m token.Position) bool { return !o.units[units.key(m.Line, d.Write)] }) {
+				found = &opens[file][i]
+			}
+		}
+		if found == nil {
+			t.Errorf("%v: rendered, but the overlay opens no range in its loop on %s extended in every statement of its members", d, operand)
+			continue
+		}
+		n := 0
+		for _, o := range opens[file] {
+			if o.loop == found.loop && o.operand == found.operand && o.field == found.field {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%v: rendered, but the overlay opens %d ranges of its loop, kind, operand and field", d, n)
+		}
+	}
+	t.Logf("merged ranges: %v", count)
+}
+
+// An overlayRange is a static range the overlay opens: the loop and kind
+// (rangeKey), the operand's variable, the field's offset expression, and
+// the statements that extend it (loopUnits.key).
+type overlayRange struct {
+	loop, operand, field string
+	units                map[string]bool
+}
+
+// overlayOpens returns the static ranges the overlay of file opens.
+func overlayOpens(t *testing.T, file string, src []byte, unitsOf func(string) *loopUnits) []overlayRange {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, src, 0)
+	if err != nil {
+		t.Fatalf("the overlay of %s: %v", file, err)
+	}
+	units := unitsOf(file)
+	write := map[string]bool{}
+	byFP := map[string]*overlayRange{}
+	var order []string
+	fpOf := func(c *ast.CallExpr) string {
+		if len(c.Args) == 0 {
+			return ""
+		}
+		return identName(c.Args[0])
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok && len(as.Lhs) == len(as.Rhs) {
+			for i, r := range as.Rhs {
+				if c, ok := r.(*ast.CallExpr); ok && calls(c, "__bfg.Footprint") && len(c.Args) == 2 {
+					w, _ := strconv.ParseBool(identName(c.Args[1]))
+					write[identName(as.Lhs[i])] = w
+				}
+			}
+		}
+		return true
+	})
+	ast.Inspect(f, func(n ast.Node) bool {
+		if n != nil && fset.Position(n.Pos()).Line > units.lines {
+			return false // appended: the function copies and helpers
+		}
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			fp := fpOf(n)
+			switch {
+			case calls(n, "__bf.OpenRange") && len(n.Args) == 8, calls(n, "__bf.OpenRangeAt") && len(n.Args) == 9:
+				o := &overlayRange{loop: units.loop(fset.Position(n.Pos()).Line, write[fp]), operand: rootIdent(n.Args[1]),
+					field: types.ExprString(n.Args[len(n.Args)-2]), units: map[string]bool{}}
+				byFP[fp] = o
+				order = append(order, fp)
+			case calls(n, "__bf.Load", "__bf.LoadGrow"):
+				if o := byFP[fp]; o != nil {
+					o.units[units.key(fset.Position(n.Pos()).Line, write[fp])] = true
+				}
+			}
+		case *ast.AssignStmt:
+			if sel, ok := n.Lhs[0].(*ast.SelectorExpr); ok && len(n.Lhs) == 1 && sel.Sel.Name == "Next" {
+				if o := byFP[identName(sel.X)]; o != nil {
+					o.units[units.key(fset.Position(n.Pos()).Line, write[identName(sel.X)])] = true
+				}
+			}
+		}
+		return true
+	})
+	var out []overlayRange
+	for _, fp := range order {
+		out = append(out, *byFP[fp])
+	}
+	return out
+}
+
+// calls reports whether c calls one of names (pkg.Func).
+func calls(c *ast.CallExpr, names ...string) bool {
+	sel, ok := c.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	x, ok := sel.X.(*ast.Ident)
+	return ok && slices.Contains(names, x.Name+"."+sel.Sel.Name)
+}
+
+// rootIdent returns the last identifier of e other than the runtime's
+// and unsafe's (the operand of OpenRange, or of the pointer OpenRangeAt
+// starts from), or "".
+func rootIdent(e ast.Expr) string {
+	name := ""
+	ast.Inspect(e, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if x, ok := sel.X.(*ast.Ident); ok && strings.HasPrefix(x.Name, "__bf") {
+				return false
+			}
+		}
+		if id, ok := n.(*ast.Ident); ok {
+			name = id.Name
+		}
+		return true
+	})
+	return name
+}
+
+// operandAt returns the variable whose elements the access at p in file
+// indexes (s of s[i], s[i].f or b[k][j] with b a variable), or "".
+func operandAt(t *testing.T, file string, p token.Position) string {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x ast.Expr
+	ast.Inspect(f, func(n ast.Node) bool {
+		if e, ok := n.(ast.Expr); ok && x == nil {
+			var at token.Pos
+			switch e := e.(type) {
+			case *ast.SelectorExpr:
+				at = e.Sel.Pos()
+			case *ast.IndexExpr:
+				at = e.Lbrack
+			}
+			if q := fset.Position(at); at.IsValid() && q.Line == p.Line && q.Column == p.Column {
+				x = e
+			}
+		}
+		return x == nil
+	})
+	for x != nil {
+		switch e := x.(type) {
+		case *ast.SelectorExpr:
+			x = e.X
+		case *ast.IndexExpr:
+			x = e.X
+		case *ast.ParenExpr:
+			x = e.X
+		case *ast.Ident:
+			return e.Name
+		default:
+			return ""
+		}
 	}
 	return ""
 }
