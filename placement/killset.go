@@ -69,14 +69,18 @@ type KillSetOptions struct {
 }
 
 // pureStd lists standard packages whose functions never synchronize and
-// never call back into user code, provided no parameter is a func or an
-// interface (through which user code could run: sort.Slice's less, the
-// Stringer that fmt calls). fmt and sort are therefore absent.
+// never call back into user code, provided no parameter or receiver holds
+// a func or an interface (through which user code could run: sort.Slice's
+// less, the Stringer that fmt calls, strconv.NumError's Err). fmt and
+// sort are therefore absent, and so is hash/crc32: its Update loads an
+// atomic.Bool and its tables are built by sync.OnceFunc, which the
+// detector, instrumenting the standard library, makes synchronization
+// (TestPureStdDoesNotSynchronize checks the list against the bodies).
 var pureStd = map[string]bool{
 	"math": true, "math/bits": true, "math/cmplx": true, "strings": true,
 	"strconv": true, "unicode": true, "unicode/utf8": true, "unicode/utf16": true,
 	"bytes": true, "errors": true, "unsafe": true, "slices": true, "maps": true,
-	"cmp": true, "hash/crc32": true, "hash/fnv": true, "encoding/binary": true,
+	"cmp": true, "hash/fnv": true, "encoding/binary": true,
 }
 
 // NewKillSets computes the effects of every function with a body in prog.
@@ -428,15 +432,42 @@ func isPure(fn *ssa.Function) bool {
 	return true
 }
 
+// callsBack reports whether a value of type t may hold a func or an
+// interface, in itself or in the memory it reaches: a pure function
+// given one may call user code through it (strconv.NumError.Error calls
+// its Err's Error; strings.Replacer.Replace its replacer's, behind a
+// sync.Once).
 func callsBack(t types.Type) bool {
+	return holdsCall(t, map[types.Type]bool{})
+}
+
+func holdsCall(t types.Type, seen map[types.Type]bool) bool {
+	if _, ok := t.(*types.TypeParam); ok {
+		return true // may be instantiated with a type whose methods run
+	}
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
 	switch u := t.Underlying().(type) {
 	case *types.Signature, *types.Interface:
 		return true
+	case *types.Pointer:
+		return holdsCall(u.Elem(), seen)
 	case *types.Slice:
-		return callsBack(u.Elem())
-	}
-	if _, ok := t.(*types.TypeParam); ok {
-		return true // may be instantiated with a type whose methods run
+		return holdsCall(u.Elem(), seen)
+	case *types.Array:
+		return holdsCall(u.Elem(), seen)
+	case *types.Map:
+		return holdsCall(u.Key(), seen) || holdsCall(u.Elem(), seen)
+	case *types.Chan:
+		return true // a channel operation synchronizes
+	case *types.Struct:
+		for i := range u.NumFields() {
+			if holdsCall(u.Field(i).Type(), seen) {
+				return true
+			}
+		}
 	}
 	return false
 }

@@ -7,7 +7,8 @@ import "testing"
 // and dial goroutines, context cancellation, io.Pipe, runtime/trace's
 // subscribers, a time.AfterFunc callback running std code, math/rand's
 // source, encoding/json through reflect, flag.Usage written after
-// initialization while flag reads it), 5 times each under go test
+// initialization while flag reads it, a read after hash/crc32's atomic
+// load), 5 times each under go test
 // -race and bigfoot in every mode (-deps=all, the default): every
 // TestRace* test is reported in every run by both, no TestNoRace* test
 // ever. Before the standard library's goroutines, channels and atomics

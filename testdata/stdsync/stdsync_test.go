@@ -1,8 +1,8 @@
 // Package stdsync holds programs whose races and synchronization are inside
 // the standard library: its goroutines, channels, atomics and locks (net/http,
 // context, io.Pipe, runtime/trace), std code on goroutines started by the
-// runtime (time.AfterFunc), math/rand's source state and reflection
-// (encoding/json). Go's race detector reports every TestRace* test and no
+// runtime (time.AfterFunc), math/rand's source state, reflection
+// (encoding/json) and hash/crc32's atomics. Go's race detector reports every TestRace* test and no
 // TestNoRace* test; bigfoot must agree (cmd/bigfoot TestStdSync).
 package stdsync
 
@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"hash/crc32"
 	"io"
 	"math/rand"
 	"net"
@@ -335,6 +336,50 @@ func TestNoRaceStdGlobal(t *testing.T) {
 	go func() { flag.Usage = func() {}; done <- true }()
 	<-done
 	flag.CommandLine.Usage()
+}
+
+// crcState is written before a call of hash/crc32 and read after it.
+type crcState struct{ err error }
+
+var crcSink error
+
+// crcRead writes s.err, calls crc32.Update, which loads an atomic.Bool (an
+// acquire and a release under bigfoot, whose atomics totally order each
+// variable's operations), and reads s.err again.
+func crcRead(s *crcState, err error) {
+	s.err = err
+	crc32.Update(0, crc32.IEEETable, nil)
+	crcSink = s.err
+}
+
+// crcWrite writes s.err after a call of crc32.Update of its own.
+func crcWrite(s *crcState) {
+	crc32.Update(0, crc32.IEEETable, nil)
+	s.err = nil
+}
+
+// TestRaceCRC32Update: the main goroutine's write races with the other
+// goroutine's write and read. Under go -race an atomic load releases
+// nothing and the writes race; under bigfoot the main goroutine's load
+// acquires what the other's released, which orders the writes, and only
+// the read after crc32.Update races. While the static pass counted
+// hash/crc32 as sync-free, it elided that read's check for the write's
+// check before the call, and the race was missed in every run.
+func TestRaceCRC32Update(t *testing.T) {
+	s := &crcState{}
+	done := make(chan bool)
+	go func() { crcRead(s, io.EOF); done <- true }()
+	time.Sleep(100 * time.Millisecond)
+	crcWrite(s)
+	<-done
+}
+
+func TestNoRaceCRC32Update(t *testing.T) {
+	s := &crcState{}
+	done := make(chan bool)
+	go func() { crcRead(s, io.EOF); done <- true }()
+	<-done
+	crcWrite(s)
 }
 
 type config struct {
