@@ -91,6 +91,15 @@ func stdCheck(g *G, p unsafe.Pointer, size uintptr, write bool, site uint32) {
 	}
 }
 
+// stdAccess announces an access whose check the static pass elided (A).
+//
+//go:linkname stdAccess
+func stdAccess(g *G, p unsafe.Pointer, size uintptr, write bool, site uint32) {
+	if stdChecks(g) {
+		g.elided(p, size, write, site)
+	}
+}
+
 // stdCheckGroup checks a field group (RG, WG).
 //
 //go:linkname stdCheckGroup

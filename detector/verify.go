@@ -252,6 +252,12 @@ var verifySeen = map[uint64]bool{}
 // (as Count(1)), and otherwise it only returns p. The instrumenter emits it
 // only in builds with one of those tags.
 func A[T any](g *G, p *T, write bool, site uint32) *T {
+	g.elided(unsafe.Pointer(p), unsafe.Sizeof(*p), write, site)
+	return p
+}
+
+// elided is A of size bytes at p, also the standard library's (stdAccess).
+func (g *G) elided(p unsafe.Pointer, size uintptr, write bool, site uint32) {
 	if countAccesses {
 		g.accesses++
 	}
@@ -260,9 +266,8 @@ func A[T any](g *G, p *T, write bool, site uint32) *T {
 		if write {
 			k |= vWrite
 		}
-		g.verifyRecord(unsafe.Pointer(p), unsafe.Sizeof(*p), 0, 1, k, site)
+		g.verifyRecord(p, size, 0, 1, k, site)
 	}
-	return p
 }
 
 // verifyRecord records n elements of size bytes at p, p+step, ... of kind

@@ -61,8 +61,8 @@ func TestStdHooksNoEscape(t *testing.T) {
 		t.Skip("builds the detector three times")
 	}
 	// The hooks marked in stdShim, and their address parameter.
-	hooks := map[string]string{"stdCheck": "p", "stdCheckGroup": "p", "stdCheckRange": "base", "stdRecord": "p"}
-	shim := map[string]string{"stdCheck": "check", "stdCheckGroup": "checkGroup", "stdCheckRange": "checkRange", "stdRecord": "record"}
+	hooks := map[string]string{"stdCheck": "p", "stdCheckGroup": "p", "stdCheckRange": "base", "stdRecord": "p", "stdAccess": "p"}
+	shim := map[string]string{"stdCheck": "check", "stdCheckGroup": "checkGroup", "stdCheckRange": "checkRange", "stdRecord": "record", "stdAccess": "access"}
 	for name, local := range shim {
 		mark := "//go:noescape\n//go:linkname __bf_" + local + " github.com/bigfoot-go/bigfoot/detector." + name + "\n"
 		if !strings.Contains(stdShim, mark) {
@@ -122,5 +122,23 @@ func TestStdRewriteGoStatement(t *testing.T) {
 		if _, why := stdRewrite([]byte(head+stmt+"\n}\n"), map[string]bool{}); why != "" {
 			t.Errorf("%s: %s", stmt, why)
 		}
+	}
+}
+
+// TestStdRewriteElidedAccess: a standard-library file instrumented for a
+// build with the tag bigfoot_verify or bigfoot_count, where the
+// instrumenter announces each access whose check the static pass elided
+// (A), keeps its instrumentation: the shim has A. (Without it, 88 packages
+// a klauspost/compress test imports, net/http among them, were left
+// uninstrumented in a verify build, and the response net/http's readLoop
+// hands to the caller through a channel was unordered: a false race.)
+func TestStdRewriteElidedAccess(t *testing.T) {
+	const src = "package p\n\nimport __bf \"github.com/bigfoot-go/bigfoot/detector\"\n\nfunc f(x *int) {\n\t__bfg := __bf.Cur()\n\t*__bf.W(__bfg, x, 1) = 1\n\t*__bf.A(__bfg, x, true, 2) = 2\n}\n"
+	used := map[string]bool{}
+	if _, why := stdRewrite([]byte(src), used); why != "" {
+		t.Fatalf("left uninstrumented: %s", why)
+	}
+	if !used["A"] {
+		t.Fatal("the rewrite does not name A among the hooks it uses")
 	}
 }

@@ -52,6 +52,10 @@ func __bf_checkGroup(g *__bf_G, p __bfunsafe.Pointer, size, anchor, lo, hi uintp
 //go:linkname __bf_checkRange github.com/bigfoot-go/bigfoot/detector.stdCheckRange
 func __bf_checkRange(g *__bf_G, base __bfunsafe.Pointer, elem uintptr, lo, hi, stride int, write bool, site uint32)
 
+//go:noescape
+//go:linkname __bf_access github.com/bigfoot-go/bigfoot/detector.stdAccess
+func __bf_access(g *__bf_G, p __bfunsafe.Pointer, size uintptr, write bool, site uint32)
+
 //go:linkname __bf_footprint github.com/bigfoot-go/bigfoot/detector.stdFootprint
 func __bf_footprint(g *__bf_G, site uint32, write bool) *__bf_Footprint
 
@@ -82,6 +86,17 @@ func __bf_RG[T any](g *__bf_G, p *T, anchor, lo, hi uintptr, site uint32) *T {
 
 func __bf_WG[T any](g *__bf_G, p *T, anchor, lo, hi uintptr, site uint32) *T {
 	__bf_checkGroup(g, __bfunsafe.Pointer(p), __bfunsafe.Sizeof(*p), anchor, lo, hi, true, site)
+	return p
+}
+
+// __bf_A announces an access whose check the static pass elided, which
+// the instrumenter emits only in builds with the tag bigfoot_verify or
+// bigfoot_count: the verifier records it, as it records the user's.
+// (Without A, every package with an elided check was left uninstrumented
+// in those builds, net/http's channels with it: a false race in a verify
+// build only.)
+func __bf_A[T any](g *__bf_G, p *T, write bool, site uint32) *T {
+	__bf_access(g, __bfunsafe.Pointer(p), __bfunsafe.Sizeof(*p), write, site)
 	return p
 }
 
@@ -680,7 +695,7 @@ var (
 // standard-library file may use only these (as __bf.X) and, on a
 // goroutine's state or footprint, only stdMethods.
 var stdHooks = map[string]bool{
-	"G": true, "Cur": true, "R": true, "W": true, "RG": true, "WG": true, "F": true, "FG": true,
+	"G": true, "Cur": true, "R": true, "W": true, "RG": true, "WG": true, "A": true, "F": true, "FG": true,
 	"MapRead": true, "MapWrite": true, "RegisterSites": true,
 	"Copy": true, "CopyString": true, "Append": true, "AppendString": true,
 	"ReadAll": true, "WriteAll": true,
