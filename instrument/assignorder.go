@@ -282,7 +282,7 @@ func (r *fileRewriter) splitTuple(s *ast.AssignStmt, ord checkOrder) (stmtOut, b
 		out.WriteString("; ")
 	}
 	r.unhoist()
-	return stmtOut{text: padLines(r.text(s), "{ "+out.String()+strings.TrimPrefix(cgoPost, "; ")+" }")}, true
+	return stmtOut{text: padLines(r.text(s), "{ "+out.String()+strings.TrimPrefix(cgoPost, "; ")+" }"), block: true}, true
 }
 
 // operands appends to hs the operand values of target e that its

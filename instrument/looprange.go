@@ -866,10 +866,7 @@ func (r *fileRewriter) rangeBody(body *ast.BlockStmt, lp *loopPlan) (sub, []*ran
 func (r *fileRewriter) rangeIf(s *ast.IfStmt, stores func() string) string {
 	cond := r.expr(s.Cond, mValue)
 	st := stores()
-	var els sub
-	if s.Else != nil {
-		els = subOf(s.Else, r.stmt(s.Else, false).text)
-	}
+	els := r.elseBranch(s.Else)
 	if st == "" {
 		return r.spliceNode(s, subOf(s.Cond, cond), subOf(s.Body, r.block(s.Body)), els)
 	}

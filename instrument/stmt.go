@@ -15,6 +15,7 @@ type stmtOut struct {
 	preDecl bool // pre declares temporaries: wrap the whole in a block
 	text    string
 	post    string
+	block   bool // text is a block, in place of a simple statement (splitTuple)
 }
 
 func (r *fileRewriter) block(b *ast.BlockStmt) string {
@@ -54,8 +55,45 @@ func declares(s ast.Stmt) bool {
 	return false
 }
 
+// init renders the init statement of an if or switch statement. An init
+// whose hooks need a statement list (the check of a write that follows a
+// right-hand side that may synchronize, as in if _, z.err = z.read(); ...;
+// a shared variable's declaration; a cgo call's hooks) moves before the
+// statement: it is returned as pre, with its hooks, and the init's place
+// (up to the condition or tag) becomes empty. The caller then renders the
+// statement in a block of its own, which scopes the init's variables as
+// the statement did. (simple dropped those hooks: the write went
+// unchecked in every mode.)
+func (r *fileRewriter) init(s ast.Stmt) (sub, string) {
+	if s == nil {
+		return sub{}, ""
+	}
+	o := r.stmt(s, true)
+	if o.pre == "" && o.post == "" && !o.block {
+		return subOf(s, o.text), ""
+	}
+	semi := r.off(s.End())
+	for semi < len(r.src) && r.src[semi] != ';' {
+		semi++
+	}
+	return sub{s.Pos(), r.tf.Pos(semi + 1), ""}, o.pre + o.text + o.post + "; "
+}
+
+// elseBranch renders an if statement's else branch (nil: none): a block,
+// or an if statement, in a block of its own if its init moved (init).
+func (r *fileRewriter) elseBranch(s ast.Stmt) sub {
+	if s == nil {
+		return sub{}
+	}
+	o := r.stmt(s, false)
+	if o.pre != "" {
+		return subOf(s, "{ "+o.pre+o.text+o.post+" }")
+	}
+	return subOf(s, o.text)
+}
+
 // simple renders a statement in a position that takes one simple statement
-// (if/for/switch init, for post).
+// (for init, for post).
 func (r *fileRewriter) simple(s ast.Stmt) sub {
 	if s == nil {
 		return sub{}
@@ -112,17 +150,16 @@ func (r *fileRewriter) stmt(s ast.Stmt, list bool) stmtOut {
 	case *ast.BlockStmt:
 		return stmtOut{text: r.block(s)}
 	case *ast.IfStmt:
-		var els sub
-		if s.Else != nil {
-			els = subOf(s.Else, r.stmt(s.Else, false).text)
-		}
-		return stmtOut{text: r.spliceNode(s, r.simple(s.Init), r.exprSub(s.Cond), subOf(s.Body, r.block(s.Body)), els)}
+		els := r.elseBranch(s.Else)
+		init, pre := r.init(s.Init)
+		return stmtOut{pre: pre, preDecl: pre != "", text: r.spliceNode(s, init, r.exprSub(s.Cond), subOf(s.Body, r.block(s.Body)), els)}
 	case *ast.ForStmt:
 		return r.forStmt(s)
 	case *ast.RangeStmt:
 		return r.rangeStmt(s)
 	case *ast.SwitchStmt:
-		return stmtOut{text: r.spliceNode(s, r.simple(s.Init), r.exprSub(s.Tag), subOf(s.Body, r.clauses(s.Body)))}
+		init, pre := r.init(s.Init)
+		return stmtOut{pre: pre, preDecl: pre != "", text: r.spliceNode(s, init, r.exprSub(s.Tag), subOf(s.Body, r.clauses(s.Body)))}
 	case *ast.TypeSwitchStmt:
 		var assign sub
 		ast.Inspect(s.Assign, func(n ast.Node) bool {
@@ -132,7 +169,8 @@ func (r *fileRewriter) stmt(s ast.Stmt, list bool) stmtOut {
 			}
 			return true
 		})
-		return stmtOut{text: r.spliceNode(s, r.simple(s.Init), assign, subOf(s.Body, r.clauses(s.Body)))}
+		init, pre := r.init(s.Init)
+		return stmtOut{pre: pre, preDecl: pre != "", text: r.spliceNode(s, init, assign, subOf(s.Body, r.clauses(s.Body)))}
 	case *ast.SelectStmt:
 		return r.selectStmt(s)
 	case *ast.LabeledStmt:
