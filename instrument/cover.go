@@ -7,8 +7,6 @@ import (
 	"go/types"
 	"strings"
 
-	"golang.org/x/tools/go/ssa"
-
 	"github.com/bigfoot-go/bigfoot/placement"
 )
 
@@ -46,32 +44,12 @@ import (
 const coverSuffix = placement.CoverSuffix
 
 // computeCovers maps placement's covered calls onto positions: the access
-// summaries of the functions with a copy, by the position of their name,
-// and the call positions whose every SSA call is covered.
+// summaries of the functions with a copy, by the position of their name.
+// The site plan says which calls are covered (SitePlan.CoveredCall).
 func (rc *redcardPkg) computeCovers() {
 	rc.covers = map[token.Pos]*placement.Cover{}
-	rc.coverCall = map[token.Pos]bool{}
 	for fn, c := range rc.dec.Covers {
 		rc.covers[fn.Pos()] = c
-	}
-	notCovered := map[token.Pos]bool{}
-	for fn := range rc.dec.Functions() {
-		for _, b := range fn.Blocks {
-			for _, in := range b.Instrs {
-				call, ok := in.(*ssa.Call)
-				if !ok || !call.Pos().IsValid() {
-					continue
-				}
-				if d := rc.dec.Call(call); d != nil && d.Cover != nil {
-					rc.coverCall[call.Pos()] = true
-				} else {
-					notCovered[call.Pos()] = true
-				}
-			}
-		}
-	}
-	for pos := range notCovered {
-		delete(rc.coverCall, pos)
 	}
 }
 
@@ -84,39 +62,49 @@ func (r *fileRewriter) coverOf(obj *types.Func) *placement.Cover {
 	return r.rc.pkg.covers[obj.Pos()]
 }
 
-// coveredCall renders the call e of a function with an access summary,
-// made in a loop, as a call of its specialized copy with the covered
-// argument recorded, or reports false.
+// coveredCall renders the call e that placement's plan covers
+// (SitePlan.CoveredCall: in a loop statement, its arguments after the
+// covered one free of calls) as a call of its callee's specialized copy
+// with the covered argument recorded, or reports false, writing the
+// refusal and why into the plan: the call then keeps calling the checked
+// original.
 func (r *fileRewriter) coveredCall(e *ast.CallExpr, args []sub) (string, bool) {
-	if r.fn == nil || r.fn.fp == nil || r.fn.fp.loops == 0 || r.fn.fp.inReturn || !r.p.staticRanges() || e.Ellipsis.IsValid() {
+	if r.rc == nil || !r.sitePlan().CoveredCall(e.Lparen) {
 		return "", false
+	}
+	key := placement.SiteKey{Pos: e.Lparen}
+	refuse := func(why string) (string, bool) {
+		r.callOutcome(key, why)
+		if r.rc.drop != nil { // pass 2 only
+			r.note(e.Lparen, "covered call not rendered: %s", why)
+		}
+		return "", false
+	}
+	switch {
+	case !r.p.staticRanges():
+		return refuse("no static ranges in this package")
+	case r.fn == nil || r.fn.fp == nil:
+		return refuse("its function has no footprints")
+	case r.fn.fp.loops == 0:
+		return refuse("not rendered in a loop statement of its function")
+	case r.fn.fp.inReturn:
+		return refuse("in a return statement")
 	}
 	id, ok := ast.Unparen(e.Fun).(*ast.Ident)
 	if !ok {
-		return "", false
+		return refuse("the callee is not named by an identifier")
 	}
 	obj, ok := r.info.Uses[id].(*types.Func)
-	if !ok {
-		return "", false
-	}
 	c := r.coverOf(obj)
-	if c == nil || !r.rc.pkg.coverCall[e.Lparen] || c.Param >= len(e.Args) {
-		return "", false
-	}
-	// Placement covers this call: say why the rendering refuses it (-bfv;
-	// the call then keeps calling the checked original).
-	refuse := func(why string) (string, bool) {
-		if r.rc.drop != nil { // pass 2 only
-			r.note(e.Lparen, "covered call of %s not rendered: %s", obj.Name(), why)
-		}
-		return "", false
+	if !ok || c == nil || c.Param >= len(e.Args) {
+		return refuse("the callee has no copy here")
 	}
 	if !r.universe(id.Pos(), "nil") {
 		return refuse("nil is redeclared")
 	}
 	for _, a := range e.Args[c.Param+1:] {
 		if !r.callFree(a) {
-			return refuse("an argument after the covered one calls")
+			return refuse("an argument after the covered one has a call expression")
 		}
 	}
 	arg := e.Args[c.Param]
@@ -131,6 +119,7 @@ func (r *fileRewriter) coveredCall(e *ast.CallExpr, args []sub) (string, bool) {
 	}
 	r.usesUnsafe = true
 	args[c.Param].text = text
+	r.callOutcome(key, "")
 	f := sub{id.Pos(), id.End(), id.Name + coverSuffix}
 	return r.spliceNode(e, append([]sub{f}, args...)...), true
 }

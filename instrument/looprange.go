@@ -160,6 +160,12 @@ func (r *fileRewriter) mergeOutcome(k placement.SiteKey, why string) {
 	r.outcome(&r.merges, k, why)
 }
 
+// callOutcome records what this rendering of the file did with the call
+// placement covers whose parenthesis is k.Pos (as rangeOutcome).
+func (r *fileRewriter) callOutcome(k placement.SiteKey, why string) {
+	r.outcome(&r.calls, k, why)
+}
+
 // outcome records in *m what this rendering did with the decision at k.
 func (r *fileRewriter) outcome(m *map[placement.SiteKey]string, k placement.SiteKey, why string) {
 	if r.sitePlan() == nil {
@@ -173,12 +179,12 @@ func (r *fileRewriter) outcome(m *map[placement.SiteKey]string, k placement.Site
 	}
 }
 
-// commitRanges writes the outcomes of the static ranges and their merges
-// of this rendering into placement's plan. Only the rendering of the file
+// commitRanges writes the outcomes of the static ranges, their merges and
+// the covered calls of this rendering into placement's plan. Only the rendering of the file
 // that is emitted commits, before its functions' copies are rendered.
 func (r *fileRewriter) commitRanges() {
 	plan := r.sitePlan()
-	for e, m := range map[placement.Entry]map[placement.SiteKey]string{placement.EntryRange: r.ranges, placement.EntryMerge: r.merges} {
+	for e, m := range map[placement.Entry]map[placement.SiteKey]string{placement.EntryRange: r.ranges, placement.EntryMerge: r.merges, placement.EntryCall: r.calls} {
 		for k, why := range m {
 			if why == "" {
 				plan.Render(e, k)

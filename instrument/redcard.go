@@ -63,10 +63,8 @@ type redcardPkg struct {
 	// unpublished objects (placement.Decide)
 	dec *placement.Decisions
 	// bigfoot mode: access summaries of the package's functions that get
-	// a copy, by the position of their name, and the calls (Lparen) whose
-	// every SSA call placement covers (cover.go)
-	covers    map[token.Pos]*placement.Cover
-	coverCall map[token.Pos]bool
+	// a copy, by the position of their name (cover.go)
+	covers map[token.Pos]*placement.Cover
 	// bigfoot mode: positions (Lparen) of the calls of append whose every
 	// SSA call appends to an unpublished object
 	unpubAppend map[token.Pos]bool

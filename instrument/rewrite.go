@@ -494,10 +494,12 @@ type fileRewriter struct {
 	rel                    string
 	siteVar                string
 	sites                  []string
-	// ranges and merges are the outcomes of placement's static ranges
-	// and merged ranges in this rendering (rangeOutcome, mergeOutcome)
+	// ranges, merges and calls are the outcomes of placement's static
+	// ranges, merged ranges and covered calls in this rendering
+	// (rangeOutcome, mergeOutcome, callOutcome)
 	ranges  map[placement.SiteKey]string
 	merges  map[placement.SiteKey]string
+	calls   map[placement.SiteKey]string
 	notes   []string
 	fn      *funcCtx // innermost function being rendered; nil at package level
 	tmp     int      // counter for temporaries (__bft<n>), unique in the file

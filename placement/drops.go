@@ -72,6 +72,7 @@ type siteFacts struct {
 	cands    [][]*Access            // the accesses of each field group BigFoot's plans propose
 	structs  map[*types.Struct]bool // the structs of the candidates' fields
 	merges   []*mergeCand           // the candidates for merged static ranges
+	calls    map[token.Pos][2]int   // by position: the SSA calls there that are covered, and all
 }
 
 // AddFunction analyzes fn and records what its sites' decisions need;
@@ -97,11 +98,30 @@ func (p *SitePlan) AddFunction(fn *ssa.Function, cfg SiteConfig) {
 		up = cfg.Decisions.Unpublished(fn)
 	}
 	units := syncFreeStatements(fn, ks)
+	calls := map[token.Pos][2]int{}
+	if cfg.Decisions != nil {
+		for _, b := range fn.Blocks {
+			for _, in := range b.Instrs {
+				if c, ok := in.(*ssa.Call); ok && c.Pos().IsValid() {
+					n := calls[c.Pos()]
+					if d := cfg.Decisions.Call(c); d != nil && d.Cover != nil {
+						n[0]++
+					}
+					n[1]++
+					calls[c.Pos()] = n
+				}
+			}
+		}
+	}
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := &p.facts
 	s.merges = append(s.merges, merges...)
+	for pos, n := range calls {
+		old := s.calls[pos]
+		s.calls[pos] = [2]int{old[0] + n[0], old[1] + n[1]}
+	}
 	for _, bf := range cands {
 		s.addGroupCandidates(bf)
 	}
@@ -142,7 +162,8 @@ func (p *SitePlan) AddFunction(fn *ssa.Function, cfg SiteConfig) {
 
 // Decide decides the drops, field groups, unpublished sites and merged
 // static ranges of the package from what AddFunction gathered, and
-// forgets that.
+// which calls are covered (every SSA call at the position calls the
+// callee's F__bfnc copy, Decisions.Call), and forgets that.
 func (p *SitePlan) Decide(f *Facts) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -182,6 +203,11 @@ func (p *SitePlan) Decide(f *Facts) {
 		}
 	}
 	p.decideMerges(s.merges)
+	for pos, n := range s.calls {
+		if n[0] > 0 && n[0] == n[1] {
+			p.covered[SiteKey{Pos: pos}] = true
+		}
+	}
 	p.access, p.groupStructs = s.acc, s.structs
 	p.facts = siteFacts{}
 }

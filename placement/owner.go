@@ -5,8 +5,6 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"iter"
-	"slices"
 	"sort"
 
 	"golang.org/x/tools/go/ssa"
@@ -93,7 +91,6 @@ type Decisions struct {
 	// parameter.
 	UpCopies map[*ssa.Function][]*UpCopy
 
-	fns   []*ssa.Function                           // the functions decided over
 	unpub map[*ssa.Function]map[ssa.Instruction]int // Unpublished, per function
 	calls map[*ssa.Call]*CallDecision               // the calls made to copies
 }
@@ -145,7 +142,7 @@ func (d *CallDecision) String() string {
 // package (AnalyzedFunctions), with the emission facts f.
 func Decide(fns []*ssa.Function, f *Facts, opts DecideOptions) *Decisions {
 	d := &Decisions{Covers: map[*ssa.Function]*Cover{}, UpCopies: map[*ssa.Function][]*UpCopy{},
-		fns: fns, unpub: map[*ssa.Function]map[ssa.Instruction]int{}, calls: map[*ssa.Call]*CallDecision{}}
+		unpub: map[*ssa.Function]map[ssa.Instruction]int{}, calls: map[*ssa.Call]*CallDecision{}}
 	copyable := opts.Copyable
 	if copyable == nil {
 		copyable = defaultCopyable
@@ -178,7 +175,7 @@ func defaultCopyable(fn *ssa.Function) bool {
 
 // decideCovers records the access summaries of the package-level
 // functions called in a loop of the package, and the calls in loops that
-// call their copies.
+// call their copies (coverable.go says which calls can).
 func (d *Decisions) decideCovers(fns []*ssa.Function, f *Facts, copyable func(*ssa.Function) bool) {
 	summary := map[*ssa.Function]*Cover{}
 	coverOf := func(fn *ssa.Function) *Cover {
@@ -199,6 +196,7 @@ func (d *Decisions) decideCovers(fns []*ssa.Function, f *Facts, copyable func(*s
 		inPkg[fn] = true
 	}
 	for _, fn := range fns {
+		var cs *callSyntax
 		for _, b := range fn.Blocks {
 			if !inCycle(b) {
 				continue
@@ -212,7 +210,14 @@ func (d *Decisions) decideCovers(fns []*ssa.Function, f *Facts, copyable func(*s
 				if callee == nil || !inPkg[callee] || callee.Pkg != fn.Pkg {
 					continue
 				}
-				if c := coverOf(callee); c != nil && c.Param < len(call.Call.Args) {
+				c := coverOf(callee)
+				if c == nil || c.Param >= len(call.Call.Args) {
+					continue
+				}
+				if cs == nil {
+					cs = newCallSyntax(fn)
+				}
+				if cs.coverable(call.Pos(), c.Param) {
 					d.Covers[callee] = c
 					d.calls[call] = &CallDecision{Call: call, Callee: callee, Cover: c, Param: -1}
 				}
@@ -307,10 +312,6 @@ func (d *Decisions) Unpublished(fn *ssa.Function) map[ssa.Instruction]int {
 	}
 	return d.unpub[fn]
 }
-
-// Functions returns the functions the decisions are about, in the order
-// Decide was given them.
-func (d *Decisions) Functions() iter.Seq[*ssa.Function] { return slices.Values(d.fns) }
 
 // Call returns the decision for the call c, or nil: c calls its callee.
 func (d *Decisions) Call(c *ssa.Call) *CallDecision {

@@ -22,9 +22,9 @@ import (
 // the plan, refusals included, says what the binary does.
 //
 // The plan holds the static loop ranges (LoopSites) and which of them
-// merge into one (RangeMerge), the RedCard drops, the field groups and
-// the unpublished sites (AddFunction, Decide); footprints and covered
-// calls are still passed to the instrumenter as before (Plan, Decisions).
+// merge into one (RangeMerge), the RedCard drops, the field groups, the
+// unpublished sites and the covered calls (AddFunction, Decide);
+// footprints are still passed to the instrumenter as before (Plan).
 
 // A SiteKey names the accesses of one kind at one source position: the
 // position go/ssa gives the load or store (Access.Pos: the selector of
@@ -58,6 +58,7 @@ type SitePlan struct {
 	memberOf map[SiteKey]*Group // by member left out
 	unpub    map[SiteKey]bool
 	mergeOf  map[SiteKey]*RangeMerge // by member
+	covered  map[SiteKey]bool        // covered calls, by the call's parenthesis
 	// access are the accesses of each site (Decide).
 	access map[SiteKey][]*Access
 	// groupStructs are the structs whose fields BigFoot's plans group.
@@ -76,10 +77,11 @@ const (
 	EntryGroup                    // a field group's check, at its anchor (GroupAt)
 	EntryMember                   // a member left out for its group (MemberOf)
 	EntryUnpublished              // an unpublished site (Unpublished)
+	EntryCall                     // a covered call, at its parenthesis (CoveredCall)
 	EntryMerge                    // a merged static range, at its first member (Merges)
 )
 
-var entryNames = [...]string{"range", "dropped", "group", "member", "unpublished", "merge"}
+var entryNames = [...]string{"range", "dropped", "group", "member", "unpublished", "covered call", "merge"}
 
 func (e Entry) String() string { return entryNames[e] }
 
@@ -92,10 +94,10 @@ type entryKey struct {
 func NewSitePlan() *SitePlan {
 	return &SitePlan{
 		loops: map[SiteKey]*LoopSite{}, drops: map[SiteKey]*Drop{}, groupAt: map[SiteKey]*Group{},
-		memberOf: map[SiteKey]*Group{}, unpub: map[SiteKey]bool{}, mergeOf: map[SiteKey]*RangeMerge{},
+		memberOf: map[SiteKey]*Group{}, unpub: map[SiteKey]bool{}, mergeOf: map[SiteKey]*RangeMerge{}, covered: map[SiteKey]bool{},
 		refused: map[entryKey]string{}, rendered: map[entryKey]bool{},
 		facts: siteFacts{acc: map[SiteKey][]*Access{}, unpubN: map[SiteKey]int{}, syncFree: map[SiteKey]bool{},
-			anchors: map[SiteKey]bool{}, cover: map[SiteKey][]SiteKey{}, structs: map[*types.Struct]bool{}},
+			anchors: map[SiteKey]bool{}, cover: map[SiteKey][]SiteKey{}, structs: map[*types.Struct]bool{}, calls: map[token.Pos][2]int{}},
 	}
 }
 
@@ -212,6 +214,18 @@ func (p *SitePlan) Unpublished(k SiteKey) bool {
 	return p.unpub[k]
 }
 
+// CoveredCall reports whether the call whose parenthesis is at lparen is
+// covered: it calls its callee's F__bfnc copy and records the covered
+// bytes (Decisions.Call, Cover).
+func (p *SitePlan) CoveredCall(lparen token.Pos) bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.covered[SiteKey{Pos: lparen}]
+}
+
 // Accesses returns the accesses of site k (after Decide).
 func (p *SitePlan) Accesses(k SiteKey) []*Access {
 	if p == nil {
@@ -223,7 +237,7 @@ func (p *SitePlan) Accesses(k SiteKey) []*Access {
 }
 
 // Sites returns the sites with a decision of kind e (EntryDrop,
-// EntryGroup, EntryMember or EntryUnpublished), sorted.
+// EntryGroup, EntryMember, EntryUnpublished or EntryCall), sorted.
 func (p *SitePlan) Sites(e Entry) []SiteKey {
 	if p == nil {
 		return nil
@@ -240,6 +254,8 @@ func (p *SitePlan) Sites(e Entry) []SiteKey {
 		keys = slices.Collect(maps.Keys(p.memberOf))
 	case EntryUnpublished:
 		keys = slices.Collect(maps.Keys(p.unpub))
+	case EntryCall:
+		keys = slices.Collect(maps.Keys(p.covered))
 	}
 	slices.SortFunc(keys, SiteKey.compare)
 	return keys
@@ -323,7 +339,8 @@ type SiteDecision struct {
 	// Decision is the kind of decision (Entry): "dropped" (By's check
 	// covers the site), "group" (the site's check checks the field
 	// group Group), "member" (left out for the group whose anchor is
-	// By) or "unpublished".
+	// By), "unpublished", or "covered call" (Pos is the parenthesis of a
+	// call that calls its callee's F__bfnc copy; Write is false).
 	Decision string          `json:"decision"`
 	By       *token.Position `json:"by,omitempty"`
 	ByWrite  bool            `json:"by_write,omitempty"`
@@ -337,6 +354,9 @@ type SiteDecision struct {
 
 func (d SiteDecision) String() string {
 	s := fmt.Sprintf("%s: %s %s", d.Pos, kindName(d.Write), d.Decision)
+	if d.Decision == EntryCall.String() {
+		s = fmt.Sprintf("%s: %s", d.Pos, d.Decision) // a call, of no kind
+	}
 	if d.By != nil {
 		s += fmt.Sprintf(" by %s %d:%d", kindName(d.ByWrite), d.By.Line, d.By.Column)
 	}
@@ -358,7 +378,7 @@ func (d SiteDecision) String() string {
 // ranges, in source order.
 func (p *SitePlan) Decisions(fset *token.FileSet) []SiteDecision {
 	var out []SiteDecision
-	for e := EntryDrop; e <= EntryUnpublished; e++ {
+	for e := EntryDrop; e <= EntryCall; e++ {
 		for _, k := range p.Sites(e) {
 			d := SiteDecision{Pos: fset.Position(k.Pos), Write: k.Write, Decision: e.String()}
 			by := func(b SiteKey) {

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,13 +14,14 @@ import (
 	"github.com/bigfoot-go/bigfoot/placement"
 )
 
-// compareSiteDecisions checks, site by site, that the drops, field groups
-// and unpublished sites analyze prints (sites) are what the overlay of
-// the same build (files: instrumented source by path) contains: a site
-// whose drop, membership of a group or unpublished object the
-// instrumenter rendered has no check of its own there (no R, W, F, RG,
-// WG or FG wrapper of its expression and kind), and a group it rendered
-// is checked at its anchor by RG, WG or FG. Every decision is rendered
+// compareSiteDecisions checks, site by site, that the drops, field
+// groups, unpublished sites and covered calls analyze prints (sites) are
+// what the overlay of the same build (files: instrumented source by path)
+// contains: a site whose drop, membership of a group or unpublished
+// object the instrumenter rendered has no check of its own there (no R,
+// W, F, RG, WG or FG wrapper of its expression and kind), a group it
+// rendered is checked at its anchor by RG, WG or FG, and its covered
+// calls are the overlay's calls of copies (compareCoveredCalls). Every decision is rendered
 // or refused with a reason, none left unreached. A wrapper is matched to
 // its site through the file's site table (the line and column of the
 // expression it checks) and the shape of the expression it wraps (the
@@ -28,6 +32,7 @@ func compareSiteDecisions(t *testing.T, sites []placement.SiteDecision, files ma
 	checks := map[string]map[exprShape]int{}   // file -> wrappers of the overlay, by expression and kind
 	groups := map[string]map[exprShape]int{}   // file -> group wrappers
 	count := map[string]int{}
+	coveredAt := map[string]int{} // file:line -> covered calls rendered there
 	for _, d := range sites {
 		file := d.Pos.Filename
 		if origs[file] == nil {
@@ -40,6 +45,10 @@ func compareSiteDecisions(t *testing.T, sites []placement.SiteDecision, files ma
 			checks[file], groups[file] = overlayWrappers(t, file, src)
 		}
 		switch {
+		case d.Rendered && d.Decision == placement.EntryCall.String():
+			count[d.Decision]++
+			coveredAt[fmt.Sprintf("%s:%d", file, d.Pos.Line)]++
+			continue
 		case d.Rendered:
 			count[d.Decision]++
 		case d.Refused != "":
@@ -67,6 +76,60 @@ func compareSiteDecisions(t *testing.T, sites []placement.SiteDecision, files ma
 		}
 	}
 	t.Logf("site decisions rendered: %v", count)
+	compareCoveredCalls(t, coveredAt, files)
+}
+
+// compareCoveredCalls checks that the overlay (files) calls a function's
+// F__bfnc copy, on each line of the original source, as many times as
+// the plan has covered calls rendered there (coveredAt, by file:line).
+// The copies of functions the overlay appends after the file's lines are
+// left out.
+func compareCoveredCalls(t *testing.T, coveredAt map[string]int, files map[string][]byte) {
+	t.Helper()
+	over := map[string]int{}
+	for file, src := range files {
+		if !strings.HasSuffix(file, ".go") || !bytes.Contains(src, []byte(placement.CoverSuffix+"(")) {
+			continue
+		}
+		orig, err := os.ReadFile(file)
+		if err != nil {
+			continue // a file the overlay adds
+		}
+		lines := bytes.Count(orig, []byte("\n")) + 1
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, file, src, 0)
+		if err != nil {
+			t.Fatalf("the overlay of %s: %v", file, err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			c, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if id, ok := c.Fun.(*ast.Ident); ok && strings.HasSuffix(id.Name, placement.CoverSuffix) {
+				if line := fset.Position(c.Pos()).Line; line <= lines {
+					over[fmt.Sprintf("%s:%d", file, line)]++
+				}
+			}
+			return true
+		})
+	}
+	for k := range mergeLineKeys(coveredAt, over) {
+		if coveredAt[k] != over[k] {
+			t.Errorf("%s: %d covered calls rendered in the plan, %d calls of a copy in the overlay", k, coveredAt[k], over[k])
+		}
+	}
+}
+
+func mergeLineKeys(a, b map[string]int) map[string]bool {
+	out := map[string]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
 }
 
 // An exprShape is an access's expression as the overlay's wrappers name

@@ -26,6 +26,38 @@ func once(k *key) uint32 {
 	return round(1, k)
 }
 
+// roundsLater's calls of round have arguments after the covered one
+// that call (tag) or receive: the record of the covered argument would
+// precede them, and they may synchronize. Not covered.
+func roundsLater(ks []key, c chan uint32) uint32 {
+	r := uint32(0)
+	for j := range ks {
+		r ^= round2(&ks[j], tag(j))
+		r ^= round2(&ks[j], <-c)
+		r ^= round2(&ks[j], uint32(j)) // want "call round2__bfnc covers param 0: R [0,8)"
+	}
+	return r
+}
+
+func round2(k *key, r uint32) uint32 { // want "copy round2__bfnc"
+	return r ^ k.a ^ k.b // want "R k.a,k.b"
+}
+
+func tag(j int) uint32 { return uint32(j) }
+
+// roundsGoto's loop is a goto's, no loop statement: the call is in a
+// cycle of the CFG, but no loop statement holds it. Not covered.
+func roundsGoto(ks []key) uint32 {
+	r, j := uint32(0), 0
+again:
+	if j < len(ks) {
+		r = round(r, &ks[j])
+		j++
+		goto again
+	}
+	return r
+}
+
 // divide may panic other than by a nil k (division by zero): refused.
 func divide(r uint32, k *key) uint32 {
 	return r / k.a // want "R k.a"
