@@ -327,6 +327,7 @@ func (f *Footprint) record(p unsafe.Pointer, size uintptr, site uint32) {
 					case c.seen[j]&bit == 0:
 						c.seen[j] |= bit
 						c.pend[j] |= bit
+						c.dirty |= 1 << j
 						s.count++
 						s.seen++
 						return

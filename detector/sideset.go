@@ -73,9 +73,16 @@ type sideSet struct {
 }
 
 // A sideChunk is one chunk of a side set's bitmap: the elements seen in
-// the span, and those of them not yet checked.
+// the span, and those of them not yet checked. Bit j of dirty is set when
+// pend[j] may hold a bit, so that a commit visits the words with pending
+// elements, not all of the chunk's: a function that gathers from a large
+// array on every call (flate's findMatch over its window) commits its
+// footprint at each return, with a few new elements pending in a set of
+// many chunks, and the scan of every word of every chunk in use was most
+// of the commit.
 type sideChunk struct {
 	seen, pend [chunkWords]uint64
+	dirty      uint64 // one bit per word of pend (chunkWords is 64)
 }
 
 const (
@@ -90,6 +97,9 @@ const (
 	sideSpare = 32
 	sideDir   = 1 << 12
 )
+
+// A chunk's dirty word has a bit for each of its words.
+const _ uint = 64 - chunkWords
 
 // index returns the index in the window of the element of size bytes at
 // a, and whether there is one: a is in the window, at an element's start,
@@ -160,6 +170,7 @@ func (s *sideSet) add(k int) bool {
 	}
 	c.seen[j] |= bit
 	c.pend[j] |= bit
+	c.dirty |= 1 << j
 	s.count++
 	s.seen++
 	return true
@@ -227,9 +238,9 @@ func (s *sideSet) absorb(f *Footprint) bool {
 
 // commit checks every maximal run of pending bits of s as one range and
 // clears them (every seen bit after a GC cycle); the set stays placed,
-// its elements seen. It costs one step
-// per chunk word in use and one range check per run: the elements
-// themselves are not visited.
+// its elements seen. It costs one step per chunk in use, one per word
+// with pending bits and one range check per run: the elements themselves
+// are not visited.
 func (s *sideSet) commit(f *Footprint) {
 	// The shadow may drop state recorded before a GC cycle when another
 	// goroutine touches it (GC reuse), so an element checked before a
@@ -249,11 +260,17 @@ func (s *sideSet) commit(f *Footprint) {
 	lo, hi := 0, 0 // the run being extended: elements [lo, hi)
 	for _, i := range s.used {
 		c := s.dir[i]
-		for j := range c.pend {
+		d := c.dirty
+		if all {
+			d = ^uint64(0) // every word, for its seen bits
+		}
+		for ; d != 0; d &= d - 1 {
+			j := bits.TrailingZeros64(d)
 			w, base := c.pend[j], int(i)<<chunkShift+j*64
 			if all {
 				w = c.seen[j]
 			}
+			c.pend[j] = 0
 			for w != 0 {
 				t := bits.TrailingZeros64(w)
 				n := bits.TrailingZeros64(^(w >> t)) // the ones from t
@@ -268,7 +285,7 @@ func (s *sideSet) commit(f *Footprint) {
 				w &^= 1<<(t+n) - 1
 			}
 		}
-		clear(c.pend[:])
+		c.dirty = 0
 	}
 	s.check(f, lo, hi)
 	s.count = 0

@@ -3,6 +3,7 @@
 package detector
 
 import (
+	"fmt"
 	"math/rand"
 	"runtime"
 	"runtime/debug"
@@ -352,4 +353,45 @@ func TestSideSetChunksOutliveGoroutine(t *testing.T) {
 			t.Errorf("after the second goroutine, the pool holds %d chunks, want %d", m, n)
 		}
 	})
+}
+
+// A commit checks the elements recorded since the last one, which it
+// finds through their chunks' dirty words, at the edges of a word and of
+// a chunk too, and no other element: a write to the element a second
+// call adds to the set races with its read; a write to an element never
+// read does not. After the commit nothing is pending.
+func TestSideSetCommitsNewElements(t *testing.T) {
+	first := []int{0, 62, 65, 3*64 + 5, chunkBits - 2, chunkBits + 1, 2*chunkBits + 99}
+	for _, k := range []int{63, 64, 127, chunkBits - 1, chunkBits, 2*chunkBits + 100} {
+		for _, racy := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%d/race=%v", k, racy), func(t *testing.T) {
+				x := make([]int64, 3*chunkBits)
+				w := k
+				if !racy {
+					w = 200 // never read
+				}
+				expect(t, racy, func(g *G) {
+					<-spawn(g, func(g *G) { *W(g, &x[w], 0) = 1 })
+					<-spawn(g, func(g *G) {
+						gather(g, x, first)
+						f := g.Footprint(0, false)
+						for _, i := range first {
+							_ = *F(f, &x[i], 0) // seen: not pending
+						}
+						_ = *F(f, &x[k], 0)
+						s := f.side
+						if s == nil || s.count != 1 {
+							t.Fatalf("side set %+v after a new element, want one pending", s)
+						}
+						g.PopFootprints(f)
+						for _, i := range s.used {
+							if c := s.dir[i]; c.dirty != 0 || c.pend != [chunkWords]uint64{} {
+								t.Errorf("chunk %d: dirty %#x, pending bits left after the commit", i, c.dirty)
+							}
+						}
+					})
+				})
+			})
+		}
+	}
 }
