@@ -190,6 +190,13 @@ func shortBytes(elem uintptr, n int) bool {
 
 // checkBytes checks an access of the n bytes at p as one access.
 func (g *G) checkBytes(p unsafe.Pointer, n uintptr, write bool, site uint32) {
+	// A short range is often checked again in the same epoch (flate's
+	// matchLen over its window, a regexp's input read by each pattern,
+	// a buffer's bytes read by each copy out of it): then there is
+	// nothing to do, and no stack to note in the history.
+	if space.SameRange(&g.t, uintptr(p), n, write) {
+		return
+	}
 	g.note(site, uintptr(p), uintptr(p)+n)
 	var r shadow.Race // written only on a conflict (shadow.Space.Check)
 	if space.Check(&g.t, p, n, write, site, &r) {

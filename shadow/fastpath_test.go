@@ -225,3 +225,52 @@ func TestWiden(t *testing.T) {
 		}
 	}
 }
+
+// TestSameRange checks SameRange, Same for a range of any length: true
+// exactly when every byte of the range was accessed in the epoch with
+// an access of its kind, across a page's edge, over fresh entries (the
+// first access of fresh memory), granules and split granules alike; false
+// for a byte outside what was accessed, in another epoch and for another
+// thread.
+func TestSameRange(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	buf := escape(new([3 * 4096]byte))
+	base := uintptr(unsafe.Pointer(&buf[0]))
+	lo := (base+4096+100)&^4095 - 100 // 100 bytes before a page's start
+	p := unsafe.Pointer(&buf[lo-base])
+	a := thread(1, 1, nil)
+	s.Write(a, p, 250, 0) // fresh: fresh entries
+	for _, c := range []struct {
+		off, n uintptr
+		want   bool
+	}{
+		{0, 250, true},
+		{96, 8, true}, // across the page's edge
+		{0, 251, false},
+		{^uintptr(0), 10, false}, // from the byte before
+	} {
+		if got := s.SameRange(a, lo+c.off, c.n, true); got != c.want {
+			t.Errorf("SameRange(lo%+d, %d) after a write of [lo, lo+250) = %v, want %v", int(c.off), c.n, got, c.want)
+		}
+	}
+	if s.SameRange(a, lo, 250, false) {
+		t.Error("SameRange of a read after a write only: true, want false")
+	}
+	s.Read(a, p, 250, 0) // granules now
+	if !s.SameRange(a, lo, 250, false) || !s.SameRange(a, lo, 250, true) {
+		t.Error("SameRange after a write and a read of the range: false, want true")
+	}
+	s.Write(a, unsafe.Add(p, 3), 1, 7) // splits a granule
+	if !s.SameRange(a, lo, 250, true) || s.SameRange(a, lo, 251, true) {
+		t.Error("SameRange over a split granule: wrong")
+	}
+	if b := thread(2, 1, nil); s.SameRange(b, lo, 250, false) {
+		t.Error("SameRange true for another thread")
+	}
+	a.VC[1]++
+	a.Epoch = MakeEpoch(1, a.VC[1])
+	if s.SameRange(a, lo, 250, false) || s.SameRange(a, lo, 8, true) {
+		t.Error("SameRange true in a new epoch")
+	}
+}

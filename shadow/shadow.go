@@ -1199,6 +1199,24 @@ func (s *Space) sameWide(t *Thread, a, size uintptr, write bool) bool {
 	return true
 }
 
+// SameRange is Same for an access of any length: it reports whether every
+// granule of [a, a+size) records t's current epoch for the bytes the
+// access covers, in whatever form holds the granule's state (a whole
+// cell, parts, a run, a fresh entry; see fast), in which case there is
+// nothing to do. It changes nothing, and a false result decides nothing:
+// the caller calls Check, which finds the same granules in the epoch
+// again up to the first that is not, usually the first granule.
+func (s *Space) SameRange(t *Thread, a, size uintptr, write bool) bool {
+	for end := a + size; a < end; {
+		n := min(8-a&7, end-a)
+		if _, same := s.fast(t, a, uint8(a&7), uint8(a&7+n), write); !same {
+			return false
+		}
+		a += n
+	}
+	return true
+}
+
 // fast is the lock-free same-epoch check of the bytes [lo, hi) of the
 // granule at addr, in Access's loop; a whole cell that covers [lo, hi)
 // decides it (see Same). When it fails at the whole cell of a granule
