@@ -32,10 +32,13 @@ package detector
 // hooks; finGoHook, cleanupStartHook and cleanupEndHook are the hooks
 // the runtime calls (nil until this package's init).
 var (
-	cleanupHooked    bool
-	finGoHook        func()
+	cleanupHooked bool
+	//lint:ignore U1000 the runtime reads it through a linkname.
+	finGoHook func()
+	//lint:ignore U1000 the runtime reads it through a linkname.
 	cleanupStartHook func()
-	cleanupEndHook   func()
+	//lint:ignore U1000 the runtime reads it through a linkname.
+	cleanupEndHook func()
 )
 
 func init() {
