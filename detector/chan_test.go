@@ -511,6 +511,9 @@ func TestContextHooks(t *testing.T) {
 
 // A close racing with a send is a race on the channel itself (Go's
 // TestRaceChanSendClose); a close after the sends it follows is not.
+// Either may come first: a send after the close panics (recovered here),
+// and its read of the channel is reported all the same, as Go's race
+// runtime reads before it panics.
 func TestChanSendClose(t *testing.T) {
 	both(t, func(g *G, synced bool) {
 		ch := make(chan int, 2)
@@ -524,6 +527,25 @@ func TestChanSendClose(t *testing.T) {
 				RaceAcquire(unsafe.Pointer(mu))
 			}
 			close(Close(g, ch))
+		})
+	})
+	both(t, func(g *G, synced bool) {
+		ch := make(chan int, 2)
+		mu := new(int)
+		<-spawn(g, func(g *G) {
+			close(Close(g, ch))
+			RaceRelease(unsafe.Pointer(mu))
+		})
+		<-spawn(g, func(g *G) {
+			if synced {
+				RaceAcquire(unsafe.Pointer(mu))
+			}
+			defer func() {
+				if recover() == nil {
+					t.Error("a send on a closed channel did not panic")
+				}
+			}()
+			send(g, ch, 1)
 		})
 	})
 }

@@ -78,7 +78,7 @@ func (s Sender[T]) Send(g *G, v T) {
 	}
 	var r shadow.Race
 	st, race := g.sendLocked(p, &r)
-	sent := sendNow(g, st, c, v)
+	sent := sendNow(g, st, c, v, p, &r, race)
 	if race || verifyChecks {
 		g.chanReport(p, false, &r, race)
 	}
@@ -92,16 +92,29 @@ func (s Sender[T]) Send(g *G, v T) {
 // sendNow sends v on c if that does not block and then completes the
 // send; st is c's state, locked, and sendNow unlocks it. A send on a
 // closed channel panics, even one that would not block, so the unlock is
-// deferred: a recovered panic must not leave the state locked.
-func sendNow[T any](g *G, st *chanState, c chan<- T, v T) bool {
-	defer st.mu.Unlock()
+// deferred: a recovered panic must not leave the state locked. The
+// panic must not lose the send's read of the channel either: sendLocked
+// found whether it races (race, *r), to be reported once the state is
+// unlocked, and a send racing with the close it panics on is the race
+// Go's TestRaceChanSendClose expects (missed whenever the send ran after
+// the close). So the deferred call reports it when the send panicked,
+// and the panic goes on as it was.
+func sendNow[T any](g *G, st *chanState, c chan<- T, v T, p uintptr, r *shadow.Race, race bool) (sent bool) {
+	done := false
+	defer func() {
+		st.mu.Unlock()
+		if !done && (race || verifyChecks) {
+			g.chanReport(p, false, r, race)
+		}
+	}()
 	select {
 	case c <- v:
 		st.completeSend(g, capacity(st, c))
-		return true
+		sent = true
 	default:
-		return false
 	}
+	done = true
+	return sent
 }
 
 // Async wraps a callback that the standard library runs on a goroutine of

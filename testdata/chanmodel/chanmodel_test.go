@@ -315,3 +315,25 @@ func TestNoRaceSelectSendThenClose(t *testing.T) {
 	<-c
 	close(c)
 }
+
+// A send racing with a close, the close usually first (Go's
+// TestRaceChanSendClose with the sleep moved to the sender): the send
+// reads the channel before it panics on the close, whichever runs first.
+func TestRaceSendAfterClose(t *testing.T) {
+	c := make(chan int, 1)
+	done := make(chan bool, 2)
+	go func() {
+		defer func() {
+			recover()
+			done <- true
+		}()
+		time.Sleep(10 * time.Millisecond)
+		c <- 1
+	}()
+	go func() {
+		close(c)
+		done <- true
+	}()
+	<-done
+	<-done
+}
