@@ -366,3 +366,29 @@ func TestForkPublishesWiderClock(t *testing.T) {
 		}
 	})
 }
+
+// TestAcquireGlobalPublishes checks that a goroutine that acquires what
+// every goroutine has done (the finalizer and cleanup goroutines at each
+// batch, which make no other synchronization operation) publishes a
+// snapshot of the clock it acquired: its older snapshot, below the final
+// epochs of goroutines that exited since, would hold the frontier and the
+// floor there, and no clock would be trimmed again.
+func TestAcquireGlobalPublishes(t *testing.T) {
+	expect(t, false, func(g *G) {
+		mu := new(sync.Mutex)
+		var ws []<-chan struct{}
+		for range 100 {
+			ws = append(ws, spawn(g, func(g *G) {
+				Lock(g, mu)
+				Unlock(g, mu)
+			}))
+		}
+		for _, w := range ws {
+			<-w
+		}
+		g.acquireGlobal()
+		if s, want := *g.snap.Load(), *snapOf(g.t.VC, g.tid); !slices.Equal(s, want) {
+			t.Errorf("after acquiring every goroutine's epoch, g's snapshot is %v, want %v (its clock's)", s, want)
+		}
+	})
+}
