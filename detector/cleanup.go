@@ -2,6 +2,12 @@
 
 package detector
 
+import (
+	"unsafe"
+
+	"github.com/bigfoot-go/bigfoot/shadow"
+)
+
 // Finalizers and cleanups run on the runtime's own goroutines: one
 // finalizer goroutine, and one or more cleanup goroutines, each running
 // the cleanups of a batch one after another. Go's race runtime orders them
@@ -54,28 +60,54 @@ func finGo() {
 	Cur().acquireGlobal()
 }
 
-// cleanupStart gives the calling cleanup goroutine a new state for the
-// cleanup it runs next, forked from its own (which it keeps in outer).
+// cleanupOuter maps a cleanup goroutine (its registry key) that is running
+// a cleanup to its own state, from cleanupStart to cleanupEnd.
+var cleanupOuter shadow.Map[G]
+
+// cleanupStart prepares a new state for the cleanup the calling cleanup
+// goroutine runs next. The state is forked from the goroutine's own when
+// the cleanup first runs instrumented code (cleanupState, from curSlow),
+// not here: most cleanups are the runtime's and the shadow's own (a
+// shadow page's freeSlots), and a state for each would allocate on the
+// heap at every collection (TestGCCountSameAsPlain).
 func cleanupStart() {
 	g := Cur()
-	c := g.Fork(0).g
-	c.outer = g
 	key, gp := curKey()
 	registry.CompareAndDelete(key, g)
+	if slotOff != 0 && *slot(gp) == g.slotWord() {
+		*slot(gp) = 0
+	}
+	cleanupOuter.Store(key, g)
+}
+
+// cleanupState returns the state of the cleanup the calling goroutine
+// (key, gp) runs, forked from the goroutine's own, or nil if it is not
+// running a cleanup.
+func cleanupState(key uintptr, gp unsafe.Pointer) *G {
+	g := cleanupOuter.Load(key)
+	if g == nil {
+		return nil
+	}
+	c := g.Fork(0).g
+	c.outer = g
 	c.start(key, gp)
+	return c
 }
 
 // cleanupEnd ends the state of the cleanup that the calling cleanup
-// goroutine ran, as a goroutine's ends (its last epoch stays for the
-// next batch's finGo to acquire), and restores the goroutine's own.
+// goroutine ran, if it made one, as a goroutine's ends (its last epoch
+// stays for the next batch's finGo to acquire), and restores the
+// goroutine's own.
 func cleanupEnd() {
-	c := Cur()
-	g := c.outer
-	if g == nil {
-		return // not a cleanup's state: cleanupStart did not run
-	}
-	c.Exit()
 	key, gp := curKey()
+	g := cleanupOuter.Load(key)
+	if g == nil {
+		return // cleanupStart did not run
+	}
+	cleanupOuter.CompareAndDelete(key, g)
+	if c := registry.Load(key); c != nil && c.outer == g {
+		c.Exit()
+	}
 	registry.Store(key, g)
 	g.keep(gp)
 }

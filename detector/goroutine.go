@@ -156,11 +156,15 @@ func (g *G) keep(gp unsafe.Pointer) {
 func (g *G) slotWord() uintptr { return uintptr(unsafe.Pointer(g)) | 1 }
 
 // curSlow adopts the state an instrumented go statement prepared for the
-// goroutine (adopt), or creates the state of a goroutine started elsewhere.
+// goroutine (adopt), makes a cleanup's (cleanupState), or creates the
+// state of a goroutine started elsewhere.
 // The latter has no fork edge, so it acquires the process-wide handoff
 // clock (see docs/api.md, "Goroutines started elsewhere").
 func curSlow(key uintptr, gp unsafe.Pointer) *G {
 	if g := adopt(key, gp); g != nil {
+		return g
+	}
+	if g := cleanupState(key, gp); g != nil {
 		return g
 	}
 	shadow.RefreshGen() // see shadow.RefreshGen: goroutine boundaries
