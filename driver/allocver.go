@@ -260,12 +260,9 @@ func allocVersionFiles(dir string) (map[string][]byte, error) {
 	}
 	for _, p := range allocVersionPatches {
 		path := filepath.Join(dir, p.file)
-		src, ok := files[path]
-		if !ok {
-			var err error
-			if src, err = os.ReadFile(path); err != nil {
-				return nil, err
-			}
+		src, err := patchedOrRead(files, path)
+		if err != nil {
+			return nil, err
 		}
 		out, err := p.apply(src)
 		if err != nil {
@@ -303,4 +300,13 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// patchedOrRead returns the content of the runtime file at path: as files
+// (path -> content) has it, patched by an earlier patch, or as read.
+func patchedOrRead(files map[string][]byte, path string) ([]byte, error) {
+	if src, ok := files[path]; ok {
+		return src, nil
+	}
+	return os.ReadFile(path)
 }

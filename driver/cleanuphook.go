@@ -2,7 +2,6 @@ package driver
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -85,12 +84,9 @@ func cleanupHookFiles(dir string) (map[string][]byte, error) {
 	files := map[string][]byte{filepath.Join(dir, cleanupHookFile): []byte(cleanupHookSource)}
 	for _, p := range cleanupPatches {
 		path := filepath.Join(dir, p.file)
-		src, ok := files[path]
-		if !ok {
-			var err error
-			if src, err = os.ReadFile(path); err != nil {
-				return nil, err
-			}
+		src, err := patchedOrRead(files, path)
+		if err != nil {
+			return nil, err
 		}
 		if strings.Count(string(src), p.decl) != 1 {
 			return nil, fmt.Errorf("%s: %q not found once as expected", path, firstLine(strings.TrimSpace(p.decl)))

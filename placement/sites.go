@@ -363,15 +363,7 @@ func (d SiteDecision) String() string {
 	if d.Group != "" {
 		s += " " + d.Group
 	}
-	switch {
-	case d.Rendered:
-		s += " (rendered)"
-	case d.Refused != "":
-		s += " (not rendered: " + d.Refused + ")"
-	default:
-		s += " (not reached)"
-	}
-	return s
+	return s + renderState(d.Rendered, d.Refused)
 }
 
 // Decisions returns the plan's decisions on sites other than static
@@ -449,15 +441,7 @@ func (d MergeDecision) String() string {
 	for _, m := range d.Members {
 		s += fmt.Sprintf(" %d:%d", m.Line, m.Column)
 	}
-	switch {
-	case d.Rendered:
-		s += " (rendered)"
-	case d.Refused != "":
-		s += " (not rendered: " + d.Refused + ")"
-	default:
-		s += " (not reached)"
-	}
-	return s
+	return s + renderState(d.Rendered, d.Refused)
 }
 
 // MergeDecisions returns the plan's merged static ranges in source order.
@@ -485,4 +469,16 @@ type SiteReport struct {
 	Ranges []RangeDecision `json:"ranges"`
 	Merges []MergeDecision `json:"merges"`
 	Sites  []SiteDecision  `json:"sites"`
+}
+
+// renderState is how a decision's rendering reads in its String: rendered,
+// refused by the instrumenter with its reason, or never reached.
+func renderState(rendered bool, refused string) string {
+	switch {
+	case rendered:
+		return " (rendered)"
+	case refused != "":
+		return " (not rendered: " + refused + ")"
+	}
+	return " (not reached)"
 }
