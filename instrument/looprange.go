@@ -897,11 +897,12 @@ func (r *fileRewriter) openRange(rs *rangeSite, lo string, step int64) string {
 // rangeFor renders the for loop s with the static ranges of lp.
 func (r *fileRewriter) rangeFor(s *ast.ForStmt, lp *loopPlan) stmtOut {
 	r.enterLoop(s)
-	cond, post := r.exprSub(s.Cond), r.simple(s.Post)
+	cond, post := r.exprSub(s.Cond), r.forPost(s.Post)
 	body, opened := r.rangeBody(s.Body, lp)
 	r.leaveLoop()
 	if len(opened) == 0 {
-		return stmtOut{text: r.spliceNode(s, r.simple(s.Init), cond, post, body)}
+		init, pre := r.forInit(s.Init)
+		return stmtOut{pre: pre, preDecl: pre != "", text: r.spliceNode(s, init, cond, post, body)}
 	}
 	// i := lo becomes i := OpenRange(fp1, a, OpenRange(fp0, b, lo, …), …):
 	// lo is evaluated once, before the loop, and each range starts at it.

@@ -33,12 +33,12 @@ func (r *fileRewriter) forStmt(s *ast.ForStmt) stmtOut {
 	} else if r.p.staticRanges() {
 		r.refuseLoop(s.Pos(), "its variables are shared, or its function has no footprints")
 	}
-	init := r.simple(s.Init)
+	init, pre := r.forInit(s.Init)
 	r.enterLoop(s)
-	cond, post, body := r.exprSub(s.Cond), r.simple(s.Post), r.block(s.Body)
+	cond, post, body := r.exprSub(s.Cond), r.forPost(s.Post), r.block(s.Body)
 	r.leaveLoop()
 	if len(vars) == 0 {
-		return stmtOut{text: r.spliceNode(s, init, cond, post, subOf(s.Body, body))}
+		return stmtOut{pre: pre, preDecl: pre != "", text: r.spliceNode(s, init, cond, post, subOf(s.Body, body))}
 	}
 	hidden := make([]string, len(vars))
 	var start strings.Builder

@@ -62,8 +62,8 @@ func declares(s ast.Stmt) bool {
 // statement: it is returned as pre, with its hooks, and the init's place
 // (up to the condition or tag) becomes empty. The caller then renders the
 // statement in a block of its own, which scopes the init's variables as
-// the statement did. (simple dropped those hooks: the write went
-// unchecked in every mode.)
+// the statement did. (Rendered in place, the write went unchecked in
+// every mode.)
 func (r *fileRewriter) init(s ast.Stmt) (sub, string) {
 	if s == nil {
 		return sub{}, ""
@@ -92,17 +92,57 @@ func (r *fileRewriter) elseBranch(s ast.Stmt) sub {
 	return subOf(s, o.text)
 }
 
-// simple renders a statement in a position that takes one simple statement
-// (for init, for post).
-func (r *fileRewriter) simple(s ast.Stmt) sub {
+// A for statement's init and post statements take one simple statement,
+// with no room for the checks lvalue emits after it. Only a write whose
+// right-hand side may synchronize needs that room, as in
+// for p.cur = p.next(); ...: its check must follow the call, where go -race
+// makes it, and in place it would precede the call. Anything else is
+// checked in place; a C call's hooks alone are lost (noted by cgoHooks).
+
+// syncedWrite reports whether s assigns the result of a right-hand side
+// that may synchronize to a target it has to check after the statement.
+func (r *fileRewriter) syncedWrite(s ast.Stmt) bool {
+	as, ok := s.(*ast.AssignStmt)
+	return ok && as.Tok != token.DEFINE && r.fn != nil && r.assignOrder(as) == checkAfterSync
+}
+
+// forInit renders the init statement of a for statement. A synced write
+// (syncedWrite) moves before the loop with its checks, as an if
+// statement's init does (init), and leaves the init empty. A definition never moves: each iteration
+// of a Go 1.22 loop has its own copy of the variables it declares.
+func (r *fileRewriter) forInit(s ast.Stmt) (sub, string) {
+	if s == nil {
+		return sub{}, ""
+	}
+	if !r.syncedWrite(s) {
+		return subOf(s, r.stmt(s, false).text), ""
+	}
+	o := r.stmt(s, true)
+	if o.pre == "" && o.post == "" && !o.block {
+		return subOf(s, o.text), ""
+	}
+	return subOf(s, ""), o.pre + o.text + o.post + "; "
+}
+
+// forPost renders the post statement of a for statement. A synced write
+// (syncedWrite) runs in a function literal called in its place,
+// func() { stmt; checks }(), the one statement list a post statement can
+// hold (moving it to the end of the body would need every continue
+// rewritten). The literal reads and writes the variables of the iteration
+// that the post statement starts, as the statement did; what its calls
+// see of the stack has one frame more.
+func (r *fileRewriter) forPost(s ast.Stmt) sub {
 	if s == nil {
 		return sub{}
 	}
-	o := r.stmt(s, false)
-	if o.pre != "" || o.post != "" {
-		r.note(s.Pos(), "internal: statement hooks dropped in init/post position")
+	if !r.syncedWrite(s) {
+		return subOf(s, r.stmt(s, false).text)
 	}
-	return subOf(s, o.text)
+	o := r.stmt(s, true)
+	if o.pre == "" && o.post == "" && !o.block {
+		return subOf(s, o.text)
+	}
+	return subOf(s, "func() { "+o.pre+o.text+o.post+" }()")
 }
 
 func (r *fileRewriter) stmt(s ast.Stmt, list bool) stmtOut {
