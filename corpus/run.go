@@ -279,6 +279,7 @@ func runSuite(ctx context.Context, opts Options, env []string, dir, tool string,
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
+	rusage.ResetPeak() // the child's peak starts at this process's otherwise
 	start := time.Now()
 	err := cmd.Run()
 	r := &SuiteRun{Tool: tool, Index: index, Wall: time.Since(start).Seconds()}
