@@ -60,4 +60,5 @@ func (v *syncVar) releaseAcquired(g *G) {
 		return
 	}
 	v.vc = trim(append(v.vc[:0], g.t.VC...), 0)
+	v.dom = g.serial
 }

@@ -20,6 +20,16 @@ package detector
 // A release by another goroutine, or by the same one after its clock
 // changed elsewhere, gives the object a clock of its own again (own),
 // as before. Objects of narrow clocks keep them inline instead.
+//
+// An object also names a goroutine whose clock is at least its own
+// (syncVar.dom): the last to acquire it, or to release into it what it
+// had acquired, or whose clock it copied. That goroutine's next acquire of
+// it would change nothing, and is skipped: a pool's worker that loads and
+// adds to its task's atomics, a context's values loaded by the goroutine
+// that made it, a mutex locked again by its last holder. A goroutine's
+// clock only grows (trim drops entries at or below the floor, which HB
+// reads for a missing entry), so the bound holds until another goroutine
+// releases into the object.
 
 // frozenClock returns a copy of g's clock that objects g releases into may
 // share: the last one made, if g's clock has changed since in g's own
@@ -50,15 +60,23 @@ func sameBut(a, b []uint64, i int) bool {
 
 // releaseBy joins g's clock into v's; v is locked. A clock v shares
 // with g (inline[2] is g's serial) is g's own at an earlier release, which
-// g's clock now includes: v then shares g's clock as it is now.
+// g's clock now includes: v then shares g's clock as it is now. So does a
+// clock v shares with another goroutine if g's is at least v's (dom: g
+// acquired v since), where a copy of v's own would be made and joined
+// (a pool's task's context, made by the submitter, its atomics loaded by
+// the worker).
 func (v *syncVar) releaseBy(g *G) {
-	if len(g.t.VC) > len(v.inline) && (!v.shared && len(v.vc) == 0 || v.shared && v.inline[2] == g.serial) {
+	if len(g.t.VC) > len(v.inline) && (!v.shared && len(v.vc) == 0 || v.shared && (v.inline[2] == g.serial || v.dom == g.serial)) {
 		v.vc, v.shared = g.frozenClock(), true
 		v.inline[0], v.inline[1], v.inline[2] = uint64(g.tid), g.t.VC[g.tid], g.serial
+		v.dom = g.serial
 		return
 	}
 	v.own(len(g.t.VC))
 	v.vc = g.releaseInto(v.vc)
+	if v.dom != g.serial {
+		v.dom = 0 // the join may exceed every goroutine's clock
+	}
 }
 
 // own gives v a clock of its own, with the entries of the one it shares,
@@ -75,8 +93,13 @@ func (v *syncVar) own(n int) {
 	clear(v.inline[:])
 }
 
-// acquireBy joins v's clock into g's; v is locked.
+// acquireBy joins v's clock into g's; v is locked. Nothing to do if g's
+// clock is known to be at least v's (dom).
 func (v *syncVar) acquireBy(g *G) {
+	if v.dom == g.serial {
+		return
+	}
+	v.dom = g.serial
 	if !v.shared {
 		v.vc = trim(v.vc, 0)
 		g.joinClock(v.vc)
@@ -106,5 +129,5 @@ func (v *syncVar) joinInto(dst []uint64) []uint64 {
 // reset empties v's clock.
 func (v *syncVar) reset() {
 	clear(v.inline[:])
-	v.vc, v.shared = v.inline[:0], false
+	v.vc, v.shared, v.dom = v.inline[:0], false, 0
 }

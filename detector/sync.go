@@ -34,9 +34,12 @@ type syncVar struct {
 	// inline holds the clock of a program of few goroutines, saving
 	// an allocation and a cache miss per sync object (a table of a
 	// million atomically accessed words has a million). The fields
-	// come in this order so that a syncVar takes 120 bytes (shared
+	// come in this order so that a syncVar takes 128 bytes (shared
 	// fills deleted's padding).
 	inline [6]uint64
+	// dom is the serial of a goroutine whose clock is at least vc's,
+	// whose acquire is then skipped (objclock.go), 0 if none is known.
+	dom uint64
 }
 
 // newSyncVar returns the sync object of a new entry at addr, for g.
