@@ -117,3 +117,34 @@ func TestSyncObjectClockModel(t *testing.T) {
 		t.Error("no acquire was dominated: the test does not exercise dom")
 	}
 }
+
+// TestReleaseAfterAcquireShares: a goroutine that acquired an object whose
+// clock another goroutine's release made (a task's context, made by the
+// submitter) and releases into it shares its own frozen clock, as the
+// other objects it releases into in a row do, instead of giving the
+// object a copy of its own.
+func TestReleaseAfterAcquireShares(t *testing.T) {
+	submitter, worker := wideG(40), wideG(40)
+	var objs [2]*syncVar
+	for i := range objs {
+		objs[i] = submitter.newSyncVar(0)
+		objs[i].releaseBy(submitter)
+		submitter.tick()
+	}
+	for _, v := range objs {
+		worker.acquireFrom(v)
+	}
+	for i, v := range objs {
+		want := slices.Clone(worker.t.VC)
+		v.mu.Lock()
+		v.releaseBy(worker)
+		v.mu.Unlock()
+		worker.tick()
+		if !v.shared || !sameArray(v.vc, worker.frozen) {
+			t.Errorf("object %d: the worker's release does not share its frozen clock", i)
+		}
+		if got := clockOf(v); !slices.Equal(got, want) {
+			t.Errorf("object %d: clock %v, want the worker's %v", i, got, want)
+		}
+	}
+}
