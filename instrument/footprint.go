@@ -6,6 +6,8 @@ import (
 	"go/token"
 	"go/types"
 	"strings"
+
+	"github.com/bigfoot-go/bigfoot/placement"
 )
 
 // Deferred checks (-mode=slimstate and -mode=bigfoot).
@@ -28,27 +30,19 @@ import (
 // deferred past one however the function leaves or loops: a panic leaves
 // the footprint pending until the goroutine's next synchronization or end.
 //
-// Which accesses are deferred:
-//
-//   - only accesses inside a for or range loop of the function itself
-//     (not of a function literal in it), which are element accesses
-//     a[i] of a slice or array, or fields a[i].f of an element: the
-//     patterns that coalesce into ranges;
-//   - never in a return statement (the pop precedes the results'
-//     evaluation);
-//   - -mode=slimstate defers every such access (SlimState's dynamic
-//     footprints: Rhodes' thesis §3.5.2), one footprint per
-//     array operand, field path and index progression in the function
-//     (a[i] and a[i+1] share one; a[i].x and a[i].y do not, nor do a[i]
-//     and a[j]); a race found at a commit is
-//     reported at the site of the footprint's first access;
-//   - -mode=bigfoot defers the same accesses, keyed the same way (the
-//     ranges BigFoot's loop analysis finds, Rhodes' thesis
-//     §3.3.3, are what these footprints build at run time; grouping
-//     footprints by the plans' loop-range checks instead was measured to
-//     fragment ranges the plans check statement by statement, crypt's
-//     dst[i..i+3] and dst[i+4..i+7]), and its in-place checks are
-//     RedCard's: those the plans prove redundant are dropped (redcard.go).
+// Which accesses are deferred, and which share a footprint, is the site
+// plan's decision (placement.SitePlan.FootprintOf, placement/footprints.go):
+// element accesses in the loops of their function, one footprint per
+// operand, field path and index progression (SlimState's dynamic
+// footprints, Rhodes' thesis §3.5.2), each range statement's element read,
+// and in -mode=bigfoot loop-invariant fields. The instrumenter renders
+// each site as a record, and refuses, in the plan, a site in a return
+// statement (the pop precedes the results' evaluation), one it renders
+// as its static range, and, once the file is done, one it checks
+// otherwise or not at all. In -mode=bigfoot, the in-place checks are
+// RedCard's (redcard.go), and a field group whose object is
+// loop-invariant or an element alias records into a footprint too
+// (groupFootprint: still decided here, by syntax).
 
 // fpCtx is the footprint state of one function being rendered.
 type fpCtx struct {
@@ -57,7 +51,7 @@ type fpCtx struct {
 	loopStmt []ast.Stmt        // those loops, innermost last
 	inReturn bool              // rendering a return statement's results
 	decls    []string          // the footprints' initializers, in order
-	bySite   map[string]string // "pos/write" -> footprint variable
+	bySite   map[string]string // "plan:ID", "group:…" -> footprint variable
 	plans    []*loopPlan       // static ranges of the enclosing for loops (looprange.go)
 	ranges   map[string]bool   // footprint variables holding a static range
 	// loads: the reads of static ranges that store the range's extent
@@ -76,41 +70,39 @@ type fpCtx struct {
 }
 
 // deferredFootprint returns the footprint variable that records the access
-// e of kind write, or "" if e is checked in place. forced marks accesses
-// the language makes contiguous (range loop element reads).
+// e of kind write, or "" if e is checked in place. forced marks the
+// element read of a range statement, which the plan keys by the
+// statement's value variable. The plan decides which accesses share a
+// footprint (placement.SitePlan.FootprintOf); the instrumenter renders a
+// site of one as a record, except in a return statement (the pop
+// precedes the results' evaluation), which it refuses, and a site it
+// renders as its static range.
 func (r *fileRewriter) deferredFootprint(e ast.Expr, write, forced bool) string {
 	fn := r.fn
-	if fn == nil || fn.fp == nil || fn.fp.loops == 0 || fn.fp.inReturn {
+	if fn == nil || fn.fp == nil || fn.fp.loops == 0 {
 		return ""
 	}
+	k := placement.SiteKey{Pos: ssaPos(e), Write: write}
+	if forced {
+		k = placement.SiteKey{Pos: e.Pos()}
+	}
+	sp := r.p.footprints
+	f := sp.FootprintOf(k)
 	if v := r.rangeFootprint(e, write); v != "" {
+		if f != nil {
+			r.footprintOutcome(k, "rendered as its static range")
+		}
 		return v
 	}
-	key := fmt.Sprintf("%d/%v", e.Pos(), write)
-	switch {
-	case r.p.mode.Footprints():
-		if !forced {
-			if !r.elementAccess(e) {
-				if !r.p.mode.StaticRanges() || !r.invariantField(e) {
-					return ""
-				}
-				key = "field:" + r.text(e) + fmt.Sprintf("/%v", write)
-				break
-			}
-			// One footprint per array, field path and index
-			// progression: a[i], a[i+1], ... of one iteration extend
-			// one range, as SlimState's per-thread footprint merges
-			// them into maximal ranges, while a[i] and a[j] of a merge
-			// loop, each advancing on its own, keep a range each
-			// instead of breaking each other's at every iteration.
-			// (Grouping bigfoot's by the plan's loop-range checks
-			// instead fragments ranges the plan checks statement by
-			// statement: crypt's dst[i..i+3] and dst[i+4..i+7].)
-			key = "elem:" + r.elementKey(e) + "@" + r.indexKey(e) + fmt.Sprintf("/%v", write)
-		}
-	default:
+	if f == nil {
 		return ""
 	}
+	if fn.fp.inReturn {
+		r.footprintOutcome(k, "in a return statement: the footprints are popped before the results")
+		return ""
+	}
+	r.footprintOutcome(k, "")
+	key := fmt.Sprintf("plan:%d", f.ID)
 	if v, ok := fn.fp.bySite[key]; ok {
 		return v
 	}
@@ -121,32 +113,29 @@ func (r *fileRewriter) deferredFootprint(e ast.Expr, write, forced bool) string 
 	return v
 }
 
-// invariantField reports whether e is a field path v.f, v.f.g, ... of a
-// local variable v that the innermost enclosing loop neither assigns nor
-// takes the address of nor captures: a location the loop accesses again
-// and again (m.val of `for k := ... { s += m.val[k] }`, p.count of
-// `p.count++`). Its footprint holds the one address and checks it once
-// per synchronization-free stretch of the loop (at the goroutine's next
-// synchronization, the function's return, or after fpMaxReps repeats),
-// not once per iteration: BigFoot's loop-invariant checks
-// (Rhodes' thesis §3.3.3), made by the runtime so that a loop
-// left early, a recovered panic or runtime.Goexit checks exactly the
-// accesses that ran. The footprint records whatever address the access
-// computes, so invariance is what makes the footprint pay, not what makes
-// it sound.
-func (r *fileRewriter) invariantField(e ast.Expr) bool {
-	x := ast.Unparen(e)
-	for {
-		sel, ok := x.(*ast.SelectorExpr)
-		if !ok {
-			break
-		}
-		if s := r.info.Selections[sel]; s == nil || s.Kind() != types.FieldVal {
-			return false
-		}
-		x = ast.Unparen(sel.X)
+// footprintOutcome notes that the footprint site k is rendered as a
+// record (why == "") or why not, for the plan once the file's emitted
+// rendering is done (flushFootprintOutcomes): a site rendered anywhere
+// is rendered.
+func (r *fileRewriter) footprintOutcome(k placement.SiteKey, why string) {
+	if r.fpOut == nil {
+		r.fpOut = map[placement.SiteKey]string{}
 	}
-	return x != ast.Unparen(e) && r.invariantVar(x)
+	if old, ok := r.fpOut[k]; !ok || old != "" && why == "" {
+		r.fpOut[k] = why
+	}
+}
+
+// flushFootprintOutcomes writes the outcomes of the emitted rendering's
+// footprint sites into the plan.
+func (r *fileRewriter) flushFootprintOutcomes() {
+	for k, why := range r.fpOut {
+		if why == "" {
+			r.p.footprints.Render(placement.EntryFootprint, k)
+		} else {
+			r.p.footprints.Refuse(placement.EntryFootprint, k, why)
+		}
+	}
 }
 
 // invariantVar reports whether x is a local variable that the innermost
@@ -243,70 +232,6 @@ func (r *fileRewriter) elementAccess(e ast.Expr) bool {
 			return false
 		}
 	}
-}
-
-// elementKey names the array and field path of an element access: the
-// source text of the indexed operand, followed by the selected fields
-// (a[i].f.g -> "a.f.g").
-func (r *fileRewriter) elementKey(e ast.Expr) string {
-	var fields []string
-	for {
-		switch x := ast.Unparen(e).(type) {
-		case *ast.IndexExpr:
-			k := r.text(x.X)
-			for i := len(fields) - 1; i >= 0; i-- {
-				k += "." + fields[i]
-			}
-			return k
-		case *ast.SelectorExpr:
-			fields = append(fields, x.Sel.Name)
-			e = x.X
-		default:
-			return r.text(e)
-		}
-	}
-}
-
-// indexKey names the progression an element access advances along: the
-// source text of its (innermost-selected) index with constant terms added
-// or subtracted at the top dropped, so that a[i-1], a[i] and a[i+1] share
-// "i", a[2*i] and a[2*i+1] share "2*i", and a[i] and a[j] differ.
-func (r *fileRewriter) indexKey(e ast.Expr) string {
-	for {
-		switch x := ast.Unparen(e).(type) {
-		case *ast.IndexExpr:
-			return r.text(r.dropConstTerms(x.Index))
-		case *ast.SelectorExpr:
-			e = x.X
-		default:
-			return ""
-		}
-	}
-}
-
-// dropConstTerms strips constant operands of a top-level sum or
-// difference from the index x: i+1, 1+i and i-1 give i.
-func (r *fileRewriter) dropConstTerms(x ast.Expr) ast.Expr {
-	for {
-		b, ok := ast.Unparen(x).(*ast.BinaryExpr)
-		if !ok || (b.Op != token.ADD && b.Op != token.SUB) {
-			return ast.Unparen(x)
-		}
-		switch {
-		case r.isConst(b.Y):
-			x = b.X
-		case b.Op == token.ADD && r.isConst(b.X):
-			x = b.Y
-		default:
-			return b
-		}
-	}
-}
-
-// isConst reports whether x is a constant expression.
-func (r *fileRewriter) isConst(x ast.Expr) bool {
-	tv, ok := r.info.Types[x]
-	return ok && tv.Value != nil
 }
 
 // A rangeLoad is a read of a static range that stores the range's extent

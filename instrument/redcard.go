@@ -110,6 +110,7 @@ type rcOptions struct {
 	// summaries of the functions of the other packages of the build
 	// (summaries.go), for the kill sets.
 	summaries placement.FuncSummaries
+	info      *types.Info // types the package's syntax (the footprints' range statements)
 }
 
 func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcardPkg {
@@ -133,7 +134,7 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 	rc.computeCovers()
 	rc.sites = placement.NewSitePlan()
 	cfg := placement.SiteConfig{Mode: opts.mode, Facts: rc.facts, Prover: prover, Safe: rc.safe, Decisions: rc.dec,
-		Ranges: opts.mode.StaticRanges() && !opts.std}
+		Ranges: opts.mode.StaticRanges() && !opts.std, Info: opts.info}
 	callN := map[token.Pos][]int{}    // per call position: the parameter of each SSA call (-2: not unpublished)
 	appendN := map[token.Pos][2]int{} // append calls: unpublished, all
 	for _, fn := range placement.AnalyzedFunctions(spkg) {

@@ -61,6 +61,9 @@ func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording, st
 	}
 	sort.SliceStable(res.Plan.Ranges, func(i, j int) bool { return before(res.Plan.Ranges[i].Pos, res.Plan.Ranges[j].Pos) })
 	sort.SliceStable(res.Plan.Sites, func(i, j int) bool { return before(res.Plan.Sites[i].Pos, res.Plan.Sites[j].Pos) })
+	sort.SliceStable(res.Plan.Footprints, func(i, j int) bool {
+		return before(res.Plan.Footprints[i].Sites[0].Pos, res.Plan.Footprints[j].Sites[0].Pos)
+	})
 	return res
 }
 
@@ -70,8 +73,12 @@ type pkgRewriter struct {
 	info *types.Info
 	heap map[token.Pos]bool // declaring positions of heap (escaping) locals
 	rc   *redcardPkg        // -mode=redcard, bigfoot: the package's plans; nil otherwise
-	mode mode.Mode          // the instrumentation mode
-	std  bool               // a standard-library package (instrumentPackages)
+	// footprints is the plan whose footprints the package renders
+	// (rc's site plan in -mode=bigfoot, one of footprints only in
+	// -mode=slimstate); nil in the modes without footprints.
+	footprints *placement.SitePlan
+	mode       mode.Mode // the instrumentation mode
+	std        bool      // a standard-library package (instrumentPackages)
 	// runtimeHooks: the runtime runs the exit processing (Config.RuntimeHooks),
 	// so main.main keeps its name and needs no wrapper.
 	runtimeHooks bool
@@ -139,7 +146,7 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, r
 			// functions stubbed out; those keep their checks.
 			var rc *redcardPkg
 			if serr := stubbedSSA(pkg, func(prog *ssa.Program, spkg *ssa.Package) {
-				rc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{mode: m, stubbed: true, summaries: sums.table(), std: std}, res)
+				rc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{mode: m, stubbed: true, summaries: sums.table(), std: std, info: pkg.TypesInfo}, res)
 			}); serr != nil || rc == nil {
 				res.Notes = append(res.Notes, fmt.Sprintf("%s: no SSA: redcard plans not used (fasttrack checks)", pkg.ID))
 			} else {
@@ -150,9 +157,15 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, r
 	}
 	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, mode: m, std: std, runtimeHooks: runtimeHooks, syncOnce: syncOnce, recordElided: rec.elided, recordSafe: rec.safe}
 	if m.Plans() && err == nil {
-		prc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{mode: m, summaries: sums.table(), std: std}, res)
+		prc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{mode: m, summaries: sums.table(), std: std, info: pkg.TypesInfo}, res)
 	}
 	pr.rc = prc
+	switch {
+	case prc != nil && m.Footprints():
+		pr.footprints = prc.sites
+	case m.Footprints() && !m.Plans():
+		pr.footprints = footprintPlan(pkg, spkg, err, m)
+	}
 	dir := ""
 	rewrote := false
 	perAccess := map[string]bool{} // files rewritten with per-access checks (rewriteOrFallback)
@@ -169,6 +182,7 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, r
 			continue
 		}
 		out, notes, planned, err := pr.rewriteOrFallback(path, file, src)
+		pr.footprints.RefuseUnreached(file.Pos(), file.End(), "no deferred record of the access: the instrumenter checks it with another (a read-modify-write's read), in place, or not at all (not a shared access to it)")
 		res.Notes = append(res.Notes, notes...)
 		if err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: %v: left uninstrumented", relPath(pkg, path), err))
@@ -182,13 +196,16 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, r
 			}
 		}
 	}
+	// The decisions on the sites of the files this variant of the
+	// package rendered.
+	rendered := func(file string) bool {
+		_, ok := res.Replace[file]
+		return ok && !perAccess[file] && slices.ContainsFunc(files, func(i int) bool { return pkg.CompiledGoFiles[i] == file })
+	}
+	if pr.footprints != nil && !std {
+		res.Plan.Footprints = append(res.Plan.Footprints, pr.footprints.FootprintDecisions(pkg.Fset, rendered)...)
+	}
 	if prc != nil {
-		// The decisions on the sites of the files this variant of the
-		// package rendered.
-		rendered := func(file string) bool {
-			_, ok := res.Replace[file]
-			return ok && !perAccess[file] && slices.ContainsFunc(files, func(i int) bool { return pkg.CompiledGoFiles[i] == file })
-		}
 		for _, d := range prc.sites.Ranges(pkg.Fset) {
 			if rendered(d.Pos.Filename) {
 				res.Plan.Ranges = append(res.Plan.Ranges, d)
@@ -395,6 +412,7 @@ func (p *pkgRewriter) rewriteFile(path string, file *ast.File, src []byte) (out 
 
 // finishFile completes the rewrite of a file from its rendered body.
 func (p *pkgRewriter) finishFile(r *fileRewriter, path string, file *ast.File, src []byte, body string) (out []byte, notes []string, err error) {
+	r.flushFootprintOutcomes()
 	if body == string(src) && r.trailer.Len() == 0 {
 		return nil, r.notes, nil
 	}
@@ -487,13 +505,16 @@ type fileRewriter struct {
 	// (cgoHooks).
 	cgoRelease, cgoAcquire bool
 	p                      *pkgRewriter
-	info                   *types.Info
-	file                   *ast.File
-	src                    []byte
-	tf                     *token.File
-	rel                    string
-	siteVar                string
-	sites                  []string
+	// fpOut: the outcome of each footprint site this rendering reached
+	// ("": rendered as a record; footprintOutcome)
+	fpOut   map[placement.SiteKey]string
+	info    *types.Info
+	file    *ast.File
+	src     []byte
+	tf      *token.File
+	rel     string
+	siteVar string
+	sites   []string
 	// ranges, merges and calls are the outcomes of placement's static
 	// ranges, merged ranges and covered calls in this rendering
 	// (rangeOutcome, mergeOutcome, callOutcome)
@@ -818,4 +839,29 @@ func firstLine(s string) string {
 func fileImportsC(path string) bool {
 	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
 	return err == nil && usesCgo(f)
+}
+
+// footprintPlan returns the plan of pkg's footprints in mode m, which has
+// no other plans (-mode=slimstate), from spkg, or if that failed to build
+// (err), from SSA with the functions that do not type-check stubbed out
+// (theirs are checked in place); nil if there is none.
+func footprintPlan(pkg *packages.Package, spkg *ssa.Package, err error, m mode.Mode) (sp *placement.SitePlan) {
+	defer func() {
+		if recover() != nil {
+			sp = nil // no footprints: every access is checked in place
+		}
+	}()
+	sp = placement.NewSitePlan()
+	add := func(_ *ssa.Program, spkg *ssa.Package) {
+		for _, fn := range placement.AnalyzedFunctions(spkg) {
+			sp.AddFootprints(fn, pkg.TypesInfo, m)
+		}
+	}
+	if err == nil {
+		add(nil, spkg)
+	} else if stubbedSSA(pkg, add) != nil {
+		return nil
+	}
+	sp.DecideFootprints()
+	return sp
 }

@@ -59,6 +59,9 @@ type SiteConfig struct {
 	Safe      *SafeVars
 	Decisions *Decisions // unpublished objects and covered calls (Decide)
 	Ranges    bool       // static loop ranges (LoopSites)
+	// Info types the package's syntax: the footprints of range
+	// statements (AddFootprints) in the modes with footprints.
+	Info *types.Info
 }
 
 // siteFacts is what the plan gathers of a package's functions before
@@ -78,6 +81,9 @@ type siteFacts struct {
 // AddFunction analyzes fn and records what its sites' decisions need;
 // Decide decides them once every function of the package is added.
 func (p *SitePlan) AddFunction(fn *ssa.Function, cfg SiteConfig) {
+	if cfg.Mode.Footprints() {
+		p.AddFootprints(fn, cfg.Info, cfg.Mode)
+	}
 	ks := cfg.Facts.ks
 	var merges []*mergeCand
 	if cfg.Ranges {
@@ -203,6 +209,7 @@ func (p *SitePlan) Decide(f *Facts) {
 		}
 	}
 	p.decideMerges(s.merges)
+	p.decideFootprints()
 	for pos, n := range s.calls {
 		if n[0] > 0 && n[0] == n[1] {
 			p.covered[SiteKey{Pos: pos}] = true

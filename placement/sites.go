@@ -23,8 +23,8 @@ import (
 //
 // The plan holds the static loop ranges (LoopSites) and which of them
 // merge into one (RangeMerge), the RedCard drops, the field groups, the
-// unpublished sites and the covered calls (AddFunction, Decide);
-// footprints are still passed to the instrumenter as before (Plan).
+// unpublished sites, the covered calls (AddFunction, Decide) and the
+// footprints (AddFootprints; footprints.go).
 
 // A SiteKey names the accesses of one kind at one source position: the
 // position go/ssa gives the load or store (Access.Pos: the selector of
@@ -59,6 +59,11 @@ type SitePlan struct {
 	unpub    map[SiteKey]bool
 	mergeOf  map[SiteKey]*RangeMerge // by member
 	covered  map[SiteKey]bool        // covered calls, by the call's parenthesis
+	// footprints are the deferred checks, by ID; footprintOf by site
+	// (footprints.go)
+	footprints  []*Footprint
+	footprintOf map[SiteKey]*Footprint
+	fpCands     map[string]*fpCand // until Decide or DecideFootprints
 	// access are the accesses of each site (Decide).
 	access map[SiteKey][]*Access
 	// groupStructs are the structs whose fields BigFoot's plans group.
@@ -79,9 +84,10 @@ const (
 	EntryUnpublished              // an unpublished site (Unpublished)
 	EntryCall                     // a covered call, at its parenthesis (CoveredCall)
 	EntryMerge                    // a merged static range, at its first member (Merges)
+	EntryFootprint                // a site of a footprint (FootprintOf)
 )
 
-var entryNames = [...]string{"range", "dropped", "group", "member", "unpublished", "covered call", "merge"}
+var entryNames = [...]string{"range", "dropped", "group", "member", "unpublished", "covered call", "merge", "footprint"}
 
 func (e Entry) String() string { return entryNames[e] }
 
@@ -96,6 +102,7 @@ func NewSitePlan() *SitePlan {
 		loops: map[SiteKey]*LoopSite{}, drops: map[SiteKey]*Drop{}, groupAt: map[SiteKey]*Group{},
 		memberOf: map[SiteKey]*Group{}, unpub: map[SiteKey]bool{}, mergeOf: map[SiteKey]*RangeMerge{}, covered: map[SiteKey]bool{},
 		refused: map[entryKey]string{}, rendered: map[entryKey]bool{},
+		footprintOf: map[SiteKey]*Footprint{}, fpCands: map[string]*fpCand{},
 		facts: siteFacts{acc: map[SiteKey][]*Access{}, unpubN: map[SiteKey]int{}, syncFree: map[SiteKey]bool{},
 			anchors: map[SiteKey]bool{}, cover: map[SiteKey][]SiteKey{}, structs: map[*types.Struct]bool{}, calls: map[token.Pos][2]int{}},
 	}
@@ -466,9 +473,10 @@ func (p *SitePlan) MergeDecisions(fset *token.FileSet) []MergeDecision {
 
 // A SiteReport is the plan of a build as bigfoot analyze prints it.
 type SiteReport struct {
-	Ranges []RangeDecision `json:"ranges"`
-	Merges []MergeDecision `json:"merges"`
-	Sites  []SiteDecision  `json:"sites"`
+	Ranges     []RangeDecision     `json:"ranges"`
+	Merges     []MergeDecision     `json:"merges"`
+	Sites      []SiteDecision      `json:"sites"`
+	Footprints []FootprintDecision `json:"footprints"`
 }
 
 // renderState is how a decision's rendering reads in its String: rendered,

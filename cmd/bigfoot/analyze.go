@@ -260,6 +260,7 @@ func (r *analysisResult) filter(s string) {
 	r.sites.Ranges = slices.DeleteFunc(r.sites.Ranges, func(d placement.RangeDecision) bool { return !in(d.Pos) })
 	r.sites.Merges = slices.DeleteFunc(r.sites.Merges, func(d placement.MergeDecision) bool { return !in(d.First) })
 	r.sites.Sites = slices.DeleteFunc(r.sites.Sites, func(d placement.SiteDecision) bool { return !in(d.Pos) })
+	r.sites.Footprints = slices.DeleteFunc(r.sites.Footprints, func(d placement.FootprintDecision) bool { return !in(d.Sites[0].Pos) })
 }
 
 // text prints every plan and a total line per package.
@@ -310,6 +311,12 @@ func (r *analysisResult) text(w io.Writer) {
 			fmt.Fprintln(w, d)
 		}
 	}
+	if len(r.sites.Footprints) > 0 {
+		fmt.Fprintln(w, "footprints (deferred checks) and the sites that record into them, as the build renders them:")
+		for _, d := range r.sites.Footprints {
+			fmt.Fprintln(w, d)
+		}
+	}
 }
 
 // The JSON form of the analysis.
@@ -319,10 +326,12 @@ type (
 		// Ranges are the static-range decisions of the build; Merges
 		// its static ranges merged into one; Sites its decisions to
 		// drop a check, group fields, and leave an unpublished site
-		// unchecked.
-		Ranges []placement.RangeDecision `json:"ranges"`
-		Merges []placement.MergeDecision `json:"merges"`
-		Sites  []placement.SiteDecision  `json:"sites"`
+		// unchecked; Footprints its deferred checks, each with the
+		// sites that record into it.
+		Ranges     []placement.RangeDecision     `json:"ranges"`
+		Merges     []placement.MergeDecision     `json:"merges"`
+		Sites      []placement.SiteDecision      `json:"sites"`
+		Footprints []placement.FootprintDecision `json:"footprints"`
 	}
 	jsonPackage struct {
 		Path         string     `json:"path"`
@@ -373,7 +382,7 @@ func (r *analysisResult) report() jsonReport {
 	site := func(a *placement.Access) jsonSite {
 		return jsonSite{Pos: pos(a.Pos), Write: a.Write, Path: a.Path.String()}
 	}
-	rep := jsonReport{Ranges: r.sites.Ranges, Merges: r.sites.Merges, Sites: r.sites.Sites}
+	rep := jsonReport{Ranges: r.sites.Ranges, Merges: r.sites.Merges, Sites: r.sites.Sites, Footprints: r.sites.Footprints}
 	for _, p := range r.pkgs {
 		s := p.sum
 		jp := jsonPackage{Path: s.Pkg, Accesses: s.Accesses, RedCard: s.RedCardChecks, BigFoot: s.Checks,

@@ -123,6 +123,7 @@ func TestAnalyzePlanMatchesOverlay(t *testing.T) {
 			compareRangeSets(t, "loops opening a range", planLoops, overLoops)
 			compareSiteDecisions(t, rep.Sites, a.Files)
 			compareMerges(t, rep.Merges, a.Files, unitsOf)
+			compareFootprints(t, rep.Footprints, a.Files)
 		})
 	}
 }

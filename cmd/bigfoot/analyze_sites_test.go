@@ -199,29 +199,7 @@ func overlayWrappers(t *testing.T, file string, src []byte) (checks, groups map[
 	if err != nil {
 		t.Fatalf("the overlay of %s: %v", file, err)
 	}
-	var entries []string // the site table
-	write := map[string]bool{}
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.CallExpr:
-			if runtimeCall(n) == "RegisterSites" && len(n.Args) == 3 {
-				if lit, ok := n.Args[2].(*ast.BasicLit); ok {
-					s, _ := strconv.Unquote(lit.Value)
-					entries = strings.Split(s, "\n")
-				}
-			}
-		case *ast.AssignStmt:
-			for i, r := range n.Rhs {
-				if c, ok := r.(*ast.CallExpr); ok && i < len(n.Lhs) && len(c.Args) == 2 {
-					if sel, ok := c.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Footprint" {
-						w, _ := strconv.ParseBool(identName(c.Args[1]))
-						write[identName(n.Lhs[i])] = w
-					}
-				}
-			}
-		}
-		return true
-	})
+	entries, write := siteTable(f)
 	checks, groups = map[exprShape]int{}, map[exprShape]int{}
 	ast.Inspect(f, func(n ast.Node) bool {
 		c, ok := n.(*ast.CallExpr)
