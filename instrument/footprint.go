@@ -40,9 +40,9 @@ import (
 // statement (the pop precedes the results' evaluation), one it renders
 // as its static range, and, once the file is done, one it checks
 // otherwise or not at all. In -mode=bigfoot, the in-place checks are
-// RedCard's (redcard.go), and a field group whose object is
-// loop-invariant or an element alias records into a footprint too
-// (groupFootprint: still decided here, by syntax).
+// RedCard's (redcard.go), and the plan's field groups whose object is
+// loop-invariant or an element the loop computes record into a
+// footprint too (groupFootprint).
 
 // fpCtx is the footprint state of one function being rendered.
 type fpCtx struct {
@@ -51,7 +51,7 @@ type fpCtx struct {
 	loopStmt []ast.Stmt        // those loops, innermost last
 	inReturn bool              // rendering a return statement's results
 	decls    []string          // the footprints' initializers, in order
-	bySite   map[string]string // "plan:ID", "group:…" -> footprint variable
+	bySite   map[string]string // "plan:ID" (the plan's footprint ID) -> footprint variable
 	plans    []*loopPlan       // static ranges of the enclosing for loops (looprange.go)
 	ranges   map[string]bool   // footprint variables holding a static range
 	// loads: the reads of static ranges that store the range's extent
@@ -138,66 +138,27 @@ func (r *fileRewriter) flushFootprintOutcomes() {
 	}
 }
 
-// invariantVar reports whether x is a local variable that the innermost
-// enclosing loop of the function neither assigns nor takes the address of
-// nor captures.
-func (r *fileRewriter) invariantVar(x ast.Expr) bool {
-	fp := r.fn.fp
-	id, ok := ast.Unparen(x).(*ast.Ident)
-	if !ok || len(fp.loopStmt) == 0 {
-		return false
-	}
-	v := r.varOf(id)
-	if v == nil || v.Pkg() == nil || v.Parent() == v.Pkg().Scope() {
-		return false // a package-level variable: any call may assign it
-	}
-	return !r.assignedIn(fp.loopStmt[len(fp.loopStmt)-1], v)
-}
-
-// elementAliasVar reports whether x is a variable p of a statement
-// `p := &s[idx]` at the top level of the innermost enclosing loop's body
-// (elementAlias): p.f advances with the element, by a stride.
-func (r *fileRewriter) elementAliasVar(x ast.Expr) bool {
-	fp := r.fn.fp
-	id, ok := ast.Unparen(x).(*ast.Ident)
-	if !ok || len(fp.loopStmt) == 0 {
-		return false
-	}
-	var body *ast.BlockStmt
-	switch s := fp.loopStmt[len(fp.loopStmt)-1].(type) {
-	case *ast.ForStmt:
-		body = s.Body
-	case *ast.RangeStmt:
-		body = s.Body
-	default:
-		return false
-	}
-	v := r.varOf(id)
-	for k, st := range body.List {
-		if p, _ := r.elementAlias(st, body, k); p != nil && p == v {
-			return true
-		}
-	}
-	return false
-}
-
 // groupFootprint returns the footprint variable that records the field
 // group of the anchor sel of kind write, or "" if the group is checked in
-// place. A group in a loop whose object is loop-invariant (invariantVar)
-// or an element of an array the loop walks (elementAliasVar) defers its
-// one check the way a single field does (invariantField): moldyn's
-// `pi.x, pi.y, pi.z` of a particle fixed in the inner loop are checked
-// once per synchronization-free stretch, and `pj.x, pj.y, pj.z` of
-// `pj := &ps[j]` as one strided range.
-func (r *fileRewriter) groupFootprint(sel *ast.SelectorExpr, first, last string, write bool) string {
+// place: the plan's group footprint of the anchor (FootprintGroup), made
+// when the group's object is invariant in the loop or an element the loop
+// computes (moldyn's pi.x, pi.y, pi.z and pj.x, ... of pj := &ps[j]).
+func (r *fileRewriter) groupFootprint(sel *ast.SelectorExpr, write bool) string {
 	fn := r.fn
-	if fn == nil || fn.fp == nil || fn.fp.loops == 0 || fn.fp.inReturn || !r.p.mode.StaticRanges() {
+	k := placement.SiteKey{Pos: sel.Sel.Pos(), Write: write}
+	f := r.p.footprints.FootprintOf(k)
+	switch {
+	case f == nil || f.Kind != placement.FootprintGroup:
+		return ""
+	case fn == nil || fn.fp == nil || fn.fp.loops == 0:
+		r.footprintOutcome(k, "not rendered in a loop statement of its function")
+		return ""
+	case fn.fp.inReturn:
+		r.footprintOutcome(k, "in a return statement: the footprints are popped before the results")
 		return ""
 	}
-	if !r.invariantVar(sel.X) && !r.elementAliasVar(sel.X) {
-		return ""
-	}
-	key := fmt.Sprintf("group:%s.%s-%s/%v", r.text(sel.X), first, last, write)
+	r.footprintOutcome(k, "")
+	key := fmt.Sprintf("plan:%d", f.ID)
 	if v, ok := fn.fp.bySite[key]; ok {
 		return v
 	}

@@ -77,7 +77,7 @@ func (r *fileRewriter) groupWrap(e ast.Expr, inner string, write bool) string {
 	if write {
 		fn = "WG"
 	}
-	if fp := r.groupFootprint(sel, first, last, write); fp != "" {
+	if fp := r.groupFootprint(sel, write); fp != "" {
 		fn, state = "FG", fp
 	}
 	r.coverage = siteCoverage{sel.Pos(), r.rc.groupCoverage(g)}

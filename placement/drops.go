@@ -209,6 +209,7 @@ func (p *SitePlan) Decide(f *Facts) {
 		}
 	}
 	p.decideMerges(s.merges)
+	p.addGroupFootprints(s.acc)
 	p.decideFootprints()
 	for pos, n := range s.calls {
 		if n[0] > 0 && n[0] == n[1] {

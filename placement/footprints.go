@@ -48,7 +48,13 @@ import (
 //     footprint per field path and kind: BigFoot's loop-invariant checks
 //     (Rhodes' thesis §3.3.3), made at run time, so that a loop left
 //     early, a recovered panic or runtime.Goexit checks exactly the
-//     accesses that ran.
+//     accesses that ran;
+//   - in -mode=bigfoot, a field group's check (GroupAt) in a natural
+//     loop whose object is invariant there as above, or an element
+//     p := &s[j] the loop computes before the access, has a footprint
+//     per object, fields and kind: moldyn's pi.x, pi.y, pi.z (pi fixed
+//     in the inner loop) are checked once per synchronization-free
+//     stretch, pj.x, ... of pj := &ps[j] as one strided range.
 //
 // The runtime checks whatever addresses a footprint records, so the
 // grouping decides the cost and the report, never soundness. The static
@@ -62,9 +68,10 @@ const (
 	FootprintElement FootprintKind = iota // a[e], a[e].f: operand, field path, index progression
 	FootprintRange                        // a range statement's element read
 	FootprintField                        // a loop-invariant field path (bigfoot)
+	FootprintGroup                        // a field group's check (bigfoot), at its anchor
 )
 
-var footprintKindNames = [...]string{"element", "range", "field"}
+var footprintKindNames = [...]string{"element", "range", "field", "group"}
 
 func (k FootprintKind) String() string { return footprintKindNames[k] }
 
@@ -76,7 +83,8 @@ type Footprint struct {
 	Kind  FootprintKind
 	Write bool
 	// Key is what the sites share: "a.f@i" (operand, field path and
-	// index progression), "range v" or "field p.n".
+	// index progression), "over xs at 12:2" (a range statement's),
+	// "field p.n" or "group p.x-z".
 	Key   string
 	Sites []FootprintSite // in source order
 }
@@ -189,14 +197,14 @@ func addFootprints(fn *ssa.Function, info *types.Info, fields bool, cands map[st
 // footprint each, keyed by the value variable's position: the element
 // the language makes the loop read in order.
 func addRangeFootprints(fn *ssa.Function, info *types.Info, add func(FootprintKind, bool, string, SiteKey, int64)) {
-	var body ast.Node
+	var body *ast.BlockStmt
 	switch syn := fn.Syntax().(type) {
 	case *ast.FuncDecl:
 		body = syn.Body
 	case *ast.FuncLit:
 		body = syn.Body
 	}
-	if body == nil || body == ast.Node((*ast.BlockStmt)(nil)) {
+	if body == nil {
 		return
 	}
 	ast.Inspect(body, func(n ast.Node) bool {
@@ -223,8 +231,8 @@ func addRangeFootprints(fn *ssa.Function, info *types.Info, add func(FootprintKi
 			default:
 				return true
 			}
-			p := fn.Prog.Fset.Position(n.Value.Pos())
-			add(FootprintRange, false, fmt.Sprintf("range %s at %d:%d", types.ExprString(n.Value), p.Line, p.Column), SiteKey{n.Value.Pos(), false}, 0)
+			p := fn.Prog.Fset.Position(n.Pos())
+			add(FootprintRange, false, fmt.Sprintf("over %s at %d:%d", types.ExprString(n.X), p.Line, p.Column), SiteKey{n.Value.Pos(), false}, 0)
 		}
 		return true
 	})
@@ -489,10 +497,53 @@ func innermostLoops(fn *ssa.Function) map[*ssa.BasicBlock]map[*ssa.BasicBlock]bo
 	return out
 }
 
+// addGroupFootprints adds the footprints of the field groups of the
+// plan whose checks record into one (the anchor's access acc[anchor]).
+func (p *SitePlan) addGroupFootprints(acc map[SiteKey][]*Access) {
+	loops := map[*ssa.Function]map[*ssa.BasicBlock]map[*ssa.BasicBlock]bool{}
+	starts := map[*ssa.Function]map[token.Pos]token.Pos{}
+	for k, g := range p.groupAt {
+		if len(acc[k]) != 1 {
+			continue
+		}
+		in := acc[k][0].Instr
+		fa, ok := AddrOf(in).(*ssa.FieldAddr)
+		fn := in.Parent()
+		if !ok || fn == nil {
+			continue
+		}
+		if loops[fn] == nil {
+			loops[fn], starts[fn] = innermostLoops(fn), selectorStarts(fn.Syntax())
+		}
+		loop := loops[fn][in.Block()]
+		if loop == nil {
+			continue
+		}
+		base := fa.X
+		start, ok := starts[fn][k.Pos]
+		alias := false
+		if ix, isIx := base.(*ssa.IndexAddr); isIx && ok && ix.Pos() < start && loop[ix.Block()] {
+			alias = true
+		}
+		if !alias && !invariantIn(base, loop) {
+			continue
+		}
+		key := fmt.Sprintf("group %s.%s-%s", exprKey(base, 0), g.Struct.Field(g.Fields[0]).Name(), g.Struct.Field(g.Fields[len(g.Fields)-1]).Name())
+		ck := fmt.Sprintf("%d %s %d %v %s", fn.Pos(), fn.String(), FootprintGroup, k.Write, key)
+		c := p.fpCands[ck]
+		if c == nil {
+			c = &fpCand{fn: fn, kind: FootprintGroup, write: k.Write, key: key, sites: map[SiteKey]int64{}}
+			p.fpCands[ck] = c
+		}
+		c.sites[k] = 0
+	}
+}
+
 // decideFootprints turns the gathered candidates into the plan's
 // footprints: a site in several (two instantiations' bodies share
 // positions) stays in the first; a site dropped, in a field group or
-// unpublished has that decision instead (a site has one decision).
+// unpublished has that decision instead (a site has one decision),
+// except a group's anchor in its group's footprint.
 // Sites with a static range keep it (LoopSites): the footprint is where
 // the instrumenter records them if it cannot render the range.
 func (p *SitePlan) decideFootprints() {
@@ -508,7 +559,8 @@ func (p *SitePlan) decideFootprints() {
 	for _, c := range list {
 		f := &Footprint{Func: c.fn.String(), Kind: c.kind, Write: c.write, Key: c.key}
 		for _, k := range slices.SortedFunc(maps.Keys(c.sites), SiteKey.compare) {
-			if p.footprintOf[k] == nil && p.drops[k] == nil && p.groupAt[k] == nil && p.memberOf[k] == nil && !p.unpub[k] {
+			other := p.drops[k] != nil || p.groupAt[k] != nil || p.memberOf[k] != nil || p.unpub[k]
+			if p.footprintOf[k] == nil && (c.kind == FootprintGroup || !other) {
 				f.Sites = append(f.Sites, FootprintSite{k, c.sites[k]})
 				p.footprintOf[k] = f
 			}

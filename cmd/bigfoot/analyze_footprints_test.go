@@ -14,13 +14,14 @@ import (
 // compareFootprints checks, site by site, that the footprints analyze
 // prints (fps) are the overlay's (files: instrumented source by path):
 // every site of a footprint is rendered or refused with a reason; where
-// an expression starts, the overlay's F records of a kind use as many
-// footprint variables as the plan has footprints with a rendered site of
-// that kind starting there (lu[i] and lu[i][j] start together), and none
-// where it has none; a footprint whose rendered sites start apart from
-// others' records into one variable, which no other footprint uses. A
-// range statement's element read is at its value variable (the F wraps
-// the element the rewritten statement reads).
+// an expression starts, the overlay's F and FG (a group's) records of a
+// kind use as many footprint variables as the plan has footprints with
+// a rendered site of that kind starting there (lu[i] and lu[i][j] start
+// together), and none where it has none; a footprint whose rendered
+// sites start apart from others' records into one variable, which no
+// other footprint uses. A range statement's element read is at its
+// value variable (the F wraps the element the rewritten statement
+// reads).
 func compareFootprints(t *testing.T, fps []placement.FootprintDecision, files map[string][]byte) {
 	t.Helper()
 	type at struct {
@@ -101,7 +102,7 @@ func compareFootprints(t *testing.T, fps []placement.FootprintDecision, files ma
 	t.Logf("footprint sites: %v", count)
 }
 
-// overlayRecords returns the F records of the instrumented file (its
+// overlayRecords returns the F and FG records of the instrumented file (its
 // original at file), by the expression they record and its kind, with
 // the footprint variable of each.
 func overlayRecords(t *testing.T, file string, src []byte) map[exprShape][]string {
@@ -115,12 +116,12 @@ func overlayRecords(t *testing.T, file string, src []byte) map[exprShape][]strin
 	out := map[exprShape][]string{}
 	ast.Inspect(f, func(n ast.Node) bool {
 		c, ok := n.(*ast.CallExpr)
-		if !ok || runtimeCall(c) != "F" || len(c.Args) != 3 {
+		if !ok || !(runtimeCall(c) == "F" && len(c.Args) == 3 || runtimeCall(c) == "FG" && len(c.Args) == 6) {
 			return true
 		}
 		v := identName(c.Args[0])
 		addr, ok := c.Args[1].(*ast.UnaryExpr)
-		site, ok2 := c.Args[2].(*ast.BinaryExpr)
+		site, ok2 := c.Args[len(c.Args)-1].(*ast.BinaryExpr)
 		if !ok || !ok2 || addr.Op != token.AND {
 			t.Errorf("%s: an F of an unexpected form", fset.Position(c.Pos()))
 			return true
