@@ -254,10 +254,10 @@ func shift(p *pt, v int) {
 // one array through F keeps no site per element (F's inline path stores
 // none), so a race names the site of the range's first access, unless
 // the sites' indexes tell their elements apart (a[2*i], a[2*i+1]):
-// the branches of an if (a merge's dst[k]), and slimstate's one
-// footprint for six loops.
-var coalescedInexact = map[string][]string{"branch": {"bigfoot", "slimstate"}, "merge": {"bigfoot", "slimstate"},
-	"six": {"slimstate"}, "sixprev": {"slimstate"}}
+// the branches of an if (a merge's dst[k]). (The six loops of six have
+// a footprint each since the plan keys footprints by the loops' own
+// induction variables.)
+var coalescedInexact = map[string][]string{"branch": {"bigfoot", "slimstate"}, "merge": {"bigfoot", "slimstate"}}
 
 // reportAccess matches, in a race report, the header of an access and the
 // top frame of its stack: kind, function, file:line.
