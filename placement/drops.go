@@ -248,20 +248,9 @@ type statement struct {
 }
 
 // syncFreeStatements lists the statements of fn's body (not of the
-// function literals in it, which are functions of their own).
+// function literals in it nor of the bodies of its range-over-func
+// loops, which are functions of their own; see inspectOwn).
 func syncFreeStatements(fn *ssa.Function, ks *KillSets) []statement {
-	var body *ast.BlockStmt
-	switch syn := fn.Syntax().(type) {
-	case *ast.FuncDecl:
-		body = syn.Body
-	case *ast.FuncLit:
-		body = syn.Body
-	case *ast.RangeStmt: // the body of a range-over-func loop
-		body = syn.Body
-	}
-	if body == nil {
-		return nil
-	}
 	var syncAt []token.Pos
 	for _, b := range fn.Blocks {
 		for _, in := range b.Instrs {
@@ -285,10 +274,8 @@ func syncFreeStatements(fn *ssa.Function, ks *KillSets) []statement {
 			add(e, true)
 		}
 	}
-	ast.Inspect(body, func(n ast.Node) bool {
+	inspectOwn(fn, func(n ast.Node) bool {
 		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
 		case *ast.RangeStmt:
 			add(n.X, false)
 		case *ast.ExprStmt, *ast.AssignStmt, *ast.IncDecStmt, *ast.ReturnStmt, *ast.DeclStmt:

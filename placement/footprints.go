@@ -197,20 +197,8 @@ func addFootprints(fn *ssa.Function, info *types.Info, fields bool, cands map[st
 // footprint each, keyed by the value variable's position: the element
 // the language makes the loop read in order.
 func addRangeFootprints(fn *ssa.Function, info *types.Info, add func(FootprintKind, bool, string, SiteKey, int64)) {
-	var body *ast.BlockStmt
-	switch syn := fn.Syntax().(type) {
-	case *ast.FuncDecl:
-		body = syn.Body
-	case *ast.FuncLit:
-		body = syn.Body
-	}
-	if body == nil {
-		return
-	}
-	ast.Inspect(body, func(n ast.Node) bool {
+	inspectOwn(fn, func(n ast.Node) bool {
 		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false // a function of its own
 		case *ast.RangeStmt:
 			if n.Value == nil || n.Tok != token.DEFINE {
 				return true

@@ -72,3 +72,38 @@ func fields(p *buf, q *buf) {
 		q = &buf{n: i} // fp -
 	}
 }
+
+// seq is an iterator: a range over it runs the loop's body as a function
+// of its own.
+func seq(yield func(int) bool) {
+	for i := 0; i < 3; i++ {
+		if !yield(i) {
+			return
+		}
+	}
+}
+
+// inIterator's range statement is in a range-over-func loop's body, a
+// function without a loop of its own, in a function without one either.
+func inIterator(s []pt) (t int) {
+	for k := range seq {
+		for _, v := range s { // fp R P
+			t += v.x + k
+		}
+	}
+	return t
+}
+
+// besideLoop's range statement is in a range-over-func loop's body in a
+// function with a loop of its own: one footprint, the body's.
+func besideLoop(s []pt, a []int) (t int) {
+	for i := range a {
+		t += a[i] // fp R Q
+	}
+	for range seq {
+		for _, v := range s { // fp R S
+			t += v.y
+		}
+	}
+	return t
+}
