@@ -8,7 +8,8 @@ import (
 
 // buildCases are small modules, each a rewrite that once broke the
 // user's build (issue 28): the instrumented module must pass go vet
-// (which type-checks it and checks its build constraints) in every mode.
+// (which type-checks it and checks its build constraints) and go build
+// in every mode.
 var buildCases = map[string]map[string]string{
 	// Appends of values assignable to, not identical to, the element
 	// type, to slices the function has not published (bigfoot mode's
@@ -65,12 +66,38 @@ func (t *vt) f() { t.Log("x") }
 
 func TestX(t *testing.T) { (&tt{t}).f() }
 `},
+	// A directory whose only files are tests of package main
+	// (google.golang.org/protobuf's root): go build ./... skips it, and
+	// must still skip it instrumented.
+	"testonlymain": {
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"lib.go": "package m\n\nvar N int\n",
+		"cmd/x/main_test.go": `package main
+
+import (
+	"testing"
+
+	"example.com/m"
+)
+
+var hits []int
+
+func TestX(t *testing.T) {
+	done := make(chan bool)
+	go func() { hits = append(hits, m.N); done <- true }()
+	<-done
+	hits[0]++
+}
+`},
 }
 
 func TestRewriteBuilds(t *testing.T) {
 	for name, files := range buildCases {
 		src := t.TempDir()
 		for rel, text := range files {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(src, rel)), 0o755); err != nil {
+				t.Fatal(err)
+			}
 			if err := os.WriteFile(filepath.Join(src, rel), []byte(text), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -83,6 +110,9 @@ func TestRewriteBuilds(t *testing.T) {
 				w.instrument(t, true)
 				if out, err := w.goCmd(t, true, "vet", "./..."); err != nil {
 					t.Fatalf("go vet of the instrumented module: %v\n%s", err, out)
+				}
+				if out, err := w.goCmd(t, true, "build", "./..."); err != nil {
+					t.Fatalf("go build of the instrumented module: %v\n%s", err, out)
 				}
 			})
 		}

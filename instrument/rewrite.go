@@ -237,7 +237,7 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, r
 		// main.main is renamed and wrapped; the wrapper asks whether it
 		// runs in a test binary (a test that calls main must not exit).
 		helpers[key] = true
-		res.Add[filepath.Join(dir, "zz_bigfoot_rt.go")] = []byte(mainHelperFile)
+		res.Add[addedFile(pkg, dir, "zz_bigfoot_rt")] = []byte(mainHelperFile)
 	}
 }
 
@@ -258,7 +258,21 @@ func linkRuntime(pkg *packages.Package, dir string, files []int, res *Result, te
 	if strings.HasSuffix(pkg.Name, "_test") {
 		return
 	}
-	res.Add[filepath.Join(dir, "zz_bigfoot_link.go")] = []byte(fmt.Sprintf(linkFile, pkg.Name, RuntimePath))
+	res.Add[addedFile(pkg, dir, "zz_bigfoot_link")] = []byte(fmt.Sprintf(linkFile, pkg.Name, RuntimePath))
+}
+
+// addedFile names a file the instrumenter adds to package pkg in dir: a
+// test file where all of pkg's files are (a directory of tests only, such
+// as google.golang.org/protobuf's root, a package main with no main), so
+// that go build ./... still skips the directory and only the test binary
+// compiles the file.
+func addedFile(pkg *packages.Package, dir, base string) string {
+	for _, f := range pkg.CompiledGoFiles {
+		if !isTestFile(f) {
+			return filepath.Join(dir, base+".go")
+		}
+	}
+	return filepath.Join(dir, base+"_test.go")
 }
 
 // linkRuntimeTests keeps the runtime in the test binaries of the race

@@ -5,7 +5,9 @@ import (
 	"flag"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -55,8 +57,8 @@ func TestTypecheckCorpus(t *testing.T) {
 							t.Errorf("%s", tail(n, 20))
 						}
 					}
-					if len(pb.pkgs) > 0 {
-						if msg, err := w.goCmd(t, true, append(append([]string{"test", "-c", "-o", out}, pb.vet...), pb.pkgs...)...); err != nil {
+					for _, g := range pb.groups {
+						if msg, err := w.goCmd(t, true, append(append([]string{"test", "-c", "-o", out}, pb.vet...), g...)...); err != nil {
 							t.Errorf("the instrumented tests do not compile: %v\n%s", err, tail(msg, 40))
 						}
 					}
@@ -74,10 +76,10 @@ func TestTypecheckCorpus(t *testing.T) {
 // plainBuild is what of a module the plain toolchain compiles, which
 // the instrumented module must compile too.
 type plainBuild struct {
-	vet     []string // -vet=off where go vet rejects the plain tests
-	pkgs    []string // the packages whose tests compile: ./... when all do
-	partial bool     // the tests of some packages do not compile
-	build   bool     // partial, and every package compiles without its tests
+	vet     []string   // -vet=off where go vet rejects the plain tests
+	groups  [][]string // the packages whose tests compile, in groups for one go test -c -o DIR/ each
+	partial bool       // the tests of some packages do not compile
+	build   bool       // partial, and every package compiles without its tests
 }
 
 // plainBuildOf compiles the tests of the module in dir as they are. go
@@ -89,34 +91,84 @@ type plainBuild struct {
 // and with go build.
 func plainBuildOf(t *testing.T, dir string, env []string) plainBuild {
 	t.Helper()
-	msg, err := goIn(dir, env, "test", "-c", "-o", t.TempDir()+string(filepath.Separator), "./...")
-	if err == nil {
-		return plainBuild{pkgs: []string{"./..."}}
+	list, err := goIn(dir, env, "list", "-e", "-f", "{{.ImportPath}}", "./...")
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, list)
 	}
-	pb := plainBuild{vet: []string{"-vet=off"}, pkgs: []string{"./..."}}
-	if _, err := goIn(dir, env, "test", "-c", "-vet=off", "-o", t.TempDir()+string(filepath.Separator), "./..."); err == nil {
+	pkgs := strings.Fields(list)
+	groups := binaryGroups(pkgs)
+	compile := func(vet []string, groups [][]string) (string, error) {
+		for _, g := range groups {
+			if msg, err := goIn(dir, env, append(append([]string{"test", "-c", "-o", t.TempDir() + string(filepath.Separator)}, vet...), g...)...); err != nil {
+				return msg, err
+			}
+		}
+		return "", nil
+	}
+	msg, err := compile(nil, groups)
+	if err == nil {
+		return plainBuild{groups: groups}
+	}
+	pb := plainBuild{vet: []string{"-vet=off"}, groups: groups}
+	if _, err := compile(pb.vet, groups); err == nil {
 		t.Logf("go vet rejects the plain tests; compiling with -vet=off:\n%s", tail(msg, 10))
 		return pb
 	}
-	list, lerr := goIn(dir, env, "list", "-e", "-f", "{{.ImportPath}}", "./...")
-	if lerr != nil {
-		t.Fatalf("go list: %v\n%s", lerr, list)
-	}
-	pb.pkgs, pb.partial = nil, true
-	for _, p := range strings.Fields(list) {
+	pb.groups, pb.partial = nil, true
+	for _, p := range pkgs {
 		if _, err := goIn(dir, env, "test", "-c", "-vet=off", "-o", t.TempDir()+string(filepath.Separator), p); err == nil {
-			pb.pkgs = append(pb.pkgs, p)
+			pb.groups = append(pb.groups, []string{p})
 		} else {
 			t.Logf("the plain tests of %s do not compile: only the package is compiled", p)
 		}
 	}
 	_, berr := goIn(dir, env, "build", "./...")
 	pb.build = berr == nil
-	if len(pb.pkgs) == 0 && !pb.build {
+	if len(pb.groups) == 0 && !pb.build {
 		t.Skipf("the plain module does not compile: %v\n%s", err, tail(msg, 20))
 	}
 	t.Logf("the plain tests do not all compile:\n%s", tail(msg, 10))
 	return pb
+}
+
+// binaryGroups splits packages into as few groups as it can with no two
+// packages of a group whose test binaries have the same name: go test -c
+// -o DIR/ names each binary after its package's import path, not its
+// directory, and refuses two of the same name (github.com/oklog/ulid/v2
+// and its command github.com/oklog/ulid/v2/cmd/ulid both make ulid.test).
+func binaryGroups(pkgs []string) [][]string {
+	var groups [][]string
+	seen := map[string]int{} // test binary name → groups holding one
+	for _, p := range pkgs {
+		name := testBinary(p)
+		i := seen[name]
+		seen[name]++
+		if i == len(groups) {
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], p)
+	}
+	return groups
+}
+
+// testBinary is the name go test -c gives the test binary of the package
+// with import path p: its last element, or the one before a major-version
+// suffix (v2, v5, ...), as the go command names it.
+func testBinary(p string) string {
+	dir, elem := path.Split(p)
+	if dir != "" && isVersionElement(elem) {
+		_, elem = path.Split(strings.TrimSuffix(dir, "/"))
+	}
+	return elem + ".test"
+}
+
+// isVersionElement reports whether s is a major-version suffix of an
+// import path, v2 or later (cmd/go's rule).
+func isVersionElement(s string) bool {
+	if len(s) < 2 || s[0] != 'v' || s[1] == '0' || s[1] == '1' && len(s) == 2 {
+		return false
+	}
+	return strings.Trim(s[1:], "0123456789") == ""
 }
 
 // goIn runs the go command in dir and returns its combined output.
@@ -125,4 +177,21 @@ func goIn(dir string, env []string, args ...string) (string, error) {
 	cmd.Dir, cmd.Env = dir, env
 	msg, err := cmd.CombinedOutput()
 	return string(msg), err
+}
+
+func TestBinaryGroups(t *testing.T) {
+	got := binaryGroups([]string{
+		"github.com/oklog/ulid/v2", "github.com/oklog/ulid/v2/cmd/ulid",
+		"github.com/golang-jwt/jwt/v5", "github.com/golang-jwt/jwt/v5/cmd/jwt", "github.com/golang-jwt/jwt/v5/request",
+		"example.com/v1", "example.com/x/v1", "example.com/v1/cmd/x",
+	})
+	want := [][]string{
+		// v1 is no major-version suffix: example.com/v1 and
+		// example.com/x/v1 both make v1.test.
+		{"github.com/oklog/ulid/v2", "github.com/golang-jwt/jwt/v5", "github.com/golang-jwt/jwt/v5/request", "example.com/v1", "example.com/v1/cmd/x"},
+		{"github.com/oklog/ulid/v2/cmd/ulid", "github.com/golang-jwt/jwt/v5/cmd/jwt", "example.com/x/v1"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("binaryGroups = %q, want %q", got, want)
+	}
 }
