@@ -303,16 +303,16 @@ func listTestPackages(ctx context.Context, dir string, env []string) ([]testPack
 	for _, line := range strings.Split(string(out), "\n") {
 		path, dir, ok := strings.Cut(line, "\t")
 		if ok {
-			pkgs = append(pkgs, testPackage{ImportPath: path, Dir: dir, bin: testBinaryName(path)})
+			pkgs = append(pkgs, testPackage{ImportPath: path, Dir: dir, bin: TestBinaryName(path)})
 		}
 	}
 	return pkgs, nil
 }
 
-// testBinaryName is the name go test -c gives a package's test binary:
-// the last element of its import path, or the one before a major version
-// suffix (cmd/go's DefaultExecName).
-func testBinaryName(importPath string) string {
+// TestBinaryName is the name go test -c gives the test binary of the
+// package with import path importPath: the path's last element, or the
+// one before a major version suffix (cmd/go's DefaultExecName).
+func TestBinaryName(importPath string) string {
 	elem := path.Base(importPath)
 	if elem != importPath && isVersionElement(elem) {
 		elem = path.Base(path.Dir(importPath))

@@ -22,8 +22,8 @@ func TestTestBinaryName(t *testing.T) {
 		{"example.com/m/v10", "m.test"},
 		{"v2", "v2.test"},
 	} {
-		if got := testBinaryName(tc.path); got != tc.want {
-			t.Errorf("testBinaryName(%q) = %q, want %q", tc.path, got, tc.want)
+		if got := TestBinaryName(tc.path); got != tc.want {
+			t.Errorf("TestBinaryName(%q) = %q, want %q", tc.path, got, tc.want)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -140,7 +139,7 @@ func binaryGroups(pkgs []string) [][]string {
 	var groups [][]string
 	seen := map[string]int{} // test binary name → groups holding one
 	for _, p := range pkgs {
-		name := testBinary(p)
+		name := modules.TestBinaryName(p)
 		i := seen[name]
 		seen[name]++
 		if i == len(groups) {
@@ -149,26 +148,6 @@ func binaryGroups(pkgs []string) [][]string {
 		groups[i] = append(groups[i], p)
 	}
 	return groups
-}
-
-// testBinary is the name go test -c gives the test binary of the package
-// with import path p: its last element, or the one before a major-version
-// suffix (v2, v5, ...), as the go command names it.
-func testBinary(p string) string {
-	dir, elem := path.Split(p)
-	if dir != "" && isVersionElement(elem) {
-		_, elem = path.Split(strings.TrimSuffix(dir, "/"))
-	}
-	return elem + ".test"
-}
-
-// isVersionElement reports whether s is a major-version suffix of an
-// import path, v2 or later (cmd/go's rule).
-func isVersionElement(s string) bool {
-	if len(s) < 2 || s[0] != 'v' || s[1] == '0' || s[1] == '1' && len(s) == 2 {
-		return false
-	}
-	return strings.Trim(s[1:], "0123456789") == ""
 }
 
 // goIn runs the go command in dir and returns its combined output.
