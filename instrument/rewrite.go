@@ -42,13 +42,24 @@ func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording, st
 	done := map[string]bool{}
 	helpers := map[string]bool{} // dir + package name
 	testMains := map[string]*testMainInfo{}
-	var sums *summaries
-	if m.Plans() {
-		sums = summarize(pkgs, imported)
-		res.Facts = sums.encodeExports()
-	}
-	for _, pkg := range pkgs {
+	instrument := func(pkg *packages.Package, sums *summaries) {
 		instrumentPackage(pkg, m, rec, std, runtimeHooks, syncOnce, res, done, helpers, testMains, sums)
+	}
+	switch {
+	case !oneVariantEach(pkgs) && m.Plans():
+		// A package and its test variants summarize the same functions,
+		// so no package's summaries are final before all are built.
+		sums := summarize(pkgs, imported)
+		res.Facts = sums.encodeExports()
+		for _, pkg := range pkgs {
+			instrument(pkg, sums)
+		}
+	case !oneVariantEach(pkgs):
+		for _, pkg := range pkgs {
+			instrument(pkg, nil)
+		}
+	default:
+		streamPackages(pkgs, m.Plans(), imported, res, instrument)
 	}
 	if !runtimeHooks {
 		for _, tm := range testMains {

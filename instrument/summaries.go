@@ -44,34 +44,44 @@ type builtSSA struct {
 // summarize computes the summaries of pkgs, dependencies first, with the
 // imported summaries of packages instrumented by earlier runs.
 func summarize(pkgs []*packages.Package, imported placement.FuncSummaries) *summaries {
+	s := newSummaries(imported)
+	for _, pkg := range importOrder(pkgs) {
+		s.add(pkg)
+	}
+	return s
+}
+
+// newSummaries returns a table holding the imported summaries.
+func newSummaries(imported placement.FuncSummaries) *summaries {
 	s := &summaries{tab: placement.FuncSummaries{}, built: map[*packages.Package]builtSSA{}, exports: map[string]placement.FuncSummaries{}}
 	for k, v := range imported {
 		s.tab[k] = v
 	}
-	for _, pkg := range importOrder(pkgs) {
-		heap, prog, spkg, err := buildSSA(pkg)
-		s.built[pkg] = builtSSA{heap, prog, spkg, err}
-		if err != nil {
-			continue
-		}
-		func() {
-			defer func() { recover() }() // no summaries: calls into pkg stay unknown
-			ks := placement.NewKillSetsWith(prog, placement.KillSetOptions{Summaries: s.tab})
-			exp := ks.Export(spkg)
-			if pkg.ID == pkg.PkgPath { // not a test variant
-				s.exports[pkg.PkgPath] = exp
-			}
-			for k, v := range exp {
-				if old, ok := s.tab[k]; ok {
-					// A package and its test variant summarize the
-					// same function: keep what both allow.
-					v = mergeSummary(old, v)
-				}
-				s.tab[k] = v
-			}
-		}()
-	}
 	return s
+}
+
+// add builds pkg's SSA, keeps it for ssaOf, and adds the summaries of
+// pkg's functions, computed with those already in the table.
+func (s *summaries) add(pkg *packages.Package) {
+	heap, prog, spkg, err := buildSSA(pkg)
+	s.built[pkg] = builtSSA{heap, prog, spkg, err}
+	if err != nil {
+		return
+	}
+	defer func() { recover() }() // no summaries: calls into pkg stay unknown
+	ks := placement.NewKillSetsWith(prog, placement.KillSetOptions{Summaries: s.tab})
+	exp := ks.Export(spkg)
+	if pkg.ID == pkg.PkgPath { // not a test variant
+		s.exports[pkg.PkgPath] = exp
+	}
+	for k, v := range exp {
+		if old, ok := s.tab[k]; ok {
+			// A package and its test variant summarize the
+			// same function: keep what both allow.
+			v = mergeSummary(old, v)
+		}
+		s.tab[k] = v
+	}
 }
 
 // importOrder returns pkgs with every package after the packages of pkgs

@@ -146,9 +146,8 @@ func (a *analysis) refine(checks []*Check) []*Check {
 			checks, eager = cs, next
 		}
 	}
-	if len(tried) > 0 {
-		a.place(eager) // leave the analysis state matching the result
-	}
+	// The analysis state is the last pass's, which may be a rejected
+	// one: nothing reads it after Analyze, which returns the checks.
 	return checks
 }
 

@@ -29,7 +29,10 @@ import (
 )
 
 func main() {
-	os.Exit(bigfootMain(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	stop := startProfiles(os.Stderr)
+	code := bigfootMain(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // bigfootMain runs the command line args and returns the exit status.
