@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"runtime/pprof"
 )
 
@@ -28,9 +27,6 @@ func startProfiles(stderr io.Writer) (stop func()) {
 		} else {
 			cpuFile = f
 		}
-	}
-	if mem != "" {
-		runtime.MemProfileRate = 512 * 1024
 	}
 	return func() {
 		if cpuFile != nil {
