@@ -38,29 +38,40 @@ type recording struct {
 // (the driver's stdshim.go) instead of the runtime package. imported are
 // the summaries of functions of packages instrumented by earlier runs.
 func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording, std, runtimeHooks, syncOnce bool, imported placement.FuncSummaries) *Result {
+	render := summarizeFirst
+	if oneVariantEach(pkgs) {
+		render = streamPackages
+	}
+	return renderPackages(render, pkgs, m, rec, std, runtimeHooks, syncOnce, imported)
+}
+
+// A renderer summarizes (if plans) and renders pkgs, each through
+// instrument, adding the facts to res.
+type renderer func(pkgs []*packages.Package, plans bool, imported placement.FuncSummaries, res *Result, instrument func(*packages.Package, *summaries))
+
+// summarizeFirst summarizes every package of pkgs (if plans), then renders
+// them in their order: a package and its test variants summarize the same
+// functions, so no package's summaries are final before all are built.
+func summarizeFirst(pkgs []*packages.Package, plans bool, imported placement.FuncSummaries, res *Result, instrument func(*packages.Package, *summaries)) {
+	var sums *summaries
+	if plans {
+		sums = summarize(pkgs, imported)
+		res.Facts = sums.encodeExports()
+	}
+	for _, pkg := range pkgs {
+		instrument(pkg, sums)
+	}
+}
+
+// renderPackages is instrumentPackages with the given renderer.
+func renderPackages(render renderer, pkgs []*packages.Package, m mode.Mode, rec recording, std, runtimeHooks, syncOnce bool, imported placement.FuncSummaries) *Result {
 	res := &Result{Replace: map[string][]byte{}, Add: map[string][]byte{}}
 	done := map[string]bool{}
 	helpers := map[string]bool{} // dir + package name
 	testMains := map[string]*testMainInfo{}
-	instrument := func(pkg *packages.Package, sums *summaries) {
+	render(pkgs, m.Plans(), imported, res, func(pkg *packages.Package, sums *summaries) {
 		instrumentPackage(pkg, m, rec, std, runtimeHooks, syncOnce, res, done, helpers, testMains, sums)
-	}
-	switch {
-	case !oneVariantEach(pkgs) && m.Plans():
-		// A package and its test variants summarize the same functions,
-		// so no package's summaries are final before all are built.
-		sums := summarize(pkgs, imported)
-		res.Facts = sums.encodeExports()
-		for _, pkg := range pkgs {
-			instrument(pkg, sums)
-		}
-	case !oneVariantEach(pkgs):
-		for _, pkg := range pkgs {
-			instrument(pkg, nil)
-		}
-	default:
-		streamPackages(pkgs, m.Plans(), imported, res, instrument)
-	}
+	})
 	if !runtimeHooks {
 		for _, tm := range testMains {
 			tm.emit(res)
