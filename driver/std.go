@@ -62,7 +62,7 @@ var stdExclusions = []struct{ path, why string }{
 	{"sync", "synchronization, modelled by the detector's hooks (not instrumented under -race either)"},
 	{"sync/", "synchronization, modelled by the detector's hooks (not instrumented under -race either)"},
 	{"syscall", "system calls; written in part in assembly"},
-	{"iter", "coroutine switches (iter.Pull) are synchronization the detector does not see"},
+	{"iter", "coroutine switches, modelled by the detector's hooks at the calls of Pull and Pull2"},
 	{"vendor/", "the standard library's vendored golang.org/x packages"},
 }
 

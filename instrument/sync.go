@@ -69,6 +69,8 @@ var syncFuncs = map[string]rtName{
 	"context.AfterFunc":          "CtxAfterFunc",
 	"testing/synctest.Test":      "SynctestTest",
 	"testing/synctest.Wait":      "SynctestWait",
+	"iter.Pull":                  "IterPull",
+	"iter.Pull2":                 "IterPull2",
 }
 
 // onceHooks are the hooks of Once.Do and the Once functions, which a

@@ -1,0 +1,74 @@
+package detector
+
+import "iter"
+
+// Coroutines (iter.Pull, iter.Pull2).
+//
+// iter.Pull runs its iterator on a coroutine: a goroutine of its own to
+// which control passes at next and stop, and from which it passes back at
+// each yield and when the iterator returns. Each switch is
+// synchronization: what one side did before handing control over
+// happens before what the other does after taking it. Go's race runtime
+// sees these edges through the race annotations around iter.Pull's
+// coroutine switches, which a bigfoot build does not have (package iter is
+// not instrumented, docs/build.md); the hooks below make the same edges,
+// through one clock per Pull, released before every switch and acquired
+// after it.
+
+// IterPull is iter.Pull(seq) as the instrumenter emits it.
+func IterPull[V any](g *G, seq iter.Seq[V]) (next func() (V, bool), stop func()) {
+	b := new(clockBox)
+	n, s := iter.Pull(func(yield func(V) bool) {
+		cg := curStarted()
+		b.acquire(cg)
+		defer b.release(cg)
+		seq(func(v V) bool {
+			b.release(cg)
+			more := yield(v)
+			b.acquire(cg)
+			return more
+		})
+	})
+	return func() (V, bool) { return pullSwitch(b, n) }, func() { pullStop(b, s) }
+}
+
+// IterPull2 is iter.Pull2(seq) as the instrumenter emits it.
+func IterPull2[K, V any](g *G, seq iter.Seq2[K, V]) (next func() (K, V, bool), stop func()) {
+	b := new(clockBox)
+	n, s := iter.Pull2(func(yield func(K, V) bool) {
+		cg := curStarted()
+		b.acquire(cg)
+		defer b.release(cg)
+		seq(func(k K, v V) bool {
+			b.release(cg)
+			more := yield(k, v)
+			b.acquire(cg)
+			return more
+		})
+	})
+	next = func() (K, V, bool) {
+		cg := Cur()
+		b.release(cg)
+		defer b.acquire(cg)
+		return n()
+	}
+	return next, func() { pullStop(b, s) }
+}
+
+// pullSwitch is a call of Pull's next, n: the caller hands control to the
+// coroutine and takes it back when n returns (or panics with the
+// iterator's panic).
+func pullSwitch[V any](b *clockBox, n func() (V, bool)) (V, bool) {
+	cg := Cur()
+	b.release(cg)
+	defer b.acquire(cg)
+	return n()
+}
+
+// pullStop is a call of Pull's or Pull2's stop, s.
+func pullStop(b *clockBox, s func()) {
+	cg := Cur()
+	b.release(cg)
+	defer b.acquire(cg)
+	s()
+}
