@@ -422,7 +422,7 @@ var (
 	// The instrumenter raises a file's language version to go1.21 when it
 	// does not know it, as for standard-library files; those are at the
 	// toolchain's version, which a go1.21 constraint would lower.
-	upgradeHeadRE  = regexp.MustCompile(`\A//go:build go1\.21\n\n//line [^\n]*:1\n`)
+	upgradeHeadRE  = regexp.MustCompile(`\A//go:build go1\.21\n\n//line [^\n]*:1:1\n`)
 	upgradeConstRE = regexp.MustCompile(`(?m)^//go:build \((.*)\) && go1\.21$`)
 )
 

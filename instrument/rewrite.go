@@ -496,7 +496,9 @@ func (p *pkgRewriter) finishFile(r *fileRewriter, path string, file *ast.File, s
 // at least go1.21 (the emitted code instantiates generic functions), with a
 // //go:build constraint: an existing constraint line gets "&& go1.21" in
 // place; otherwise a constraint is added above the file, followed by a
-// //line directive so that every line keeps its number. Old-style
+// //line directive so that every line keeps its number and column (a
+// directive without a column makes the compiler's and vet's positions
+// columnless, where go test -race prints "file.go:23:1: ..."). Old-style
 // constraint lines (every form go/build accepts: "// +build", "//+build")
 // would no longer match the new //go:build line, which go vet rejects;
 // they are turned into plain comments (the file is in this build anyway).
@@ -528,7 +530,7 @@ func languageUpgrade(fileVersion, path string, src []byte) []byte {
 	if found {
 		return src
 	}
-	return append([]byte("//go:build go1.21\n\n//line "+path+":1\n"), src...)
+	return append([]byte("//go:build go1.21\n\n//line "+path+":1:1\n"), src...)
 }
 
 // fileRewriter renders one file. Rendering is a recursive function of the

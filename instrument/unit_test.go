@@ -25,11 +25,11 @@ func TestVersionAtLeast(t *testing.T) {
 func TestLanguageUpgrade(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{"// +build linux\n\npackage p\n",
-			"//go:build go1.21\n\n//line /m/p.go:1\n// (bigfoot) build linux\n\npackage p\n"},
+			"//go:build go1.21\n\n//line /m/p.go:1:1\n// (bigfoot) build linux\n\npackage p\n"},
 		{"//+build !foo\n\npackage p\n",
-			"//go:build go1.21\n\n//line /m/p.go:1\n// (bigfoot) build !foo\n\npackage p\n"},
+			"//go:build go1.21\n\n//line /m/p.go:1:1\n// (bigfoot) build !foo\n\npackage p\n"},
 		{"// Copyright.\n\n//+build linux darwin\n// +build amd64,!foo\n\npackage p\n",
-			"//go:build go1.21\n\n//line /m/p.go:1\n// Copyright.\n\n// (bigfoot) build linux darwin\n// (bigfoot) build amd64,!foo\n\npackage p\n"},
+			"//go:build go1.21\n\n//line /m/p.go:1:1\n// Copyright.\n\n// (bigfoot) build linux darwin\n// (bigfoot) build amd64,!foo\n\npackage p\n"},
 		{"//go:build linux\n\npackage p\n",
 			"//go:build (linux) && go1.21\n\npackage p\n"},
 		{"//go:build linux || darwin\n//+build linux darwin\n\npackage p\n",
