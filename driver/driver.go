@@ -101,9 +101,13 @@ type Config struct {
 	// dependencies; "" means the bigfoot executable's name, size and
 	// modification time.
 	Version string
-	Stdin   io.Reader
-	Stdout  io.Writer
-	Stderr  io.Writer
+	// Self is the bigfoot executable, through which go test runs vet
+	// (VetTool) so that vet sees the original files; "" means vet sees
+	// the instrumented ones.
+	Self   string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
 }
 
 // Run carries out inv: it instruments the packages, writes the runtime,
@@ -296,7 +300,15 @@ func (d *run) do(ctx context.Context) (int, error) {
 	if d.inv.Verb == "run" {
 		code, err = d.buildAndRun(ctx, overlay)
 	} else {
-		args := append([]string{d.inv.Verb, "-overlay", overlay}, d.inv.goArgs(d.goflags)...)
+		args := []string{d.inv.Verb, "-overlay", overlay}
+		tools, err := d.toolexecScript(overlay)
+		if err != nil {
+			return 1, err
+		}
+		if tools != "" {
+			args = append(args, "-toolexec="+tools)
+		}
+		args = append(args, d.inv.goArgs(d.goflags)...)
 		// The programs go test runs get the user's settings back (userenv.go).
 		env := withUserEnv(d.env, d.cfg.Env, "GOWORK", "GOFLAGS")
 		code, err = d.goCommand(ctx, env, args)

@@ -400,6 +400,27 @@ func TestSameBuildFailures(t *testing.T) {
 	}
 }
 
+// TestSameVetFailures: a package that type-checks but fails the vet
+// checks go test runs fails as under go test -race, with vet's message at
+// the same line and column (the instrumented file's line directive gives a
+// column, so the column is known), and the other packages are tested.
+func TestSameVetFailures(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod":                  "module example.com/m\n\ngo 1.22\n",
+		"vetfail/lib.go":          "package vetfail\n\nfunc Retry() int { return 1 }\n",
+		"vetfail/lib_test.go":     "package vetfail\n\nimport (\n\t\"fmt\"\n\t\"testing\"\n)\n\nfunc TestRetry(t *testing.T) {\n\tfmt.Printf(\"%d\\n\", \"retry\")\n}\n",
+		"vetfail/example_test.go": "package vetfail\n\nfunc ExampleRetryContext() {\n\t_ = Retry()\n}\n",
+		"good/good.go":            goodSource,
+		"good/good_test.go":       "package good\n\nimport \"testing\"\n\nfunc TestH(t *testing.T) {\n\tif H() != 2 {\n\t\tt.Fatal(H())\n\t}\n}\n",
+	})
+	out := sameAsGoRace(t, dir, nil, "-count=1", "./...")
+	for _, want := range []string{"FAIL\texample.com/m/vetfail [build failed]", "ok  \texample.com/m/good"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("go test -race printed no %q:\n%s", want, out)
+		}
+	}
+}
+
 // goodSource is a package that builds, with a loop whose accesses keep
 // their footprint records (no constant step), which the instrumenter notes
 // with -bfv.

@@ -52,6 +52,11 @@ func bigfootMain(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		return benchMain(ctx, args, stdout, stderr)
 	case "analyze":
 		return analyzeMain(ctx, args, stdout, stderr)
+	case driver.VetToolVerb:
+		if len(args) < 2 {
+			return 2
+		}
+		return driver.VetTool(args[1], args[0], args[2:], stdout, stderr)
 	case "build", "test", "run":
 	default:
 		fmt.Fprintf(stderr, "bigfoot %s: unknown command\nRun 'bigfoot help' for usage.\n", verb)
@@ -70,6 +75,7 @@ func bigfootMain(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	cfg := &driver.Config{
 		Runtime:    bigfoot.Runtime(),
 		Instrument: instrumentFiles,
+		Self:       self(),
 		Stdin:      stdin,
 		Stdout:     stdout,
 		Stderr:     stderr,
@@ -119,4 +125,14 @@ func version() string {
 		}
 	}
 	return fmt.Sprintf("bigfoot version %s %s %s/%s", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// self returns the absolute name of bigfoot's executable, or "" if it
+// cannot be found.
+func self() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return exe
 }
