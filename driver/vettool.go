@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -64,7 +65,8 @@ func shellQuote(s string) string {
 // go command gives it, for a build through overlay: a
 // configuration file (the last argument, *.cfg) is rewritten so that its
 // Go files are the originals of the overlay's replacements, and files the
-// overlay added (bigfoot's own) are left out. It returns vet's exit status.
+// overlay added (bigfoot's own) are left out, unless the originals do not
+// type-check. It returns vet's exit status.
 func VetTool(vet, overlay string, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 1 && args[0] == "-V=full" {
 		out, err := exec.Command(vet, args...).Output()
@@ -75,15 +77,32 @@ func VetTool(vet, overlay string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, markedToolID(string(out)))
 		return 0
 	}
-	if n := len(args); n > 0 && strings.HasSuffix(args[n-1], ".cfg") {
-		cfg, err := originalFilesConfig(args[n-1], overlay)
-		if err != nil {
-			fmt.Fprintf(stderr, "bigfoot: vet: %v\n", err)
-			return 1
-		}
-		defer os.Remove(cfg)
-		args = append(args[:n-1:n-1], cfg)
+	n := len(args)
+	if n == 0 || !strings.HasSuffix(args[n-1], ".cfg") {
+		return runVet(vet, args, stdout, stderr)
 	}
+	cfg, err := originalFilesConfig(args[n-1], overlay)
+	if err != nil {
+		fmt.Fprintf(stderr, "bigfoot: vet: %v\n", err)
+		return 1
+	}
+	defer os.Remove(cfg)
+	var out, errs bytes.Buffer
+	code := runVet(vet, append(args[:n-1:n-1], cfg), &out, &errs)
+	if code != 0 && bytes.HasPrefix(errs.Bytes(), []byte("vet: ")) {
+		// The original files do not type-check where the instrumented
+		// ones do: they call what only a -race build's runtime has
+		// (runtime.RaceAcquire, ...), which the instrumenter replaced.
+		// vet sees the instrumented files, as without bigfoot's script.
+		return runVet(vet, args, stdout, stderr)
+	}
+	stdout.Write(out.Bytes())
+	stderr.Write(errs.Bytes())
+	return code
+}
+
+// runVet runs vet with args and returns its exit status.
+func runVet(vet string, args []string, stdout, stderr io.Writer) int {
 	cmd := exec.Command(vet, args...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Run(); err != nil {
