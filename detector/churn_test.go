@@ -111,6 +111,51 @@ func TestSpareTIDsLowestFirst(t *testing.T) {
 	}
 }
 
+// TestReusedTIDOwners checks that a thread id keeps its last maxOwners
+// owners, which ownerOf tells apart by their first clock, and that a go
+// statement reusing an id allocates nothing for them (the owners were a
+// slice trimmed with a copy: two objects per fork).
+func TestReusedTIDOwners(t *testing.T) {
+	var ts tidTable
+	ts.next = 1
+	tid, clock := ts.alloc(nil, 1, 0, 0)
+	starts := []uint64{clock}
+	for site := uint32(2); site <= 6; site++ {
+		ts.free(tid, clock+9)
+		// The parent knows the final epoch: the id comes back at once.
+		vc := make([]uint64, tid+1)
+		vc[tid] = clock + 9
+		var got uint32
+		got, clock = ts.alloc(vc, site, 0, 0)
+		if got != tid || clock != starts[len(starts)-1]+10 {
+			t.Fatalf("alloc = %d at %d, want id %d at %d", got, clock, tid, starts[len(starts)-1]+10)
+		}
+		starts = append(starts, clock)
+	}
+	os := ts.owners[tid].list()
+	if len(os) != maxOwners {
+		t.Fatalf("%d owners kept, want %d", len(os), maxOwners)
+	}
+	for i, o := range os {
+		want := len(starts) - maxOwners + i
+		if o.start != starts[want] || o.site != uint32(want+1) {
+			t.Errorf("owner %d: start %d site %d, want %d and %d", i, o.start, o.site, starts[want], want+1)
+		}
+		if o.finished != (i < maxOwners-1) {
+			t.Errorf("owner %d: finished %v", i, o.finished)
+		}
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		ts.free(tid, clock)
+		vc := [8]uint64{}
+		vc[tid] = clock
+		tid, clock = ts.alloc(vc[:tid+1], 7, 0, 0)
+	})
+	if allocs != 0 {
+		t.Errorf("reusing a thread id: %v allocations, want 0", allocs)
+	}
+}
+
 // TestTrimTo checks that trim drops the entries the floor covers from the
 // end of a clock, and nothing the floor does not cover or the owner's
 // entry (keep).

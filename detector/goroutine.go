@@ -97,6 +97,10 @@ type G struct {
 	frozen []uint64
 
 	verify *verifyLog // the current span's records (verify.go); nil without bigfoot_verify
+
+	// child is what Fork returns for the goroutine whose state this
+	// is: part of the G, not an object of its own at every go statement.
+	child Child
 }
 
 // A Child is a goroutine being created: the state the parent prepared for
@@ -209,6 +213,24 @@ func newG(vc []uint64, site, stack uint32, parent uint64) *G {
 	if int(tid) >= len(vc) {
 		vc = append(vc, make([]uint64, int(tid)+1-len(vc))...)
 	}
+	return makeG(vc, tid, clock, site, stack, parent)
+}
+
+// forkG is newG for a go statement: the child's clock is a copy of pvc,
+// the parent's, made once its thread id is known, so that it has room
+// for its own entry (a copy as long as the parent's was copied again
+// whenever the child's id was beyond it: a new id at most go statements
+// of a program whose goroutines outnumber the quarantine).
+func forkG(pvc []uint64, site, stack uint32, parent uint64) *G {
+	tid, clock := tids.alloc(pvc, site, stack, parent)
+	vc := make([]uint64, max(len(pvc), int(tid)+1), max(len(pvc), int(tid)+1)+1)
+	copy(vc, pvc)
+	return makeG(vc, tid, clock, site, stack, parent)
+}
+
+// makeG returns the state of a goroutine with thread id tid from clock
+// on, whose vector clock is vc (taken over, long enough for tid).
+func makeG(vc []uint64, tid uint32, clock uint64, site, stack uint32, parent uint64) *G {
 	vc[tid] = clock
 	g := &G{tid: tid, forkSite: site, forkStack: stack, parent: parent, serial: gSerial.Add(1), hist: tids.historyOf(tid)}
 	g.t.VC = vc
@@ -242,9 +264,7 @@ func (g *G) Fork(site uint32) *Child {
 	// parent) record next is not taken for state from before a cycle.
 	shadow.RefreshGen()
 	g.t.VC = trim(g.t.VC, int(g.tid)+1)
-	vc := make([]uint64, len(g.t.VC), len(g.t.VC)+1)
-	copy(vc, g.t.VC)
-	c := newG(vc, site, creatorStack(g), g.goid)
+	c := forkG(g.t.VC, site, creatorStack(g), g.goid)
 	g.commitFootprints()
 	g.publishIfWider()
 	// The parent's snapshot is a lower bound of the clock c copies.
@@ -258,7 +278,8 @@ func (g *G) Fork(site uint32) *Child {
 	}
 	g.tick()
 	g.syncs++
-	return &Child{c}
+	c.child.g = c
+	return &c.child
 }
 
 // Start is the first statement of a goroutine created by an instrumented go
@@ -323,7 +344,7 @@ type tidTable struct {
 	queue  []freeTID // freed, at most quarantine, oldest first
 	head   int
 	spare  tidHeap    // freed and past the quarantine
-	owners [][]owner  // per tid, its recent owners, newest last
+	owners []owners   // per tid, its recent owners
 	hists  []*history // per tid, its history (history.go)
 }
 
@@ -374,6 +395,29 @@ func (h *tidHeap) pop() freeTID {
 	return top
 }
 
+// owners are a thread id's last maxOwners owners, oldest first: a fixed
+// array, so that a go statement that reuses the id allocates nothing (a
+// slice trimmed to its last four made two objects at every fork).
+type owners struct {
+	n int
+	o [maxOwners]owner
+}
+
+const maxOwners = 4
+
+// list returns the owners, oldest first.
+func (os *owners) list() []owner { return os.o[:os.n] }
+
+// add appends o, dropping the oldest owner if the array is full.
+func (os *owners) add(o owner) {
+	if os.n == maxOwners {
+		copy(os.o[:], os.o[1:])
+		os.n--
+	}
+	os.o[os.n] = o
+	os.n++
+}
+
 type owner struct {
 	start    uint64 // first clock of this owner
 	goid     uint64
@@ -406,14 +450,10 @@ func (ts *tidTable) alloc(vc []uint64, site, stack uint32, parent uint64) (uint3
 		tid = ts.next
 		ts.next++
 		for len(ts.owners) <= int(tid) {
-			ts.owners = append(ts.owners, nil)
+			ts.owners = append(ts.owners, owners{})
 		}
 	}
-	os := append(ts.owners[tid], owner{start: clock, site: site, stack: stack, parent: parent})
-	if len(os) > 4 {
-		os = append(os[:0:0], os[len(os)-4:]...)
-	}
-	ts.owners[tid] = os
+	ts.owners[tid].add(owner{start: clock, site: site, stack: stack, parent: parent})
 	return tid, clock
 }
 
@@ -432,7 +472,7 @@ func (ts *tidTable) dequeue() freeTID {
 func (ts *tidTable) free(tid uint32, final uint64) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	if os := ts.owners[tid]; len(os) > 0 {
+	if os := ts.owners[tid].list(); len(os) > 0 {
 		os[len(os)-1].finished = true
 	}
 	ts.queue = append(ts.queue, freeTID{tid, final})
@@ -444,8 +484,9 @@ func (ts *tidTable) free(tid uint32, final uint64) {
 func (ts *tidTable) setGoid(tid uint32, start, goid uint64) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	for i := range ts.owners[tid] {
-		if o := &ts.owners[tid][i]; o.start == start {
+	os := ts.owners[tid].list()
+	for i := range os {
+		if o := &os[i]; o.start == start {
 			o.goid = goid
 		}
 	}
@@ -460,7 +501,7 @@ func ownerOf(e shadow.Epoch) (owner, bool) {
 	if int(t) >= len(ts.owners) {
 		return owner{}, false
 	}
-	os := ts.owners[t]
+	os := ts.owners[t].list()
 	for i := len(os) - 1; i >= 0; i-- {
 		if os[i].start <= e.Clock() {
 			return os[i], true

@@ -87,3 +87,28 @@ func TestCurSlot(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestForkAllocs counts the heap objects of a go statement's detector
+// state, beyond the goroutine's closure: the G and its vector clock, no
+// more. Fork made six (the Child, a thread id's owners slice trimmed with
+// a copy, and a second copy of the clock when the child's id was beyond
+// the parent's clock), each one the pacer counts against a program that
+// starts a goroutine per request.
+func TestForkAllocs(t *testing.T) {
+	g := Cur()
+	done := make(chan bool)
+	fork := func() {
+		c := g.Fork(0)
+		go func() { Start(c).Exit(); done <- true }()
+		<-done
+	}
+	// Past the quarantine, ids come back spare: no new id, no new
+	// history, as in a program's steady state.
+	for range 2 * quarantine {
+		fork()
+	}
+	// 3: the closure of the go statement, the G, its clock.
+	if n := testing.AllocsPerRun(200, fork); n > 3 {
+		t.Errorf("a go statement allocates %v objects, want at most 3", n)
+	}
+}
