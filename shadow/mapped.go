@@ -451,7 +451,8 @@ func (r *run) unify(e int) {
 // the mapped run r, whose elements are all in entry 0 (m.one), and its
 // state.
 func (r *run) blockOf() *run {
-	nr := &run{key: r.key, obj: r.obj, elem: r.m.elem, cells: make([]cell, 1), block: true}
+	nr := allocRun(1)
+	nr.key, nr.obj, nr.elem, nr.block = r.key, r.obj, r.m.elem, true
 	nr.copyGC(&r.granule)
 	nr.cells[0].copyFrom(&r.cells[0])
 	return nr

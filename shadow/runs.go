@@ -95,6 +95,25 @@ type run struct {
 
 func (gr *granule) isRun() bool { return gr.hi == 0 }
 
+// A run1 is a run of one class with its cell, allocated as one object:
+// runs of one class are most of the runs refinement and strided spans
+// make (a sort's swaps reshape them by the hundred thousand), and a run
+// and its cells were two objects.
+type run1 struct {
+	run
+	c [1]cell
+}
+
+// allocRun returns a new zero run with k cells.
+func allocRun(k int) *run {
+	if k == 1 {
+		x := new(run1)
+		x.cells = x.c[:]
+		return &x.run
+	}
+	return &run{cells: make([]cell, k)}
+}
+
 // asRun returns the run whose first field gr is.
 func asRun(gr *granule) *run { return (*run)(unsafe.Pointer(gr)) }
 
@@ -324,7 +343,8 @@ func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) bool {
 			return false
 		}
 	}
-	r := &run{key: key, obj: obj, origin: canonOrigin(sp.start, sp.elem, k), elem: sp.elem, cells: make([]cell, k)}
+	r := allocRun(k)
+	r.key, r.obj, r.origin, r.elem = key, obj, canonOrigin(sp.start, sp.elem, k), sp.elem
 	r.gen.Store(uint32(lagGen.Load()))
 	r.s.Store(uint32(gi))
 	pg.mu.Lock()
@@ -448,7 +468,8 @@ func (s *Space) runSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr, sp
 // cells are copies of r's state in a new shape: every class of the new
 // shape is a copy of r's only cell, or, for r's own shape, of r's cells.
 func (r *run) reshaped(origin, elem uintptr, k int) *run {
-	nr := &run{key: r.key, obj: r.obj, origin: canonOrigin(origin, elem, k), elem: elem, cells: make([]cell, k), block: true}
+	nr := allocRun(k)
+	nr.key, nr.obj, nr.origin, nr.elem, nr.block = r.key, r.obj, canonOrigin(origin, elem, k), elem, true
 	nr.copyGC(&r.granule)
 	for j := range nr.cells {
 		nr.cells[j].copyFrom(&r.cells[j%len(r.cells)])

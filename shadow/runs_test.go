@@ -721,3 +721,24 @@ func TestRunCutAllocs(t *testing.T) {
 		t.Error("no race with the state the run kept")
 	}
 }
+
+// TestRunOfOneClassOneObject checks that a run of one class is allocated
+// with its cell (run1): refinement reshapes runs by the hundred thousand
+// on a sort, and each was a run and a slice of cells.
+func TestRunOfOneClassOneObject(t *testing.T) {
+	r := allocRun(3)
+	if len(r.cells) != 3 {
+		t.Fatalf("allocRun(3): %d cells", len(r.cells))
+	}
+	var nr *run
+	allocs := testing.AllocsPerRun(100, func() { nr = r.reshaped(0, 8, 1) })
+	if allocs != 1 {
+		t.Errorf("reshaped to one class: %v allocations, want 1", allocs)
+	}
+	if len(nr.cells) != 1 || uintptr(unsafe.Pointer(&nr.cells[0])) != uintptr(unsafe.Pointer(nr))+unsafe.Sizeof(run{}) {
+		t.Errorf("the run's cell is not its own: %p, run at %p", &nr.cells[0], nr)
+	}
+	if allocs := testing.AllocsPerRun(100, func() { nr = r.reshaped(0, 8, 2) }); allocs != 2 {
+		t.Errorf("reshaped to two classes: %v allocations, want 2", allocs)
+	}
+}
