@@ -82,7 +82,9 @@ type chanEntry struct {
 // so a push or a fold neither allocates (once the arena holds as many
 // slots as the queue had clocks at once) nor runs the collector's write
 // barrier, which slices of per-entry buffers did on every fold while a
-// cycle ran (docs/runtime.md, "Channels").
+// cycle ran (docs/runtime.md, "Channels"). The arena is outside the Go
+// heap (shadow.AllocWords): replaced as it widens, and freed with the
+// channel's state (chanState.release).
 //
 // A goroutine's clock only grows, and its pushes on one channel get
 // increasing ids, so of two entries one goroutine pushed, the later one's
@@ -157,8 +159,9 @@ func (q *chanQueue) allocSlow(n int) int32 {
 	}
 	s := int32(len(q.clocks) / q.width)
 	if len(q.clocks)+q.width > cap(q.clocks) {
-		grown := make([]uint64, len(q.clocks), max(2*cap(q.clocks), 4*q.width))
+		grown := shadow.AllocWords(max(2*cap(q.clocks), 4*q.width))[:len(q.clocks)]
 		copy(grown, q.clocks)
+		shadow.FreeWords(q.clocks)
 		q.clocks = grown
 	}
 	q.clocks = q.clocks[:len(q.clocks)+q.width]
@@ -170,10 +173,11 @@ func (q *chanQueue) allocSlow(n int) int32 {
 func (q *chanQueue) widen(n int) {
 	w := (n + 7) &^ 7 // whole cache lines
 	slots := len(q.clocks) / max(q.width, 1)
-	grown := make([]uint64, slots*w, max(slots, 4)*w)
+	grown := shadow.AllocWords(max(slots, 4) * w)[:slots*w]
 	for s := range slots {
 		copy(grown[s*w:], q.clocks[s*q.width:(s+1)*q.width])
 	}
+	shadow.FreeWords(q.clocks)
 	q.clocks, q.width = grown, w
 }
 
@@ -299,13 +303,21 @@ func (q *chanQueue) reset() {
 //
 //go:noinline
 func (q *chanQueue) shrink() {
-	clocks := make([]uint64, 0, 4*q.width)
+	clocks := shadow.AllocWords(4 * q.width)[:0]
 	if q.base != 0 {
 		clocks = append(clocks, q.slot(q.base-1)...)
 		q.base = 1
 	}
+	shadow.FreeWords(q.clocks)
 	q.clocks = clocks
 	q.free = q.free[:0]
+}
+
+// release frees the queue's arena and empties it, for a channel that is
+// gone (chanState.release).
+func (q *chanQueue) release() {
+	shadow.FreeWords(q.clocks)
+	*q = chanQueue{}
 }
 
 // acquireBy joins into g's clock the base and every entry with lo <
@@ -359,6 +371,21 @@ func (q *chanQueue) takeUnsorted(bound int64) {
 		kept++
 	}
 	q.entries = q.entries[:kept]
+}
+
+// release frees the arenas of c, the state of a channel that is gone,
+// which the caller took out of chans. The arenas are outside the Go heap
+// (shadow.AllocWords), so the collector does not free them with c. The
+// lock orders it after any operation still in progress: a hook may run
+// after the last use of its channel (SendPost, a select's retraction),
+// but it finds an empty queue, not a freed one, and no goroutine that
+// could order itself after this channel's operations remains. chanOf
+// and G.chanOf never return c again: its weak pointer is nil.
+func (c *chanState) release() {
+	c.mu.Lock()
+	c.sends.release()
+	c.recvs.release()
+	c.mu.Unlock()
 }
 
 type chanState struct {
@@ -475,8 +502,8 @@ func chanOf(p uintptr) *chanState {
 		if c != nil && weakLive(c.wp) {
 			return c
 		}
-		if c != nil {
-			chans.CompareAndDelete(p, c)
+		if c != nil && chans.CompareAndDelete(p, c) {
+			c.release()
 		}
 		wp := weak.Make((*byte)(shadow.PtrOf(p)))
 		c, _ = chans.LoadOrStore(p, func() *chanState { return &chanState{wp: wp} })

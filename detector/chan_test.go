@@ -5,6 +5,7 @@ package detector
 import (
 	"context"
 	"math/rand"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -891,5 +892,42 @@ func TestChanQueueArena(t *testing.T) {
 	q.push(1, 3, 8, []uint64{0, 0, 0, 1})
 	if got := q.acquire(nil, 2, 0); !slices.Equal(got, []uint64{1, 1, 0, 1}) {
 		t.Fatalf("acquire of a longer clock into a reused slot = %v, want [1 1 0 1]", got)
+	}
+}
+
+// TestDeadChannelArenas checks that the state of a channel the collector
+// freed gives its arenas of clocks back (they are outside the Go heap, so
+// the collector does not free them with the state): once the sweep after
+// a cycle drops the state, its queues are empty and hold no arena.
+func TestDeadChannelArenas(t *testing.T) {
+	g := Cur()
+	ch := make(chan int, 4)
+	for i := range 3 {
+		SendPre(g, ch, 4)
+		ch <- i
+		SendPost(g, ch, 4)
+	}
+	c := chanOf(chanPtr(ch))
+	c.mu.Lock()
+	held := c.sends.clocks != nil
+	c.mu.Unlock()
+	if !held {
+		t.Fatal("three sends left no clock in the channel's queue")
+	}
+	ch = nil
+	// The sweep runs after each cycle (shadow.AfterGC); it releases the
+	// state once the channel's weak pointer is nil.
+	for i := 0; ; i++ {
+		runtime.GC()
+		c.mu.Lock()
+		released := c.sends.clocks == nil && c.recvs.clocks == nil
+		c.mu.Unlock()
+		if released {
+			break
+		}
+		if i == 100 {
+			t.Fatal("the state of a dead channel still holds its arena after 100 cycles")
+		}
+		time.Sleep(time.Millisecond)
 	}
 }

@@ -211,8 +211,8 @@ func sweepSyncs() {
 		sweepSyncVars()
 	}
 	chans.Range(func(addr uintptr, c *chanState) bool {
-		if c.wp.Value() == nil {
-			chans.CompareAndDelete(addr, c)
+		if c.wp.Value() == nil && chans.CompareAndDelete(addr, c) {
+			c.release()
 		}
 		return true
 	})
