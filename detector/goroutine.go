@@ -98,6 +98,10 @@ type G struct {
 
 	verify *verifyLog // the current span's records (verify.go); nil without bigfoot_verify
 
+	// clockArray is the array outside the Go heap that forkG made for
+	// the clock, which freeClock frees; nil for other goroutines.
+	clockArray []uint64
+
 	// child is what Fork returns for the goroutine whose state this
 	// is: part of the G, not an object of its own at every go statement.
 	child Child
@@ -220,12 +224,39 @@ func newG(vc []uint64, site, stack uint32, parent uint64) *G {
 // the parent's, made once its thread id is known, so that it has room
 // for its own entry (a copy as long as the parent's was copied again
 // whenever the child's id was beyond it: a new id at most go statements
-// of a program whose goroutines outnumber the quarantine).
+// of a program whose goroutines outnumber the quarantine). The copy is
+// outside the Go heap (G.clockArray), with room to grow to its size
+// class: a program that starts a goroutine per request made a clock of
+// garbage per request, and another where the child's first join grew it.
 func forkG(pvc []uint64, site, stack uint32, parent uint64) *G {
 	tid, clock := tids.alloc(pvc, site, stack, parent)
-	vc := make([]uint64, max(len(pvc), int(tid)+1), max(len(pvc), int(tid)+1)+1)
+	vc := shadow.AllocWords(max(len(pvc), int(tid)+1))
 	copy(vc, pvc)
-	return makeG(vc, tid, clock, site, stack, parent)
+	g := makeG(vc, tid, clock, site, stack, parent)
+	g.clockArray = vc
+	return g
+}
+
+// freeClock frees g's clock array (forkG), once g's goroutine no longer
+// needs it: at g's Exit (nothing runs on g after it), where the clock is
+// dropped, or when start replaces g while frames of g's goroutine may
+// still use it (WaitGroupGo's state after the one the standard library's
+// go statement made), where the clock moves to the heap. Other
+// goroutines never read a G's clock: they read its published epoch and
+// snapshots, which are copies.
+func (g *G) freeClock(keep bool) {
+	a := g.clockArray
+	if a == nil {
+		return
+	}
+	if vc := g.t.VC; unsafe.SliceData(vc) == unsafe.SliceData(a) {
+		g.t.VC = nil
+		if keep {
+			g.t.VC = append([]uint64(nil), vc...)
+		}
+	}
+	g.clockArray = nil
+	shadow.FreeWords(a)
 }
 
 // makeG returns the state of a goroutine with thread id tid from clock
@@ -251,6 +282,7 @@ func (g *G) start(key uintptr, gp unsafe.Pointer) {
 	if old := registry.Store(key, g); old != nil && old != g && !old.exited.Swap(true) {
 		unregister(old)
 		old.t.Release() // its goroutine is gone: nobody else uses old.t
+		old.freeClock(true)
 		tids.free(old.tid, shadow.Epoch(old.pub.Load()).Clock())
 	}
 	g.keep(gp)
@@ -313,6 +345,7 @@ func (g *G) Exit() {
 	}
 	registry.CompareAndDelete(g.key, g)
 	tids.free(g.tid, g.t.Epoch.Clock())
+	g.freeClock(false)
 }
 
 // tick advances the goroutine's clock; called after every release.

@@ -5,8 +5,10 @@
 package detector
 
 import (
+	"slices"
 	"sync"
 	"testing"
+	"unsafe"
 )
 
 // TestCurSlot checks Cur's load from the goroutine's g (curG) where the
@@ -107,8 +109,46 @@ func TestForkAllocs(t *testing.T) {
 	for range 2 * quarantine {
 		fork()
 	}
-	// 3: the closure of the go statement, the G, its clock.
-	if n := testing.AllocsPerRun(200, fork); n > 3 {
-		t.Errorf("a go statement allocates %v objects, want at most 3", n)
+	// 2: the closure of the go statement and the G (its clock is
+	// outside the heap).
+	if n := testing.AllocsPerRun(200, fork); n > 2 {
+		t.Errorf("a go statement allocates %v objects, want at most 2", n)
 	}
+}
+
+// TestForkClockArray checks the life of a go statement's clock array
+// outside the heap (forkG): freed at the goroutine's Exit, and moved to
+// the heap when Start replaces the state while the goroutine may still
+// use it (a WaitGroupGo's goroutine that adopted the standard library's
+// go statement's state first).
+func TestForkClockArray(t *testing.T) {
+	g := Cur()
+	c := g.Fork(0)
+	if c.g.clockArray == nil || unsafe.SliceData(c.g.t.VC) != unsafe.SliceData(c.g.clockArray) {
+		t.Fatal("a forked state's clock is not in its clock array")
+	}
+	done := make(chan bool)
+	go func() { Start(c).Exit(); done <- true }()
+	<-done
+	if c.g.clockArray != nil || c.g.t.VC != nil {
+		t.Error("Exit kept the clock array")
+	}
+
+	c1, c2 := g.Fork(0), g.Fork(0)
+	go func() {
+		defer close(done)
+		a := Start(c1)
+		want := slices.Clone(a.t.VC)
+		array := a.clockArray
+		b := Start(c2)
+		defer b.Exit()
+		if a.clockArray != nil || unsafe.SliceData(a.t.VC) == unsafe.SliceData(array) {
+			t.Error("the replaced state still uses its clock array")
+		}
+		if !slices.Equal(a.t.VC, want) {
+			t.Errorf("the replaced state's clock is %v, was %v", a.t.VC, want)
+		}
+		a.tick() // its frames may still run
+	}()
+	<-done
 }
