@@ -301,8 +301,8 @@ func (d *run) do(ctx context.Context) (int, error) {
 		code, err = d.buildAndRun(ctx, overlay)
 	} else {
 		args := []string{d.inv.Verb, "-overlay", overlay}
-		tools, err := d.toolexecScript(overlay)
-		if err != nil {
+		var tools string
+		if tools, err = d.toolexecScript(overlay); err != nil {
 			return 1, err
 		}
 		if tools != "" {
