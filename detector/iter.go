@@ -29,7 +29,11 @@ func IterPull[V any](g *G, seq iter.Seq[V]) (next func() (V, bool), stop func())
 			return more
 		})
 	})
-	return func() (V, bool) { return pullSwitch(b, n) }, func() { pullStop(b, s) }
+	next = func() (v V, ok bool) {
+		b.handOff(func() { v, ok = n() })
+		return v, ok
+	}
+	return next, func() { b.handOff(s) }
 }
 
 // IterPull2 is iter.Pull2(seq) as the instrumenter emits it.
@@ -46,29 +50,19 @@ func IterPull2[K, V any](g *G, seq iter.Seq2[K, V]) (next func() (K, V, bool), s
 			return more
 		})
 	})
-	next = func() (K, V, bool) {
-		cg := Cur()
-		b.release(cg)
-		defer b.acquire(cg)
-		return n()
+	next = func() (k K, v V, ok bool) {
+		b.handOff(func() { k, v, ok = n() })
+		return k, v, ok
 	}
-	return next, func() { pullStop(b, s) }
+	return next, func() { b.handOff(s) }
 }
 
-// pullSwitch is a call of Pull's next, n: the caller hands control to the
-// coroutine and takes it back when n returns (or panics with the
-// iterator's panic).
-func pullSwitch[V any](b *clockBox, n func() (V, bool)) (V, bool) {
+// handOff runs f, a call of a Pull's next or stop: the caller hands
+// control to the coroutine and takes it back when f returns (or panics
+// with the iterator's panic).
+func (b *clockBox) handOff(f func()) {
 	cg := Cur()
 	b.release(cg)
 	defer b.acquire(cg)
-	return n()
-}
-
-// pullStop is a call of Pull's or Pull2's stop, s.
-func pullStop(b *clockBox, s func()) {
-	cg := Cur()
-	b.release(cg)
-	defer b.acquire(cg)
-	s()
+	f()
 }
