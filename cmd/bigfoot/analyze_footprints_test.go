@@ -107,39 +107,75 @@ func compareFootprints(t *testing.T, fps []placement.FootprintDecision, files ma
 // the footprint variable of each.
 func overlayRecords(t *testing.T, file string, src []byte) map[exprShape][]string {
 	t.Helper()
+	out := map[exprShape][]string{}
+	for _, w := range wrapperCalls(t, file, src) {
+		if w.name == "F" && len(w.call.Args) == 3 || w.name == "FG" && len(w.call.Args) == 6 {
+			out[w.at] = append(out[w.at], identName(w.call.Args[0]))
+		}
+	}
+	return out
+}
+
+// wrapperCall is a call of a check wrapper in an instrumented file: the
+// runtime function it calls, the call, and the original expression it
+// checks (its site's position, its shape and the access's kind).
+type wrapperCall struct {
+	name string
+	call *ast.CallExpr
+	at   exprShape
+}
+
+// wrapperCalls parses the instrumented file (its original at file) and
+// returns its calls of the per-access, group and footprint wrappers
+// (R, RG, W, WG, F, FG) whose address is &x and whose site is in the
+// file's site table. A footprint wrapper of another form, or any wrapper
+// whose site is not in the table, is an error.
+func wrapperCalls(t *testing.T, file string, src []byte) []wrapperCall {
+	t.Helper()
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, file, src, 0)
 	if err != nil {
 		t.Fatalf("the overlay of %s: %v", file, err)
 	}
 	entries, write := siteTable(f)
-	out := map[exprShape][]string{}
+	var out []wrapperCall
 	ast.Inspect(f, func(n ast.Node) bool {
 		c, ok := n.(*ast.CallExpr)
-		if !ok || !(runtimeCall(c) == "F" && len(c.Args) == 3 || runtimeCall(c) == "FG" && len(c.Args) == 6) {
+		if !ok || len(c.Args) < 3 {
 			return true
 		}
-		v := identName(c.Args[0])
+		name := runtimeCall(c)
+		var w bool
+		switch name {
+		case "R", "RG":
+		case "W", "WG":
+			w = true
+		case "F", "FG":
+			w = write[identName(c.Args[0])]
+		default:
+			return true
+		}
 		addr, ok := c.Args[1].(*ast.UnaryExpr)
 		site, ok2 := c.Args[len(c.Args)-1].(*ast.BinaryExpr)
+		var lit *ast.BasicLit
+		if ok2 {
+			lit, ok2 = site.Y.(*ast.BasicLit)
+		}
 		if !ok || !ok2 || addr.Op != token.AND {
-			t.Errorf("%s: an F of an unexpected form", fset.Position(c.Pos()))
+			if name == "F" || name == "FG" {
+				t.Errorf("%s: an %s of an unexpected form", fset.Position(c.Pos()), name)
+			}
 			return true
 		}
-		lit, _ := site.Y.(*ast.BasicLit)
-		i := -1
-		if lit != nil {
-			i, _ = strconv.Atoi(lit.Value)
-		}
-		if i < 0 || i >= len(entries) {
-			t.Errorf("%s: an F's site is not in the site table", fset.Position(c.Pos()))
+		i, err := strconv.Atoi(lit.Value)
+		if err != nil || i >= len(entries) {
+			t.Errorf("%s: a wrapper's site %s is not in the site table", fset.Position(c.Pos()), lit.Value)
 			return true
 		}
 		parts := strings.SplitN(entries[i], ":", 3)
 		line, _ := strconv.Atoi(parts[0])
 		col, _ := strconv.Atoi(parts[1])
-		e := exprShape{line, col, shapeOf(addr.X), write[v]}
-		out[e] = append(out[e], v)
+		out = append(out, wrapperCall{name, c, exprShape{line, col, shapeOf(addr.X), w}})
 		return true
 	})
 	return out

@@ -7,7 +7,6 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -194,57 +193,14 @@ func sitePositions(t *testing.T, file string) map[[2]int]exprShape {
 // per-access and footprint wrappers, and the group wrappers.
 func overlayWrappers(t *testing.T, file string, src []byte) (checks, groups map[exprShape]int) {
 	t.Helper()
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, file, src, 0)
-	if err != nil {
-		t.Fatalf("the overlay of %s: %v", file, err)
-	}
-	entries, write := siteTable(f)
 	checks, groups = map[exprShape]int{}, map[exprShape]int{}
-	ast.Inspect(f, func(n ast.Node) bool {
-		c, ok := n.(*ast.CallExpr)
-		if !ok || len(c.Args) < 3 {
-			return true
-		}
-		name := runtimeCall(c)
-		var w bool
-		switch name {
-		case "R", "RG":
-		case "W", "WG":
-			w = true
-		case "F", "FG":
-			w = write[identName(c.Args[0])]
-		default:
-			return true
-		}
-		addr, ok := c.Args[1].(*ast.UnaryExpr)
-		if !ok || addr.Op != token.AND {
-			return true
-		}
-		site, ok := c.Args[len(c.Args)-1].(*ast.BinaryExpr)
-		if !ok {
-			return true
-		}
-		lit, ok := site.Y.(*ast.BasicLit)
-		if !ok {
-			return true
-		}
-		i, err := strconv.Atoi(lit.Value)
-		if err != nil || i >= len(entries) {
-			t.Errorf("%s: a wrapper's site %s is not in the site table", fset.Position(c.Pos()), lit.Value)
-			return true
-		}
-		parts := strings.SplitN(entries[i], ":", 3)
-		line, _ := strconv.Atoi(parts[0])
-		col, _ := strconv.Atoi(parts[1])
-		e := exprShape{line, col, shapeOf(addr.X), w}
-		if strings.HasSuffix(name, "G") {
-			groups[e]++
+	for _, w := range wrapperCalls(t, file, src) {
+		if strings.HasSuffix(w.name, "G") {
+			groups[w.at]++
 		} else {
-			checks[e]++
+			checks[w.at]++
 		}
-		return true
-	})
+	}
 	return checks, groups
 }
 
