@@ -1,6 +1,9 @@
 package detector
 
-import "iter"
+import (
+	"iter"
+	"unsafe"
+)
 
 // Coroutines (iter.Pull, iter.Pull2).
 //
@@ -17,7 +20,7 @@ import "iter"
 
 // IterPull is iter.Pull(seq) as the instrumenter emits it.
 func IterPull[V any](g *G, seq iter.Seq[V]) (next func() (V, bool), stop func()) {
-	b := new(clockBox)
+	b := new(pull)
 	n, s := iter.Pull(func(yield func(V) bool) {
 		cg := curStarted()
 		b.acquire(cg)
@@ -38,7 +41,7 @@ func IterPull[V any](g *G, seq iter.Seq[V]) (next func() (V, bool), stop func())
 
 // IterPull2 is iter.Pull2(seq) as the instrumenter emits it.
 func IterPull2[K, V any](g *G, seq iter.Seq2[K, V]) (next func() (K, V, bool), stop func()) {
-	b := new(clockBox)
+	b := new(pull)
 	n, s := iter.Pull2(func(yield func(K, V) bool) {
 		cg := curStarted()
 		b.acquire(cg)
@@ -57,11 +60,20 @@ func IterPull2[K, V any](g *G, seq iter.Seq2[K, V]) (next func() (K, V, bool), s
 	return next, func() { b.handOff(s) }
 }
 
+// A pull is the state of one Pull: the clock its switches pass, and a
+// word each call of next or stop writes first, as package iter's race
+// annotations do, so that two goroutines calling them unordered race.
+type pull struct {
+	clockBox
+	racer uintptr
+}
+
 // handOff runs f, a call of a Pull's next or stop: the caller hands
 // control to the coroutine and takes it back when f returns (or panics
 // with the iterator's panic).
-func (b *clockBox) handOff(f func()) {
+func (b *pull) handOff(f func()) {
 	cg := Cur()
+	cg.Write(unsafe.Pointer(&b.racer), unsafe.Sizeof(b.racer), 0)
 	b.release(cg)
 	defer b.acquire(cg)
 	f()
