@@ -17,6 +17,7 @@ const (
 	ProblemBuild   = "build"   // go -race built the package, bigfoot did not
 	ProblemStatus  = "status"  // both built it, and its ok/FAIL differs
 	ProblemRace    = "race"    // bigfoot reported a race in a test where go -race reported none
+	ProblemMissed  = "missed"  // go -race reported a race in a test where bigfoot reported none
 	ProblemSlow    = "slow"    // bigfoot's wall time above MaxWallRatio times go -race's
 	ProblemTimeout = "timeout" // a run did not finish within Options.Timeout
 	ProblemVerify  = "verify"  // the verifier found uncovered accesses or illegitimate checks
@@ -192,27 +193,46 @@ func (res *ModuleResult) comparePackage(race, bf []*SuiteRun, path string) {
 	case built(race, path) && !built(bf, path):
 		res.Problems = append(res.Problems, Problem{Kind: ProblemBuild, Package: path,
 			Detail: fmt.Sprintf("go -race: %s, bigfoot: %s", rs, bs)})
-	case built(race, path) && rs != bs:
+	case built(race, path) && (rs != bs || rs == StatusFail):
+		// Both FAIL counts as equal only if the same tests failed: a
+		// suite that fails on a race under go -race and on go test's
+		// timeout under bigfoot, before reaching that test, does not.
 		d := fmt.Sprintf("go -race: %s, bigfoot: %s", rs, bs)
 		failed := func(p *Package) []string { return p.Failed }
-		if only := minus(union(bf, path, failed), union(race, path, failed)); len(only) > 0 {
-			d += "; failed only under bigfoot: " + strings.Join(only, ", ")
+		onlyBF := minus(union(bf, path, failed), union(race, path, failed))
+		onlyRace := minus(union(race, path, failed), union(bf, path, failed))
+		if len(onlyBF) > 0 {
+			d += "; failed only under bigfoot: " + strings.Join(onlyBF, ", ")
 		}
-		if only := minus(union(race, path, failed), union(bf, path, failed)); len(only) > 0 {
-			d += "; failed only under go -race: " + strings.Join(only, ", ")
+		if len(onlyRace) > 0 {
+			d += "; failed only under go -race: " + strings.Join(onlyRace, ", ")
 		}
-		res.Problems = append(res.Problems, Problem{Kind: ProblemStatus, Package: path, Detail: d})
+		if rs != bs || len(onlyBF)+len(onlyRace) > 0 {
+			res.Problems = append(res.Problems, Problem{Kind: ProblemStatus, Package: path, Detail: d})
+		}
 	}
 	races := func(p *Package) []string { return p.Races }
-	if only := minus(union(bf, path, races), union(race, path, races)); len(only) > 0 {
-		for i, t := range only {
-			if t == "" {
-				only[i] = "(outside any test)"
-			}
-		}
-		res.Problems = append(res.Problems, Problem{Kind: ProblemRace, Package: path,
-			Detail: "race reported only by bigfoot in " + strings.Join(only, ", ")})
+	if only := minus(union(race, path, races), union(bf, path, races)); len(only) > 0 {
+		// A missed race, or one whose schedule bigfoot's runs did not
+		// meet: the note on the module says which.
+		res.Problems = append(res.Problems, Problem{Kind: ProblemMissed, Package: path,
+			Detail: "race reported only by go -race in " + strings.Join(named(only), ", ")})
 	}
+	if only := minus(union(bf, path, races), union(race, path, races)); len(only) > 0 {
+		res.Problems = append(res.Problems, Problem{Kind: ProblemRace, Package: path,
+			Detail: "race reported only by bigfoot in " + strings.Join(named(only), ", ")})
+	}
+}
+
+// named returns tests with "" (a package's output outside any test)
+// named as such.
+func named(tests []string) []string {
+	for i, t := range tests {
+		if t == "" {
+			tests[i] = "(outside any test)"
+		}
+	}
+	return tests
 }
 
 // timedOutRun reports whether one of runs timed out.

@@ -82,6 +82,60 @@ func TestCompareRaceOnlyBigfoot(t *testing.T) {
 	}
 }
 
+// A package that fails under both tools compares equal only if the same
+// tests failed: brotli's suite failed on a race under go -race and on go
+// test's timeout, in another test, under bigfoot.
+func TestCompareBothFail(t *testing.T) {
+	pkg := func(failed ...string) map[string]*Package {
+		return map[string]*Package{"m/p": {ImportPath: "m/p", Status: StatusFail, Failed: failed}}
+	}
+	for _, c := range []struct {
+		race, bf []string
+		want     string
+	}{
+		{[]string{"TestA"}, []string{"TestA"}, ""},
+		{[]string{"TestA"}, []string{"TestB"}, "go -race: FAIL, bigfoot: FAIL; failed only under bigfoot: TestB; failed only under go -race: TestA"},
+		{[]string{"TestA", "TestB"}, []string{"TestA"}, "go -race: FAIL, bigfoot: FAIL; failed only under go -race: TestB"},
+	} {
+		res := &ModuleResult{Runs: []*SuiteRun{
+			{Tool: ToolRace, Index: 1, Wall: 1, Packages: pkg(c.race...)},
+			{Tool: ToolBigfoot, Index: 1, Wall: 1, Packages: pkg(c.bf...)},
+		}}
+		res.compare(false)
+		var got string
+		if len(res.Problems) == 1 && res.Problems[0].Kind == ProblemStatus {
+			got = res.Problems[0].Detail
+		} else if len(res.Problems) > 0 {
+			t.Errorf("race %v bigfoot %v: problems %+v", c.race, c.bf, res.Problems)
+			continue
+		}
+		if got != c.want {
+			t.Errorf("race %v bigfoot %v: %q, want %q", c.race, c.bf, got, c.want)
+		}
+	}
+}
+
+// A race go -race reported in a test where no run of bigfoot reported one
+// is a problem of its own (a missed race, or a schedule bigfoot's runs
+// did not meet).
+func TestCompareMissedRace(t *testing.T) {
+	pkg := func(races ...string) map[string]*Package {
+		return map[string]*Package{"m/p": {ImportPath: "m/p", Status: StatusFail, Failed: []string{"TestA", "TestB"}, Races: races}}
+	}
+	res := &ModuleResult{Runs: []*SuiteRun{
+		{Tool: ToolRace, Index: 1, Wall: 1, Packages: pkg("TestA", "TestB")},
+		{Tool: ToolBigfoot, Index: 1, Wall: 1, Packages: pkg("TestA")},
+	}}
+	res.compare(false)
+	want := Problem{Kind: ProblemMissed, Package: "m/p", Detail: "race reported only by go -race in TestB"}
+	if len(res.Problems) != 1 || res.Problems[0] != want {
+		t.Errorf("problems %+v, want %+v", res.Problems, want)
+	}
+	if v := verdict(res); v != "missed" {
+		t.Errorf("verdict %q, want missed", v)
+	}
+}
+
 // A status that differs between runs of one tool is flaky, and compared
 // as such.
 func TestCompareFlaky(t *testing.T) {

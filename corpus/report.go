@@ -198,7 +198,7 @@ func verdict(res *ModuleResult) string {
 }
 
 // problemOrder is the order of the problem sections.
-var problemOrder = []string{ProblemSetup, ProblemBuild, ProblemStatus, ProblemRace, ProblemSlow, ProblemTimeout, ProblemVerify}
+var problemOrder = []string{ProblemSetup, ProblemBuild, ProblemStatus, ProblemRace, ProblemMissed, ProblemSlow, ProblemTimeout, ProblemVerify}
 
 // problemTitle names a kind of problem in the report.
 var problemTitle = map[string]string{
@@ -206,6 +206,7 @@ var problemTitle = map[string]string{
 	ProblemBuild:   "Built by go -race, not by bigfoot",
 	ProblemStatus:  "ok/FAIL differs",
 	ProblemRace:    "Races reported only by bigfoot",
+	ProblemMissed:  "Races reported only by go -race",
 	ProblemSlow:    fmt.Sprintf("Slower than %dx go -race", MaxWallRatio),
 	ProblemTimeout: "Timed out",
 	ProblemVerify:  "Verifier: uncovered accesses or illegitimate checks",
