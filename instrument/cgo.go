@@ -59,25 +59,13 @@ func (r *fileRewriter) cgoCallee(fun ast.Expr) bool {
 // the acquire wraps the result, or where it cannot follows the statement.
 func (r *fileRewriter) cgoCall(e *ast.CallExpr, args []sub) string {
 	g := r.g()
-	last := -1
-	for i := len(e.Args) - 1; i >= 0; i-- {
-		if r.ioWrappable(e.Args[i]) {
-			last = i
-			break
-		}
-	}
+	last := r.cgoLastWrappable(e)
 	for _, a := range e.Args[last+1:] {
 		if tv := r.info.Types[a]; tv.Value == nil && !tv.IsNil() {
 			r.note(a.Pos(), "argument of a C call evaluated after the release into the C sync object")
 		}
 	}
-	if r.cgoVoid(e) && last >= 0 || r.resultCount(e) != 1 {
-		// A void call whose pointer arguments cgo checks becomes a
-		// function literal with no result: it must stay a statement.
-		// The two-result form (r, err := C.f(x), errno as an error)
-		// must stay where cgo sees its context. Neither result can be
-		// wrapped: the statement that holds the call acquires after it
-		// (cgoHooks), and with no wrappable argument releases before it.
+	if r.cgoInPlace(e, last) {
 		if last >= 0 {
 			args[last].text = "__bf.CgoArg(" + g + ", " + args[last].text + ")"
 		} else {
@@ -91,6 +79,51 @@ func (r *fileRewriter) cgoCall(e *ast.CallExpr, args []sub) string {
 	}
 	args[last].text = "__bf.CgoArg(" + g + ", " + args[last].text + ")"
 	return "__bf.CgoRet(" + g + ", " + r.spliceNode(e, args...) + ")"
+}
+
+// cgoLastWrappable returns the index of the last argument of the C call e
+// that can carry the release into the C sync object (ioWrappable), or -1.
+func (r *fileRewriter) cgoLastWrappable(e *ast.CallExpr) int {
+	for i := len(e.Args) - 1; i >= 0; i-- {
+		if r.ioWrappable(e.Args[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// cgoInPlace reports whether the C call e, whose last wrappable argument
+// is last, must stay as written, its result unwrapped. A void call whose
+// pointer arguments cgo checks becomes a function literal with no result:
+// it must stay a statement. The two-result form (r, err := C.f(x), errno
+// as an error) must stay where cgo sees its context. The statement that
+// holds such a call acquires after it (cgoHooks), and with no wrappable
+// argument releases before it.
+func (r *fileRewriter) cgoInPlace(e *ast.CallExpr, last int) bool {
+	return r.cgoVoid(e) && last >= 0 || r.resultCount(e) != 1
+}
+
+// cgoHooked reports whether the simple statement s holds a C call that
+// needs hooks around s (cgoInPlace): a for statement's init and post then
+// take the rewrites that give them a statement list (forInit, forPost).
+// Calls in function literals are the literals' own.
+func (r *fileRewriter) cgoHooked(s ast.Stmt) bool {
+	if r.fn == nil {
+		return false
+	}
+	found := false
+	ast.Inspect(s, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if r.cgoCallee(n.Fun) && r.cgoInPlace(n, r.cgoLastWrappable(n)) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // cgoVoid reports whether the C function called by e returns nothing
@@ -107,8 +140,9 @@ func (r *fileRewriter) cgoVoid(e *ast.CallExpr) bool {
 
 // cgoHooks returns the statements to run before and after the statement
 // at pos for the C call in it that cgoCall could not wrap (r.cgoRelease,
-// r.cgoAcquire), and clears the request. Outside a statement list (a for
-// post) there is no room for them: a note says so.
+// r.cgoAcquire), and clears the request. Outside a statement list there
+// is no room for them: a note says so. No statement reaches here that way:
+// a for statement's init and post that need them get a list (cgoHooked).
 func (r *fileRewriter) cgoHooks(pos token.Pos, list bool) (pre, post string) {
 	release, acquire := r.cgoRelease, r.cgoAcquire
 	r.cgoRelease, r.cgoAcquire = false, false

@@ -96,8 +96,9 @@ func (r *fileRewriter) elseBranch(s ast.Stmt) sub {
 // with no room for the checks lvalue emits after it. Only a write whose
 // right-hand side may synchronize needs that room, as in
 // for p.cur = p.next(); ...: its check must follow the call, where go -race
-// makes it, and in place it would precede the call. Anything else is
-// checked in place; a C call's hooks alone are lost (noted by cgoHooks).
+// makes it, and in place it would precede the call. So does a C call that
+// must stay as written (cgoHooked), for the release before it and the
+// acquire after it. Anything else is checked in place.
 
 // syncedWrite reports whether s assigns the result of a right-hand side
 // that may synchronize to a target it has to check after the statement.
@@ -107,25 +108,43 @@ func (r *fileRewriter) syncedWrite(s ast.Stmt) bool {
 }
 
 // forInit renders the init statement of a for statement. A synced write
-// (syncedWrite) moves before the loop with its checks, as an if
-// statement's init does (init), and leaves the init empty. A definition never moves: each iteration
-// of a Go 1.22 loop has its own copy of the variables it declares.
+// (syncedWrite) or a statement with a C call's hooks (cgoHooked) moves
+// before the loop with its checks and hooks, as an if statement's init does
+// (init), and leaves the init empty. A definition cannot leave the loop:
+// each iteration of a Go 1.22 loop has its own copy of the variables it
+// declares. It runs before the loop, defining variables of the same names,
+// and the init copies them into the loop's: for p, _ := C.f(x); ... becomes
+// p, _ := C.f(x); hooks; for p := p; .... Each name on the right is the
+// outer variable, as the init's scope starts after it.
 func (r *fileRewriter) forInit(s ast.Stmt) (sub, string) {
 	if s == nil {
 		return sub{}, ""
 	}
-	if !r.syncedWrite(s) {
+	if !r.syncedWrite(s) && !r.cgoHooked(s) {
 		return subOf(s, r.stmt(s, false).text), ""
 	}
 	o := r.stmt(s, true)
 	if o.pre == "" && o.post == "" && !o.block {
 		return subOf(s, o.text), ""
 	}
-	return subOf(s, ""), o.pre + o.text + o.post + "; "
+	moved := o.pre + o.text + o.post + "; "
+	as, ok := s.(*ast.AssignStmt)
+	if !ok || as.Tok != token.DEFINE {
+		return subOf(s, ""), moved
+	}
+	var names []string
+	for _, l := range as.Lhs {
+		if id := l.(*ast.Ident); id.Name != "_" {
+			names = append(names, id.Name)
+		}
+	}
+	copies := strings.Join(names, ", ")
+	return subOf(s, copies+" := "+copies), moved
 }
 
 // forPost renders the post statement of a for statement. A synced write
-// (syncedWrite) runs in a function literal called in its place,
+// (syncedWrite) or a statement with a C call's hooks (cgoHooked) runs in a
+// function literal called in its place,
 // func() { stmt; checks }(), the one statement list a post statement can
 // hold (moving it to the end of the body would need every continue
 // rewritten). The literal reads and writes the variables of the iteration
@@ -135,7 +154,7 @@ func (r *fileRewriter) forPost(s ast.Stmt) sub {
 	if s == nil {
 		return sub{}
 	}
-	if !r.syncedWrite(s) {
+	if !r.syncedWrite(s) && !r.cgoHooked(s) {
 		return subOf(s, r.stmt(s, false).text)
 	}
 	o := r.stmt(s, true)

@@ -229,6 +229,9 @@ func TestCgoRaces(t *testing.T) {
 		{"cgosync", "notify", false},
 		{"cgosync", "callback", false},
 		{"cgosync", "callbackrace", true},
+		{"cgosync", "forinit", false},
+		{"cgosync", "forpost", false},
+		{"cgosync", "forrelease", false},
 	}
 	bins := t.TempDir()
 	for _, dir := range []string{"cgo", "cgosync"} {

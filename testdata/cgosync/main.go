@@ -13,12 +13,24 @@
 //	              then writes, with no C call in between (both signals
 //	              are plain accesses of C variables): a race go -race
 //	              reports in every run
+//	forinit       as notify, but main waits in a C call in the
+//	              two-result form that defines a for statement's
+//	              variables, then reads in the loop: no race
+//	forpost       as notify, but main waits in a void C call with a
+//	              pointer argument, the post statement of a for loop:
+//	              no race
+//	forrelease    as notify, but the goroutine signals in a C call in
+//	              the two-result form that defines a for statement's
+//	              variables: no race
 package main
 
 /*
 #cgo LDFLAGS: -lpthread
 void notify(void);
 void wait(void);
+int waitOne(void);
+void waitInto(int *out);
+int notifyOne(void);
 void startThread(int v);
 void joinThread(void);
 extern int proceed;
@@ -43,6 +55,31 @@ func main() {
 		go func() {
 			data = 1
 			C.notify()
+		}()
+		C.wait()
+		fmt.Println("data", data)
+	case "forinit":
+		go func() {
+			data = 1
+			C.notify()
+		}()
+		for n, _ := C.waitOne(); n > 0; n-- {
+			fmt.Println("data", data)
+		}
+	case "forpost":
+		go func() {
+			data = 1
+			C.notify()
+		}()
+		var done C.int
+		for ; done == 0; C.waitInto(&done) {
+		}
+		fmt.Println("data", data)
+	case "forrelease":
+		go func() {
+			data = 1
+			for n, _ := C.notifyOne(); n < 0; n++ {
+			}
 		}()
 		C.wait()
 		fmt.Println("data", data)
