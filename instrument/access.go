@@ -196,6 +196,9 @@ func (r *fileRewriter) index(e *ast.IndexExpr, m use) string {
 		if r.dropCheck(e, false) {
 			return r.elided(e, inner, false)
 		}
+		if gw := r.groupWrap(e, inner, false); gw != "" {
+			return gw
+		}
 		if fp := r.deferredFootprint(e, false, false); fp != "" {
 			return r.wrapDeferred(e, fp, inner, false)
 		}

@@ -3,6 +3,7 @@ package instrument
 import (
 	"go/ast"
 	"go/types"
+	"strconv"
 
 	"github.com/bigfoot-go/bigfoot/placement"
 )
@@ -33,14 +34,34 @@ func (f *fileRedcard) groupUnrenderable(g *placement.Group) string {
 	if why := f.unrenderable(anchor); why != "" {
 		return "the anchor: " + why
 	}
-	sel := f.selectors[anchor.pos]
-	if sel == nil {
+	if g.Elem != nil {
+		ix, ok := f.wrapped[anchor.pos].(*ast.IndexExpr)
+		if !ok {
+			return "the anchor is not an index expression"
+		}
+		if v := f.info.Types[ix.Index].Value; v == nil || v.String() != strconv.Itoa(anchorIndex(g)) {
+			return "the anchor's index is not the constant placement names"
+		}
+		return ""
+	}
+	sel, ok := f.wrapped[anchor.pos].(*ast.SelectorExpr)
+	if !ok {
 		return "the anchor is not a selector"
 	}
 	if s := f.info.Selections[sel]; s == nil || s.Kind() != types.FieldVal || len(s.Index()) != 1 || !types.Identical(derefStruct(s.Recv()), g.Struct) {
 		return "the anchor's field is promoted or of another struct"
 	}
 	return ""
+}
+
+// anchorIndex is the field or element index of the group's anchor.
+func anchorIndex(g *placement.Group) int {
+	for _, a := range g.Accesses {
+		if a.Site == g.Anchor {
+			return a.Field
+		}
+	}
+	return -1
 }
 
 // derefStruct is the struct type of t or *t, or nil.
@@ -52,37 +73,46 @@ func derefStruct(t types.Type) *types.Struct {
 	return st
 }
 
-// groupWrap returns the group check of the anchor e (a selector whose
-// in-place wrapper of kind write it replaces), rendered around inner, or
-// "" if e anchors no group.
+// groupWrap returns the group check of the anchor e (a selector, or an
+// element at a constant index, whose in-place wrapper of kind write it
+// replaces), rendered around inner, or "" if e anchors no group.
 func (r *fileRewriter) groupWrap(e ast.Expr, inner string, write bool) string {
 	if r.rc == nil || r.rc.groups == nil {
 		return ""
 	}
-	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
-	if !ok {
-		return ""
-	}
-	k := siteKey{sel.Sel.Pos(), write}
-	g := r.rc.groups[k]
+	pos := ssaPos(e)
+	g := r.rc.groups[siteKey{pos, write}]
 	if g == nil {
 		return ""
 	}
-	r.rc.pkg.sites.Render(placement.EntryGroup, planKey(k))
-	first, last := g.Struct.Field(g.Fields[0]).Name(), g.Struct.Field(g.Fields[len(g.Fields)-1]).Name()
+	var anchor, lo, hi, fp string
+	u := ast.Unparen(e)
+	switch x := u.(type) {
+	case *ast.SelectorExpr:
+		first, last := g.Struct.Field(g.Fields[0]).Name(), g.Struct.Field(g.Fields[len(g.Fields)-1]).Name()
+		op := "(" + r.text(x.X) + ")"
+		off := func(name string) string { return "__bfu.Offsetof(" + op + "." + name + ")" }
+		anchor, lo, hi = off(x.Sel.Name), off(first), off(last)+"+__bfu.Sizeof("+op+"."+last+")"
+		fp = r.groupFootprint(x, write)
+	case *ast.IndexExpr:
+		// Offsets from element 0, in elements of the anchor's size.
+		size := "__bfu.Sizeof(" + r.text(x) + ")"
+		off := func(i int) string { return strconv.Itoa(i) + "*" + size }
+		anchor, lo, hi = off(anchorIndex(g)), off(g.Fields[0]), off(g.Fields[len(g.Fields)-1]+1)
+	default:
+		return ""
+	}
+	r.rc.pkg.sites.Render(placement.EntryGroup, planKey(siteKey{pos, write}))
 	r.usesUnsafe = true
-	x := "(" + r.text(sel.X) + ")"
-	off := func(name string) string { return "__bfu.Offsetof(" + x + "." + name + ")" }
 	fn, state := rtName("RG"), r.g()
 	if write {
 		fn = "WG"
 	}
-	if fp := r.groupFootprint(sel, write); fp != "" {
+	if fp != "" {
 		fn, state = "FG", fp
 	}
-	r.coverage = siteCoverage{sel.Pos(), r.rc.groupCoverage(g)}
-	call := fn.ref() + "(" + state + ", &" + inner + ", " + off(sel.Sel.Name) + ", " + off(first) + ", " +
-		off(last) + "+__bfu.Sizeof(" + x + "." + last + "), " + r.site(sel.Pos()) + ")"
+	r.coverage = siteCoverage{u.Pos(), r.rc.groupCoverage(g)}
+	call := fn.ref() + "(" + state + ", &" + inner + ", " + anchor + ", " + lo + ", " + hi + ", " + r.site(u.Pos()) + ")"
 	if write {
 		return "*" + call
 	}

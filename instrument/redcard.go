@@ -96,7 +96,7 @@ type fileRedcard struct {
 	file    *ast.File
 	info    *types.Info
 
-	selectors map[token.Pos]*ast.SelectorExpr // pass 1: wrapped selectors, by Sel position
+	wrapped map[token.Pos]ast.Expr // pass 1: wrapped selectors and index expressions, by SSA position
 
 	readBefore map[siteKey]token.Pos        // write anchor -> the first read it lets drop that runs before it
 	groups     map[siteKey]*placement.Group // group checks, by anchor
@@ -234,8 +234,9 @@ func (f *fileRedcard) record(e ast.Expr, write bool) {
 	}
 	k := siteKey{pos, write}
 	f.emitted[k]++
-	if sel, ok := ast.Unparen(e).(*ast.SelectorExpr); ok {
-		f.selectors[pos] = sel
+	switch x := ast.Unparen(e).(type) {
+	case *ast.SelectorExpr, *ast.IndexExpr:
+		f.wrapped[pos] = x
 	}
 	if accs := f.pkg.sites.Accesses(planKey(k)); len(accs) != 1 || !shapeMatches(e, accs[0]) {
 		f.emitted[k] += 2 // never a one-to-one match

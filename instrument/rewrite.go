@@ -427,7 +427,7 @@ func (p *pkgRewriter) rewriteFile(path string, file *ast.File, src []byte) (out 
 	if p.rc != nil {
 		// -mode=redcard: pass 1 records the wrappers fasttrack emits,
 		// pass 2 leaves out those the plans make redundant.
-		r.rc = &fileRedcard{pkg: p.rc, emitted: map[siteKey]int{}, file: file, info: p.info, selectors: map[token.Pos]*ast.SelectorExpr{}}
+		r.rc = &fileRedcard{pkg: p.rc, emitted: map[siteKey]int{}, file: file, info: p.info, wrapped: map[token.Pos]ast.Expr{}}
 		body := r.renderFile()
 		r.rc.plan()
 		if len(r.rc.drop) > 0 || len(r.rc.unpub) > 0 || len(p.rc.unpubAppend) > 0 {

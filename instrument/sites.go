@@ -50,28 +50,40 @@ func (f *fileRedcard) planReadsBefore(used map[siteKey][]siteKey) {
 	}
 }
 
-// groupCoverage is the "g" entry of a field group's check: the struct's
-// identity, the group's first byte and each access of a field of the
-// group, in execution order, with the field's offset and size from the
-// target's layout (the build's unsafe.Offsetof).
+// groupCoverage is the "g" entry of a group's check: the identity of
+// the struct (of the element type, for an element group), the group's
+// first byte and each access of a field or element of the group, in
+// execution order, with its offset and size from the target's layout
+// (the build's unsafe.Offsetof and Sizeof), from the struct's start or
+// from element 0.
 func (f *fileRedcard) groupCoverage(g *placement.Group) string {
-	sizes := placement.TargetSizes()
-	var fields []*types.Var
-	for i := 0; i < g.Struct.NumFields(); i++ {
-		fields = append(fields, g.Struct.Field(i))
+	var id string
+	if g.Elem != nil {
+		id = elementsID(g.Elem)
+	} else {
+		id = structID(g.Struct)
 	}
-	offs := sizes.Offsetsof(fields)
+	lo, _ := g.Span()
 	var b strings.Builder
-	fmt.Fprintf(&b, "g%s %d", structID(g.Struct), offs[g.Fields[0]])
+	fmt.Fprintf(&b, "g%s %d", id, lo)
 	for _, m := range g.Accesses {
 		p := f.pkg.fset.Position(m.Site.Pos)
 		kind := "r"
 		if m.Site.Write {
 			kind = "w"
 		}
-		fmt.Fprintf(&b, " %d:%d:%d:%d:%s", offs[m.Field], sizes.Sizeof(fields[m.Field].Type()), p.Line, p.Column, kind)
+		off, size := g.Offset(m.Field)
+		fmt.Fprintf(&b, " %d:%d:%d:%d:%s", off, size, p.Line, p.Column, kind)
 	}
 	return b.String()
+}
+
+// elementsID identifies the elements of arrays and slices of elem in
+// "g" entries: a hash of "[]" and its type.
+func elementsID(elem types.Type) string {
+	h := fnv.New32a()
+	h.Write([]byte("[]" + types.TypeString(elem, nil)))
+	return fmt.Sprintf("%08x", h.Sum32())
 }
 
 // structID identifies a struct type in "g" and "f" entries: a hash of

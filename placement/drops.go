@@ -131,6 +131,9 @@ func (p *SitePlan) AddFunction(fn *ssa.Function, cfg SiteConfig) {
 	for _, bf := range cands {
 		s.addGroupCandidates(bf)
 	}
+	if cfg.Mode.Groups() {
+		s.addElementCandidates(plan.Accesses)
+	}
 	for _, a := range plan.Accesses {
 		if !a.Pos.IsValid() {
 			continue

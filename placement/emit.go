@@ -349,12 +349,25 @@ func AddrKey(v ssa.Value) string {
 }
 
 // noteNonNil records the pointers that in, having run, proved non-nil:
-// the operands of its address computations and dereferences.
+// the operands of its address computations and dereferences; and the
+// slices it proved long enough: an element address x[k] of a slice
+// with a constant k proves every constant index up to k within x's
+// bounds (boundKey), as the gc compiler's bounds-check hint `_ = b[7]`
+// does.
 func noteNonNil(in ssa.Instruction, nonNil map[string]bool) {
 	var addr ssa.Value
 	switch in := in.(type) {
-	case *ssa.FieldAddr, *ssa.IndexAddr:
-		addr = pointerOperand(in.(ssa.Value))
+	case *ssa.IndexAddr:
+		if _, ok := in.X.Type().Underlying().(*types.Slice); ok {
+			if k, ok := constIndex(in.Index); ok {
+				for j := range min(k, maxBoundIndex) + 1 {
+					nonNil[boundKey(in.X, j)] = true
+				}
+			}
+		}
+		addr = pointerOperand(in)
+	case *ssa.FieldAddr:
+		addr = pointerOperand(in)
 	case *ssa.UnOp:
 		if in.Op == token.MUL {
 			addr = in.X
@@ -415,6 +428,10 @@ func (f *Facts) MayPanicAt(in ssa.Instruction, nonNil map[string]bool) bool {
 	case *ssa.Index:
 		return !constInRange(in.Index, in.X.Type())
 	case *ssa.IndexAddr:
+		if _, ok := in.X.Type().Underlying().(*types.Slice); ok {
+			k, ok := constIndex(in.Index)
+			return !ok || !nonNil[boundKey(in.X, k)]
+		}
 		pt, ok := in.X.Type().Underlying().(*types.Pointer)
 		return !ok || !isNonNil(in.X, nonNil) || !constInRange(in.Index, pt.Elem())
 	case *ssa.BinOp:
@@ -452,6 +469,23 @@ func (f *Facts) MayPanicAt(in ssa.Instruction, nonNil map[string]bool) bool {
 		return callee == nil || !f.Simple(callee)
 	}
 	return MayPanic(in)
+}
+
+// maxBoundIndex is the largest constant index noteNonNil records a
+// slice's bound for: its facts grow with the index.
+const maxBoundIndex = 255
+
+// boundKey is the key of the fact "len(x) > k" in noteNonNil's map.
+func boundKey(x ssa.Value, k int64) string { return fmt.Sprintf("len(%s)>%d", AddrKey(x), k) }
+
+// constIndex returns the value of a constant, non-negative index.
+func constIndex(idx ssa.Value) (int64, bool) {
+	c, ok := idx.(*ssa.Const)
+	if !ok || c.Value == nil {
+		return 0, false
+	}
+	n, exact := constant.Int64Val(constant.ToInt(c.Value))
+	return n, exact && n >= 0
 }
 
 // constInRange reports whether idx is a constant index within the array

@@ -43,11 +43,33 @@ import (
 //     fail this keep their own check or their drop (the group still
 //     covers their field: they ran).
 
-// A Group is a field group's check, made at its anchor.
+// Element groups: the same rule for the elements of one array or slice
+// at constant indices (the shape of encoding/binary's `_ = b[7]; return
+// uint64(b[0]) | ... | uint64(b[7])<<56` and of its Put side). Their
+// members are loads and stores through element addresses x[k] of one SSA
+// value x (a slice, or a pointer to an array) with constant k; the
+// indices of a group are consecutive, so its bytes are exactly those of
+// the elements (elements have no padding between them). An element
+// address of a slice may panic (index out of range), so SpanUnsafe lets
+// one lie in the span only where an element address of the same slice at
+// a constant index at least as large ran before it in the block (the
+// bounds-check hint `_ = b[7]`, or the larger index accessed first);
+// then, as for fields, the first member running means the anchor runs.
+// The site plan proposes these groups from the SSA itself
+// (addElementCandidates): each is one check over adjacent elements, as
+// BigFoot's plan coalesces them into one index range (§3.4).
+
+// A Group is a field group's check, made at its anchor, or an element
+// group's.
 type Group struct {
-	Write  bool
+	Write bool
+	// Struct is a field group's struct, Elem an element group's element
+	// type (the other is nil).
 	Struct *types.Struct
-	Fields []int // the group's fields: consecutive, no padding between
+	Elem   types.Type
+	// Fields are the group's fields (consecutive, no padding between),
+	// or its elements' indices (consecutive).
+	Fields []int
 	// Anchor is the access whose check checks the group; Members are
 	// the accesses left out for it.
 	Anchor  SiteKey
@@ -63,9 +85,13 @@ type GroupAccess struct {
 	Field int
 }
 
-// Span is the group's bytes, [lo, hi), from the start of the struct
-// (the target's layout).
+// Span is the group's bytes, [lo, hi), from the start of the struct or
+// from the array's element 0 (the target's layout).
 func (g *Group) Span() (lo, hi int64) {
+	if g.Elem != nil {
+		size := TargetSizes().Sizeof(g.Elem)
+		return int64(g.Fields[0]) * size, int64(g.Fields[len(g.Fields)-1]+1) * size
+	}
 	vars := make([]*types.Var, g.Struct.NumFields())
 	for i := range vars {
 		vars[i] = g.Struct.Field(i)
@@ -76,8 +102,26 @@ func (g *Group) Span() (lo, hi int64) {
 	return offs[g.Fields[0]], offs[last] + sizes.Sizeof(vars[last].Type())
 }
 
+// Offset returns the offset of field or element i of the group from
+// the start of the struct or from element 0, and its size.
+func (g *Group) Offset(i int) (off, size int64) {
+	sizes := TargetSizes()
+	if g.Elem != nil {
+		size := sizes.Sizeof(g.Elem)
+		return int64(i) * size, size
+	}
+	vars := make([]*types.Var, g.Struct.NumFields())
+	for j := range vars {
+		vars[j] = g.Struct.Field(j)
+	}
+	return sizes.Offsetsof(vars)[i], sizes.Sizeof(vars[i].Type())
+}
+
 func (g *Group) String() string {
 	lo, hi := g.Span()
+	if g.Elem != nil {
+		return fmt.Sprintf("[%d..%d] [%d,%d)", g.Fields[0], g.Fields[len(g.Fields)-1], lo, hi)
+	}
 	return fmt.Sprintf("%s..%s [%d,%d)", g.Struct.Field(g.Fields[0]).Name(), g.Struct.Field(g.Fields[len(g.Fields)-1]).Name(), lo, hi)
 }
 
@@ -127,12 +171,94 @@ func (s *siteFacts) addGroupCandidates(plan *Plan) {
 	}
 }
 
+// addElementCandidates records, as candidate groups, the accesses of
+// each block of fn through element addresses of one array or slice at
+// two or more constant indices (accs are fn's accesses).
+func (s *siteFacts) addElementCandidates(accs []*Access) {
+	type key struct {
+		b    *ssa.BasicBlock
+		base string
+	}
+	parts := map[key][]*Access{}
+	var order []key
+	for _, a := range accs {
+		ia, ok := AddrOf(a.Instr).(*ssa.IndexAddr)
+		if !ok || elementType(ia) == nil {
+			continue
+		}
+		if _, ok := constIndex(ia.Index); !ok {
+			continue
+		}
+		k := key{a.Instr.Block(), AddrKey(ia.X)}
+		if parts[k] == nil {
+			order = append(order, k)
+		}
+		parts[k] = append(parts[k], a)
+	}
+	for _, k := range order {
+		idx := map[int64]bool{}
+		for _, a := range parts[k] {
+			n, _ := constIndex(AddrOf(a.Instr).(*ssa.IndexAddr).Index)
+			idx[n] = true
+		}
+		if len(idx) >= 2 {
+			s.cands = append(s.cands, parts[k])
+		}
+	}
+}
+
+// elementType is the element type of the array or slice whose element
+// ia addresses, if an element group may hold it: a type that mentions
+// no type parameter and has a size (its offsets are constants).
+func elementType(ia *ssa.IndexAddr) types.Type {
+	var elem types.Type
+	switch t := ia.X.Type().Underlying().(type) {
+	case *types.Slice:
+		elem = t.Elem()
+	case *types.Pointer:
+		at, ok := t.Elem().Underlying().(*types.Array)
+		if !ok {
+			return nil
+		}
+		elem = at.Elem()
+	default:
+		return nil
+	}
+	if MentionsTypeParam(elem) || TargetSizes().Sizeof(elem) == 0 {
+		return nil
+	}
+	return elem
+}
+
 // groupMember is one access of a candidate group.
 type groupMember struct {
 	acc   *Access
-	field int // field index in the struct
+	field int // field index in the struct, or element index
 	index int // instruction index in the block
 	key   SiteKey
+}
+
+// groupSlot returns the base of the access a for grouping (its address
+// computation), and the field or element it accesses: a direct field of
+// a struct (st) or an element at a constant index (elem); ok is false
+// if a cannot be in a group.
+func groupSlot(a *Access) (base string, slot int, st *types.Struct, elem types.Type, ok bool) {
+	switch addr := AddrOf(a.Instr).(type) {
+	case *ssa.FieldAddr:
+		if !groupableBase(addr) {
+			return "", 0, nil, nil, false
+		}
+		st := addr.X.Type().Underlying().(*types.Pointer).Elem().Underlying().(*types.Struct)
+		return "." + AddrKey(addr.X), addr.Field, st, nil, true
+	case *ssa.IndexAddr:
+		k, isConst := constIndex(addr.Index)
+		elem := elementType(addr)
+		if !isConst || elem == nil || k > maxBoundIndex {
+			return "", 0, nil, nil, false
+		}
+		return "[]" + AddrKey(addr.X), int(k), nil, elem, true
+	}
+	return "", 0, nil, nil, false
 }
 
 // decideGroups decides the field groups of the candidates; used maps the
@@ -147,25 +273,35 @@ func (p *SitePlan) decideGroups(f *Facts, used map[SiteKey][]SiteKey) {
 		}
 		parts := map[baseKey][]groupMember{}
 		var order []baseKey
+		type layout struct { // of a base: its struct, or its element type
+			st   *types.Struct
+			elem types.Type
+		}
+		layouts := map[baseKey]layout{}
 		seen := map[*Access]bool{}
 		for _, a := range covers {
 			if seen[a] || !a.Pos.IsValid() {
 				continue
 			}
 			seen[a] = true
-			fa, ok := AddrOf(a.Instr).(*ssa.FieldAddr)
-			if !ok || !groupableBase(fa) {
+			base, slot, st, elem, ok := groupSlot(a)
+			if !ok {
 				continue
+			}
+			k := SiteKey{a.Pos, a.Write}
+			if l := p.loops[k]; elem != nil && l != nil && l.Refused == "" {
+				continue // an element with a static range has it
 			}
 			b := a.Instr.Block()
 			if b == b.Parent().Recover {
 				continue
 			}
-			k := baseKey{b, AddrKey(fa.X)}
-			if _, ok := parts[k]; !ok {
-				order = append(order, k)
+			bk := baseKey{b, base}
+			if _, ok := parts[bk]; !ok {
+				order = append(order, bk)
+				layouts[bk] = layout{st, elem}
 			}
-			parts[k] = append(parts[k], groupMember{acc: a, field: fa.Field, index: IndexIn(b.Instrs, a.Instr), key: SiteKey{a.Pos, a.Write}})
+			parts[bk] = append(parts[bk], groupMember{acc: a, field: slot, index: IndexIn(b.Instrs, a.Instr), key: k})
 		}
 		for _, k := range order {
 			ms := parts[k]
@@ -187,15 +323,19 @@ func (p *SitePlan) decideGroups(f *Facts, used map[SiteKey][]SiteKey) {
 					}
 				}
 				sort.Ints(fields)
-				st := structOf(kind)
-				for _, run := range f.ContiguousRuns(st, fields) {
+				st, elem := layouts[k].st, layouts[k].elem
+				runs := f.ContiguousRuns(st, fields)
+				if elem != nil {
+					runs = consecutiveRuns(fields)
+				}
+				for _, run := range runs {
 					var rm []groupMember
 					for _, m := range kind {
 						if slices.Contains(run, m.field) {
 							rm = append(rm, m)
 						}
 					}
-					if g := p.verifyGroup(f, k.block, st, run, rm, write, taken, used); g != nil {
+					if g := p.verifyGroup(f, k.block, st, elem, run, rm, write, taken, used); g != nil {
 						p.groupAt[g.Anchor] = g
 						taken[g.Anchor] = true
 						for _, mk := range g.Members {
@@ -213,7 +353,7 @@ func (p *SitePlan) decideGroups(f *Facts, used map[SiteKey][]SiteKey) {
 // padding) of st made of the members ms in block b, or nil if one check
 // at its anchor would not be exact (see the comment at the top of this
 // file).
-func (p *SitePlan) verifyGroup(f *Facts, b *ssa.BasicBlock, st *types.Struct, run []int, ms []groupMember, write bool, taken map[SiteKey]bool, used map[SiteKey][]SiteKey) *Group {
+func (p *SitePlan) verifyGroup(f *Facts, b *ssa.BasicBlock, st *types.Struct, elem types.Type, run []int, ms []groupMember, write bool, taken map[SiteKey]bool, used map[SiteKey][]SiteKey) *Group {
 	if len(run) < 2 || len(ms) < 2 {
 		return nil
 	}
@@ -246,7 +386,7 @@ func (p *SitePlan) verifyGroup(f *Facts, b *ssa.BasicBlock, st *types.Struct, ru
 		return nil
 	}
 	anchor := ms[ai].key
-	g := &Group{Write: write, Struct: st, Fields: run, Anchor: anchor}
+	g := &Group{Write: write, Struct: st, Elem: elem, Fields: run, Anchor: anchor}
 	for _, m := range ms {
 		g.Accesses = append(g.Accesses, GroupAccess{m.key, m.field})
 	}
@@ -275,14 +415,21 @@ func (p *SitePlan) verifyGroup(f *Facts, b *ssa.BasicBlock, st *types.Struct, ru
 	return g
 }
 
-// structOf is the struct type the members' fields belong to.
-func structOf(ms []groupMember) *types.Struct {
-	if len(ms) == 0 {
-		return nil
+// consecutiveRuns splits the sorted element indices into runs of two or
+// more consecutive indices.
+func consecutiveRuns(idx []int) [][]int {
+	var out [][]int
+	for i := 0; i < len(idx); {
+		j := i + 1
+		for j < len(idx) && idx[j] == idx[j-1]+1 {
+			j++
+		}
+		if j-i >= 2 {
+			out = append(out, idx[i:j:j])
+		}
+		i = j
 	}
-	fa := AddrOf(ms[0].acc.Instr).(*ssa.FieldAddr)
-	st, _ := fa.X.Type().Underlying().(*types.Pointer).Elem().Underlying().(*types.Struct)
-	return st
+	return out
 }
 
 // groupableBase reports whether fa is a field of a struct type that

@@ -1,5 +1,6 @@
 // Command groups exercises field-group checks (-mode=bigfoot): which
-// accesses of several fields of one object become one group check at the
+// accesses of several fields of one object, or of adjacent elements of
+// one array or slice at constant indices, become one group check at the
 // group's last access, and which keep their own checks. It is race-free
 // and deterministic; every function runs on shared objects.
 package main
@@ -118,6 +119,42 @@ func recovered(p *vec, xs []float64) (err error) {
 	return nil
 }
 
+// le64 is encoding/binary's LittleEndian.Uint64: the hint _ = b[7]
+// proves the indices within bounds: one read check of b[0..7].
+func le64(b []byte) uint64 {
+	_ = b[7] // bounds check hint to compiler; see golang.org/issue/14808
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// putLE32 is LittleEndian.PutUint32: one write check of b[0..3], which
+// covers the hint's read.
+func putLE32(b []byte, v uint32) {
+	_ = b[3] // early bounds check to guarantee safety of writes below
+	b[0] = byte(v)
+	b[1] = byte(v >> 8)
+	b[2] = byte(v >> 16)
+	b[3] = byte(v >> 24)
+}
+
+// le16 has no hint: b[1]'s index may panic after b[0] is read: no group.
+func le16(b []byte) uint16 {
+	return uint16(b[0]) | uint16(b[1])<<8
+}
+
+type digest struct {
+	n int
+	s [4]uint32
+}
+
+// mixState reads and writes the elements of an array field: a read group
+// s[0..3] and a write group s[0..3] (constant indices of an array are
+// within bounds).
+func mixState(d *digest) {
+	a, b, c, e := d.s[0], d.s[1], d.s[2], d.s[3]
+	d.s[0], d.s[1], d.s[2], d.s[3] = b, c, e, a^b
+}
+
 func main() {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -126,6 +163,9 @@ func main() {
 	os := make([]outer, 4)
 	gs := make([]pair[int], 4)
 	es := make([]float64, 4)
+	bufs := make([][]byte, 4)
+	ds := make([]digest, 4)
+	sums := make([]uint64, 4)
 	for i := range vs {
 		wg.Add(1)
 		go func(i int) {
@@ -143,6 +183,12 @@ func main() {
 			generic(&gs[i])
 			err := recovered(&vs[i], []float64{1})
 			es[i] = e
+			bufs[i] = make([]byte, 8)
+			putLE32(bufs[i], uint32(i)*0x01020304)
+			putLE32(bufs[i][4:], 0xdeadbeef)
+			ds[i].s = [4]uint32{1, 2, 3, uint32(i)}
+			mixState(&ds[i])
+			sums[i] = le64(bufs[i]) + uint64(le16(bufs[i][6:])) + uint64(ds[i].s[3])
 			if err != nil && i == 0 {
 				fmt.Println(err)
 			}
@@ -155,5 +201,5 @@ func main() {
 	}
 	fmt.Println(vs)
 	fmt.Println(ps)
-	fmt.Println(os, gs, sum)
+	fmt.Println(os, gs, sum, sums)
 }
