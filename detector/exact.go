@@ -206,7 +206,7 @@ type access struct {
 }
 
 // exactAccess returns the access that the check at site s, of kind write,
-// made to the racing address addr, when the check covers several
+// made to the racing bytes [addr, end), when the check covers several
 // accesses; ok is false if the check is its own access or the racing
 // access cannot be told.
 //
@@ -214,9 +214,10 @@ type access struct {
 // check is no group's or its struct is unknown), group that struct's
 // identity. conflict is the kind of the other access of the race: the
 // access named is the first of the covered ones that conflicts with it,
-// as the first is the one go -race reports, if current; the last of the
-// check's kind (the one the shadow keeps), if not.
-func exactAccess(s uint32, write bool, addr, base uintptr, group string, conflictWrite, current bool) (access, bool) {
+// as the first is the one go -race reports, if current; the first of the
+// check's kind, if not: the later ones of that kind were same-epoch
+// accesses, which the shadow, as go -race's, does not record.
+func exactAccess(s uint32, write bool, addr, end, base uintptr, group string, conflictWrite, current bool) (access, bool) {
 	_, si, ok := site(s)
 	if !ok || si.cov == nil {
 		return access{}, false
@@ -231,40 +232,31 @@ func exactAccess(s uint32, write bool, addr, base uintptr, group string, conflic
 	if base == 0 || group != c.group || addr < base || c.elem != 0 {
 		return access{}, false
 	}
-	return pickMember(c.members, addr, addr-base, write, conflictWrite, current)
+	return pickMember(c.members, addr-base, end-addr, write, conflictWrite, current)
 }
 
 // pickMember returns the member of a group or element coverage that
-// touched the racing address addr, at offset off in its struct or
-// element (see exactAccess).
-func pickMember(members []groupMember, addr, off uintptr, write, conflictWrite, current bool) (access, bool) {
-	// The field the racing address is in; one field of the bytes the
-	// shadow reported from (addr up to the granule's end), or the race
+// touched the n racing bytes at offset off in its struct or element (see
+// exactAccess).
+func pickMember(members []groupMember, off, n uintptr, write, conflictWrite, current bool) (access, bool) {
+	// The field the racing bytes are in; one field of them, or the race
 	// cannot be told from the address.
-	end := off + (8 - addr&7)
-	field, n := uintptr(0), 0
+	end := off + n
+	field, fields := uintptr(0), 0
 	for _, m := range members {
-		if m.off < end && off < m.off+m.size && (n == 0 || m.off != field) {
-			field, n = m.off, n+1
+		if m.off < end && off < m.off+m.size && (fields == 0 || m.off != field) {
+			field, fields = m.off, fields+1
 		}
 	}
-	if n != 1 {
+	if fields != 1 {
 		return access{}, false
 	}
-	var found access
-	ok := false
 	for _, m := range members {
-		if m.off != field {
-			continue
-		}
-		if current && (m.write || conflictWrite) {
+		if m.off == field && (current && (m.write || conflictWrite) || !current && m.write == write) {
 			return access{line: m.line, col: m.col, write: m.write}, true
 		}
-		if !current && m.write == write {
-			found, ok = access{line: m.line, col: m.col, write: m.write}, true
-		}
 	}
-	return found, ok
+	return access{}, false
 }
 
 // gridAccess is exactAccess for the check of a range over an array's
@@ -289,7 +281,7 @@ func gridAccess(s uint32, write bool, addr, org, elem uintptr, conflictWrite, cu
 	if c.stride == 0 {
 		// "e": a callee's accesses of one element.
 		o := uintptr(mod(d, int(c.elem)))
-		a, ok := pickMember(c.members, addr, o, write, conflictWrite, current)
+		a, ok := pickMember(c.members, o, 8-addr&7, write, conflictWrite, current)
 		if !ok && len(c.members) > 0 {
 			// The racing bytes do not tell the field (the shadow
 			// reports a granule holding several): the callee's first
@@ -341,7 +333,7 @@ func restoreOnGrid(r shadow.Race) (x restored) {
 		return x
 	}
 	var lo uintptr
-	x.pcs, x.commit, lo = restore(r.Prev, r.PrevSite, r.Addr)
+	x.pcs, x.commit, lo, _ = restore(r.Prev, r.PrevSite, r.Addr)
 	x.org, x.elem = checkedOrigin(r.PrevSite, lo)
 	x.done = true
 	return x
@@ -396,6 +388,49 @@ func structOf(s uint32, addr, base uintptr) (uintptr, string) {
 		return addr - si.cov.field, si.cov.group
 	}
 	return base, si.cov.group
+}
+
+// racingBytes returns the bytes [lo, hi) of r's granule that raced,
+// found by g's check at site, and the lowest byte of the earlier
+// access's history entry (restore; 0 if unknown). The shadow reports
+// where the check's bytes in the granule begin, which does not tell
+// apart the members of a group of one granule (a byte slice's b[0..7]);
+// the earlier access's own bytes do: a group's check races on the bytes
+// of the granule the earlier access touched, and an access that races
+// with an earlier group's check on its first byte, if the group touched
+// it. Only a race involving a group's check ("g") asks.
+func racingBytes(r shadow.Race, site uint32) (lo, hi, prevLo uintptr) {
+	lo, hi = r.Addr, r.Addr&^7+8
+	cur, prev := isGroup(site), isGroup(r.PrevSite)
+	if !cur && !prev {
+		return lo, hi, 0
+	}
+	_, _, plo, phi := restore(r.Prev, r.PrevSite, r.Addr)
+	switch {
+	case plo == 0 || plo >= hi || phi <= lo:
+	case cur:
+		lo, hi = max(lo, plo), min(hi, phi)
+	case plo <= lo:
+		hi = lo + 1
+	}
+	return lo, hi, plo
+}
+
+// isGroup reports whether the check at site s is a group's ("g").
+func isGroup(s uint32) bool {
+	_, si, ok := site(s)
+	return ok && si.cov != nil && si.cov.group != "" && !si.cov.plain
+}
+
+// groupStart returns the start of the struct, or element 0, of the group
+// the check at site s made with lowest byte lo (its history entry's), and
+// the group's identity; ok is false if s is no group's check.
+func groupStart(s uint32, lo uintptr) (base uintptr, group string, ok bool) {
+	_, si, found := site(s)
+	if !found || si.cov == nil || si.cov.group == "" || si.cov.plain || lo < si.cov.lo {
+		return 0, "", false
+	}
+	return lo - si.cov.lo, si.cov.group, true
 }
 
 // firstOfKind returns the first of members whose kind is write's, or

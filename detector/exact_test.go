@@ -11,8 +11,9 @@ import (
 // TestExactAccess: a report of a coalesced check names the access that
 // touched the racing bytes (exact.go): a field group's member, by the
 // racing address's offset in the struct, the first conflicting one for
-// the access that found the race and the last of the shadow's kind for
-// the earlier one; a write check's covered read when the earlier access
+// the access that found the race and the first of the shadow's kind for
+// the earlier one (the racing bytes, not only the granule, tell the
+// elements of a byte group apart); a write check's covered read when the earlier access
 // was a write.
 func TestExactAccess(t *testing.T) {
 	if got := firstSites("3:1:main\tr2:5\n4:2:main\n9:1:f\tg1 0 0:8:9:1:w\n"); !reflect.DeepEqual(got, []uint32{0, 0, 2}) {
@@ -22,7 +23,8 @@ func TestExactAccess(t *testing.T) {
 		"12:4:set\tg7 0 0:8:10:4:w 8:8:11:4:r 8:8:11:4:w 16:8:12:4:w\n"+
 			"26:2:bump\tr25:7\n"+
 			"30:1:small\tg8 0 0:4:28:1:w 4:4:29:1:w\n"+
-			"40:3:plain\tf7 8\n")
+			"40:3:plain\tf7 8\n"+
+			"50:2:le32\tgb 0 3:1:49:7:r 0:1:50:10:r 1:1:50:24:r 2:1:50:41:r 3:1:50:58:r\n")
 	const obj = 0x10000
 	for _, tc := range []struct {
 		name                   string
@@ -43,8 +45,20 @@ func TestExactAccess(t *testing.T) {
 		{"covered read, prev read", base + 1, true, obj, 0, "", false, true, false, access{}},
 		{"covered read, earlier access", base + 1, true, obj, 0, "", true, false, false, access{}},
 		{"two fields in the racing granule", base + 2, true, obj, obj, "8", true, true, false, access{}},
+		// An element group of one granule: the racing bytes (n) tell
+		// its elements apart; of two reads of b[3] (the hint _ = b[3],
+		// then b[3]), the current access is the first that conflicts
+		// with the earlier write, the earlier access the first read.
+		{"elements in the granule", base + 4, false, obj, obj, "b", true, true, false, access{}},
+		{"element 3, current", base + 4, false, obj + 3, obj, "b", true, true, true, access{line: 49, col: 7}},
+		{"element 3, earlier access", base + 4, false, obj + 3, obj, "b", true, false, true, access{line: 49, col: 7}},
+		{"element 1, earlier access", base + 4, false, obj + 1, obj, "b", true, false, true, access{line: 50, col: 24}},
 	} {
-		got, ok := exactAccess(tc.site, tc.write, tc.addr, tc.base, tc.group, tc.conflictWrite, tc.cur)
+		n := uintptr(8) - tc.addr&7
+		if tc.site == base+4 && tc.addr != obj {
+			n = 1
+		}
+		got, ok := exactAccess(tc.site, tc.write, tc.addr, tc.addr+n, tc.base, tc.group, tc.conflictWrite, tc.cur)
 		if ok != tc.ok || got != tc.want {
 			t.Errorf("%s: exactAccess = %v, %v; want %v, %v", tc.name, got, ok, tc.want, tc.ok)
 		}

@@ -218,10 +218,11 @@ func (h *history) add(s *histSlot, site uint32, hash uint64, id uint32, clock ui
 // was the last added in it): so the first entry of the site and clock
 // whose bytes of that clock touch the granule made the access, and an
 // entry with no bytes of that clock (extended past it) is the only one
-// left that can have. lo is the lowest byte the entry's last clock
-// touched (0 if no entry is found): a report finds from it where the
-// range the access was checked in started (exact.go).
-func restore(e shadow.Epoch, site uint32, addr uintptr) (pcs []uintptr, commit bool, lo uintptr) {
+// left that can have. [lo, hi) are the bytes the entry's last clock
+// touched (0 if no entry is found): a report finds from them where the
+// range the access was checked in started, and which bytes of a group's
+// granule raced (exact.go).
+func restore(e shadow.Epoch, site uint32, addr uintptr) (pcs []uintptr, commit bool, lo, hi uintptr) {
 	tids.mu.Lock()
 	var h *history
 	if t := e.TID(); int(t) < len(tids.hists) {
@@ -229,7 +230,7 @@ func restore(e shadow.Epoch, site uint32, addr uintptr) (pcs []uintptr, commit b
 	}
 	tids.mu.Unlock()
 	if h == nil || site == 0 {
-		return nil, false, 0
+		return nil, false, 0, 0
 	}
 	clock, gran := e.Clock(), addr&^7
 	h.mu.Lock()
@@ -245,13 +246,13 @@ func restore(e shadow.Epoch, site uint32, addr uintptr) (pcs []uintptr, commit b
 		if to == clock && atomic.LoadUint64(&x.to) == clock && (xhi <= gran || xlo >= gran+8) {
 			continue // its bytes of the clock are elsewhere
 		}
-		id, found, lo = x.stack, true, xlo
+		id, found, lo, hi = x.stack, true, xlo, xhi
 	}
 	h.mu.Unlock()
 	if pcs := stackOf(id &^ commitStack); pcs != nil {
-		return pcs, id&commitStack != 0, lo
+		return pcs, id&commitStack != 0, lo, hi
 	}
-	return nil, false, lo
+	return nil, false, lo, hi
 }
 
 // ownStack reports whether address a is on the stack of the goroutine

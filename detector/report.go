@@ -424,7 +424,8 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 		// one its site names: a field's offset there is no guide.
 		base, group = 0, ""
 	}
-	cur, curExact := exactAccess(site, r.Write, r.Addr, base, group, r.PrevWrite, true)
+	lo, hi, prevLo := racingBytes(r, site)
+	cur, curExact := exactAccess(site, r.Write, lo, hi, base, group, r.PrevWrite, true)
 	if !curExact {
 		cur, curExact = gridAccess(site, r.Write, r.Addr, g.org, g.orgElem, r.PrevWrite, true)
 	}
@@ -432,7 +433,12 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 		// The pending access is at its site, not at the check's line.
 		cur, curExact = ownAccess(site, r.Write)
 	}
-	prevAcc, prevExact := exactAccess(r.PrevSite, r.PrevWrite, r.Addr, base, group, r.Write, false)
+	if b, grp, ok := groupStart(r.PrevSite, prevLo); ok && (base == 0 || grp != group) {
+		// The earlier access is a group's check the later one knows
+		// no start of: its history entry's first byte tells it.
+		base, group = b, grp
+	}
+	prevAcc, prevExact := exactAccess(r.PrevSite, r.PrevWrite, lo, hi, base, group, r.Write, false)
 	var hist restored
 	if !prevExact {
 		// The grid of the earlier access's range, from its history
@@ -491,7 +497,7 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 	}
 	fmt.Fprintf(w, "\nPrevious %s at 0x%012x by %s:\n", kind(r.PrevWrite, false), r.Addr, goroutineName(prevID))
 	if !hist.done {
-		hist.pcs, hist.commit, _ = restore(r.Prev, r.PrevSite, r.Addr)
+		hist.pcs, hist.commit, _, _ = restore(r.Prev, r.PrevSite, r.Addr)
 	}
 	if hist.pcs == nil || !writeAccessStack(w, r.PrevSite, prevAcc, prevExact, hist.pcs, hist.commit) {
 		// What is known: the site. As ThreadSanitizer says when its

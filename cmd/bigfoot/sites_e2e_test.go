@@ -17,7 +17,9 @@ import (
 // another), a loop whose two branches write one footprint (and a
 // merge's), six loops' ranges merged past their function's return, and
 // merged loop sites
-// over a global array and over a subslice off its object's start. The
+// over a global array and over a subslice off its object's start, and
+// element groups (encoding/binary's b[0..3] read and written as one
+// check each). The
 // earlier access runs in a goroutine that ends before the later one,
 // with no synchronization either detector sees (early), so the report of
 // each case is the same in every run.
@@ -140,6 +142,22 @@ func merge(dst, a, b []int) {
 	copy(dst[k:], b[j:])
 }
 
+// le32 and putLE32 are encoding/binary's LittleEndian.Uint32 and
+// PutUint32: element groups. (Four bytes: go -race keeps four accesses
+// per 8-byte word, and misses a race on b[3] once b[0..7] are read.)
+func le32(b []byte) uint32 {
+	_ = b[3]
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
+
+func putLE32(b []byte, v uint32) {
+	_ = b[3]
+	b[0] = byte(v)
+	b[1] = byte(v >> 8)
+	b[2] = byte(v >> 16)
+	b[3] = byte(v >> 24)
+}
+
 func bump(c *counter) {
 	v := c.n
 	c.n = v + 1
@@ -228,6 +246,22 @@ func main() {
 	case "globalprev":
 		early(func() { fillPairs(global[:]) })
 		println(global[5])
+	case "elemread":
+		b := make([]byte, 8)
+		early(func() { b[3] = 1 })
+		println(le32(b))
+	case "elemreadprev":
+		b := make([]byte, 8)
+		early(func() { println(le32(b)) })
+		b[3] = 1
+	case "elemwrite":
+		b := make([]byte, 8)
+		early(func() { println(b[2]) })
+		putLE32(b, 7)
+	case "elemwriteprev":
+		b := make([]byte, 8)
+		early(func() { putLE32(b, 7) })
+		println(b[2])
 	case "subsliceprev":
 		s := make([]int, 9)
 		early(func() { fillPairs(s[1:]) })
@@ -299,7 +333,7 @@ func TestSameCoalescedSites(t *testing.T) {
 	for _, c := range []string{"groupfirst", "groupmiddle", "method", "groupprev", "redcard",
 		"pairs", "pairsprev", "halves", "halvesprev", "loopcopy",
 		"callee", "calleeprev", "calleeother", "calleeotherprev", "branch", "merge",
-		"six", "sixprev", "globalprev", "subsliceprev"} {
+		"six", "sixprev", "globalprev", "subsliceprev", "elemread", "elemreadprev", "elemwrite", "elemwriteprev"} {
 		t.Run(c, func(t *testing.T) {
 			inexact := coalescedInexact[c]
 			want := ""
