@@ -89,15 +89,15 @@ func TestGroupRefusedInPlan(t *testing.T) {
 	main := filepath.Join(w.mod, "main.go")
 	got := map[string]string{}
 	for _, d := range res.Plan.Sites {
-		if d.Pos.Filename == main && 95 <= d.Pos.Line && d.Pos.Line <= 98 {
+		if d.Pos.Filename == main && 96 <= d.Pos.Line && d.Pos.Line <= 99 {
 			got[fmt.Sprintf("%d %s", d.Pos.Line, d.Decision)] = d.String()
 		}
 	}
-	group := got["96 group"]
+	group := got["97 group"]
 	if !strings.Contains(group, "not rendered: the anchor's field is promoted") {
 		t.Errorf("the group at o.b: %q, want refused as promoted; decisions: %v", group, got)
 	}
-	for _, k := range []string{"97 dropped", "98 dropped"} {
+	for _, k := range []string{"98 dropped", "99 dropped"} {
 		if !strings.HasSuffix(got[k], "(rendered)") {
 			t.Errorf("%s: %q, want a rendered drop; decisions: %v", k, got[k], got)
 		}

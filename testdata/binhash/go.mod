@@ -1,0 +1,3 @@
+module example.com/binhash
+
+go 1.22
