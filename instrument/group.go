@@ -89,12 +89,18 @@ func (r *fileRewriter) groupWrap(e ast.Expr, inner string, write bool) string {
 	u := ast.Unparen(e)
 	switch x := u.(type) {
 	case *ast.SelectorExpr:
+		if g.Struct == nil {
+			return ""
+		}
 		first, last := g.Struct.Field(g.Fields[0]).Name(), g.Struct.Field(g.Fields[len(g.Fields)-1]).Name()
 		op := "(" + r.text(x.X) + ")"
 		off := func(name string) string { return "__bfu.Offsetof(" + op + "." + name + ")" }
 		anchor, lo, hi = off(x.Sel.Name), off(first), off(last)+"+__bfu.Sizeof("+op+"."+last+")"
 		fp = r.groupFootprint(x, write)
 	case *ast.IndexExpr:
+		if g.Elem == nil {
+			return ""
+		}
 		// Offsets from element 0, in elements of the anchor's size.
 		size := "__bfu.Sizeof(" + r.text(x) + ")"
 		off := func(i int) string { return strconv.Itoa(i) + "*" + size }
