@@ -25,10 +25,12 @@ package shadow
 // the rules are:
 //
 //   - An off-heap granule (granule.off) holds no pointer into the heap: no
-//     parts, no read vector clock, no weak pointer. Those appear only once
-//     a second goroutine touches the granule (validate) or an access of
-//     another byte range splits it (update); both first move the state to
-//     a heap granule (promote).
+//     read vector clock, no weak pointer, and parts only off the heap
+//     (newOffParts), themselves without read vector clocks. Those appear
+//     only once a second goroutine touches the granule (validate) or a
+//     read needs a read vector clock (update); both first move the state,
+//     parts included, to a heap granule (promote). retire frees the parts
+//     with their granule.
 //   - Every slot store goes through page.set or page.setRange. A heap
 //     granule or run stored in a slot is also kept in the page's keep
 //     list, which is on the heap; the sweep prunes the entries neither
@@ -185,8 +187,8 @@ func newGranule(t *Thread, lo, hi uint8, gen uint32) *granule {
 	gr := (*granule)(t.granules.alloc(&granulePool))
 	// Field by field: a fast path that loaded this block while it held
 	// another granule may still read it, and must never see hi == 0 (a
-	// run). The fields that hold pointers are zero in every off-heap
-	// granule.
+	// run). The fields that hold pointers are zero in every free block:
+	// id and whole.rvc in every off-heap granule, split since retire.
 	gr.lo, gr.hi = lo, hi
 	gr.off = true
 	initU32(&gr.owner, 0)
@@ -251,6 +253,11 @@ func retire(gr *granule) bool {
 	if gr.whole.r.Load() != 0 {
 		gr.whole.r.Store(0)
 	}
+	if sp := gr.split.Load(); sp != nil {
+		// Fast paths that loaded gr then find its whole cell, zeroed.
+		gr.split.Store(nil)
+		freeParts(sp)
+	}
 	return true
 }
 
@@ -276,6 +283,13 @@ func (pg *page) promote(t *Thread, gi uintptr, gr *granule) *granule {
 	ngr.immortal, ngr.foreign, ngr.id = gr.immortal, gr.foreign, gr.id
 	ngr.vok, ngr.ver = gr.vok, gr.ver
 	initU32(&ngr.gen, gr.gen.Load())
+	if sp := gr.split.Load(); sp != nil {
+		// Parts are written only under the stripe lock: a copy is
+		// all of their state. freeGranule frees gr's.
+		np := newParts(sp.shift)
+		sp.copyTo(np)
+		ngr.split.Store(np)
+	}
 	pg.set(gi, ngr)
 	freeGranule(t, gr)
 	return ngr

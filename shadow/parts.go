@@ -18,10 +18,16 @@ package shadow
 import "unsafe"
 
 // parts are the cells of a split granule: cells[i] is the state of the
-// bytes [i<<shift, (i+1)<<shift). Both fields are immutable; a refined
+// bytes [i<<shift, (i+1)<<shift). The fields are immutable; a refined
 // granule gets new parts, and the old ones are no longer written.
+//
+// An off-heap granule's parts are off the heap too (newOffParts), under
+// the same rules (offheap.go): no read vector clock in any cell (a read
+// that would share a part promotes the granule first, and its parts
+// with it), freed with their granule (retire) or when refined.
 type parts struct {
 	shift uint8
+	off   bool   // allocated off the heap (newOffParts)
 	cells []cell // 8>>shift cells
 }
 
@@ -52,6 +58,61 @@ func newParts(shift uint8) *parts {
 	}
 }
 
+// partsPools hold off-heap parts, one pool per shift: a block is always
+// parts of the same shift, so that a fast path that loaded parts before
+// they were freed reads cells of the same layout (see freeParts).
+var partsPools [3]blockPool
+
+func init() {
+	for shift := range partsPools {
+		size := unsafe.Sizeof(parts{}) + uintptr(8>>shift)*unsafe.Sizeof(cell{})
+		partsPools[shift].size, partsPools[shift].chunk = size, partsChunk
+	}
+}
+
+// partsChunk is the bytes mapped at a time for a pool of parts.
+const partsChunk = 64 << 10
+
+// newOffParts returns empty parts of 1<<shift bytes outside the Go heap,
+// for an off-heap granule: a split granule of a buffer written a few
+// bytes at a time (encoding/binary, protobuf's append) was two heap
+// objects per 8 bytes, the promoted granule and its parts, which a
+// program's testing.AllocsPerRun counted.
+func newOffParts(shift uint8) *parts {
+	var b [1]uintptr
+	partsPools[shift].get(b[:])
+	// Cleared as words: the cells' read vector clock pointers are nil
+	// in every free block (freeParts), and a pointer store would take
+	// the write barrier for memory the collector never scans.
+	n := partsPools[shift].size / 8
+	clear(unsafe.Slice((*uintptr)(ptrOf(b[0])), n))
+	sp := (*parts)(ptrOf(b[0]))
+	sp.shift, sp.off = shift, true
+	sp.cells = unsafe.Slice((*cell)(ptrOf(b[0]+unsafe.Sizeof(parts{}))), 8>>shift)
+	return sp
+}
+
+// freeParts returns sp to its pool if it is off the heap; the stripe lock
+// of its granule's slot is held, and no granule refers to sp any more. As
+// retire does for a granule, it first zeroes the epochs, so that a fast
+// path that loaded sp before fails on it (parts.same), and reads at worst
+// its next user's epochs, never its own current one.
+func freeParts(sp *parts) {
+	if sp == nil || !sp.off || !recycleGranules {
+		return
+	}
+	for i := range sp.cells {
+		c := &sp.cells[i]
+		if c.w.Load() != 0 {
+			c.w.Store(0)
+		}
+		if c.r.Load() != 0 {
+			c.r.Store(0)
+		}
+	}
+	partsPools[sp.shift].put([]uintptr{uintptr(unsafe.Pointer(sp))})
+}
+
 // size returns the bytes of shadow memory sp occupies.
 func (sp *parts) size() uintptr {
 	return unsafe.Sizeof(*sp) + uintptr(len(sp.cells))*unsafe.Sizeof(cell{})
@@ -78,21 +139,52 @@ func (sp *parts) fits(lo, hi uint8) bool {
 }
 
 // fill sets the parts of the bytes [lo, hi), which must be whole parts, to
-// copies of c.
-func (sp *parts) fill(lo, hi uint8, c *cell) {
+// the epochs w and r, the sites ws and rs, and copies of the read vector
+// clock v (v itself is not kept). It takes the values, not a cell: a cell
+// built for it escaped to the heap.
+func (sp *parts) fill(lo, hi uint8, w, r uint64, ws, rs uint32, v *readVC) {
 	for i := lo >> sp.shift; i < (hi-1)>>sp.shift+1; i++ {
-		sp.cells[i].copyFrom(c)
+		c := &sp.cells[i]
+		c.w.Store(w)
+		c.r.Store(r)
+		c.wsite.Store(ws)
+		c.rsite.Store(rs)
+		c.rvc.Store(v.copied())
 	}
 }
 
 // refined returns parts of 1<<shift bytes (shift <= sp.shift) with the
-// state of sp: every new part a copy of the part of sp it lies in.
+// state of sp, off the heap if sp is: every new part a copy of the part
+// of sp it lies in.
 func (sp *parts) refined(shift uint8) *parts {
-	np := newParts(shift)
-	for i := range np.cells {
-		np.cells[i].copyFrom(&sp.cells[i>>(sp.shift-shift)])
+	var np *parts
+	if sp.off {
+		np = newOffParts(shift)
+	} else {
+		np = newParts(shift)
 	}
+	sp.copyTo(np)
 	return np
+}
+
+// copyTo sets every part of np, whose shift is at most sp's, to a copy of
+// the part of sp it lies in.
+func (sp *parts) copyTo(np *parts) {
+	for i := range np.cells {
+		np.cells[i].copyFrom(&sp.cells[i>>(sp.shift-np.shift)])
+	}
+}
+
+// shares reports whether a read by t of the bytes [lo, hi), whole parts,
+// would make one of them read-shared, which parts off the heap cannot
+// record (readMay: a last read that does not happen before t).
+func (sp *parts) shares(t *Thread, lo, hi uint8) bool {
+	for i := lo >> sp.shift; i < (hi-1)>>sp.shift+1; i++ {
+		if r := sp.cells[i].r.Load(); r == shared || !HB(Epoch(r), t.VC) {
+			return true
+		}
+	}
+	return false
 }
 
 // same is the same-epoch check of the bytes [lo, hi): it reports whether

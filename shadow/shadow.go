@@ -488,14 +488,23 @@ func (c *cell) copyFrom(o *cell) {
 	c.r.Store(o.r.Load())
 	c.copySites(o)
 	if v := o.rvc.Load(); v != nil {
-		var nv *readVC
-		for i := range v.ents {
-			if x := v.ents[i].e.Load(); x != 0 && x != frozen {
-				nv = nv.with(Epoch(x).TID(), Epoch(x).Clock(), v.ents[i].site.Load())
-			}
-		}
-		c.rvc.Store(nv)
+		c.rvc.Store(v.copied())
 	}
+}
+
+// copied returns a new read vector clock with v's set entries (nil for
+// nil, or if none is set).
+func (v *readVC) copied() *readVC {
+	if v == nil {
+		return nil
+	}
+	var nv *readVC
+	for i := range v.ents {
+		if x := v.ents[i].e.Load(); x != 0 && x != frozen {
+			nv = nv.with(Epoch(x).TID(), Epoch(x).Clock(), v.ents[i].site.Load())
+		}
+	}
+	return nv
 }
 
 // copySites sets c's sites to o's.
@@ -1658,30 +1667,35 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 		} else if ulo, uhi, ok := gr.widens(t, lo, hi, write, site); ok {
 			gr = pg.widen(t, gi, gr, ulo, uhi)
 		} else {
-			gr = pg.promote(t, gi, gr) // parts are on the heap
-			sp := newParts(partShift(gr.lo, gr.hi, lo, hi))
+			// Parts where the granule is: off the heap for an
+			// off-heap granule (it holds no read vector clock).
+			shift := partShift(gr.lo, gr.hi, lo, hi)
+			var sp *parts
+			if gr.off {
+				sp = newOffParts(shift)
+			} else {
+				sp = newParts(shift)
+			}
 			// The whole cell moves to the parts. Fast paths that test
 			// only the whole cell (Same, sameSpan, accessWords) must
 			// fail from now on, and take's zeros (no epoch is 0) make
 			// them fail; exclusive's last write, if any, moves too.
-			var whole cell
 			w, r := gr.whole.take()
-			whole.w.Store(w)
-			whole.r.Store(r)
-			whole.copySites(&gr.whole)
-			whole.rvc.Store(gr.whole.rvc.Load().taken())
+			v := gr.whole.rvc.Load().taken()
 			if moveHook != nil {
 				moveHook()
 			}
-			sp.fill(gr.lo, gr.hi, &whole)
+			sp.fill(gr.lo, gr.hi, w, r, gr.whole.wsite.Load(), gr.whole.rsite.Load(), v)
 			gr.split.Store(sp)
 			gr.whole.rvc.Store(nil)
 		}
 	}
 	if sp := gr.split.Load(); sp != nil && !sp.fits(lo, hi) {
 		gr.split.Store(sp.refined(min(sp.shift, partShift(lo, hi, 0, 0))))
+		freeParts(sp)
 	}
-	if gr.off && !write && gr.split.Load() == nil {
+	switch sp := gr.split.Load(); {
+	case gr.off && !write && sp == nil:
 		// A read vector clock is a heap object, which a granule off
 		// the heap must not hold (the collector would not see it):
 		// an adopted granule with a version stays off the heap until
@@ -1693,7 +1707,12 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 			gr = pg.promote(t, gi, gr)
 			found = gr.access(t, lo, hi, write, site, out)
 		}
-	} else {
+	case gr.off && !write && sp.shares(t, lo, hi):
+		// The same for its parts: the granule and its parts move
+		// to the heap before the read.
+		gr = pg.promote(t, gi, gr)
+		found = gr.access(t, lo, hi, write, site, out)
+	default:
 		found = gr.access(t, lo, hi, write, site, out)
 	}
 	if found && !s.stillLive(gr, addr) {
