@@ -216,3 +216,97 @@ func TestAllocsSameAsPlain(t *testing.T) {
 		t.Errorf("go test printed no allocation count:\n%s", want.stdout)
 	}
 }
+
+// marshalModule appends records to byte buffers a few bytes at a time, as
+// protobuf's Marshal does (varints, fixed-width fields, strings), and reads
+// them back, counting each shape's allocations with testing.AllocsPerRun.
+// The bytes of a buffer are written by different, overlapping accesses,
+// so their shadow splits into parts per byte.
+var marshalModule = map[string]string{
+	"go.mod": "module example.com/marshal\n\ngo 1.23\n",
+	"marshal_test.go": `package marshal
+
+import (
+	"encoding/binary"
+	"fmt"
+	"testing"
+)
+
+var (
+	sink []byte
+	sum  uint64
+)
+
+func appendRecord(b []byte, id uint64, v uint32, s string) []byte {
+	b = binary.AppendUvarint(b, id)
+	b = binary.LittleEndian.AppendUint32(b, v)
+	b = binary.LittleEndian.AppendUint16(b, uint16(v))
+	b = append(b, byte(len(s)))
+	return append(b, s...)
+}
+
+func readRecords(b []byte) (s uint64) {
+	for len(b) > 0 {
+		id, n := binary.Uvarint(b)
+		s += id + uint64(binary.LittleEndian.Uint32(b[n:])) + uint64(binary.LittleEndian.Uint16(b[n+4:]))
+		b = b[n+7+int(b[n+6]):]
+	}
+	return s
+}
+
+func TestAllocs(t *testing.T) {
+	reused := make([]byte, 0, 256)
+	for _, c := range []struct {
+		name string
+		f    func()
+	}{
+		{"fresh", func() {
+			b := make([]byte, 0, 96)
+			for i := range 4 {
+				b = appendRecord(b, uint64(i)<<20, uint32(i), "name")
+			}
+			sum += readRecords(b)
+			sink = b
+		}},
+		{"reused", func() {
+			b := reused[:0]
+			for i := range 8 {
+				b = appendRecord(b, uint64(i)<<20, uint32(i), "name")
+			}
+			sink = b
+		}},
+		{"grown", func() {
+			var b []byte
+			for i := range 16 {
+				b = appendRecord(b, uint64(i)<<20, uint32(i), "name")
+			}
+			sum += readRecords(b)
+			sink = b
+		}},
+	} {
+		fmt.Printf("%s: %v allocations\n", c.name, testing.AllocsPerRun(200, c.f))
+	}
+}
+`,
+}
+
+// TestShadowAllocsSameAsGoRace: the shadow of a buffer written a few bytes
+// at a time allocates nothing on the Go heap, which testing.AllocsPerRun
+// would count (issue 29: protobuf's TestMarshalAppendAllocations failed
+// under bigfoot only), so bigfoot test prints go test -race's counts, and
+// the plain build's. At 8c96edd bigfoot test printed 23 allocations for
+// "fresh" and over 100 for "grown", where go test -race prints 1 and 6: a heap
+// granule, its parts and a cell per split granule.
+func TestShadowAllocsSameAsGoRace(t *testing.T) {
+	dir := writeModule(t, marshalModule)
+	out := sameAsGoRace(t, dir, nil, "-count=1", "-v", ".")
+	if n := strings.Count(out, " allocations\n"); n != 3 {
+		t.Errorf("go test -race printed %d allocation counts, want 3\n%s", n, out)
+	}
+	plain := run(t, dir, nil, "go", "test", "-count=1", "-v", ".")
+	for _, line := range strings.Split(plain.stdout, "\n") {
+		if strings.HasSuffix(line, " allocations") && !strings.Contains(out, line+"\n") {
+			t.Errorf("the plain build printed %q, go test -race and bigfoot test did not:\n%s", line, out)
+		}
+	}
+}
