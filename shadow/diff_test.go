@@ -576,7 +576,6 @@ func withVersions(t *testing.T) fakeVersions {
 		for i := range identCache {
 			identCache[i].Store(nil)
 		}
-		lastTracked.Store(nil)
 	})
 	return fv
 }

@@ -582,7 +582,7 @@ type proof struct {
 // every first state of the heap and of globals gets one: there is no
 // budget. What that costs is bounded by what is tracked: a version is a
 // lookup in the runtime's span table; an ident is made once per object
-// (lastTracked and the adoption cache reuse it for the object's other
+// (Thread.tracked and the adoption cache reuse it for the object's other
 // granules and runs), proven by its version, or by a hold that a release
 // turns into a weak pointer in sorted batches (ident.go); a page is
 // classified once (a global's or the heap's for good; foreign for the
@@ -624,21 +624,22 @@ func (s *Space) track(t *Thread, pg *page, addr uintptr, gen uint32, needIdent b
 // do with such state is theirs to check.
 var trackOff atomic.Bool
 
-// A trackMemo is the last object trackIdent returned an ident for:
-// [base, base+size) and the ident.
+// A trackMemo is the last object trackIdent returned an ident for, for
+// one thread (Thread.tracked): [base, base+size) and the ident. It is the
+// thread's, not a shared pointer to an immutable memo, which was a heap
+// object per ident made (a tenth of what a JSON round-trip workload
+// allocated under bigfoot).
 type trackMemo struct {
 	base, size uintptr
 	id         *ident
 }
-
-var lastTracked atomic.Pointer[trackMemo]
 
 // trackIdent returns an ident of the heap object that contains addr, which
 // t keeps reachable, or nil if addr is not in a heap object. An ident made
 // earlier is reused if it is still live: it was then made for this very
 // object. A new one is proven as adoption proves one (ident.prove).
 func trackIdent(t *Thread, addr uintptr) *ident {
-	if m := lastTracked.Load(); m != nil && addr-m.base < m.size && m.id.live() {
+	if m := &t.tracked; addr-m.base < m.size && m.id.live() {
 		return m.id
 	}
 	base, size, noscan := noscanObject(addr)
@@ -657,7 +658,7 @@ func trackIdent(t *Thread, addr uintptr) *ident {
 		id = &e.id
 	}
 	if size != 0 {
-		lastTracked.Store(&trackMemo{base, size, id})
+		t.tracked = trackMemo{base, size, id}
 	}
 	return id
 }

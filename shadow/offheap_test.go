@@ -89,7 +89,7 @@ func TestAdoptedSurvivesGC(t *testing.T) {
 	}
 	// Only the granule refers to the handle now.
 	identSlot(uintptr(unsafe.Pointer(x))).Store(nil)
-	lastTracked.Store(nil)
+	a.tracked, b.tracked = trackMemo{}, trackMemo{}
 	for range 3 {
 		// Handles of objects that die at once: their memory is freed
 		// and reused, as an unreachable handle's would be.
@@ -129,7 +129,7 @@ func TestAdoptedHandleKept(t *testing.T) {
 	s.Write(a, unsafe.Pointer(&handleSink[2]), 8, 0)
 	s.Read(b, unsafe.Pointer(&handleSink[2]), 8, 0)
 	identSlot(uintptr(unsafe.Pointer(handleSink))).Store(nil)
-	lastTracked.Store(nil)
+	a.tracked, b.tracked = trackMemo{}, trackMemo{}
 	handleSink = nil
 	slot := func() *granule {
 		return s.pages.Load(addr >> pageShift).slot((addr & (pageSize - 1)) >> 3)

@@ -80,6 +80,7 @@ type Thread struct {
 	// check (see redo).
 	recheck  bool
 	granules blockCache // free off-heap granules (offheap.go)
+	tracked  trackMemo  // the object trackIdent last made or found an ident for
 }
 
 // A Race describes a conflict found by an access.
