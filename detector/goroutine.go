@@ -337,6 +337,7 @@ func (g *G) Exit() {
 		return
 	}
 	g.fp.release()
+	g.releaseSelects()
 	unregister(g)
 	g.t.Release()
 	if slotOff != 0 && g.t.GP != nil && *slot(g.t.GP) == g.slotWord() {

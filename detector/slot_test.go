@@ -152,3 +152,36 @@ func TestForkClockArray(t *testing.T) {
 	}()
 	<-done
 }
+
+// TestSelectAllocs: a goroutine's select takes its cases' array from
+// selectBufs and gives it back at Exit, so that a go statement whose
+// goroutine selects allocates what one that does not select allocates
+// (TestForkAllocs); the cases' slice grown from nothing was two objects.
+func TestSelectAllocs(t *testing.T) {
+	g := Cur()
+	done := make(chan bool)
+	a, b := make(chan int, 1), make(chan int, 1)
+	fork := func() {
+		c := g.Fork(0)
+		go func() {
+			h := Start(c)
+			a <- 1
+			SelectPre(h, "rr", a, b)
+			select {
+			case <-a:
+				SelectPost(h, a, 1, true)
+			case <-b:
+				SelectPost(h, b, 1, true)
+			}
+			h.Exit()
+			done <- true
+		}()
+		<-done
+	}
+	for range 2 * quarantine {
+		fork()
+	}
+	if n := testing.AllocsPerRun(200, fork); n > 2 {
+		t.Errorf("a go statement whose goroutine selects allocates %v objects, want at most 2", n)
+	}
+}
