@@ -281,7 +281,7 @@ func (r *fileRewriter) planBody(loop token.Pos, iv *types.Var, step int64, body 
 			// its reads join ranges extended before the branches run.
 			unit = &ast.ExprStmt{X: ifs.Cond}
 		}
-		for _, a := range r.stmtAccesses(unit) {
+		for _, a := range r.stmtAccesses(unit, lp) {
 			if rs := r.rangeSiteOf(body, lp, a.e, a.write); rs != nil {
 				join(rs, a, k)
 			}
@@ -450,13 +450,22 @@ type stmtAccess struct {
 	write bool
 }
 
-// stmtAccesses lists the element accesses of st that a static range may
-// hold: reads anywhere, writes as the targets and ++/-- operands of st
-// itself; not in function literals nor in the right operand of && and ||.
+// stmtAccesses lists the element accesses of st that a static range of
+// lp may hold: reads anywhere, writes as the targets and ++/-- operands
+// of st itself; not in function literals nor in the right operand of &&
+// and ||. An element access is one of an element of a slice or array
+// (elementAccess) or a field of one through an alias of lp (aliasField)
+// whose accesses of that kind a range may hold (aliasHeld).
 // (Placement decides which of them run whenever st completes: those of a
 // simple statement.)
-func (r *fileRewriter) stmtAccesses(st ast.Stmt) []stmtAccess {
+func (r *fileRewriter) stmtAccesses(st ast.Stmt, lp *loopPlan) []stmtAccess {
 	var out []stmtAccess
+	isAccess := func(e ast.Expr, write bool) bool {
+		if ix := r.aliasField(e, lp); ix != nil {
+			return r.aliasHeld(ix, write)
+		}
+		return r.elementAccess(e)
+	}
 	var visit func(n ast.Node)
 	read := func(e ast.Expr) {
 		visit(e)
@@ -473,7 +482,7 @@ func (r *fileRewriter) stmtAccesses(st ast.Stmt) []stmtAccess {
 				}
 			case *ast.SelectorExpr, *ast.IndexExpr:
 				e := m.(ast.Expr)
-				if r.elementAccess(e) {
+				if isAccess(e, false) {
 					out = append(out, stmtAccess{e: e})
 				}
 			}
@@ -486,16 +495,20 @@ func (r *fileRewriter) stmtAccesses(st ast.Stmt) []stmtAccess {
 			read(e)
 		}
 		for _, l := range st.Lhs {
-			if r.elementAccess(l) {
+			if isAccess(l, true) {
 				out = append(out, stmtAccess{e: ast.Unparen(l), write: true})
 				r.visitAddress(l, visit)
+			} else if r.aliasField(l, lp) != nil {
+				r.visitAddress(l, visit) // a write no range holds
 			} else {
 				visit(l)
 			}
 		}
 	case *ast.IncDecStmt:
-		if r.elementAccess(st.X) {
+		if isAccess(st.X, true) {
 			out = append(out, stmtAccess{e: ast.Unparen(st.X), write: true})
+			r.visitAddress(st.X, visit)
+		} else if r.aliasField(st.X, lp) != nil {
 			r.visitAddress(st.X, visit)
 		} else {
 			visit(st.X)
@@ -504,6 +517,52 @@ func (r *fileRewriter) stmtAccesses(st ast.Stmt) []stmtAccess {
 		visit(st)
 	}
 	return out
+}
+
+// aliasField returns the element s[i] whose field e is, if e is p.f (or
+// p.f.g, through fields of struct type) of an alias p := &s[i] of lp
+// (loopPlan.alias): the form rangeSiteOf takes for the element's field
+// s[i].f. Else nil.
+func (r *fileRewriter) aliasField(e ast.Expr, lp *loopPlan) *ast.IndexExpr {
+	for {
+		sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+		if !ok {
+			return nil
+		}
+		s := r.info.Selections[sel]
+		if s == nil || s.Kind() != types.FieldVal {
+			return nil
+		}
+		if s.Indirect() {
+			id, ok := ast.Unparen(sel.X).(*ast.Ident)
+			if !ok || len(s.Index()) != 1 {
+				return nil
+			}
+			if v := r.varOf(id); v != nil {
+				return lp.alias[v]
+			}
+			return nil
+		}
+		e = sel.X
+	}
+}
+
+// aliasHeld reports whether no access of kind write through the element
+// ix that placement puts in its range (placement.LoopSite.Sites) is
+// checked otherwise, in a field group or by a check that covers it: the
+// accesses through one alias are one decision, rendered or not as a
+// whole.
+func (r *fileRewriter) aliasHeld(ix *ast.IndexExpr, write bool) bool {
+	s := r.loopSite(ix, write)
+	if s == nil || r.rc == nil {
+		return s != nil
+	}
+	for _, k := range s.Sites {
+		if r.rc.groups[siteKey{k.Pos, write}] != nil || r.rc.drop[siteKey{k.Pos, write}] || r.upSites[siteKey{k.Pos, write}] {
+			return false
+		}
+	}
+	return true
 }
 
 // visitAddress visits the operands evaluated to find the address of the
@@ -701,11 +760,41 @@ func (r *fileRewriter) elementAlias(st ast.Stmt, body *ast.BlockStmt, k int) (*t
 		return nil, nil
 	}
 	for j, other := range body.List {
-		if j != k && (r.assignedIn(other, p) || declaresName(other, id.Name)) {
+		if j != k && (r.assignedIn(other, p) || declaresName(other, id.Name) || r.opAssignsThrough(other, p)) {
 			return nil, nil
 		}
 	}
 	return p, ix
+}
+
+// opAssignsThrough reports whether n has an assignment operation or
+// ++/-- of a field through p (p.f += v): its read goes with its write,
+// which the site plan decides for the element as a whole, so the
+// accesses through p are not rendered as ranges.
+func (r *fileRewriter) opAssignsThrough(n ast.Node, p *types.Var) bool {
+	through := func(e ast.Expr) bool {
+		for {
+			sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+			if !ok {
+				id, ok := ast.Unparen(e).(*ast.Ident)
+				return ok && r.varOf(id) == p
+			}
+			e = sel.X
+		}
+	}
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if opAssign(n) {
+				found = found || slices.ContainsFunc(n.Lhs, through)
+			}
+		case *ast.IncDecStmt:
+			found = found || through(n.X)
+		}
+		return !found
+	})
+	return found
 }
 
 // affine returns the coefficient of iv in the index e, which must be a

@@ -59,7 +59,10 @@ import (
 //
 // break and return leave the loop after complete statements, and the
 // runtime commits the range on every way out of the function, so they
-// refuse nothing.
+// refuse nothing. An access through the element in the branch that
+// leaves, as the v of `if e.k == key { return e.v }`, runs at most once
+// per execution of the loop: it is left out of the range and keeps its
+// own check (onTheWayOut), so that the condition's reads may be held.
 
 // A LoopSite is placement's decision on the accesses of one kind through
 // one element address in a loop, keyed by the SiteKey of the element's
@@ -345,6 +348,9 @@ func (ls *loopSites) bounds(ix *ssa.IndexAddr) (idx, n entail.Term, ok bool) {
 func (ls *loopSites) decide(ix *ssa.IndexAddr, loops []*loop) {
 	coef, step, notAffine := ls.affine(ix.Index, loops[0])
 	for _, acc := range elementAccesses(ix) {
+		if ls.onTheWayOut(acc, loops[0]) {
+			continue
+		}
 		_, write := acc[len(acc)-1].(*ssa.Store)
 		k := SiteKey{ix.Pos(), write}
 		s := ls.out[k]
@@ -437,6 +443,17 @@ func movesWith(v ssa.Value, l *loop) bool {
 		return movesWith(v.X, l)
 	}
 	return false
+}
+
+// onTheWayOut reports whether the access acc runs only on the way out
+// of the innermost loop l: its block is outside l's natural loop (no
+// path from it reaches a back edge of l without entering l anew), and it
+// is in no top-level statement of a loop body, such as the v of
+// `if e.k == key { return e.v }`. It runs at most once per execution of
+// the loop, and keeps its own check: no range holds it, and it refuses
+// none of the other accesses through the element.
+func (ls *loopSites) onTheWayOut(acc []ssa.Instruction, l *loop) bool {
+	return !l.body[acc[len(acc)-1].Block()] && ls.body.unit(accessPos(acc)) == nil
 }
 
 // refusal says why no static range may hold the access acc (the address

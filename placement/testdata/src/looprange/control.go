@@ -108,3 +108,41 @@ func gotoInner(s []int, c, d bool) {
 	M:
 	}
 }
+
+type pair struct{ k, v string }
+
+// lookup: the read of e.v on the way out of the loop keeps its own
+// check; the condition's reads of e.k are held by the range.
+func lookup(kvs []pair, key string) string {
+	for i := range kvs {
+		e := &kvs[i] // range "R kvs[i]: ok"
+		if e.k == key {
+			return e.v
+		}
+	}
+	return ""
+}
+
+// lookupBreak: the same with break.
+func lookupBreak(kvs []pair, key string) (v string) {
+	for i := 0; i < len(kvs); i++ {
+		e := &kvs[i] // range "R kvs[i]: ok"
+		if e.k == key {
+			v = e.v
+			break
+		}
+	}
+	return v
+}
+
+// skipped: a read in a branch that goes on to the next iteration leaves
+// a hole in the range.
+func skipped(kvs []pair, key string) (n int) {
+	for i := range kvs {
+		e := &kvs[i] // range "R kvs[i]: refused: not in a statement of a loop body"
+		if e.k == key {
+			n += len(e.v)
+		}
+	}
+	return n
+}
