@@ -34,8 +34,10 @@ import (
 //
 // A function that panics leaves its footprints on the goroutine's stack of
 // footprints; they stay pending and are committed at the goroutine's next
-// synchronization, when a caller pops below them, or at its end — so a
-// recovered panic, runtime.Goexit and a loop that never ends lose no check.
+// synchronization, when a caller pops below them, when a function no
+// deeper in the goroutine's stack than theirs pushes its first footprint
+// (FootprintFrame), or at the goroutine's end — so a recovered panic,
+// runtime.Goexit and a loop that never ends lose no check.
 //
 // Every checked element was accessed (the range is built from the
 // addresses actually recorded) and every recorded access is checked before
@@ -93,7 +95,10 @@ type Footprint struct {
 	// loaded from it, else the address and size of the access that
 	// began it, its site's own (an "l" entry counts from it).
 	org, orgElem uintptr
-	Range        // a static loop range (range.go), if one is open
+	// depth is the depth in the goroutine's stack of the frame of the
+	// function that pushed it (frameDepth; 0: unknown).
+	depth uintptr
+	Range // a static loop range (range.go), if one is open
 }
 
 const (
@@ -147,9 +152,61 @@ func (g *G) Footprint(site uint32, write bool) *Footprint {
 		side.reset(f)
 	}
 	*f = Footprint{g: g, site: site, write: write, side: side}
+	if s.top > 0 {
+		// Pushed by the frame of the footprint below (FootprintFrame
+		// pushes a function's first).
+		f.depth = s.chunks[(s.top-1)/fpChunk][(s.top-1)%fpChunk].depth
+	}
 	s.top++
 	g.footprints++
 	return f
+}
+
+// FootprintFrame is Footprint for the first footprint of a function's
+// prologue; frame is the address of the function's goroutine variable
+// (__bfg), whose depth in the goroutine's stack is its frame's. The
+// footprints on the stack pushed by frames at that depth or deeper
+// belong to frames that are gone: a panic unwound them and a caller
+// recovered (the function is a new frame, so none of them is its own).
+// FootprintFrame commits and pops them first. Otherwise a goroutine
+// that recovers from panics again and again (a parser that fails by
+// panicking, recovered in its entry point) piles up the dead frames'
+// footprints until its stack of them is full, and every footprint after
+// that is a heap object that checks each access at once.
+func (g *G) FootprintFrame(site uint32, write bool, frame **G) *Footprint {
+	d := frameDepth(g.t.GP, unsafe.Pointer(frame))
+	if d != 0 {
+		g.popDead(d)
+	}
+	f := g.Footprint(site, write)
+	f.depth = d
+	return f
+}
+
+// frameDepth returns the distance from the top of the stack of the
+// goroutine whose runtime g is gp to the address p in it: the same for a
+// frame's variable when the runtime moves the stack, greater in a callee
+// than in its callers. It returns 0 if gp is nil or p is not on its
+// stack.
+func frameDepth(gp, p unsafe.Pointer) uintptr {
+	if gp == nil || !ownStack(gp, uintptr(p)) {
+		return 0
+	}
+	return *(*uintptr)(unsafe.Add(gp, unsafe.Sizeof(uintptr(0)))) - uintptr(p)
+}
+
+// popDead commits and pops the footprints at the top of g's stack that
+// frames at depth d or deeper pushed (a footprint of unknown depth stops
+// the search).
+func (g *G) popDead(d uintptr) {
+	s := &g.fp
+	i := s.top
+	for i > 0 && s.chunks[(i-1)/fpChunk][(i-1)%fpChunk].depth >= d {
+		i--
+	}
+	if i < s.top {
+		g.popFootprints(&s.chunks[i/fpChunk][i%fpChunk], false)
+	}
 }
 
 // PopFootprints commits f and every footprint pushed after it and pops

@@ -129,6 +129,16 @@ func stdFootprint(g *G, site uint32, write bool) *Footprint {
 	return g.Footprint(site, write)
 }
 
+// stdFootprintFrame is g.FootprintFrame; nil for a nil g.
+//
+//go:linkname stdFootprintFrame
+func stdFootprintFrame(g *G, site uint32, write bool, frame **G) *Footprint {
+	if !stdChecks(g) {
+		return nil
+	}
+	return g.FootprintFrame(site, write, frame)
+}
+
 // stdPopFootprints is g.PopFootprints, checking the ranges at once.
 //
 //go:linkname stdPopFootprints

@@ -59,6 +59,9 @@ func __bf_access(g *__bf_G, p __bfunsafe.Pointer, size uintptr, write bool, site
 //go:linkname __bf_footprint github.com/bigfoot-go/bigfoot/detector.stdFootprint
 func __bf_footprint(g *__bf_G, site uint32, write bool) *__bf_Footprint
 
+//go:linkname __bf_footprintFrame github.com/bigfoot-go/bigfoot/detector.stdFootprintFrame
+func __bf_footprintFrame(g *__bf_G, site uint32, write bool, frame **__bf_G) *__bf_Footprint
+
 //go:linkname __bf_popFootprints github.com/bigfoot-go/bigfoot/detector.stdPopFootprints
 func __bf_popFootprints(g *__bf_G, f *__bf_Footprint)
 
@@ -122,6 +125,10 @@ func __bf_MapWrite[M any](g *__bf_G, m M, site uint32) M {
 
 func (g *__bf_G) Footprint(site uint32, write bool) *__bf_Footprint {
 	return __bf_footprint(g, site, write)
+}
+
+func (g *__bf_G) FootprintFrame(site uint32, write bool, frame **__bf_G) *__bf_Footprint {
+	return __bf_footprintFrame(g, site, write, frame)
 }
 
 func (g *__bf_G) PopFootprints(f *__bf_Footprint) { __bf_popFootprints(g, f) }
@@ -720,7 +727,7 @@ func init() {
 
 // stdMethods are the methods the shim gives its goroutine state.
 var stdMethods = map[string]bool{
-	"Footprint": true, "PopFootprints": true, "Read": true, "Write": true,
+	"Footprint": true, "FootprintFrame": true, "PopFootprints": true, "Read": true, "Write": true,
 	"ReadRange": true, "WriteRange": true, "Fork": true, "ForkNext": true, "Exit": true,
 	"Send": true, "Bind": true, "Add": true, "AddSlice": true,
 }

@@ -19,8 +19,9 @@ import (
 //	a[i].f = v   becomes   *__bf.F(__bfF1, &a[i].f) = v
 //
 // The function allocates one footprint per array operand, field path and
-// kind in its prologue (__bfF0, __bfF1 := __bfg.Footprint(site, false),
-// __bfg.Footprint(site, true), the site of the first such access) and
+// kind in its prologue (__bfF0, __bfF1 := __bfg.FootprintFrame(site,
+// false, &__bfg), __bfg.Footprint(site, true), the site of the first such
+// access; the first with its frame's address) and
 // pops them before each return and at the end of its body
 // (__bfg.PopFootprints(__bfF0)). The footprint merges the addresses it
 // records into one strided range, checked in one operation when the
@@ -259,11 +260,21 @@ func finishFootprints(fn *funcCtx, body string, hasResults bool) (string, []stri
 		// The end of the body: before its closing brace.
 		body = body[:len(body)-1] + "; " + strings.TrimSuffix(pop, " ") + " }"
 	}
-	decl := strings.Join(names, ", ") + " := " + strings.Join(fn.fp.decls, ", ") + ";"
+	// The first is pushed by FootprintFrame, with the frame's address:
+	// footprints left by frames a recovered panic unwound are popped.
+	decls := append([]string{frameFootprint(fn.fp.decls[0])}, fn.fp.decls[1:]...)
+	decl := strings.Join(names, ", ") + " := " + strings.Join(decls, ", ") + ";"
 	if len(fn.fp.states) > 0 {
 		decl += " var " + strings.Join(fn.fp.states, ", ") + " " + fn.fp.stateType + ";"
 	}
 	return body, []string{decl}
+}
+
+// frameFootprint renders the footprint declaration decl,
+// __bfg.Footprint(site, write), as the first of its function's:
+// __bfg.FootprintFrame(site, write, &__bfg).
+func frameFootprint(decl string) string {
+	return "__bfg.FootprintFrame(" + strings.TrimSuffix(strings.TrimPrefix(decl, "__bfg.Footprint("), ")") + ", &__bfg)"
 }
 
 // newFpCtx returns the footprint state of a function about to be

@@ -196,8 +196,8 @@ func siteTable(f *ast.File) (entries []string, write map[string]bool) {
 			}
 		case *ast.AssignStmt:
 			for i, r := range n.Rhs {
-				if c, ok := r.(*ast.CallExpr); ok && i < len(n.Lhs) && len(c.Args) == 2 {
-					if sel, ok := c.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Footprint" {
+				if c, ok := r.(*ast.CallExpr); ok && i < len(n.Lhs) && len(c.Args) >= 2 {
+					if sel, ok := c.Fun.(*ast.SelectorExpr); ok && (sel.Sel.Name == "Footprint" || sel.Sel.Name == "FootprintFrame") {
 						w, _ := strconv.ParseBool(identName(c.Args[1]))
 						write[identName(n.Lhs[i])] = w
 					}

@@ -248,7 +248,8 @@ func (u *loopUnits) loop(line int, write bool) string {
 
 // overlayRanges adds the statements and loops of the instrumented file
 // (its original at file) where the overlay extends and opens static
-// ranges: a footprint declared __bfg.Footprint(site, write) is a range if
+// ranges: a footprint declared __bfg.Footprint(site, write) (or
+// FootprintFrame(site, write, &__bfg)) is a range if
 // __bf.OpenRange or OpenRangeAt opens it; a range is extended by a store
 // of its Next or by __bf.Load or LoadGrow. The rewriting keeps every line
 // where it was.
@@ -283,7 +284,7 @@ func overlayRanges(t *testing.T, file string, src []byte, unitsOf func(string) *
 	ast.Inspect(f, func(n ast.Node) bool {
 		if as, ok := n.(*ast.AssignStmt); ok && len(as.Lhs) == len(as.Rhs) {
 			for i, r := range as.Rhs {
-				if c, _ := call(r, "__bfg.Footprint"); c != nil && len(c.Args) == 2 {
+				if c, _ := call(r, "__bfg.Footprint", "__bfg.FootprintFrame"); c != nil && len(c.Args) >= 2 {
 					if id, ok := as.Lhs[i].(*ast.Ident); ok {
 						w, _ := strconv.ParseBool(identName(c.Args[1]))
 						write[id.Name] = w
@@ -410,7 +411,7 @@ func overlayOpens(t *testing.T, file string, src []byte, unitsOf func(string) *l
 	ast.Inspect(f, func(n ast.Node) bool {
 		if as, ok := n.(*ast.AssignStmt); ok && len(as.Lhs) == len(as.Rhs) {
 			for i, r := range as.Rhs {
-				if c, ok := r.(*ast.CallExpr); ok && calls(c, "__bfg.Footprint") && len(c.Args) == 2 {
+				if c, ok := r.(*ast.CallExpr); ok && calls(c, "__bfg.Footprint", "__bfg.FootprintFrame") && len(c.Args) >= 2 {
 					w, _ := strconv.ParseBool(identName(c.Args[1]))
 					write[identName(as.Lhs[i])] = w
 				}
