@@ -30,7 +30,8 @@ func main() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			time.Sleep(time.Duration(w) * 50 * time.Millisecond) // apart, but not ordered
+			// Apart in time, but not ordered.
+			time.Sleep(time.Duration(w) * 50 * time.Millisecond)
 			got[w], _ = next() // RACE
 		}()
 	}
