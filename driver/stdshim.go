@@ -23,7 +23,8 @@ import (
 // variable of the standard library that a check names, a parameter of
 // cmp.Or or a local array of strconv, would move to the heap (a
 // comparator passed to slices.SortFunc allocated on every call). The
-// hooks that take the checked address are therefore marked
+// hooks that take the checked address, and FootprintFrame's hook, which
+// takes the address of the caller's __bfg, are therefore marked
 // //go:noescape, a promise the detector keeps: they neither store the
 // pointer nor let it escape (TestStdHooksNoEscape checks the detector's
 // escape analysis of them).
@@ -59,6 +60,7 @@ func __bf_access(g *__bf_G, p __bfunsafe.Pointer, size uintptr, write bool, site
 //go:linkname __bf_footprint github.com/bigfoot-go/bigfoot/detector.stdFootprint
 func __bf_footprint(g *__bf_G, site uint32, write bool) *__bf_Footprint
 
+//go:noescape
 //go:linkname __bf_footprintFrame github.com/bigfoot-go/bigfoot/detector.stdFootprintFrame
 func __bf_footprintFrame(g *__bf_G, site uint32, write bool, frame **__bf_G) *__bf_Footprint
 
