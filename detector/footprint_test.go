@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
 	"weak"
 )
@@ -282,10 +283,11 @@ func TestFootprintKeepsObjectAlive(t *testing.T) {
 		// still find a stale copy in a goroutine that has not run since
 		// (the shadow's sweeps and hooks run in goroutines of their
 		// own, and under go test -race they were seen to keep one for a
-		// cycle or two): a few cycles, each after the others have had
-		// a chance to run.
-		for i := 0; i < 10 && (wp.Value() != nil || wside.Value() != nil); i++ {
-			runtime.Gosched()
+		// cycle or two, longer on a loaded machine, where they may not
+		// run at once): cycles, each after the others have had a chance
+		// to run, until both are freed or a hundred have passed.
+		for i := 0; i < 100 && (wp.Value() != nil || wside.Value() != nil); i++ {
+			time.Sleep(time.Millisecond)
 			runtime.GC()
 		}
 		if wp.Value() != nil {
