@@ -37,7 +37,7 @@ func (g *G) atomicBegin(p unsafe.Pointer, size uintptr, op atomicOp) *syncVar {
 	g.countSync()
 	v := g.lockSync(a, true)
 	v.acquireBy(g)
-	g.check(p, size, op != atomicLoad, 0)
+	g.check(p, size, op != atomicLoad, hookSite(hookAtomic))
 	return v
 }
 

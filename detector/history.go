@@ -105,7 +105,7 @@ func (ts *tidTable) historyOf(tid uint32) *history {
 // current epoch is made with the calling stack. Only the slow paths of
 // checks call it.
 func (g *G) note(site uint32, lo, hi uintptr) {
-	if g.hist != nil && site != 0 {
+	if g.hist != nil && site != 0 && !unnoted(site) {
 		g.noteSlow(site, lo, hi)
 	}
 }

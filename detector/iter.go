@@ -73,7 +73,7 @@ type pull struct {
 // with the iterator's panic).
 func (b *pull) handOff(f func()) {
 	cg := Cur()
-	cg.Write(unsafe.Pointer(&b.racer), unsafe.Sizeof(b.racer), 0)
+	cg.Write(unsafe.Pointer(&b.racer), unsafe.Sizeof(b.racer), hookSite(hookPull))
 	b.release(cg)
 	defer b.acquire(cg)
 	f()

@@ -27,6 +27,7 @@ type siteTable struct {
 	base, n   uint32
 	pkg, file string
 	table     string
+	hook      bool       // the runtime's own sites (hooksites.go)
 	parseMu   spin.Mutex // guards parsed and lines
 	parsed    bool
 	lines     []siteInfo
@@ -189,6 +190,9 @@ func writeSite(w io.Writer, s uint32) {
 	if !ok {
 		fmt.Fprintf(w, "  ??()\n      ??:0\n")
 		return
+	}
+	if t.hook {
+		return // no file's line: the stack is all there is
 	}
 	fn := si.fn
 	if fn == "" {
@@ -366,8 +370,8 @@ type raceKey struct {
 // is pcs.
 func keyOf(g *G, r shadow.Race, site uint32, pcs []uintptr) raceKey {
 	k := raceKey{site: site, prevSite: r.PrevSite}
-	if site == 0 || r.PrevSite == 0 {
-		k.addr = r.Addr // unknown sites: one report per address
+	if site == 0 || r.PrevSite == 0 || isHookSite(site) || isHookSite(r.PrevSite) {
+		k.addr = r.Addr // unknown sites and hooks': one report per address
 	}
 	if g.committing {
 		if k.site > k.prevSite {
@@ -472,6 +476,15 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 			s = strings.ToUpper(s[:1]) + s[1:]
 		}
 		return s
+	}
+	// A lock's own access is checked as a read, so that Locks do not race
+	// one another (lockRead); go -race prints it as the write of the
+	// atomic read-modify-write it is.
+	if site == hookSite(hookLock) {
+		r.Write = true
+	}
+	if r.PrevSite == hookSite(hookLock) {
+		r.PrevWrite = true
 	}
 	fmt.Fprintf(w, "==================\nWARNING: DATA RACE\n")
 	fmt.Fprintf(w, "%s at 0x%012x by %s:\n", kind(r.Write, true), r.Addr, goroutineName(strconv.FormatUint(g.goid, 10)))

@@ -54,6 +54,12 @@ func writeAccessStack(w io.Writer, s uint32, a access, exact bool, pcs []uintptr
 		return false
 	}
 	fs := shownFrames(pcs)
+	if t.hook {
+		for _, f := range fs {
+			writeFrame(w, f, f.Line)
+		}
+		return len(fs) > 0
+	}
 	name := t.pkg + "." + si.fn
 	from := -1
 	for i, f := range fs {

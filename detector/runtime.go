@@ -130,22 +130,22 @@ func RaceEnable() {
 }
 
 // RaceRead checks a one-byte read at addr, like runtime.RaceRead.
-func RaceRead(addr unsafe.Pointer) { Cur().check(addr, 1, false, 0) }
+func RaceRead(addr unsafe.Pointer) { Cur().check(addr, 1, false, hookSite(hookAnnotation)) }
 
 // RaceWrite checks a one-byte write at addr.
-func RaceWrite(addr unsafe.Pointer) { Cur().check(addr, 1, true, 0) }
+func RaceWrite(addr unsafe.Pointer) { Cur().check(addr, 1, true, hookSite(hookAnnotation)) }
 
 // RaceReadRange checks a read of n bytes at addr.
 func RaceReadRange(addr unsafe.Pointer, n int) {
 	if n > 0 {
-		Cur().check(addr, uintptr(n), false, 0)
+		Cur().check(addr, uintptr(n), false, hookSite(hookAnnotation))
 	}
 }
 
 // RaceWriteRange checks a write of n bytes at addr.
 func RaceWriteRange(addr unsafe.Pointer, n int) {
 	if n > 0 {
-		Cur().check(addr, uintptr(n), true, 0)
+		Cur().check(addr, uintptr(n), true, hookSite(hookAnnotation))
 	}
 }
 

@@ -351,7 +351,7 @@ var handoff clockBox
 // sync.Mutex{}) concurrent with them does. A read models exactly that:
 // reads never conflict with reads, only with writes.
 func (g *G) lockRead(p unsafe.Pointer, size uintptr) {
-	g.Read(p, size, 0)
+	g.Read(p, size, hookSite(hookLock))
 }
 
 func addr[T any](p *T) uintptr { return uintptr(unsafe.Pointer(p)) }

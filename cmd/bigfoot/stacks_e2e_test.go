@@ -203,3 +203,127 @@ func TestSameStacks(t *testing.T) {
 		})
 	}
 }
+
+// hookSrc races once per case where the earlier access is one the
+// runtime checks itself, not an instrumented line: a call of an
+// iter.Pull's next, an atomic add, a Mutex's Lock (detector/hooksites.go).
+const hookSrc = `package main
+
+import (
+	"iter"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+var (
+	n  int64
+	mu sync.Mutex
+)
+
+func bump() { atomic.AddInt64(&n, 1) }
+
+func lock() {
+	mu.Lock()
+	mu.Unlock()
+}
+
+func count(k int) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for i := 0; i < k; i++ {
+			if !yield(i) {
+				return
+			}
+		}
+	}
+}
+
+// early runs f in a goroutine and returns once it has ended: no
+// synchronization orders f's accesses before the caller's next ones.
+func early(f func()) {
+	k := runtime.NumGoroutine()
+	go f()
+	for runtime.NumGoroutine() > k {
+		runtime.Gosched()
+	}
+}
+
+func main() {
+	switch os.Args[1] {
+	case "pull":
+		next, stop := iter.Pull(count(10))
+		early(func() { next() })
+		next()
+		stop()
+	case "atomic":
+		early(bump)
+		n = 2
+	case "lock":
+		early(lock)
+		mu = sync.Mutex{}
+	}
+}
+`
+
+// TestSameHookStacks: in every mode, when an access of a race is one the
+// runtime checks itself, both accesses are reported with their kind as
+// go -race prints it and with every frame of package main go -race shows,
+// in order: the user's earlier call of a Pull's next restored from the
+// history; an earlier atomic add or Lock, of which go -race shows no
+// caller, as the write go -race calls it.
+func TestSameHookStacks(t *testing.T) {
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	dir := writeModule(t, map[string]string{
+		"go.mod":  "module example.com/hooks\n\ngo 1.23\n",
+		"main.go": hookSrc,
+	})
+	tools := append([]string{"race"}, modes...)
+	for _, tool := range tools {
+		buildBinary(t, dir, tool, filepath.Join(dir, tool))
+	}
+	for _, c := range []string{"pull", "atomic", "lock"} {
+		t.Run(c, func(t *testing.T) {
+			var want []reportedAccess
+			for _, tool := range tools {
+				_, r := raceRuns(t, filepath.Join(dir, tool), 1, c)
+				got := reportedAccesses(r.stderr)
+				if tool == "race" {
+					if len(got) != 2 {
+						t.Fatalf("go -race reported no race:\n%v", r)
+					}
+					want = got
+					continue
+				}
+				if len(got) != 2 || !sameUserFrames(got[0], want[0]) || !sameUserFrames(got[1], want[1]) {
+					t.Errorf("%s: accesses\n%v\nwant (go -race)\n%v\nreport:\n%s", tool, got, want, r.stderr)
+				}
+			}
+		})
+	}
+}
+
+// sameUserFrames reports whether got shows an access's kind as want
+// (go -race's) does and every frame of the program's package main in
+// want, in order.
+func sameUserFrames(got, want reportedAccess) bool {
+	if got.kind != want.kind {
+		return false
+	}
+	i := 0
+	for _, f := range want.frames {
+		if !strings.HasPrefix(f, "main.") {
+			continue
+		}
+		for i < len(got.frames) && got.frames[i] != f {
+			i++
+		}
+		if i == len(got.frames) {
+			return false
+		}
+		i++
+	}
+	return true
+}
