@@ -435,8 +435,8 @@ func (a *chanAccess) check(g *G, p uintptr, write bool, r *shadow.Race) (found b
 	e := g.t.Epoch
 	tid, clk := e.TID(), e.Clock()
 	if !write {
-		if a.rs == nil && a.r == e || a.rs != nil && int(tid) < len(a.rs) && a.rs[tid] == clk {
-			return false // read in the same epoch
+		if a.w == e || a.rs == nil && a.r == e || a.rs != nil && int(tid) < len(a.rs) && a.rs[tid] == clk {
+			return false // read in the same epoch, or of g's own write in it (shadow's cell.ownWrite)
 		}
 		if !shadow.HB(a.w, g.t.VC) { // write-read race
 			*r, found = shadow.Race{Addr: p, Prev: a.w, PrevWrite: true}, true

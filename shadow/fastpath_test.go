@@ -25,8 +25,10 @@ func TestSameSplit(t *testing.T) {
 	if s.Same(a, uintptr(p)+2, 1, true) || s.Same(a, uintptr(p)+1, 2, true) {
 		t.Fatal("fast path for a byte not written in this epoch")
 	}
-	if s.Same(a, uintptr(p), 1, false) {
-		t.Fatal("a write's epoch taken for a read")
+	// A read of a byte a wrote in this epoch needs nothing
+	// (cell.ownWrite); of one it did not write, it does.
+	if !s.Same(a, uintptr(p), 1, false) || s.Same(a, uintptr(p)+2, 1, false) {
+		t.Fatal("a's read of its own write in this epoch not decided, or of a byte it did not write decided")
 	}
 	// A new epoch: no fast path, and the bytes stay apart.
 	a.VC[1]++
@@ -73,8 +75,9 @@ func TestSameSplit(t *testing.T) {
 }
 
 // TestSameWide checks Same on accesses of several granules (sameWide): a
-// slice header written whole is in the epoch for any of its bytes, and
-// bytes not written in the epoch, or a read after the write, are not.
+// slice header written whole is in the epoch for any of its bytes, for a
+// write or a read (cell.ownWrite), and bytes not written in the epoch are
+// not.
 func TestSameWide(t *testing.T) {
 	quiet(t)
 	s := NewSpace()
@@ -88,8 +91,8 @@ func TestSameWide(t *testing.T) {
 	if s.Same(a, uintptr(p)+16, 16, true) {
 		t.Fatal("fast path for bytes not written in this epoch")
 	}
-	if s.Same(a, uintptr(p), 24, false) {
-		t.Fatal("a write's epoch taken for a read")
+	if !s.Same(a, uintptr(p), 24, false) || s.Same(a, uintptr(p)+16, 16, false) {
+		t.Fatal("a's read of its own write in this epoch not decided, or of bytes it did not write decided")
 	}
 	s.Read(a, unsafe.Add(p, 8), 1, 0) // one byte of granule 1, which may split it
 	if !s.Same(a, uintptr(p), 16, true) {
@@ -254,8 +257,8 @@ func TestSameRange(t *testing.T) {
 			t.Errorf("SameRange(lo%+d, %d) after a write of [lo, lo+250) = %v, want %v", int(c.off), c.n, got, c.want)
 		}
 	}
-	if s.SameRange(a, lo, 250, false) {
-		t.Error("SameRange of a read after a write only: true, want false")
+	if !s.SameRange(a, lo, 250, false) || s.SameRange(a, lo, 251, false) {
+		t.Error("SameRange of a read of [lo, lo+250) after a write of it, or of one byte more: wrong (cell.ownWrite)")
 	}
 	s.Read(a, p, 250, 0) // granules now
 	if !s.SameRange(a, lo, 250, false) || !s.SameRange(a, lo, 250, true) {

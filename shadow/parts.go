@@ -196,7 +196,7 @@ func (sp *parts) same(t *Thread, lo, hi uintptr, write bool) bool {
 		return false
 	}
 	for i := lo >> sp.shift; i < hi>>sp.shift; i++ {
-		if c := &sp.cells[i]; !c.sameOwn(t, write) && (write || !c.sameShared(t)) { // cell.same, inlined
+		if c := &sp.cells[i]; !c.sameOwn(t, write) && (write || !c.sameShared(t) && !c.ownWrite(t)) { // cell.same, inlined
 			return false
 		}
 	}

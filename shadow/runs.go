@@ -179,7 +179,7 @@ func (r *run) shape(sp *span) (first, step int, aligned bool) {
 // first+step, ... records t's epoch for this kind of access.
 func (r *run) sameClasses(t *Thread, first, step int, write bool) bool {
 	for j := first % step; j < len(r.cells); j += step {
-		if c := &r.cells[j]; !c.sameOwn(t, write) && (write || !c.sameShared(t)) { // cell.same, inlined
+		if c := &r.cells[j]; !c.sameOwn(t, write) && (write || !c.sameShared(t) && !c.ownWrite(t)) { // cell.same, inlined
 			return false
 		}
 	}
@@ -219,12 +219,12 @@ func (r *run) sameBytes(t *Thread, gi, a, n uintptr, write bool) bool {
 			return false
 		}
 	} else if len(r.cells) == 1 {
-		if c := &r.cells[0]; !c.sameOwn(t, write) && (write || !c.sameShared(t)) { // cell.same, inlined
+		if c := &r.cells[0]; !c.sameOwn(t, write) && (write || !c.sameShared(t) && !c.ownWrite(t)) { // cell.same, inlined
 			return false
 		}
 	} else {
 		for b := a; b < a+n; b++ {
-			if c := &r.cells[r.class(b)]; !c.sameOwn(t, write) && (write || !c.sameShared(t)) {
+			if c := &r.cells[r.class(b)]; !c.sameOwn(t, write) && (write || !c.sameShared(t) && !c.ownWrite(t)) {
 				return false
 			}
 		}

@@ -742,3 +742,57 @@ func TestRunOfOneClassOneObject(t *testing.T) {
 		t.Errorf("reshaped to two classes: %v allocations, want 2", allocs)
 	}
 }
+
+// TestRunReadOwnWrite checks that a goroutine's reads of a run it wrote
+// in its current epoch leave the run whole (cell.ownWrite): a sort of a
+// copy it just made compares its elements field by field, and each read
+// cut the run, a new run on the heap per cut. The write still decides
+// what a later access conflicts with.
+func TestRunReadOwnWrite(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	const n = 512 // a page of float64s
+	a := escape(make([]float64, 2*n))
+	ts := threads(1)
+	s.AccessRange(ts[0], unsafe.Pointer(&a[0]), 8, 0, 2*n, 1, true, 1)
+	i := 1
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, race := s.Read(ts[0], unsafe.Pointer(&a[i]), 8, 2); race {
+			t.Fatalf("element %d: a read of the goroutine's own write races", i)
+		}
+		// Part of an element, and one a range check reads.
+		if _, race := s.Read(ts[0], unsafe.Pointer(&a[i+n/2]), 4, 2); race {
+			t.Fatalf("element %d: a read of the goroutine's own write races", i+n/2)
+		}
+		if _, race := s.AccessRange(ts[0], unsafe.Pointer(&a[0]), 8, i+2, i+4, 1, false, 3); race {
+			t.Fatalf("elements %d-%d: a read of the goroutine's own write races", i+2, i+4)
+		}
+		i += 3
+	})
+	if allocs != 0 {
+		t.Errorf("reads of the goroutine's own write: %v allocations, want 0", allocs)
+	}
+	for j := range a {
+		if g := slotAt(s, unsafe.Pointer(&a[j])); g == nil || !g.isRun() {
+			t.Fatalf("element %d after the reads is not in a run", j)
+		}
+	}
+	if st := s.ShapeStats(); st.Fine != 0 {
+		t.Errorf("%d granules of per-granule state after the reads, want 0", st.Fine)
+	}
+	// An unordered write conflicts with the write, which every read
+	// left in place, and so with each read.
+	x := thread(9, 1, nil)
+	race, found := s.Write(x, unsafe.Pointer(&a[4]), 8, 4)
+	if !found || !race.PrevWrite || race.Prev != ts[0].Epoch {
+		t.Errorf("unordered write after the reads: %+v, %v; want a race with t0's write at %v", race, found, ts[0].Epoch)
+	}
+	// A read in a later epoch is recorded: it cuts the run as before.
+	barrier(ts[0], x)
+	if _, race := s.Read(ts[0], unsafe.Pointer(&a[n+8]), 8, 5); race {
+		t.Fatal("a read after the barrier races")
+	}
+	if st := s.ShapeStats(); st.Fine == 0 {
+		t.Error("a read in a later epoch left the run whole")
+	}
+}

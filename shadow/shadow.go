@@ -527,7 +527,7 @@ func (c *cell) cross(t *Thread) bool {
 // hottest loops (Space.Same, Space.fast, parts.same, the runs' same-epoch
 // checks) spell it out with sameOwn and sameShared, which inline.
 func (c *cell) same(t *Thread, write bool) bool {
-	return c.sameOwn(t, write) || !write && c.sameShared(t)
+	return c.sameOwn(t, write) || !write && (c.sameShared(t) || c.ownWrite(t))
 }
 
 // sameOwn is same for the epoch word of the access's kind (w for a
@@ -543,6 +543,30 @@ func (c *cell) sameOwn(t *Thread, write bool) bool {
 		return false
 	}
 	t.Stats.Rules[rule]++
+	return true
+}
+
+// ownWrite is same for a read of a cell whose last write is t's, in t's
+// current epoch. Such a read needs recording no more than one of the same
+// epoch ([READ SAME EPOCH] applied to the write): a later access conflicts
+// with it only if it is another goroutine's write not ordered after t's
+// epoch, which then conflicts with the write, and every check looks at the
+// write first (cell.check); a later write of the cell is one ordered after
+// t's, or a race. ThreadSanitizer's shadow lets a write of the same thread
+// and epoch cover a read likewise, and the model of shadow's differential
+// test counts such a read as in the epoch. Every path that records a
+// read applies it (readMay, exclusive, the runs' checks in runs.go and
+// mapped.go), so that each representation records the same state; the
+// granules' inlined fast paths do not (one more load), and leave such a
+// read to those. For a run it matters most: reading what a goroutine
+// wrote in this epoch does not refine it. A sort of a copy it just made
+// compares elements one field at a time, and each read cut a run, a new
+// run on the heap per cut (sortrec: two thirds of its objects).
+func (c *cell) ownWrite(t *Thread) bool {
+	if c.w.Load() != uint64(t.Epoch) {
+		return false
+	}
+	t.Stats.Rules[ReadSameEpoch]++
 	return true
 }
 
@@ -633,7 +657,7 @@ func (c *cell) readMay(t *Thread, site uint32, out *Race, share bool) (found, ok
 	tid, clk := e.TID(), e.Clock()
 	for {
 		r := c.r.Load()
-		if r == uint64(e) && !t.recheck {
+		if (r == uint64(e) || c.w.Load() == uint64(e)) && !t.recheck { // or ownWrite
 			t.Stats.Rules[ReadSameEpoch]++
 			return false, true
 		}
@@ -915,7 +939,7 @@ func (s *Space) accessWords(t *Thread, base unsafe.Pointer, start, end uintptr, 
 				if gr == nil || gr.lo != 0 || gr.hi != 8 || !gr.current(gen) {
 					break
 				}
-				if write && gr.whole.w.Load() != e || !write && gr.whole.r.Load() != e {
+				if gr.whole.w.Load() != e && (write || gr.whole.r.Load() != e) { // or cell.ownWrite
 					break
 				}
 			}
@@ -1148,7 +1172,7 @@ func (s *Space) SameIn(t *Thread, gr *Granule, a, size uintptr, write bool) bool
 // [off, off+size) of gr, a granule in its slot.
 func (s *Space) sameIn(t *Thread, gr *granule, off, size uintptr, write bool) bool {
 	if uintptr(gr.lo) > off || uintptr(gr.hi) < off+size ||
-		!gr.whole.sameOwn(t, write) && (write || !gr.whole.sameShared(t)) { // cell.same, spelled out so that it inlines
+		!gr.whole.sameOwn(t, write) && (write || !gr.whole.sameShared(t) && !gr.whole.ownWrite(t)) { // cell.same, spelled out so that it inlines
 		// A split granule's whole cell is empty: its parts hold the
 		// state (accesses of adjacent fields, or the uint16 halves of a
 		// read-shared key table, need not leave the fast path for
@@ -1199,7 +1223,7 @@ func (s *Space) sameWide(t *Thread, a, size uintptr, write bool) bool {
 			return false
 		}
 		if uintptr(gr.lo) <= off && uintptr(gr.hi) >= off+n &&
-			(gr.whole.sameOwn(t, write) || !write && gr.whole.sameShared(t)) { // cell.same, inlined
+			(gr.whole.sameOwn(t, write) || !write && (gr.whole.sameShared(t) || gr.whole.ownWrite(t))) { // cell.same, inlined
 			t.Stats.Checks++
 		} else if sp := gr.split.Load(); sp == nil || !sp.same(t, off, off+n, write) {
 			return false
@@ -1258,7 +1282,7 @@ func (s *Space) fast(t *Thread, addr uintptr, lo, hi uint8, write bool) (*granul
 	if gr.lo > lo || gr.hi < hi {
 		return nil, false
 	}
-	if !gr.whole.sameOwn(t, write) && (write || !gr.whole.sameShared(t)) { // cell.same, inlined
+	if !gr.whole.sameOwn(t, write) && (write || !gr.whole.sameShared(t) && !gr.whole.ownWrite(t)) { // cell.same, inlined
 		if gr.lo != lo || gr.hi != hi {
 			return nil, false
 		}
@@ -1416,6 +1440,10 @@ func (s *Space) exclusive(t *Thread, p unsafe.Pointer, gr *granule, lo, hi uint8
 		return false, false
 	}
 	c := &gr.whole
+	if !write && c.ownWrite(t) {
+		t.Stats.Checks++
+		return true, false
+	}
 	if !write && c.r.Load() == shared {
 		return s.sharedRead(t, p, gr, site, out)
 	}
