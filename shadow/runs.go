@@ -73,6 +73,15 @@ const (
 	// maxClasses is the largest stride a run keeps one state per
 	// residue class for.
 	maxClasses = 16
+	// minRunObject is the size of the smallest heap object (its size
+	// class) a range check gives a run. A run is a heap object (it may hold read vector
+	// clocks and an ident, which the collector must see), and a run of a
+	// new object needs an ident; the state of fewer granules is off the
+	// heap per granule, where a check of them costs a few granules' fast
+	// paths. The slices that appends grow one size class at a time
+	// (encoding/json's decoder) made most of the runs and idents of a
+	// JSON round trip.
+	minRunObject = 128
 )
 
 // A run is the shared state of the slots [s, e) of one page. Its embedded
@@ -281,7 +290,18 @@ func (s *Space) accessSpan(t *Thread, sp span, write bool, site uint32) (race Ra
 			// The element at x extends past the run: check it whole,
 			// the run's part is now in this epoch.
 		} else if gr == nil && x&7 == 0 {
-			if s.newRun(t, pg, key, gi, &sp) {
+			made, small := s.newRun(t, pg, key, gi, &sp)
+			if made {
+				continue
+			}
+			if small && words {
+				// The clean granules of a small object: per-granule
+				// state, as the word loop below makes it.
+				n := uintptr(1)
+				for lim := min(granulesPerPage-gi, (sp.end-x)>>3); n < lim && pg.slot(gi+n) == nil; n++ {
+				}
+				note(s.accessWords(t, ptrOf(x), 0, n<<3, write, site))
+				x += n << 3
 				continue
 			}
 		} else if words {
@@ -310,16 +330,18 @@ func (s *Space) accessSpan(t *Thread, sp span, write bool, site uint32) (race Ra
 }
 
 // newRun installs a run for the clean slots from gi on that lie inside
-// sp, if there are at least minRun of them and sp's shape has a run
-// representation, and reports whether it did.
-func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) bool {
+// sp, if there are at least minRun of them, sp's shape has a run
+// representation and they are not in a heap object of fewer than
+// minRunObject bytes, and reports whether it did (made) and, if not,
+// whether the object was too small.
+func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) (made, small bool) {
 	if s.noRuns {
-		return false
+		return false, false
 	}
 	k := 1
 	if !sp.contiguous() {
 		if sp.period%sp.elem != 0 || sp.period/sp.elem > maxClasses {
-			return false
+			return false, false
 		}
 		k = int(sp.period / sp.elem)
 	}
@@ -330,17 +352,20 @@ func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) bool {
 		n++
 	}
 	if n < minRun {
-		return false
+		return false, false
 	}
 	// A run covers one object: the GC frees each object on its own, and
 	// the run's GC state is that of one object.
 	obj, size, heap := ObjectBounds(a)
 	if heap {
 		if size == 0 {
-			return false // the object's end is unknown
+			return false, false // the object's end is unknown
+		}
+		if size < minRunObject {
+			return false, true
 		}
 		if n = min(n, (obj+size-a)>>3); n < minRun {
-			return false
+			return false, false
 		}
 	}
 	r := allocRun(k)
@@ -350,7 +375,7 @@ func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) bool {
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
 	if pg.dead.Load() {
-		return false
+		return false, false
 	}
 	// Slots become non-nil, and fresh entries appear, only under
 	// pg.mu: recount.
@@ -359,7 +384,7 @@ func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) bool {
 		m++
 	}
 	if m < minRun {
-		return false
+		return false, false
 	}
 	r.e.Store(uint32(gi + m))
 	if m == granulesPerPage && pg.arr.Load() == nil {
@@ -368,7 +393,7 @@ func (s *Space) newRun(t *Thread, pg *page, key, gi uintptr, sp *span) bool {
 		pg.setRange(gi, gi+m, &r.granule)
 	}
 	pg.live += int(m)
-	return true
+	return true, false
 }
 
 // runSpan applies the part of sp inside run r, found in slot gi, if it

@@ -796,3 +796,62 @@ func TestRunReadOwnWrite(t *testing.T) {
 		t.Error("a read in a later epoch left the run whole")
 	}
 }
+
+// TestSmallObjectNoRun checks that a range check over a heap object of
+// fewer than minRunObject bytes (112: a [15]int64 is in the size class of
+// 128) gives it per-granule state off the heap,
+// not a run: a run is a heap object, and a new object's run needs an
+// ident, two heap objects per slice an append grows. The state is as
+// exact as a run's; a larger object still gets a run.
+func TestSmallObjectNoRun(t *testing.T) {
+	if !recycleGranules {
+		t.Skip("off-heap memory is heap memory under go test -race")
+	}
+	quiet(t)
+	untracked(t)
+	s := NewSpace()
+	const nobj = 100
+	objs := make([]*[minRunObject/8 - 2]int64, nobj+1)
+	for i := range objs {
+		objs[i] = escape(new([minRunObject/8 - 2]int64))
+	}
+	a := thread(1, 1, nil)
+	// The pages and their slot arrays exist before the count.
+	s.AccessRange(a, unsafe.Pointer(&objs[nobj][0]), 8, 0, len(objs[nobj]), 1, true, 1)
+	i := 0
+	allocs := testing.AllocsPerRun(nobj-1, func() {
+		o := unsafe.Pointer(&objs[i][0])
+		if _, race := s.AccessRange(a, o, 8, 0, len(objs[i]), 1, true, 1); race {
+			t.Fatalf("object %d: a write of a fresh object races", i)
+		}
+		if _, race := s.AccessRange(a, o, 8, 2, 9, 1, false, 2); race {
+			t.Fatalf("object %d: a read of the goroutine's own write races", i)
+		}
+		i++
+	})
+	if allocs != 0 {
+		t.Errorf("range checks of objects of %d bytes: %v heap allocations, want 0", len(objs[0])*8, allocs)
+	}
+	for j := range objs[0] {
+		if g := slotAt(s, unsafe.Pointer(&objs[0][j])); g == nil || g.isRun() || !g.off {
+			t.Fatalf("element %d of a small object: slot %+v, want an off-heap granule", j, g)
+		}
+	}
+	// Each element's state is exact: an unordered write of one races
+	// with the write, an ordered one does not.
+	b := thread(2, 1, nil)
+	race, found := s.Write(b, unsafe.Pointer(&objs[0][5]), 8, 3)
+	if !found || !race.PrevWrite || race.Prev != a.Epoch {
+		t.Errorf("unordered write: %+v, %v; want a race with a's write at %v", race, found, a.Epoch)
+	}
+	c := thread(3, 1, map[uint32]uint64{1: 1})
+	if _, race := s.Write(c, unsafe.Pointer(&objs[1][5]), 8, 4); race {
+		t.Error("ordered write races")
+	}
+	// An object of minRunObject bytes gets a run.
+	big := escape(new([minRunObject / 8]int64))
+	s.AccessRange(a, unsafe.Pointer(&big[0]), 8, 0, len(big), 1, true, 5)
+	if g := slotAt(s, unsafe.Pointer(&big[3])); g == nil || !g.isRun() {
+		t.Errorf("an object of %d bytes: slot %+v, want a run", len(big)*8, g)
+	}
+}
