@@ -66,19 +66,26 @@ type G struct {
 	// last, the most recent first (G.lockSync).
 	syncAddrs [2]uintptr
 	syncVars  [2]*syncVar
-	bubble    *bubble // the testing/synctest bubble the goroutine is in, nil if none (synctest.go)
+	// atomicLast is the address of the variable of the goroutine's last
+	// atomic operation, if it has not published a snapshot since, and
+	// atomicEpoch its epoch after that operation, for repeatLoad.
+	atomicLast  uintptr
+	atomicEpoch shadow.Epoch
+	bubble      *bubble // the testing/synctest bubble the goroutine is in, nil if none (synctest.go)
 	// outer is the cleanup goroutine's own state while g is the state
 	// of a cleanup it runs (cleanup.go), nil otherwise.
 	outer *G
 
 	// Counters, flushed into the global statistics at sync operations
 	// and at exit (see stats.go).
-	syncs      uint64
-	ranges     uint64
-	accesses   uint64
-	checkOps   uint64 // check operations (counted with accesses)
-	fpCommits  uint64 // footprint ranges checked
-	footprints uint64 // footprints obtained (Footprint calls)
+	syncs          uint64
+	atomicRepeats  uint64 // loads repeatLoad spared
+	acquiresSpared uint64 // acquires that joined nothing (acquiresNothing)
+	ranges         uint64
+	accesses       uint64
+	checkOps       uint64 // check operations (counted with accesses)
+	fpCommits      uint64 // footprint ranges checked
+	footprints     uint64 // footprints obtained (Footprint calls)
 
 	fp         fpStack       // pending footprints (footprint.go)
 	pend       pendingChecks // checks moved past their function's return (pending.go)

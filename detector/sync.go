@@ -284,6 +284,9 @@ func (g *G) releaseInto(dst []uint64) []uint64 {
 
 // acquire orders the goroutine after every release of the object at addr.
 func (g *G) acquire(addr uintptr) {
+	if g.acquiresNothing(addr) {
+		return
+	}
 	g.countSyncAs(syncAcquire)
 	v := g.lockSync(addr, false)
 	if v == nil {

@@ -297,6 +297,28 @@ func TestDeferredRaces(t *testing.T) {
 	}
 }
 
+// TestRepeatedLoadRaceAsGoRace: the race of testdata/racy/repeatedload,
+// whose leaves' writes are checked across loads that repeat the
+// goroutine's last synchronization (docs/runtime.md, "Repeated loads"),
+// is go -race's too: both report the leaves' write at the marked line
+// against main's (TestDeferredRaces requires bigfoot's in every mode).
+func TestRepeatedLoadRaceAsGoRace(t *testing.T) {
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	root, _ := filepath.Abs("../../testdata/racy")
+	bin := filepath.Join(t.TempDir(), "repeatedload")
+	for _, build := range [][]string{{"go", "build", "-race"}, {bigfootBin, "build", "-mode=bigfoot"}} {
+		if r := run(t, root, nil, build[0], append(build[1:], "-o", bin, "./repeatedload")...); r.code != 0 {
+			t.Fatalf("%s: %v", strings.Join(build, " "), r)
+		}
+		r := run(t, root, []string{"GOGC=off"}, bin)
+		if r.code != 66 || !strings.Contains(r.stderr, raceReport) || !strings.Contains(r.stderr, "repeatedload/main.go:26") || !strings.Contains(r.stderr, "by main goroutine:") {
+			t.Errorf("%s: want the race of fill's write (main.go:26) with main's and exit status 66; got %v", strings.Join(build, " "), r)
+		}
+	}
+}
+
 // TestPrograms checks that each program under testdata/programs prints the
 // same under bigfoot run as under go run, and reports no race, in every
 // mode.
