@@ -299,7 +299,7 @@ func TestDeferredRaces(t *testing.T) {
 
 // TestRepeatedLoadRaceAsGoRace: the race of testdata/racy/repeatedload,
 // whose leaves' writes are checked across loads that repeat the
-// goroutine's last synchronization (docs/runtime.md, "Repeated loads"),
+// goroutine's last synchronization (docs/runtime.md, "Synchronization that changes nothing"),
 // is go -race's too: both report the leaves' write at the marked line
 // against main's (TestDeferredRaces requires bigfoot's in every mode).
 func TestRepeatedLoadRaceAsGoRace(t *testing.T) {

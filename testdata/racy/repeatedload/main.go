@@ -5,7 +5,7 @@
 // after the leaf returns, in the goroutine's pending checks (bigfoot
 // mode); a load that repeats the goroutine's last synchronization neither
 // makes them nor orders the leaves' writes before main's load
-// (docs/runtime.md, "Repeated loads"). The race is the leaves' write, as
+// (docs/runtime.md, "Synchronization that changes nothing"). The race is the leaves' write, as
 // under go run -race.
 package main
 
