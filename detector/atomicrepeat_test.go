@@ -3,7 +3,6 @@
 package detector
 
 import (
-	"runtime"
 	"sync"
 	"testing"
 )
@@ -41,10 +40,6 @@ func TestAtomicRepeatedLoad(t *testing.T) {
 			{"another goroutine's store", func() { do(func(g *G) { AtomicStoreInt64(g, &x, 1) }) }},
 			{"a load of another variable", func() { AtomicLoadInt64(g, &y) }},
 			{"a lock", func() { Lock(g, mu); Unlock(g, mu) }},
-			// The shadow's state of the variable is of an earlier
-			// generation: the first load's read is not known to be
-			// recorded.
-			{"a GC cycle", func() { runtime.GC(); runtime.GC() }},
 		} {
 			AtomicLoadInt64(g, &x)
 			other.f()
