@@ -40,6 +40,8 @@ func TestAtomicRepeatedLoad(t *testing.T) {
 			{"another goroutine's store", func() { do(func(g *G) { AtomicStoreInt64(g, &x, 1) }) }},
 			{"a load of another variable", func() { AtomicLoadInt64(g, &y) }},
 			{"a lock", func() { Lock(g, mu); Unlock(g, mu) }},
+			// A go statement releases (and ticks) without countSync.
+			{"a go statement", func() { <-spawn(g, func(*G) {}) }},
 		} {
 			AtomicLoadInt64(g, &x)
 			other.f()
@@ -122,6 +124,30 @@ func TestAtomicRepeatedLoadRaces(t *testing.T) {
 			})
 			AtomicLoadInt64(g, &x)
 			_ = *R(g, &a[40], 0)
+		})
+	})
+	// A go statement between the loads releases the epoch of a plain
+	// read of the variable: the second load is no repeat (its epoch is
+	// not the first's, atomicEpoch, and the go statement may publish a
+	// snapshot), and its own read, recorded at the next epoch, races with
+	// the new goroutine's write (were it a repeat, the plain read, at the
+	// epoch before, would stand for it, and the child is ordered after
+	// that).
+	t.Run("fork", func(t *testing.T) {
+		both(t, func(g *G, synced bool) {
+			var x int64
+			AtomicLoadInt64(g, &x)
+			_ = *R(g, &x, 0)
+			do, stop := worker(g)
+			defer stop()
+			AtomicLoadInt64(g, &x)
+			do(func(g *G) {
+				if synced {
+					AtomicStoreInt64(g, &x, 3)
+				} else {
+					*W(g, &x, 0) = 3
+				}
+			})
 		})
 	})
 	// The other goroutine loads the variable before the main one's
