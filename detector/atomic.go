@@ -14,13 +14,13 @@ import (
 // the operation with the variable's clock locked, so that the order of the
 // operations and of their clocks agree: a load acquires what every earlier
 // operation released, a store releases before its value is visible. Every
-// operation (but a repeated load, below) both acquires and releases, which
-// totally orders all atomic operations on one variable. That is more synchronization than the memory
-// model's edges (a load does not happen before a later store), but it lets
-// each atomic operation be checked against plain accesses to the same
-// memory as an ordinary read (loads) or write (the others) without atomic
-// operations ever racing with each other, so a plain access racing with an
-// atomic one is reported.
+// operation (but a repeated load, below) both acquires and releases,
+// which totally orders all atomic operations on one variable. That is more
+// synchronization than the memory model's edges (a load does not happen
+// before a later store), but it lets each atomic operation be checked
+// against plain accesses to the same memory as an ordinary read (loads) or
+// write (the others) without atomic operations ever racing with each
+// other, so a plain access racing with an atomic one is reported.
 
 type atomicOp uint8
 
@@ -111,8 +111,8 @@ func (v *syncVar) releaseAcquired(g *G) {
 // and publish clear atomicLast), so the frontier cannot cover E0 either
 // (frontier.go). A snapshot asked for is published by a load in full.
 // Counting and verifying builds make every load in full, as they make
-// every check.
-// TestAtomicRepeatedLoad, TestAtomicRepeatedLoadRaces.
+// every check. TestAtomicRepeatedLoad, TestAtomicRepeatedLoadUnrecorded,
+// TestAtomicRepeatedLoadRaces.
 
 // repeatLoad reports whether a load of the size bytes at a, the variable
 // of the goroutine's last synchronization (atomicLast) with no release
@@ -157,9 +157,9 @@ func (g *G) sameAt(e shadow.Epoch, a, size uintptr) bool {
 // reflect's type caches (sync.Map loads) at every call of a function
 // that compares values by reflection, a mutex locked again by its last
 // holder, a once done. It then only counts itself (syncs,
-// acquires_spared):
-// no commit, no snapshot (unless a sweep asked for one: the snapshot
-// needs the commit, frontier.go), and the goroutine's span goes on.
+// acquires_spared): no commit, no snapshot (unless a sweep asked for
+// one: the snapshot needs the commit, frontier.go), and the goroutine's
+// span goes on.
 // Counting and verifying builds make it in full.
 // TestAcquireNothing, TestAcquireNothingRaces.
 
