@@ -32,16 +32,18 @@ const (
 
 // atomicBegin locks the sync object of the variable at p, acquires it and
 // checks the access; atomicEnd releases and unlocks. A nil p locks
-// nothing (the operation itself then panics); nor does a repeated load
-// (repeatLoad), which does none of this.
+// nothing (the operation itself then panics); a repeated load
+// (repeatLoad) only locks, and atomicEnd only unlocks.
 func (g *G) atomicBegin(p unsafe.Pointer, size uintptr, op atomicOp) *syncVar {
 	a := uintptr(p)
 	if a == 0 {
 		return nil
 	}
 	g.yield()
-	if op == atomicLoad && a == g.atomicLast && g.t.Epoch == g.atomicEpoch && g.repeatLoad(a, size) {
-		return nil
+	if op == atomicLoad && a == g.atomicLast && g.t.Epoch == g.atomicEpoch {
+		if v := g.repeatLoad(a, size); v != nil {
+			return v
+		}
 	}
 	g.countSync()
 	v := g.lockSync(a, true)
@@ -53,6 +55,11 @@ func (g *G) atomicBegin(p unsafe.Pointer, size uintptr, op atomicOp) *syncVar {
 
 func (g *G) atomicEnd(v *syncVar) {
 	if v == nil {
+		return
+	}
+	if g.repeating {
+		g.repeating = false
+		v.mu.Unlock()
 		return
 	}
 	v.releaseAcquired(g)
@@ -114,24 +121,29 @@ func (v *syncVar) releaseAcquired(g *G) {
 // every check. TestAtomicRepeatedLoad, TestAtomicRepeatedLoadUnrecorded,
 // TestAtomicRepeatedLoadRaces.
 
-// repeatLoad reports whether a load of the size bytes at a, the variable
-// of the goroutine's last synchronization (atomicLast) with no release
-// since (atomicEpoch), repeats it (see above) and so need not synchronize.
-func (g *G) repeatLoad(a, size uintptr) bool {
+// repeatLoad returns the sync object of the variable at a, locked, if a
+// load of its size bytes, the variable of the goroutine's last
+// synchronization (atomicLast) with no release since (atomicEpoch),
+// repeats it (see above) and so need not synchronize; else nil. The
+// object stays locked until atomicEnd, after the load (G.repeating): a
+// store that slipped in between the decision and the load would give the
+// load a value whose release it did not acquire.
+func (g *G) repeatLoad(a, size uintptr) *syncVar {
 	if countAccesses || verifyChecks || snapReq.Load() != g.snapSeen {
-		return false
+		return nil
 	}
 	v := g.lockSync(a, false)
 	if v == nil {
-		return false
+		return nil
 	}
-	ok := v.dom == g.serial && g.sameAt(g.t.Epoch-1, a, size)
-	v.mu.Unlock()
-	if ok {
-		g.syncs++
-		g.atomicRepeats++
+	if v.dom != g.serial || !g.sameAt(g.t.Epoch-1, a, size) {
+		v.mu.Unlock()
+		return nil
 	}
-	return ok
+	g.syncs++
+	g.atomicRepeats++
+	g.repeating = true
+	return v
 }
 
 // sameAt reports whether the shadow records the goroutine's access of the

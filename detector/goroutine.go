@@ -71,6 +71,7 @@ type G struct {
 	// atomicEpoch its epoch after that operation, for repeatLoad.
 	atomicLast  uintptr
 	atomicEpoch shadow.Epoch
+	repeating   bool    // in a repeated load, whose variable is locked
 	bubble      *bubble // the testing/synctest bubble the goroutine is in, nil if none (synctest.go)
 	// outer is the cleanup goroutine's own state while g is the state
 	// of a cleanup it runs (cleanup.go), nil otherwise.
