@@ -111,8 +111,9 @@ func (v *syncVar) releaseAcquired(g *G) {
 //     reported the conflict with that read; the goroutine's own is
 //     ordered.)
 //
-// Then the load does nothing but count itself (syncs, atomic_repeats): no
-// commit, no acquire, no check, no release, no tick. The goroutine's
+// Then the load only holds the variable's lock across the operation, as
+// every atomic operation does, and counts itself (syncs, atomic_repeats):
+// no commit, no acquire, no check, no release, no tick. The goroutine's
 // epoch is still E0+1 (it released nothing since L0: atomicEpoch), and
 // it neither synchronized nor published a snapshot since (countSyncAs
 // and publish clear atomicLast), so the frontier cannot cover E0 either
