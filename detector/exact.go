@@ -239,16 +239,29 @@ func exactAccess(s uint32, write bool, addr, end, base uintptr, group string, co
 // touched the n racing bytes at offset off in its struct or element (see
 // exactAccess).
 func pickMember(members []groupMember, off, n uintptr, write, conflictWrite, current bool) (access, bool) {
-	// The field the racing bytes are in; one field of them, or the race
-	// cannot be told from the address.
+	// The field the racing bytes are in. If they span several (fields
+	// of one granule that the earlier access touched together, such as
+	// two bools a group check wrote), the one at the racing address: the
+	// shadow reports the first byte that conflicts.
 	end := off + n
-	field, fields := uintptr(0), 0
+	field, fields, at := uintptr(0), 0, false
 	for _, m := range members {
 		if m.off < end && off < m.off+m.size && (fields == 0 || m.off != field) {
 			field, fields = m.off, fields+1
 		}
 	}
-	if fields != 1 {
+	if fields > 1 {
+		for _, m := range members {
+			if m.off <= off && off < m.off+m.size {
+				field, at = m.off, true
+				break
+			}
+		}
+		if !at {
+			return access{}, false
+		}
+	}
+	if fields == 0 {
 		return access{}, false
 	}
 	for _, m := range members {

@@ -44,12 +44,16 @@ func TestExactAccess(t *testing.T) {
 		{"covered read", base + 1, true, obj, 0, "", true, true, true, access{line: 25, col: 7, write: false}},
 		{"covered read, prev read", base + 1, true, obj, 0, "", false, true, false, access{}},
 		{"covered read, earlier access", base + 1, true, obj, 0, "", true, false, false, access{}},
-		{"two fields in the racing granule", base + 2, true, obj, obj, "8", true, true, false, access{}},
+		// Racing bytes over two fields the earlier access touched
+		// together: the field at the racing address (the first byte
+		// that conflicts).
+		{"two fields in the racing granule", base + 2, true, obj, obj, "8", true, true, true, access{line: 28, col: 1, write: true}},
+		{"two fields, the second at the racing address", base + 2, true, obj + 4, obj, "8", true, false, true, access{line: 29, col: 1, write: true}},
 		// An element group of one granule: the racing bytes (n) tell
 		// its elements apart; of two reads of b[3] (the hint _ = b[3],
 		// then b[3]), the current access is the first that conflicts
 		// with the earlier write, the earlier access the first read.
-		{"elements in the granule", base + 4, false, obj, obj, "b", true, true, false, access{}},
+		{"elements in the granule", base + 4, false, obj, obj, "b", true, true, true, access{line: 50, col: 10}},
 		{"element 3, current", base + 4, false, obj + 3, obj, "b", true, true, true, access{line: 49, col: 7}},
 		{"element 3, earlier access", base + 4, false, obj + 3, obj, "b", true, false, true, access{line: 49, col: 7}},
 		{"element 1, earlier access", base + 4, false, obj + 1, obj, "b", true, false, true, access{line: 50, col: 24}},

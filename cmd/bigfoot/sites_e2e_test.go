@@ -46,6 +46,17 @@ func (p *vec) move(dx, dy, dz float64) {
 
 type counter struct{ n int }
 
+// flag's apply writes two bools of one granule, as one group check.
+type flag struct {
+	name            string
+	value, dv, dvOK bool
+}
+
+func (f *flag) apply() {
+	f.dv = f.value
+	f.dvOK = true
+}
+
 type cell struct{ u, v int }
 
 func fillPairs(pairs []int) {
@@ -187,6 +198,13 @@ func main() {
 	case "groupprev":
 		early(func() { set(p, 1) })
 		println(p.y)
+	case "bools":
+		// new, not &flag{...}: a literal's initializing write would take
+		// one of the four shadow cells go -race keeps per 8 bytes, and
+		// its random eviction then misses the race in a third of runs.
+		f := new(flag)
+		early(func() { f.apply() })
+		f.apply()
 	case "redcard":
 		c := &counter{}
 		early(func() { c.n = 5 })
@@ -310,8 +328,9 @@ func firstAccesses(out string) string {
 // TestSameCoalescedSites: a race found by a check that covers several
 // accesses is reported as go -race reports it, in every mode: both
 // accesses' kind, function, file and line. Field groups name the field
-// that raced (the first, a middle one, through a method, and the earlier
-// access of a race a plain read finds); a write check that covers the
+// that raced (the first, a middle one, through a method, the earlier
+// access of a race a plain read finds, and the first of two bools of one
+// granule both accesses wrote); a write check that covers the
 // read before it names the read when the earlier access was a write; a
 // merged loop range, ranges merged past a return and a callee's accesses
 // checked by its caller's loop name the site that touched the racing
@@ -330,7 +349,7 @@ func TestSameCoalescedSites(t *testing.T) {
 	for _, tool := range tools {
 		buildBinary(t, dir, tool, filepath.Join(dir, tool))
 	}
-	for _, c := range []string{"groupfirst", "groupmiddle", "method", "groupprev", "redcard",
+	for _, c := range []string{"groupfirst", "groupmiddle", "method", "groupprev", "bools", "redcard",
 		"pairs", "pairsprev", "halves", "halvesprev", "loopcopy",
 		"callee", "calleeprev", "calleeother", "calleeotherprev", "branch", "merge",
 		"six", "sixprev", "globalprev", "subsliceprev", "elemread", "elemreadprev", "elemwrite", "elemwriteprev"} {
