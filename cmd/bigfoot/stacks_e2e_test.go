@@ -145,23 +145,7 @@ func reportedAccesses(out string) []reportedAccess {
 // an access: its kind, its top frame, and every frame of the program's
 // package main in want, in order.
 func sameStack(got, want reportedAccess) bool {
-	if got.kind != want.kind || len(got.frames) == 0 || len(want.frames) == 0 || got.frames[0] != want.frames[0] {
-		return false
-	}
-	i := 0
-	for _, f := range want.frames {
-		if !strings.HasPrefix(f, "main.") {
-			continue
-		}
-		for i < len(got.frames) && got.frames[i] != f {
-			i++
-		}
-		if i == len(got.frames) {
-			return false
-		}
-		i++
-	}
-	return true
+	return len(got.frames) > 0 && len(want.frames) > 0 && got.frames[0] == want.frames[0] && sameUserFrames(got, want)
 }
 
 // TestSameStacks: in every mode, both accesses of a race are reported
@@ -172,18 +156,26 @@ func sameStack(got, want reportedAccess) bool {
 // stack, a deferred check's included, its call path rather than where
 // the check was made.
 func TestSameStacks(t *testing.T) {
+	compareStacks(t, "example.com/stacks", stacksSrc, []string{"twice", "pair", "builder", "buffer", "fillprev", "fillcur"}, sameStack)
+}
+
+// compareStacks builds src as module path under go -race and in every
+// mode, runs each case (the program's argument), and checks that both
+// accesses of the first race each tool reports are the same as go
+// -race's by same.
+func compareStacks(t *testing.T, path, src string, cases []string, same func(got, want reportedAccess) bool) {
 	if bigfootBin == "" {
 		t.Skip("end-to-end test; skipped with -short")
 	}
 	dir := writeModule(t, map[string]string{
-		"go.mod":  "module example.com/stacks\n\ngo 1.22\n",
-		"main.go": stacksSrc,
+		"go.mod":  "module " + path + "\n\ngo 1.23\n",
+		"main.go": src,
 	})
 	tools := append([]string{"race"}, modes...)
 	for _, tool := range tools {
 		buildBinary(t, dir, tool, filepath.Join(dir, tool))
 	}
-	for _, c := range []string{"twice", "pair", "builder", "buffer", "fillprev", "fillcur"} {
+	for _, c := range cases {
 		t.Run(c, func(t *testing.T) {
 			var want []reportedAccess
 			for _, tool := range tools {
@@ -196,7 +188,7 @@ func TestSameStacks(t *testing.T) {
 					want = got
 					continue
 				}
-				if len(got) != 2 || !sameStack(got[0], want[0]) || !sameStack(got[1], want[1]) {
+				if len(got) != 2 || !same(got[0], want[0]) || !same(got[1], want[1]) {
 					t.Errorf("%s: accesses\n%v\nwant (go -race)\n%v\nreport:\n%s", tool, got, want, r.stderr)
 				}
 			}
@@ -273,36 +265,7 @@ func main() {
 // history; an earlier atomic add or Lock, of which go -race shows no
 // caller, as the write go -race calls it.
 func TestSameHookStacks(t *testing.T) {
-	if bigfootBin == "" {
-		t.Skip("end-to-end test; skipped with -short")
-	}
-	dir := writeModule(t, map[string]string{
-		"go.mod":  "module example.com/hooks\n\ngo 1.23\n",
-		"main.go": hookSrc,
-	})
-	tools := append([]string{"race"}, modes...)
-	for _, tool := range tools {
-		buildBinary(t, dir, tool, filepath.Join(dir, tool))
-	}
-	for _, c := range []string{"pull", "atomic", "lock"} {
-		t.Run(c, func(t *testing.T) {
-			var want []reportedAccess
-			for _, tool := range tools {
-				_, r := raceRuns(t, filepath.Join(dir, tool), 1, c)
-				got := reportedAccesses(r.stderr)
-				if tool == "race" {
-					if len(got) != 2 {
-						t.Fatalf("go -race reported no race:\n%v", r)
-					}
-					want = got
-					continue
-				}
-				if len(got) != 2 || !sameUserFrames(got[0], want[0]) || !sameUserFrames(got[1], want[1]) {
-					t.Errorf("%s: accesses\n%v\nwant (go -race)\n%v\nreport:\n%s", tool, got, want, r.stderr)
-				}
-			}
-		})
-	}
+	compareStacks(t, "example.com/hooks", hookSrc, []string{"pull", "atomic", "lock"}, sameUserFrames)
 }
 
 // sameUserFrames reports whether got shows an access's kind as want
