@@ -122,8 +122,11 @@ func statsLine() string {
 
 // finish flushes the calling goroutine's counters, prints statistics if
 // asked and closes the log, once: the exit processing may run twice, from
-// Exit or TestMainEnd and then from the runtime's exit (exitHook).
-func finish() {
+// Exit or TestMainEnd and then from the runtime's exit (exitHook). code is
+// the status the program asked to exit with; at 0, after a race, it prints
+// "Found N data race(s)", as go -race's exit processing does (racefini,
+// which the runtime runs only for a status of 0).
+func finish(code int) {
 	if finished.Swap(true) {
 		return
 	}
@@ -136,6 +139,9 @@ func finish() {
 	defer reportMu.Unlock()
 	defer stdQuiet()()
 	finishLocked(g)
+	if n := races.Load(); n > 0 && code == 0 {
+		fmt.Fprintf(output(), "Found %d data race(s)\n", n)
+	}
 }
 
 func finishLocked(g *G) {
@@ -165,7 +171,7 @@ var exitHook func(code int) int
 
 func init() {
 	exitHook = func(code int) int {
-		finish()
+		finish(code)
 		return exitStatus(code)
 	}
 }
@@ -173,7 +179,7 @@ func init() {
 // Exit replaces os.Exit in instrumented code: it prints statistics if
 // asked and exits with exitStatus(code).
 func Exit(code int) {
-	finish()
+	finish(code)
 	os.Exit(exitStatus(code))
 }
 
@@ -212,12 +218,13 @@ func TestMainStart(g *G) {
 // if asked and sets the status m.Run recorded, which the go test driver
 // exits with after TestMain, to exitStatus of it. m is the *testing.M.
 func TestMainEnd(m any) {
-	finish()
 	f := exitCodeField(m)
 	if !f.IsValid() {
+		finish(1)
 		return
 	}
 	v := reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+	finish(int(v.Int()))
 	v.SetInt(int64(exitStatus(int(v.Int()))))
 }
 
