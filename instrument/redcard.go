@@ -126,7 +126,7 @@ func newRedcardPkg(prog *ssa.Program, spkg *ssa.Package, opts rcOptions) *redcar
 		sizes = types.SizesFor("gc", "amd64")
 	}
 	rc.facts = placement.NewFacts(ks, sizes)
-	prover := entail.NewCached(&entail.Linear{Fallback: entail.NewZ3(1000)})
+	prover := entail.NewCached(&entail.Linear{Fallback: entail.SharedZ3()})
 	// Placement decides covered calls and unpublished objects; this
 	// package maps its decisions onto syntax (cover.go, unpublished.go).
 	rc.dec = placement.Decide(placement.AnalyzedFunctions(spkg), rc.facts, placement.DecideOptions{

@@ -24,7 +24,7 @@ func Analyze(fn *ssa.Function, cfg Config) (plan *Plan) {
 		return plan
 	}
 	if cfg.Prover == nil {
-		cfg.Prover = entail.NewCached(&entail.Linear{Fallback: entail.NewZ3(1000)})
+		cfg.Prover = entail.NewCached(&entail.Linear{Fallback: entail.SharedZ3()})
 	}
 	a := &analysis{
 		fn: fn, cfg: cfg, n: newNamer(fn, cfg.Safe), en: &entailer{prover: cfg.Prover},

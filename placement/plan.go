@@ -258,7 +258,8 @@ func TargetSizes() types.Sizes {
 // (FindSafeVars) and unpublished accesses (Decide), as the build does;
 // the access counts include them.
 func Summarize(pkg *ssa.Package, effects *KillSets) (*Summary, []*Plan) {
-	z3 := entail.NewZ3(1000)
+	z3 := entail.SharedZ3()
+	calls0, spent0 := z3.Usage() // the process's prover: count this package's queries
 	prover := entail.NewCached(&entail.Linear{Fallback: z3})
 	sum := &Summary{Pkg: pkg.Pkg.Path()}
 	fns := AnalyzedFunctions(pkg)
@@ -293,7 +294,8 @@ func Summarize(pkg *ssa.Package, effects *KillSets) (*Summary, []*Plan) {
 		}
 	}
 	sum.Prover = prover.Stats()
-	sum.Z3Calls, sum.Z3Time = z3.Usage()
+	calls, spent := z3.Usage()
+	sum.Z3Calls, sum.Z3Time = calls-calls0, spent-spent0
 	return sum, plans
 }
 

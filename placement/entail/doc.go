@@ -16,7 +16,7 @@
 // goal, and passes the rest (those a ≠ hypothesis might decide) to Z3:
 // placement queries are tiny, and a cgo round trip to Z3 costs
 // milliseconds. The placement analysis uses NewCached(&Linear{Fallback:
-// NewZ3(...)}).
+// SharedZ3()}): one Z3 context per process.
 //
 // Every prover is conservative: a query that times out, comes back unknown
 // or makes the solver fail is answered "not entailed", which keeps a check

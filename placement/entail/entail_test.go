@@ -1,6 +1,10 @@
 package entail
 
-import "testing"
+import (
+	"fmt"
+	"sync"
+	"testing"
+)
 
 var (
 	i, j, n, lo, hi = Var("i"), Var("j"), Var("n"), Var("lo"), Var("hi")
@@ -153,5 +157,35 @@ func TestProduct(t *testing.T) {
 	// No equality pins a factor there: Z3 is not asked.
 	if calls, _ := z3.Usage(); calls != 1 {
 		t.Errorf("Z3 asked %d times, want still 1", calls)
+	}
+}
+
+// TestSharedZ3: every caller gets the one process-wide prover, and it
+// answers queries from several goroutines at once, each as alone.
+func TestSharedZ3(t *testing.T) {
+	z := SharedZ3()
+	if SharedZ3() != z {
+		t.Fatal("SharedZ3 returned two provers")
+	}
+	x, y := Var("x"), Var("y")
+	var wg sync.WaitGroup
+	errs := make(chan string, 16)
+	for i := range 8 {
+		wg.Go(func() {
+			c := int64(i)
+			// x ≤ c ∧ y ≤ x ⊢ y ≤ c, and not y ≤ c-1.
+			hyps := []Fact{Le(x, Const(c)), Le(y, x)}
+			if !z.Entails(hyps, Le(y, Const(c))) {
+				errs <- fmt.Sprintf("%d: y ≤ %d not entailed", i, c)
+			}
+			if z.Entails(hyps, Le(y, Const(c-1))) {
+				errs <- fmt.Sprintf("%d: y ≤ %d entailed", i, c-1)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
 	}
 }

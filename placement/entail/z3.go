@@ -37,6 +37,24 @@ func NewZ3(timeoutMillis uint) *Z3 {
 	}
 }
 
+// shared is the process's Z3 prover (Shared).
+var shared struct {
+	once sync.Once
+	z3   *Z3
+}
+
+// SharedZ3 returns the process's Z3 prover, made on first use with a
+// timeout of a second per query. A context costs about 20 MB that Z3's
+// allocator keeps after the context is deleted, so a build that
+// instruments one package after another (forty in a small module's test
+// build) asks one context for all of them instead of making one each:
+// its queries are independent (the solver is reset before each) and
+// serialized by its lock.
+func SharedZ3() *Z3 {
+	shared.once.Do(func() { shared.z3 = NewZ3(1000) })
+	return shared.z3
+}
+
 // Entails implements Prover: hyps ⊢ goal iff hyps ∧ ¬goal is unsatisfiable.
 // Unknown results, timeouts and solver errors (which go-z3 raises as
 // panics) all answer false.
