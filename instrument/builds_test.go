@@ -38,6 +38,93 @@ func main() {
 	fmt.Println(len(f.ps), xs, len(es))
 }
 `},
+	// A package that declares a function any (Masterminds/sprig v3),
+	// with appends to unpublished slices, generic code and loops over
+	// arrays: no helper the instrumenter declares at package scope may
+	// name the predeclared any.
+	"anyfunc": {
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"main.go": `package main
+
+import (
+	"fmt"
+	"reflect"
+)
+
+func any(xs ...interface{}) bool { return len(xs) > 0 }
+
+type grid struct{ cells [8]int }
+
+func fill[S ~[]E, E interface{ ~int }](s S, v E) {
+	for i := range s {
+		s[i] = v
+	}
+}
+
+func push(list interface{}, v interface{}) ([]interface{}, error) {
+	l2 := reflect.ValueOf(list)
+	l := l2.Len()
+	nl := make([]interface{}, l)
+	for i := 0; i < l; i++ {
+		nl[i] = l2.Index(i).Interface()
+	}
+	return append(nl, v), nil
+}
+
+func main() {
+	var xs []int
+	xs = append(xs, 1, 2)
+	fmt.Println(push(xs, 3))
+	g := &grid{}
+	for i := 0; i < len(g.cells); i++ {
+		g.cells[i] = i * 2
+	}
+	fill(xs, 7)
+	fmt.Println(any(xs), xs, g.cells)
+}
+`},
+	// A package that declares functions named after builtins the
+	// instrumented code calls: len, cap, copy, min and max.
+	"builtinsdeclared": {
+		"go.mod": "module example.com/m\n\ngo 1.20\n",
+		"main.go": `package main
+
+import "fmt"
+
+func len(s []int) int     { n := 0; for range s { n++ }; return n }
+func cap(s []int) int     { return 0 }
+func copy(a, b []int) int { return 0 }
+func min(a, b int) int    { if a < b { return a }; return b }
+func max(a, b int) int    { if a > b { return a }; return b }
+
+type pt struct{ x, y int }
+
+func push(n, v int) []int {
+	nl := make([]int, n)
+	for i := 0; i < n; i++ {
+		nl[i] = i
+	}
+	return append(nl, v)
+}
+
+func main() {
+	s := make([]int, 8)
+	for i := range s {
+		s[i] = min(i, 5) + max(i, 2)
+	}
+	var ps []pt
+	ps = make([]pt, 3)
+	for i := 0; i < 3; i++ {
+		ps[i].x, ps[i].y = i, i*i
+	}
+	ch := make(chan int, 1)
+	select {
+	case ch <- 1:
+	default:
+	}
+	fmt.Println(len(s), cap(s), push(3, 9), copy(s, s), ps, <-ch)
+}
+`},
 	// Old-style build constraints in a module older than go1.21, in
 	// every form go/build accepts.
 	"plusbuild": {

@@ -314,7 +314,7 @@ func (r *fileRewriter) coverHelper() string {
 // in f's static range, extending the range when p is the element after
 // the last one recorded in the same array.
 const coverHelperText = `type %[1]sState struct { base __bfu.Pointer; next uintptr }
-func %[1]s[T any](f *__bf.Footprint, s *%[1]sState, p *T, base __bfu.Pointer, off, size uintptr) *T {
+func %[1]s[T interface{}](f *__bf.Footprint, s *%[1]sState, p *T, base __bfu.Pointer, off, size uintptr) *T {
 	if p == nil { return p }
 	a := uintptr(__bfu.Pointer(p))
 	if a == s.next && base == s.base && f.Next > 0 { f.Next++; s.next = a + __bfu.Sizeof(*p); return p }

@@ -70,8 +70,13 @@ func countAppends(fn *ssa.Function, up map[ssa.Instruction]int, n map[token.Pos]
 // infers the element type from s alone (methodAppend): a generic
 // function taking the elements too would infer it from them and reject
 // append(ps, &T{}) with ps []I, or append(xs, 1, "a") with xs []any.
+// The helper is declared at package scope, so a package that declares
+// len, cap or append there keeps its appends as they are.
 func (r *fileRewriter) unpublishedAppend(e *ast.CallExpr, args []sub) (string, bool) {
 	if r.rc == nil || r.rc.drop == nil || r.fn == nil || r.p.std || e.Ellipsis.IsValid() || len(e.Args) < 2 || !r.rc.pkg.unpubAppend[e.Lparen] {
+		return "", false
+	}
+	if sc := r.p.pkg.Types.Scope(); sc.Lookup("len") != nil || sc.Lookup("cap") != nil || sc.Lookup("append") != nil {
 		return "", false
 	}
 	name := "__bfApp_" + strings.TrimPrefix(r.siteVar, "__bfS_")
@@ -84,13 +89,14 @@ func (r *fileRewriter) unpublishedAppend(e *ast.CallExpr, args []sub) (string, b
 
 // appendHelperText is the helper (%[1]s its name, %[1]sA its type) for
 // appends to unpublished slices: the accesses Appender.Add would check,
-// counted.
-const appendHelperText = `type %[1]sA[S ~[]E, E any] struct {
+// counted. Its constraint is interface{}, not any, which a package may
+// declare (sprig v3 has a func any).
+const appendHelperText = `type %[1]sA[S ~[]E, E interface{}] struct {
 	g *__bf.G
 	s S
 }
 
-func %[1]s[S ~[]E, E any](g *__bf.G, s S) %[1]sA[S, E] { return %[1]sA[S, E]{g, s} }
+func %[1]s[S ~[]E, E interface{}](g *__bf.G, s S) %[1]sA[S, E] { return %[1]sA[S, E]{g, s} }
 
 func (a %[1]sA[S, E]) add(xs ...E) S {
 	if len(a.s)+len(xs) > cap(a.s) { a.g.Count(len(a.s)) }
