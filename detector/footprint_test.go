@@ -299,6 +299,33 @@ func TestFootprintKeepsObjectAlive(t *testing.T) {
 	})
 }
 
+// The program's runtime.GC (GC) checks the calling goroutine's pending
+// checks first, so they no longer keep the objects the program dropped:
+// a decoder's result, whose ranges were pending when it returned, is
+// collected by the program's next forced collection (goccy/go-json's
+// TestDecodeKeepsNothingOfPreviousCall), with no synchronization between.
+func TestGCChecksPendingFirst(t *testing.T) {
+	expect(t, false, func(g *G) {
+		f := g.Footprint(0, true)
+		s := make([]int64, 64)
+		wp := weak.Make(&s[0])
+		for i := range s {
+			*F(f, &s[i], 0) = 1
+		}
+		g.PopFootprints(f) // the range moves to the pending checks
+		s = nil
+		// As in TestFootprintKeepsObjectAlive, a stale copy elsewhere may
+		// keep the object for a cycle or two on a loaded machine.
+		for i := 0; i < 100 && wp.Value() != nil; i++ {
+			GC()
+			time.Sleep(time.Millisecond)
+		}
+		if wp.Value() != nil {
+			t.Errorf("a pending check kept its object alive through the program's runtime.GC")
+		}
+	})
+}
+
 // A deferred write is committed before the goroutine's next release, so a
 // reader synchronized by it sees no race; without the synchronization the
 // race is found.

@@ -18,20 +18,30 @@ func (g *G) snapshot() *clockBox {
 	return b
 }
 
-// GC is runtime.GC. The shadow holds small objects that two goroutines
-// shared until its next release of holds (shadow.ReleaseHolds); a
-// program that calls runtime.GC expects the objects it dropped to be
-// collected by it (a finalizer run, a weak pointer nil), so the holds are
-// released first.
+// GC is runtime.GC. A program that calls it expects the objects it
+// dropped to be collected by it (a finalizer run, a weak pointer nil),
+// so what the detector keeps of them goes first: the calling goroutine's
+// pending checks and footprints, which keep their objects until they are
+// checked (a decoder's last result, its ranges pending when it
+// returned), are checked now, as at a synchronization, and the shadow's
+// holds of small objects that two goroutines shared are released
+// (shadow.ReleaseHolds).
 func GC() {
-	shadow.ReleaseHolds()
+	beforeGC()
 	runtime.GC()
 }
 
 // FreeOSMemory is debug.FreeOSMemory, which runs a GC cycle: see GC.
 func FreeOSMemory() {
-	shadow.ReleaseHolds()
+	beforeGC()
 	debug.FreeOSMemory()
+}
+
+// beforeGC drops what the detector keeps of objects the program may
+// expect a forced collection to free (GC).
+func beforeGC() {
+	Cur().commitFootprints()
+	shadow.ReleaseHolds()
 }
 
 // SetFinalizer is runtime.SetFinalizer(obj, finalizer): the finalizer runs
