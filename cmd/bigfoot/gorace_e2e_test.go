@@ -531,8 +531,8 @@ func init() {
 // testing.runExample, testing.runExamples, testing.(*M).Run, main.main
 // (no TestMain); a program's panic trace names main.main as its caller's
 // (no wrapper), and a race in a program that then returns normally makes
-// it exit with status 66 and print "Found 1 data race(s)" last; one that
-// then exits with status 3 exits with 3 and prints no such line.
+// it exit with status 66 and print "Found 1 data race(s)" last; run with
+// an argument, it then exits with status 3 and prints no such line.
 func TestSameFrames(t *testing.T) {
 	if bigfootBin == "" {
 		t.Skip("end-to-end test; skipped with -short")
@@ -586,7 +586,10 @@ func main() {
 `,
 		"racy/main.go": `package main
 
-import "fmt"
+import (
+	"fmt"
+	"os"
+)
 
 func main() {
 	x := 0
@@ -597,24 +600,11 @@ func main() {
 	}()
 	x = 2
 	<-done
+	if len(os.Args) > 1 {
+		os.Exit(3)
+	}
 	fmt.Println("done")
 	_ = x
-}
-`,
-		"racyexit/main.go": `package main
-
-import "os"
-
-func main() {
-	x := 0
-	done := make(chan bool)
-	go func() {
-		x = 1
-		done <- true
-	}()
-	x = 2
-	<-done
-	os.Exit(3 + x*0)
 }
 `,
 	})
@@ -623,7 +613,7 @@ func main() {
 	// Addresses, goroutine numbers and whether a call was inlined ("(...)")
 	// depend on the code, not on the frames.
 	addr := regexp.MustCompile(`( ?\+0x[0-9a-f]+|0x[0-9a-f]+|goroutine \d+|\(\.\.\.\)|\(\))`)
-	for _, prog := range []string{"panics", "racy", "racyexit"} {
+	for _, prog := range []string{"panics", "racy"} {
 		goBin, bfBin := filepath.Join(t.TempDir(), prog), filepath.Join(t.TempDir(), prog)
 		if r := run(t, dir, nil, "go", "build", "-race", "-o", goBin, "./"+prog); r.code != 0 {
 			t.Fatalf("go build -race: %v", r)
@@ -631,15 +621,21 @@ func main() {
 		if r := run(t, dir, nil, bigfootBin, "build", "-o", bfBin, "./"+prog); r.code != 0 {
 			t.Fatalf("bigfoot build: %v", r)
 		}
-		want, got := run(t, dir, nil, goBin), run(t, dir, nil, bfBin)
-		if prog == "panics" {
-			want.stderr, got.stderr = addr.ReplaceAllString(want.stderr, ""), addr.ReplaceAllString(got.stderr, "")
-		} else {
-			// The race reports differ; the lines after the last differ not.
-			want.stderr, got.stderr = afterReports(want.stderr), afterReports(got.stderr)
+		argSets := [][]string{nil}
+		if prog == "racy" {
+			argSets = append(argSets, []string{"exit"}) // os.Exit(3) after the race
 		}
-		if got != want {
-			t.Errorf("%s: the bigfoot build's run differs from the go -race build's\nbigfoot:\n%v\ngo -race:\n%v", prog, got, want)
+		for _, args := range argSets {
+			want, got := run(t, dir, nil, goBin, args...), run(t, dir, nil, bfBin, args...)
+			if prog == "panics" {
+				want.stderr, got.stderr = addr.ReplaceAllString(want.stderr, ""), addr.ReplaceAllString(got.stderr, "")
+			} else {
+				// The race reports differ; the lines after the last differ not.
+				want.stderr, got.stderr = afterReports(want.stderr), afterReports(got.stderr)
+			}
+			if got != want {
+				t.Errorf("%s %v: the bigfoot build's run differs from the go -race build's\nbigfoot:\n%v\ngo -race:\n%v", prog, args, got, want)
+			}
 		}
 	}
 }
