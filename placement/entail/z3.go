@@ -37,7 +37,7 @@ func NewZ3(timeoutMillis uint) *Z3 {
 	}
 }
 
-// shared is the process's Z3 prover (Shared).
+// shared is the process's Z3 prover (SharedZ3).
 var shared struct {
 	once sync.Once
 	z3   *Z3
