@@ -26,8 +26,13 @@ func (g *G) check(p unsafe.Pointer, size uintptr, write bool, site uint32) {
 	// space.Same, written out: its common case (Cached and Granule.Same)
 	// inlines here, so that a same-epoch access costs no call; a miss
 	// in a granule Cached found goes on from it (SameIn).
+	// An address in no cached page may be on the goroutine's own
+	// stack, which the shadow never records (docs/runtime.md, "Stack
+	// memory"): a pointer to a local that does not escape (a field
+	// element's limbs in crypto code, a scratch array) is decided here,
+	// not by the page table's lookup and the slow path's calls.
 	if gr := g.t.Cached(uintptr(p)); gr != nil && (gr.Same(&g.t, uintptr(p), size, write) ||
-		space.SameIn(&g.t, gr, uintptr(p), size, write)) || gr == nil && space.SameMiss(&g.t, uintptr(p), size, write) {
+		space.SameIn(&g.t, gr, uintptr(p), size, write)) || gr == nil && (onStack(g, p) || space.SameMiss(&g.t, uintptr(p), size, write)) {
 		return
 	}
 	// checkSlow, written out: check does not inline (Same's call is over
@@ -108,7 +113,7 @@ func (g *G) checkGroup(p unsafe.Pointer, size, anchor, lo, hi uintptr, write boo
 		g.checkOps++
 	}
 	if gr := g.t.Cached(uintptr(q)); gr != nil && (gr.Same(&g.t, uintptr(q), hi-lo, write) ||
-		space.SameIn(&g.t, gr, uintptr(q), hi-lo, write)) || gr == nil && space.SameMiss(&g.t, uintptr(q), hi-lo, write) { // space.Same, written out (check)
+		space.SameIn(&g.t, gr, uintptr(q), hi-lo, write)) || gr == nil && (onStack(g, q) || space.SameMiss(&g.t, uintptr(q), hi-lo, write)) { // space.Same and the stack, written out (check)
 		return
 	}
 	if uintptr(q) < minAddr {
@@ -194,7 +199,7 @@ func (g *G) checkBytes(p unsafe.Pointer, n uintptr, write bool, site uint32) {
 	// matchLen over its window, a regexp's input read by each pattern,
 	// a buffer's bytes read by each copy out of it): then there is
 	// nothing to do, and no stack to note in the history.
-	if space.SameRange(&g.t, uintptr(p), n, write) {
+	if space.SameRange(&g.t, uintptr(p), n, write) || onStack(g, p) {
 		return
 	}
 	g.note(site, uintptr(p), uintptr(p)+n)

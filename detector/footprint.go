@@ -678,7 +678,7 @@ func (g *G) checkOne(p unsafe.Pointer, size uintptr, write bool, site uint32) {
 		g.verifyRecord(p, size, 0, 1, verifyKind(write)|vCheck, site)
 	}
 	if gr := g.t.Cached(uintptr(p)); gr != nil && (gr.Same(&g.t, uintptr(p), size, write) ||
-		space.SameIn(&g.t, gr, uintptr(p), size, write)) || gr == nil && space.SameMiss(&g.t, uintptr(p), size, write) { // space.Same, written out (check)
+		space.SameIn(&g.t, gr, uintptr(p), size, write)) || gr == nil && (onStack(g, p) || space.SameMiss(&g.t, uintptr(p), size, write)) { // space.Same and the stack, written out (check)
 		return
 	}
 	g.checkSlow(p, size, write, site)
