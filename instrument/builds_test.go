@@ -42,6 +42,34 @@ func main() {
 	// with appends to unpublished slices, generic code and loops over
 	// arrays: no helper the instrumenter declares at package scope may
 	// name the predeclared any.
+	// A file of the module's root whose name is a subpackage's path
+	// joined with "_" (go-json's v2_options.go beside v2/options.go):
+	// the tests' overlay directory named files by their path so joined.
+	"pathnames": {
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"v2_options.go": `package m
+
+import "example.com/m/v2"
+
+var Opts = v2.JoinOptions(1, 2)
+
+var calls int
+
+func Join(xs ...int) int {
+	calls++
+	return v2.JoinOptions(xs...) + calls
+}
+`,
+		"v2/options.go": `package v2
+
+var last []int
+
+func JoinOptions(xs ...int) int {
+	last = append(last, xs...)
+	return len(last)
+}
+`,
+	},
 	"anyfunc": {
 		"go.mod": "module example.com/m\n\ngo 1.22\n",
 		"main.go": `package main

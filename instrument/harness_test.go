@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -166,7 +167,14 @@ func (w *workspace) instrument(t testing.TB, tests bool, patterns ...string) *Re
 	write := func(m map[string][]byte) {
 		for path, b := range m {
 			n++
-			p := filepath.Join(out, strings.ReplaceAll(strings.TrimPrefix(path, w.mod), string(filepath.Separator), "_"))
+			// A directory per file keeps its name for the compiler's
+			// messages; a name made of the path collided (a module's
+			// v2_options.go and its package v2's options.go).
+			dir := filepath.Join(out, strconv.Itoa(n))
+			p := filepath.Join(dir, filepath.Base(path))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
 			if err := os.WriteFile(p, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
