@@ -249,10 +249,18 @@ func main() {
 		s := make([]int, 8)
 		early(func() { s[5] = 1 })
 		branch(s)
+	case "branchprev":
+		s := make([]int, 8)
+		early(func() { branch(s) })
+		println(s[5])
 	case "merge":
 		dst := make([]int, 8)
 		early(func() { dst[3] = 1 })
 		merge(dst, []int{1, 3, 5, 7}, []int{2, 4, 6, 8})
+	case "mergeprev":
+		dst := make([]int, 8)
+		early(func() { merge(dst, []int{1, 3, 5, 7}, []int{2, 4, 6, 8}) })
+		println(dst[3])
 	case "six":
 		a := make([]int, 24)
 		early(func() { a[17] = 1 })
@@ -309,7 +317,10 @@ func shift(p *pt, v int) {
 // the branches of an if (a merge's dst[k]). (The six loops of six have
 // a footprint each since the plan keys footprints by the loops' own
 // induction variables.)
-var coalescedInexact = map[string][]string{"branch": {"bigfoot", "slimstate"}, "merge": {"bigfoot", "slimstate"}}
+var coalescedInexact = map[string][]string{
+	"branch": {"bigfoot", "slimstate"}, "branchprev": {"bigfoot", "slimstate"},
+	"merge": {"bigfoot", "slimstate"}, "mergeprev": {"bigfoot", "slimstate"},
+}
 
 // reportAccess matches, in a race report, the header of an access and the
 // top frame of its stack: kind, function, file:line.
@@ -351,7 +362,7 @@ func TestSameCoalescedSites(t *testing.T) {
 	}
 	for _, c := range []string{"groupfirst", "groupmiddle", "method", "groupprev", "bools", "redcard",
 		"pairs", "pairsprev", "halves", "halvesprev", "loopcopy",
-		"callee", "calleeprev", "calleeother", "calleeotherprev", "branch", "merge",
+		"callee", "calleeprev", "calleeother", "calleeotherprev", "branch", "branchprev", "merge", "mergeprev",
 		"six", "sixprev", "globalprev", "subsliceprev", "elemread", "elemreadprev", "elemwrite", "elemwriteprev"} {
 		t.Run(c, func(t *testing.T) {
 			inexact := coalescedInexact[c]
