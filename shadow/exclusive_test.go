@@ -818,3 +818,115 @@ func waitForWaiter(mu *spin.Mutex) {
 		runtime.Gosched()
 	}
 }
+
+// sharedParts returns a struct of two uint32 fields in a new granule
+// Space, each written by thread 1 and then read by threads 2 and 3 (its
+// granule split in two read-shared parts), and thread 2 in its next
+// epoch.
+func sharedParts(t *testing.T, s *Space) (*[2]uint32, *Thread) {
+	x := escape(new([2]uint32))
+	w := thread(1, 1, nil)
+	s.Write(w, unsafe.Pointer(&x[0]), 4, 1)
+	s.Write(w, unsafe.Pointer(&x[1]), 4, 2)
+	r2 := thread(2, 1, map[uint32]uint64{1: 1})
+	r3 := thread(3, 1, map[uint32]uint64{1: 1})
+	for _, r := range []*Thread{r2, r3} {
+		for i := range x {
+			if _, race := s.Read(r, unsafe.Pointer(&x[i]), 4, 3); race {
+				t.Fatal("ordered read races")
+			}
+		}
+	}
+	sp := slotOf(s, unsafe.Pointer(x)).split.Load()
+	if sp == nil || sp.shift != 2 || sp.cells[0].r.Load() != shared || sp.cells[1].r.Load() != shared {
+		t.Fatal("setup: not two read-shared parts")
+	}
+	release(r2)
+	return x, r2
+}
+
+// TestSharedReadPart: a reader's read of one read-shared part of a split
+// granule in a new epoch (a byte field beside a word one, in a table
+// many goroutines read) takes the lock-free path, records the read in
+// its entry, and a write unordered with it races.
+func TestSharedReadPart(t *testing.T) {
+	quiet(t)
+	s := granuleSpace()
+	x, r := sharedParts(t, s)
+	fired := hookOnce(t, func() {})
+	before := r.Stats.Rules[ReadShared]
+	if _, race := s.Read(r, unsafe.Pointer(&x[1]), 4, 7); race {
+		t.Fatal("ordered read races")
+	}
+	if !*fired || r.Stats.Rules[ReadShared] != before+1 {
+		t.Fatal("a read of one read-shared part did not take the lock-free path")
+	}
+	sp := slotOf(s, unsafe.Pointer(x)).split.Load()
+	if got := sp.cells[1].rvc.Load().get(2); got != r.Epoch.Clock() {
+		t.Fatalf("entry %d, want %d", got, r.Epoch.Clock())
+	}
+	if got := sp.cells[0].rvc.Load().get(2); got == r.Epoch.Clock() {
+		t.Fatal("the read was recorded in the other part")
+	}
+	w := thread(4, 1, map[uint32]uint64{1: 1})
+	if _, race := s.Write(w, unsafe.Pointer(&x[1]), 4, 8); !race {
+		t.Fatal("a write unordered with the read does not race")
+	}
+	if _, race := s.Write(thread(5, 1, map[uint32]uint64{1: 1, 2: 1, 3: 1}), unsafe.Pointer(&x[0]), 4, 9); race {
+		t.Fatal("a write ordered after the other part's reads races")
+	}
+	runtime.KeepAlive(x)
+}
+
+// TestSharedReadPartRacingRefine runs sharedReadPart and a refinement of
+// the parts (an access of one byte) in the order only copyTo's taking of
+// the entries makes safe: the read's checks pass before the refinement
+// copies the part, and its compare-and-swap comes after the copy but
+// before the granule gets the new parts (so the check that the parts are
+// still the granule's would pass). The read must fail and be recorded by
+// the locked path, in the new parts.
+func TestSharedReadPartRacingRefine(t *testing.T) {
+	quiet(t)
+	s := granuleSpace()
+	x, r := sharedParts(t, s)
+	p := unsafe.Pointer(x)
+	key, gi := uintptr(p)>>pageShift, (uintptr(p)&(pageSize-1))>>3
+	gr := slotOf(s, p)
+	sp := gr.split.Load()
+	atMove, resume, refined := make(chan bool), make(chan bool), make(chan bool)
+	moveHook = func() {
+		moveHook = nil
+		atMove <- true
+		<-resume
+	}
+	t.Cleanup(func() { moveHook, exclusiveHook = nil, nil })
+	exclusiveHook = func() {
+		exclusiveHook = nil
+		go func() {
+			mu := s.stripe(key, gi)
+			mu.Lock()
+			w := thread(1, 1, nil) // same epoch as the writes: no new state
+			s.update(w, s.pages.Load(key), gi, gr, 0, 0, 1, false, 1, new(Race))
+			mu.Unlock()
+			refined <- true
+		}()
+		<-atMove
+	}
+	r.cacheKey, r.cache = key, s.pages.Load(key)
+	done, _ := s.sharedReadPart(r, p, gr, sp, 0, 7, new(Race))
+	resume <- true
+	<-refined
+	if done {
+		t.Fatal("sharedReadPart recorded a read in parts a refinement was copying")
+	}
+	if nsp := gr.split.Load(); nsp == sp || nsp.shift != 0 {
+		t.Fatal("setup: the parts were not refined")
+	}
+	if _, race := s.Read(r, p, 4, 7); race {
+		t.Fatal("ordered read races")
+	}
+	if got := gr.split.Load().cells[0].rvc.Load().get(2); got != r.Epoch.Clock() {
+		t.Fatalf("read lost: entry %d, want %d", got, r.Epoch.Clock())
+	}
+	runtime.KeepAlive(x)
+}

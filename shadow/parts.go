@@ -168,11 +168,32 @@ func (sp *parts) refined(shift uint8) *parts {
 }
 
 // copyTo sets every part of np, whose shift is at most sp's, to a copy of
-// the part of sp it lies in.
+// the part of sp it lies in. It takes the read vector clocks' entries of
+// sp (readVC.taken), as every locked update that replaces a clock does:
+// sharedReadPart sets its own entry in sp's clock without the lock, and a
+// read set after the copy must fail (frozen) instead of being lost with
+// sp.
 func (sp *parts) copyTo(np *parts) {
-	for i := range np.cells {
-		np.cells[i].copyFrom(&sp.cells[i>>(sp.shift-np.shift)])
+	k := uint(sp.shift - np.shift)
+	for j := range sp.cells {
+		src := &sp.cells[j]
+		v := src.rvc.Load().taken()
+		if v != nil && moveHook != nil {
+			moveHook()
+		}
+		for i := j << k; i < (j+1)<<k; i++ {
+			c := &np.cells[i]
+			c.w.Store(src.w.Load())
+			c.r.Store(src.r.Load())
+			c.copySites(src)
+			c.rvc.Store(v.copied())
+		}
 	}
+}
+
+// onePart reports whether the bytes [lo, hi) are exactly one part.
+func (sp *parts) onePart(lo, hi uint8) bool {
+	return sp.fits(lo, hi) && hi-lo == 1<<sp.shift
 }
 
 // shares reports whether a read by t of the bytes [lo, hi), whole parts,

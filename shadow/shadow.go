@@ -815,6 +815,15 @@ func (s *Space) Check(t *Thread, p unsafe.Pointer, size uintptr, write bool, sit
 				return found
 			}
 		}
+		if !write && gr != nil && !gr.isRun() && !onStack(t.GP, p) {
+			// A read of one part of a split granule (a byte field
+			// beside a word one in a table many goroutines read).
+			if sp := gr.split.Load(); sp != nil && sp.onePart(uint8(off), uint8(off+size)) {
+				if done, found := s.sharedReadPart(t, p, gr, sp, uint8(off), site, out); done {
+					return found
+				}
+			}
+		}
 	}
 	return s.check(t, p, size, write, site, out)
 }
@@ -1526,6 +1535,53 @@ func (s *Space) sharedRead(t *Thread, p unsafe.Pointer, gr *granule, site uint32
 		return true, false
 	}
 	return true, s.settle(t, p, pg, gi, gr, gr.lo, gr.hi, false, site, out)
+}
+
+// sharedReadPart is sharedRead for a read of the one part of split
+// granule gr at byte lo, whose cell is read-shared with an entry for t:
+// it sets the entry with a compare-and-swap, then checks the cell's last
+// write. Its parts are written under the stripe lock but for these
+// entries, and every locked update that replaces a part's read vector
+// clock takes its entries first (readVC.with, a write's deflation,
+// copyTo's refinement), so the read is either seen by it or not recorded
+// here (the swap fails). Anything else, a clock, parts or granule that
+// moved after the loads, or a last write not ordered before t, goes to
+// the locked path (redo), which records the read again: the same epoch
+// in the same entry.
+func (s *Space) sharedReadPart(t *Thread, p unsafe.Pointer, gr *granule, sp *parts, lo uint8, site uint32, out *Race) (done, found bool) {
+	a := uintptr(p) // p is not on t's stack: its address
+	tid := t.Epoch.TID()
+	if own := gr.owner.Load(); own != tid+1 && own != adopted || gr.gen.Load() != uint32(lagGen.Load()) {
+		return false, false
+	}
+	c := &sp.cells[lo>>sp.shift]
+	if c.r.Load() != shared {
+		return false, false
+	}
+	v := c.rvc.Load()
+	i := v.find(tid)
+	if i < 0 {
+		return false, false
+	}
+	x := v.ents[i].e.Load()
+	if x == frozen || x == uint64(t.Epoch) || !HB(Epoch(c.w.Load()), t.VC) {
+		return false, false
+	}
+	if exclusiveHook != nil {
+		exclusiveHook()
+	}
+	if !v.ents[i].e.CompareAndSwap(x, uint64(t.Epoch)) {
+		return false, false
+	}
+	setSite(&v.ents[i].site, site)
+	w := Epoch(c.w.Load())
+	hi := lo + 1<<sp.shift
+	if pg, gi := t.cache, (a&(pageSize-1))>>3; c.rvc.Load() != v || gr.split.Load() != sp || pg.slot(gi) != gr || !HB(w, t.VC) {
+		return true, s.redo(t, p, lo, hi, false, site, out)
+	}
+	t.Stats.Checks++
+	t.Stats.Rules[ReadShared]++
+	return true, false
 }
 
 // settle is the end of exclusive when, after it recorded t's access, the
