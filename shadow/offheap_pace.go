@@ -132,7 +132,15 @@ func setShadowGoal() {
 		// follows that cycle sets its goal.
 		goal = min(goal, paceGoal.Load())
 	}
-	goalGen, goalSet = gen, true
+	if counted {
+		// Only a sweep that counted gen's dead shadow makes the next
+		// ones sweeps between cycles: an uncounted one that took gen
+		// left the goal of an earlier cycle in place for good, and
+		// the shadow started a cycle every paceEvery granules
+		// (gzipsha: 40 collections, the plain program's 2).
+		goalGen = gen
+	}
+	goalSet = true
 	paceGoal.Store(goal)
 	paceNext.Store(0)
 	goalMu.Unlock()
@@ -140,7 +148,7 @@ func setShadowGoal() {
 
 var (
 	goalMu  spin.Mutex
-	goalGen uint32 // the GC cycle count when the goal was last set
+	goalGen uint32 // the GC cycle count whose sweep last set the goal
 	// goalSet says a goal was set: from then on a sweep between cycles
 	// may only lower its generation's goal, the first generation's (no
 	// cycle yet) included.
