@@ -39,7 +39,11 @@ func (g *G) check(p unsafe.Pointer, size uintptr, write bool, site uint32) {
 	// the budget), so a call to checkSlow was a third frame on the first
 	// access of every granule in an epoch (the first write of a fresh
 	// object above all).
-	if uintptr(p) < minAddr {
+	// An access the inline path cannot decide may still be in the
+	// epoch: one of a run (sortrec's records, sorted by swaps) or
+	// wider than Same's 64 bytes. SameRange decides it in any form of
+	// state, before the history walks the stack for nothing.
+	if uintptr(p) < minAddr || space.SameRange(&g.t, uintptr(p), size, write) {
 		return
 	}
 	g.note(site, uintptr(p), uintptr(p)+size)

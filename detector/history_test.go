@@ -207,3 +207,26 @@ func TestDepotIndex(t *testing.T) {
 		t.Errorf("stackOf(%d) = %v, want %v", id, got, pcs)
 	}
 }
+
+// TestHistorySkipsSameEpoch: a check the inline path cannot decide (an
+// access wider than Same's 64 bytes) that finds its bytes in the
+// goroutine's epoch records nothing, and adds no entry to the history: a
+// sort's swaps of records (sortrec) walked the stack on every one.
+func TestHistorySkipsSameEpoch(t *testing.T) {
+	site := storeSites(1)
+	g := Cur()
+	if g.hist == nil {
+		t.Skip("no history in this build")
+	}
+	p := new([32]int64)
+	heapSink = p
+	*W(g, p, site) = [32]int64{1}
+	n := g.hist.n
+	for range 3 {
+		*W(g, p, site) = [32]int64{2}
+		_ = *R(g, p, site)
+	}
+	if got := g.hist.n; got != n {
+		t.Errorf("same-epoch checks of 256 bytes added %d history entries, want 0", got-n)
+	}
+}
