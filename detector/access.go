@@ -56,8 +56,8 @@ func (g *G) check(p unsafe.Pointer, size uintptr, write bool, site uint32) {
 // checkSlow is check without the same-epoch check (Same), for callers
 // that made it already.
 func (g *G) checkSlow(p unsafe.Pointer, size uintptr, write bool, site uint32) {
-	if uintptr(p) < minAddr {
-		return
+	if uintptr(p) < minAddr || space.SameRange(&g.t, uintptr(p), size, write) {
+		return // in the epoch: see check
 	}
 	g.note(site, uintptr(p), uintptr(p)+size)
 	var r shadow.Race // written only on a conflict (shadow.Space.Check)
@@ -120,8 +120,8 @@ func (g *G) checkGroup(p unsafe.Pointer, size, anchor, lo, hi uintptr, write boo
 		space.SameIn(&g.t, gr, uintptr(q), hi-lo, write)) || gr == nil && (onStack(g, q) || space.SameMiss(&g.t, uintptr(q), hi-lo, write)) { // space.Same and the stack, written out (check)
 		return
 	}
-	if uintptr(q) < minAddr {
-		return
+	if uintptr(q) < minAddr || space.SameRange(&g.t, uintptr(q), hi-lo, write) {
+		return // in the epoch: see check
 	}
 	g.note(site, uintptr(q), uintptr(q)+hi-lo)
 	var r shadow.Race // written only on a conflict (shadow.Space.Check)

@@ -225,6 +225,9 @@ func TestHistorySkipsSameEpoch(t *testing.T) {
 	for range 3 {
 		*W(g, p, site) = [32]int64{2}
 		_ = *R(g, p, site)
+		// A field group as wide, and a footprint's element.
+		_ = *RG(g, &p[5], 5*8, 0, 32*8, site)
+		g.checkOne(unsafe.Pointer(p), 32*8, true, site)
 	}
 	if got := g.hist.n; got != n {
 		t.Errorf("same-epoch checks of 256 bytes added %d history entries, want 0", got-n)
