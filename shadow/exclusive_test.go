@@ -623,20 +623,16 @@ func TestSharedReadMidMove(t *testing.T) {
 	}
 }
 
-// TestSharedReadRacingSplit runs sharedRead and a split concurrently in
-// the one order that only taking the entries makes safe: sharedRead's
-// checks pass before the split takes the cell, and its compare-and-swap
-// comes after the split copied the read vector clock but before it
-// dropped it (so sharedRead's check that the clock is still the cell's
-// passes). The two goroutines step through the hooks in lock step.
-func TestSharedReadRacingSplit(t *testing.T) {
-	quiet(t)
-	s := granuleSpace()
-	x, r := sharedState(t, s)
-	p := unsafe.Pointer(x)
+// moveDuringRead runs read, a lock-free read of granule gr at p, with a
+// locked read of the bytes [0, hi) by the thread of the granule's write,
+// in the same epoch (no new state, but a split or refinement that moves
+// the state), stepping both through the hooks: the read's checks pass
+// first, the move takes and copies the state, the read's compare-and-swap
+// comes next, and the move installs the copy last. It returns read's
+// result.
+func moveDuringRead(t *testing.T, s *Space, p unsafe.Pointer, gr *granule, hi uint8, read func() bool) bool {
 	key, gi := uintptr(p)>>pageShift, (uintptr(p)&(pageSize-1))>>3
-	gr := slotOf(s, p)
-	atMove, resume, splitDone := make(chan bool), make(chan bool), make(chan bool)
+	atMove, resume, moved := make(chan bool), make(chan bool), make(chan bool)
 	moveHook = func() {
 		moveHook = nil
 		atMove <- true
@@ -649,15 +645,34 @@ func TestSharedReadRacingSplit(t *testing.T) {
 			mu := s.stripe(key, gi)
 			mu.Lock()
 			w := thread(1, 1, nil) // same epoch as the write: no new state
-			s.update(w, s.pages.Load(key), gi, gr, 0, 0, 4, false, 1, new(Race))
+			s.update(w, s.pages.Load(key), gi, gr, 0, 0, hi, false, 1, new(Race))
 			mu.Unlock()
-			splitDone <- true
+			moved <- true
 		}()
 		<-atMove
 	}
-	done, _ := s.exclusive(r, p, gr, 0, 8, false, 7, new(Race))
+	done := read()
 	resume <- true
-	<-splitDone
+	<-moved
+	return done
+}
+
+// TestSharedReadRacingSplit runs sharedRead and a split concurrently in
+// the one order that only taking the entries makes safe: sharedRead's
+// checks pass before the split takes the cell, and its compare-and-swap
+// comes after the split copied the read vector clock but before it
+// dropped it (so sharedRead's check that the clock is still the cell's
+// passes). The two goroutines step through the hooks in lock step.
+func TestSharedReadRacingSplit(t *testing.T) {
+	quiet(t)
+	s := granuleSpace()
+	x, r := sharedState(t, s)
+	p := unsafe.Pointer(x)
+	gr := slotOf(s, p)
+	done := moveDuringRead(t, s, p, gr, 4, func() bool {
+		done, _ := s.exclusive(r, p, gr, 0, 8, false, 7, new(Race))
+		return done
+	})
 	if done {
 		t.Fatal("sharedRead recorded a read in the read vector clock a split was moving")
 	}
@@ -890,32 +905,14 @@ func TestSharedReadPartRacingRefine(t *testing.T) {
 	s := granuleSpace()
 	x, r := sharedParts(t, s)
 	p := unsafe.Pointer(x)
-	key, gi := uintptr(p)>>pageShift, (uintptr(p)&(pageSize-1))>>3
+	key := uintptr(p) >> pageShift
 	gr := slotOf(s, p)
 	sp := gr.split.Load()
-	atMove, resume, refined := make(chan bool), make(chan bool), make(chan bool)
-	moveHook = func() {
-		moveHook = nil
-		atMove <- true
-		<-resume
-	}
-	t.Cleanup(func() { moveHook, exclusiveHook = nil, nil })
-	exclusiveHook = func() {
-		exclusiveHook = nil
-		go func() {
-			mu := s.stripe(key, gi)
-			mu.Lock()
-			w := thread(1, 1, nil) // same epoch as the writes: no new state
-			s.update(w, s.pages.Load(key), gi, gr, 0, 0, 1, false, 1, new(Race))
-			mu.Unlock()
-			refined <- true
-		}()
-		<-atMove
-	}
 	r.cacheKey, r.cache = key, s.pages.Load(key)
-	done, _ := s.sharedReadPart(r, p, gr, sp, 0, 7, new(Race))
-	resume <- true
-	<-refined
+	done := moveDuringRead(t, s, p, gr, 1, func() bool {
+		done, _ := s.sharedReadPart(r, p, gr, sp, 0, 7, new(Race))
+		return done
+	})
 	if done {
 		t.Fatal("sharedReadPart recorded a read in parts a refinement was copying")
 	}

@@ -1502,27 +1502,11 @@ func (s *Space) exclusive(t *Thread, p unsafe.Pointer, gr *granule, lo, hi uint8
 // granule that left its slot meanwhile.
 func (s *Space) sharedRead(t *Thread, p unsafe.Pointer, gr *granule, site uint32, out *Race) (done, found bool) {
 	a := uintptr(p) // p is not on t's stack: its address
-	tid := t.Epoch.TID()
 	c := &gr.whole
-	v := c.rvc.Load()
-	i := v.find(tid)
-	if i < 0 {
+	v, w, ok := c.setEntry(t, site)
+	if !ok {
 		return false, false
 	}
-	x := v.ents[i].e.Load()
-	if x == frozen || x == uint64(t.Epoch) || !HB(Epoch(c.w.Load()), t.VC) {
-		return false, false
-	}
-	if exclusiveHook != nil {
-		exclusiveHook()
-	}
-	// The entry is t's (only t records t's epochs; others only freeze
-	// it), so the swap fails exactly when it was taken meanwhile.
-	if !v.ents[i].e.CompareAndSwap(x, uint64(t.Epoch)) {
-		return false, false
-	}
-	setSite(&v.ents[i].site, site)
-	w := Epoch(c.w.Load())
 	pg, gi := t.cache, (a&(pageSize-1))>>3
 	if c.rvc.Load() != v || pg.slot(gi) != gr {
 		// Replaced or dropped after the loads, perhaps with the read
@@ -1535,6 +1519,34 @@ func (s *Space) sharedRead(t *Thread, p unsafe.Pointer, gr *granule, site uint32
 		return true, false
 	}
 	return true, s.settle(t, p, pg, gi, gr, gr.lo, gr.hi, false, site, out)
+}
+
+// setEntry is the lock-free update of sharedRead and sharedReadPart: it
+// sets t's entry in read-shared cell c's read vector clock to t's epoch
+// with a compare-and-swap, if the clock has an entry for t, not frozen
+// and not already of this epoch, and c's last write happens before t. It
+// returns the clock and the last write loaded after the swap, which the
+// caller checks against a move of the state meanwhile.
+func (c *cell) setEntry(t *Thread, site uint32) (v *readVC, w Epoch, ok bool) {
+	v = c.rvc.Load()
+	i := v.find(t.Epoch.TID())
+	if i < 0 {
+		return nil, 0, false
+	}
+	x := v.ents[i].e.Load()
+	if x == frozen || x == uint64(t.Epoch) || !HB(Epoch(c.w.Load()), t.VC) {
+		return nil, 0, false
+	}
+	if exclusiveHook != nil {
+		exclusiveHook()
+	}
+	// The entry is t's (only t records t's epochs; others only freeze
+	// it), so the swap fails exactly when it was taken meanwhile.
+	if !v.ents[i].e.CompareAndSwap(x, uint64(t.Epoch)) {
+		return nil, 0, false
+	}
+	setSite(&v.ents[i].site, site)
+	return v, Epoch(c.w.Load()), true
 }
 
 // sharedReadPart is sharedRead for a read of the one part of split
@@ -1558,23 +1570,10 @@ func (s *Space) sharedReadPart(t *Thread, p unsafe.Pointer, gr *granule, sp *par
 	if c.r.Load() != shared {
 		return false, false
 	}
-	v := c.rvc.Load()
-	i := v.find(tid)
-	if i < 0 {
+	v, w, ok := c.setEntry(t, site)
+	if !ok {
 		return false, false
 	}
-	x := v.ents[i].e.Load()
-	if x == frozen || x == uint64(t.Epoch) || !HB(Epoch(c.w.Load()), t.VC) {
-		return false, false
-	}
-	if exclusiveHook != nil {
-		exclusiveHook()
-	}
-	if !v.ents[i].e.CompareAndSwap(x, uint64(t.Epoch)) {
-		return false, false
-	}
-	setSite(&v.ents[i].site, site)
-	w := Epoch(c.w.Load())
 	hi := lo + 1<<sp.shift
 	if pg, gi := t.cache, (a&(pageSize-1))>>3; c.rvc.Load() != v || gr.split.Load() != sp || pg.slot(gi) != gr || !HB(w, t.VC) {
 		return true, s.redo(t, p, lo, hi, false, site, out)
