@@ -84,6 +84,9 @@ type Footprint struct {
 	side     *sideSet // accesses that do not fit the range (nil: none yet)
 	site     uint32
 	write    bool
+	// last is the site of the access FM recorded last in the range (0:
+	// none since it began), which FM's inline path requires.
+	last uint32
 	// direct: the goroutine's footprint stack is full; this footprint
 	// checks every access at once.
 	direct bool
@@ -338,6 +341,47 @@ func F[T any](f *Footprint, p *T, site uint32) *T {
 	return p
 }
 
+// FM is F for a footprint whose sites the index does not tell apart
+// (s[i] in both branches of an if, a merge's dst[k]): its fast path
+// also requires the site of the footprint's last record, so that each
+// change of site reaches recordAt, which logs it (sitechange.go) for a
+// report to name the access that touched the racing element. The site's
+// comparison puts FM over the inlining budget, which F fills: such a
+// footprint's accesses pay a call each, and FM does the common cases
+// without another.
+func FM[T any](f *Footprint, p *T, site uint32) *T {
+	if a := uintptr(unsafe.Pointer(p)); a == f.next && a != f.end {
+		// record's first case, and the change of site logged here: a
+		// merge changes branch at every other element.
+		f.next += f.step
+		if f.last != site {
+			f.last = site
+			if !f.stack {
+				f.g.siteChange(a, f.site, site)
+			}
+		}
+		return p
+	}
+	f.recordAt(unsafe.Pointer(p), unsafe.Sizeof(*p), site)
+	return p
+}
+
+// recordAt is record for FM: an access that began the range or grew it
+// at a site other than the last one logged in the range is logged. A
+// repeat of an element (a loop-invariant a[p] read at three sites of
+// the loop) or an access off the range's stride is not: a report names
+// for it the site logged for the elements around it.
+func (f *Footprint) recordAt(p unsafe.Pointer, size uintptr, site uint32) {
+	next := f.next
+	f.record(p, size, site)
+	if f.last != site && (f.last == 0 || f.next != next) {
+		f.last = site
+		if !f.stack && !f.direct {
+			f.g.siteChange(uintptr(p), f.site, site)
+		}
+	}
+}
+
 // FG is F for a field group (RG's deferred form): it records an access of
 // the bytes [lo, hi) of the struct whose field at offset anchor is *p, the
 // group's consecutive fields, and returns p. A group of one loop-invariant
@@ -517,7 +561,7 @@ func (f *Footprint) repeat() bool {
 // object of p, which bounds the range and which f keeps alive.
 func (f *Footprint) begin(p unsafe.Pointer, size uintptr, site uint32) {
 	a := uintptr(p)
-	f.start, f.size, f.site, f.stack, f.done = a, size, site, false, 0
+	f.start, f.size, f.site, f.stack, f.done, f.last = a, size, site, false, 0, 0
 	f.org, f.orgElem = a, size
 	f.step = size // guess: ascending, contiguous
 	f.g.fp.dirty = true
@@ -649,6 +693,9 @@ func (f *Footprint) checkDone() {
 // checkElems checks the range's elements [i, n) in one operation.
 func (f *Footprint) checkElems(i, n int) {
 	g := f.g
+	if g.changes != nil {
+		g.flushChanges()
+	}
 	g.committing, g.org, g.orgElem = true, f.org, f.orgElem
 	defer func() { g.committing, g.org, g.orgElem = false, 0, 0 }()
 	start, step := f.start+uintptr(i)*f.step, f.step

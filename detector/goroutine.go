@@ -100,6 +100,9 @@ type G struct {
 	// touched the racing element (exact.go).
 	org, orgElem uintptr
 	hist         *history // the thread id's history, nil if off (history.go)
+	// changes: the site changes of FM's footprints not yet moved to
+	// hist (sitechange.go); nil until the first
+	changes *changeLog
 	// frozen is the last copy of the clock that sync objects and the
 	// snapshot share (objclock.go); nobody changes it.
 	frozen []uint64

@@ -58,6 +58,11 @@ type history struct {
 	n    uint64 // entries appended; entry k is ents[k%len(ents)]
 	// slots[slotOf(s)] is site s's last entry (the owner's only)
 	slots [histSlots]histSlot
+	// changes is the thread id's log of footprints' site changes
+	// (sitechange.go), a ring of changeMax once made; change k is
+	// changes[k%changeMax]. Guarded by mu.
+	changes []siteChange
+	cn      uint64
 }
 
 // slotOf returns the cache slot of site s: a multiplicative hash, since

@@ -316,6 +316,9 @@ func (g *G) checkAllPending() {
 // footprint it came from would have, or in one per site when ranges of
 // several sites merged into it.
 func (g *G) makePending(c *pendingCheck) {
+	if g.changes != nil {
+		g.flushChanges()
+	}
 	g.committing = true
 	g.pendStack = c.stack
 	defer func() { g.committing, g.pendStack, g.org, g.orgElem = false, 0, 0, 0 }()

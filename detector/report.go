@@ -413,6 +413,7 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 	var pcs [64]uintptr
 	n := runtime.Callers(2, pcs[:])
 	key := keyOf(g, r, site, pcs[:n])
+	clock := g.t.Epoch.Clock() // the access's, before the tick below
 	reportMu.Lock()
 	defer reportMu.Unlock()
 	defer stdQuiet()()
@@ -437,6 +438,13 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 		// The pending access is at its site, not at the check's line.
 		cur, curExact = ownAccess(site, r.Write)
 	}
+	if !curExact && g.committing {
+		// A range of several sites' accesses (FM): the site that
+		// touched the racing element.
+		if s, ok := g.ownChangedSite(site, clock, r.Addr); ok {
+			cur, curExact = ownAccess(s, r.Write)
+		}
+	}
 	if b, grp, ok := groupStart(r.PrevSite, prevLo); ok && (base == 0 || grp != group) {
 		// The earlier access is a group's check the later one knows
 		// no start of: its history entry's first byte tells it.
@@ -449,6 +457,11 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 		// entry, if its site has one (checkedOrigin).
 		hist = restoreOnGrid(r)
 		prevAcc, prevExact = gridAccess(r.PrevSite, r.PrevWrite, r.Addr, hist.org, hist.elem, r.Write, false)
+	}
+	if !prevExact {
+		if s, ok := changedSiteOf(r.Prev, r.PrevSite, r.Addr); ok {
+			prevAcc, prevExact = ownAccess(s, r.PrevWrite)
+		}
 	}
 	if curExact {
 		r.Write = cur.write

@@ -254,6 +254,9 @@ func (s *sideSet) commit(f *Footprint) {
 	s.gen = gen
 	g := f.g
 	g.fpCommits++
+	if g.changes != nil {
+		g.flushChanges()
+	}
 	g.committing = true
 	defer func() { g.committing = false }()
 	sortIndices(s.used)

@@ -157,6 +157,16 @@ func stdRecord(f *Footprint, p unsafe.Pointer, size uintptr, site uint32) {
 	}
 }
 
+// stdRecordAt is FM: it records an access in footprint f and logs a
+// change of its site.
+//
+//go:linkname stdRecordAt
+func stdRecordAt(f *Footprint, p unsafe.Pointer, size uintptr, site uint32) {
+	if f != nil {
+		f.recordAt(p, size, site)
+	}
+}
+
 // stdRegisterSites is RegisterSites; it may run before the detector's
 // initialization (its state is initialized statically).
 //

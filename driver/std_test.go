@@ -61,8 +61,8 @@ func TestStdHooksNoEscape(t *testing.T) {
 		t.Skip("builds the detector three times")
 	}
 	// The hooks marked in stdShim, and their address parameter.
-	hooks := map[string]string{"stdCheck": "p", "stdCheckGroup": "p", "stdCheckRange": "base", "stdRecord": "p", "stdAccess": "p", "stdFootprintFrame": "frame"}
-	shim := map[string]string{"stdCheck": "check", "stdCheckGroup": "checkGroup", "stdCheckRange": "checkRange", "stdRecord": "record", "stdAccess": "access", "stdFootprintFrame": "footprintFrame"}
+	hooks := map[string]string{"stdCheck": "p", "stdCheckGroup": "p", "stdCheckRange": "base", "stdRecord": "p", "stdRecordAt": "p", "stdAccess": "p", "stdFootprintFrame": "frame"}
+	shim := map[string]string{"stdCheck": "check", "stdCheckGroup": "checkGroup", "stdCheckRange": "checkRange", "stdRecord": "record", "stdRecordAt": "recordAt", "stdAccess": "access", "stdFootprintFrame": "footprintFrame"}
 	for name, local := range shim {
 		mark := "//go:noescape\n//go:linkname __bf_" + local + " github.com/bigfoot-go/bigfoot/detector." + name + "\n"
 		if !strings.Contains(stdShim, mark) {
@@ -140,5 +140,25 @@ func TestStdRewriteElidedAccess(t *testing.T) {
 	}
 	if !used["A"] {
 		t.Fatal("the rewrite does not name A among the hooks it uses")
+	}
+}
+
+// TestStdRewriteFootprints: a standard-library file whose loops record
+// accesses in footprints, by every form the instrumenter emits (F; FM,
+// whose sites share elements; FG, a field group's), keeps its
+// instrumentation: the shim has each. (Without FM, a package with one
+// merge or one if/else writing s[i] was left uninstrumented, regexp,
+// sort and strconv among them.)
+func TestStdRewriteFootprints(t *testing.T) {
+	const src = "package p\n\nimport __bf \"github.com/bigfoot-go/bigfoot/detector\"\n\ntype pt struct{ x, y int }\n\nfunc f(s []int, ps []pt) {\n\t__bfg := __bf.Cur()\n\t__bfF0, __bfF1, __bfF2 := __bfg.FootprintFrame(1, true, &__bfg), __bfg.Footprint(2, true), __bfg.Footprint(3, false)\n" +
+		"\tfor i := range s {\n\t\t*__bf.F(__bfF0, &s[i], 1) = 1\n\t\tif i%2 == 0 {\n\t\t\t*__bf.FM(__bfF1, &s[i], 2) = 1\n\t\t} else {\n\t\t\t*__bf.FM(__bfF1, &s[i], 4) = 2\n\t\t}\n\t\t_ = __bf.FG(__bfF2, &ps[i].x, 0, 0, 16, 3).x\n\t}\n\t__bfg.PopFootprints(__bfF0)\n}\n"
+	used := map[string]bool{}
+	if _, why := stdRewrite([]byte(src), used); why != "" {
+		t.Fatalf("left uninstrumented: %s", why)
+	}
+	for _, h := range []string{"F", "FM", "FG"} {
+		if !used[h] {
+			t.Errorf("the rewrite does not name %s among the hooks it uses", h)
+		}
 	}
 }

@@ -71,6 +71,10 @@ func __bf_popFootprints(g *__bf_G, f *__bf_Footprint)
 //go:linkname __bf_record github.com/bigfoot-go/bigfoot/detector.stdRecord
 func __bf_record(f *__bf_Footprint, p __bfunsafe.Pointer, size uintptr, site uint32)
 
+//go:noescape
+//go:linkname __bf_recordAt github.com/bigfoot-go/bigfoot/detector.stdRecordAt
+func __bf_recordAt(f *__bf_Footprint, p __bfunsafe.Pointer, size uintptr, site uint32)
+
 //go:linkname __bf_RegisterSites github.com/bigfoot-go/bigfoot/detector.stdRegisterSites
 func __bf_RegisterSites(pkgPath, file, table string) uint32
 
@@ -107,6 +111,11 @@ func __bf_A[T any](g *__bf_G, p *T, write bool, site uint32) *T {
 
 func __bf_F[T any](f *__bf_Footprint, p *T, site uint32) *T {
 	__bf_record(f, __bfunsafe.Pointer(p), __bfunsafe.Sizeof(*p), site)
+	return p
+}
+
+func __bf_FM[T any](f *__bf_Footprint, p *T, site uint32) *T {
+	__bf_recordAt(f, __bfunsafe.Pointer(p), __bfunsafe.Sizeof(*p), site)
 	return p
 }
 
@@ -704,7 +713,7 @@ var (
 // standard-library file may use only these (as __bf.X) and, on a
 // goroutine's state or footprint, only stdMethods.
 var stdHooks = map[string]bool{
-	"G": true, "Cur": true, "R": true, "W": true, "RG": true, "WG": true, "A": true, "F": true, "FG": true,
+	"G": true, "Cur": true, "R": true, "W": true, "RG": true, "WG": true, "A": true, "F": true, "FM": true, "FG": true,
 	"MapRead": true, "MapWrite": true, "RegisterSites": true,
 	"Copy": true, "CopyString": true, "Append": true, "AppendString": true,
 	"ReadAll": true, "WriteAll": true,

@@ -55,6 +55,9 @@ type fpCtx struct {
 	bySite   map[string]string // "plan:ID" (the plan's footprint ID) -> footprint variable
 	plans    []*loopPlan       // static ranges of the enclosing for loops (looprange.go)
 	ranges   map[string]bool   // footprint variables holding a static range
+	// changing: footprint variables recorded with FM, whose sites the
+	// index does not tell apart (placement.Footprint.LogsSites)
+	changing map[string]bool
 	// loads: the reads of static ranges that store the range's extent
 	// themselves, by position
 	loads map[token.Pos]rangeLoad
@@ -110,6 +113,7 @@ func (r *fileRewriter) deferredFootprint(e ast.Expr, write, forced bool) string 
 	v := fmt.Sprintf("__bfF%d_%d", fn.fp.id, len(fn.fp.decls))
 	fn.fp.decls = append(fn.fp.decls, fmt.Sprintf("__bfg.Footprint(%s, %v)", r.site(e.Pos()), write))
 	fn.fp.bySite[key] = v
+	fn.fp.changing[v] = f.LogsSites()
 	r.fn.uses++
 	return v
 }
@@ -226,12 +230,22 @@ func (r *fileRewriter) wrapDeferred(e ast.Expr, fp, inner string, write bool) st
 		n[1]++
 		return r.elidedAt(pos, inner, write)
 	}
-	call := "__bf.F(" + fp + ", &" + inner + ", " + r.site(pos) + ")"
+	call := r.record(fp) + fp + ", &" + inner + ", " + r.site(pos) + ")"
 	r.fn.fp.fsites[fp] = append(r.fn.fp.fsites[fp], fSite{len(r.sites) - 1, e, write})
 	if write {
 		return "*" + call
 	}
 	return "(*" + call + ")"
+}
+
+// record returns the call that records an access in the footprint
+// variable fp, up to its first argument: FM where the footprint's sites
+// share elements, else F.
+func (r *fileRewriter) record(fp string) string {
+	if r.fn.fp.changing[fp] {
+		return "__bf.FM("
+	}
+	return "__bf.F("
 }
 
 // popPlaceholder is replaced, once the function is rendered, by the pop of
@@ -284,7 +298,7 @@ func (r *fileRewriter) newFpCtx() *fpCtx {
 		return nil
 	}
 	r.fpIDs++
-	return &fpCtx{id: r.fpIDs, bySite: map[string]string{}, ranges: map[string]bool{}, loads: map[token.Pos]rangeLoad{}, rangeReads: map[string][2]int{}, fsites: map[string][]fSite{}}
+	return &fpCtx{id: r.fpIDs, bySite: map[string]string{}, ranges: map[string]bool{}, loads: map[token.Pos]rangeLoad{}, rangeReads: map[string][2]int{}, fsites: map[string][]fSite{}, changing: map[string]bool{}}
 }
 
 // enterLoop and leaveLoop bracket the rendering of a loop's condition,

@@ -366,7 +366,7 @@ func (r *fileRewriter) lvalue(e ast.Expr, ord checkOrder, list bool, assigned ma
 			// footprint's commit, at the goroutine's next
 			// synchronization, covers it however the right-hand side
 			// synchronized before.
-			return inner, "; __bf.F(" + fp + ", &" + paren(e, r.hoistedText(e)) + ", " + r.site(e.Pos()) + ")"
+			return inner, "; " + r.record(fp) + fp + ", &" + paren(e, r.hoistedText(e)) + ", " + r.site(e.Pos()) + ")"
 		}
 		return inner, "; __bf.W(" + r.g() + ", &" + paren(e, r.hoistedText(e)) + ", " + r.site(e.Pos()) + ")"
 	}

@@ -76,17 +76,27 @@ func AddrOf(in ssa.Instruction) ssa.Value {
 
 // sameAddr reports whether x and y compute the same address: the same
 // value, or the same field or index step from the same address.
-func sameAddr(x, y ssa.Value) bool {
+func sameAddr(x, y ssa.Value) bool { return addrsAlike(x, y, false) }
+
+// addrsAlike is sameAddr; with loads, loads of addresses alike count as
+// the same value too (m[i] of m[i][j], read twice in one iteration),
+// which is true unless something stores there between them: for
+// decisions that change no check (FootprintSite.Repeat), never for a
+// cover.
+func addrsAlike(x, y ssa.Value, loads bool) bool {
 	if x == y {
 		return true
 	}
 	switch x := x.(type) {
 	case *ssa.FieldAddr:
 		y, ok := y.(*ssa.FieldAddr)
-		return ok && x.Field == y.Field && sameAddr(x.X, y.X)
+		return ok && x.Field == y.Field && addrsAlike(x.X, y.X, loads)
 	case *ssa.IndexAddr:
 		y, ok := y.(*ssa.IndexAddr)
-		return ok && sameValue(x.Index, y.Index) && sameAddr(x.X, y.X)
+		return ok && sameValue(x.Index, y.Index) && addrsAlike(x.X, y.X, loads)
+	case *ssa.UnOp:
+		y, ok := y.(*ssa.UnOp)
+		return loads && ok && x.Op == token.MUL && y.Op == token.MUL && addrsAlike(x.X, y.X, loads)
 	}
 	return false
 }

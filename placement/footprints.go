@@ -95,6 +95,11 @@ type Footprint struct {
 type FootprintSite struct {
 	SiteKey
 	Delta int64
+	// Repeat: the site accesses the element that another site of the
+	// footprint accessed earlier in the same iteration (repeatSites):
+	// it never grows the footprint's range, so a report never has to
+	// tell its elements from that site's.
+	Repeat bool
 }
 
 // fpCand is a site of a footprint being gathered (AddFunction), by key.
@@ -104,6 +109,17 @@ type fpCand struct {
 	write bool
 	key   string
 	sites map[SiteKey]int64
+	// accs are the sites' access instructions and addresses
+	// (element accesses only), for repeatSites
+	accs    map[SiteKey]siteAccess
+	repeats map[SiteKey]bool
+}
+
+// A siteAccess is a footprint site's access: its instruction and the
+// address it accesses.
+type siteAccess struct {
+	instr ssa.Instruction
+	addr  ssa.Value
 }
 
 // AddFootprints gathers the footprint sites of fn in mode m (one with
@@ -118,6 +134,7 @@ func (p *SitePlan) AddFootprints(fn *ssa.Function, info *types.Info, m mode.Mode
 	for k, c := range cands {
 		if old := p.fpCands[k]; old != nil {
 			maps.Copy(old.sites, c.sites)
+			maps.Copy(old.repeats, c.repeats)
 		} else {
 			p.fpCands[k] = c
 		}
@@ -142,15 +159,21 @@ func addFootprints(fn *ssa.Function, info *types.Info, fields bool, cands map[st
 		return
 	}
 	selStart := selectorStarts(fn.Syntax())
-	add := func(kind FootprintKind, write bool, key string, k SiteKey, delta int64) {
+	add := func(kind FootprintKind, write bool, key string, k SiteKey, delta int64) *fpCand {
 		ck := fmt.Sprintf("%d %s %d %v %s", fn.Pos(), fn.String(), kind, write, key)
 		c := cands[ck]
 		if c == nil {
-			c = &fpCand{fn: fn, kind: kind, write: write, key: key, sites: map[SiteKey]int64{}}
+			c = &fpCand{fn: fn, kind: kind, write: write, key: key, sites: map[SiteKey]int64{}, accs: map[SiteKey]siteAccess{}}
 			cands[ck] = c
 		}
 		c.sites[k] = delta
+		return c
 	}
+	defer func() {
+		for _, c := range cands {
+			c.repeats = repeatSites(c.accs)
+		}
+	}()
 	for _, b := range fn.Blocks {
 		loop := inner[b]
 		if loop == nil {
@@ -179,7 +202,7 @@ func addFootprints(fn *ssa.Function, info *types.Info, fields bool, cands map[st
 				start = st
 			}
 			if key, delta, ok := elementKey(addr, start); ok {
-				add(FootprintElement, write, key, k, delta)
+				add(FootprintElement, write, key, k, delta).accs[k] = siteAccess{in, addr}
 			} else if fields {
 				if key, ok := invariantField(addr, loop); ok {
 					add(FootprintField, write, key, k, 0)
@@ -196,7 +219,7 @@ func addFootprints(fn *ssa.Function, info *types.Info, fields bool, cands map[st
 // over a slice or a pointer to an array with a value variable, one
 // footprint each, keyed by the value variable's position: the element
 // the language makes the loop read in order.
-func addRangeFootprints(fn *ssa.Function, info *types.Info, add func(FootprintKind, bool, string, SiteKey, int64)) {
+func addRangeFootprints(fn *ssa.Function, info *types.Info, add func(FootprintKind, bool, string, SiteKey, int64) *fpCand) {
 	inspectOwn(fn, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.RangeStmt:
@@ -302,6 +325,51 @@ func elementKey(addr ssa.Value, start token.Pos) (key string, delta int64, ok bo
 		}
 		return "", 0, false
 	}
+}
+
+// repeatSites returns the sites of accs, one footprint's element
+// accesses in one function, that access the element another of them
+// accessed earlier in the same iteration: a site whose address is
+// computed from the same values (the same operand and index values, the
+// same fields, loads of the same address) as a site whose instruction
+// dominates it. Every value the address is computed from dominates the
+// earlier site, so no path reaches the later one through a new
+// definition of a value that skips the earlier one: both access one
+// element (buf[j] in a merge's condition and in the assignment it
+// guards). The runtime checks whatever a footprint records: this decides
+// only which record form (F or FM) a site gets.
+func repeatSites(accs map[SiteKey]siteAccess) map[SiteKey]bool {
+	var out map[SiteKey]bool
+	for k, a := range accs {
+		for k2, b := range accs {
+			if k2 != k && dominatesInstr(b.instr, a.instr) && addrsAlike(a.addr, b.addr, true) {
+				if out == nil {
+					out = map[SiteKey]bool{}
+				}
+				out[k] = true
+				break
+			}
+		}
+	}
+	return out
+}
+
+// dominatesInstr reports whether a, another instruction than b, comes
+// before b on every path from the function's entry to b.
+func dominatesInstr(a, b ssa.Instruction) bool {
+	ab, bb := a.Block(), b.Block()
+	if ab != bb {
+		return ab.Dominates(bb)
+	}
+	for _, in := range ab.Instrs {
+		switch in {
+		case a:
+			return true
+		case b:
+			return false
+		}
+	}
+	return false
 }
 
 // invariantField returns the key of the field access through addr, a
@@ -549,7 +617,7 @@ func (p *SitePlan) decideFootprints() {
 		for _, k := range slices.SortedFunc(maps.Keys(c.sites), SiteKey.compare) {
 			other := p.drops[k] != nil || p.groupAt[k] != nil || p.memberOf[k] != nil || p.unpub[k]
 			if p.footprintOf[k] == nil && (c.kind == FootprintGroup || !other) {
-				f.Sites = append(f.Sites, FootprintSite{k, c.sites[k]})
+				f.Sites = append(f.Sites, FootprintSite{k, c.sites[k], c.repeats[k]})
 				p.footprintOf[k] = f
 			}
 		}
@@ -558,6 +626,30 @@ func (p *SitePlan) decideFootprints() {
 			p.footprints = append(p.footprints, f)
 		}
 	}
+}
+
+// LogsSites reports whether f's accesses must log their sites for a
+// report to tell them apart: two of its sites that may grow its range
+// (not a Repeat) access the same elements of its progression (s[i] in
+// both branches of an if, a merge's dst[k]). Sites at different offsets
+// (pairs[2*i], pairs[2*i+1]) are told apart by their index. Such a
+// footprint records with detector.FM, which logs each change of site
+// (docs/runtime.md, "Site changes"), instead of F.
+func (f *Footprint) LogsSites() bool {
+	if f.Kind != FootprintElement {
+		return false // one field of one object, or one range's reads: the first access names it
+	}
+	seen := map[int64]bool{}
+	for _, s := range f.Sites {
+		if s.Repeat {
+			continue
+		}
+		if seen[s.Delta] {
+			return true
+		}
+		seen[s.Delta] = true
+	}
+	return false
 }
 
 // FootprintOf returns the footprint whose sites include the access of
@@ -600,6 +692,9 @@ type FootprintDecision struct {
 	Kind  string `json:"kind"`
 	Write bool   `json:"write"`
 	Key   string `json:"key"`
+	// LogsSites: the sites record with FM, logging changes of site
+	// (Footprint.LogsSites).
+	LogsSites bool `json:"logsSites,omitempty"`
 	// Sites are the accesses that record into the footprint, each
 	// rendered as a record (Rendered), refused with a reason (its
 	// access is then checked where it is), or never reached.
@@ -610,15 +705,24 @@ type FootprintDecision struct {
 type FootprintSiteDecision struct {
 	Pos      token.Position `json:"pos"`
 	Delta    int64          `json:"delta"`
+	Repeat   bool           `json:"repeat,omitempty"`
 	Rendered bool           `json:"rendered,omitempty"`
 	Refused  string         `json:"refused,omitempty"`
 }
 
 func (d FootprintDecision) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "footprint %d of %s: %s %s %s:", d.ID, d.Func, kindName(d.Write), d.Kind, d.Key)
+	fmt.Fprintf(&b, "footprint %d of %s: %s %s %s", d.ID, d.Func, kindName(d.Write), d.Kind, d.Key)
+	if d.LogsSites {
+		b.WriteString(", logging its sites")
+	}
+	b.WriteString(":")
 	for _, s := range d.Sites {
-		fmt.Fprintf(&b, "\n\t%s%s", s.Pos, renderState(s.Rendered, s.Refused))
+		rep := ""
+		if s.Repeat {
+			rep = " (a repeat)"
+		}
+		fmt.Fprintf(&b, "\n\t%s%s%s", s.Pos, rep, renderState(s.Rendered, s.Refused))
 	}
 	return b.String()
 }
@@ -630,10 +734,10 @@ func (p *SitePlan) FootprintDecisions(fset *token.FileSet, keep func(file string
 	defer p.mu.Unlock()
 	var out []FootprintDecision
 	for _, f := range p.footprints {
-		d := FootprintDecision{ID: f.ID, Func: f.Func, Kind: f.Kind.String(), Write: f.Write, Key: f.Key}
+		d := FootprintDecision{ID: f.ID, Func: f.Func, Kind: f.Kind.String(), Write: f.Write, Key: f.Key, LogsSites: f.LogsSites()}
 		for _, s := range f.Sites {
 			k := entryKey{s.SiteKey, EntryFootprint}
-			d.Sites = append(d.Sites, FootprintSiteDecision{Pos: fset.Position(s.Pos), Delta: s.Delta, Rendered: p.rendered[k], Refused: p.refused[k]})
+			d.Sites = append(d.Sites, FootprintSiteDecision{Pos: fset.Position(s.Pos), Delta: s.Delta, Repeat: s.Repeat, Rendered: p.rendered[k], Refused: p.refused[k]})
 		}
 		if keep(d.Sites[0].Pos.Filename) {
 			out = append(out, d)

@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -26,30 +27,7 @@ var fpRE = regexp.MustCompile(`// fp (-|([RW])((?: [A-Z])+))$`)
 // footprint by the same letter share it; on a line marked `// fp -` no
 // access records into one.
 func TestFootprints(t *testing.T) {
-	dir := filepath.Join("testdata", "src", "footprints")
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, filepath.Join(dir, "f.go"), nil, parser.ParseComments)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{},
-		Uses: map[*ast.Ident]types.Object{}, Implicits: map[ast.Node]types.Object{},
-		Selections: map[*ast.SelectorExpr]*types.Selection{}, Scopes: map[ast.Node]*types.Scope{}, Instances: map[*ast.Ident]types.Instance{}}
-	tpkg, err := (&types.Config{Importer: importer.Default()}).Check("footprints", fset, []*ast.File{f}, info)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prog := ssa.NewProgram(fset, ssa.SanityCheckFunctions)
-	for _, imp := range tpkg.Imports() {
-		prog.CreatePackage(imp, nil, nil, true)
-	}
-	spkg := prog.CreatePackage(tpkg, []*ast.File{f}, info, false)
-	spkg.Build()
-	sp := NewSitePlan()
-	for _, fn := range AnalyzedFunctions(spkg) {
-		sp.AddFootprints(fn, info, mode.BigFoot)
-	}
-	sp.DecideFootprints()
+	sp, fset, f := footprintPlan(t, "footprints")
 
 	// got: per line and kind, the footprints of its sites.
 	got := map[string][]*Footprint{}
@@ -119,4 +97,83 @@ func kindLetter(write bool) string {
 		return "W"
 	}
 	return "R"
+}
+
+// footprintPlan builds testdata/src/<name>/f.go in SSA and returns the
+// plan of its footprints in -mode=bigfoot.
+func footprintPlan(t *testing.T, name string) (*SitePlan, *token.FileSet, *ast.File) {
+	t.Helper()
+	dir := filepath.Join("testdata", "src", name)
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, filepath.Join(dir, "f.go"), nil, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Defs: map[*ast.Ident]types.Object{},
+		Uses: map[*ast.Ident]types.Object{}, Implicits: map[ast.Node]types.Object{},
+		Selections: map[*ast.SelectorExpr]*types.Selection{}, Scopes: map[ast.Node]*types.Scope{}, Instances: map[*ast.Ident]types.Instance{}}
+	tpkg, err := (&types.Config{Importer: importer.Default()}).Check(name, fset, []*ast.File{f}, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog := ssa.NewProgram(fset, ssa.SanityCheckFunctions)
+	for _, imp := range tpkg.Imports() {
+		prog.CreatePackage(imp, nil, nil, true)
+	}
+	spkg := prog.CreatePackage(tpkg, []*ast.File{f}, info, false)
+	spkg.Build()
+	sp := NewSitePlan()
+	for _, fn := range AnalyzedFunctions(spkg) {
+		sp.AddFootprints(fn, info, mode.BigFoot)
+	}
+	sp.DecideFootprints()
+	return sp, fset, f
+}
+
+var repeatRE = regexp.MustCompile(`// (grow|repeat) ([RW])$`)
+
+// TestFootprintRepeats checks FootprintSite.Repeat on
+// testdata/src/fprepeat: a site that accesses the element a dominating
+// site of its footprint accessed, from the same values, is a repeat.
+func TestFootprintRepeats(t *testing.T) {
+	sp, fset, f := footprintPlan(t, "fprepeat")
+	got := map[string]bool{} // "line kind" -> Repeat
+	for _, fp := range sp.footprints {
+		for _, s := range fp.Sites {
+			got[fmt.Sprintf("%d %s", fset.Position(s.Pos).Line, kindLetter(s.Write))] = s.Repeat
+		}
+	}
+	n := 0
+	for _, cg := range f.Comments {
+		for _, c := range cg.List {
+			m := repeatRE.FindStringSubmatch(c.Text)
+			if m == nil {
+				continue
+			}
+			n++
+			k := fmt.Sprintf("%d %s", fset.Position(c.Pos()).Line, m[2])
+			rep, ok := got[k]
+			switch {
+			case !ok:
+				t.Errorf("line %s: no footprint site", k)
+			case rep != (m[1] == "repeat"):
+				t.Errorf("line %s: Repeat = %v, want %s", k, rep, m[1])
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no marks")
+	}
+	// The footprints that log their sites: those with two sites that
+	// grow the range at one offset.
+	logs := map[string]bool{}
+	for _, fp := range sp.footprints {
+		if fp.LogsSites() {
+			logs[fp.Func] = true
+		}
+	}
+	want := map[string]bool{"fprepeat.merge": true, "fprepeat.branches": true}
+	if !maps.Equal(logs, want) {
+		t.Errorf("functions with footprints that log sites: %v, want %v", logs, want)
+	}
 }

@@ -310,17 +310,8 @@ func shift(p *pt, v int) {
 
 // coalescedInexact are the cases of coalescedSrc whose report still
 // names another access than go -race's (issue 32), and the modes where
-// it does: a footprint that records the accesses of several sites of
-// one array through F keeps no site per element (F's inline path stores
-// none), so a race names the site of the range's first access, unless
-// the sites' indexes tell their elements apart (a[2*i], a[2*i+1]):
-// the branches of an if (a merge's dst[k]). (The six loops of six have
-// a footprint each since the plan keys footprints by the loops' own
-// induction variables.)
-var coalescedInexact = map[string][]string{
-	"branch": {"bigfoot", "slimstate"}, "branchprev": {"bigfoot", "slimstate"},
-	"merge": {"bigfoot", "slimstate"}, "mergeprev": {"bigfoot", "slimstate"},
-}
+// it does: none.
+var coalescedInexact = map[string][]string{}
 
 // reportAccess matches, in a race report, the header of an access and the
 // top frame of its stack: kind, function, file:line.

@@ -18,6 +18,13 @@ func sum(a []int, pt *point) int {
 		s += *__bf.F(f, &a[i], 2)
 	}
 	for i := range a {
+		if i%2 == 0 { // FM, which is not inlined, leaves a on the stack too
+			s += *__bf.FM(f, &a[i], 7)
+		} else {
+			s += *__bf.FM(f, &a[i], 8)
+		}
+	}
+	for i := range a {
 		s += __bf.Load(f, &a[i], i+1) + __bf.LoadGrow(f, &a[i], i+1)
 	}
 	*__bf.W(g, &a[0], 3) = s

@@ -1,0 +1,163 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+import "github.com/bigfoot-go/bigfoot/shadow"
+
+// Site changes: which of a footprint's sites touched an element.
+//
+// A footprint records the accesses of several sites into one range when
+// their index progression is the same: s[i] in both branches of an if, a
+// merge's dst[k] from either input. The range is checked under the site
+// that began it, and the shadow keeps that one site for all its elements,
+// as it keeps one for every range. Which branch touched an element is
+// known only at the access. A site per element would cost the footprint's
+// inline path a store per access and the shadow per-element state (a
+// merge's ranges cut into its branches' runs); instead the emitted code
+// records such a footprint's accesses with FM, whose inline path also
+// compares the site with the last one recorded, and the goroutine logs
+// each change of site: (address, clock, the range's site, the access's
+// site). A run of one branch costs nothing more than F; a change costs a
+// call and an entry.
+//
+// A report resolves a race found in such a range from the log: the later
+// access from its own goroutine's, the earlier one from its thread id's
+// (kept with its history, so it outlives the goroutine). Within a range
+// of one clock, the element at addr was touched by the site of the last
+// change at or below addr that the next change does not pass (ranges
+// ascend; a descending range's element is resolved from the wrong side
+// and may name the other site). When the log has moved on (changeMax
+// entries of the thread id since) the report names the range's site.
+
+const (
+	changeBuf = 64   // entries a goroutine logs before it moves them to its history
+	changeMax = 1024 // entries of a history's log of changes (24 KiB)
+)
+
+// A siteChange says that from the access of addr in clock, a footprint
+// whose range is checked under site fsite recorded its accesses at site.
+type siteChange struct {
+	addr        uintptr
+	clock       uint64
+	fsite, site uint32
+}
+
+// changeLog is a goroutine's changes not yet in its history: only the
+// goroutine reads and writes it.
+type changeLog struct {
+	ents [changeBuf]siteChange
+	n    int
+}
+
+// siteChange logs that from the access of a, g's footprint whose range
+// has site fsite records at site.
+func (g *G) siteChange(a uintptr, fsite, site uint32) {
+	l := g.changes
+	if l == nil {
+		l = new(changeLog)
+		g.changes = l
+	}
+	if l.n == changeBuf {
+		g.flushChanges()
+		if l.n == changeBuf { // no history to move them to: drop them
+			l.n = 0
+		}
+	}
+	l.ents[l.n] = siteChange{a, g.t.Epoch.Clock(), fsite, site}
+	l.n++
+}
+
+// flushChanges moves g's logged changes to its thread id's history, if
+// it keeps one (BIGFOOT_OPTIONS=history=0: the goroutine's log is all
+// there is). Called before g's checks of footprint ranges write the
+// shadow, so that a later access's report finds the changes of every
+// range the shadow holds.
+func (g *G) flushChanges() {
+	l, h := g.changes, g.hist
+	if l == nil || l.n == 0 || h == nil {
+		return
+	}
+	h.mu.Lock()
+	if h.changes == nil {
+		h.changes = make([]siteChange, changeMax)
+	}
+	for _, c := range l.ents[:l.n] {
+		h.changes[h.cn%changeMax] = c
+		h.cn++
+	}
+	h.mu.Unlock()
+	l.n = 0
+}
+
+// ownChangedSite returns the site of g's access of addr in the range
+// checked under site fsite in clock, from g's log of changes.
+func (g *G) ownChangedSite(fsite uint32, clock uint64, addr uintptr) (uint32, bool) {
+	var cs []siteChange
+	if h := g.hist; h != nil {
+		h.mu.Lock()
+		cs = h.changesOf(fsite, clock)
+		h.mu.Unlock()
+	}
+	if l := g.changes; l != nil {
+		cs = appendChanges(cs, l.ents[:l.n], fsite, clock)
+	}
+	return changedSite(cs, addr)
+}
+
+// changedSiteOf returns the site of the earlier access of a race, e at
+// site fsite, to addr, from its thread id's log of changes.
+func changedSiteOf(e shadow.Epoch, fsite uint32, addr uintptr) (uint32, bool) {
+	tids.mu.Lock()
+	var h *history
+	if t := e.TID(); int(t) < len(tids.hists) {
+		h = tids.hists[t]
+	}
+	tids.mu.Unlock()
+	if h == nil {
+		return 0, false
+	}
+	h.mu.Lock()
+	cs := h.changesOf(fsite, e.Clock())
+	h.mu.Unlock()
+	return changedSite(cs, addr)
+}
+
+// changesOf returns h's logged changes of the ranges of site fsite in
+// clock, oldest first. h.mu is held.
+func (h *history) changesOf(fsite uint32, clock uint64) []siteChange {
+	n := h.cn
+	var cs []siteChange
+	for k := n - min(n, changeMax); k < n; k++ {
+		cs = appendChanges(cs, h.changes[k%changeMax:k%changeMax+1], fsite, clock)
+	}
+	return cs
+}
+
+// appendChanges appends the changes of src of the ranges of site fsite
+// in clock to dst.
+func appendChanges(dst, src []siteChange, fsite uint32, clock uint64) []siteChange {
+	for _, c := range src {
+		if c.fsite == fsite && c.clock == clock {
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+// changedSite returns the site that touched addr by the changes cs of
+// one range's site and clock, oldest first: the site of the newest
+// change at or below addr whose next change, if it ascends, starts
+// above addr.
+func changedSite(cs []siteChange, addr uintptr) (uint32, bool) {
+	for i := len(cs) - 1; i >= 0; i-- {
+		c := cs[i]
+		if c.addr > addr {
+			continue
+		}
+		if i+1 < len(cs) && cs[i+1].addr > c.addr && addr >= cs[i+1].addr {
+			continue
+		}
+		return c.site, true
+	}
+	return 0, false
+}
