@@ -18,6 +18,9 @@ import (
 //	x := a[i]    becomes   x := (*__bf.F(__bfF0, &a[i]))
 //	a[i].f = v   becomes   *__bf.F(__bfF1, &a[i].f) = v
 //
+// (__bf.FM for a footprint whose sites the plan says log their changes,
+// placement.Footprint.LogsSites.)
+//
 // The function allocates one footprint per array operand, field path and
 // kind in its prologue (__bfF0, __bfF1 := __bfg.FootprintFrame(site,
 // false, &__bfg), __bfg.Footprint(site, true), the site of the first such

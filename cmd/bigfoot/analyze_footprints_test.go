@@ -102,14 +102,14 @@ func compareFootprints(t *testing.T, fps []placement.FootprintDecision, files ma
 	t.Logf("footprint sites: %v", count)
 }
 
-// overlayRecords returns the F and FG records of the instrumented file (its
+// overlayRecords returns the F, FM and FG records of the instrumented file (its
 // original at file), by the expression they record and its kind, with
 // the footprint variable of each.
 func overlayRecords(t *testing.T, file string, src []byte) map[exprShape][]string {
 	t.Helper()
 	out := map[exprShape][]string{}
 	for _, w := range wrapperCalls(t, file, src) {
-		if w.name == "F" && len(w.call.Args) == 3 || w.name == "FG" && len(w.call.Args) == 6 {
+		if (w.name == "F" || w.name == "FM") && len(w.call.Args) == 3 || w.name == "FG" && len(w.call.Args) == 6 {
 			out[w.at] = append(out[w.at], identName(w.call.Args[0]))
 		}
 	}
@@ -127,7 +127,7 @@ type wrapperCall struct {
 
 // wrapperCalls parses the instrumented file (its original at file) and
 // returns its calls of the per-access, group and footprint wrappers
-// (R, RG, W, WG, F, FG) whose address is &x and whose site is in the
+// (R, RG, W, WG, F, FM, FG) whose address is &x and whose site is in the
 // file's site table. A footprint wrapper of another form, or any wrapper
 // whose site is not in the table, is an error.
 func wrapperCalls(t *testing.T, file string, src []byte) []wrapperCall {
@@ -150,7 +150,7 @@ func wrapperCalls(t *testing.T, file string, src []byte) []wrapperCall {
 		case "R", "RG":
 		case "W", "WG":
 			w = true
-		case "F", "FG":
+		case "F", "FM", "FG":
 			w = write[identName(c.Args[0])]
 		default:
 			return true
@@ -162,7 +162,7 @@ func wrapperCalls(t *testing.T, file string, src []byte) []wrapperCall {
 			lit, ok2 = site.Y.(*ast.BasicLit)
 		}
 		if !ok || !ok2 || addr.Op != token.AND {
-			if name == "F" || name == "FG" {
+			if name == "F" || name == "FM" || name == "FG" {
 				t.Errorf("%s: an %s of an unexpected form", fset.Position(c.Pos()), name)
 			}
 			return true
