@@ -356,7 +356,11 @@ func FM[T any](f *Footprint, p *T, site uint32) *T {
 		f.next += f.step
 		if f.last != site {
 			f.last = site
-			if !f.stack {
+			// siteChange, its common case written out.
+			if l := f.g.changes; l != nil && l.n < changeBuf && !f.stack {
+				l.ents[l.n] = siteChange{a, f.g.t.Epoch.Clock(), f.site, site}
+				l.n++
+			} else if !f.stack {
 				f.g.siteChange(a, f.site, site)
 			}
 		}
@@ -693,23 +697,27 @@ func (f *Footprint) checkDone() {
 // checkElems checks the range's elements [i, n) in one operation.
 func (f *Footprint) checkElems(i, n int) {
 	g := f.g
-	if g.changes != nil {
-		g.flushChanges()
-	}
 	g.committing, g.org, g.orgElem = true, f.org, f.orgElem
 	defer func() { g.committing, g.org, g.orgElem = false, 0, 0 }()
 	start, step := f.start+uintptr(i)*f.step, f.step
-	if n -= i; n == 1 {
+	if n -= i; n > 1 {
+		if int(step) < 0 {
+			// Descending: the same elements, ascending from the last.
+			start += uintptr(n-1) * step
+			step = -step
+		}
+		if g.fp.moving && step == f.size && !f.stack {
+			// To the pending checks, whose check moves the site
+			// changes (makePending).
+			g.deferRange(start, f.size, n, f.write, f.site, f.obj, f.org, f.orgElem)
+			return
+		}
+	}
+	if g.changes != nil {
+		g.flushChanges() // before the shadow holds the range
+	}
+	if n == 1 {
 		g.checkOne(shadow.PtrOf(start), f.size, f.write, f.site)
-		return
-	}
-	if int(step) < 0 {
-		// Descending: the same elements, ascending from the last.
-		start += uintptr(n-1) * step
-		step = -step
-	}
-	if g.fp.moving && step == f.size && !f.stack {
-		g.deferRange(start, f.size, n, f.write, f.site, f.obj, f.org, f.orgElem)
 		return
 	}
 	g.checkStrided(shadow.PtrOf(start), f.size, step, n, f.write, f.site)

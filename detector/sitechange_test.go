@@ -36,7 +36,9 @@ func TestChangedSite(t *testing.T) {
 
 // FM logs a change of site, and only a change, keeps one range for the
 // accesses of both sites, and the log names each element's site: the
-// goroutine's own until its range is checked, its history's after.
+// goroutine's own until its range is checked (moved to the pending
+// checks at the return, checked at the next synchronization), its
+// history's after.
 func TestFMLogsChanges(t *testing.T) {
 	a := make([]int64, 16)
 	sites := func(i int) uint32 { // 1 1 2 1 1 2 ...
@@ -65,7 +67,11 @@ func TestFMLogsChanges(t *testing.T) {
 		if _, ok := g.ownChangedSite(1, clock+1, addr(&a[0])); ok {
 			t.Errorf("a change of another clock names a site")
 		}
-		g.PopFootprints(f)
+		g.PopFootprints(f) // the range moves to the pending checks
+		if g.changes.n == 0 {
+			t.Errorf("changes moved before the range was checked")
+		}
+		g.commitFootprints() // the goroutine's synchronization checks it
 		if g.hist == nil {
 			t.Fatal("the history is off; it is on by default")
 		}
