@@ -358,10 +358,10 @@ func FM[T any](f *Footprint, p *T, site uint32) *T {
 			f.last = site
 			// siteChange, its common case written out.
 			if l := f.g.changes; l != nil && l.n < changeBuf && !f.stack {
-				l.ents[l.n] = siteChange{a, f.g.t.Epoch.Clock(), f.site, site}
+				l.ents[l.n] = siteChange{a, f.g.t.Epoch.Clock(), f.site, site, uint32(unsafe.Sizeof(*p))}
 				l.n++
 			} else if !f.stack {
-				f.g.siteChange(a, f.site, site)
+				f.g.siteChange(a, unsafe.Sizeof(*p), f.site, site)
 			}
 		}
 		return p
@@ -381,7 +381,7 @@ func (f *Footprint) recordAt(p unsafe.Pointer, size uintptr, site uint32) {
 	if f.last != site && (f.last == 0 || f.next != next) {
 		f.last = site
 		if !f.stack && !f.direct {
-			f.g.siteChange(uintptr(p), f.site, site)
+			f.g.siteChange(uintptr(p), size, f.site, site)
 		}
 	}
 }
@@ -697,6 +697,13 @@ func (f *Footprint) checkDone() {
 // checkElems checks the range's elements [i, n) in one operation.
 func (f *Footprint) checkElems(i, n int) {
 	g := f.g
+	if f.last != 0 {
+		// FM's range: its run of site changes ends at its last
+		// element; a periodic commit's range logs a new run as it
+		// grows.
+		g.siteChange(f.next-f.step, f.size, f.site, 0)
+		f.last = 0
+	}
 	g.committing, g.org, g.orgElem = true, f.org, f.orgElem
 	defer func() { g.committing, g.org, g.orgElem = false, 0, 0 }()
 	start, step := f.start+uintptr(i)*f.step, f.step

@@ -22,24 +22,27 @@ import "github.com/bigfoot-go/bigfoot/shadow"
 //
 // A report resolves a race found in such a range from the log: the later
 // access from its own goroutine's, the earlier one from its thread id's
-// (kept with its history, so it outlives the goroutine). Within a range
-// of one clock, the element at addr was touched by the site of the last
-// change at or below addr that the next change does not pass (ranges
-// ascend; a descending range's element is resolved from the wrong side
-// and may name the other site). When the log has moved on (changeMax
-// entries of the thread id since) the report names the range's site.
+// (kept with its history, so it outlives the goroutine). The check of a
+// range logs its end (an entry of site 0 at its last element), so the
+// log is a sequence of runs, one per range of the footprint: the newest
+// run of the range's site and clock whose elements span the racing
+// address names it, by the change that covers the address in the run's
+// direction. When the log has moved on (changeMax entries of the thread
+// id since) the report names the range's site.
 
 const (
 	changeBuf = 64   // entries a goroutine logs before it moves them to its history
-	changeMax = 1024 // entries of a history's log of changes (24 KiB)
+	changeMax = 1024 // entries of a history's log of changes (32 KiB)
 )
 
-// A siteChange says that from the access of addr in clock, a footprint
-// whose range is checked under site fsite recorded its accesses at site.
+// A siteChange says that from the access of addr (an element of size
+// bytes) in clock, a footprint whose range is checked under site fsite
+// recorded its accesses at site; site 0: the range ended at addr, its
+// last element.
 type siteChange struct {
-	addr        uintptr
-	clock       uint64
-	fsite, site uint32
+	addr              uintptr
+	clock             uint64
+	fsite, site, size uint32
 }
 
 // changeLog is a goroutine's changes not yet in its history: only the
@@ -49,9 +52,10 @@ type changeLog struct {
 	n    int
 }
 
-// siteChange logs that from the access of a, g's footprint whose range
-// has site fsite records at site.
-func (g *G) siteChange(a uintptr, fsite, site uint32) {
+// siteChange logs that from the access of a, an element of size bytes,
+// g's footprint whose range has site fsite records at site (0: the range
+// ended at a).
+func (g *G) siteChange(a, size uintptr, fsite, site uint32) {
 	l := g.changes
 	if l == nil {
 		l = new(changeLog)
@@ -63,7 +67,7 @@ func (g *G) siteChange(a uintptr, fsite, site uint32) {
 			l.n = 0
 		}
 	}
-	l.ents[l.n] = siteChange{a, g.t.Epoch.Clock(), fsite, site}
+	l.ents[l.n] = siteChange{a, g.t.Epoch.Clock(), fsite, site, uint32(size)}
 	l.n++
 }
 
@@ -145,19 +149,55 @@ func appendChanges(dst, src []siteChange, fsite uint32, clock uint64) []siteChan
 }
 
 // changedSite returns the site that touched addr by the changes cs of
-// one range's site and clock, oldest first: the site of the newest
-// change at or below addr whose next change, if it ascends, starts
-// above addr.
-func changedSite(cs []siteChange, addr uintptr) (uint32, bool) {
-	for i := len(cs) - 1; i >= 0; i-- {
-		c := cs[i]
-		if c.addr > addr {
+// one range's site and clock, oldest first: in the newest run (the
+// entries up to an end) whose elements span addr, the change that
+// covers it.
+func changedSite(cs []siteChange, addr uintptr) (site uint32, ok bool) {
+	start := 0
+	for i := 0; i <= len(cs); i++ {
+		if i < len(cs) && cs[i].site != 0 {
 			continue
 		}
-		if i+1 < len(cs) && cs[i+1].addr > c.addr && addr >= cs[i+1].addr {
-			continue
+		var end *siteChange
+		if i < len(cs) {
+			end = &cs[i]
 		}
-		return c.site, true
+		if s, found := runSite(cs[start:i], end, addr); found {
+			site, ok = s, true
+		}
+		start = i + 1
+	}
+	return site, ok
+}
+
+// runSite returns the site that touched addr in one run of changes, the
+// first made where the range began, if the run spans addr. end is the
+// run's end (nil: the range was not checked yet). Ascending, change k
+// covers its element up to change k+1's; descending, down to it.
+func runSite(run []siteChange, end *siteChange, addr uintptr) (uint32, bool) {
+	if len(run) == 0 {
+		return 0, false
+	}
+	first, size := run[0].addr, uintptr(run[0].size)
+	desc := end != nil && end.addr < first || end == nil && len(run) > 1 && run[1].addr < first
+	if desc {
+		if addr >= first+size || end != nil && addr < end.addr {
+			return 0, false
+		}
+		for k := len(run) - 1; k >= 0; k-- {
+			if addr < run[k].addr+size {
+				return run[k].site, true
+			}
+		}
+		return 0, false
+	}
+	if addr < first || end != nil && addr >= end.addr+uintptr(end.size) {
+		return 0, false
+	}
+	for k := len(run) - 1; k >= 0; k-- {
+		if addr >= run[k].addr {
+			return run[k].site, true
+		}
 	}
 	return 0, false
 }

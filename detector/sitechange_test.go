@@ -4,32 +4,35 @@ package detector
 
 import "testing"
 
-// changedSite names the site of the newest change at or below the
-// address that the next change does not pass.
+// changedSite names the site of the change that covers the address in
+// the newest run that spans it.
 func TestChangedSite(t *testing.T) {
-	// One ascending range from 100, 8-byte elements: sites 1, 2, 1, 2
-	// from elements 0, 1, 3, 4; then a second pass from 100 (a later
-	// call of the same loop in the clock) with site 2 to its end.
-	cs := []siteChange{{100, 5, 9, 1}, {108, 5, 9, 2}, {124, 5, 9, 1}, {132, 5, 9, 2}}
+	ch := func(addr uintptr, site uint32) siteChange { return siteChange{addr, 5, 9, site, 8} }
+	// One ascending range from 100 to 140 (elements 0..5): sites 1, 2,
+	// 1, 2 from elements 0, 1, 3, 4; its check logged its end.
+	one := []siteChange{ch(100, 1), ch(108, 2), ch(124, 1), ch(132, 2), ch(140, 0)}
+	// The same loop again over 100..116 with site 2 only (a later
+	// call in the clock), and a range still open from 200.
+	two := append(append([]siteChange(nil), one...), ch(100, 2), ch(116, 0), ch(200, 1))
+	// A descending range from 156 down to 100: 1 from 156, 2 from 140.
+	down := []siteChange{ch(156, 1), ch(140, 2), ch(100, 0)}
 	for _, c := range []struct {
+		name string
+		cs   []siteChange
 		addr uintptr
-		want uint32
-		ok   bool
+		want uint32 // 0: no site
 	}{
-		{96, 0, false}, // below the range
-		{100, 1, true}, {104, 1, true},
-		{108, 2, true}, {116, 2, true}, {123, 2, true},
-		{124, 1, true}, {131, 1, true},
-		{132, 2, true}, {400, 2, true},
+		{"one", one, 96, 0}, {"one", one, 100, 1}, {"one", one, 107, 1},
+		{"one", one, 108, 2}, {"one", one, 123, 2}, {"one", one, 124, 1},
+		{"one", one, 132, 2}, {"one", one, 147, 2}, {"one", one, 148, 0},
+		{"two", two, 100, 2}, {"two", two, 123, 2}, {"two", two, 124, 1},
+		{"two", two, 140, 2}, {"two", two, 199, 0}, {"two", two, 200, 1}, {"two", two, 900, 1},
+		{"down", down, 163, 1}, {"down", down, 156, 1}, {"down", down, 148, 1}, {"down", down, 147, 2},
+		{"down", down, 100, 2}, {"down", down, 99, 0}, {"down", down, 164, 0},
 	} {
-		if s, ok := changedSite(cs, c.addr); s != c.want || ok != c.ok {
-			t.Errorf("one pass: changedSite(%d) = %d, %v; want %d, %v", c.addr, s, ok, c.want, c.ok)
-		}
-	}
-	second := append(cs, siteChange{100, 5, 9, 2})
-	for _, addr := range []uintptr{100, 116, 124, 140} {
-		if s, ok := changedSite(second, addr); s != 2 || !ok {
-			t.Errorf("second pass: changedSite(%d) = %d, %v; want 2, true", addr, s, ok)
+		s, ok := changedSite(c.cs, c.addr)
+		if s != c.want || ok != (c.want != 0) {
+			t.Errorf("%s: changedSite(%d) = %d, %v; want %d", c.name, c.addr, s, ok, c.want)
 		}
 	}
 }
