@@ -50,8 +50,9 @@ func (f *Footprint) overlaps(lo, hi uintptr) bool {
 
 // earlierPending returns the site, kind and element grid (Footprint.org)
 // of an access to addr that one of g's footprints or pending checks
-// holds unchecked; ok is false if there is none.
-func (g *G) earlierPending(addr uintptr) (site uint32, write bool, org, elem uintptr, ok bool) {
+// holds unchecked, and a pending check's stack (0 for a footprint's
+// access, whose function is on g's stack); ok is false if there is none.
+func (g *G) earlierPending(addr uintptr) (site uint32, write bool, org, elem uintptr, stack uint32, ok bool) {
 	for i := 0; i < g.pend.n; i++ {
 		c := &g.pend.c[i]
 		if addr < c.lo || addr >= c.hi {
@@ -59,7 +60,7 @@ func (g *G) earlierPending(addr uintptr) (site uint32, write bool, org, elem uin
 		}
 		for _, s := range c.subs[:c.nsub] {
 			if addr >= s.lo && addr < s.hi {
-				return s.site, c.write, s.org, s.orgElem, true
+				return s.site, c.write, s.org, s.orgElem, c.stack, true
 			}
 		}
 	}
@@ -70,7 +71,7 @@ func (g *G) earlierPending(addr uintptr) (site uint32, write bool, org, elem uin
 			continue
 		}
 		if n := f.count(); n > f.done && inElements(addr, f.start+uintptr(f.done)*f.step, f.step, f.size, n-f.done) {
-			return f.site, f.write, f.org, f.orgElem, true
+			return f.site, f.write, f.org, f.orgElem, 0, true
 		}
 		r := &f.Range
 		if r.base == 0 || r.stack {
@@ -79,11 +80,11 @@ func (g *G) earlierPending(addr uintptr) (site uint32, write bool, org, elem uin
 		if lo, hi, held := r.pending(); held {
 			s := uintptr(abs(r.step)) * r.elem
 			if inElements(addr, r.base+uintptr(lo)*r.elem+r.off, s, r.size, (hi-lo)/abs(r.step)+1) {
-				return f.site, f.write, r.org, r.elem, true
+				return f.site, f.write, r.org, r.elem, 0, true
 			}
 		}
 	}
-	return 0, false, 0, 0, false
+	return 0, false, 0, 0, 0, false
 }
 
 // inElements reports whether addr is in one of the n elements of size

@@ -400,18 +400,32 @@ func report(g *G, r shadow.Race, site uint32) {
 // reports it: its line in the check's function, its kind.
 func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 	earlier := false
-	if !g.committing {
-		// An access of the racing bytes the goroutine made earlier in
-		// this function and has not checked yet: go -race reports it
-		// (earlier.go).
-		if s, w, org, elem, ok := g.earlierPending(r.Addr); ok && (w || r.PrevWrite) && funcOfSite(s) == funcOfSite(site) && s != site {
-			site, r.Write, g.org, g.orgElem, earlier = s, w, org, elem, true
-			base = 0
-			defer func() { g.org, g.orgElem = 0, 0 }()
-		}
-	}
+	var earlierPCs []uintptr // the stack of an earlier access in another function
 	var pcs [64]uintptr
 	n := runtime.Callers(2, pcs[:])
+	if !g.committing {
+		// An access of the racing bytes the goroutine made earlier and
+		// has not checked yet: go -race reports it (earlier.go). One in
+		// another function (a copy the caller made before this call)
+		// is a pending check's, reported with the stack it kept, or,
+		// if its ranges came with several, from the frame of its
+		// function on this stack, if there is one.
+		if s, w, org, elem, stack, ok := g.earlierPending(r.Addr); ok && (w || r.PrevWrite) && s != site {
+			same := funcOfSite(s) == funcOfSite(site)
+			switch {
+			case same:
+			case stack != 0 && stack != unknownStack:
+				earlierPCs = stackOf(stack)
+			case writeAccessStack(io.Discard, s, access{}, false, pcs[:n], true):
+				earlierPCs = pcs[:n]
+			}
+			if same || earlierPCs != nil {
+				site, r.Write, g.org, g.orgElem, earlier = s, w, org, elem, true
+				base = 0
+				defer func() { g.org, g.orgElem = 0, 0 }()
+			}
+		}
+	}
 	key := keyOf(g, r, site, pcs[:n])
 	clock := g.t.Epoch.Clock() // the access's, before the tick below
 	reportMu.Lock()
@@ -501,7 +515,11 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 	}
 	fmt.Fprintf(w, "==================\nWARNING: DATA RACE\n")
 	fmt.Fprintf(w, "%s at 0x%012x by %s:\n", kind(r.Write, true), r.Addr, goroutineName(strconv.FormatUint(g.goid, 10)))
-	if !g.committing || !writeDeferredStack(w, g, site, cur, curExact, pcs[:n]) {
+	switch {
+	case earlierPCs != nil && writeAccessStack(w, site, cur, curExact, earlierPCs, false):
+		// The earlier access's own stack.
+	case g.committing && writeDeferredStack(w, g, site, cur, curExact, pcs[:n]):
+	default:
 		if g.committing {
 			// The access is at its site; the stack is where the
 			// check was made.

@@ -331,9 +331,9 @@ func shift(p *pt, v int) {
 
 // coalescedInexact are the cases of coalescedSrc whose report still
 // names another access than go -race's (issue 32), and the modes where
-// it does. msort: go -race reports the read of the racing element by
-// msort's copy(tmp, a); every mode reports merge's write of it, later
-// (not a coalesced check's: fasttrack too).
+// it does. msort: go -race's first frame is runtime.slicecopy (the
+// read of msort's copy(tmp, a)); fasttrack and redcard print the copy's
+// line without that frame, slimstate and bigfoot merge's later write.
 var coalescedInexact = map[string][]string{
 	"msort": {"fasttrack", "redcard", "slimstate", "bigfoot"},
 }
