@@ -59,8 +59,8 @@ type history struct {
 	// slots[slotOf(s)] is site s's last entry (the owner's only)
 	slots [histSlots]histSlot
 	// changes is the thread id's log of footprints' site changes
-	// (sitechange.go), a ring of changeMax once made; change k is
-	// changes[k%changeMax]. Guarded by mu.
+	// (sitechange.go), a ring of changeMin to changeMax entries once
+	// made; change k is changes[k%len(changes)]. Guarded by mu.
 	changes []siteChange
 	cn      uint64
 }

@@ -27,12 +27,14 @@ import "github.com/bigfoot-go/bigfoot/shadow"
 // log is a sequence of runs, one per range of the footprint: the newest
 // run of the range's site and clock whose elements span the racing
 // address names it, by the change that covers the address in the run's
-// direction. When the log has moved on (changeMax entries of the thread
-// id since) the report names the range's site.
+// direction. The log starts at changeMin entries and doubles, up to
+// changeMax, while its oldest change is of the clock being logged; when
+// it has moved on past the access, the report names the range's site.
 
 const (
 	changeBuf = 64   // entries a goroutine logs before it moves them to its history
-	changeMax = 1024 // entries of a history's log of changes (32 KiB)
+	changeMin = 128  // entries of a history's log of changes when made
+	changeMax = 1024 // entries of it at most (32 KiB)
 )
 
 // A siteChange says that from the access of addr (an element of size
@@ -83,14 +85,29 @@ func (g *G) flushChanges() {
 	}
 	h.mu.Lock()
 	if h.changes == nil {
-		h.changes = make([]siteChange, changeMax)
+		h.changes = make([]siteChange, changeMin)
 	}
 	for _, c := range l.ents[:l.n] {
-		h.changes[h.cn%changeMax] = c
+		n := uint64(len(h.changes))
+		if h.cn >= n && n < changeMax && h.changes[h.cn%n].clock == c.clock {
+			h.growChanges() // the oldest change is of this clock: keep it
+			n = uint64(len(h.changes))
+		}
+		h.changes[h.cn%n] = c
 		h.cn++
 	}
 	h.mu.Unlock()
 	l.n = 0
+}
+
+// growChanges doubles h's log of changes, keeping every change in it.
+// h.mu is held.
+func (h *history) growChanges() {
+	old, n := h.changes, uint64(len(h.changes))
+	h.changes = make([]siteChange, 2*n)
+	for k := h.cn - min(h.cn, n); k < h.cn; k++ {
+		h.changes[k%(2*n)] = old[k%n]
+	}
 }
 
 // ownChangedSite returns the site of g's access of addr in the range
@@ -131,8 +148,9 @@ func changedSiteOf(e shadow.Epoch, fsite uint32, addr uintptr) (uint32, bool) {
 func (h *history) changesOf(fsite uint32, clock uint64) []siteChange {
 	n := h.cn
 	var cs []siteChange
-	for k := n - min(n, changeMax); k < n; k++ {
-		cs = appendChanges(cs, h.changes[k%changeMax:k%changeMax+1], fsite, clock)
+	m := uint64(len(h.changes))
+	for k := n - min(n, m); k < n; k++ {
+		cs = appendChanges(cs, h.changes[k%m:k%m+1], fsite, clock)
 	}
 	return cs
 }

@@ -88,3 +88,36 @@ func TestFMLogsChanges(t *testing.T) {
 		}
 	})
 }
+
+// A history's log of changes grows while its oldest change is of the
+// clock being logged, and otherwise overwrites it.
+func TestChangesGrow(t *testing.T) {
+	h := &history{}
+	g := &G{hist: h} // clock 0
+	for i := range 300 {
+		g.siteChange(uintptr(1000+8*i), 8, 9, uint32(1+i%2))
+	}
+	g.flushChanges()
+	if n := len(h.changes); n != 512 {
+		t.Errorf("%d entries after 300 changes of one clock, want 512", n)
+	}
+	if n := len(h.changesOf(9, 0)); n != 300 {
+		t.Errorf("%d changes of the clock kept, want 300", n)
+	}
+
+	old := &history{changes: make([]siteChange, changeMin), cn: changeMin}
+	for i := range old.changes {
+		old.changes[i] = siteChange{clock: 7, fsite: 9, site: 1}
+	}
+	g = &G{hist: old}
+	for i := range changeBuf {
+		g.siteChange(uintptr(1000+8*i), 8, 9, 2)
+	}
+	g.flushChanges()
+	if n := len(old.changes); n != changeMin {
+		t.Errorf("%d entries, want %d: the oldest changes were of another clock", n, changeMin)
+	}
+	if a, b := len(old.changesOf(9, 0)), len(old.changesOf(9, 7)); a != changeBuf || b != changeMin-changeBuf {
+		t.Errorf("changes of clock 0, 7: %d, %d; want %d, %d", a, b, changeBuf, changeMin-changeBuf)
+	}
+}
