@@ -33,8 +33,8 @@ import "github.com/bigfoot-go/bigfoot/shadow"
 
 const (
 	changeBuf = 64   // entries a goroutine logs before it moves them to its history
-	changeMin = 128  // entries of a history's log of changes when made
-	changeMax = 1024 // entries of it at most (32 KiB)
+	changeMin = 64  // entries of a history's log of changes when made
+	changeMax = 256 // entries of it at most (8 KiB: mergesort has 1,000 thread ids)
 )
 
 // A siteChange says that from the access of addr (an element of size

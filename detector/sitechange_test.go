@@ -94,15 +94,22 @@ func TestFMLogsChanges(t *testing.T) {
 func TestChangesGrow(t *testing.T) {
 	h := &history{}
 	g := &G{hist: h} // clock 0
-	for i := range 300 {
+	for i := range 200 {
 		g.siteChange(uintptr(1000+8*i), 8, 9, uint32(1+i%2))
 	}
 	g.flushChanges()
-	if n := len(h.changes); n != 512 {
-		t.Errorf("%d entries after 300 changes of one clock, want 512", n)
+	if n := len(h.changes); n != 256 {
+		t.Errorf("%d entries after 200 changes of one clock, want 256", n)
 	}
-	if n := len(h.changesOf(9, 0)); n != 300 {
-		t.Errorf("%d changes of the clock kept, want 300", n)
+	if n := len(h.changesOf(9, 0)); n != 200 {
+		t.Errorf("%d changes of the clock kept, want 200", n)
+	}
+	for i := range 200 {
+		g.siteChange(uintptr(1000+8*i), 8, 9, uint32(1+i%2))
+	}
+	g.flushChanges()
+	if n, m := len(h.changes), len(h.changesOf(9, 0)); n != changeMax || m != changeMax {
+		t.Errorf("%d entries, %d changes kept after 400 changes, want %d of each", n, m, changeMax)
 	}
 
 	old := &history{changes: make([]siteChange, changeMin), cn: changeMin}
