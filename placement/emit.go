@@ -93,12 +93,23 @@ func addrsAlike(x, y ssa.Value, loads bool) bool {
 		return ok && x.Field == y.Field && addrsAlike(x.X, y.X, loads)
 	case *ssa.IndexAddr:
 		y, ok := y.(*ssa.IndexAddr)
-		return ok && sameValue(x.Index, y.Index) && addrsAlike(x.X, y.X, loads)
+		return ok && (sameValue(x.Index, y.Index) || loads && sameArith(x.Index, y.Index)) && addrsAlike(x.X, y.X, loads)
 	case *ssa.UnOp:
 		y, ok := y.(*ssa.UnOp)
 		return loads && ok && x.Op == token.MUL && y.Op == token.MUL && addrsAlike(x.X, y.X, loads)
 	}
 	return false
+}
+
+// sameArith reports whether x and y are one value, equal constants, or
+// the same arithmetic (a[j-1] twice: two BinOps) of such values.
+func sameArith(x, y ssa.Value) bool {
+	if sameValue(x, y) {
+		return true
+	}
+	bx, ok1 := x.(*ssa.BinOp)
+	by, ok2 := y.(*ssa.BinOp)
+	return ok1 && ok2 && bx.Op == by.Op && sameArith(bx.X, by.X) && sameArith(bx.Y, by.Y)
 }
 
 func sameValue(x, y ssa.Value) bool {

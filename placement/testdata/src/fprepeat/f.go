@@ -59,3 +59,11 @@ func consts(a *[4]uint64, n int) uint64 {
 	}
 	return t
 }
+
+func insertion(a []int) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j-1] > a[j]; j-- { // grow R
+			a[j-1], a[j] = a[j], a[j-1] // repeat R
+		}
+	}
+}
