@@ -32,7 +32,7 @@ import "github.com/bigfoot-go/bigfoot/shadow"
 // it has moved on past the access, the report names the range's site.
 
 const (
-	changeBuf = 64   // entries a goroutine logs before it moves them to its history
+	changeBuf = 64  // entries a goroutine logs before it moves them to its history
 	changeMin = 64  // entries of a history's log of changes when made
 	changeMax = 256 // entries of it at most (8 KiB: mergesort has 1,000 thread ids)
 )
