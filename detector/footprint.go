@@ -131,6 +131,10 @@ type fpStack struct {
 	// at its loop's next execution (OpenRangeAt): its contiguous ranges
 	// may move to the goroutine's pending checks (pending.go).
 	moving bool
+	// popping: popFootprints is committing the footprints it pops,
+	// after which the stack is popTo high.
+	popping bool
+	popTo   int
 }
 
 // Footprint returns a footprint for the accesses of kind write at site,
@@ -241,13 +245,13 @@ func (g *G) popFootprints(f *Footprint, move bool) {
 	if idx < 0 || idx >= s.top {
 		return // already popped below f (a caller returned past a panic)
 	}
-	s.moving = move
+	s.moving, s.popping, s.popTo = move, true, idx
 	for i := s.top - 1; i >= idx; i-- {
 		f := &s.chunks[i/fpChunk][i%fpChunk]
 		f.commitAll()
 		f.Range = Range{} // closed: let its array go
 	}
-	s.moving = false
+	s.moving, s.popping = false, false
 	s.top = idx
 	g.popped()
 }
@@ -704,8 +708,8 @@ func (f *Footprint) checkElems(i, n int) {
 		g.siteChange(f.next-f.step, f.size, f.site, 0)
 		f.last = 0
 	}
-	g.committing, g.org, g.orgElem = true, f.org, f.orgElem
-	defer func() { g.committing, g.org, g.orgElem = false, 0, 0 }()
+	g.committing, g.commitFP, g.org, g.orgElem = true, f, f.org, f.orgElem
+	defer func() { g.committing, g.commitFP, g.org, g.orgElem = false, nil, 0, 0 }()
 	start, step := f.start+uintptr(i)*f.step, f.step
 	if n -= i; n > 1 {
 		if int(step) < 0 {

@@ -91,6 +91,9 @@ type G struct {
 	fp         fpStack       // pending footprints (footprint.go)
 	pend       pendingChecks // checks moved past their function's return (pending.go)
 	committing bool          // checking a footprint: reports name its site first
+	// commitFP is the footprint whose range is being checked, nil
+	// otherwise (a pending check, a side set)
+	commitFP *Footprint
 	// pendStack is the stack of the pending check being made (its
 	// accesses'), 0 otherwise (pending.go)
 	pendStack uint32

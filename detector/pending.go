@@ -92,6 +92,12 @@ type pendingSub struct {
 	lo, hi       uintptr
 	org, orgElem uintptr
 	site         uint32
+	// top is the height of the goroutine's footprint stack when the
+	// sub last took bytes, less the footprints being popped then (the
+	// highest, of subs joined): a footprint now at or above it was
+	// pushed after, so the sub's accesses came before all of that
+	// footprint's (pendingBefore).
+	top int
 }
 
 // mergeSubs adds o's subs to c's and reports whether they fit; if not,
@@ -110,6 +116,7 @@ next:
 			l := &subs[i]
 			if l.site == s.site && s.lo <= l.hi && s.hi >= l.lo {
 				l.lo, l.hi = min(l.lo, s.lo), max(l.hi, s.hi)
+				l.top = max(l.top, s.top)
 				if l.org != s.org || l.orgElem != s.orgElem {
 					l.org, l.orgElem = 0, 0
 				}
@@ -155,7 +162,11 @@ func (g *G) deferRange(lo, size uintptr, n int, write bool, site uint32, obj uns
 		p.c = new([pendMax]pendingCheck)
 	}
 	r := pendingCheck{lo: lo, hi: lo + uintptr(n)*size, size: size, obj: obj, fn: g.siteFunc(site), site: site, write: write, nsub: 1}
-	r.subs[0] = pendingSub{r.lo, r.hi, org, orgElem, site}
+	top := g.fp.top
+	if g.fp.popping {
+		top = g.fp.popTo // the footprints being popped are done with
+	}
+	r.subs[0] = pendingSub{r.lo, r.hi, org, orgElem, site, top}
 	if g.hist != nil {
 		r.hash = stackHash(g.t.GP)
 	}

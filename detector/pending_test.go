@@ -208,3 +208,33 @@ func TestPendingManySites(t *testing.T) {
 		}
 	})
 }
+
+// TestPendingBefore: a footprint's check names an access of the same
+// bytes that a pending check holds only if the pending check took them
+// before the footprint was pushed (a caller's copy before the call whose
+// footprint raced), not if it took any while the footprint was pushed.
+func TestPendingBefore(t *testing.T) {
+	base := RegisterSites("p", "before.go", "1:1:caller\n2:1:callee\n3:1:inner\n")
+	a := make([]int64, 64)
+	at := func(i int) uintptr { return uintptr(unsafe.Pointer(&a[i])) }
+	expect(t, false, func(g *G) {
+		popRange(g, a, 0, 8, false, base) // a caller's reads, moved at its return
+		f := g.Footprint(base+1, true)    // the callee it calls next
+		if h, ok := g.pendingBefore(at(3), f); !ok || h.site != base || h.write {
+			t.Errorf("pendingBefore(a[3]) = %+v, %v; want the read at site %d", h, ok, base)
+		}
+		if _, ok := g.pendingBefore(at(9), f); ok {
+			t.Errorf("pendingBefore(a[9]) found an access; no pending check holds a[9]")
+		}
+		popRange(g, a, 8, 16, false, base+2) // reads made while f is pushed
+		if h, ok := g.pendingBefore(at(10), f); ok {
+			t.Errorf("pendingBefore(a[10]) = %+v: taken while the footprint was pushed, want none", h)
+		}
+		f2 := g.Footprint(base+2, true) // a callee of f's function, called next
+		if h, ok := g.pendingBefore(at(10), f2); !ok || h.site != base+2 {
+			t.Errorf("pendingBefore(a[10]) = %+v, %v for a footprint pushed after; want the read at site %d", h, ok, base+2)
+		}
+		g.PopFootprints(f2)
+		g.PopFootprints(f)
+	})
+}

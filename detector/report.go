@@ -40,6 +40,10 @@ type siteInfo struct {
 	line, col int
 	fn        string
 	cov       *coverage // what a coalesced check covers (exact.go), or nil
+	// copy: the site is a call of the copy builtin ("c" in its table
+	// entry), whose accesses go -race reports in runtime.slicecopy
+	// (copyframe.go).
+	copy bool
 }
 
 // sites.next is set statically, not by an init function, so that a table
@@ -89,6 +93,7 @@ func site(s uint32) (*siteTable, siteInfo, bool) {
 			l, cov, _ := strings.Cut(l, "\t")
 			f := strings.SplitN(l, ":", 3)
 			var si siteInfo
+			cov, si.copy = cutCopy(cov)
 			if len(f) == 3 {
 				si.line, _ = strconv.Atoi(f[0])
 				si.col, _ = strconv.Atoi(f[1])
@@ -403,28 +408,12 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 	var earlierPCs []uintptr // the stack of an earlier access in another function
 	var pcs [64]uintptr
 	n := runtime.Callers(2, pcs[:])
-	if !g.committing {
-		// An access of the racing bytes the goroutine made earlier and
-		// has not checked yet: go -race reports it (earlier.go). One in
-		// another function (a copy the caller made before this call)
-		// is a pending check's, reported with the stack it kept, or,
-		// if its ranges came with several, from the frame of its
-		// function on this stack, if there is one.
-		if s, w, org, elem, stack, ok := g.earlierPending(r.Addr); ok && (w || r.PrevWrite) && s != site {
-			same := funcOfSite(s) == funcOfSite(site)
-			switch {
-			case same:
-			case stack != 0 && stack != unknownStack:
-				earlierPCs = stackOf(stack)
-			case writeAccessStack(io.Discard, s, access{}, false, pcs[:n], true):
-				earlierPCs = pcs[:n]
-			}
-			if same || earlierPCs != nil {
-				site, r.Write, g.org, g.orgElem, earlier = s, w, org, elem, true
-				base = 0
-				defer func() { g.org, g.orgElem = 0, 0 }()
-			}
-		}
+	// An access of the racing bytes the goroutine made earlier and has
+	// not checked yet: go -race reports it (earlier.go).
+	if a, pcsOf, ok := g.earlierAccess(&r, site, pcs[:n]); ok {
+		site, r.Write, g.org, g.orgElem, earlier, earlierPCs = a.site, a.write, a.org, a.elem, true, pcsOf
+		base = 0
+		defer func() { g.org, g.orgElem = 0, 0 }()
 	}
 	key := keyOf(g, r, site, pcs[:n])
 	clock := g.t.Epoch.Clock() // the access's, before the tick below
@@ -515,6 +504,9 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 	}
 	fmt.Fprintf(w, "==================\nWARNING: DATA RACE\n")
 	fmt.Fprintf(w, "%s at 0x%012x by %s:\n", kind(r.Write, true), r.Addr, goroutineName(strconv.FormatUint(g.goid, 10)))
+	if copyAccess(site, cur, curExact) {
+		writeSlicecopy(w)
+	}
 	switch {
 	case earlierPCs != nil && writeAccessStack(w, site, cur, curExact, earlierPCs, false):
 		// The earlier access's own stack.
@@ -540,6 +532,9 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 		prevID = strconv.FormatUint(prev.goid, 10)
 	}
 	fmt.Fprintf(w, "\nPrevious %s at 0x%012x by %s:\n", kind(r.PrevWrite, false), r.Addr, goroutineName(prevID))
+	if copyAccess(r.PrevSite, prevAcc, prevExact) {
+		writeSlicecopy(w)
+	}
 	if !hist.done {
 		hist.pcs, hist.commit, _, _ = restore(r.Prev, r.PrevSite, r.Addr)
 	}

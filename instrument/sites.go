@@ -145,6 +145,18 @@ func (r *fileRewriter) coverRMW(e ast.Expr) {
 	r.coverage = siteCoverage{e.Pos(), item}
 }
 
+// markCopy adds "c" to the coverage of the site allocated next at pos,
+// a call of the copy builtin: go -race reports its accesses with a first
+// frame in runtime.slicecopy, which a report prints too
+// (detector/copyframe.go).
+func (r *fileRewriter) markCopy(pos token.Pos) {
+	if r.coverage.pos == pos && r.coverage.text != "" {
+		r.coverage.text += "\tc"
+		return
+	}
+	r.coverage = siteCoverage{pos, "c"}
+}
+
 // loopCoverage is the "l" entry of the footprint of merged range rs, e
 // one of its accesses: the index coefficient, the element size, the
 // first site's constant index term and each site's index from the

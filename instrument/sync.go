@@ -568,6 +568,7 @@ func (r *fileRewriter) builtinCall(e *ast.CallExpr, name string, args []sub) str
 		if b, ok := argType(1).(*types.Basic); ok && b.Info()&types.IsString != 0 {
 			helper = "__bf.CopyString"
 		}
+		r.markCopy(e.Pos())
 		return r.splice(e.Pos(), e.End(), append([]sub{{e.Pos(), e.Lparen + 1, helper + "(" + r.g() + ", " + r.site(e.Pos()) + ", "}}, args...)...)
 	case "append":
 		if len(e.Args) < 2 {

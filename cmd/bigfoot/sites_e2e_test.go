@@ -3,7 +3,6 @@ package main
 import (
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -242,6 +241,10 @@ func main() {
 		a, b := make([]int, 8), make([]int, 8)
 		early(func() { a[3] = 1 })
 		loopCopy(a, b)
+	case "copyprev":
+		a, b := make([]int, 8), make([]int, 8)
+		early(func() { loopCopy(a, b) })
+		println(b[3])
 	case "callee":
 		cs := make([]cell, 4)
 		early(func() { cs[2].v = 1 })
@@ -329,15 +332,6 @@ func shift(p *pt, v int) {
 }
 `
 
-// coalescedInexact are the cases of coalescedSrc whose report still
-// names another access than go -race's (issue 32), and the modes where
-// it does. msort: go -race's first frame is runtime.slicecopy (the
-// read of msort's copy(tmp, a)); fasttrack and redcard print the copy's
-// line without that frame, slimstate and bigfoot merge's later write.
-var coalescedInexact = map[string][]string{
-	"msort": {"fasttrack", "redcard", "slimstate", "bigfoot"},
-}
-
 // reportAccess matches, in a race report, the header of an access and the
 // top frame of its stack: kind, function, file:line.
 var reportAccess = regexp.MustCompile(`(?m)^(Read|Write|Previous read|Previous write) at 0x[0-9a-f]+ by [^\n]*:\n  ([^\n]*)\(\)\n +([^ \n]*:\d+)`)
@@ -362,7 +356,10 @@ func firstAccesses(out string) string {
 // merged loop range, ranges merged past a return and a callee's accesses
 // checked by its caller's loop name the site that touched the racing
 // element, as the later access and as the earlier one; a range pending
-// at a copy of the same elements names the loop, whose access came first.
+// at a copy of the same elements names the loop, whose access came first;
+// a merge sort's copy names the copy, not the merge its caller made next
+// (whose footprint's check comes first); and an access of a copy, later
+// or earlier, has runtime.slicecopy's frame first, as go -race prints it.
 func TestSameCoalescedSites(t *testing.T) {
 	if bigfootBin == "" {
 		t.Skip("end-to-end test; skipped with -short")
@@ -378,10 +375,9 @@ func TestSameCoalescedSites(t *testing.T) {
 	}
 	for _, c := range []string{"groupfirst", "groupmiddle", "method", "groupprev", "bools", "redcard",
 		"pairs", "pairsprev", "halves", "halvesprev", "loopcopy",
-		"callee", "calleeprev", "calleeother", "calleeotherprev", "branch", "branchprev", "merge", "mergeprev", "msort", "msortprev",
+		"callee", "calleeprev", "calleeother", "calleeotherprev", "branch", "branchprev", "merge", "mergeprev", "msort", "msortprev", "copyprev",
 		"six", "sixprev", "globalprev", "subsliceprev", "elemread", "elemreadprev", "elemwrite", "elemwriteprev"} {
 		t.Run(c, func(t *testing.T) {
-			inexact := coalescedInexact[c]
 			want := ""
 			for _, tool := range tools {
 				_, r := raceRuns(t, filepath.Join(dir, tool), 1, c)
@@ -391,8 +387,6 @@ func TestSameCoalescedSites(t *testing.T) {
 						t.Fatalf("go -race reported no race:\n%v", r)
 					}
 					want = got
-				} else if slices.Contains(inexact, tool) {
-					t.Logf("%s: not exact yet (issue 32): %s", tool, strings.ReplaceAll(got, "\n", "; "))
 				} else if got != want {
 					t.Errorf("%s: accesses\n%s\nwant (go -race)\n%s\nreport:\n%s", tool, got, want, r.stderr)
 				}
