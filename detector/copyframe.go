@@ -9,7 +9,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"sync"
 	"unsafe"
 )
 
@@ -65,37 +64,46 @@ func writeSlicecopy(w io.Writer) {
 	}
 }
 
+// slicecopy is slicecopyPos's result, once found. reportMu guards it.
 var slicecopy struct {
-	once sync.Once
-	file string
-	line int
+	found bool
+	file  string
+	line  int
 }
 
 // slicecopyPos returns the file and line of runtime.slicecopy's
-// declaration, or line 0 if its source cannot be read.
+// declaration, or line 0 if its source cannot be read. The caller holds
+// reportMu.
 func slicecopyPos() (string, int) {
-	slicecopy.once.Do(func() {
-		f := runtime.Gosched
-		pc := **(**uintptr)(unsafe.Pointer(&f)) // a func value points to its code pointer
-		fn := runtime.FuncForPC(pc)
-		if fn == nil {
-			return
-		}
-		file, _ := fn.FileLine(pc)
-		i := strings.LastIndexByte(file, '/')
-		if i < 0 {
-			return
-		}
-		file = file[:i+1] + "slice.go"
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return
-		}
-		decl := []byte("\nfunc slicecopy(")
-		if j := bytes.Index(data, decl); j >= 0 {
-			slicecopy.file = file
-			slicecopy.line = bytes.Count(data[:j+1], []byte("\n")) + 1
-		}
-	})
+	if !slicecopy.found {
+		slicecopy.found = true
+		slicecopy.file, slicecopy.line = findSlicecopy()
+	}
 	return slicecopy.file, slicecopy.line
+}
+
+// findSlicecopy reads the runtime's slice.go, beside the file of
+// runtime.Gosched, for slicecopy's declaration.
+func findSlicecopy() (string, int) {
+	f := runtime.Gosched
+	pc := **(**uintptr)(unsafe.Pointer(&f)) // a func value points to its code pointer
+	fn := runtime.FuncForPC(pc)
+	if fn == nil {
+		return "", 0
+	}
+	file, _ := fn.FileLine(pc)
+	i := strings.LastIndexByte(file, '/')
+	if i < 0 {
+		return "", 0
+	}
+	file = file[:i+1] + "slice.go"
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", 0
+	}
+	j := bytes.Index(data, []byte("\nfunc slicecopy("))
+	if j < 0 {
+		return "", 0
+	}
+	return file, bytes.Count(data[:j+1], []byte("\n")) + 1
 }

@@ -79,14 +79,14 @@ func TestRuntimeLocks(t *testing.T) {
 // program's, re-entering the footprints or shadow being updated (a
 // side set sorted its chunks with slices.Sort: the verifier flagged the
 // checks). Only the files that print (under reportMu, hooks off: report.go,
-// stats.go, and exact.go, which only reports call), the
+// stats.go, and exact.go and copyframe.go, which only reports call), the
 // verifier (G.stdOff) and goroutine creation (no state yet) may import
 // them.
 func TestRuntimeStdImports(t *testing.T) {
 	instrumented := map[string]bool{"slices": true, "sort": true, "strings": true, "bytes": true,
 		"strconv": true, "maps": true, "bufio": true, "math/rand": true, "math/rand/v2": true,
 		"container/list": true, "container/heap": true, "regexp": true, "unicode/utf8": true}
-	allowed := map[string]bool{"report.go": true, "stats.go": true, "exact.go": true, "verify.go": true, "goroutine.go": true}
+	allowed := map[string]bool{"report.go": true, "stats.go": true, "exact.go": true, "copyframe.go": true, "verify.go": true, "goroutine.go": true}
 	for _, dir := range []string{".", "../shadow"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
