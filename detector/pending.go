@@ -66,9 +66,10 @@ type pendingCheck struct {
 	site   uint32         // the site of the first range merged in
 	write  bool
 	merges int
-	// stack is the id of the accesses' stack (history.go), taken when
-	// the check opened, or unknownStack once a range made with another
-	// stack merged in; hash is the frame walk's hash of the first.
+	// stack is the id of the accesses' stack (history.go) from their
+	// function's frame (userPCs), taken when the check opened, or
+	// unknownStack once a range made with another stack merged in; hash
+	// is the hash of the first's callers.
 	stack uint32
 	hash  uint64
 	// subs are the ranges merged in, by site, in the order they came
@@ -167,8 +168,16 @@ func (g *G) deferRange(lo, size uintptr, n int, write bool, site uint32, obj uns
 		top = g.fp.popTo // the footprints being popped are done with
 	}
 	r.subs[0] = pendingSub{r.lo, r.hi, org, orgElem, site, top}
+	var pcs [maxStack]uintptr
+	var user []uintptr // the program's frames (userstack.go)
 	if g.hist != nil {
-		r.hash = stackHash(g.t.GP)
+		user = userPCs(pcs[:stackPCs(g.t.GP, &pcs)])
+		if len(user) > 0 {
+			// The callers of the accesses' function: its own frame's
+			// pc (the copy's, the return's) is not the accesses',
+			// whose lines a report takes from their sites.
+			r.hash = hashPCs(user[1:])
+		}
 	}
 	p.moved++
 	for i := 0; i < p.n; i++ {
@@ -209,11 +218,8 @@ func (g *G) deferRange(lo, size uintptr, n int, write bool, site uint32, obj uns
 		p.pops = 0
 	}
 	r.stack = unknownStack
-	if g.hist != nil {
-		var pcs [maxStack]uintptr
-		if id := intern(pcs[:stackPCs(g.t.GP, &pcs)]); id != 0 {
-			r.stack = id
-		}
+	if id := intern(user); id != 0 {
+		r.stack = id
 	}
 	p.c[p.n] = r
 	p.n++

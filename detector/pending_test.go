@@ -5,6 +5,7 @@ package detector
 import (
 	"reflect"
 	"regexp"
+	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -237,4 +238,74 @@ func TestPendingBefore(t *testing.T) {
 		g.PopFootprints(f2)
 		g.PopFootprints(f)
 	})
+}
+
+// mergeAndCopy writes a[:4] through a footprint and a[4:8] by a copy,
+// as a merge writes its destination: its loop, then its trailing copy.
+func mergeAndCopy(g *G, a, b []int64, site uint32) {
+	f := g.Footprint(site, true)
+	for i := 0; i < 4; i++ {
+		*F(f, &a[i], site) = 1
+	}
+	Copy(g, site+1, a[4:8], b[:4])
+	g.PopFootprints(f)
+}
+
+// TestPendingStackAcrossPaths: ranges one function made with one stack
+// keep it in their pending check, whichever way they came (a copy's, a
+// footprint's at the return: the detector's frames differ) and at
+// whichever line of the function; the same function called from
+// another place makes it unknown.
+func TestPendingStackAcrossPaths(t *testing.T) {
+	base := RegisterSites("p", "paths.go", "1:1:mergeAndCopy\n2:1:mergeAndCopy\n")
+	a, b := make([]int64, 16), make([]int64, 8)
+	expect(t, false, func(g *G) {
+		if g.hist == nil {
+			t.Skip("the history is off")
+		}
+		mergeAndCopy(g, a, b, base)
+		c := pendingWrite(t, g)
+		if c.nsub != 2 || c.stack == unknownStack {
+			t.Errorf("the write of a[:8]: %d subs, stack %#x; want 2 subs and a stack", c.nsub, c.stack)
+		}
+		mergeAndCopy(g, a[4:], b, base) // another call site: another stack
+		if c := pendingWrite(t, g); c.stack != unknownStack {
+			t.Errorf("the write of a[:12] from two call sites has stack %#x, want unknown", c.stack)
+		}
+	})
+}
+
+// pendingWrite returns g's one pending write check.
+func pendingWrite(t *testing.T, g *G) *pendingCheck {
+	t.Helper()
+	var w *pendingCheck
+	for i := 0; i < g.pend.n; i++ {
+		if c := &g.pend.c[i]; c.write {
+			if w != nil {
+				t.Fatalf("two pending write checks: %+v", g.pend.c[:g.pend.n])
+			}
+			w = c
+		}
+	}
+	if w == nil {
+		t.Fatalf("no pending write check")
+	}
+	return w
+}
+
+// TestDetectorPC: a return address in a detector function is the
+// detector's; one in a test's function, which calls the detector, is
+// not, nor one after a detector function inlined into it.
+func TestDetectorPC(t *testing.T) {
+	pc, _, _, _ := runtime.Caller(0)
+	if detectorPC(pc + 1) {
+		t.Errorf("a pc of a test function is the detector's")
+	}
+	fn := reflect.ValueOf(hashPCs).Pointer()
+	if !detectorPC(fn + 1) {
+		t.Errorf("a pc of hashPCs is not the detector's")
+	}
+	if u := userPCs([]uintptr{fn + 1, fn + 1, pc + 1}); len(u) != 1 || u[0] != pc+1 {
+		t.Errorf("userPCs = %v, want the test's pc alone", u)
+	}
 }

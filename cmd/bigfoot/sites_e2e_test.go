@@ -379,16 +379,19 @@ func TestSameCoalescedSites(t *testing.T) {
 		"six", "sixprev", "globalprev", "subsliceprev", "elemread", "elemreadprev", "elemwrite", "elemwriteprev"} {
 		t.Run(c, func(t *testing.T) {
 			want := ""
+			var wantStacks []reportedAccess
 			for _, tool := range tools {
 				_, r := raceRuns(t, filepath.Join(dir, tool), 1, c)
-				got := firstAccesses(r.stderr)
+				got, stacks := firstAccesses(r.stderr), reportedAccesses(r.stderr)
 				if tool == "race" {
-					if strings.Count(got, "\n") != 1 {
+					if strings.Count(got, "\n") != 1 || len(stacks) != 2 {
 						t.Fatalf("go -race reported no race:\n%v", r)
 					}
-					want = got
+					want, wantStacks = got, stacks
 				} else if got != want {
 					t.Errorf("%s: accesses\n%s\nwant (go -race)\n%s\nreport:\n%s", tool, got, want, r.stderr)
+				} else if len(stacks) != 2 || !sameUserFrames(stacks[0], wantStacks[0]) || !sameUserFrames(stacks[1], wantStacks[1]) {
+					t.Errorf("%s: stacks\n%v\nwant at least go -race's frames of package main\n%v\nreport:\n%s", tool, stacks, wantStacks, r.stderr)
 				}
 			}
 		})
