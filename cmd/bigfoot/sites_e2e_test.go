@@ -43,6 +43,16 @@ func (p *vec) move(dx, dy, dz float64) {
 	p.z += dz
 }
 
+// setAll writes each element's three fields in a loop: a field group
+// per element, through the loop's footprint.
+func setAll(vs []vec) {
+	for i := range vs {
+		vs[i].x = 1
+		vs[i].y = 2
+		vs[i].z = 3
+	}
+}
+
 type counter struct{ n int }
 
 // flag's apply writes two bools of one granule, as one group check.
@@ -204,6 +214,17 @@ func main() {
 	case "groupmiddle":
 		early(func() { p.y = 3 })
 		set(p, 1)
+	case "grouplast":
+		early(func() { p.z = 3 })
+		set(p, 1)
+	case "grouploop":
+		vs := make([]vec, 4)
+		early(func() { vs[2].y = 9 })
+		setAll(vs)
+	case "grouploopprev":
+		vs := make([]vec, 4)
+		early(func() { setAll(vs) })
+		println(vs[2].y)
 	case "method":
 		early(func() { p.y = 3 })
 		p.move(1, 2, 3)
@@ -349,7 +370,9 @@ func firstAccesses(out string) string {
 // TestSameCoalescedSites: a race found by a check that covers several
 // accesses is reported as go -race reports it, in every mode: both
 // accesses' kind, function, file and line. Field groups name the field
-// that raced (the first, a middle one, through a method, the earlier
+// that raced (the first, a middle one, the last, in a loop (the plan's
+// static ranges of a group) as the later and the earlier access,
+// through a method, the earlier
 // access of a race a plain read finds, and the first of two bools of one
 // granule both accesses wrote); a write check that covers the
 // read before it names the read when the earlier access was a write; a
@@ -373,7 +396,7 @@ func TestSameCoalescedSites(t *testing.T) {
 	for _, tool := range tools {
 		buildBinary(t, dir, tool, filepath.Join(dir, tool))
 	}
-	for _, c := range []string{"groupfirst", "groupmiddle", "method", "groupprev", "bools", "redcard",
+	for _, c := range []string{"groupfirst", "groupmiddle", "grouplast", "grouploop", "grouploopprev", "method", "groupprev", "bools", "redcard",
 		"pairs", "pairsprev", "halves", "halvesprev", "loopcopy",
 		"callee", "calleeprev", "calleeother", "calleeotherprev", "branch", "branchprev", "merge", "mergeprev", "msort", "msortprev", "copyprev",
 		"six", "sixprev", "globalprev", "subsliceprev", "elemread", "elemreadprev", "elemwrite", "elemwriteprev"} {
