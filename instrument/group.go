@@ -73,6 +73,11 @@ func derefStruct(t types.Type) *types.Struct {
 	return st
 }
 
+// testHookGroupAlone, if set and true, makes groupWrap render no group,
+// as a form of the anchor's check that renders it alone would: a test
+// of withdrawUnrendered.
+var testHookGroupAlone func() bool
+
 // groupWrap returns the group check of the anchor e (a selector, or an
 // element at a constant index, whose in-place wrapper of kind write it
 // replaces), rendered around inner, or "" if e anchors no group.
@@ -82,7 +87,7 @@ func (r *fileRewriter) groupWrap(e ast.Expr, inner string, write bool) string {
 	}
 	pos := ssaPos(e)
 	g := r.rc.groups[siteKey{pos, write}]
-	if g == nil {
+	if g == nil || testHookGroupAlone != nil && testHookGroupAlone() {
 		return ""
 	}
 	var anchor, lo, hi, fp string

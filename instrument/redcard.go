@@ -322,6 +322,31 @@ func (f *fileRedcard) plan() {
 	}
 }
 
+// withdrawUnrendered withdraws the groups whose anchor the last pass 2
+// did not check as the group (groupWrap: a form of the anchor's check
+// that renders it alone), with the members it left out for them: the
+// next pass checks those where they are. It reports whether it withdrew
+// any. A member is never left out unless its group's check is made.
+func (f *fileRedcard) withdrawUnrendered() bool {
+	sp := f.pkg.sites
+	withdrew := false
+	for a, g := range f.groups {
+		if pk := planKey(a); !sp.Rendered(placement.EntryGroup, pk) {
+			sp.Withdraw(placement.EntryGroup, pk, "its anchor's check is rendered alone")
+			for _, m := range g.Members {
+				if k := fromPlan(m); f.member[k] {
+					sp.Withdraw(placement.EntryMember, m, "its group is not rendered")
+					delete(f.drop, k)
+					delete(f.member, k)
+				}
+			}
+			delete(f.groups, a)
+			withdrew = true
+		}
+	}
+	return withdrew
+}
+
 // inFile reports whether pos is in the file being rendered.
 func (f *fileRedcard) inFile(pos token.Pos) bool {
 	return f.file != nil && f.file.Pos() <= pos && pos <= f.file.End()

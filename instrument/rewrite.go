@@ -431,14 +431,20 @@ func (p *pkgRewriter) rewriteFile(path string, file *ast.File, src []byte) (out 
 		body := r.renderFile()
 		r.rc.plan()
 		if len(r.rc.drop) > 0 || len(r.rc.unpub) > 0 || len(p.rc.unpubAppend) > 0 {
+			// Pass 2, again if a group's anchor was checked alone.
 			rc := r.rc
-			r = newRewriter()
-			r.rc = rc
-		} else {
-			r.commitRanges()
-			r.renderCopies()
-			return p.finishFile(r, path, file, src, body)
+			for {
+				r = newRewriter()
+				r.rc = rc
+				body = r.renderFile()
+				if !rc.withdrawUnrendered() {
+					break
+				}
+			}
 		}
+		r.commitRanges()
+		r.renderCopies()
+		return p.finishFile(r, path, file, src, body)
 	}
 	body := r.renderFile()
 	r.commitRanges()

@@ -356,10 +356,12 @@ func (r *fileRewriter) lvalue(e ast.Expr, ord checkOrder, list bool, assigned ma
 			return inner, ""
 		}
 		r.coverRMW(e)
-		if ord == checkAfter {
-			if gw := r.groupWrap(e, r.hoistedText(e), true); gw != "" {
-				return inner, "; " + gw[1:] // nothing synchronizes between the group's accesses
-			}
+		// The group's check follows the statement's stores, which
+		// follow its right-hand side, synchronizing or not: placement
+		// put the check after them (the members it leaves out, in this
+		// statement or before it, are dropped however it is rendered).
+		if gw := r.groupWrap(e, r.hoistedText(e), true); gw != "" {
+			return inner, "; " + gw[1:]
 		}
 		if fp := r.deferredFootprint(e, true, false); fp != "" && !r.fn.fp.ranges[fp] {
 			// Recorded right after the write, with nothing between: the

@@ -178,6 +178,29 @@ func (p *SitePlan) Render(e Entry, k SiteKey) {
 	p.rendered[entryKey{k, e}] = true
 }
 
+// Rendered reports whether the instrumenter rendered the decision of kind
+// e at k.
+func (p *SitePlan) Rendered(e Entry, k SiteKey) bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.rendered[entryKey{k, e}]
+}
+
+// Withdraw records that the decision of kind e at k, which a pass the
+// instrumenter discards may have rendered, is not rendered, and why.
+func (p *SitePlan) Withdraw(e Entry, k SiteKey, why string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.rendered, entryKey{k, e})
+	p.refused[entryKey{k, e}] = why
+}
+
 // Drop returns the decision to drop the checks of site k, or nil.
 func (p *SitePlan) Drop(k SiteKey) *Drop {
 	if p == nil {

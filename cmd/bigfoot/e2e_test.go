@@ -593,12 +593,14 @@ func main() {
 // recovered panic and runtime.Goexit, and testdata/programs/loophazards,
 // whose statements panic after an access (out-of-range index, nil map,
 // division, a call that panics or ends the goroutine) and whose slice
-// changes through a pointer, with the precise-checks verifier in bigfoot
-// mode: the static loop ranges must cover every access and check nothing
-// that was not accessed, however the loop ends.
+// changes through a pointer, and testdata/programs/tuplegroups, whose
+// tuple assignments from a call store the fields of a field group, with
+// the precise-checks verifier in bigfoot mode: the static loop ranges
+// must cover every access and check nothing that was not accessed,
+// however the loop ends, and a group's check every field it leaves out.
 func TestVerifyLoopExits(t *testing.T) {
 	root, _ := filepath.Abs("../../testdata/programs")
-	for _, prog := range []string{"loopexits", "loophazards"} {
+	for _, prog := range []string{"loopexits", "loophazards", "tuplegroups"} {
 		t.Run(prog, func(t *testing.T) {
 			r := bigfootCmd(t, root, "run", "-mode=bigfoot", "-tags=bigfoot_verify", "./"+prog)
 			if r.code != 0 || strings.Contains(r.stderr, raceReport) {
