@@ -9,7 +9,8 @@ import (
 
 // TestGroupAloneWithdrawn: a field group whose anchor's check the
 // renderer makes alone (here every group's: testHookGroupAlone) is
-// withdrawn with its members, which are then checked where they are. A
+// withdrawn with its members, which are then checked where they are, and
+// a note says so (-bfv). A
 // member is never left out without its group's check (a tuple assignment
 // from a synchronizing call once checked the anchor alone and left a
 // member unchecked: the verifier's uncovered write).
@@ -58,6 +59,9 @@ func TestGroupAloneWithdrawn(t *testing.T) {
 		if after[line] < before[line]+n {
 			t.Errorf("line %d: %d sites with its groups withdrawn, %d with them; want %d more, one per member", line, after[line], before[line], n)
 		}
+	}
+	if !strings.Contains(strings.Join(alone.Notes, "\n"), "field group not checked as one") {
+		t.Errorf("no note of the withdrawn groups (-bfv): %q", alone.Notes)
 	}
 	for _, b := range alone.Replace {
 		if s := string(b); strings.Contains(s, "__bf.WG(") || strings.Contains(s, "__bf.RG(") || strings.Contains(s, "__bf.FG(") {

@@ -325,11 +325,12 @@ func (f *fileRedcard) plan() {
 // withdrawUnrendered withdraws the groups whose anchor the last pass 2
 // did not check as the group (groupWrap: a form of the anchor's check
 // that renders it alone), with the members it left out for them: the
-// next pass checks those where they are. It reports whether it withdrew
-// any. A member is never left out unless its group's check is made.
-func (f *fileRedcard) withdrawUnrendered() bool {
+// next pass checks those where they are. It returns the anchors of the
+// groups it withdrew. A member is never left out unless its group's
+// check is made.
+func (f *fileRedcard) withdrawUnrendered() []token.Pos {
 	sp := f.pkg.sites
-	withdrew := false
+	var withdrew []token.Pos
 	for a, g := range f.groups {
 		if pk := planKey(a); !sp.Rendered(placement.EntryGroup, pk) {
 			sp.Withdraw(placement.EntryGroup, pk, "its anchor's check is rendered alone")
@@ -341,7 +342,7 @@ func (f *fileRedcard) withdrawUnrendered() bool {
 				}
 			}
 			delete(f.groups, a)
-			withdrew = true
+			withdrew = append(withdrew, a.pos)
 		}
 	}
 	return withdrew

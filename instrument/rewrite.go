@@ -433,13 +433,19 @@ func (p *pkgRewriter) rewriteFile(path string, file *ast.File, src []byte) (out 
 		if len(r.rc.drop) > 0 || len(r.rc.unpub) > 0 || len(p.rc.unpubAppend) > 0 {
 			// Pass 2, again if a group's anchor was checked alone.
 			rc := r.rc
+			var alone []token.Pos
 			for {
 				r = newRewriter()
 				r.rc = rc
 				body = r.renderFile()
-				if !rc.withdrawUnrendered() {
+				withdrawn := rc.withdrawUnrendered()
+				if len(withdrawn) == 0 {
 					break
 				}
+				alone = append(alone, withdrawn...)
+			}
+			for _, pos := range alone {
+				r.note(pos, "field group not checked as one: its fields are checked where they are")
 			}
 		}
 		r.commitRanges()
