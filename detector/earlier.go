@@ -130,11 +130,8 @@ func (g *G) earlierPending(addr uintptr) (a heldAccess, ok bool) {
 // took before footprint f was pushed: the sub that holds it took its
 // last bytes while the footprint stack was no higher than f's place.
 func (g *G) pendingBefore(addr uintptr, f *Footprint) (heldAccess, bool) {
-	s := &g.fp
-	for i := 0; i < s.top; i++ {
-		if &s.chunks[i/fpChunk][i%fpChunk] == f {
-			return g.pendingHolding(addr, i)
-		}
+	if i := g.fp.indexOf(f); i >= 0 && i < g.fp.top {
+		return g.pendingHolding(addr, i)
 	}
 	return heldAccess{}, false
 }

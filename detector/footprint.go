@@ -234,14 +234,7 @@ func (g *G) popFootprints(f *Footprint, move bool) {
 		return
 	}
 	s := &g.fp
-	idx := -1
-	for c := len(s.chunks) - 1; c >= 0; c-- {
-		base := uintptr(unsafe.Pointer(&s.chunks[c][0]))
-		if p := uintptr(unsafe.Pointer(f)); p >= base && p < base+fpChunk*unsafe.Sizeof(Footprint{}) {
-			idx = c*fpChunk + int((p-base)/unsafe.Sizeof(Footprint{}))
-			break
-		}
-	}
+	idx := s.indexOf(f)
 	if idx < 0 || idx >= s.top {
 		return // already popped below f (a caller returned past a panic)
 	}
@@ -254,6 +247,18 @@ func (g *G) popFootprints(f *Footprint, move bool) {
 	s.moving, s.popping = false, false
 	s.top = idx
 	g.popped()
+}
+
+// indexOf returns the place of f in the stack's chunks (in use or not),
+// or -1 if f is not one of them.
+func (s *fpStack) indexOf(f *Footprint) int {
+	for c := len(s.chunks) - 1; c >= 0; c-- {
+		base := uintptr(unsafe.Pointer(&s.chunks[c][0]))
+		if p := uintptr(unsafe.Pointer(f)); p >= base && p < base+fpChunk*unsafe.Sizeof(Footprint{}) {
+			return c*fpChunk + int((p-base)/unsafe.Sizeof(Footprint{}))
+		}
+	}
+	return -1
 }
 
 // commitFootprints commits every pending footprint of the goroutine; the
