@@ -6,9 +6,11 @@ package detector
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -383,9 +385,12 @@ func TestVerifyPriorOverflow(t *testing.T) {
 	before := verifyStats.unverified.Load()
 	verifyExpect(t, 0, 0, func(g *G) {
 		a := newHeap[[4]int64]()[:]
-		mu := newHeap[sync.Mutex]()
-		// Checks and accesses of verifyCap/2+1 gapped elements each.
+		mu, mu2 := newHeap[sync.Mutex](), newHeap[sync.Mutex]()
+		// Two spans since the last release, each with checks and
+		// accesses of verifyCap/2+1 gapped elements.
 		g.verifyRecord(unsafe.Pointer(&a[0]), 1, 2, verifyCap/2+1, vAccess|vCheck, verifySites)
+		Lock(g, mu2)
+		g.verifyRecord(unsafe.Add(unsafe.Pointer(&a[0]), 1), 1, 2, verifyCap/2+1, vAccess|vCheck, verifySites)
 		Lock(g, mu)
 		_ = *A(g, &a[1], false, verifySites)
 		Unlock(g, mu)
@@ -396,15 +401,15 @@ func TestVerifyPriorOverflow(t *testing.T) {
 }
 
 func TestVerifyUnion(t *testing.T) {
-	u := union([]interval{{30, 40}, {0, 8}, {8, 10}, {20, 25}, {22, 24}})
-	want := []interval{{0, 10}, {20, 25}, {30, 40}}
-	if len(u) != len(want) {
-		t.Fatalf("union = %v, want %v", u, want)
+	var v intervalSets
+	for _, iv := range []interval{{30, 40}, {0, 8}, {8, 10}, {20, 25}, {22, 24}} {
+		v.add(&verifyRec{addr: iv.lo, size: iv.hi - iv.lo, n: 1, kind: vAccess})
 	}
-	for i := range u {
-		if u[i] != want[i] {
-			t.Fatalf("union = %v, want %v", u, want)
-		}
+	v.union()
+	u := v.accAll
+	want := []interval{{0, 10}, {20, 25}, {30, 40}}
+	if !slices.Equal(u, want) {
+		t.Fatalf("union = %v, want %v", u, want)
 	}
 	for _, c := range []struct{ lo, hi, n, first uintptr }{
 		{0, 10, 0, 0}, {2, 5, 0, 0}, {5, 12, 2, 10}, {10, 20, 10, 10},
@@ -461,6 +466,64 @@ func TestVerifyExit(t *testing.T) {
 		}
 		if code != c.code || !regexp.MustCompile(c.want).MatchString(stderr.String()) {
 			t.Errorf("%s: exit status %d (want %d), stderr:\n%s", c.kind, code, c.code, stderr.String())
+		}
+	}
+}
+
+// TestVerifySetsModel compares the four sets of intervalSets, built from
+// random records in batches with a union after each, with a byte-precise
+// model: at low addresses (sorted as packed integers) and at the top of
+// the address space (sorted as structs).
+func TestVerifySetsModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	kinds := []uint8{vAccess, vAccess | vWrite, vCheck, vCheck | vWrite, vAccess | vCheck, vAccess | vCheck | vWrite}
+	for iter := range 4000 {
+		base := uintptr(0)
+		if iter%2 == 1 {
+			base = ^uintptr(0) - 1023
+		}
+		var v intervalSets
+		var model [4][256]bool // accW, accAll, chkW, chkAll
+		for range 1 + rng.IntN(3) {
+			for range rng.IntN(20) {
+				r := verifyRec{addr: uintptr(rng.IntN(64)), size: uintptr(1 + rng.IntN(8)), n: 1 + rng.IntN(5), kind: kinds[rng.IntN(len(kinds))]}
+				r.step = uintptr(rng.IntN(12))
+				if rng.IntN(4) == 0 && r.n > 1 {
+					r.addr += uintptr(r.n-1) * r.step
+					r.step = -r.step
+				}
+				r.addr += base
+				v.add(&r)
+				r.addr -= base
+				for e := range r.n {
+					at := r.addr + uintptr(e)*r.step
+					for b := at; b < at+r.size; b++ {
+						if r.kind&vAccess != 0 {
+							model[1][b] = true
+							model[0][b] = model[0][b] || r.kind&vWrite != 0
+						}
+						if r.kind&vCheck != 0 {
+							model[3][b] = true
+							model[2][b] = model[2][b] || r.kind&vWrite != 0
+						}
+					}
+				}
+			}
+			v.union()
+			for i, set := range [][]interval{v.accW, v.accAll, v.chkW, v.chkAll} {
+				var got [256]bool
+				for j, iv := range set {
+					if iv.lo >= iv.hi || (j > 0 && iv.lo <= set[j-1].hi) {
+						t.Fatalf("case %d: set %d = %v: not a union", iter, i, set)
+					}
+					for b := iv.lo; b < iv.hi; b++ {
+						got[b-base] = true
+					}
+				}
+				if got != model[i] {
+					t.Fatalf("case %d: set %d = %v, differs from the model", iter, i, set)
+				}
+			}
 		}
 	}
 }
