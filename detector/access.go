@@ -78,6 +78,61 @@ func W[T any](g *G, p *T, site uint32) *T {
 	return p
 }
 
+// R1 is R in a function whose only use of the goroutine state it is: it
+// finds the state itself, so that the function needs no prologue
+// (__bfg := __bf.Cur()) and, like a getter before instrumentation, stays
+// within the compiler's inlining budget (two calls are over it). go -race
+// instruments after inlining; a getter that no longer inlines costs a call
+// and changes what escapes in its callers (a string(b) it returns then
+// allocates).
+func R1[T any](p *T, site uint32) *T {
+	checkCur(unsafe.Pointer(p), unsafe.Sizeof(*p), false, site)
+	return p
+}
+
+// W1 is W as R1 is R.
+func W1[T any](p *T, site uint32) *T {
+	checkCur(unsafe.Pointer(p), unsafe.Sizeof(*p), true, site)
+	return p
+}
+
+// checkCur is check by the calling goroutine.
+func checkCur(p unsafe.Pointer, size uintptr, write bool, site uint32) {
+	Cur().check(p, size, write, site)
+}
+
+// ReadAll1 is ReadAll as R1 is R: string(b) in a String method.
+func ReadAll1[S ~[]E, E any](site uint32, s S) S {
+	checkRangeCur(unsafe.Pointer(unsafe.SliceData(s)), unsafe.Sizeof(*unsafe.SliceData(s)), len(s), false, site)
+	return s
+}
+
+// WriteAll1 is WriteAll as R1 is R.
+func WriteAll1[S ~[]E, E any](site uint32, s S) S {
+	checkRangeCur(unsafe.Pointer(unsafe.SliceData(s)), unsafe.Sizeof(*unsafe.SliceData(s)), len(s), true, site)
+	return s
+}
+
+// checkRangeCur is checkRange of n elements by the calling goroutine; none
+// if n is 0.
+func checkRangeCur(base unsafe.Pointer, elem uintptr, n int, write bool, site uint32) {
+	if n > 0 {
+		Cur().checkRange(base, elem, 0, n, 1, write, site)
+	}
+}
+
+// RG1 is RG as R1 is R.
+func RG1[T any](p *T, anchor, lo, hi uintptr, site uint32) *T {
+	Cur().checkGroup(unsafe.Pointer(p), unsafe.Sizeof(*p), anchor, lo, hi, false, site)
+	return p
+}
+
+// WG1 is WG as R1 is R.
+func WG1[T any](p *T, anchor, lo, hi uintptr, site uint32) *T {
+	Cur().checkGroup(unsafe.Pointer(p), unsafe.Sizeof(*p), anchor, lo, hi, true, site)
+	return p
+}
+
 // RG checks, at one of its accesses, the reads of a group of adjacent
 // fields of one struct that the static pass coalesced (BigFoot's field
 // groups, Rhodes' thesis §3.4), and returns p. p is the

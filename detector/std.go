@@ -91,6 +91,31 @@ func stdCheck(g *G, p unsafe.Pointer, size uintptr, write bool, site uint32) {
 	}
 }
 
+// stdCheckCur is stdCheck by the calling goroutine (the shim's R1, W1).
+//
+//go:linkname stdCheckCur
+func stdCheckCur(p unsafe.Pointer, size uintptr, write bool, site uint32) {
+	stdCheck(stdCur(), p, size, write, site)
+}
+
+// stdCheckGroupCur is stdCheckGroup by the calling goroutine (the shim's
+// RG1, WG1).
+//
+//go:linkname stdCheckGroupCur
+func stdCheckGroupCur(p unsafe.Pointer, size, anchor, lo, hi uintptr, write bool, site uint32) {
+	stdCheckGroup(stdCur(), p, size, anchor, lo, hi, write, site)
+}
+
+// stdCheckRangeCur is stdCheckRange of n elements by the calling goroutine
+// (the shim's ReadAll1, WriteAll1); none if n is 0.
+//
+//go:linkname stdCheckRangeCur
+func stdCheckRangeCur(base unsafe.Pointer, elem uintptr, n int, write bool, site uint32) {
+	if n > 0 {
+		stdCheckRange(stdCur(), base, elem, 0, n, 1, write, site)
+	}
+}
+
 // stdAccess announces an access whose check the static pass elided (A).
 //
 //go:linkname stdAccess

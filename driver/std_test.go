@@ -61,8 +61,8 @@ func TestStdHooksNoEscape(t *testing.T) {
 		t.Skip("builds the detector three times")
 	}
 	// The hooks marked in stdShim, and their address parameter.
-	hooks := map[string]string{"stdCheck": "p", "stdCheckGroup": "p", "stdCheckRange": "base", "stdRecord": "p", "stdRecordAt": "p", "stdAccess": "p", "stdFootprintFrame": "frame"}
-	shim := map[string]string{"stdCheck": "check", "stdCheckGroup": "checkGroup", "stdCheckRange": "checkRange", "stdRecord": "record", "stdRecordAt": "recordAt", "stdAccess": "access", "stdFootprintFrame": "footprintFrame"}
+	hooks := map[string]string{"stdCheck": "p", "stdCheckGroup": "p", "stdCheckCur": "p", "stdCheckGroupCur": "p", "stdCheckRangeCur": "base", "stdCheckRange": "base", "stdRecord": "p", "stdRecordAt": "p", "stdAccess": "p", "stdFootprintFrame": "frame"}
+	shim := map[string]string{"stdCheck": "check", "stdCheckGroup": "checkGroup", "stdCheckCur": "checkCur", "stdCheckGroupCur": "checkGroupCur", "stdCheckRangeCur": "checkRangeCur", "stdCheckRange": "checkRange", "stdRecord": "record", "stdRecordAt": "recordAt", "stdAccess": "access", "stdFootprintFrame": "footprintFrame"}
 	for name, local := range shim {
 		mark := "//go:noescape\n//go:linkname __bf_" + local + " github.com/bigfoot-go/bigfoot/detector." + name + "\n"
 		if !strings.Contains(stdShim, mark) {

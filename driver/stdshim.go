@@ -54,6 +54,18 @@ func __bf_checkGroup(g *__bf_G, p __bfunsafe.Pointer, size, anchor, lo, hi uintp
 func __bf_checkRange(g *__bf_G, base __bfunsafe.Pointer, elem uintptr, lo, hi, stride int, write bool, site uint32)
 
 //go:noescape
+//go:linkname __bf_checkCur github.com/bigfoot-go/bigfoot/detector.stdCheckCur
+func __bf_checkCur(p __bfunsafe.Pointer, size uintptr, write bool, site uint32)
+
+//go:noescape
+//go:linkname __bf_checkGroupCur github.com/bigfoot-go/bigfoot/detector.stdCheckGroupCur
+func __bf_checkGroupCur(p __bfunsafe.Pointer, size, anchor, lo, hi uintptr, write bool, site uint32)
+
+//go:noescape
+//go:linkname __bf_checkRangeCur github.com/bigfoot-go/bigfoot/detector.stdCheckRangeCur
+func __bf_checkRangeCur(base __bfunsafe.Pointer, elem uintptr, n int, write bool, site uint32)
+
+//go:noescape
 //go:linkname __bf_access github.com/bigfoot-go/bigfoot/detector.stdAccess
 func __bf_access(g *__bf_G, p __bfunsafe.Pointer, size uintptr, write bool, site uint32)
 
@@ -86,6 +98,36 @@ func __bf_R[T any](g *__bf_G, p *T, site uint32) *T {
 func __bf_W[T any](g *__bf_G, p *T, site uint32) *T {
 	__bf_check(g, __bfunsafe.Pointer(p), __bfunsafe.Sizeof(*p), true, site)
 	return p
+}
+
+func __bf_R1[T any](p *T, site uint32) *T {
+	__bf_checkCur(__bfunsafe.Pointer(p), __bfunsafe.Sizeof(*p), false, site)
+	return p
+}
+
+func __bf_W1[T any](p *T, site uint32) *T {
+	__bf_checkCur(__bfunsafe.Pointer(p), __bfunsafe.Sizeof(*p), true, site)
+	return p
+}
+
+func __bf_RG1[T any](p *T, anchor, lo, hi uintptr, site uint32) *T {
+	__bf_checkGroupCur(__bfunsafe.Pointer(p), __bfunsafe.Sizeof(*p), anchor, lo, hi, false, site)
+	return p
+}
+
+func __bf_WG1[T any](p *T, anchor, lo, hi uintptr, site uint32) *T {
+	__bf_checkGroupCur(__bfunsafe.Pointer(p), __bfunsafe.Sizeof(*p), anchor, lo, hi, true, site)
+	return p
+}
+
+func __bf_ReadAll1[S ~[]E, E any](site uint32, s S) S {
+	__bf_checkRangeCur(__bfunsafe.Pointer(__bfunsafe.SliceData(s)), __bfunsafe.Sizeof(*__bfunsafe.SliceData(s)), len(s), false, site)
+	return s
+}
+
+func __bf_WriteAll1[S ~[]E, E any](site uint32, s S) S {
+	__bf_checkRangeCur(__bfunsafe.Pointer(__bfunsafe.SliceData(s)), __bfunsafe.Sizeof(*__bfunsafe.SliceData(s)), len(s), true, site)
+	return s
 }
 
 func __bf_RG[T any](g *__bf_G, p *T, anchor, lo, hi uintptr, site uint32) *T {
@@ -713,7 +755,7 @@ var (
 // standard-library file may use only these (as __bf.X) and, on a
 // goroutine's state or footprint, only stdMethods.
 var stdHooks = map[string]bool{
-	"G": true, "Cur": true, "R": true, "W": true, "RG": true, "WG": true, "A": true, "F": true, "FM": true, "FG": true,
+	"G": true, "Cur": true, "R": true, "W": true, "RG": true, "WG": true, "R1": true, "W1": true, "RG1": true, "WG1": true, "ReadAll1": true, "WriteAll1": true, "A": true, "F": true, "FM": true, "FG": true,
 	"MapRead": true, "MapWrite": true, "RegisterSites": true,
 	"Copy": true, "CopyString": true, "Append": true, "AppendString": true,
 	"ReadAll": true, "WriteAll": true,

@@ -777,17 +777,61 @@ func (r *fileRewriter) funcDecl(d *ast.FuncDecl) []sub {
 		ctx.uses++
 		extra = append(extra, testMainPrologue(m))
 	}
-	subs = append(subs, subOf(d.Body, withPrologue(body, ctx.uses, extra)))
+	subs = append(subs, subOf(d.Body, withPrologue(body, d.Body, ctx.uses, extra)))
 	return subs
 }
 
 // withPrologue inserts the goroutine-state prologue after the opening brace
-// of a rendered body, if the body uses it.
-func withPrologue(body string, uses int, extra []string) string {
+// of a rendered body (of src), if the body uses it. A body without loops
+// whose one use of the state is a check's argument (a getter's or a
+// setter's, most often) gets the check's form that finds the state itself
+// instead (selfFinding): it runs at most once per call, as the prologue
+// would.
+func withPrologue(body string, src *ast.BlockStmt, uses int, extra []string) string {
 	if uses == 0 {
 		return body
 	}
+	if uses == 1 && len(extra) == 0 && strings.Count(body, "__bfg") == 1 && !loops(src) {
+		for _, f := range selfFinding {
+			if strings.Contains(body, f.with) {
+				return strings.Replace(body, f.with, f.without, 1)
+			}
+		}
+	}
 	return "{ __bfg := __bf.Cur(); " + strings.Join(extra, " ") + body[1:]
+}
+
+// loops reports whether body has a loop of its own (in no function
+// literal): a for statement, or a label a goto may jump back to.
+func loops(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.ForStmt, *ast.RangeStmt, *ast.LabeledStmt:
+			found = true
+		case *ast.FuncLit:
+			return false
+		}
+		return !found
+	})
+	return found
+}
+
+// selfFinding maps the checks that take the goroutine state to their forms
+// that find it (detector.R1). The compiler's inliner charges a call of a
+// function it cannot inline about 60 of its budget of 80: the prologue's
+// call and a check's are over it, the check alone is not, so a getter
+// stays inlinable as it is in a plain build or under go -race, which
+// instruments after inlining. A getter that no longer inlines costs a
+// call, and its callers' escape analysis no longer sees through it: the
+// string(b) a String method returns moves to the heap.
+var selfFinding = [...]struct{ with, without string }{
+	{"__bf.R(__bfg, ", "__bf.R1("},
+	{"__bf.W(__bfg, ", "__bf.W1("},
+	{"__bf.RG(__bfg, ", "__bf.RG1("},
+	{"__bf.WG(__bfg, ", "__bf.WG1("},
+	{"__bf.ReadAll(__bfg, ", "__bf.ReadAll1("},
+	{"__bf.WriteAll(__bfg, ", "__bf.WriteAll1("},
 }
 
 // funcLit renders a function literal: a new function with its own prologue
@@ -818,7 +862,7 @@ func (r *fileRewriter) funcLit(fl *ast.FuncLit) string {
 		ctx.uses++
 		extra = append(extra, httpHandlerPrologue)
 	}
-	return r.splice(fl.Pos(), fl.End(), subOf(fl.Body, withPrologue(body, ctx.uses, extra)))
+	return r.splice(fl.Pos(), fl.End(), subOf(fl.Body, withPrologue(body, fl.Body, ctx.uses, extra)))
 }
 
 // gotoTargets returns the labels of body that some goto names.
