@@ -58,6 +58,7 @@ var stdExclusions = []struct{ path, why string }{
 	{"internal/msan", "sanitizer glue (not instrumented under -race either)"},
 	{"internal/asan", "sanitizer glue (not instrumented under -race either)"},
 	{"internal/synctest", "synctest bubbles, implemented by the runtime and modelled by the detector's hooks"},
+	{"testing/synctest", "synctest.Test, modelled by the detector's hook at its calls (the runtime orders its bubble's root goroutine before synctest.Run returns, which the hook models at Test's return)"},
 	{"internal/reflectlite", "reflection on the runtime's type layout, left out as reflect is"},
 	{"sync", "synchronization, modelled by the detector's hooks (not instrumented under -race either)"},
 	{"sync/", "synchronization, modelled by the detector's hooks (not instrumented under -race either)"},
