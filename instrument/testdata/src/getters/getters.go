@@ -1,7 +1,9 @@
 // Package getters has functions whose one check is their only use of the
 // goroutine state (named one*), which must stay inlinable, and functions
 // that keep the prologue (named keep*). TestSelfFinding renders them.
-package getters
+package main
+
+import "fmt"
 
 type Point struct{ X, Y int }
 
@@ -42,4 +44,13 @@ again:
 		goto again
 	}
 	return n
+}
+
+func main() {
+	p, q := &Point{1, 2}, &Point{3, 4}
+	p.oneWrite(5)
+	done := make(chan int)
+	go func() { done <- p.oneRead() + p.oneGroup() }()
+	fmt.Println(<-done, oneIndex([]int{7, 8}, 1), Tok{[]byte("tok")}.oneString())
+	fmt.Println(keepLoop([]*Point{p, q}), keepTwo(p, q), keepGoto(q))
 }
