@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/bigfoot-go/bigfoot"
+	"github.com/bigfoot-go/bigfoot/placement"
 	"golang.org/x/tools/go/packages"
 	"golang.org/x/tools/go/ssa"
 )
@@ -189,64 +190,7 @@ func buildSSA(pkg *packages.Package) (set map[token.Pos]bool, prog *ssa.Program,
 	create(pkg.Types)
 	spkg = prog.CreatePackage(pkg.Types, pkg.Syntax, pkg.TypesInfo, false)
 	spkg.Build()
-	set = make(map[token.Pos]bool)
-	var visit func(fn *ssa.Function)
-	seen := map[*ssa.Function]bool{}
-	visit = func(fn *ssa.Function) {
-		if fn == nil || seen[fn] {
-			return
-		}
-		seen[fn] = true
-		for _, b := range fn.Blocks {
-			for _, ins := range b.Instrs {
-				if a, ok := ins.(*ssa.Alloc); ok && a.Heap && a.Pos().IsValid() {
-					set[a.Pos()] = true
-				}
-			}
-		}
-		for _, anon := range fn.AnonFuncs {
-			visit(anon)
-		}
-	}
-	for _, m := range spkg.Members {
-		switch m := m.(type) {
-		case *ssa.Function:
-			visit(m)
-		case *ssa.Type:
-			for _, recvT := range []types.Type{m.Type(), types.NewPointer(m.Type())} {
-				mset := prog.MethodSets.MethodSet(recvT)
-				for i := 0; i < mset.Len(); i++ {
-					if f := prog.MethodValue(mset.At(i)); f != nil && f.Pkg == spkg {
-						visit(f)
-					}
-				}
-			}
-		}
-	}
-	// Methods of generic types and init functions are reached through the
-	// package's functions list as well.
-	for fn := range allFunctions(spkg) {
-		visit(fn)
-	}
-	return set, prog, spkg, nil
-}
-
-// allFunctions yields the source functions of spkg that are not package
-// members: methods of generic types, whose bodies go/ssa builds once.
-func allFunctions(spkg *ssa.Package) map[*ssa.Function]bool {
-	out := map[*ssa.Function]bool{}
-	for _, m := range spkg.Members {
-		if t, ok := m.(*ssa.Type); ok {
-			if named, ok := t.Type().(*types.Named); ok {
-				for i := 0; i < named.NumMethods(); i++ {
-					if f := spkg.Prog.FuncValue(named.Method(i)); f != nil {
-						out[f] = true
-					}
-				}
-			}
-		}
-	}
-	return out
+	return placement.HeapVars(spkg), prog, spkg, nil
 }
 
 // selected reports whether p is a package Run instruments: one of the

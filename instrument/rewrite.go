@@ -161,7 +161,7 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, r
 	var prc *redcardPkg
 	if err != nil {
 		// go/ssa needs well-typed code; runtime.RaceXxx calls are not.
-		heap = syntacticHeapVars(pkg)
+		heap = placement.SyntacticHeapVars(pkg.Syntax, pkg.TypesInfo)
 		res.Notes = append(res.Notes, fmt.Sprintf("%s: escape analysis from syntax (go/ssa: %v)", pkg.ID, firstLine(err.Error())))
 		if m.Plans() {
 			// Plans from SSA of the package with the offending

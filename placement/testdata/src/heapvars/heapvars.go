@@ -1,0 +1,30 @@
+package heapvars
+
+type T struct{ n int }
+
+func (t *T) inc() { t.n++ }
+
+type S struct {
+	f int
+	a [4]int
+}
+
+var sink *int
+
+func cases() int {
+	captured := 1 // heap
+	f := func() int { return captured }
+	taken := 2 // heap
+	sink = &taken
+	var arr [4]int // heap
+	s := arr[:]
+	var recv T // heap
+	recv.inc()
+	var st S // heap
+	sink = &st.a[2]
+	plain := 3 // stack
+	plain++
+	var value T // stack
+	value.n = plain
+	return f() + len(s) + value.n
+}
