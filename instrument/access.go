@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+
+	"github.com/bigfoot-go/bigfoot/placement"
 )
 
 // use says how an expression's value is used.
@@ -80,7 +82,7 @@ func (r *fileRewriter) expr(e ast.Expr, m use) string {
 		return r.funcLit(e)
 	case *ast.SliceExpr:
 		xm := mValue
-		if _, ok := coreType(r.typeOf(e.X)).(*types.Array); ok {
+		if _, ok := placement.CoreType(r.typeOf(e.X)).(*types.Array); ok {
 			xm = mAddr // slicing an array takes its address
 		}
 		return r.spliceNode(e, subOf(e.X, r.expr(e.X, xm)), r.exprSub(e.Low), r.exprSub(e.High), r.exprSub(e.Max))
@@ -165,7 +167,7 @@ func (r *fileRewriter) index(e *ast.IndexExpr, m use) string {
 	idx := r.expr(e.Index, mValue)
 	var x string
 	shared := false
-	switch u := coreType(xt).(type) {
+	switch u := placement.CoreType(xt).(type) {
 	case *types.Map:
 		x = r.expr(e.X, mValue)
 		if m == mValue && r.fn != nil {
@@ -208,7 +210,7 @@ func (r *fileRewriter) index(e *ast.IndexExpr, m use) string {
 }
 
 func (r *fileRewriter) composite(e *ast.CompositeLit) string {
-	_, isStruct := coreType(r.typeOf(e)).(*types.Struct)
+	_, isStruct := placement.CoreType(r.typeOf(e)).(*types.Struct)
 	var subs []sub
 	for _, elt := range e.Elts {
 		if kv, ok := elt.(*ast.KeyValueExpr); ok {
@@ -277,7 +279,7 @@ func (r *fileRewriter) sharedLoc(e ast.Expr) bool {
 		}
 		return sel.Indirect() || (r.addressable(e.X) && r.sharedLoc(e.X))
 	case *ast.IndexExpr:
-		switch coreType(r.typeOf(e.X)).(type) {
+		switch placement.CoreType(r.typeOf(e.X)).(type) {
 		case *types.Slice, *types.Pointer:
 			return true
 		case *types.Array:
@@ -306,76 +308,13 @@ func (r *fileRewriter) typeOf(e ast.Expr) types.Type {
 	return types.Typ[types.Invalid]
 }
 
-// coreType is the underlying type of t; for a type parameter, its core
-// type (the Go spec, "Core types"): the underlying type every type of its
-// type set shares (S ~[]E: []E; M ~map[K]V: map[K]V; P interface{ *T }:
-// *T), or nil if they do not share one (any, ~[]int | ~[]int64, ~string |
-// ~[]byte), in which case the operand's accesses are not checked.
-func coreType(t types.Type) types.Type {
-	if t == nil {
-		return nil
-	}
-	if tp, ok := types.Unalias(t).(*types.TypeParam); ok {
-		iface, _ := tp.Constraint().Underlying().(*types.Interface)
-		return typeSetCore(iface)
-	}
-	return t.Underlying()
-}
-
-// typeSetCore is the underlying type shared by every type of the type
-// set of the constraint iface, or nil. Each embedded element restricts
-// the set (an intersection); an element with terms whose underlying
-// types all agree gives that type, and every such element must give the
-// same one. Elements without terms (methods, comparable) do not change
-// it; if no element has terms, the set is all types and there is none.
-func typeSetCore(iface *types.Interface) types.Type {
-	if iface == nil {
-		return nil
-	}
-	var core types.Type
-	for i := range iface.NumEmbeddeds() {
-		var u types.Type
-		switch e := iface.EmbeddedType(i).(type) {
-		case *types.Union:
-			for j := range e.Len() {
-				tu := termCore(e.Term(j).Type())
-				if tu == nil || u != nil && !types.Identical(u, tu) {
-					return nil
-				}
-				u = tu
-			}
-		default:
-			if ei, ok := e.Underlying().(*types.Interface); ok && ei.IsMethodSet() {
-				continue
-			}
-			if u = termCore(e); u == nil {
-				return nil
-			}
-		}
-		if core != nil && !types.Identical(core, u) {
-			return nil
-		}
-		core = u
-	}
-	return core
-}
-
-// termCore is the underlying type of a term of a type set: a type, or an
-// interface whose own type set gives it.
-func termCore(t types.Type) types.Type {
-	if ei, ok := t.Underlying().(*types.Interface); ok {
-		return typeSetCore(ei)
-	}
-	return t.Underlying()
-}
-
 func isTypeParam(t types.Type) bool {
 	_, ok := types.Unalias(t).(*types.TypeParam)
 	return ok
 }
 
 func isPointer(t types.Type) bool {
-	_, ok := coreType(t).(*types.Pointer)
+	_, ok := placement.CoreType(t).(*types.Pointer)
 	return ok
 }
 

@@ -5,6 +5,8 @@ import (
 	"go/token"
 	"go/types"
 	"strconv"
+
+	"github.com/bigfoot-go/bigfoot/placement"
 )
 
 // appendInPlace renders s = append(s, x, …) of a local slice variable s
@@ -44,7 +46,7 @@ func (r *fileRewriter) appendInPlace(s *ast.AssignStmt, list bool) (stmtOut, boo
 	if first, ok := call.Args[0].(*ast.Ident); !ok || v == nil || r.info.Uses[first] != v || r.sharedVar(v) {
 		return stmtOut{}, false
 	}
-	if _, ok := coreType(v.Type()).(*types.Slice); !ok {
+	if _, ok := placement.CoreType(v.Type()).(*types.Slice); !ok {
 		return stmtOut{}, false
 	}
 	if r.rc != nil && r.rc.pkg.unpubAppend[call.Lparen] {

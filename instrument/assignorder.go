@@ -5,6 +5,8 @@ import (
 	"go/token"
 	"go/types"
 	"strings"
+
+	"github.com/bigfoot-go/bigfoot/placement"
 )
 
 // The order of an assignment's checks.
@@ -134,7 +136,7 @@ func (r *fileRewriter) cannotPanic(e ast.Expr) bool {
 			}
 		}
 		// A map literal hashes its keys: an interface key may panic.
-		if m, ok := coreType(r.typeOf(e)).(*types.Map); ok && holdsInterface(m.Key()) {
+		if m, ok := placement.CoreType(r.typeOf(e)).(*types.Map); ok && holdsInterface(m.Key()) {
 			return false
 		}
 		return true
@@ -145,7 +147,7 @@ func (r *fileRewriter) cannotPanic(e ast.Expr) bool {
 			}
 		}
 		if r.info.Types[e.Fun].IsType() {
-			switch coreType(r.typeOf(e)).(type) {
+			switch placement.CoreType(r.typeOf(e)).(type) {
 			case *types.Array, *types.Pointer:
 				return false // from a slice: may be too short
 			}
@@ -181,7 +183,7 @@ func holdsInterface(t types.Type) bool {
 }
 
 func isInteger(t types.Type) bool {
-	b, ok := coreType(t).(*types.Basic)
+	b, ok := placement.CoreType(t).(*types.Basic)
 	return ok && b.Info()&types.IsInteger != 0
 }
 
@@ -199,7 +201,7 @@ func (r *fileRewriter) storeMayPanic(e ast.Expr) bool {
 		}
 		return sel.Indirect() || r.storeMayPanic(e.X)
 	case *ast.IndexExpr:
-		if _, isArray := coreType(r.typeOf(e.X)).(*types.Array); isArray && r.info.Types[e.Index].Value != nil {
+		if _, isArray := placement.CoreType(r.typeOf(e.X)).(*types.Array); isArray && r.info.Types[e.Index].Value != nil {
 			return r.storeMayPanic(e.X) // a constant index into an array is checked at compile time
 		}
 		return true

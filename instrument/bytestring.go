@@ -5,6 +5,8 @@ import (
 	"go/ast"
 	"go/types"
 	"strings"
+
+	"github.com/bigfoot-go/bigfoot/placement"
 )
 
 // Indexing a type parameter without a core type.
@@ -22,7 +24,7 @@ import (
 // whose type set holds only strings and byte slices.
 func byteString(t types.Type) bool {
 	tp, ok := types.Unalias(t).(*types.TypeParam)
-	if !ok || coreType(t) != nil {
+	if !ok || placement.CoreType(t) != nil {
 		return false
 	}
 	iface, _ := tp.Constraint().Underlying().(*types.Interface)

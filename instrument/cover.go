@@ -189,11 +189,11 @@ func (r *fileRewriter) arrayBase(x ast.Expr, body *ast.BlockStmt) string {
 		return ""
 	}
 	text := r.text(x)
-	switch t := coreType(r.typeOf(x)).(type) {
+	switch t := placement.CoreType(r.typeOf(x)).(type) {
 	case *types.Slice:
 		return "__bfu.Pointer(__bfu.SliceData(" + text + "))"
 	case *types.Pointer:
-		if _, ok := coreType(t.Elem()).(*types.Array); ok {
+		if _, ok := placement.CoreType(t.Elem()).(*types.Array); ok {
 			return "__bfu.Pointer(" + text + ")"
 		}
 	}

@@ -184,7 +184,7 @@ func (r *fileRewriter) elementAccess(e ast.Expr) bool {
 	for {
 		switch x := ast.Unparen(e).(type) {
 		case *ast.IndexExpr:
-			switch coreType(r.typeOf(x.X)).(type) {
+			switch placement.CoreType(r.typeOf(x.X)).(type) {
 			case *types.Slice, *types.Array:
 				return true
 			case *types.Pointer:

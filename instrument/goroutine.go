@@ -5,6 +5,8 @@ import (
 	"go/token"
 	"go/types"
 	"strings"
+
+	"github.com/bigfoot-go/bigfoot/placement"
 )
 
 // send renders a send statement ch <- v as __bf.Chan(ch).Send(__bfg, v),
@@ -92,7 +94,7 @@ func (h *hoister) args(call *ast.CallExpr) string {
 	}
 	var params *types.Tuple
 	variadic := false
-	if sig, ok := coreType(h.r.typeOf(call.Fun)).(*types.Signature); ok {
+	if sig, ok := placement.CoreType(h.r.typeOf(call.Fun)).(*types.Signature); ok {
 		params, variadic = sig.Params(), sig.Variadic()
 	}
 	var out []string
@@ -541,7 +543,7 @@ func (r *fileRewriter) isMapIndex(e ast.Expr) bool {
 	if !ok {
 		return false
 	}
-	_, isMap := coreType(r.typeOf(ix.X)).(*types.Map)
+	_, isMap := placement.CoreType(r.typeOf(ix.X)).(*types.Map)
 	return isMap
 }
 
@@ -573,7 +575,7 @@ func boolText(b bool) string {
 
 // elemType is the element type of a channel type, or nil.
 func elemType(t types.Type) types.Type {
-	if c, ok := coreType(t).(*types.Chan); ok {
+	if c, ok := placement.CoreType(t).(*types.Chan); ok {
 		return c.Elem()
 	}
 	return nil

@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/types"
 	"strings"
+
+	"github.com/bigfoot-go/bigfoot/placement"
 )
 
 // Assignment targets whose address contains a call.
@@ -87,7 +89,7 @@ func (r *fileRewriter) targetOperands(e ast.Expr, value func(ast.Expr)) (rest as
 		}
 		return r.targetOperands(e.X, value)
 	case *ast.IndexExpr:
-		if _, isArray := coreType(r.typeOf(e.X)).(*types.Array); isArray {
+		if _, isArray := placement.CoreType(r.typeOf(e.X)).(*types.Array); isArray {
 			rest, ok = r.targetOperands(e.X, value)
 		} else {
 			value(e.X)

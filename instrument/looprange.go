@@ -225,11 +225,11 @@ func (r *fileRewriter) rangeIV(s *ast.RangeStmt) string {
 	if _, ok := ast.Unparen(s.X).(*ast.Ident); !ok {
 		return "the range expression is not a variable"
 	}
-	switch u := coreType(r.typeOf(s.X)).(type) {
+	switch u := placement.CoreType(r.typeOf(s.X)).(type) {
 	case *types.Slice, *types.Array:
 		return ""
 	case *types.Pointer:
-		if _, ok := coreType(u.Elem()).(*types.Array); ok {
+		if _, ok := placement.CoreType(u.Elem()).(*types.Array); ok {
 			return ""
 		}
 	case *types.Basic:
@@ -633,9 +633,9 @@ func (r *fileRewriter) rangeSiteOf(body *ast.BlockStmt, lp *loopPlan, e ast.Expr
 		r.refuseRange(ix, write, "its operand is no variable")
 		return nil
 	}
-	sl, ok := coreType(v.Type()).(*types.Slice)
+	sl, ok := placement.CoreType(v.Type()).(*types.Slice)
 	if !ok {
-		if _, ok := coreType(v.Type()).(*types.Pointer); ok {
+		if _, ok := placement.CoreType(v.Type()).(*types.Pointer); ok {
 			return r.flatSiteOf(body, lp, ix, fields, write)
 		}
 		r.refuseRange(ix, write, "its operand is no slice or pointer to an array")
@@ -1063,12 +1063,12 @@ func (r *fileRewriter) flatSiteOf(body *ast.BlockStmt, lp *loopPlan, ix *ast.Ind
 	// The levels: the first indexes X's slice or array, every later one
 	// an array.
 	var ptr string
-	t := coreType(v.Type())
+	t := placement.CoreType(v.Type())
 	switch u := t.(type) {
 	case *types.Slice:
 		ptr, t = "__bfu.Pointer(__bfu.SliceData("+id.Name+"))", u.Elem()
 	case *types.Pointer:
-		a, ok := coreType(u.Elem()).(*types.Array)
+		a, ok := placement.CoreType(u.Elem()).(*types.Array)
 		if !ok {
 			r.refuseRange(ix, write, "its operand is no slice or pointer to an array")
 			return nil
@@ -1080,7 +1080,7 @@ func (r *fileRewriter) flatSiteOf(body *ast.BlockStmt, lp *loopPlan, ix *ast.Ind
 	}
 	lens := make([]int64, len(idx)) // lens[k]: length of level k (k ≥ 1)
 	for k := 1; k < len(idx); k++ {
-		a, ok := coreType(t).(*types.Array)
+		a, ok := placement.CoreType(t).(*types.Array)
 		if !ok {
 			r.refuseRange(ix, write, "an inner level indexes no array")
 			return nil

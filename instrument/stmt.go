@@ -5,6 +5,8 @@ import (
 	"go/token"
 	"go/types"
 	"strings"
+
+	"github.com/bigfoot-go/bigfoot/placement"
 )
 
 // stmtOut is a rendered statement with the statements that must run right
@@ -303,7 +305,7 @@ func (r *fileRewriter) lvalue(e ast.Expr, ord checkOrder, list bool, assigned ma
 	}
 	u := ast.Unparen(e)
 	if ix, ok := u.(*ast.IndexExpr); ok {
-		if _, isMap := coreType(r.typeOf(ix.X)).(*types.Map); isMap {
+		if _, isMap := placement.CoreType(r.typeOf(ix.X)).(*types.Map); isMap {
 			x := r.expr(ix.X, mValue)
 			idx := r.expr(ix.Index, mValue)
 			if ord != checkBefore && list && r.callFree(ix.X) && !r.mentions(ix.X, assigned) {
@@ -527,7 +529,7 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 	body := r.block(s.Body)
 	r.leaveLoop()
 	writes := r.rangeWrites(s)
-	if _, isChan := coreType(xt).(*types.Chan); isChan && writes != "" {
+	if _, isChan := placement.CoreType(xt).(*types.Chan); isChan && writes != "" {
 		return r.rangeChanShared(s, writes, body)
 	}
 	if writes != "" {
@@ -546,7 +548,7 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 		return stmtOut{text: r.spliceNode(s, append(kv, subOf(s.X, x), subOf(s.Body, body))...)}
 	}
 	perIter := r.goVersionAtLeast(s.Pos(), "go1.22")
-	switch u := coreType(xt).(type) {
+	switch u := placement.CoreType(xt).(type) {
 	case *types.Chan:
 		if s.Tok == token.ASSIGN {
 			return r.rangeChanAssign(s, body)
@@ -576,7 +578,7 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 		return plain(x)
 	case *types.Slice, *types.Pointer, *types.Array:
 		if p, ok := u.(*types.Pointer); ok {
-			if _, isArr := coreType(p.Elem()).(*types.Array); !isArr {
+			if _, isArr := placement.CoreType(p.Elem()).(*types.Array); !isArr {
 				return plain(r.expr(s.X, mValue))
 			}
 		}

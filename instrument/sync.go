@@ -5,6 +5,8 @@ import (
 	"go/token"
 	"go/types"
 	"strings"
+
+	"github.com/bigfoot-go/bigfoot/placement"
 )
 
 // syncMethods maps "pkgpath.Type.Method" of the standard library's
@@ -252,9 +254,9 @@ func (r *fileRewriter) hookRecv(h hook) string {
 	cur := xt
 	idx := selection.Index()
 	for _, i := range idx[:len(idx)-1] {
-		t := coreType(cur)
+		t := placement.CoreType(cur)
 		if p, ok := t.(*types.Pointer); ok {
-			t = coreType(p.Elem())
+			t = placement.CoreType(p.Elem())
 		}
 		st, ok := t.(*types.Struct)
 		if !ok {
@@ -448,10 +450,10 @@ func (r *fileRewriter) promotedRecv(sel *ast.SelectorExpr, s *types.Selection, p
 	shared := isPointer(cur) || (r.addressable(sel.X) && r.sharedLoc(sel.X))
 	idx := s.Index()
 	for _, i := range idx[:len(idx)-1] {
-		t := coreType(cur)
+		t := placement.CoreType(cur)
 		viaPtr := false
 		if p, ok := t.(*types.Pointer); ok {
-			t, viaPtr = coreType(p.Elem()), true
+			t, viaPtr = placement.CoreType(p.Elem()), true
 		}
 		st, ok := t.(*types.Struct)
 		if !ok {
@@ -463,7 +465,7 @@ func (r *fileRewriter) promotedRecv(sel *ast.SelectorExpr, s *types.Selection, p
 		}
 		loc := x + "." + f.Name()
 		shared = shared || viaPtr
-		switch coreType(f.Type()).(type) {
+		switch placement.CoreType(f.Type()).(type) {
 		case *types.Pointer, *types.Interface:
 			// The embedded pointer or interface is loaded.
 			if shared && r.fn != nil {
@@ -480,7 +482,7 @@ func (r *fileRewriter) promotedRecv(sel *ast.SelectorExpr, s *types.Selection, p
 	if ptrRecv || r.fn == nil {
 		return x
 	}
-	switch coreType(cur).(type) {
+	switch placement.CoreType(cur).(type) {
 	case *types.Pointer:
 		return "(*__bf.R(" + r.g() + ", " + x + ", " + r.site(sel.Pos()) + "))"
 	case *types.Interface:
@@ -531,8 +533,8 @@ func isGenericRecv(fn *types.Func) bool {
 // elements.
 func (r *fileRewriter) conversion(e *ast.CallExpr, args []sub) string {
 	if len(e.Args) == 1 && r.fn != nil {
-		if b, ok := coreType(r.typeOf(e.Fun)).(*types.Basic); ok && b.Info()&types.IsString != 0 {
-			if _, ok := coreType(r.typeOf(e.Args[0])).(*types.Slice); ok {
+		if b, ok := placement.CoreType(r.typeOf(e.Fun)).(*types.Basic); ok && b.Info()&types.IsString != 0 {
+			if _, ok := placement.CoreType(r.typeOf(e.Args[0])).(*types.Slice); ok {
 				args[0].text = "__bf.ReadAll(" + r.g() + ", " + r.site(e.Pos()) + ", " + args[0].text + ")"
 			}
 		}
@@ -545,7 +547,7 @@ func (r *fileRewriter) builtinCall(e *ast.CallExpr, name string, args []sub) str
 	if r.fn == nil || len(e.Args) == 0 {
 		return r.spliceNode(e, args...)
 	}
-	argType := func(i int) types.Type { return coreType(r.typeOf(e.Args[i])) }
+	argType := func(i int) types.Type { return placement.CoreType(r.typeOf(e.Args[i])) }
 	switch name {
 	case "len", "cap":
 		if _, ok := argType(0).(*types.Map); ok {
@@ -721,7 +723,7 @@ func (r *fileRewriter) timerOf(ch ast.Expr) ast.Expr {
 	if !ok || sel.Sel.Name != "C" || !r.plainOperand(sel.X, nil) {
 		return nil
 	}
-	p, ok := coreType(r.typeOf(sel.X)).(*types.Pointer)
+	p, ok := placement.CoreType(r.typeOf(sel.X)).(*types.Pointer)
 	if !ok {
 		return nil
 	}
@@ -737,9 +739,9 @@ func (r *fileRewriter) timerOf(ch ast.Expr) ast.Expr {
 // package.
 func (r *fileRewriter) spellablePath(t types.Type, index []int) bool {
 	for _, i := range index[:len(index)-1] {
-		u := coreType(t)
+		u := placement.CoreType(t)
 		if p, ok := u.(*types.Pointer); ok {
-			u = coreType(p.Elem())
+			u = placement.CoreType(p.Elem())
 		}
 		st, ok := u.(*types.Struct)
 		if !ok {

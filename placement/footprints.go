@@ -233,10 +233,10 @@ func addRangeFootprints(fn *ssa.Function, info *types.Info, add func(FootprintKi
 			if t == nil {
 				return true
 			}
-			switch u := coreType(t).(type) {
+			switch u := CoreType(t).(type) {
 			case *types.Slice:
 			case *types.Pointer:
-				if _, ok := coreType(u.Elem()).(*types.Array); !ok {
+				if _, ok := CoreType(u.Elem()).(*types.Array); !ok {
 					return true
 				}
 			default:
@@ -247,37 +247,6 @@ func addRangeFootprints(fn *ssa.Function, info *types.Info, add func(FootprintKi
 		}
 		return true
 	})
-}
-
-// coreType is t's underlying type, or the core type of a type
-// parameter's constraint (nil if it has none).
-func coreType(t types.Type) types.Type {
-	tp, ok := types.Unalias(t).(*types.TypeParam)
-	if !ok {
-		return t.Underlying()
-	}
-	var core types.Type
-	iface, _ := tp.Constraint().Underlying().(*types.Interface)
-	if iface == nil {
-		return nil
-	}
-	for i := 0; i < iface.NumEmbeddeds(); i++ {
-		u, ok := iface.EmbeddedType(i).(*types.Union)
-		if !ok {
-			if e := iface.EmbeddedType(i).Underlying(); core == nil {
-				core = e
-			}
-			continue
-		}
-		for j := 0; j < u.Len(); j++ {
-			tu := u.Term(j).Type().Underlying()
-			if core != nil && !types.Identical(core, tu) {
-				return nil
-			}
-			core = tu
-		}
-	}
-	return core
 }
 
 // selectorStarts maps the position of the selected name of each selector
@@ -438,8 +407,8 @@ func invariantIn(v ssa.Value, loop map[*ssa.BasicBlock]bool) bool {
 
 // fieldName is the name of field i of the struct t points to.
 func fieldName(t types.Type, i int) string {
-	if p, ok := coreType(t).(*types.Pointer); ok {
-		if st, ok := coreType(p.Elem()).(*types.Struct); ok && i < st.NumFields() {
+	if p, ok := CoreType(t).(*types.Pointer); ok {
+		if st, ok := CoreType(p.Elem()).(*types.Struct); ok && i < st.NumFields() {
 			return st.Field(i).Name()
 		}
 	}

@@ -62,7 +62,7 @@ func SyntacticHeapVars(files []*ast.File, info *types.Info) map[token.Pos]bool {
 	pointer := func(t types.Type) bool {
 		_, ok := t.(*types.Pointer)
 		if t != nil {
-			_, ok = coreType(t).(*types.Pointer)
+			_, ok = CoreType(t).(*types.Pointer)
 		}
 		return ok
 	}
@@ -71,7 +71,7 @@ func SyntacticHeapVars(files []*ast.File, info *types.Info) map[token.Pos]bool {
 		if t == nil {
 			return false
 		}
-		_, ok := coreType(t).(*types.Array)
+		_, ok := CoreType(t).(*types.Array)
 		return ok
 	}
 	// root returns the variable whose memory an addressable path denotes.
