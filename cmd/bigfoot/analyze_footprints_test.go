@@ -127,7 +127,8 @@ type wrapperCall struct {
 
 // wrapperCalls parses the instrumented file (its original at file) and
 // returns its calls of the per-access, group and footprint wrappers
-// (R, RG, W, WG, F, FM, FG) whose address is &x and whose site is in the
+// (R, RG, W, WG, F, FM, FG; R1, RG1, W1, WG1 as R, RG, W, WG) whose
+// address is &x and whose site is in the
 // file's site table. A footprint wrapper of another form, or any wrapper
 // whose site is not in the table, is an error.
 func wrapperCalls(t *testing.T, file string, src []byte) []wrapperCall {
@@ -141,21 +142,30 @@ func wrapperCalls(t *testing.T, file string, src []byte) []wrapperCall {
 	var out []wrapperCall
 	ast.Inspect(f, func(n ast.Node) bool {
 		c, ok := n.(*ast.CallExpr)
-		if !ok || len(c.Args) < 3 {
+		if !ok {
 			return true
 		}
 		name := runtimeCall(c)
 		var w bool
+		addrArg := 1 // after the goroutine state or the footprint
+		switch name {
+		case "R1", "RG1", "W1", "WG1":
+			// The forms that find the goroutine state themselves.
+			name, addrArg = strings.TrimSuffix(name, "1"), 0
+		}
 		switch name {
 		case "R", "RG":
 		case "W", "WG":
 			w = true
 		case "F", "FM", "FG":
-			w = write[identName(c.Args[0])]
+			w = len(c.Args) > 0 && write[identName(c.Args[0])]
 		default:
 			return true
 		}
-		addr, ok := c.Args[1].(*ast.UnaryExpr)
+		if len(c.Args) < addrArg+2 {
+			return true
+		}
+		addr, ok := c.Args[addrArg].(*ast.UnaryExpr)
 		site, ok2 := c.Args[len(c.Args)-1].(*ast.BinaryExpr)
 		var lit *ast.BasicLit
 		if ok2 {

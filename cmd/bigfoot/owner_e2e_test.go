@@ -187,7 +187,7 @@ func TestOwnerAgreement(t *testing.T) {
 		if accessLines[n] || n > len(lines) {
 			continue
 		}
-		if l := lines[n-1]; strings.Contains(l, "__bf.R(") || strings.Contains(l, "__bf.W(") {
+		if l := lines[n-1]; strings.Contains(l, "__bf.R(") || strings.Contains(l, "__bf.W(") || strings.Contains(l, "__bf.R1(") || strings.Contains(l, "__bf.W1(") {
 			t.Errorf("line %d: analyze finds only unpublished accesses, the overlay checks: %s", n, l)
 		}
 	}
@@ -282,7 +282,7 @@ func TestNonlinearRange(t *testing.T) {
 	if l := lines[9]; !strings.Contains(l, "__bf.OpenRange(") {
 		t.Errorf("the loop over j opens no static range: %s", l)
 	}
-	if l := lines[10]; !strings.Contains(l, "s += a[i*n+j]") || strings.Contains(l, "__bf.R(") || strings.Contains(l, "__bf.F") {
+	if l := lines[10]; !strings.Contains(l, "s += a[i*n+j]") || strings.Contains(l, "__bf.R(") || strings.Contains(l, "__bf.R1(") || strings.Contains(l, "__bf.F") {
 		t.Errorf("the loop body checks or records a[i*n+j] per iteration: %s", l)
 	}
 	r = run(t, dir, nil, bigfootBin, "run", "-mode=bigfoot", "-tags=bigfoot_verify", ".")
