@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bigfoot-go/bigfoot/placement"
 )
 
 // TestSpliceSync applies the sync hooks to this toolchain's package sync:
@@ -49,6 +51,47 @@ func TestSpliceSync(t *testing.T) {
 	}
 	if _, err := parser.ParseFile(token.NewFileSet(), syncHooksFile, overlay[filepath.Join(dir, syncHooksFile)], 0); err != nil {
 		t.Errorf("%s: %v", syncHooksFile, err)
+	}
+}
+
+// unsplicedSync are the methods of package sync's types that
+// placement's table of synchronizing calls hooks at a user's call and
+// that the splices leave alone, with the reason.
+var unsplicedSync = map[string]string{
+	"sync.WaitGroup.Done": "Done is Add(-1): Add's splice releases",
+	"sync.WaitGroup.Go":   "Go calls Add and Done, and the runtime orders the goroutine it starts",
+	"sync.Once.Do":        "its splices are inside Do's body and doSlow's (once.go)",
+	"sync.Locker.Lock":    "an interface: the Mutex or RWMutex behind it is spliced",
+	"sync.Locker.Unlock":  "an interface: the Mutex or RWMutex behind it is spliced",
+}
+
+// TestSyncSplicesFollowTable checks that each method of package sync
+// that placement's table of synchronizing calls hooks at a user's call is
+// hooked inside package sync too, where the standard library's own calls
+// go through (syncSplices), or is listed in unsplicedSync with the
+// reason: a method added to the table and not to the splices fails here.
+func TestSyncSplicesFollowTable(t *testing.T) {
+	for key, c := range placement.SyncCalls() {
+		parts := strings.Split(key, ".")
+		if c.Hook == "" || len(parts) != 3 || parts[0] != "sync" {
+			continue
+		}
+		if _, ok := unsplicedSync[key]; ok {
+			continue
+		}
+		decl := fmt.Sprintf(" *%s) %s(", parts[1], parts[2])
+		found := false
+		for _, sp := range syncSplices {
+			found = found || strings.Contains(sp.decl, decl)
+		}
+		if !found {
+			t.Errorf("%s is hooked at users' calls (%s) but not spliced into package sync, and unsplicedSync gives no reason", key, c.Hook)
+		}
+	}
+	for key := range unsplicedSync {
+		if _, ok := placement.SyncCalls()[key]; !ok {
+			t.Errorf("unsplicedSync lists %s, which the table does not", key)
+		}
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"go/token"
 	"go/types"
 	"strings"
+
+	"github.com/bigfoot-go/bigfoot/placement"
 )
 
 // I/O as synchronization (docs/runtime.md, "I/O"). The operating system
@@ -14,213 +16,26 @@ import (
 // instrumented code that do I/O announce it: writes call __bf.IOWrite
 // (release) before, reads __bf.IORead (acquire) after.
 
-// ioKind says how a call does I/O.
-type ioKind uint8
-
-const (
-	ioWrite ioKind = 1 << iota // release before the call
-	ioRead                     // acquire after the call
-	ioBoth  = ioWrite | ioRead
-)
-
-// ioFuncs maps "pkgpath.Func" of package-level functions to their kind.
-// Creating, renaming, removing files is a write (another goroutine can see
-// it through Open or Stat); opening or inspecting them is a read.
-var ioFuncs = map[string]ioKind{
-	"os.WriteFile":  ioWrite,
-	"os.Create":     ioBoth,
-	"os.OpenFile":   ioBoth,
-	"os.CreateTemp": ioBoth,
-	"os.MkdirTemp":  ioBoth,
-	"os.Mkdir":      ioWrite,
-	"os.MkdirAll":   ioWrite,
-	"os.Rename":     ioWrite,
-	"os.Remove":     ioWrite,
-	"os.RemoveAll":  ioWrite,
-	"os.Symlink":    ioWrite,
-	"os.Link":       ioWrite,
-	"os.Chmod":      ioWrite,
-	"os.Chtimes":    ioWrite,
-	"os.Truncate":   ioWrite,
-	"os.Open":       ioRead,
-	"os.ReadFile":   ioRead,
-	"os.ReadDir":    ioRead,
-	"os.Stat":       ioRead,
-	"os.Lstat":      ioRead,
-	"os.Readlink":   ioRead,
-
-	"io.Copy":        ioBoth,
-	"io.CopyN":       ioBoth,
-	"io.CopyBuffer":  ioBoth,
-	"io.ReadAll":     ioRead,
-	"io.ReadFull":    ioRead,
-	"io.ReadAtLeast": ioRead,
-	"io.WriteString": ioWrite,
-
-	// Printing only releases: goroutines that print are not ordered with
-	// each other (as in Go, where an fd write only release-merges).
-	"fmt.Print":    ioWrite,
-	"fmt.Printf":   ioWrite,
-	"fmt.Println":  ioWrite,
-	"fmt.Fprint":   ioWrite,
-	"fmt.Fprintf":  ioWrite,
-	"fmt.Fprintln": ioWrite,
-	"fmt.Scan":     ioRead,
-	"fmt.Scanf":    ioRead,
-	"fmt.Scanln":   ioRead,
-	"fmt.Fscan":    ioRead,
-	"fmt.Fscanf":   ioRead,
-	"fmt.Fscanln":  ioRead,
-	"log.Print":    ioWrite,
-	"log.Printf":   ioWrite,
-	"log.Println":  ioWrite,
-
-	"net.Listen":       ioRead,
-	"net.ListenTCP":    ioRead,
-	"net.ListenUDP":    ioRead,
-	"net.ListenUnix":   ioRead,
-	"net.ListenPacket": ioRead,
-	"net.Dial":         ioBoth,
-	"net.DialTimeout":  ioBoth,
-	"net.DialTCP":      ioBoth,
-	"net.DialUDP":      ioBoth,
-	"net.DialUnix":     ioBoth,
-
-	"net/http.Get":      ioBoth,
-	"net/http.Head":     ioBoth,
-	"net/http.Post":     ioBoth,
-	"net/http.PostForm": ioBoth,
-
-	// A server's handlers run on goroutines net/http starts, which Go's
-	// race runtime orders after the call that starts serving (a go
-	// statement inside Serve): the call releases, as an I/O write, what
-	// the handlers' IORead acquires.
-	"net/http.ListenAndServe":    ioBoth,
-	"net/http.ListenAndServeTLS": ioBoth,
-	"net/http.Serve":             ioBoth,
-	"net/http.ServeTLS":          ioBoth,
-}
-
-// ioMethods maps "pkgpath.Type.Method" of methods of concrete types (and
-// of the interfaces that declare them) to their kind. Read and Write of
-// any interface with io.Reader's or io.Writer's signature are I/O too
-// (ioInterfaceMethod): the dynamic type may be a bytes.Buffer, and then
-// the call over-synchronizes, which may hide a race but never invents one.
-var ioMethods = map[string]ioKind{}
-
-func init() {
-	add := func(typ string, kind ioKind, methods ...string) {
-		for _, m := range methods {
-			ioMethods[typ+"."+m] = kind
-		}
-	}
-	add("os.File", ioWrite, "Write", "WriteString", "WriteAt", "Close", "Sync", "Truncate", "Chmod", "Chown")
-	add("os.File", ioBoth, "ReadFrom", "WriteTo")
-	add("os.File", ioRead, "Read", "ReadAt", "ReadDir", "Readdir", "Readdirnames", "Stat")
-	for _, t := range []string{"net.conn", "net.TCPConn", "net.UDPConn", "net.UnixConn", "net.IPConn", "net.Conn", "net.PacketConn"} {
-		add(t, ioWrite, "Write", "WriteTo", "WriteToUDP", "WriteToUDPAddrPort", "WriteMsgUDP", "WriteToUnix", "WriteMsgUnix", "WriteToIP", "Close", "CloseWrite", "CloseRead")
-		add(t, ioRead, "Read", "ReadFrom", "ReadFromUDP", "ReadFromUDPAddrPort", "ReadMsgUDP", "ReadFromUnix", "ReadMsgUnix", "ReadFromIP")
-	}
-	add("net.TCPConn", ioBoth, "ReadFrom", "WriteTo") // io.ReaderFrom / io.WriterTo: splice
-	for _, t := range []string{"net.Listener", "net.TCPListener", "net.UnixListener"} {
-		add(t, ioRead, "Accept", "AcceptTCP", "AcceptUnix")
-		add(t, ioWrite, "Close")
-	}
-	add("net.Dialer", ioBoth, "Dial", "DialContext")
-	add("net.ListenConfig", ioRead, "Listen", "ListenPacket")
-	add("io.Closer", ioWrite, "Close")
-	add("io.ReaderFrom", ioBoth, "ReadFrom")
-	add("io.WriterTo", ioBoth, "WriteTo")
-	add("io.PipeReader", ioRead, "Read")
-	add("io.PipeReader", ioWrite, "Close", "CloseWithError")
-	add("io.PipeWriter", ioWrite, "Write", "Close", "CloseWithError")
-	add("bufio.Reader", ioRead, "Read", "ReadByte", "ReadBytes", "ReadLine", "ReadRune", "ReadSlice", "ReadString", "Peek", "Discard")
-	add("bufio.Reader", ioBoth, "WriteTo")
-	add("bufio.Scanner", ioRead, "Scan")
-	add("bufio.Writer", ioWrite, "Write", "WriteByte", "WriteRune", "WriteString", "Flush")
-	add("bufio.Writer", ioBoth, "ReadFrom")
-	add("log.Logger", ioWrite, "Print", "Printf", "Println")
-	add("net/http.Client", ioBoth, "Do", "Get", "Head", "Post", "PostForm")
-	add("net/http.Transport", ioBoth, "RoundTrip")
-	add("net/http.RoundTripper", ioBoth, "RoundTrip")
-	add("net/http.Server", ioBoth, "Serve", "ServeTLS", "ListenAndServe", "ListenAndServeTLS") // handlers after the call; return after Shutdown/Close
-	add("net/http.Flusher", ioWrite, "Flush")
-	add("os/exec.Cmd", ioWrite, "Start")
-	add("os/exec.Cmd", ioBoth, "Run", "Output", "CombinedOutput")
-	add("os/exec.Cmd", ioRead, "Wait")
-}
-
-// ioCall classifies a call's callee; 0 if it does no I/O.
-func (r *fileRewriter) ioCall(fun ast.Expr) ioKind {
+// ioCall returns the I/O ordering of a call of fun's callee
+// (placement.SyncCall.IO); 0 if it does no I/O.
+func (r *fileRewriter) ioCall(fun ast.Expr) placement.IOKind {
 	fun = ast.Unparen(fun)
-	var id *ast.Ident
+	var fn *types.Func
 	switch f := fun.(type) {
 	case *ast.Ident:
-		id = f
+		fn, _ = r.info.Uses[f].(*types.Func)
 	case *ast.SelectorExpr:
 		if sel := r.info.Selections[f]; sel != nil {
 			if sel.Kind() != types.MethodVal {
 				return 0
 			}
-			fn, ok := sel.Obj().(*types.Func)
-			if !ok || fn.Pkg() == nil {
-				return 0
-			}
-			recv := fn.Type().(*types.Signature).Recv()
-			if recv == nil {
-				return 0
-			}
-			rt := recv.Type()
-			if p, ok := rt.(*types.Pointer); ok {
-				rt = p.Elem()
-			}
-			named, ok := types.Unalias(rt).(*types.Named)
-			if !ok {
-				if _, isIface := rt.Underlying().(*types.Interface); isIface {
-					return ioInterfaceMethod(fn)
-				}
-				return 0
-			}
-			if k, ok := ioMethods[fn.Pkg().Path()+"."+named.Obj().Name()+"."+fn.Name()]; ok {
-				return k
-			}
-			if _, isIface := named.Underlying().(*types.Interface); isIface {
-				return ioInterfaceMethod(fn)
-			}
-			return 0
+			fn, _ = sel.Obj().(*types.Func)
+		} else {
+			fn, _ = r.info.Uses[f.Sel].(*types.Func)
 		}
-		id = f.Sel
-	default:
-		return 0
 	}
-	fn, ok := r.info.Uses[id].(*types.Func)
-	if !ok || fn.Pkg() == nil || fn.Type().(*types.Signature).Recv() != nil {
-		return 0
-	}
-	return ioFuncs[fn.Pkg().Path()+"."+fn.Name()]
-}
-
-// ioInterfaceMethod classifies a method of an interface: Read and Write
-// with the signatures of io.Reader and io.Writer.
-func ioInterfaceMethod(fn *types.Func) ioKind {
-	sig := fn.Type().(*types.Signature)
-	if sig.Params().Len() != 1 || sig.Results().Len() != 2 || sig.Variadic() {
-		return 0
-	}
-	s, ok := sig.Params().At(0).Type().Underlying().(*types.Slice)
-	if !ok {
-		return 0
-	}
-	if b, ok := s.Elem().Underlying().(*types.Basic); !ok || b.Kind() != types.Byte {
-		return 0
-	}
-	switch fn.Name() {
-	case "Read":
-		return ioRead
-	case "Write":
-		return ioWrite
-	}
-	return 0
+	c, _ := placement.SyncCallOf(fn)
+	return c.IO
 }
 
 // ioWrap adds the I/O hooks of kind to a call being rendered from subs
@@ -229,13 +44,13 @@ func ioInterfaceMethod(fn *types.Func) ioKind {
 // argument whose evaluation can be wrapped (so that the reads the
 // arguments do are released too), else around the function value. A read
 // acquires after the call, around its results.
-func (r *fileRewriter) ioWrap(e *ast.CallExpr, kind ioKind, fun sub, args []sub) string {
-	if kind == ioRead {
+func (r *fileRewriter) ioWrap(e *ast.CallExpr, kind placement.IOKind, fun sub, args []sub) string {
+	if kind == placement.IORead {
 		if text, ok := r.readInto(e, fun, args); ok {
 			return "__bf.IOR2(" + text + ")"
 		}
 	}
-	if kind&ioWrite != 0 {
+	if kind&placement.IOWrite != 0 {
 		wrapped := false
 		for i := len(e.Args) - 1; i >= 0; i-- {
 			if r.ioWrappable(e.Args[i]) {
@@ -254,7 +69,7 @@ func (r *fileRewriter) ioWrap(e *ast.CallExpr, kind ioKind, fun sub, args []sub)
 		}
 	}
 	text := r.spliceNode(e, append([]sub{fun}, args...)...)
-	if kind&ioRead != 0 {
+	if kind&placement.IORead != 0 {
 		switch n := r.resultCount(e); n {
 		case 1:
 			text = "__bf.IOR(" + r.g() + ", " + text + ")"
@@ -340,13 +155,13 @@ func identOf(e ast.Expr) *ast.Ident {
 // deferredIO wraps the text of a call deferred by a go or defer statement
 // (its operands already evaluated) in the I/O hooks of kind, run by the
 // goroutine state g.
-func deferredIO(kind ioKind, g, call string) string {
+func deferredIO(kind placement.IOKind, g, call string) string {
 	var b strings.Builder
-	if kind&ioWrite != 0 {
+	if kind&placement.IOWrite != 0 {
 		b.WriteString("__bf.IOWrite(" + g + "); ")
 	}
 	b.WriteString(call)
-	if kind&ioRead != 0 {
+	if kind&placement.IORead != 0 {
 		b.WriteString("; __bf.IORead(" + g + ")")
 	}
 	return b.String()

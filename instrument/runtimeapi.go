@@ -1,5 +1,11 @@
 package instrument
 
+import (
+	"go/types"
+
+	"github.com/bigfoot-go/bigfoot/placement"
+)
+
 // The runtime API that emitted code names.
 //
 // Instrumented files import the runtime, package detector, as __bf
@@ -13,7 +19,8 @@ package instrument
 //     spliced into the text by its ref method.
 //
 // TestRuntimeAPI collects both from this package's source, with every
-// hook derived from this toolchain's sync/atomic (atomicHook), and checks
+// hook of the table of synchronizing calls (placement.SyncCalls) and of
+// this toolchain's sync/atomic (placement.AtomicHook), and checks
 // that each is exported by the runtime with the kind its use needs, as
 // cmd/compile's test of its table of runtime functions does. The helper
 // templates (string constants declaring functions and types) also use
@@ -22,12 +29,16 @@ package instrument
 
 // An rtName names a function of the runtime package: a hook. Every rtName
 // the instrumenter emits is a constant of this type in its source, or
-// comes from atomicHook.
+// comes from syncHook.
 type rtName string
 
 // ref returns the emitted reference to the hook.
 func (n rtName) ref() string { return "__bf." + string(n) }
 
-// atomicHook returns the hook of sync/atomic's function fn, or of the
-// method fn of its type typ if typ is not "".
-func atomicHook(typ, fn string) rtName { return rtName("Atomic" + typ + fn) }
+// syncHook returns the hook that performs a call of fn, a synchronizing
+// function or method of the standard library (placement.SyncCallOf), or
+// "" if it has none.
+func syncHook(fn *types.Func) rtName {
+	c, _ := placement.SyncCallOf(fn)
+	return rtName(c.Hook)
+}

@@ -18,6 +18,8 @@ import (
 	"testing"
 
 	"golang.org/x/tools/go/packages"
+
+	"github.com/bigfoot-go/bigfoot/placement"
 )
 
 // A runtimeExport is what the runtime package exports: the kind of each
@@ -133,12 +135,13 @@ var qualifierUses = map[string]string{
 
 // emittedNames collects every runtime identifier the instrumenter can
 // emit, from its source (the non-test files of this package): the names
-// in its string constants, every constant of type rtName, every hook
-// atomicHook derives from this toolchain's sync/atomic, and the runtime's
+// in its string constants, every constant of type rtName, every hook of
+// placement's table of synchronizing calls (syncHook), those it derives
+// from this toolchain's sync/atomic, and the runtime's
 // RaceXxx functions, whose calls keep their names. It fails the test
 // where a name could be emitted another way: a string constant that ends
 // in the qualifier outside qualifierUses, or an rtName made of a value
-// that is not a constant outside atomicHook.
+// that is not a constant outside syncHook.
 func emittedNames(t *testing.T) []emitted {
 	t.Helper()
 	cfg := &packages.Config{Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo}
@@ -206,8 +209,8 @@ func emittedNames(t *testing.T) []emitted {
 					}
 				case *ast.CallExpr:
 					// A conversion to rtName of a value that is not a
-					// constant: only atomicHook may make one.
-					if tv, ok := pkg.TypesInfo.Types[n.Fun]; ok && tv.IsType() && isRtName(n) && pkg.TypesInfo.Types[n].Value == nil && fn != "atomicHook" {
+					// constant: only syncHook may make one.
+					if tv, ok := pkg.TypesInfo.Types[n.Fun]; ok && tv.IsType() && isRtName(n) && pkg.TypesInfo.Types[n].Value == nil && fn != "syncHook" {
 						t.Errorf("%s: an rtName made of a value that is not a constant: TestRuntimeAPI cannot see it", where)
 					}
 				}
@@ -222,8 +225,13 @@ func emittedNames(t *testing.T) []emitted {
 		}
 	}
 
-	// sync/atomic: resolveHook derives the hooks of its functions and of
-	// the methods syncMethods does not list.
+	// syncHook: the table's hooks, and those it derives for every
+	// exported function and method of sync/atomic.
+	for key, c := range placement.SyncCalls() {
+		if c.Hook != "" {
+			out = append(out, emitted{c.Hook, "func", "placement's table of synchronizing calls: " + key})
+		}
+	}
 	atomic, err := importer.ForCompiler(token.NewFileSet(), "source", nil).Import("sync/atomic")
 	if err != nil {
 		t.Fatalf("type-checking sync/atomic: %v", err)
@@ -233,7 +241,7 @@ func emittedNames(t *testing.T) []emitted {
 		switch obj := scope.Lookup(n).(type) {
 		case *types.Func:
 			if obj.Exported() {
-				out = append(out, emitted{string(atomicHook("", n)), "func", "sync/atomic." + n})
+				out = append(out, emitted{string(syncHook(obj)), "func", "sync/atomic." + n})
 			}
 		case *types.TypeName:
 			named, ok := obj.Type().(*types.Named)
@@ -241,9 +249,8 @@ func emittedNames(t *testing.T) []emitted {
 				continue
 			}
 			for i := 0; i < named.NumMethods(); i++ {
-				m := named.Method(i)
-				if _, listed := syncMethods["sync/atomic."+n+"."+m.Name()]; m.Exported() && !listed {
-					out = append(out, emitted{string(atomicHook(n, m.Name())), "func", "sync/atomic." + n + "." + m.Name()})
+				if m := named.Method(i); m.Exported() {
+					out = append(out, emitted{string(syncHook(m)), "func", "sync/atomic." + n + "." + m.Name()})
 				}
 			}
 		}

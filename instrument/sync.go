@@ -9,72 +9,6 @@ import (
 	"github.com/bigfoot-go/bigfoot/placement"
 )
 
-// syncMethods maps "pkgpath.Type.Method" of the standard library's
-// synchronization methods to the runtime hook that performs them. The hook
-// takes the goroutine state, then a pointer to the receiver (for
-// interfaces, the interface value), then the method's arguments.
-var syncMethods = map[string]rtName{
-	"sync.Mutex.Lock":           "Lock",
-	"sync.Mutex.Unlock":         "Unlock",
-	"sync.Mutex.TryLock":        "TryLock",
-	"sync.RWMutex.Lock":         "RWLock",
-	"sync.RWMutex.Unlock":       "RWUnlock",
-	"sync.RWMutex.RLock":        "RWRLock",
-	"sync.RWMutex.RUnlock":      "RWRUnlock",
-	"sync.RWMutex.TryLock":      "RWTryLock",
-	"sync.RWMutex.TryRLock":     "RWTryRLock",
-	"sync.Locker.Lock":          "LockerLock",
-	"sync.Locker.Unlock":        "LockerUnlock",
-	"sync.WaitGroup.Add":        "WaitGroupAdd",
-	"sync.WaitGroup.Done":       "WaitGroupDone",
-	"sync.WaitGroup.Wait":       "WaitGroupWait",
-	"sync.WaitGroup.Go":         "WaitGroupGo",
-	"sync.Once.Do":              "OnceDo",
-	"sync.Cond.Wait":            "CondWait",
-	"sync.Cond.Signal":          "CondSignal",
-	"sync.Cond.Broadcast":       "CondBroadcast",
-	"sync.Pool.Get":             "PoolGet",
-	"sync.Pool.Put":             "PoolPut",
-	"testing.T.Run":             "Run",
-	"testing.B.Run":             "Run",
-	"sync.Map.Load":             "SyncMapLoad",
-	"sync.Map.Store":            "SyncMapStore",
-	"sync.Map.LoadOrStore":      "SyncMapLoadOrStore",
-	"sync.Map.LoadAndDelete":    "SyncMapLoadAndDelete",
-	"sync.Map.Delete":           "SyncMapDelete",
-	"sync.Map.Swap":             "SyncMapSwap",
-	"sync.Map.CompareAndSwap":   "SyncMapCompareAndSwap",
-	"sync.Map.CompareAndDelete": "SyncMapCompareAndDelete",
-	"sync.Map.Range":            "SyncMapRange",
-	"sync.Map.Clear":            "SyncMapClear",
-	"context.Context.Err":       "CtxErr",
-}
-
-// syncFuncs maps "pkgpath.Func" of synchronizing package-level functions
-// to their hook. Hooks marked noG take no goroutine state.
-var syncFuncs = map[string]rtName{
-	"sync.OnceFunc":              "OnceFunc",
-	"sync.OnceValue":             "OnceValue",
-	"sync.OnceValues":            "OnceValues",
-	"runtime.SetFinalizer":       "SetFinalizer",
-	"runtime.AddCleanup":         "AddCleanup",
-	"runtime.GC":                 "GC",
-	"runtime/debug.FreeOSMemory": "FreeOSMemory",
-	"os.Exit":                    "Exit",
-	"context.WithCancel":         "CtxWithCancel",
-	"context.WithCancelCause":    "CtxWithCancelCause",
-	"context.WithTimeout":        "CtxWithTimeout",
-	"context.WithTimeoutCause":   "CtxWithTimeoutCause",
-	"context.WithDeadline":       "CtxWithDeadline",
-	"context.WithDeadlineCause":  "CtxWithDeadlineCause",
-	"context.Cause":              "CtxCause",
-	"context.AfterFunc":          "CtxAfterFunc",
-	"testing/synctest.Test":      "SynctestTest",
-	"testing/synctest.Wait":      "SynctestWait",
-	"iter.Pull":                  "IterPull",
-	"iter.Pull2":                 "IterPull2",
-}
-
 // onceHooks are the hooks of Once.Do and the Once functions, which a
 // build whose package sync orders Once's callers itself does without
 // (Config.SyncOnce).
@@ -86,13 +20,6 @@ var onceHooks = map[rtName]bool{"OnceDo": true, "OnceFunc": true, "OnceValue": t
 var passFn = map[rtName]bool{"SynctestTest": true, "SynctestWait": true}
 
 var noG = map[rtName]bool{"Exit": true, "GC": true, "FreeOSMemory": true}
-
-// asyncFuncs maps "pkgpath.Func" of functions that run a callback on a
-// goroutine the standard library starts to the index of the callback
-// argument, which is wrapped in __bf.Async.
-var asyncFuncs = map[string]int{
-	"time.AfterFunc": 1,
-}
 
 // keepUsed names, per package, a non-generic exported function or variable
 // that keeps an import used when the rewrite removes its last use.
@@ -145,14 +72,8 @@ func (r *fileRewriter) resolveHook(fun ast.Expr) (hook, bool) {
 			if !ok {
 				return hook{}, false
 			}
-			tn := named.Obj().Name()
-			path := fn.Pkg().Path()
-			key := path + "." + tn + "." + fn.Name()
-			name, ok := syncMethods[key]
-			if !ok && path == "sync/atomic" {
-				name, ok = atomicHook(tn, fn.Name()), true
-			}
-			if !ok || r.p.syncOnce && onceHooks[name] {
+			name := syncHook(fn)
+			if name == "" || r.p.syncOnce && onceHooks[name] {
 				return hook{}, false
 			}
 			if !r.spellablePath(r.typeOf(f.X), sel.Index()) {
@@ -187,11 +108,7 @@ func (r *fileRewriter) resolveHook(fun ast.Expr) (hook, bool) {
 		// them at the calls of other packages.
 		return hook{}, false
 	}
-	path := fn.Pkg().Path()
-	if path == "sync/atomic" {
-		return hook{name: atomicHook("", fn.Name()), fn: fn}, true
-	}
-	if name, ok := syncFuncs[path+"."+fn.Name()]; ok && !(r.p.syncOnce && onceHooks[name]) {
+	if name := syncHook(fn); name != "" && !(r.p.syncOnce && onceHooks[name]) {
 		return hook{name: name, fn: fn}, true
 	}
 	return hook{}, false
@@ -325,7 +242,7 @@ func (r *fileRewriter) call(e *ast.CallExpr) string {
 		}
 		args[i].text = "__bf.Async(" + r.g() + ", " + args[i].text + ")"
 	}
-	var io ioKind
+	var io placement.IOKind
 	if r.fn != nil {
 		io = r.ioCall(fun)
 	}
@@ -630,15 +547,12 @@ func (r *fileRewriter) calleeFunc(fun ast.Expr) *types.Func {
 	return nil
 }
 
-// asyncCallback reports the callback argument index of a call of one of
-// asyncFuncs.
+// asyncCallback reports the index of the callback argument of a call of
+// a function that runs it on a goroutine the library starts
+// (placement.SyncCall.Async): it is wrapped in __bf.Async.
 func (r *fileRewriter) asyncCallback(fun ast.Expr) (int, bool) {
-	fn := r.namedFunc(fun)
-	if fn == nil {
-		return 0, false
-	}
-	i, ok := asyncFuncs[fn.Pkg().Path()+"."+fn.Name()]
-	return i, ok
+	c, _ := placement.SyncCallOf(r.namedFunc(fun))
+	return c.Arg, c.Async
 }
 
 // appendCall renders append(s, xs...) as __bf.Append(g, site, s).Method(xs...):

@@ -381,17 +381,20 @@ func derefNamed(t types.Type) (*types.Named, bool) {
 	return n, ok
 }
 
+// classify returns the effects on the kill sets of package pkg's function
+// name (a method of its type recv, if recv is not ""), if it is in sync or
+// sync/atomic: those the table of synchronizing calls states
+// (synccalls.go), else both.
 func classify(pkg, recv, name string) (Effects, bool) {
+	key := pkg + "." + name
+	if recv != "" {
+		key = pkg + "." + recv + "." + name
+	}
+	if c, ok := syncCalls[key]; ok && c.Effects != 0 {
+		return c.Effects, true
+	}
 	switch pkg {
 	case "sync":
-		switch recv + "." + name {
-		case "Mutex.Lock", "RWMutex.Lock", "RWMutex.RLock", "Mutex.TryLock",
-			"RWMutex.TryLock", "RWMutex.TryRLock", "WaitGroup.Wait":
-			return Acquire, true
-		case "Mutex.Unlock", "RWMutex.Unlock", "RWMutex.RUnlock", "WaitGroup.Done",
-			"WaitGroup.Add", "Cond.Signal", "Cond.Broadcast":
-			return Release, true
-		}
 		return Both, true // Once.Do, Cond.Wait, Map, Pool, OnceFunc, WaitGroup.Go, ...
 	case "sync/atomic":
 		// The detector makes every atomic operation an acquire and a
