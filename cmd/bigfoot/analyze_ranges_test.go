@@ -125,13 +125,6 @@ func TestAnalyzePlanMatchesOverlay(t *testing.T) {
 	}
 }
 
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
 // copyModule copies the module at dir (read-only, in the module cache)
 // into a temporary directory.
 // downloadModule returns the directory of module@version in the module
