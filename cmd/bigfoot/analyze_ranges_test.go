@@ -131,10 +131,14 @@ func TestAnalyzePlanMatchesOverlay(t *testing.T) {
 // cache, downloading it from the module proxy if it is not there yet.
 func downloadModule(t *testing.T, modVersion string) string {
 	t.Helper()
-	out, err := exec.Command("go", "mod", "download", "-json", modVersion).Output()
+	cmd := exec.Command("go", "mod", "download", "-json", modVersion)
+	cmd.Dir = t.TempDir() // outside any module: the test may be in one
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	var m struct{ Dir, Error string }
 	if jerr := json.Unmarshal(out, &m); err != nil || jerr != nil || m.Dir == "" {
-		t.Fatalf("go mod download %s: %v %s %s", modVersion, err, m.Error, out)
+		t.Fatalf("go mod download %s: %v %s %s%s", modVersion, err, m.Error, out, stderr.Bytes())
 	}
 	return m.Dir
 }
