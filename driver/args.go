@@ -296,7 +296,12 @@ func ParseArgs(verb string, args []string) (*Invocation, error) {
 				continue
 			}
 		}
-		inv.GoArgs = append(inv.GoArgs, args[start:i+1]...)
+		if name == "gcflags" {
+			// One argument, for withCheckptr.
+			inv.GoArgs = append(inv.GoArgs, "-gcflags="+val)
+		} else {
+			inv.GoArgs = append(inv.GoArgs, args[start:i+1]...)
+		}
 		if name == "tags" {
 			inv.tagsArg = len(inv.GoArgs)
 		}

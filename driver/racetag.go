@@ -71,8 +71,14 @@ func addTag(list, tag string) string {
 // goArgs returns the go command's arguments after the verb with the tag
 // raceTag added to the list of the command line's last -tags flag, or,
 // if there is none, in a -tags flag in front that also holds GOFLAGS'
-// list (goflags).
+// list (goflags), and go -race's pointer checks (withCheckptr).
 func (inv *Invocation) goArgs(goflags string) []string {
+	return withCheckptr(inv.tagArgs(goflags), goflags)
+}
+
+// tagArgs returns the go command's arguments after the verb with the tag
+// raceTag added (goArgs).
+func (inv *Invocation) tagArgs(goflags string) []string {
 	args := append([]string{}, inv.GoArgs...)
 	if inv.tagsArg == 0 {
 		return append(withTag(nil, goflags, raceTag), args...)

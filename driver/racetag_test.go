@@ -38,7 +38,7 @@ func TestRaceTagArgs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := inv.goArgs(tc.goflags); !reflect.DeepEqual(got, tc.want) {
+		if got := inv.tagArgs(tc.goflags); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("go args of %q with GOFLAGS=%q: %q, want %q", tc.args, tc.goflags, got, tc.want)
 		}
 	}

@@ -691,3 +691,64 @@ func (s *S) TestC(c *C) { fmt.Print(spew.Sdump(s.n)) }
 	}
 	sameAsGoRace(t, dir, nil, "-count=1", "-v", ".")
 }
+
+// TestSameCheckptr: go test -race compiles every package with the
+// compiler's pointer checks (-race implies -d=checkptr), so a conversion
+// that straddles two allocations is a fatal error, in the user's code as
+// in the standard library's (reflect); bigfoot test fails the same way.
+// Pointer arithmetic that stays in its object, through fields the
+// instrumenter checks in place, passes under both.
+func TestSameCheckptr(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/m\n\ngo 1.22\n",
+		"bad/bad_test.go": `package bad
+
+import (
+	"testing"
+	"unsafe"
+)
+
+var sink []int64
+
+func TestStraddle(t *testing.T) {
+	sink = make([]int64, 4)
+	p := (*[16]int64)(unsafe.Pointer(&sink[0]))
+	t.Log(p[0])
+}
+`,
+		"good/good_test.go": `package good
+
+import (
+	"testing"
+	"unsafe"
+)
+
+type buf struct {
+	b   []int64
+	off int
+}
+
+var shared = &buf{b: make([]int64, 8), off: 3}
+
+func TestInObject(t *testing.T) {
+	shared.b[3] = 7
+	done := make(chan int)
+	go func() {
+		p := (*int64)(unsafe.Pointer(uintptr(unsafe.Pointer(&shared.b[0])) + uintptr(shared.off)*8))
+		done <- int(*p)
+	}()
+	if v := <-done; v != 7 {
+		t.Fatal(v)
+	}
+}
+`,
+	})
+	sameAsGoRace(t, dir, nil, "-count=1", "./good")
+	const fatal = "fatal error: checkptr: converted pointer straddles multiple allocations"
+	for _, r := range []result{run(t, dir, nil, "go", "test", "-race", "-count=1", "./bad"), bigfootCmd(t, dir, "test", "-count=1", "./bad")} {
+		if r.code != 1 || !strings.Contains(r.stdout+r.stderr, fatal) || !strings.Contains(r.stdout, "FAIL\texample.com/m/bad") {
+			t.Errorf("want the package to fail with %q:\n%v", fatal, r)
+		}
+	}
+}
+
