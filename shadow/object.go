@@ -111,6 +111,16 @@ func calibrateSpanclass() int {
 // objectSpan returns the base address, the slot size (0 if unknown) and
 // the span of the heap object that contains a, which the caller keeps
 // reachable, or a nil span for memory outside the heap.
+//
+// a may be an address on the calling goroutine's stack (a footprint's
+// first element, a copy's range), which findObject answers as outside
+// the heap. A uintptr is not adjusted when the stack moves: if this
+// function's prologue grew the stack, a would point into the old stack's
+// span, freed, and findObject would take it for a bad pointer and throw
+// (a recursive sort of a local array, whose frames grew with the
+// compiler's pointer checks). So it is nosplit, as findObject is.
+//
+//go:nosplit
 func objectSpan(a uintptr) (base, size uintptr, s unsafe.Pointer) {
 	base, s, _ = findObject(a, 0, 0)
 	if base == 0 || s == nil {
@@ -143,7 +153,10 @@ func ObjectBounds(a uintptr) (base, size uintptr, heap bool) {
 }
 
 // SameObject reports whether a and b lie in one heap object, or both
-// outside the heap (the caller keeps both reachable).
+// outside the heap (the caller keeps both reachable). It is nosplit for
+// the reason objectSpan is.
+//
+//go:nosplit
 func SameObject(a, b uintptr) bool {
 	ba, _, _ := findObject(a, 0, 0)
 	bb, _, _ := findObject(b, 0, 0)

@@ -752,3 +752,70 @@ func TestInObject(t *testing.T) {
 	}
 }
 
+// TestSameStackMoves: a footprint's range over an array on the
+// goroutine's stack, in a recursion that grows (moves) the stack: the
+// shadow looks the array's address up as a uintptr, which a move of the
+// stack in the lookup's prologue left pointing into the old stack's
+// freed span, and the runtime threw "found bad pointer in Go heap"
+// (segmentio/ksuid's TestSort). Each depth of down starts the sort at
+// another stack offset, so that one of them moves the stack there.
+func TestSameStackMoves(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/deep\n\ngo 1.22\n",
+		"deep_test.go": `package deep
+
+import (
+	"bytes"
+	"testing"
+)
+
+type K [20]byte
+
+func qs(a []K, lo, hi int) {
+	if lo < hi {
+		pivot := a[hi]
+		i := lo - 1
+		for j := lo; j != hi; j++ {
+			if bytes.Compare(a[j][:], pivot[:]) < 0 {
+				i++
+				a[i], a[j] = a[j], a[i]
+			}
+		}
+		i++
+		if bytes.Compare(a[hi][:], a[i][:]) < 0 {
+			a[i], a[hi] = a[hi], a[i]
+		}
+		qs(a, lo, i-1)
+		qs(a, i+1, hi)
+	}
+}
+
+func sortLocal(n int) bool {
+	var a [300]K
+	for i := range a {
+		a[i][0], a[i][1] = byte(i>>8), byte(i)
+	}
+	qs(a[:], 0, len(a)-1)
+	return bytes.Compare(a[0][:], a[len(a)-1][:]) < 0
+}
+
+func down(d int) bool {
+	if d == 0 {
+		return sortLocal(d)
+	}
+	return down(d - 1)
+}
+
+func TestDeepSortOfLocalArray(t *testing.T) {
+	for d := 0; d < 400; d++ {
+		done := make(chan bool)
+		go func() { done <- down(d) }()
+		if !<-done {
+			t.Fatal("not sorted")
+		}
+	}
+}
+`,
+	})
+	sameAsGoRace(t, dir, nil, "-count=1", ".")
+}
