@@ -722,9 +722,10 @@ func (f *Footprint) checkElems(i, n int) {
 			start += uintptr(n-1) * step
 			step = -step
 		}
-		if g.fp.moving && step == f.size && !f.stack {
+		if g.fp.moving && step == f.size && !f.stack && uintptr(n)*step < pendLarge {
 			// To the pending checks, whose check moves the site
-			// changes (makePending).
+			// changes (makePending); a large range at once
+			// (pendLarge).
 			g.deferRange(start, f.size, n, f.write, f.site, f.obj, f.org, f.orgElem)
 			return
 		}

@@ -54,6 +54,12 @@ const (
 	pendMax    = 8    // pending checks per goroutine
 	pendMerges = 4096 // ranges merged into one pending check, at most
 	pendPops   = 4096 // footprint pops between the oldest pending check's start and its check
+	// pendLarge is the size in bytes from which a range is checked at
+	// once: it is one operation already, over runs of whole pages, and
+	// the program's next accesses of it would otherwise make per-granule
+	// state of their own before the pending write came (a buffer filled,
+	// then read word by word: the shadow's memory more than doubled).
+	pendLarge = 16 << 10
 )
 
 // A pendingCheck is a contiguous range check moved past the return of
@@ -242,11 +248,12 @@ func (c *pendingCheck) joins(o *pendingCheck) bool {
 // write, made at site, before the goroutine's next synchronization: in
 // its pending checks if they lie in a heap object (which the pending
 // check keeps alive), at once otherwise (a stack, which may move, or
-// memory the collector does not manage). copy's checks take this path:
+// memory the collector does not manage) and if they are pendLarge bytes
+// or more. copy's checks take this path:
 // those of a merge's copies coalesce with its loops' ranges.
 func (g *G) moveRange(p unsafe.Pointer, size uintptr, n int, write bool, site uint32) {
 	base, osize, heap := shadow.ObjectBounds(uintptr(p))
-	if !heap || osize == 0 || uintptr(p) < minAddr {
+	if !heap || osize == 0 || uintptr(p) < minAddr || uintptr(n)*size >= pendLarge {
 		g.checkRange(p, size, 0, n, 1, write, site)
 		return
 	}

@@ -309,3 +309,23 @@ func TestDetectorPC(t *testing.T) {
 		t.Errorf("userPCs = %v, want the test's pc alone", u)
 	}
 }
+
+// TestPendingLarge: a range of pendLarge bytes or more is checked at its
+// function's return, not moved to the pending checks: it is one operation
+// over runs already, and the program's next accesses of it (a buffer
+// filled, then read word by word) would otherwise make per-granule state
+// before the pending write came. A smaller one is still moved.
+func TestPendingLarge(t *testing.T) {
+	n := int(pendLarge / 8)
+	a := make([]int64, 2*n)
+	expect(t, false, func(g *G) {
+		popRange(g, a, 0, n, true, 0)
+		if g.pend.n != 0 {
+			t.Errorf("a range of %d bytes is pending: %+v", pendLarge, g.pend.c[:g.pend.n])
+		}
+		popRange(g, a, n, n+n/2, true, 0)
+		if g.pend.n != 1 {
+			t.Errorf("%d pending checks after a range of %d bytes, want 1", g.pend.n, pendLarge/2)
+		}
+	})
+}

@@ -254,6 +254,13 @@ func (s *Space) accessSpan(t *Thread, sp span, write bool, site uint32) (race Ra
 		}
 	}
 	words := sp.contiguous() && sp.elem&7 == 0 && sp.start&7 == 0
+	// Contiguous elements of 1, 2 or 4 bytes cover every granule the
+	// span holds whole: such a granule is accessed as [0, 8), one
+	// operation where one per element would split it into parts of the
+	// element's size (a []byte's pending write made after the program
+	// read its words one by one: five times the shadow, and eight
+	// operations per word).
+	sub := sp.contiguous() && sp.elem < 8 && 8%sp.elem == 0
 	for x := sp.start; x < sp.end; {
 		// x is an element's start, except after the word loop below
 		// stopped inside an element of several granules: then the
@@ -264,6 +271,10 @@ func (s *Space) accessSpan(t *Thread, sp span, write bool, site uint32) (race Ra
 		n := sp.elem
 		if words && sp.elem > 8 {
 			n -= (x - sp.start) % sp.elem
+		}
+		whole := words || sub && x&7 == 0 && sp.end-x >= 8
+		if sub && whole {
+			n = 8 // whole elements: x is a granule's start
 		}
 		if s.sameSpan(t, x, n, write) {
 			x += sp.period - (sp.elem - n)
@@ -294,7 +305,7 @@ func (s *Space) accessSpan(t *Thread, sp span, write bool, site uint32) (race Ra
 			if made {
 				continue
 			}
-			if small && words {
+			if small && whole {
 				// The clean granules of a small object: per-granule
 				// state, as the word loop below makes it.
 				n := uintptr(1)
@@ -304,7 +315,7 @@ func (s *Space) accessSpan(t *Thread, sp span, write bool, site uint32) (race Ra
 				x += n << 3
 				continue
 			}
-		} else if words {
+		} else if whole {
 			// A stretch of per-granule state: the word loop.
 			n := uintptr(0)
 			lim := min(granulesPerPage-gi, (sp.end-x)>>3)

@@ -108,3 +108,45 @@ func TestStridedPieceClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestSubWordSpanWholeGranules: a contiguous span of 1-, 2- or 4-byte
+// elements over granules that already have state of their own (a buffer
+// read word by word before its pending write was made) accesses each
+// granule it covers whole, as [0, 8): no granule is split into parts of
+// the element's size, and the span's ends, which cover granules only in
+// part, keep their bytes exact.
+func TestSubWordSpanWholeGranules(t *testing.T) {
+	quiet(t)
+	for _, elem := range []uintptr{1, 2, 4} {
+		s := NewSpace()
+		s.noRuns = true // per-granule state throughout, as after the reads
+		buf := escape(make([]uint64, 64))
+		base := unsafe.Pointer(&buf[0])
+		a := thread(1, 1, nil)
+		for i := range buf {
+			if _, race := s.Read(a, unsafe.Pointer(&buf[i]), 8, 1); race {
+				t.Fatal("read races")
+			}
+		}
+		// From byte 4 to byte 508: partial granules at both ends.
+		n := int((512 - 8) / elem)
+		if _, race := s.AccessStrided(a, unsafe.Add(base, 4), elem, elem, n, true, 2); race {
+			t.Fatalf("elem %d: the reader's own write races", elem)
+		}
+		if st := s.ShapeStats(); st.Split > 2 {
+			t.Errorf("elem %d: %d granules split, want at most the 2 at the span's ends", elem, st.Split)
+		}
+		c := thread(2, 1, nil)
+		// a only read the bytes outside the span: another reader
+		// does not race there.
+		if _, race := s.Read(c, base, 4, 3); race {
+			t.Errorf("elem %d: bytes before the span race", elem)
+		}
+		if _, race := s.Read(c, unsafe.Add(base, 508), 4, 3); race {
+			t.Errorf("elem %d: bytes after the span race", elem)
+		}
+		if _, race := s.Read(c, unsafe.Add(base, 256), 1, 3); !race {
+			t.Errorf("elem %d: no race inside the span", elem)
+		}
+	}
+}
