@@ -60,19 +60,7 @@ func (r *fileRewriter) resolveHook(fun ast.Expr) (hook, bool) {
 			if !ok || fn.Pkg() == nil || fn.Pkg() == r.p.pkg.Types {
 				return hook{}, false
 			}
-			recv := fn.Type().(*types.Signature).Recv()
-			if recv == nil {
-				return hook{}, false
-			}
-			rt := recv.Type()
-			if p, ok := rt.(*types.Pointer); ok {
-				rt = p.Elem()
-			}
-			named, ok := types.Unalias(rt).(*types.Named)
-			if !ok {
-				return hook{}, false
-			}
-			name := syncHook(fn)
+			name := syncHook(fn) // a method of a named type, or none
 			if name == "" || r.p.syncOnce && onceHooks[name] {
 				return hook{}, false
 			}
@@ -94,7 +82,7 @@ func (r *fileRewriter) resolveHook(fun ast.Expr) (hook, bool) {
 				r.note(f.Pos(), "%s through an unexported embedded field: not hooked", fn.FullName())
 				return hook{}, false
 			}
-			_, isIface := named.Underlying().(*types.Interface)
+			isIface := types.IsInterface(fn.Type().(*types.Signature).Recv().Type())
 			return hook{name: name, sel: f, ptr: !isIface && name != "Run", site: name == "WaitGroupGo", fn: fn}, true
 		}
 		id = f.Sel
