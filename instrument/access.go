@@ -41,7 +41,7 @@ func (r *fileRewriter) expr(e ast.Expr, m use) string {
 				if r.dropCheck(e, false) {
 					return r.elided(e, e.Name, false)
 				}
-				return r.wrapRead(e.Pos(), e.Name)
+				return r.wrapRead(e, e.Name)
 			} else if v != nil && r.safeVar(v) && r.p.recordSafe {
 				return r.elided(e, e.Name, false) // counted, never checked
 			}
@@ -61,7 +61,7 @@ func (r *fileRewriter) expr(e ast.Expr, m use) string {
 			if r.dropCheck(e, false) {
 				return r.elided(e, inner, false)
 			}
-			return r.wrapRead(e.Pos(), inner)
+			return r.wrapRead(e, inner)
 		}
 		return inner
 	case *ast.UnaryExpr:
@@ -102,14 +102,80 @@ func (r *fileRewriter) exprSub(e ast.Expr) sub {
 	return subOf(e, r.expr(e, mValue))
 }
 
-// wrapRead wraps the rendered addressable expression inner in a read check.
-func (r *fileRewriter) wrapRead(pos token.Pos, inner string) string {
-	return "(*__bf.R(" + r.g() + ", &" + inner + ", " + r.site(pos) + "))"
+// wrapRead wraps the rendered addressable expression inner, the
+// rendering of e, in a read check.
+func (r *fileRewriter) wrapRead(e ast.Expr, inner string) string {
+	return "(*__bf.R(" + r.g() + ", &" + inner + ", " + r.checkSite(e, false) + "))"
 }
 
-// wrapWrite is the in-place write form of the rendered addressable inner.
-func (r *fileRewriter) wrapWrite(pos token.Pos, inner string) string {
-	return "*__bf.W(" + r.g() + ", &" + inner + ", " + r.site(pos) + ")"
+// wrapWrite is the in-place write form of the rendered addressable inner,
+// the rendering of e.
+func (r *fileRewriter) wrapWrite(e ast.Expr, inner string) string {
+	return "*__bf.W(" + r.g() + ", &" + inner + ", " + r.checkSite(e, true) + ")"
+}
+
+// checkSite returns the site entry of a check of kind write made where
+// the access of e is (a variable's, e's own: its SSA position, ssaPos)
+// and notes it for the plan (flushChecks).
+func (r *fileRewriter) checkSite(e ast.Expr, write bool) string {
+	r.noteCheck(ssaPos(e), write)
+	return r.site(e.Pos())
+}
+
+// checkSiteAt is checkSite for an access go/ssa puts at pos, which is
+// also where the report names it (a return statement's stores).
+func (r *fileRewriter) checkSiteAt(pos token.Pos, write bool) string {
+	r.noteCheck(pos, write)
+	return r.site(pos)
+}
+
+// localAt reports whether the plan states the access of kind write that
+// go/ssa puts at pos not shared (placement.SitePlan.NotShared: a fresh
+// map, a fresh slice), in the modes with plans; its runtime helper's
+// check is then left out, and the decision rendered.
+func (r *fileRewriter) localAt(pos token.Pos, write bool) bool {
+	if r.rc == nil {
+		return false
+	}
+	k := placement.SiteKey{Pos: pos, Write: write}
+	if !r.rc.pkg.sites.NotShared(k) {
+		return false
+	}
+	r.rc.pkg.sites.Render(placement.EntryNotShared, k)
+	return true
+}
+
+// refuseLocal writes into the plan, where it states the access of kind
+// write at pos not shared, that the emitted code checks it anyway, and
+// why.
+func (r *fileRewriter) refuseLocal(pos token.Pos, write bool, why string) {
+	if k := (placement.SiteKey{Pos: pos, Write: write}); r.rc != nil && r.rc.pkg.sites.NotShared(k) {
+		r.rc.pkg.sites.Refuse(placement.EntryNotShared, k, why)
+	}
+}
+
+// noteCheck notes, for the plan (flushChecks), that the emitted code
+// checks the access of kind write that go/ssa puts at pos where it is.
+func (r *fileRewriter) noteCheck(pos token.Pos, write bool) {
+	if !pos.IsValid() {
+		return
+	}
+	if r.checkedAt == nil {
+		r.checkedAt = map[placement.SiteKey]bool{}
+	}
+	r.checkedAt[placement.SiteKey{Pos: pos, Write: write}] = true
+}
+
+// flushChecks writes the checks the emitted rendering makes where the
+// accesses are into the plan (bigfoot and redcard modes), which then
+// states every check of the binary (placement.SitePlan.Decisions).
+func (r *fileRewriter) flushChecks() {
+	if r.p.rc == nil {
+		return
+	}
+	for k := range r.checkedAt {
+		r.p.rc.sites.Render(placement.EntryCheck, k)
+	}
 }
 
 func (r *fileRewriter) selector(e *ast.SelectorExpr, m use) string {
@@ -121,7 +187,7 @@ func (r *fileRewriter) selector(e *ast.SelectorExpr, m use) string {
 				if r.dropCheck(e, false) {
 					return r.elided(e, r.text(e), false)
 				}
-				return r.wrapRead(e.Pos(), r.text(e))
+				return r.wrapRead(e, r.text(e))
 			}
 		}
 		return r.text(e)
@@ -140,7 +206,7 @@ func (r *fileRewriter) selector(e *ast.SelectorExpr, m use) string {
 			if fp := r.deferredFootprint(e, false, false); fp != "" {
 				return r.wrapDeferred(e, fp, inner, false)
 			}
-			return r.wrapRead(e.Pos(), inner)
+			return r.wrapRead(e, inner)
 		}
 		return inner
 	case types.MethodVal:
@@ -170,7 +236,8 @@ func (r *fileRewriter) index(e *ast.IndexExpr, m use) string {
 	switch u := placement.CoreType(xt).(type) {
 	case *types.Map:
 		x = r.expr(e.X, mValue)
-		if m == mValue && r.fn != nil {
+		if m == mValue && r.fn != nil && !r.localAt(e.Lbrack, false) {
+			r.noteCheck(e.Lbrack, false)
 			x = "__bf.MapRead(" + r.g() + ", " + x + ", " + r.site(e.Pos()) + ")"
 		}
 		return r.spliceNode(e, subOf(e.X, x), subOf(e.Index, idx))
@@ -204,7 +271,7 @@ func (r *fileRewriter) index(e *ast.IndexExpr, m use) string {
 		if fp := r.deferredFootprint(e, false, false); fp != "" {
 			return r.wrapDeferred(e, fp, inner, false)
 		}
-		return r.wrapRead(e.Pos(), inner)
+		return r.wrapRead(e, inner)
 	}
 	return inner
 }

@@ -61,6 +61,7 @@ func (r *fileRewriter) appendInPlace(s *ast.AssignStmt, list bool) (stmtOut, boo
 		}
 		subs = append(subs, subOf(x, r.expr(x, mValue)))
 	}
+	r.noteCheck(call.Lparen, true)
 	args := r.g() + ", " + r.site(call.Pos()) + ", " + id.Name + ", " + strconv.Itoa(len(call.Args)-1)
 	return stmtOut{
 		pre:  "__bf.AppendPre(" + args + "); ",

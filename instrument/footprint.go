@@ -324,7 +324,7 @@ func (r *fileRewriter) leaveLoop() {
 // access itself, or, in builds that count or verify accesses, the access
 // announced with __bf.A (an identity function otherwise).
 func (r *fileRewriter) elided(e ast.Expr, inner string, write bool) string {
-	if r.unpublished(e, write) && !r.p.recordSafe {
+	if (r.unpublished(e, write) || r.notShared(e, write)) && !r.p.recordSafe {
 		return inner // no check to verify it against: counted only
 	}
 	return r.elidedAt(e.Pos(), inner, write)

@@ -307,7 +307,7 @@ func (r *fileRewriter) deferredFunc(h *hoister, call *ast.CallExpr) string {
 		} else if sel != nil && sel.Kind() == types.MethodExpr {
 			f = r.text(fn)
 		} else if sel != nil && sel.Kind() == types.MethodVal {
-			f = h.bind(r.spliceNode(fn, subOf(fn.X, r.methodRecv(fn, sel))), 1)
+			f = h.bind(r.spliceNode(fn, subOf(fn.X, r.methodRecv(fn, sel, token.NoPos))), 1)
 		}
 	}
 	if f == "" {
@@ -508,7 +508,7 @@ func (r *fileRewriter) selectAssign(c commCase, chOp string, hookText *strings.B
 		for _, l := range as.Lhs {
 			id := l.(*ast.Ident)
 			if v := r.varOf(id); v != nil && r.sharedVar(v) {
-				hookText.WriteString("__bf.W(" + r.g() + ", &" + id.Name + ", " + r.site(id.Pos()) + "); ")
+				hookText.WriteString("__bf.W(" + r.g() + ", &" + id.Name + ", " + r.checkSite(id, true) + "); ")
 			}
 		}
 		return []sub{recv}

@@ -190,7 +190,7 @@ func buildSSA(pkg *packages.Package) (set map[token.Pos]bool, prog *ssa.Program,
 	create(pkg.Types)
 	spkg = prog.CreatePackage(pkg.Types, pkg.Syntax, pkg.TypesInfo, false)
 	spkg.Build()
-	return placement.HeapVars(spkg), prog, spkg, nil
+	return placement.SharedVars(spkg), prog, spkg, nil
 }
 
 // selected reports whether p is a package Run instruments: one of the

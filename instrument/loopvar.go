@@ -96,7 +96,7 @@ func (r *fileRewriter) copiedLoopVars(s *ast.ForStmt) []*ast.Ident {
 func (r *fileRewriter) rangeWrites(s *ast.RangeStmt) string {
 	var b strings.Builder
 	for _, id := range r.rangeSharedVars(s) {
-		b.WriteString("__bf.W(" + r.g() + ", &" + id.Name + ", " + r.site(id.Pos()) + "); ")
+		b.WriteString("__bf.W(" + r.g() + ", &" + id.Name + ", " + r.checkSite(id, true) + "); ")
 	}
 	return b.String()
 }

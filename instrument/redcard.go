@@ -92,6 +92,7 @@ type fileRedcard struct {
 	drop    map[siteKey]bool
 	member  map[siteKey]bool
 	unpub   map[siteKey]bool
+	local   map[siteKey]bool // sites the plan states not shared
 	dropped int
 	file    *ast.File
 	info    *types.Info
@@ -238,9 +239,18 @@ func (f *fileRedcard) record(e ast.Expr, write bool) {
 	case *ast.SelectorExpr, *ast.IndexExpr:
 		f.wrapped[pos] = x
 	}
-	if accs := f.pkg.sites.Accesses(planKey(k)); len(accs) != 1 || !shapeMatches(e, accs[0]) {
+	if accs := f.siteAccesses(k); len(accs) != 1 || !shapeMatches(e, accs[0]) {
 		f.emitted[k] += 2 // never a one-to-one match
 	}
+}
+
+// siteAccesses returns the SSA accesses of site k, or, at a site the plan
+// states not shared, its loads or stores.
+func (f *fileRedcard) siteAccesses(k siteKey) []*placement.Access {
+	if accs := f.pkg.sites.Accesses(planKey(k)); len(accs) > 0 {
+		return accs
+	}
+	return f.pkg.sites.LocalAccesses(planKey(k))
 }
 
 // unrenderable says why the site k does not map one-to-one to its
@@ -248,7 +258,7 @@ func (f *fileRedcard) record(e ast.Expr, write bool) {
 // and exactly one SSA access in the package, of matching shape.
 func (f *fileRedcard) unrenderable(k siteKey) string {
 	switch n := f.emitted[k]; {
-	case n == 1 && len(f.pkg.sites.Accesses(planKey(k))) == 1:
+	case n == 1 && len(f.siteAccesses(k)) == 1:
 		return ""
 	case n == 0:
 		return "no in-place wrapper of the access"
@@ -263,7 +273,7 @@ func (f *fileRedcard) unrenderable(k siteKey) string {
 // pass 1 recorded, and writes what it cannot render back into the plan.
 func (f *fileRedcard) plan() {
 	sp := f.pkg.sites
-	f.drop, f.member, f.unpub = map[siteKey]bool{}, map[siteKey]bool{}, map[siteKey]bool{}
+	f.drop, f.member, f.unpub, f.local = map[siteKey]bool{}, map[siteKey]bool{}, map[siteKey]bool{}, map[siteKey]bool{}
 	f.groups = map[siteKey]*placement.Group{}
 	used := map[siteKey][]siteKey{} // anchor -> the wrappers its check lets drop
 	for _, pk := range sp.Sites(placement.EntryDrop) {
@@ -320,6 +330,16 @@ func (f *fileRedcard) plan() {
 			}
 		}
 	}
+	for _, pk := range sp.Sites(placement.EntryNotShared) {
+		k := fromPlan(pk)
+		switch {
+		case !f.inFile(k.pos) || f.emitted[k] == 0: // nothing to leave out
+		case f.unrenderable(k) != "":
+			sp.Refuse(placement.EntryNotShared, pk, f.unrenderable(k))
+		default:
+			f.local[k] = true
+		}
+	}
 }
 
 // withdrawUnrendered withdraws the groups whose anchor the last pass 2
@@ -369,7 +389,7 @@ func (r *fileRewriter) dropCheck(e ast.Expr, write bool) bool {
 		rc.record(e, write)
 		return false
 	}
-	if r.unpublished(e, write) {
+	if r.unpublished(e, write) || r.notShared(e, write) {
 		return true
 	}
 	if r.upSites[siteKey{ssaPos(e), write}] {

@@ -430,7 +430,7 @@ func (p *pkgRewriter) rewriteFile(path string, file *ast.File, src []byte) (out 
 		r.rc = &fileRedcard{pkg: p.rc, emitted: map[siteKey]int{}, file: file, info: p.info, wrapped: map[token.Pos]ast.Expr{}}
 		body := r.renderFile()
 		r.rc.plan()
-		if len(r.rc.drop) > 0 || len(r.rc.unpub) > 0 || len(p.rc.unpubAppend) > 0 {
+		if len(r.rc.drop) > 0 || len(r.rc.unpub) > 0 || len(r.rc.local) > 0 || len(p.rc.unpubAppend) > 0 {
 			// Pass 2, again if a group's anchor was checked alone.
 			rc := r.rc
 			var alone []token.Pos
@@ -461,6 +461,7 @@ func (p *pkgRewriter) rewriteFile(path string, file *ast.File, src []byte) (out 
 // finishFile completes the rewrite of a file from its rendered body.
 func (p *pkgRewriter) finishFile(r *fileRewriter, path string, file *ast.File, src []byte, body string) (out []byte, notes []string, err error) {
 	r.flushFootprintOutcomes()
+	r.flushChecks()
 	if body == string(src) && r.trailer.Len() == 0 {
 		return nil, r.notes, nil
 	}
@@ -557,14 +558,17 @@ type fileRewriter struct {
 	p                      *pkgRewriter
 	// fpOut: the outcome of each footprint site this rendering reached
 	// ("": rendered as a record; footprintOutcome)
-	fpOut   map[placement.SiteKey]string
-	info    *types.Info
-	file    *ast.File
-	src     []byte
-	tf      *token.File
-	rel     string
-	siteVar string
-	sites   []string
+	fpOut map[placement.SiteKey]string
+	// checkedAt: the sites this rendering checks where they are
+	// (checkSite), by SSA position and kind
+	checkedAt map[placement.SiteKey]bool
+	info      *types.Info
+	file      *ast.File
+	src       []byte
+	tf        *token.File
+	rel       string
+	siteVar   string
+	sites     []string
 	// ranges, merges and calls are the outcomes of placement's static
 	// ranges, merged ranges and covered calls in this rendering
 	// (rangeOutcome, mergeOutcome, callOutcome)

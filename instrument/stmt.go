@@ -207,7 +207,11 @@ func (r *fileRewriter) stmt(s ast.Stmt, list bool) stmtOut {
 				}
 			}
 		}
-		return stmtOut{pre: pre.String(), text: r.spliceNode(s, subs...)}
+		text := r.spliceNode(s, subs...)
+		if len(s.Results) > 0 && list && r.fn != nil {
+			text = r.resultWrites(s, text)
+		}
+		return stmtOut{pre: pre.String(), text: text}
 	case *ast.BlockStmt:
 		return stmtOut{text: r.block(s)}
 	case *ast.IfStmt:
@@ -308,9 +312,13 @@ func (r *fileRewriter) lvalue(e ast.Expr, ord checkOrder, list bool, assigned ma
 		if _, isMap := placement.CoreType(r.typeOf(ix.X)).(*types.Map); isMap {
 			x := r.expr(ix.X, mValue)
 			idx := r.expr(ix.Index, mValue)
-			if ord != checkBefore && list && r.callFree(ix.X) && !r.mentions(ix.X, assigned) {
+			if r.localAt(ix.Lbrack, true) {
+				// A fresh map: no check.
+			} else if ord != checkBefore && list && r.callFree(ix.X) && !r.mentions(ix.X, assigned) {
+				r.noteCheck(ix.Lbrack, true)
 				post = "; __bf.MapWrite(" + r.g() + ", " + r.hoistedText(ix.X) + ", " + r.site(ix.Pos()) + ")"
 			} else if ord != checkAfterSync {
+				r.noteCheck(ix.Lbrack, true)
 				x = "__bf.MapWrite(" + r.g() + ", " + x + ", " + r.site(ix.Pos()) + ")"
 			} else {
 				r.note(e.Pos(), "map write not checked: right-hand side may synchronize")
@@ -340,7 +348,7 @@ func (r *fileRewriter) lvalue(e ast.Expr, ord checkOrder, list bool, assigned ma
 			}
 			return r.wrapDeferred(e, fp, inner, true), ""
 		}
-		return r.wrapWrite(e.Pos(), inner), ""
+		return r.wrapWrite(e, inner), ""
 	}
 	if list && r.callFree(e) && (isID || !r.mentions(e, assigned)) {
 		if r.fn.fp != nil && r.fn.fp.loops > 0 && r.rangeFootprint(e, true) != "" {
@@ -372,7 +380,7 @@ func (r *fileRewriter) lvalue(e ast.Expr, ord checkOrder, list bool, assigned ma
 			// synchronized before.
 			return inner, "; " + r.record(fp) + fp + ", &" + paren(e, r.hoistedText(e)) + ", " + r.site(e.Pos()) + ")"
 		}
-		return inner, "; __bf.W(" + r.g() + ", &" + paren(e, r.hoistedText(e)) + ", " + r.site(e.Pos()) + ")"
+		return inner, "; __bf.W(" + r.g() + ", &" + paren(e, r.hoistedText(e)) + ", " + r.checkSite(e, true) + ")"
 	}
 	r.note(e.Pos(), "write not checked: right-hand side may synchronize")
 	return inner, ""
@@ -506,7 +514,7 @@ func (r *fileRewriter) declWrite(id *ast.Ident) string {
 		}
 		return ""
 	}
-	return "; __bf.W(" + r.g() + ", &" + id.Name + ", " + r.site(id.Pos()) + ")"
+	return "; __bf.W(" + r.g() + ", &" + id.Name + ", " + r.checkSite(id, true) + ")"
 }
 
 // rangeStmt renders a range loop. Channels become a loop of instrumented
@@ -564,7 +572,7 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 			decl.WriteString("_ = " + key + "; ")
 			if id, isID := s.Key.(*ast.Ident); isID {
 				if v := r.varOf(id); v != nil && r.sharedVar(v) {
-					decl.WriteString("__bf.W(" + r.g() + ", &" + key + ", " + r.site(s.Key.Pos()) + "); ")
+					decl.WriteString("__bf.W(" + r.g() + ", &" + key + ", " + r.checkSite(s.Key, true) + "); ")
 				}
 			}
 		}
@@ -574,7 +582,11 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 		head := "for " + c + " := " + r.expr(s.X, mValue) + "; ; { " + key + ", " + ok + " := __bf.Recv2(" + r.g() + ", " + c + "); if !" + ok + " { break }; " + decl.String()
 		return stmtOut{text: padLines(r.text(s), head+body+" }")}
 	case *types.Map:
-		x := "__bf.MapRead(" + r.g() + ", " + r.expr(s.X, mValue) + ", " + r.site(s.X.Pos()) + ")"
+		x := r.expr(s.X, mValue)
+		if !r.localAt(s.For, false) {
+			r.noteCheck(s.For, false)
+			x = "__bf.MapRead(" + r.g() + ", " + x + ", " + r.site(s.X.Pos()) + ")"
+		}
 		return plain(x)
 	case *types.Slice, *types.Pointer, *types.Array:
 		if p, ok := u.(*types.Pointer); ok {
@@ -601,7 +613,7 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 			if fp != "" {
 				elem = r.wrapDeferred(s.Value, fp, elem, false)
 			} else {
-				elem = r.wrapRead(s.Value.Pos(), elem)
+				elem = r.wrapRead(s.Value, elem)
 			}
 		}
 		var decl strings.Builder
@@ -619,7 +631,7 @@ func (r *fileRewriter) rangeStmt(s *ast.RangeStmt) stmtOut {
 		for _, e := range []ast.Expr{s.Key, s.Value} {
 			if id, ok := e.(*ast.Ident); ok && !isBlank(id) {
 				if v := r.varOf(id); v != nil && r.sharedVar(v) {
-					decl.WriteString("__bf.W(" + r.g() + ", &" + id.Name + ", " + r.site(id.Pos()) + "); ")
+					decl.WriteString("__bf.W(" + r.g() + ", &" + id.Name + ", " + r.checkSite(id, true) + "); ")
 				}
 			}
 		}

@@ -236,7 +236,7 @@ func (r *fileRewriter) call(e *ast.CallExpr) string {
 	}
 	if sel, ok := fun.(*ast.SelectorExpr); ok {
 		if s := r.info.Selections[sel]; s != nil && s.Kind() == types.MethodVal {
-			recv := subOf(sel.X, r.methodRecv(sel, s))
+			recv := subOf(sel.X, r.methodRecv(sel, s, e.Lparen))
 			if hook := reflectHook(s); hook != "" && r.fn != nil && (hook == "ReflectR" || hook == "ReflectHdr" || r.reflectArgsSyncFree(e.Args)) {
 				recv.text = hook.ref() + "(" + r.g() + ", " + r.site(sel.Sel.Pos()) + ", " + recv.text + ")"
 			}
@@ -314,7 +314,10 @@ func (r *fileRewriter) hookCall(e *ast.CallExpr, h hook, args []sub) string {
 
 // methodRecv renders the receiver x of a method call or value x.m. A
 // value receiver is a copy: a read of x (through the pointer, if x is one).
-func (r *fileRewriter) methodRecv(sel *ast.SelectorExpr, s *types.Selection) string {
+// at is where go/ssa's plan has the copy through a pointer (the call's
+// parenthesis, the method value's name; placement.implicitPos), or NoPos
+// (a go or defer statement's call).
+func (r *fileRewriter) methodRecv(sel *ast.SelectorExpr, s *types.Selection, at token.Pos) string {
 	xt := r.typeOf(sel.X)
 	fn, _ := s.Obj().(*types.Func)
 	if fn == nil || isTypeParam(xt) {
@@ -323,7 +326,7 @@ func (r *fileRewriter) methodRecv(sel *ast.SelectorExpr, s *types.Selection) str
 	recv := fn.Type().(*types.Signature).Recv()
 	ptrRecv := recv != nil && isPointer(recv.Type())
 	if len(s.Index()) > 1 {
-		return r.promotedRecv(sel, s, ptrRecv)
+		return r.promotedRecv(sel, s, ptrRecv, at)
 	}
 	switch {
 	case ptrRecv:
@@ -334,10 +337,21 @@ func (r *fileRewriter) methodRecv(sel *ast.SelectorExpr, s *types.Selection) str
 		if r.fn == nil {
 			return x
 		}
-		return "(*__bf.R(" + r.g() + ", " + x + ", " + r.site(sel.Pos()) + "))"
+		return r.recvCopy(sel, x, at)
 	default:
 		return r.expr(sel.X, mValue)
 	}
+}
+
+// recvCopy renders the copy of the value receiver *x of the method sel
+// selects: checked, unless the plan states the copy at at not shared (a
+// pointer to a fresh object).
+func (r *fileRewriter) recvCopy(sel *ast.SelectorExpr, x string, at token.Pos) string {
+	if at.IsValid() && r.localAt(at, false) {
+		return x
+	}
+	r.noteCheck(at, false)
+	return "(*__bf.R(" + r.g() + ", " + x + ", " + r.site(sel.Pos()) + "))"
 }
 
 // promotedRecv renders the receiver of a method promoted through embedded
@@ -349,7 +363,7 @@ func (r *fileRewriter) methodRecv(sel *ast.SelectorExpr, s *types.Selection) str
 // R(&t.T).Log, the rest of the path being testing.T's own embedding, not
 // instrumented code's), and a value receiver below it is not checked
 // (checking the whole value would check bytes the method does not copy).
-func (r *fileRewriter) promotedRecv(sel *ast.SelectorExpr, s *types.Selection, ptrRecv bool) string {
+func (r *fileRewriter) promotedRecv(sel *ast.SelectorExpr, s *types.Selection, ptrRecv bool, at token.Pos) string {
 	x := paren(sel.X, r.operand(sel.X))
 	cur := r.typeOf(sel.X)
 	shared := isPointer(cur) || (r.addressable(sel.X) && r.sharedLoc(sel.X))
@@ -374,7 +388,7 @@ func (r *fileRewriter) promotedRecv(sel *ast.SelectorExpr, s *types.Selection, p
 		case *types.Pointer, *types.Interface:
 			// The embedded pointer or interface is loaded.
 			if shared && r.fn != nil {
-				x = r.wrapRead(sel.Pos(), loc)
+				x = r.wrapRead(sel, loc)
 			} else {
 				x = loc
 			}
@@ -389,12 +403,12 @@ func (r *fileRewriter) promotedRecv(sel *ast.SelectorExpr, s *types.Selection, p
 	}
 	switch placement.CoreType(cur).(type) {
 	case *types.Pointer:
-		return "(*__bf.R(" + r.g() + ", " + x + ", " + r.site(sel.Pos()) + "))"
+		return r.recvCopy(sel, x, at)
 	case *types.Interface:
 		return x
 	}
 	if shared {
-		return r.wrapRead(sel.Pos(), x)
+		return r.wrapRead(sel, x)
 	}
 	return x
 }
@@ -421,7 +435,7 @@ func (r *fileRewriter) methodValue(e *ast.SelectorExpr, s *types.Selection) stri
 		}
 		r.note(e.Pos(), "method value %s: synchronization not modeled", h.fn.FullName())
 	}
-	return r.spliceNode(e, subOf(e.X, r.methodRecv(e, s)))
+	return r.spliceNode(e, subOf(e.X, r.methodRecv(e, s, e.Sel.Pos())))
 }
 
 func isGenericRecv(fn *types.Func) bool {
@@ -439,7 +453,8 @@ func isGenericRecv(fn *types.Func) bool {
 func (r *fileRewriter) conversion(e *ast.CallExpr, args []sub) string {
 	if len(e.Args) == 1 && r.fn != nil {
 		if b, ok := placement.CoreType(r.typeOf(e.Fun)).(*types.Basic); ok && b.Info()&types.IsString != 0 {
-			if _, ok := placement.CoreType(r.typeOf(e.Args[0])).(*types.Slice); ok {
+			if _, ok := placement.CoreType(r.typeOf(e.Args[0])).(*types.Slice); ok && !r.localAt(e.Lparen, false) {
+				r.noteCheck(e.Lparen, false)
 				args[0].text = "__bf.ReadAll(" + r.g() + ", " + r.site(e.Pos()) + ", " + args[0].text + ")"
 			}
 		}
@@ -455,14 +470,20 @@ func (r *fileRewriter) builtinCall(e *ast.CallExpr, name string, args []sub) str
 	argType := func(i int) types.Type { return placement.CoreType(r.typeOf(e.Args[i])) }
 	switch name {
 	case "len", "cap":
-		if _, ok := argType(0).(*types.Map); ok {
+		if _, ok := argType(0).(*types.Map); ok && !r.localAt(e.Lparen, false) {
+			r.noteCheck(e.Lparen, false)
 			args[0].text = "__bf.MapRead(" + r.g() + ", " + args[0].text + ", " + r.site(e.Pos()) + ")"
 		}
 	case "delete", "clear":
+		if r.localAt(e.Lparen, true) {
+			break
+		}
 		switch argType(0).(type) {
 		case *types.Map:
+			r.noteCheck(e.Lparen, true)
 			args[0].text = "__bf.MapWrite(" + r.g() + ", " + args[0].text + ", " + r.site(e.Pos()) + ")"
 		case *types.Slice:
+			r.noteCheck(e.Lparen, true)
 			args[0].text = "__bf.WriteAll(" + r.g() + ", " + r.site(e.Pos()) + ", " + args[0].text + ")"
 		}
 	case "close":
@@ -472,9 +493,21 @@ func (r *fileRewriter) builtinCall(e *ast.CallExpr, name string, args []sub) str
 			break
 		}
 		helper := "__bf.Copy"
-		if b, ok := argType(1).(*types.Basic); ok && b.Info()&types.IsString != 0 {
-			helper = "__bf.CopyString"
+		b, ok := argType(1).(*types.Basic)
+		fromString := ok && b.Info()&types.IsString != 0
+		if r.localAt(e.Lparen, true) && (fromString || r.localAt(e.Lparen, false)) {
+			break // a fresh slice from a fresh slice or a string
 		}
+		// The helper checks both slices: the one not shared is checked
+		// with the other.
+		r.refuseLocal(e.Lparen, true, "copy checks its destination with its source")
+		r.refuseLocal(e.Lparen, false, "copy checks its source with its destination")
+		if fromString {
+			helper = "__bf.CopyString"
+		} else {
+			r.noteCheck(e.Lparen, false)
+		}
+		r.noteCheck(e.Lparen, true)
 		r.markCopy(e.Pos())
 		return r.splice(e.Pos(), e.End(), append([]sub{{e.Pos(), e.Lparen + 1, helper + "(" + r.g() + ", " + r.site(e.Pos()) + ", "}}, args...)...)
 	case "append":
@@ -488,6 +521,7 @@ func (r *fileRewriter) builtinCall(e *ast.CallExpr, name string, args []sub) str
 				if _, ok := argType(0).(*types.Slice); !ok {
 					break
 				}
+				r.noteCheck(e.Lparen, true)
 				sub0 := sub{e.Pos(), e.Lparen + 1, "__bf.AppendString(" + r.g() + ", " + r.site(e.Pos()) + ", "}
 				end := sub{e.Ellipsis, e.Ellipsis + 3, ""}
 				return r.spliceNode(e, append(append([]sub{sub0}, args...), end)...)
@@ -495,6 +529,7 @@ func (r *fileRewriter) builtinCall(e *ast.CallExpr, name string, args []sub) str
 			if _, ok := argType(1).(*types.Slice); !ok {
 				break
 			}
+			r.noteCheck(e.Lparen, false)
 			return r.appendCall(e, args, "AddSlice")
 		}
 		if _, ok := argType(0).(*types.Slice); !ok {
@@ -548,6 +583,7 @@ func (r *fileRewriter) asyncCallback(fun ast.Expr) (int, bool) {
 // assigns them. The text between s and the first element keeps its
 // layout, minus the comma.
 func (r *fileRewriter) appendCall(e *ast.CallExpr, args []sub, method string) string {
+	r.noteCheck(e.Lparen, true)
 	return r.methodAppend(e, args, "__bf.Append("+r.g()+", "+r.site(e.Pos())+", ", method)
 }
 
@@ -592,14 +628,14 @@ func (r *fileRewriter) errgroupCall(e *ast.CallExpr, sel *ast.SelectorExpr, args
 	}
 	key := r.hookRecv(hook{sel: sel, ptr: true})
 	if isWait {
-		call := r.spliceNode(e, append([]sub{subOf(sel.X, r.methodRecv(sel, s))}, args...)...)
+		call := r.spliceNode(e, append([]sub{subOf(sel.X, r.methodRecv(sel, s, e.Lparen))}, args...)...)
 		return "__bf.GroupWait(" + key + ", " + call + ")", true
 	}
 	if len(args) != 1 {
 		return "", false
 	}
 	args[0].text = "__bf.GroupFn(" + key + ", " + args[0].text + ")"
-	return r.spliceNode(e, append([]sub{subOf(sel.X, r.methodRecv(sel, s))}, args...)...), true
+	return r.spliceNode(e, append([]sub{subOf(sel.X, r.methodRecv(sel, s, e.Lparen))}, args...)...), true
 }
 
 // timerCall renders time.NewTimer, time.NewTicker and the Reset methods so

@@ -42,6 +42,18 @@ func (r *fileRewriter) unpublished(e ast.Expr, write bool) bool {
 	return true
 }
 
+// notShared reports whether the access e of kind write is left unchecked
+// as one the plan states not shared (pass 2 only): its memory is a local
+// variable whose address does not leave its function, or a fresh object.
+func (r *fileRewriter) notShared(e ast.Expr, write bool) bool {
+	k := siteKey{ssaPos(e), write}
+	if r.rc == nil || !r.rc.local[k] {
+		return false
+	}
+	r.rc.pkg.sites.Render(placement.EntryNotShared, planKey(k))
+	return true
+}
+
 // countAppends counts, by position, the calls of append in fn and those
 // up says append to an unpublished object.
 func countAppends(fn *ssa.Function, up map[ssa.Instruction]int, n map[token.Pos][2]int) {

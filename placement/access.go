@@ -476,24 +476,51 @@ func wholeSlice(s ssa.Value, lo, hi entail.Term, n *namer, canon map[ssa.Value]s
 	return Path{}, false // strings are immutable
 }
 
-// accessesOf returns the accesses instr performs, in evaluation order.
-func accessesOf(instr ssa.Instruction, n *namer, canon map[ssa.Value]ssa.Value) []*Access {
-	var out []*Access
+// accessesOf returns the accesses instr performs, in evaluation order,
+// and its loads and stores of memory no other goroutine can reach (local:
+// a variable whose address does not leave the function, a fresh object,
+// the static safe class), which are not accesses; the site plan states
+// them (SitePlan.NotShared), so that the instrumenter leaves out the
+// checks its syntax alone would make there.
+func accessesOf(instr ssa.Instruction, n *namer, canon map[ssa.Value]ssa.Value) (out, local []*Access) {
+	pos := instr.Pos()
+	if !pos.IsValid() {
+		pos = implicitPos(instr)
+	}
 	add := func(p Path, write bool) {
 		p.names = n
 		p.finish()
-		out = append(out, &Access{Instr: instr, Path: p, Write: write, Pos: instr.Pos()})
+		out = append(out, &Access{Instr: instr, Path: p, Write: write, Pos: pos})
+	}
+	addLocal := func(write bool) {
+		if pos.IsValid() {
+			local = append(local, &Access{Instr: instr, Write: write, Pos: pos})
+		}
 	}
 	mem := func(addr ssa.Value, write bool) {
-		if p, local := pathOf(addr, n, canon); !local {
+		if p, isLocal := pathOf(addr, n, canon); !isLocal {
 			add(p, write)
+		} else {
+			addLocal(write)
 		}
 	}
 	mapObj := func(m ssa.Value, write bool) {
 		if n.fresh(m) {
+			addLocal(write)
 			return
 		}
 		add(Path{Base: canonical(m, canon), Map: true}, write)
+	}
+	// slice adds the access of s[lo..hi], or notes it local.
+	slice := func(s ssa.Value, lo, hi entail.Term, write bool) {
+		if p, ok := wholeSlice(s, lo, hi, n, canon); ok {
+			add(p, write)
+			return
+		}
+		switch s.Type().Underlying().(type) {
+		case *types.Slice, *types.Pointer:
+			addLocal(write) // not a string: a fresh slice, a local array
+		}
 	}
 	switch in := instr.(type) {
 	case *ssa.UnOp:
@@ -514,9 +541,7 @@ func accessesOf(instr ssa.Instruction, n *namer, canon map[ssa.Value]ssa.Value) 
 		}
 	case *ssa.Convert:
 		if _, ok := in.X.Type().Underlying().(*types.Slice); ok {
-			if p, ok := wholeSlice(in.X, entail.Const(0), n.length(in.X), n, canon); ok {
-				add(p, false)
-			}
+			slice(in.X, entail.Const(0), n.length(in.X), false)
 		}
 	case *ssa.Call:
 		b, ok := in.Call.Value.(*ssa.Builtin)
@@ -534,29 +559,60 @@ func accessesOf(instr ssa.Instruction, n *namer, canon map[ssa.Value]ssa.Value) 
 		case "clear":
 			if _, ok := args[0].Type().Underlying().(*types.Map); ok {
 				mapObj(args[0], true)
-			} else if p, ok := wholeSlice(args[0], entail.Const(0), n.length(args[0]), n, canon); ok {
-				add(p, true)
+			} else {
+				slice(args[0], entail.Const(0), n.length(args[0]), true)
 			}
 		case "copy":
 			cnt := n.variable(in)
-			if p, ok := wholeSlice(args[1], entail.Const(0), cnt, n, canon); ok {
-				add(p, false)
-			}
-			if p, ok := wholeSlice(args[0], entail.Const(0), cnt, n, canon); ok {
-				add(p, true)
-			}
+			slice(args[1], entail.Const(0), cnt, false)
+			slice(args[0], entail.Const(0), cnt, true)
 		case "append":
 			if len(args) == 2 {
-				if p, ok := wholeSlice(args[1], entail.Const(0), n.length(args[1]), n, canon); ok {
-					add(p, false)
-				}
+				slice(args[1], entail.Const(0), n.length(args[1]), false)
 			}
-			if p, ok := wholeSlice(in, n.length(args[0]), n.length(in), n, canon); ok {
-				add(p, true)
-			}
+			slice(in, n.length(args[0]), n.length(in), true)
 		}
 	}
-	return out
+	return out, local
+}
+
+// implicitPos is the position of an access go/ssa makes at none, where
+// the instrumenter checks it: the copy of a method's value receiver read
+// through a pointer, at the call that passes it (its parenthesis) or at
+// the method value that binds it (the method's name); a range statement's
+// step over a map, at its for keyword (the Range's).
+func implicitPos(instr ssa.Instruction) token.Pos {
+	if nx, ok := instr.(*ssa.Next); ok {
+		if rng, ok := nx.Iter.(*ssa.Range); ok {
+			return rng.Pos()
+		}
+		return token.NoPos
+	}
+	ld, ok := instr.(*ssa.UnOp)
+	if !ok || ld.Op != token.MUL {
+		return token.NoPos
+	}
+	switch ld.X.(type) {
+	case *ssa.IndexAddr, *ssa.FieldAddr:
+		// A range statement's element, an embedded pointer field on
+		// the way to a promoted method: not the receiver's copy.
+		return token.NoPos
+	}
+	refs := ld.Referrers()
+	if refs == nil || len(*refs) != 1 {
+		return token.NoPos
+	}
+	switch r := (*refs)[0].(type) {
+	case *ssa.MakeClosure:
+		if len(r.Bindings) == 1 && r.Bindings[0] == ld {
+			return r.Pos()
+		}
+	case *ssa.Call:
+		if c := r.Common(); !c.IsInvoke() && c.Signature().Recv() != nil && len(c.Args) > 0 && c.Args[0] == ld {
+			return r.Pos()
+		}
+	}
+	return token.NoPos
 }
 
 func kindName(write bool) string {

@@ -44,11 +44,13 @@ func Analyze(fn *ssa.Function, cfg Config) (plan *Plan) {
 			if c, ok := instr.(*ssa.Call); ok && dec.Call(c) != nil {
 				plan.Calls = append(plan.Calls, dec.Call(c))
 			}
+			accs, local := accessesOf(instr, a.n, a.canon)
+			plan.Local = append(plan.Local, local...)
 			if dec.unpublishedAccess(instr) {
-				plan.Unpublished = append(plan.Unpublished, accessesOf(instr, a.n, a.canon)...)
+				plan.Unpublished = append(plan.Unpublished, accs...)
 				continue
 			}
-			for _, acc := range accessesOf(instr, a.n, a.canon) {
+			for _, acc := range accs {
 				acc.ID = len(a.accesses)
 				a.accesses = append(a.accesses, acc)
 				a.acc[instr] = append(a.acc[instr], acc)

@@ -68,6 +68,7 @@ type SiteConfig struct {
 // Decide decides their sites.
 type siteFacts struct {
 	acc      map[SiteKey][]*Access
+	local    map[SiteKey][]*Access  // loads and stores of memory no other goroutine can reach (Plan.Local)
 	unpubN   map[SiteKey]int        // accesses of each site to unpublished objects
 	syncFree map[SiteKey]bool       // every access of the site is in a sync-free statement
 	anchors  map[SiteKey]bool       // sites that anchor a RedCard check
@@ -133,6 +134,10 @@ func (p *SitePlan) AddFunction(fn *ssa.Function, cfg SiteConfig) {
 	}
 	if cfg.Mode.Groups() {
 		s.addElementCandidates(plan.Accesses)
+	}
+	for _, a := range plan.Local {
+		k := SiteKey{a.Pos, a.Write}
+		s.local[k] = append(s.local[k], a)
 	}
 	for _, a := range plan.Accesses {
 		if !a.Pos.IsValid() {
@@ -217,6 +222,12 @@ func (p *SitePlan) Decide(f *Facts) {
 	for pos, n := range s.calls {
 		if n[0] > 0 && n[0] == n[1] {
 			p.covered[SiteKey{Pos: pos}] = true
+		}
+	}
+	p.notShared = map[SiteKey][]*Access{}
+	for k, l := range s.local {
+		if len(s.acc[k]) == 0 {
+			p.notShared[k] = l // no instance of the site reaches shared memory
 		}
 	}
 	p.access, p.groupStructs = s.acc, s.structs

@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strings"
 
 	"golang.org/x/tools/go/ssa"
 )
@@ -14,16 +15,19 @@ import (
 //
 // Besides package-level variables, a variable another goroutine may reach
 // is a local that go/ssa's lifting leaves in memory (an Alloc with Heap
-// set): a function literal captures it, or its address is taken. Every
-// other local is a register of its function, never checked. The
+// set: a function literal captures it, or its address is taken) and whose
+// address leaves the function's own loads, stores, indexing, slicing and
+// builtins (escapes): the locals whose accesses placement finds
+// (pathOf). Every other local is thread-local, never checked. The
 // instrumenter checks a variable's accesses only if the variable is in
-// one of these sets or at package level, and not in the static safe class
-// (SafeVars).
+// this set or at package level, and not in the static safe class
+// (SafeVars), so its checks of variables are the accesses of the plan.
 
-// HeapVars returns the declaration positions of pkg's local variables that
-// go/ssa keeps on the heap, in every function of pkg (methods of generic
-// types, closures and instantiations included).
-func HeapVars(pkg *ssa.Package) map[token.Pos]bool {
+// SharedVars returns the declaration positions of pkg's local variables
+// whose accesses are accesses to shared memory, in some function of pkg
+// (methods of generic types, closures and instantiations included): go/ssa
+// keeps them on the heap and their address escapes the function.
+func SharedVars(pkg *ssa.Package) map[token.Pos]bool {
 	set := make(map[token.Pos]bool)
 	for fn := range allFunctions(pkg.Prog) {
 		if fn.Pkg != pkg && (fn.Origin() == nil || fn.Origin().Pkg != pkg) {
@@ -31,7 +35,7 @@ func HeapVars(pkg *ssa.Package) map[token.Pos]bool {
 		}
 		for _, b := range fn.Blocks {
 			for _, ins := range b.Instrs {
-				if a, ok := ins.(*ssa.Alloc); ok && a.Heap && a.Pos().IsValid() {
+				if a, ok := ins.(*ssa.Alloc); ok && a.Heap && a.Pos().IsValid() && !strings.Contains(a.Comment, "$") && escapes(a) {
 					set[a.Pos()] = true
 				}
 			}
@@ -40,12 +44,12 @@ func HeapVars(pkg *ssa.Package) map[token.Pos]bool {
 	return set
 }
 
-// SyntacticHeapVars is HeapVars for a package go/ssa cannot build (one
+// SyntacticHeapVars is SharedVars for a package go/ssa cannot build (one
 // that calls runtime.RaceXxx, which does not type-check outside race
 // builds), from its syntax: a local variable lives on the heap if a
 // function literal refers to it from inside, or if its address is taken
 // (&x, x[:] of an array, x.m() with a pointer receiver), possibly through
-// a path of fields and array elements. It may find more than go/ssa
+// a path of fields and array elements. It may find more than SharedVars
 // would, never less.
 func SyntacticHeapVars(files []*ast.File, info *types.Info) map[token.Pos]bool {
 	set := map[token.Pos]bool{}

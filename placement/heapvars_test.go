@@ -14,10 +14,13 @@ import (
 	"golang.org/x/tools/go/ssa/ssautil"
 )
 
-// TestHeapVars checks HeapVars and SyntacticHeapVars against the
+// TestSharedVars checks SharedVars and SyntacticHeapVars against the
 // heapvars case: every local annotated `// heap` on its declaration's
-// line is found by both, every one annotated `// stack` by neither.
-func TestHeapVars(t *testing.T) {
+// line is found by both, every one annotated `// stack` by neither, and
+// every one annotated `// local` (kept in memory, its address used only
+// by the function's own slicing and builtins) by SyntacticHeapVars
+// alone, which may find more.
+func TestSharedVars(t *testing.T) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, filepath.Join("testdata", "src", "heapvars", "heapvars.go"), nil, parser.ParseComments)
 	if err != nil {
@@ -31,21 +34,21 @@ func TestHeapVars(t *testing.T) {
 	want := map[int]string{} // line → "heap" or "stack"
 	for _, cg := range f.Comments {
 		for _, c := range cg.List {
-			if w := strings.TrimSpace(strings.TrimPrefix(c.Text, "//")); w == "heap" || w == "stack" {
+			if w := strings.TrimSpace(strings.TrimPrefix(c.Text, "//")); w == "heap" || w == "stack" || w == "local" {
 				want[fset.Position(c.Pos()).Line] = w
 			}
 		}
 	}
-	if len(want) != 7 {
-		t.Fatalf("%d annotations, want 7", len(want))
+	if len(want) != 9 {
+		t.Fatalf("%d annotations, want 9", len(want))
 	}
-	for name, set := range map[string]map[token.Pos]bool{"HeapVars": HeapVars(pkg), "SyntacticHeapVars": SyntacticHeapVars(files, info)} {
+	for name, set := range map[string]map[token.Pos]bool{"SharedVars": SharedVars(pkg), "SyntacticHeapVars": SyntacticHeapVars(files, info)} {
 		found := map[int]bool{}
 		for pos := range set {
 			found[fset.Position(pos).Line] = true
 		}
 		for line, w := range want {
-			if found[line] != (w == "heap") {
+			if found[line] != (w == "heap" || w == "local" && name == "SyntacticHeapVars") {
 				t.Errorf("%s: line %d annotated %s, found on the heap: %v", name, line, w, found[line])
 			}
 		}

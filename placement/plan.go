@@ -55,8 +55,11 @@ type Plan struct {
 	Func     *ssa.Function
 	Mode     mode.Mode
 	Accesses []*Access // every access the fasttrack placement would check
-	Checks   []*Check  // the placed checks, in block and instruction order
-	Fallback string    // non-empty: analysis gave up, use per-access checks (reason)
+	// Local are the loads and stores of memory no other goroutine can
+	// reach (accessesOf): not accesses, never checked.
+	Local    []*Access
+	Checks   []*Check // the placed checks, in block and instruction order
+	Fallback string   // non-empty: analysis gave up, use per-access checks (reason)
 	Elapsed  time.Duration
 
 	// With Config.Decisions (BigFoot mode):

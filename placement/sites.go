@@ -64,8 +64,11 @@ type SitePlan struct {
 	footprints  []*Footprint
 	footprintOf map[SiteKey]*Footprint
 	fpCands     map[string]*fpCand // until Decide or DecideFootprints
-	// access are the accesses of each site (Decide).
-	access map[SiteKey][]*Access
+	// access are the accesses of each site (Decide); notShared the
+	// loads and stores of the sites that have only loads and stores of
+	// memory no other goroutine can reach.
+	access    map[SiteKey][]*Access
+	notShared map[SiteKey][]*Access
 	// groupStructs are the structs whose fields BigFoot's plans group.
 	groupStructs map[*types.Struct]bool
 	refused      map[entryKey]string
@@ -85,9 +88,11 @@ const (
 	EntryCall                     // a covered call, at its parenthesis (CoveredCall)
 	EntryMerge                    // a merged static range, at its first member (Merges)
 	EntryFootprint                // a site of a footprint (FootprintOf)
+	EntryCheck                    // a check of its own, at the access (checks)
+	EntryNotShared                // memory no other goroutine can reach (NotShared)
 )
 
-var entryNames = [...]string{"range", "dropped", "group", "member", "unpublished", "covered call", "merge", "footprint"}
+var entryNames = [...]string{"range", "dropped", "group", "member", "unpublished", "covered call", "merge", "footprint", "check", "not shared"}
 
 func (e Entry) String() string { return entryNames[e] }
 
@@ -103,7 +108,7 @@ func NewSitePlan() *SitePlan {
 		memberOf: map[SiteKey]*Group{}, unpub: map[SiteKey]bool{}, mergeOf: map[SiteKey]*RangeMerge{}, covered: map[SiteKey]bool{},
 		refused: map[entryKey]string{}, rendered: map[entryKey]bool{},
 		footprintOf: map[SiteKey]*Footprint{}, fpCands: map[string]*fpCand{},
-		facts: siteFacts{acc: map[SiteKey][]*Access{}, unpubN: map[SiteKey]int{}, syncFree: map[SiteKey]bool{},
+		facts: siteFacts{acc: map[SiteKey][]*Access{}, local: map[SiteKey][]*Access{}, unpubN: map[SiteKey]int{}, syncFree: map[SiteKey]bool{},
 			anchors: map[SiteKey]bool{}, cover: map[SiteKey][]SiteKey{}, structs: map[*types.Struct]bool{}, calls: map[token.Pos][2]int{}},
 	}
 }
@@ -256,6 +261,25 @@ func (p *SitePlan) CoveredCall(lparen token.Pos) bool {
 	return p.covered[SiteKey{Pos: lparen}]
 }
 
+// NotShared reports whether the site k has no access: its loads or
+// stores are of memory no other goroutine can reach (a local variable
+// whose address does not leave its function, a fresh object), so it
+// needs no check.
+func (p *SitePlan) NotShared(k SiteKey) bool {
+	return len(p.LocalAccesses(k)) > 0
+}
+
+// LocalAccesses returns the loads or stores of a site that NotShared
+// reports (after Decide).
+func (p *SitePlan) LocalAccesses(k SiteKey) []*Access {
+	if p == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.notShared[k]
+}
+
 // Accesses returns the accesses of site k (after Decide).
 func (p *SitePlan) Accesses(k SiteKey) []*Access {
 	if p == nil {
@@ -267,7 +291,8 @@ func (p *SitePlan) Accesses(k SiteKey) []*Access {
 }
 
 // Sites returns the sites with a decision of kind e (EntryDrop,
-// EntryGroup, EntryMember, EntryUnpublished or EntryCall), sorted.
+// EntryGroup, EntryMember, EntryUnpublished, EntryCall or
+// EntryNotShared), sorted.
 func (p *SitePlan) Sites(e Entry) []SiteKey {
 	if p == nil {
 		return nil
@@ -286,6 +311,8 @@ func (p *SitePlan) Sites(e Entry) []SiteKey {
 		keys = slices.Collect(maps.Keys(p.unpub))
 	case EntryCall:
 		keys = slices.Collect(maps.Keys(p.covered))
+	case EntryNotShared:
+		keys = slices.Collect(maps.Keys(p.notShared))
 	}
 	slices.SortFunc(keys, SiteKey.compare)
 	return keys
@@ -369,8 +396,11 @@ type SiteDecision struct {
 	// Decision is the kind of decision (Entry): "dropped" (By's check
 	// covers the site), "group" (the site's check checks the field
 	// group Group), "member" (left out for the group whose anchor is
-	// By), "unpublished", or "covered call" (Pos is the parenthesis of a
-	// call that calls its callee's F__bfnc copy; Write is false).
+	// By), "unpublished", "covered call" (Pos is the parenthesis of a
+	// call that calls its callee's F__bfnc copy; Write is false), "not
+	// shared" (no other goroutine can reach the memory), "check"
+	// (checked where it is) or "unplanned check" (checked where it is,
+	// with no access in the plan).
 	Decision string          `json:"decision"`
 	By       *token.Position `json:"by,omitempty"`
 	ByWrite  bool            `json:"by_write,omitempty"`
@@ -397,10 +427,11 @@ func (d SiteDecision) String() string {
 }
 
 // Decisions returns the plan's decisions on sites other than static
-// ranges, in source order.
+// ranges, in source order. A site NotShared reports is listed where the
+// instrumenter left a check out for it or refused to.
 func (p *SitePlan) Decisions(fset *token.FileSet) []SiteDecision {
 	var out []SiteDecision
-	for e := EntryDrop; e <= EntryCall; e++ {
+	for _, e := range []Entry{EntryDrop, EntryGroup, EntryMember, EntryUnpublished, EntryCall, EntryNotShared} {
 		for _, k := range p.Sites(e) {
 			d := SiteDecision{Pos: fset.Position(k.Pos), Write: k.Write, Decision: e.String()}
 			by := func(b SiteKey) {
@@ -419,15 +450,64 @@ func (p *SitePlan) Decisions(fset *token.FileSet) []SiteDecision {
 			p.mu.Lock()
 			d.Rendered, d.Refused = p.rendered[entryKey{k, e}], p.refused[entryKey{k, e}]
 			p.mu.Unlock()
+			if e == EntryNotShared && !d.Rendered && d.Refused == "" {
+				continue // nothing in the syntax checks it: no check to leave out
+			}
 			out = append(out, d)
 		}
 	}
+	out = append(out, p.checks(fset)...)
 	slices.SortStableFunc(out, func(a, b SiteDecision) int {
 		if c := cmp.Compare(a.Pos.Filename, b.Pos.Filename); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Pos.Offset, b.Pos.Offset)
 	})
+	return out
+}
+
+// checks returns the plan's decisions to check a site where it is
+// (EntryCheck): every access site with no other decision and outside the
+// static ranges the instrumenter rendered, and every site the
+// instrumenter checked where it is (where it refused the plan's other
+// decision, a check of its own). A site the instrumenter checked that
+// has no access in the plan, unless the instrumenter refused to render
+// its not-shared decision, is an "unplanned check": the instrumenter
+// decided it alone, which its tests rule out.
+func (p *SitePlan) checks(fset *token.FileSet) []SiteDecision {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	inRange := map[SiteKey]bool{}
+	for k, s := range p.loops {
+		if s.Refused == "" && p.rendered[entryKey{k, EntryRange}] {
+			for _, a := range s.Sites {
+				inRange[a] = true
+			}
+		}
+	}
+	decided := func(k SiteKey) bool {
+		return p.drops[k] != nil || p.groupAt[k] != nil || p.memberOf[k] != nil || p.unpub[k] || p.footprintOf[k] != nil || inRange[k] || p.notShared[k] != nil
+	}
+	keys := map[SiteKey]bool{}
+	for k := range p.access {
+		if !decided(k) {
+			keys[k] = true
+		}
+	}
+	for ek := range p.rendered {
+		if ek.entry == EntryCheck {
+			keys[ek.SiteKey] = true
+		}
+	}
+	var out []SiteDecision
+	for _, k := range slices.SortedFunc(maps.Keys(keys), SiteKey.compare) {
+		d := SiteDecision{Pos: fset.Position(k.Pos), Write: k.Write, Decision: EntryCheck.String()}
+		if _, refused := p.refused[entryKey{k, EntryNotShared}]; len(p.access[k]) == 0 && !refused {
+			d.Decision = "unplanned check"
+		}
+		d.Rendered = p.rendered[entryKey{k, EntryCheck}]
+		out = append(out, d)
+	}
 	return out
 }
 

@@ -16,11 +16,18 @@ import (
 var siteRE = regexp.MustCompile(`\bsite((?:\s+"[^"]*")+)`)
 
 // TestSiteDecisions is the golden test of the site plan's drops, field
-// groups and unpublished sites (testdata/src/sites): each decision is
-// stated by a `// site "K decision"` comment at its line, and a line with
-// decisions and no comment fails.
+// groups, unpublished and not-shared sites (testdata/src/sites,
+// testdata/src/notshared): each decision is stated by a `// site "K
+// decision"` comment at its line, and a line with decisions and no
+// comment fails.
 func TestSiteDecisions(t *testing.T) {
-	pkg, fset, files := loadCase(t, "sites")
+	for _, c := range []string{"sites", "notshared"} {
+		t.Run(c, func(t *testing.T) { testSiteDecisions(t, c) })
+	}
+}
+
+func testSiteDecisions(t *testing.T, name string) {
+	pkg, fset, files := loadCase(t, name)
 	want := map[string][]string{}
 	for _, f := range files {
 		for _, cg := range f.Comments {
@@ -52,6 +59,9 @@ func TestSiteDecisions(t *testing.T) {
 	}
 	for _, k := range plan.Sites(EntryUnpublished) {
 		add(k, "unpublished")
+	}
+	for _, k := range plan.Sites(EntryNotShared) {
+		add(k, "not shared")
 	}
 	for _, m := range []map[string][]string{want, got} {
 		for k := range m {

@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -20,7 +21,13 @@ import (
 // object the instrumenter rendered has no check of its own there (no R,
 // W, F, RG, WG or FG wrapper of its expression and kind), a group it
 // rendered is checked at its anchor by RG, WG or FG, and its covered
-// calls are the overlay's calls of copies (compareCoveredCalls). Every decision is rendered
+// calls are the overlay's calls of copies (compareCoveredCalls); a site
+// the plan states not shared, where the instrumenter left a check out,
+// has none. Every check the overlay makes at an access is one the plan
+// states: none is an "unplanned check" of the instrumenter's own, and
+// each check the plan prints as rendered is an R or W wrapper of the
+// site's expression and kind, a runtime helper's check (helperChecks)
+// of the expression there, or a check of a return statement's store. Every decision is rendered
 // or refused with a reason, none left unreached. A wrapper is matched to
 // its site through the file's site table (the line and column of the
 // expression it checks) and the shape of the expression it wraps (the
@@ -31,7 +38,8 @@ func compareSiteDecisions(t *testing.T, sites []placement.SiteDecision, files ma
 	checks := map[string]map[exprShape]int{}   // file -> wrappers of the overlay, by expression and kind
 	groups := map[string]map[exprShape]int{}   // file -> group wrappers
 	count := map[string]int{}
-	coveredAt := map[string]int{} // file:line -> covered calls rendered there
+	coveredAt := map[string]int{}           // file:line -> covered calls rendered there
+	helpers := map[string]map[[2]int]bool{} // file -> the starts of the overlay's helper checks
 	for _, d := range sites {
 		file := d.Pos.Filename
 		if origs[file] == nil {
@@ -42,8 +50,27 @@ func compareSiteDecisions(t *testing.T, sites []placement.SiteDecision, files ma
 				continue
 			}
 			checks[file], groups[file] = overlayWrappers(t, file, src)
+			helpers[file] = helperChecks(t, file, src)
 		}
 		switch {
+		case d.Decision == "unplanned check":
+			t.Errorf("%v: the overlay checks an access the plan does not have", d)
+			continue
+		case d.Decision == placement.EntryCheck.String():
+			count[fmt.Sprintf("check, rendered %v", d.Rendered)]++
+			if !d.Rendered {
+				continue // checked by a runtime helper (a map, copy, append), or not at all
+			}
+			e, ok := origs[file][[2]int{d.Pos.Line, d.Pos.Column}]
+			if !ok {
+				t.Errorf("%v: no expression has its SSA position there", d)
+				continue
+			}
+			e.write = d.Write
+			if checks[file][e] == 0 && !helpers[file][[2]int{e.line, e.col}] && !(e.shape == "return" && atReturn(checks[file], e)) {
+				t.Errorf("%v: rendered, but the overlay has no check of %v", d, e)
+			}
+			continue
 		case d.Rendered && d.Decision == placement.EntryCall.String():
 			count[d.Decision]++
 			coveredAt[fmt.Sprintf("%s:%d", file, d.Pos.Line)]++
@@ -150,13 +177,28 @@ func shapeOf(e ast.Expr) string {
 		return "*"
 	case *ast.Ident:
 		return e.Name
+	case *ast.CallExpr:
+		return "()"
 	}
 	return ""
 }
 
+// atReturn reports whether the overlay's checks (by expression and kind)
+// hold a check of kind write whose site entry is at the return statement
+// e: the check of a store to a named result.
+func atReturn(checks map[exprShape]int, e exprShape) bool {
+	for c := range checks {
+		if c.line == e.line && c.col == e.col && c.write == e.write {
+			return true
+		}
+	}
+	return false
+}
+
 // sitePositions maps the line and column of each position go/ssa gives
 // an access in file (the Sel of x.f, the bracket of a[i], the star of *p,
-// a variable) to its expression.
+// a variable, a call's parenthesis, a return statement) or placement
+// gives it (a range statement's for keyword: its map) to its expression.
 func sitePositions(t *testing.T, file string) map[[2]int]exprShape {
 	t.Helper()
 	fset := token.NewFileSet()
@@ -176,6 +218,18 @@ func sitePositions(t *testing.T, file string) map[[2]int]exprShape {
 			at = n.Star
 		case *ast.Ident:
 			at = n.Pos()
+		case *ast.CallExpr:
+			at = n.Lparen // a builtin's, a conversion's, a receiver copy's
+		case *ast.ReturnStmt:
+			at = n.Return // its stores to named results
+			p := fset.Position(at)
+			out[[2]int{p.Line, p.Column}] = exprShape{line: p.Line, col: p.Column, shape: "return"}
+			return true
+		case *ast.RangeStmt:
+			// Its steps over a map, checked at the map's expression.
+			p, x := fset.Position(n.For), fset.Position(n.X.Pos())
+			out[[2]int{p.Line, p.Column}] = exprShape{line: x.Line, col: x.Column, shape: "range"}
+			return true
 		default:
 			return true
 		}
@@ -202,6 +256,62 @@ func overlayWrappers(t *testing.T, file string, src []byte) (checks, groups map[
 		}
 	}
 	return checks, groups
+}
+
+// helperChecks returns where the checks of the instrumented file (its
+// original at file) that are not R or W wrappers of an address start:
+// the site entries (line and column of the expression) of the runtime's
+// map, copy, append, conversion and whole-slice helpers (__bf.MapRead(g,
+// m, S), __bf.Copy(g, S, dst, src), ...), of receiver copies
+// ((*__bf.R(g, p, S)) of a pointer p) and of the checks of a return
+// statement's stores (__bf.W(g, &x, S) of a named result x, at the
+// statement).
+func helperChecks(t *testing.T, file string, src []byte) map[[2]int]bool {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, src, 0)
+	if err != nil {
+		t.Fatalf("the overlay of %s: %v", file, err)
+	}
+	entries, _ := siteTable(f)
+	out := map[[2]int]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		c, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		switch name := runtimeCall(c); name {
+		case "MapRead", "MapWrite", "Copy", "CopyString", "Append", "AppendPre", "AppendString", "ReadAll", "ReadAll1", "WriteAll", "WriteAll1":
+		case "R", "R1":
+			if len(c.Args) >= 2 {
+				if u, ok := c.Args[len(c.Args)-2].(*ast.UnaryExpr); !ok || u.Op != token.AND {
+					break // a receiver copy
+				}
+			}
+			return true
+		default:
+			return true
+		}
+		for _, a := range c.Args {
+			site, ok := a.(*ast.BinaryExpr)
+			if !ok {
+				continue
+			}
+			x, ok1 := site.X.(*ast.Ident)
+			lit, ok2 := site.Y.(*ast.BasicLit)
+			if !ok1 || !ok2 || !strings.HasPrefix(x.Name, "__bfS_") {
+				continue
+			}
+			if i, err := strconv.Atoi(lit.Value); err == nil && i < len(entries) {
+				parts := strings.SplitN(entries[i], ":", 3)
+				line, _ := strconv.Atoi(parts[0])
+				col, _ := strconv.Atoi(parts[1])
+				out[[2]int{line, col}] = true
+			}
+		}
+		return true
+	})
+	return out
 }
 
 // runtimeCall is the name of the runtime function c calls (__bf.Name or
