@@ -83,6 +83,7 @@ func (r *fileRewriter) byteStringIndex(e *ast.IndexExpr, idx string) string {
 		r.usesUnsafe = true
 		r.trailer.WriteString(fmt.Sprintf(byteIndexHelperText, name))
 	}
+	r.noteCheck(e.Lbrack, false)
 	call := name + "(" + r.g() + ", " + id.Name + ", " + idx + ", " + r.site(e.Pos()) + ")"
 	return r.spliceNode(e, subOf(e.Index, call))
 }

@@ -49,6 +49,10 @@ func (r *fileRewriter) recvExpr(e *ast.UnaryExpr, commaOK bool) string {
 type hoister struct {
 	r   *fileRewriter
 	pre strings.Builder
+	// at is the go or defer keyword of the statement whose call the
+	// hoister evaluates: where go/ssa's Go or Defer is (NoPos in a
+	// select statement)
+	at token.Pos
 }
 
 // value returns text naming e's value at this point of the evaluation:
@@ -138,7 +142,7 @@ func (r *fileRewriter) goStmt(s *ast.GoStmt) stmtOut {
 	if r.fn == nil {
 		return stmtOut{text: r.text(s)}
 	}
-	h := &hoister{r: r}
+	h := &hoister{r: r, at: s.Go}
 	if r.p.runtimeHooks {
 		return r.goStmtHooked(h, s)
 	}
@@ -307,7 +311,7 @@ func (r *fileRewriter) deferredFunc(h *hoister, call *ast.CallExpr) string {
 		} else if sel != nil && sel.Kind() == types.MethodExpr {
 			f = r.text(fn)
 		} else if sel != nil && sel.Kind() == types.MethodVal {
-			f = h.bind(r.spliceNode(fn, subOf(fn.X, r.methodRecv(fn, sel, token.NoPos))), 1)
+			f = h.bind(r.spliceNode(fn, subOf(fn.X, r.methodRecv(fn, sel, h.at))), 1)
 		}
 	}
 	if f == "" {
@@ -352,23 +356,35 @@ func (r *fileRewriter) deferStmt(s *ast.DeferStmt) stmtOut {
 		return stmtOut{text: r.text(s)}
 	}
 	if b := r.builtinName(s.Call.Fun); b == "close" {
-		h := &hoister{r: r}
+		h := &hoister{r: r, at: s.Defer}
 		inner := r.deferredCall(h, s.Call, false)
 		return stmtOut{pre: h.pre.String(), preDecl: true, text: padLines(r.text(s), "defer func() { "+inner+" }()")}
 	}
 	if k := r.ioCall(s.Call.Fun); k != 0 {
 		// The I/O hooks run when the deferred call does.
-		h := &hoister{r: r}
+		h := &hoister{r: r, at: s.Defer}
 		inner := deferredIO(k, r.g(), r.deferredCall(h, s.Call, false))
 		return stmtOut{pre: h.pre.String(), preDecl: true, text: padLines(r.text(s), "defer func() { "+inner+" }()")}
 	}
 	if r.cgoCallee(s.Call.Fun) {
 		// The C sync object's hooks run when the deferred call does.
-		h := &hoister{r: r}
+		h := &hoister{r: r, at: s.Defer}
 		inner := cgoDeferred(r.g(), r.deferredCall(h, s.Call, false))
 		return stmtOut{pre: h.pre.String(), preDecl: true, text: padLines(r.text(s), "defer func() { "+inner+" }()")}
 	}
-	return stmtOut{text: r.spliceNode(s, subOf(s.Call, r.expr(s.Call, mValue)))}
+	r.deferred = s
+	text := r.spliceNode(s, subOf(s.Call, r.expr(s.Call, mValue)))
+	r.deferred = nil
+	return stmtOut{text: text}
+}
+
+// callAt is where go/ssa puts the call e: its parenthesis, or the defer
+// keyword of the statement that defers it (deferStmt).
+func (r *fileRewriter) callAt(e *ast.CallExpr) token.Pos {
+	if r.deferred != nil && r.deferred.Call == e {
+		return r.deferred.Defer
+	}
+	return e.Lparen
 }
 
 // commCase is one case of a select.

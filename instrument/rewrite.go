@@ -562,13 +562,16 @@ type fileRewriter struct {
 	// checkedAt: the sites this rendering checks where they are
 	// (checkSite), by SSA position and kind
 	checkedAt map[placement.SiteKey]bool
-	info      *types.Info
-	file      *ast.File
-	src       []byte
-	tf        *token.File
-	rel       string
-	siteVar   string
-	sites     []string
+	// deferred is the defer statement whose call is being rendered in
+	// place (callAt)
+	deferred *ast.DeferStmt
+	info     *types.Info
+	file     *ast.File
+	src      []byte
+	tf       *token.File
+	rel      string
+	siteVar  string
+	sites    []string
 	// ranges, merges and calls are the outcomes of placement's static
 	// ranges, merged ranges and covered calls in this rendering
 	// (rangeOutcome, mergeOutcome, callOutcome)

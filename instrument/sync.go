@@ -236,7 +236,7 @@ func (r *fileRewriter) call(e *ast.CallExpr) string {
 	}
 	if sel, ok := fun.(*ast.SelectorExpr); ok {
 		if s := r.info.Selections[sel]; s != nil && s.Kind() == types.MethodVal {
-			recv := subOf(sel.X, r.methodRecv(sel, s, e.Lparen))
+			recv := subOf(sel.X, r.methodRecv(sel, s, r.callAt(e)))
 			if hook := reflectHook(s); hook != "" && r.fn != nil && (hook == "ReflectR" || hook == "ReflectHdr" || r.reflectArgsSyncFree(e.Args)) {
 				recv.text = hook.ref() + "(" + r.g() + ", " + r.site(sel.Sel.Pos()) + ", " + recv.text + ")"
 			}

@@ -578,9 +578,10 @@ func accessesOf(instr ssa.Instruction, n *namer, canon map[ssa.Value]ssa.Value) 
 
 // implicitPos is the position of an access go/ssa makes at none, where
 // the instrumenter checks it: the copy of a method's value receiver read
-// through a pointer, at the call that passes it (its parenthesis) or at
-// the method value that binds it (the method's name); a range statement's
-// step over a map, at its for keyword (the Range's).
+// through a pointer, at the call that passes it (its parenthesis; the go
+// or defer keyword of the statement that calls it) or at the method value
+// that binds it (the method's name); a range statement's step over a map,
+// at its for keyword (the Range's).
 func implicitPos(instr ssa.Instruction) token.Pos {
 	if nx, ok := instr.(*ssa.Next); ok {
 		if rng, ok := nx.Iter.(*ssa.Range); ok {
@@ -607,7 +608,7 @@ func implicitPos(instr ssa.Instruction) token.Pos {
 		if len(r.Bindings) == 1 && r.Bindings[0] == ld {
 			return r.Pos()
 		}
-	case *ssa.Call:
+	case ssa.CallInstruction: // a call, a go or defer statement
 		if c := r.Common(); !c.IsInvoke() && c.Signature().Recv() != nil && len(c.Args) > 0 && c.Args[0] == ld {
 			return r.Pos()
 		}

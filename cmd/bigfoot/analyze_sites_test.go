@@ -197,8 +197,9 @@ func atReturn(checks map[exprShape]int, e exprShape) bool {
 
 // sitePositions maps the line and column of each position go/ssa gives
 // an access in file (the Sel of x.f, the bracket of a[i], the star of *p,
-// a variable, a call's parenthesis, a return statement) or placement
-// gives it (a range statement's for keyword: its map) to its expression.
+// a variable, a call's parenthesis, a return statement, a go or defer
+// statement) or placement gives it (a range statement's for keyword: its
+// map) to its expression.
 func sitePositions(t *testing.T, file string) map[[2]int]exprShape {
 	t.Helper()
 	fset := token.NewFileSet()
@@ -207,6 +208,12 @@ func sitePositions(t *testing.T, file string) map[[2]int]exprShape {
 		t.Fatal(err)
 	}
 	out := map[[2]int]exprShape{}
+	// keyword maps a go or defer statement's keyword, where go/ssa puts
+	// its call, to the call: its receiver copy is checked there.
+	keyword := func(kw token.Pos, call *ast.CallExpr) {
+		p, c := fset.Position(kw), fset.Position(call.Pos())
+		out[[2]int{p.Line, p.Column}] = exprShape{line: c.Line, col: c.Column, shape: "()"}
+	}
 	ast.Inspect(f, func(n ast.Node) bool {
 		var at token.Pos
 		switch n := n.(type) {
@@ -224,6 +231,12 @@ func sitePositions(t *testing.T, file string) map[[2]int]exprShape {
 			at = n.Return // its stores to named results
 			p := fset.Position(at)
 			out[[2]int{p.Line, p.Column}] = exprShape{line: p.Line, col: p.Column, shape: "return"}
+			return true
+		case *ast.GoStmt:
+			keyword(n.Go, n.Call)
+			return true
+		case *ast.DeferStmt:
+			keyword(n.Defer, n.Call)
 			return true
 		case *ast.RangeStmt:
 			// Its steps over a map, checked at the map's expression.
@@ -262,7 +275,8 @@ func overlayWrappers(t *testing.T, file string, src []byte) (checks, groups map[
 // original at file) that are not R or W wrappers of an address start:
 // the site entries (line and column of the expression) of the runtime's
 // map, copy, append, conversion and whole-slice helpers (__bf.MapRead(g,
-// m, S), __bf.Copy(g, S, dst, src), ...), of receiver copies
+// m, S), __bf.Copy(g, S, dst, src), ...) and of the file's byte-string
+// index helper (__bfIdx_…(g, s, i, S)), of receiver copies
 // ((*__bf.R(g, p, S)) of a pointer p) and of the checks of a return
 // statement's stores (__bf.W(g, &x, S) of a named result x, at the
 // statement).
@@ -290,7 +304,9 @@ func helperChecks(t *testing.T, file string, src []byte) map[[2]int]bool {
 			}
 			return true
 		default:
-			return true
+			if id, ok := c.Fun.(*ast.Ident); !ok || !strings.HasPrefix(id.Name, "__bfIdx_") {
+				return true
+			} // else the file's helper indexing a byte string of a type parameter
 		}
 		for _, a := range c.Args {
 			site, ok := a.(*ast.BinaryExpr)
