@@ -23,6 +23,27 @@ func TestClassify(t *testing.T) {
 	runtime.KeepAlive(h)
 }
 
+// TestClassifyHeapAllocatesNothing checks that classifying a heap
+// pointer allocates nothing: the detector's allocations count in the
+// program's MemStats.Mallocs, which allocation-counting tests compare
+// (testing.AllocsPerRun), and a new heap page is classified on its first
+// access.
+func TestClassifyHeapAllocatesNothing(t *testing.T) {
+	objs := make([]*[64]byte, 100)
+	for i := range objs {
+		objs[i] = new([64]byte)
+	}
+	i := 0
+	if n := testing.AllocsPerRun(100, func() {
+		if classify(unsafe.Pointer(&objs[i%len(objs)][3])) != kindHeap {
+			t.Fatal("not the heap")
+		}
+		i++
+	}); n != 0 {
+		t.Errorf("classify of a heap pointer: %v allocations, want 0", n)
+	}
+}
+
 // TestReuseAfterFree checks the two ways stale state is dropped: by the
 // GC generation (state of one thread) and by weak pointer (shared state).
 func TestReuseAfterFree(t *testing.T) {
