@@ -47,7 +47,7 @@ func (r *fileRewriter) forStmt(s *ast.ForStmt) stmtOut {
 		if s.Cond != nil {
 			start.WriteString(hidden[i] + " = __bf.LoopOf(&" + id.Name + "); ")
 		} else {
-			start.WriteString(hidden[i] + " = __bf.LoopNext(" + r.g() + ", " + hidden[i] + ", &" + id.Name + ", " + r.site(id.Pos()) + "); ")
+			start.WriteString(hidden[i] + " = __bf.LoopNext(" + r.g() + ", " + hidden[i] + ", &" + id.Name + ", " + r.checkSite(id, false) + "); ")
 		}
 	}
 	// i, j := a, b  becomes  i, j, __bft1 := a, b, (__bf.LoopVar{}). The
@@ -58,7 +58,7 @@ func (r *fileRewriter) forStmt(s *ast.ForStmt) stmtOut {
 	if s.Cond != nil {
 		var checks strings.Builder
 		for i, id := range vars {
-			checks.WriteString(hidden[i] + ".Copied(" + r.g() + ", " + r.site(id.Pos()) + ") && ")
+			checks.WriteString(hidden[i] + ".Copied(" + r.g() + ", " + r.checkSite(id, false) + ") && ")
 		}
 		cond = subOf(s.Cond, checks.String()+"("+cond.text+")")
 	}

@@ -203,7 +203,7 @@ func (r *fileRewriter) stmt(s ast.Stmt, list bool) stmtOut {
 			// A bare return reads the named results.
 			for _, id := range r.fn.results {
 				if v := r.varOf(id); v != nil && r.sharedVar(v) {
-					pre.WriteString("__bf.R(" + r.g() + ", &" + id.Name + ", " + r.site(s.Pos()) + "); ")
+					pre.WriteString("__bf.R(" + r.g() + ", &" + id.Name + ", " + r.checkSiteAt(s.Pos(), false) + "); ")
 				}
 			}
 		}

@@ -581,7 +581,10 @@ func accessesOf(instr ssa.Instruction, n *namer, canon map[ssa.Value]ssa.Value) 
 // through a pointer, at the call that passes it (its parenthesis; the go
 // or defer keyword of the statement that calls it) or at the method value
 // that binds it (the method's name); a range statement's step over a map,
-// at its for keyword (the Range's).
+// at its for keyword (the Range's); the load of a named result that a
+// return statement returns, after the deferred calls ran, at the
+// statement; the read of a three-clause loop's variable that copies it
+// into the next iteration's, at the variable's declaration.
 func implicitPos(instr ssa.Instruction) token.Pos {
 	if nx, ok := instr.(*ssa.Next); ok {
 		if rng, ok := nx.Iter.(*ssa.Range); ok {
@@ -611,6 +614,14 @@ func implicitPos(instr ssa.Instruction) token.Pos {
 	case ssa.CallInstruction: // a call, a go or defer statement
 		if c := r.Common(); !c.IsInvoke() && c.Signature().Recv() != nil && len(c.Args) > 0 && c.Args[0] == ld {
 			return r.Pos()
+		}
+	case *ssa.Return:
+		return r.Pos() // a named result, reloaded after the deferred calls
+	case *ssa.Store:
+		if phi, ok := ld.X.(*ssa.Phi); ok && r.Val == ld {
+			// A Go 1.22 loop's variable, copied into the next
+			// iteration's: at its declaration.
+			return phi.Pos()
 		}
 	}
 	return token.NoPos

@@ -275,8 +275,9 @@ func overlayWrappers(t *testing.T, file string, src []byte) (checks, groups map[
 // original at file) that are not R or W wrappers of an address start:
 // the site entries (line and column of the expression) of the runtime's
 // map, copy, append, conversion and whole-slice helpers (__bf.MapRead(g,
-// m, S), __bf.Copy(g, S, dst, src), ...) and of the file's byte-string
-// index helper (__bfIdx_…(g, s, i, S)), of receiver copies
+// m, S), __bf.Copy(g, S, dst, src), ...), of the file's byte-string
+// index helper (__bfIdx_…(g, s, i, S)), of the copies of loop variables
+// (__bf.LoopNext, v.Copied), of receiver copies
 // ((*__bf.R(g, p, S)) of a pointer p) and of the checks of a return
 // statement's stores (__bf.W(g, &x, S) of a named result x, at the
 // statement).
@@ -295,7 +296,7 @@ func helperChecks(t *testing.T, file string, src []byte) map[[2]int]bool {
 			return true
 		}
 		switch name := runtimeCall(c); name {
-		case "MapRead", "MapWrite", "Copy", "CopyString", "Append", "AppendPre", "AppendString", "ReadAll", "ReadAll1", "WriteAll", "WriteAll1":
+		case "MapRead", "MapWrite", "Copy", "CopyString", "Append", "AppendPre", "AppendString", "ReadAll", "ReadAll1", "WriteAll", "WriteAll1", "LoopNext":
 		case "R", "R1":
 			if len(c.Args) >= 2 {
 				if u, ok := c.Args[len(c.Args)-2].(*ast.UnaryExpr); !ok || u.Op != token.AND {
@@ -304,9 +305,14 @@ func helperChecks(t *testing.T, file string, src []byte) map[[2]int]bool {
 			}
 			return true
 		default:
-			if id, ok := c.Fun.(*ast.Ident); !ok || !strings.HasPrefix(id.Name, "__bfIdx_") {
+			id, isID := c.Fun.(*ast.Ident)
+			sel, isSel := c.Fun.(*ast.SelectorExpr)
+			switch {
+			case isID && strings.HasPrefix(id.Name, "__bfIdx_"): // the file's helper indexing a byte string of a type parameter
+			case isSel && sel.Sel.Name == "Copied": // a loop variable's copy (__bf.LoopVar)
+			default:
 				return true
-			} // else the file's helper indexing a byte string of a type parameter
+			}
 		}
 		for _, a := range c.Args {
 			site, ok := a.(*ast.BinaryExpr)

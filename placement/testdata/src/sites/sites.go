@@ -16,7 +16,7 @@ var mu sync.Mutex
 func lock() int {
 	mu.Lock()
 	defer mu.Unlock()
-	return 1 // site "W not shared": the result, in memory for the deferred call
+	return 1 // site "W not shared" "R not shared": the result, stored, and loaded after the deferred call
 }
 
 func pure(x int) int { return x + 1 }
