@@ -360,8 +360,8 @@ func (n *namer) term(t entail.Term) string {
 }
 
 // pathOf returns the path of the location addr points to, and whether that
-// location is thread-local (a non-escaping Alloc, 003 §3.5 treats locals as
-// unshared). canon maps a load to an equal earlier load (alias facts); nil
+// location is thread-local (a non-escaping Alloc: the Java implementation
+// of Rhodes' thesis, §3.5, treats locals as unshared). canon maps a load to an equal earlier load (alias facts); nil
 // means no canonicalization.
 func pathOf(addr ssa.Value, n *namer, canon map[ssa.Value]ssa.Value) (p Path, local bool) {
 	switch a := addr.(type) {
