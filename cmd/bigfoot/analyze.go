@@ -306,7 +306,7 @@ func (r *analysisResult) text(w io.Writer) {
 		}
 	}
 	if len(r.sites.Sites) > 0 {
-		fmt.Fprintln(w, "dropped checks, field groups and unpublished sites, as the build renders them:")
+		fmt.Fprintln(w, "each access site: checked, dropped, grouped, unpublished or not shared, as the build renders it:")
 		for _, d := range r.sites.Sites {
 			fmt.Fprintln(w, d)
 		}
