@@ -177,18 +177,28 @@ func wrapperCalls(t *testing.T, file string, src []byte) []wrapperCall {
 			}
 			return true
 		}
-		i, err := strconv.Atoi(lit.Value)
-		if err != nil || i >= len(entries) {
+		at, ok := entryPos(entries, lit)
+		if !ok {
 			t.Errorf("%s: a wrapper's site %s is not in the site table", fset.Position(c.Pos()), lit.Value)
 			return true
 		}
-		parts := strings.SplitN(entries[i], ":", 3)
-		line, _ := strconv.Atoi(parts[0])
-		col, _ := strconv.Atoi(parts[1])
-		out = append(out, wrapperCall{name, c, exprShape{line, col, shapeOf(addr.X), w}})
+		out = append(out, wrapperCall{name, c, exprShape{at[0], at[1], shapeOf(addr.X), w}})
 		return true
 	})
 	return out
+}
+
+// entryPos returns the line and column of the site table entry a site
+// argument's index (the N of __bfS_x+N) names.
+func entryPos(entries []string, index *ast.BasicLit) (at [2]int, ok bool) {
+	i, err := strconv.Atoi(index.Value)
+	if err != nil || i >= len(entries) {
+		return at, false
+	}
+	parts := strings.SplitN(entries[i], ":", 3)
+	at[0], _ = strconv.Atoi(parts[0])
+	at[1], _ = strconv.Atoi(parts[1])
+	return at, true
 }
 
 // siteTable returns the entries of the instrumented file's site table

@@ -7,7 +7,6 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -277,10 +276,8 @@ func overlayWrappers(t *testing.T, file string, src []byte) (checks, groups map[
 // map, copy, append, conversion and whole-slice helpers (__bf.MapRead(g,
 // m, S), __bf.Copy(g, S, dst, src), ...), of the file's byte-string
 // index helper (__bfIdx_…(g, s, i, S)), of the copies of loop variables
-// (__bf.LoopNext, v.Copied), of receiver copies
-// ((*__bf.R(g, p, S)) of a pointer p) and of the checks of a return
-// statement's stores (__bf.W(g, &x, S) of a named result x, at the
-// statement).
+// (__bf.LoopNext, v.Copied) and of receiver copies ((*__bf.R(g, p, S))
+// of a pointer p).
 func helperChecks(t *testing.T, file string, src []byte) map[[2]int]bool {
 	t.Helper()
 	fset := token.NewFileSet()
@@ -324,11 +321,8 @@ func helperChecks(t *testing.T, file string, src []byte) map[[2]int]bool {
 			if !ok1 || !ok2 || !strings.HasPrefix(x.Name, "__bfS_") {
 				continue
 			}
-			if i, err := strconv.Atoi(lit.Value); err == nil && i < len(entries) {
-				parts := strings.SplitN(entries[i], ":", 3)
-				line, _ := strconv.Atoi(parts[0])
-				col, _ := strconv.Atoi(parts[1])
-				out[[2]int{line, col}] = true
+			if at, ok := entryPos(entries, lit); ok {
+				out[at] = true
 			}
 		}
 		return true
