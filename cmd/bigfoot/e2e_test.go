@@ -302,6 +302,11 @@ func TestDeferredRaces(t *testing.T) {
 // goroutine's last synchronization (docs/runtime.md, "Synchronization that changes nothing"),
 // is go -race's too: both report the leaves' write at the marked line
 // against main's (TestDeferredRaces requires bigfoot's in every mode).
+// go -race may miss it: when main's write comes late, the leaves' last
+// write to the element can be older than ThreadSanitizer's trace keeps,
+// and a race whose previous access it cannot restore is not reported (a
+// loaded machine, once in a CI run). go -race gets five runs to report it;
+// bigfoot must in its one.
 func TestRepeatedLoadRaceAsGoRace(t *testing.T) {
 	if bigfootBin == "" {
 		t.Skip("end-to-end test; skipped with -short")
@@ -312,7 +317,16 @@ func TestRepeatedLoadRaceAsGoRace(t *testing.T) {
 		if r := run(t, root, nil, build[0], append(build[1:], "-o", bin, "./repeatedload")...); r.code != 0 {
 			t.Fatalf("%s: %v", strings.Join(build, " "), r)
 		}
-		r := run(t, root, []string{"GOGC=off"}, bin)
+		runs := 1
+		if build[0] == "go" {
+			runs = 5
+		}
+		var r result
+		for range runs {
+			if r = run(t, root, []string{"GOGC=off"}, bin); r.code == 66 {
+				break
+			}
+		}
 		if r.code != 66 || !strings.Contains(r.stderr, raceReport) || !strings.Contains(r.stderr, "repeatedload/main.go:26") || !strings.Contains(r.stderr, "by main goroutine:") {
 			t.Errorf("%s: want the race of fill's write (main.go:26) with main's and exit status 66; got %v", strings.Join(build, " "), r)
 		}
