@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"sort"
 	"strings"
 )
 
@@ -35,8 +36,9 @@ const checkptrExempt = "github.com/bigfoot-go/bigfoot/..."
 // (ParseArgs), with the pointer checks added: the -gcflags flags of
 // GOFLAGS (goflags) and checkptr's own in front, each -gcflags of args
 // given -d=checkptr, and the exemption of bigfoot's runtime after the
-// last of them.
-func withCheckptr(args []string, goflags string) []string {
+// last of them. Without -gcflags of the user's, the packages of proved
+// (checkptrProved) are exempted too.
+func withCheckptr(args []string, goflags string, proved []string) []string {
 	front := []string{"-gcflags=all=-d=checkptr"}
 	for _, f := range strings.Fields(goflags) {
 		if name, val, hasVal, ok := splitFlag(f); ok && name == "gcflags" && hasVal {
@@ -58,7 +60,13 @@ func withCheckptr(args []string, goflags string) []string {
 		out = append(out, a)
 	}
 	if last < 0 {
-		return append(append(front, exempt), out...)
+		front = append(front, exempt)
+		if len(front) == 2 { // no -gcflags in GOFLAGS either
+			for _, p := range proved {
+				front = append(front, "-gcflags="+p+"=-d=checkptr=0")
+			}
+		}
+		return append(front, out...)
 	}
 	out = append(out[:last+1], append([]string{exempt}, out[last+1:]...)...)
 	return append(front, out...)
@@ -77,4 +85,64 @@ func checkptrValue(val string) string {
 		}
 	}
 	return "-d=checkptr " + val
+}
+
+// Pointer checks proved to pass (docs/build.md). The instrumenter proves,
+// for each standard-library package it loads, whether every pointer check
+// the compiler would make in the package's own code passes (the bit
+// conversions of math: (*uint64)(unsafe.Pointer(&f))). Such a package is
+// compiled with -d=checkptr=0 when the code the compiler may inline into
+// it is proved too: each of its imports is such a package, unsafe, or one
+// of the runtime's own packages, which the compiler never checks. A
+// package under test is left checked (its test files are not proved), and
+// so is every package when the user passes -gcflags, whose per-package
+// flags a pattern of bigfoot's would replace.
+
+// checkptrProved returns, in order, the standard-library packages of pkgs
+// to compile without pointer checks, given the cache entries of the
+// instrumented ones.
+func checkptrProved(pkgs []listedPackage, entries map[string]*stdEntry) []string {
+	byPath := map[string]listedPackage{}
+	tested := map[string]bool{}
+	for _, p := range pkgs {
+		if p.ForTest != "" {
+			tested[p.ForTest] = true
+			continue
+		}
+		byPath[p.ImportPath] = p
+	}
+	proved := map[string]bool{} // memo; false while in progress
+	var ok func(path string) bool
+	ok = func(path string) bool {
+		if v, done := proved[path]; done {
+			return v
+		}
+		proved[path] = false
+		p, listed := byPath[path]
+		if !listed || !p.Standard {
+			return false
+		}
+		if path == "unsafe" || path == "runtime" || stdExcluded(p) == runtimeOwn {
+			proved[path] = true
+			return true
+		}
+		if e := entries[path]; e == nil || !e.PointerChecksPass || tested[path] {
+			return false
+		}
+		for _, imp := range p.Imports {
+			if !ok(imp) {
+				return false
+			}
+		}
+		proved[path] = true
+		return true
+	}
+	var out []string
+	for path, p := range byPath {
+		if ok(path) && entries[path] != nil && entries[path].PointerChecksPass && p.Standard {
+			out = append(out, path)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

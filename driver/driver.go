@@ -51,6 +51,10 @@ type Files struct {
 	// bigfoot, and builds and tests the other packages.
 	Broken []string
 	Facts  map[string][]byte // import path -> facts of the package, for later requests
+	// PointerChecksPass are the standard-library packages of a Std
+	// request whose pointer checks provably pass in their own code
+	// (checkptr.go, exemptFromCheckptr).
+	PointerChecksPass []string
 	// Plan is the instrumenter's record of its decisions on the sites of
 	// the files it rendered, opaque to the driver: bigfoot analyze
 	// prints it (Analyze).
@@ -298,7 +302,7 @@ func (d *run) do(ctx context.Context) (int, error) {
 	}
 	var code int
 	if d.inv.Verb == "run" {
-		code, err = d.buildAndRun(ctx, overlay)
+		code, err = d.buildAndRun(ctx, overlay, pl.CheckptrProved)
 	} else {
 		args := []string{d.inv.Verb, "-overlay", overlay}
 		var tools string
@@ -308,7 +312,7 @@ func (d *run) do(ctx context.Context) (int, error) {
 		if tools != "" {
 			args = append(args, "-toolexec="+tools)
 		}
-		args = append(args, d.inv.goArgs(d.goflags)...)
+		args = append(args, d.inv.goArgs(d.goflags, pl.CheckptrProved)...)
 		// The programs go test runs get the user's settings back (userenv.go).
 		env := withUserEnv(d.env, d.cfg.Env, "GOWORK", "GOFLAGS")
 		code, err = d.goCommand(ctx, env, args)
@@ -332,13 +336,13 @@ func (d *run) loadFailed(errs []string) (int, error) {
 
 // buildAndRun builds the program of bigfoot run and runs it, so that its
 // exit status (66 after a race) is bigfoot's, which go run would turn into 1.
-func (d *run) buildAndRun(ctx context.Context, overlay string) (int, error) {
+func (d *run) buildAndRun(ctx context.Context, overlay string, proved []string) (int, error) {
 	name := strings.TrimSuffix(filepath.Base(d.inv.Patterns[0]), ".go")
 	if name == "." || name == string(filepath.Separator) || name == "" {
 		name = filepath.Base(d.dir)
 	}
 	exe := filepath.Join(d.tmp, "exe", name)
-	args := append([]string{"build", "-overlay", overlay, "-o", exe}, d.inv.goArgs(d.goflags)...)
+	args := append([]string{"build", "-overlay", overlay, "-o", exe}, d.inv.goArgs(d.goflags, proved)...)
 	if code, err := d.goCommand(ctx, d.env, args); code != 0 || err != nil {
 		return code, err
 	}

@@ -45,6 +45,9 @@ type plan struct {
 	// detector's edges at its channels and go statements
 	// (testingedges.go), if its files take them.
 	TestingEdgesRoot string
+	// CheckptrProved are the standard-library packages compiled without
+	// pointer checks (checkptrProved).
+	CheckptrProved []string `json:",omitempty"`
 	// SitePlan is the main modules' run's Files.Plan (Analyze).
 	SitePlan []byte
 }
@@ -145,12 +148,12 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 	if d.inv.Deps != ScopeMain && d.inv.Deps != "" {
 		// The standard library first: the dependencies call into it.
 		if d.inv.Deps == ScopeAll {
-			std, syncDir, err := d.instrumentStd(ctx, pkgs, ge, known)
+			std, syncDir, proved, err := d.instrumentStd(ctx, pkgs, ge, known)
 			if err != nil {
 				// The build goes on with the standard library as it is.
 				d.logf("standard library left uninstrumented: %v", err)
 			}
-			pl.Std, pl.SyncDir = std, syncDir
+			pl.Std, pl.SyncDir, pl.CheckptrProved = std, syncDir, proved
 		}
 		deps, err := d.instrumentDeps(ctx, ws, rtDir, ge, pkgs, known)
 		if err != nil {

@@ -71,9 +71,10 @@ func addTag(list, tag string) string {
 // goArgs returns the go command's arguments after the verb with the tag
 // raceTag added to the list of the command line's last -tags flag, or,
 // if there is none, in a -tags flag in front that also holds GOFLAGS'
-// list (goflags), and go -race's pointer checks (withCheckptr).
-func (inv *Invocation) goArgs(goflags string) []string {
-	return withCheckptr(inv.tagArgs(goflags), goflags)
+// list (goflags), and go -race's pointer checks but in the packages of
+// proved (withCheckptr).
+func (inv *Invocation) goArgs(goflags string, proved []string) []string {
+	return withCheckptr(inv.tagArgs(goflags), goflags, proved)
 }
 
 // tagArgs returns the go command's arguments after the verb with the tag

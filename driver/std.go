@@ -112,6 +112,9 @@ type stdEntry struct {
 	Excluded string            `json:",omitempty"` // why the package stays as it is
 	Files    map[string][]byte `json:",omitempty"` // base name -> content, the shim included
 	Facts    []byte            `json:",omitempty"` // the package's facts (Files.Facts)
+	// PointerChecksPass: every pointer check of the package's own code
+	// provably passes (Files.PointerChecksPass).
+	PointerChecksPass bool `json:",omitempty"`
 }
 
 // stdShimName is the file the shim is added as, in the package's directory.
@@ -130,15 +133,16 @@ func (d *run) stdCache(ge *goEnv) string {
 }
 
 // instrumentStd instruments the standard-library packages among pkgs that
-// are not yet in the cache and returns the instrumented ones, and sync's
-// directory if sync is to get its hooks (spliceSync).
+// are not yet in the cache and returns the instrumented ones, sync's
+// directory if sync is to get its hooks (spliceSync), and the packages to
+// compile without pointer checks (checkptrProved).
 //
 // known receives the facts of the build's standard-library packages.
-func (d *run) instrumentStd(ctx context.Context, pkgs []listedPackage, ge *goEnv, known facts) ([]stdRef, string, error) {
+func (d *run) instrumentStd(ctx context.Context, pkgs []listedPackage, ge *goEnv, known facts) ([]stdRef, string, []string, error) {
 	cache := d.stdCache(ge)
 	if cache == "" {
 		// The plan refers to the rewritten packages by their cache.
-		return nil, "", errors.New("no cache directory")
+		return nil, "", nil, errors.New("no cache directory")
 	}
 	entries := map[string]*stdEntry{}
 	dirs := map[string]string{}
@@ -179,7 +183,7 @@ func (d *run) instrumentStd(ctx context.Context, pkgs []listedPackage, ge *goEnv
 			SyncOnce:     d.syncOnce,
 		})
 		if err != nil {
-			return nil, "", fmt.Errorf("instrumenting the standard library: %w", err)
+			return nil, "", nil, fmt.Errorf("instrumenting the standard library: %w", err)
 		}
 		if d.inv.Verbose {
 			d.printNotes(files.Notes)
@@ -190,7 +194,7 @@ func (d *run) instrumentStd(ctx context.Context, pkgs []listedPackage, ge *goEnv
 				known[path] = e.Facts
 			}
 			if err := writeStdEntry(cache, path, e); err != nil {
-				return nil, "", err
+				return nil, "", nil, err
 			}
 		}
 	}
@@ -211,7 +215,9 @@ func (d *run) instrumentStd(ctx context.Context, pkgs []listedPackage, ge *goEnv
 			syncDir = ""
 		}
 	}
-	return refs, syncDir, nil
+	proved := checkptrProved(pkgs, entries)
+	d.logf("std: %d packages without pointer checks, proved to pass", len(proved))
+	return refs, syncDir, proved, nil
 }
 
 // A syncSplice extends one method of package sync in place: the line
@@ -407,6 +413,11 @@ func stdEntries(pkgs []string, dirs map[string]string, files *Files) map[string]
 	// instrumented: an excluded package's facts hold too.
 	for p, e := range out {
 		e.Facts = files.Facts[p]
+	}
+	for _, p := range files.PointerChecksPass {
+		if e := out[p]; e != nil {
+			e.PointerChecksPass = true
+		}
 	}
 	return out
 }

@@ -78,6 +78,11 @@ type Result struct {
 	// (modes with plans, test variants left out) to its effect
 	// summaries, encoded for Config.Facts of the runs that import it.
 	Facts map[string][]byte
+	// PointerChecksPass are the import paths of the standard-library
+	// packages of a Config.Std run whose pointer checks provably pass
+	// (pointerChecksPass): the driver compiles them without -d=checkptr
+	// when their imports are too.
+	PointerChecksPass []string
 	// Plan is placement's decisions on the sites of the instrumented
 	// files (of the standard library: static ranges only), with what
 	// this run rendered and refused (placement.SitePlan), in file and

@@ -69,6 +69,15 @@ func renderPackages(render renderer, pkgs []*packages.Package, m mode.Mode, rec 
 	done := map[string]bool{}
 	helpers := map[string]bool{} // dir + package name
 	testMains := map[string]*testMainInfo{}
+	if std {
+		// Before rendering, which may drop a package's syntax.
+		for _, pkg := range pkgs {
+			if pkg.ID == pkg.PkgPath && pointerChecksPass(pkg) {
+				res.PointerChecksPass = append(res.PointerChecksPass, pkg.PkgPath)
+			}
+		}
+		sort.Strings(res.PointerChecksPass)
+	}
 	render(pkgs, m.Plans(), imported, res, func(pkg *packages.Package, sums *summaries) {
 		instrumentPackage(pkg, m, rec, std, runtimeHooks, syncOnce, res, done, helpers, testMains, sums)
 	})

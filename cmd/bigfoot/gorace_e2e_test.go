@@ -697,7 +697,8 @@ func (s *S) TestC(c *C) { fmt.Print(spew.Sdump(s.n)) }
 // that straddles two allocations is a fatal error, in the user's code as
 // in the standard library's (reflect); bigfoot test fails the same way.
 // Pointer arithmetic that stays in its object, through fields the
-// instrumenter checks in place, passes under both.
+// instrumenter checks in place, passes under both. math, whose pointer
+// checks are proved to pass, is compiled without them.
 func TestSameCheckptr(t *testing.T) {
 	dir := writeModule(t, map[string]string{
 		"go.mod": "module example.com/m\n\ngo 1.22\n",
@@ -719,6 +720,7 @@ func TestStraddle(t *testing.T) {
 		"good/good_test.go": `package good
 
 import (
+	"math"
 	"testing"
 	"unsafe"
 )
@@ -740,10 +742,16 @@ func TestInObject(t *testing.T) {
 	if v := <-done; v != 7 {
 		t.Fatal(v)
 	}
+	if b := math.Float64bits(math.Pow(2, 0.5) * math.Sqrt2); b != 0x4000000000000000 && b != 0x4000000000000001 {
+		t.Fatalf("%#x", b)
+	}
 }
 `,
 	})
 	sameAsGoRace(t, dir, nil, "-count=1", "./good")
+	if r := bigfootCmd(t, dir, "test", "-bfv", "-count=1", "./good"); r.code != 0 || !strings.Contains(r.stderr, " -gcflags=math=-d=checkptr=0 ") {
+		t.Errorf("want math compiled without pointer checks:\n%v", r)
+	}
 	const fatal = "fatal error: checkptr: converted pointer straddles multiple allocations"
 	for _, r := range []result{run(t, dir, nil, "go", "test", "-race", "-count=1", "./bad"), bigfootCmd(t, dir, "test", "-count=1", "./bad")} {
 		if r.code != 1 || !strings.Contains(r.stdout+r.stderr, fatal) || !strings.Contains(r.stdout, "FAIL\texample.com/m/bad") {

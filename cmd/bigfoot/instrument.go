@@ -34,5 +34,5 @@ func instrumentFiles(ctx context.Context, req driver.Request) (*driver.Files, er
 	if err != nil {
 		return nil, err
 	}
-	return &driver.Files{Replace: res.Replace, Add: res.Add, Notes: res.Notes, Broken: res.Broken, Facts: res.Facts, Plan: plan}, nil
+	return &driver.Files{Replace: res.Replace, Add: res.Add, Notes: res.Notes, Broken: res.Broken, Facts: res.Facts, PointerChecksPass: res.PointerChecksPass, Plan: plan}, nil
 }
