@@ -88,8 +88,9 @@ func (g *G) publish(r uint64) {
 	if g.frozenCurrent() && g.frozen[g.tid] == g.t.VC[g.tid]-1 {
 		// The frozen clock is g's, its own entry lowered by one: the
 		// snapshot snapOf would copy.
-		f := g.frozen
-		g.snap.Store(&f)
+		f := snapHeaders.get()
+		*f = g.frozen
+		g.snap.Store(f)
 		return
 	}
 	g.snap.Store(snapOf(g.t.VC, g.tid))
@@ -121,18 +122,26 @@ func (g *G) publishIfWider() {
 // zero entries at its end (a missing entry is 0): a new goroutine's clock
 // reaches its own entry, at its thread id, through zeros, and with
 // thousands of live goroutines the copies of those zeros were a large
-// part of the detector's memory.
+// part of the detector's memory. The copy and its header are made ahead
+// (reserve.go): a goroutine publishes when a sweep asks, at its next
+// synchronization, which may be in a call whose allocations a test
+// counts.
 func snapOf(vc []uint64, tid uint32) *[]uint64 {
 	n := len(vc)
 	for n > 0 && (vc[n-1] == 0 || n-1 == int(tid) && vc[n-1] == 1) {
 		n--
 	}
-	s := append([]uint64(nil), vc[:n]...)
+	s := frozenWords.copyOf(vc[:n])
 	if int(tid) < len(s) && s[tid] > 0 {
 		s[tid]--
 	}
-	return &s
+	h := snapHeaders.get()
+	*h = s
+	return h
 }
+
+// snapHeaders are the slice headers snapshots are published through.
+var snapHeaders = newReserve[[]uint64](256, 4096)
 
 // registerLive adds g, just created, to the live goroutines with snapshot snap
 // (nil: a snapshot of its own clock). If parentless, g has no creation

@@ -56,6 +56,9 @@ type history struct {
 	mu   spin.Mutex // guards ents, n and appends; held by readers
 	ents []histEntry
 	n    uint64 // entries appended; entry k is ents[k%len(ents)]
+	// first is the first entry the ring holds: a ring that wrapped
+	// before it grew lost the ones before (grownRing).
+	first uint64
 	// slots[slotOf(s)] is site s's last entry (the owner's only)
 	slots [histSlots]histSlot
 	// changes is the thread id's log of footprints' site changes
@@ -179,7 +182,7 @@ func (h *history) noteStack(site uint32, hash uint64, id uint32, clock uint64, l
 // bytes of that clock (restore).
 func (h *history) extend(s *histSlot, clock uint64, lo, hi uintptr) bool {
 	k := s.seq - 1
-	if h.n-k > uint64(len(h.ents)) {
+	if h.n-k > uint64(len(h.ents)) || k < h.first {
 		return false // overwritten
 	}
 	e := &h.ents[k%uint64(len(h.ents))]
@@ -204,13 +207,65 @@ func (h *history) extend(s *histSlot, clock uint64, lo, hi uintptr) bool {
 func (h *history) add(s *histSlot, site uint32, hash uint64, id uint32, clock uint64, lo, hi uintptr) {
 	h.mu.Lock()
 	n := h.n
-	if n == uint64(len(h.ents)) && len(h.ents) < histMax {
-		h.ents = append(h.ents, make([]histEntry, len(h.ents))...)
+	if l := uint64(len(h.ents)); n >= l && l < histMax {
+		if r := grownRing(h.ents, n); r != nil {
+			h.ents, h.first = r, max(h.first, n-l)
+		}
 	}
 	h.ents[n%uint64(len(h.ents))] = histEntry{from: clock, to: clock, lo: lo, hi: hi, site: site, stack: id}
 	h.n = n + 1
 	h.mu.Unlock()
 	*s = histSlot{site: site, hash: hash, seq: n + 1}
+}
+
+// The rings a history grows to, made ahead (reserve.go), 140 KiB at the
+// start. A ring full while its reserve is out of rings wraps, and grows
+// later (grownRing): a history never allocates in the middle of a call
+// that a test counts the allocations of.
+var (
+	rings64   = newReserve[[64]histEntry](8, 128)
+	rings128  = newReserve[[128]histEntry](4, 64)
+	rings256  = newReserve[[256]histEntry](2, 32)
+	rings512  = newReserve[[512]histEntry](2, 16)
+	rings1024 = newReserve[[histMax]histEntry](1, 8)
+)
+
+// grownRing returns a ring of twice the entries of ents, holding its
+// entries of sequence numbers below n (the last len(ents) of them) at
+// their places in the larger ring; or nil if the reserve of the size
+// is out of rings.
+func grownRing(ents []histEntry, n uint64) []histEntry {
+	var r []histEntry
+	switch 2 * len(ents) {
+	case 64:
+		if p := rings64.tryGet(); p != nil {
+			r = p[:]
+		}
+	case 128:
+		if p := rings128.tryGet(); p != nil {
+			r = p[:]
+		}
+	case 256:
+		if p := rings256.tryGet(); p != nil {
+			r = p[:]
+		}
+	case 512:
+		if p := rings512.tryGet(); p != nil {
+			r = p[:]
+		}
+	case histMax:
+		if p := rings1024.tryGet(); p != nil {
+			r = p[:]
+		}
+	}
+	if r == nil {
+		return nil
+	}
+	l, m := uint64(len(ents)), uint64(len(r))
+	for k := n - min(n, l); k < n; k++ {
+		r[k%m] = ents[k%l]
+	}
+	return r
 }
 
 // restore returns the stack of the access at site in epoch e that
@@ -241,7 +296,7 @@ func restore(e shadow.Epoch, site uint32, addr uintptr) (pcs []uintptr, commit b
 	h.mu.Lock()
 	n := h.n
 	id, found := uint32(0), false
-	for k := n - min(n, uint64(len(h.ents))); k < n && !found; k++ {
+	for k := max(n-min(n, uint64(len(h.ents))), h.first); k < n && !found; k++ {
 		x := &h.ents[k%uint64(len(h.ents))]
 		to := atomic.LoadUint64(&x.to)
 		if x.site != site || clock < x.from || clock > to {

@@ -33,13 +33,17 @@ package detector
 
 // frozenClock returns a copy of g's clock that objects g releases into may
 // share: the last one made, if g's clock has changed since in g's own
-// entry only, else a new one. Nobody changes it.
+// entry only, else a new one, made ahead (frozenWords). Nobody changes it.
 func (g *G) frozenClock() []uint64 {
 	if !g.frozenCurrent() {
-		g.frozen = append([]uint64(nil), g.t.VC...)
+		g.frozen = frozenWords.copyOf(g.t.VC)
 	}
 	return g.frozen
 }
+
+// frozenWords holds the frozen clocks (reserve.go): chunks of 64 KiB at
+// first, up to 2 MiB.
+var frozenWords = newWordSlab(8192, 262144)
 
 // frozenCurrent reports whether g's last frozen clock differs from g's
 // clock in g's own entry only.

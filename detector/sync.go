@@ -44,7 +44,7 @@ type syncVar struct {
 
 // newSyncVar returns the sync object of a new entry at addr, for g.
 func (g *G) newSyncVar(addr uintptr) *syncVar {
-	v := new(syncVar)
+	v := syncVars.get()
 	v.vc = v.inline[:0]
 	if p := shadow.PtrOf(addr); !shadow.OnStack(g.t.GP, p) && shadow.IsHeap(p) {
 		v.obj.prove(addr)
@@ -110,7 +110,17 @@ func (p *objProof) dead(addr uintptr) bool {
 
 var syncs = shadow.Map[syncVar]{Words: true}
 
-func init() { shadow.AfterGC(sweepSyncs) }
+// syncVars are the sync objects made ahead (reserve.go); syncRoom is the
+// number of new sync objects the table takes without a resize after each
+// GC cycle.
+var syncVars = newReserve[syncVar](512, 8192)
+
+const syncRoom = 64
+
+func init() {
+	syncs.Grow(syncRoom)
+	shadow.AfterGC(sweepSyncs)
+}
 
 // lockSync returns the sync object at addr, locked, or nil if there is
 // none and create is false.
@@ -210,6 +220,7 @@ func sweepSyncs() {
 	if syncSweeps%syncSweepEvery == 0 {
 		sweepSyncVars()
 	}
+	syncs.Grow(syncRoom)
 	chans.Range(func(addr uintptr, c *chanState) bool {
 		if c.wp.Value() == nil && chans.CompareAndDelete(addr, c) {
 			c.release()

@@ -180,7 +180,7 @@ func (m *Map[V]) insertLocked(key uintptr, v *V) {
 	}
 	t := m.tab.Load()
 	if t == nil || (m.used+1)*4 > len(t.slots)*3 {
-		t = m.resizeLocked()
+		t = m.resizeLocked(1)
 	}
 	for i := m.start(key, t.mask); ; i = (i + 1) & t.mask {
 		s := &t.slots[i]
@@ -199,12 +199,24 @@ func (m *Map[V]) insertLocked(key uintptr, v *V) {
 	}
 }
 
+// Grow makes room for n more keys, so that their insertions do not
+// resize the table: the detector grows its tables after GC cycles, in its
+// own goroutine, and a program's goroutine that adds a key allocates
+// nothing (docs/runtime.md, "Objects made ahead").
+func (m *Map[V]) Grow(n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if t := m.tab.Load(); t == nil || (m.used+n)*4 > len(t.slots)*3 {
+		m.resizeLocked(n)
+	}
+}
+
 // resizeLocked rehashes the live keys into a new table sized for twice the
-// live count, dropping tombstones; it may shrink the table. Readers of the
-// old table keep a consistent, if stale, snapshot.
-func (m *Map[V]) resizeLocked() *mapTable[V] {
+// live count and extra more, dropping tombstones; it may shrink the table.
+// Readers of the old table keep a consistent, if stale, snapshot.
+func (m *Map[V]) resizeLocked(extra int) *mapTable[V] {
 	n := 16
-	for n*3 < (m.live+1)*2*4 {
+	for n*3 < (m.live+extra)*2*4 {
 		n *= 2
 	}
 	nt := &mapTable[V]{mask: uintptr(n - 1), slots: make([]mapSlot[V], n)}

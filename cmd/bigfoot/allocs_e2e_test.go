@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -308,5 +309,131 @@ func TestShadowAllocsSameAsGoRace(t *testing.T) {
 		if strings.HasSuffix(line, " allocations") && !strings.Contains(out, line+"\n") {
 			t.Errorf("the plain build printed %q, go test -race and bigfoot test did not:\n%s", line, out)
 		}
+	}
+}
+
+// detectorAllocsModule counts, as ttlcache's Test_Cache_Get does, the
+// allocations of one call with runtime.ReadMemStats around it, after a
+// set-up that touched the memory: the first Unlock and RUnlock of a fresh
+// RWMutex (two sync objects, a frozen clock for the detector) and, in
+// goroutines with new thread ids, 120 writes at as many sites (the
+// history ring grows from 32 entries twice). The shadow's first page of
+// memory (a page and its slot array's cleanup) is still made on the Go
+// heap: a call that is the first to touch a page allocates (docs/runtime.md,
+// "Objects made ahead").
+func detectorAllocsModule() map[string]string {
+	var fields, calls, setters strings.Builder
+	for i := range 120 {
+		fmt.Fprintf(&fields, "\tf%d int\n", i)
+		fmt.Fprintf(&calls, "\ts.set%d(v)\n", i)
+		fmt.Fprintf(&setters, "//go:noinline\nfunc (s *Wide) set%d(v int) { s.f%d = v }\n\n", i, i)
+	}
+	return map[string]string{
+		"go.mod": "module example.com/detallocs\n\ngo 1.23\n",
+		"wide.go": "package detallocs\n\ntype Wide struct {\n" + fields.String() + "}\n\n" +
+			"// Set writes each field in a function of its own: 120 checks.\n" +
+			"func (s *Wide) Set(v int) {\n" + calls.String() + "}\n\n" + setters.String(),
+		"allocs_test.go": `package detallocs
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// allocs counts the allocations of the call mk makes ready, with
+// GOMAXPROCS 1 as ttlcache's allocsPerSingleRun, again with a new one
+// if a collection completed meanwhile (whose finalizers allocate, under
+// either tool).
+func allocs(mk func() func()) uint64 {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for {
+		f := mk()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		before, gc := m.Mallocs, m.NumGC
+		f()
+		runtime.ReadMemStats(&m)
+		if m.NumGC == gc {
+			return m.Mallocs - before
+		}
+	}
+}
+
+// prepare makes f's accesses in two epochs, as a test's set-up does
+// before the call it counts, which then finds the shadow's pages made and
+// runs in a third epoch.
+func prepare(f func()) {
+	f()
+	tick.Lock()
+	tick.Unlock()
+	f()
+	tick.Lock()
+	tick.Unlock()
+}
+
+var tick sync.Mutex
+
+type cache struct {
+	mu sync.RWMutex
+	n  int
+}
+
+func TestFirstUnlock(t *testing.T) {
+	for i := range 40 {
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			get := func() func() {
+				c := new(cache)
+				prepare(func() { c.n++ })
+				return func() { c.mu.Lock(); c.n++; c.mu.Unlock(); c.mu.RLock(); _ = c.n; c.mu.RUnlock() }
+			}
+			fmt.Printf("unlock %d: %d allocations\n", i, allocs(get))
+		})
+	}
+}
+
+func TestManySites(t *testing.T) {
+	// Goroutines alive together have thread ids of their own, whose
+	// rings grow; they count one at a time.
+	var measured, exited sync.WaitGroup
+	turn, done := make(chan struct{}, 1), make(chan struct{})
+	for i := range 40 {
+		measured.Add(1)
+		exited.Add(1)
+		go func() {
+			defer exited.Done()
+			set := func() func() {
+				w := new(Wide)
+				prepare(func() { w.Set(-1) })
+				return func() { w.Set(i) }
+			}
+			turn <- struct{}{}
+			if n := allocs(set); n != 0 {
+				t.Errorf("sites %d: %d allocations", i, n)
+			}
+			<-turn
+			measured.Done()
+			<-done
+		}()
+	}
+	measured.Wait()
+	close(done)
+	exited.Wait()
+}
+`,
+	}
+}
+
+// TestDetectorAllocsSameAsGoRace: the detector's objects a call needs (a
+// mutex's sync objects, a longer history ring) are made ahead, outside the
+// call (detector/reserve.go), so a test that counts one call's
+// allocations counts the program's, as under go test -race (issue 29:
+// ttlcache's Test_Cache_Get counted 2 to 3 more under bigfoot).
+func TestDetectorAllocsSameAsGoRace(t *testing.T) {
+	dir := writeModule(t, detectorAllocsModule())
+	out := sameAsGoRace(t, dir, nil, "-count=1", "-v", ".")
+	if n := strings.Count(out, ": 0 allocations\n"); n != 40 {
+		t.Errorf("go test -race printed %d counts of 0 allocations, want 40\n%s", n, out)
 	}
 }

@@ -1,0 +1,164 @@
+// Copyright 2026 The bigfoot Authors. All rights reserved.
+
+package detector
+
+import (
+	"sync/atomic"
+
+	"github.com/bigfoot-go/bigfoot/shadow"
+)
+
+// A reserve hands out zeroed objects of type T made ahead, in chunks
+// (docs/runtime.md, "Objects made ahead"): the first when the program
+// starts, a fresh one after each GC cycle that found the current one half
+// handed out, in the detector's AfterGC goroutine, twice as large (up to a
+// bound) if the current one ran out. A program's goroutine that needs an
+// object of the detector's (the sync object of a mutex it unlocks for the
+// first time, a longer history ring) then allocates nothing itself: a
+// test that counts the allocations of one call (runtime.ReadMemStats
+// around it, testing.AllocsPerRun) sees the program's objects only, as
+// under go -race, whose runtime keeps its state outside the Go heap.
+// Once a chunk runs out before the next cycle, get makes the next one
+// itself, twice as large, and tryGet returns nil.
+//
+// A chunk is one allocation: it stays as long as any of its objects is
+// reachable.
+type reserve[T any] struct {
+	cur       atomic.Pointer[reserveChunk[T]]
+	size, max atomic.Int64 // objects of the next chunk, and at most
+}
+
+type reserveChunk[T any] struct {
+	next atomic.Int64 // index of the next object to hand out
+	objs []T
+}
+
+// refills are the refill methods of the reserves and slabs, run by one
+// AfterGC hook (a hook is a goroutine per cycle).
+var refills []func()
+
+func init() {
+	shadow.AfterGC(func() {
+		for _, f := range refills {
+			f()
+		}
+	})
+}
+
+// newReserve returns a reserve whose chunks hold size objects, and up to
+// max after they run out. Reserves are made by package variables'
+// initialization, before init runs.
+func newReserve[T any](size, max int) *reserve[T] {
+	r := &reserve[T]{}
+	r.size.Store(int64(size))
+	r.max.Store(int64(max))
+	r.cur.Store(r.chunk(0))
+	refills = append(refills, r.refill)
+	return r
+}
+
+// chunk returns a new chunk whose first taken objects are handed out.
+func (r *reserve[T]) chunk(taken int64) *reserveChunk[T] {
+	c := &reserveChunk[T]{objs: make([]T, r.size.Load())}
+	c.next.Store(taken)
+	return c
+}
+
+// tryGet returns a zeroed object, or nil if the chunk ran out.
+func (r *reserve[T]) tryGet() *T {
+	c := r.cur.Load()
+	if i := c.next.Add(1) - 1; i < int64(len(c.objs)) {
+		return &c.objs[i]
+	}
+	return nil
+}
+
+// get returns a zeroed object, making a chunk if the reserve's ran out.
+func (r *reserve[T]) get() *T {
+	for {
+		if x := r.tryGet(); x != nil {
+			return x
+		}
+		c := r.cur.Load()
+		if c.next.Load() < int64(len(c.objs)) {
+			continue // another goroutine replaced the chunk
+		}
+		r.size.Store(min(2*int64(len(c.objs)), r.max.Load()))
+		if n := r.chunk(1); r.cur.CompareAndSwap(c, n) {
+			return &n.objs[0]
+		}
+	}
+}
+
+// refill replaces a chunk half handed out by a fresh one, larger if the
+// chunk ran out.
+func (r *reserve[T]) refill() {
+	c := r.cur.Load()
+	taken := c.next.Load()
+	if 2*taken < int64(len(c.objs)) || taken == 0 {
+		return
+	}
+	if taken >= int64(len(c.objs)) {
+		r.size.Store(min(2*int64(len(c.objs)), r.max.Load()))
+	}
+	r.cur.CompareAndSwap(c, r.chunk(0))
+}
+
+// A wordSlab carves frozen clocks (objclock.go) out of chunks of words
+// made ahead, as a reserve makes its objects: a goroutine's first release
+// after its clock changed copies the clock, and the copy is taken from
+// the current chunk. Clocks wider than a quarter of a chunk get their own
+// allocation. A carved clock's capacity is its length, so that an append
+// to it never reaches the next one; frozen clocks are never changed.
+type wordSlab struct {
+	cur       atomic.Pointer[wordChunk]
+	size, max atomic.Int64 // words of the next chunk, and at most
+}
+
+type wordChunk struct {
+	next  atomic.Int64 // words handed out
+	words []uint64
+}
+
+// newWordSlab returns a slab of chunks of size words, and up to max
+// after they run out.
+func newWordSlab(size, max int) *wordSlab {
+	s := &wordSlab{}
+	s.size.Store(int64(size))
+	s.max.Store(int64(max))
+	s.cur.Store(&wordChunk{words: make([]uint64, size)})
+	refills = append(refills, s.refill)
+	return s
+}
+
+// copyOf returns a copy of vc carved from the slab.
+func (s *wordSlab) copyOf(vc []uint64) []uint64 {
+	n := int64(len(vc))
+	for {
+		c := s.cur.Load()
+		if 4*n > int64(len(c.words)) {
+			return append([]uint64(nil), vc...)
+		}
+		if end := c.next.Add(n); end <= int64(len(c.words)) {
+			w := c.words[end-n : end : end]
+			copy(w, vc)
+			return w
+		}
+		s.size.Store(min(2*int64(len(c.words)), s.max.Load()))
+		s.cur.CompareAndSwap(c, &wordChunk{words: make([]uint64, s.size.Load())})
+	}
+}
+
+// refill replaces a chunk half handed out by a fresh one, larger if the
+// chunk ran out.
+func (s *wordSlab) refill() {
+	c := s.cur.Load()
+	used := c.next.Load()
+	if 2*used < int64(len(c.words)) || used == 0 {
+		return
+	}
+	if used >= int64(len(c.words)) {
+		s.size.Store(min(2*int64(len(c.words)), s.max.Load()))
+	}
+	s.cur.CompareAndSwap(c, &wordChunk{words: make([]uint64, s.size.Load())})
+}
