@@ -5,6 +5,7 @@ package detector
 import (
 	"sync/atomic"
 
+	"github.com/bigfoot-go/bigfoot/internal/spin"
 	"github.com/bigfoot-go/bigfoot/shadow"
 )
 
@@ -35,14 +36,27 @@ type reserveChunk[T any] struct {
 
 // refills are the refill methods of the reserves and slabs, run by one
 // AfterGC hook (a hook is a goroutine per cycle).
-var refills []func()
+var refills struct {
+	mu spin.Mutex
+	fs []func()
+}
 
 func init() {
 	shadow.AfterGC(func() {
-		for _, f := range refills {
+		refills.mu.Lock()
+		fs := refills.fs
+		refills.mu.Unlock()
+		for _, f := range fs {
 			f()
 		}
 	})
+}
+
+// addRefill has f run after every GC cycle.
+func addRefill(f func()) {
+	refills.mu.Lock()
+	refills.fs = append(refills.fs, f)
+	refills.mu.Unlock()
 }
 
 // newReserve returns a reserve whose chunks hold size objects, and up to
@@ -53,7 +67,7 @@ func newReserve[T any](size, max int) *reserve[T] {
 	r.size.Store(int64(size))
 	r.max.Store(int64(max))
 	r.cur.Store(r.chunk(0))
-	refills = append(refills, r.refill)
+	addRefill(r.refill)
 	return r
 }
 
@@ -127,7 +141,7 @@ func newWordSlab(size, max int) *wordSlab {
 	s.size.Store(int64(size))
 	s.max.Store(int64(max))
 	s.cur.Store(&wordChunk{words: make([]uint64, size)})
-	refills = append(refills, s.refill)
+	addRefill(s.refill)
 	return s
 }
 
