@@ -6,6 +6,9 @@ import (
 	"go/types"
 
 	"golang.org/x/tools/go/packages"
+	"golang.org/x/tools/go/types/typeutil"
+
+	"github.com/bigfoot-go/bigfoot/placement"
 )
 
 // Pointer checks the compiler makes (docs/build.md, "Pointer checks
@@ -98,14 +101,7 @@ func callChecksPass(call *ast.CallExpr, sliced bool, info *types.Info, sizes typ
 		}
 		return true
 	}
-	var id *ast.Ident
-	switch f := fun.(type) {
-	case *ast.Ident:
-		id = f
-	case *ast.SelectorExpr:
-		id = f.Sel
-	}
-	if b, ok := info.Uses[id].(*types.Builtin); ok {
+	if b, ok := typeutil.Callee(info, call).(*types.Builtin); ok {
 		switch b.Name() {
 		case "Add", "Slice", "String":
 			return b.Pkg() == nil || b.Pkg().Path() != "unsafe"
@@ -119,7 +115,7 @@ func callChecksPass(call *ast.CallExpr, sliced bool, info *types.Info, sizes typ
 // alignment and straddling check.
 func alignmentCheckPasses(conv *ast.CallExpr, to types.Type, sliced bool, info *types.Info, sizes types.Sizes) bool {
 	ptr, ok := to.Underlying().(*types.Pointer)
-	if !ok || hasTypeParam(to) {
+	if !ok || placement.MentionsTypeParam(to) {
 		return false
 	}
 	elem := ptr.Elem()
@@ -139,7 +135,7 @@ func alignmentCheckPasses(conv *ast.CallExpr, to types.Type, sliced bool, info *
 		return false
 	}
 	v := info.TypeOf(addr.X)
-	if v == nil || hasTypeParam(v) {
+	if v == nil || placement.MentionsTypeParam(v) {
 		return false
 	}
 	return sizes.Sizeof(elem) <= sizes.Sizeof(v) &&
@@ -240,49 +236,6 @@ func isUintptr(t types.Type) bool {
 func isPointerType(t types.Type) bool {
 	_, ok := t.(*types.Pointer)
 	return ok
-}
-
-// hasTypeParam reports whether t mentions a type parameter, whose size
-// the instantiation decides (a type declared in a generic function may).
-func hasTypeParam(t types.Type) bool {
-	return mentionsTypeParam(t, map[*types.Named]bool{})
-}
-
-func mentionsTypeParam(t types.Type, seen map[*types.Named]bool) bool {
-	switch t := types.Unalias(t).(type) {
-	case *types.TypeParam:
-		return true
-	case *types.Pointer:
-		return mentionsTypeParam(t.Elem(), seen)
-	case *types.Array:
-		return mentionsTypeParam(t.Elem(), seen)
-	case *types.Slice:
-		return mentionsTypeParam(t.Elem(), seen)
-	case *types.Map:
-		return mentionsTypeParam(t.Key(), seen) || mentionsTypeParam(t.Elem(), seen)
-	case *types.Chan:
-		return mentionsTypeParam(t.Elem(), seen)
-	case *types.Struct:
-		for i := range t.NumFields() {
-			if mentionsTypeParam(t.Field(i).Type(), seen) {
-				return true
-			}
-		}
-	case *types.Named:
-		if seen[t] {
-			return false
-		}
-		seen[t] = true
-		if args := t.TypeArgs(); args != nil {
-			for i := range args.Len() {
-				if mentionsTypeParam(args.At(i), seen) {
-					return true
-				}
-			}
-		}
-		return mentionsTypeParam(t.Underlying(), seen)
-	}
-	return false
 }
 
 // hasPointers reports whether a value of type t holds a pointer the

@@ -452,7 +452,7 @@ func mentionsTypeParam(t types.Type, seen map[types.Type]bool) bool {
 		return false
 	}
 	seen[t] = true
-	switch t := t.(type) {
+	switch t := types.Unalias(t).(type) {
 	case *types.TypeParam:
 		return true
 	case *types.Named:
