@@ -395,9 +395,10 @@ func TestFirstUnlock(t *testing.T) {
 
 func TestManySites(t *testing.T) {
 	// Goroutines alive together have thread ids of their own, whose
-	// rings grow; they count one at a time.
+	// rings grow; they count one at a time, once all are started (the
+	// go statements allocate).
 	var measured, exited sync.WaitGroup
-	turn, done := make(chan struct{}, 1), make(chan struct{})
+	turn, start, done := make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
 	for i := range 40 {
 		measured.Add(1)
 		exited.Add(1)
@@ -408,6 +409,7 @@ func TestManySites(t *testing.T) {
 				prepare(func() { w.Set(-1) })
 				return func() { w.Set(i) }
 			}
+			<-start
 			turn <- struct{}{}
 			if n := allocs(set); n != 0 {
 				t.Errorf("sites %d: %d allocations", i, n)
@@ -417,6 +419,7 @@ func TestManySites(t *testing.T) {
 			<-done
 		}()
 	}
+	close(start)
 	measured.Wait()
 	close(done)
 	exited.Wait()
@@ -430,10 +433,28 @@ func TestManySites(t *testing.T) {
 // call (detector/reserve.go), so a test that counts one call's
 // allocations counts the program's, as under go test -race (issue 29:
 // ttlcache's Test_Cache_Get counted 2 to 3 more under bigfoot).
+// A loaded machine can stretch a counted call over the end of a
+// collection, whose finalizers and hooks allocate under either tool: a
+// second run of bigfoot test decides.
 func TestDetectorAllocsSameAsGoRace(t *testing.T) {
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
 	dir := writeModule(t, detectorAllocsModule())
-	out := sameAsGoRace(t, dir, nil, "-count=1", "-v", ".")
-	if n := strings.Count(out, ": 0 allocations\n"); n != 40 {
-		t.Errorf("go test -race printed %d counts of 0 allocations, want 40\n%s", n, out)
+	want := run(t, dir, nil, "go", "test", "-race", "-count=1", "-v", ".")
+	want.stdout, want.stderr = normalize(want.stdout), normalize(want.stderr)
+	var got result
+	for range 2 {
+		got = run(t, dir, nil, bigfootBin, "test", "-count=1", "-v", ".")
+		got.stdout, got.stderr = normalize(got.stdout), normalize(got.stderr)
+		if got == want {
+			break
+		}
+	}
+	if got != want {
+		t.Errorf("bigfoot test differs from go test -race\nbigfoot:\n%v\ngo test -race:\n%v", got, want)
+	}
+	if n := strings.Count(want.stdout, ": 0 allocations\n"); n != 40 {
+		t.Errorf("go test -race printed %d counts of 0 allocations, want 40\n%s", n, want.stdout)
 	}
 }
