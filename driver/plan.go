@@ -104,16 +104,19 @@ func (d *run) writePlanOverlay(pl *plan, planFile string, ge *goEnv) (string, er
 			return "", err
 		}
 		overlay := filepath.Join(d.tmp, "overlay.json")
-		return overlay, writeOverlay(overlay, filepath.Join(d.tmp, "files"), files.Replace, files.Add)
+		return overlay, writeOverlay(overlay, filepath.Join(d.tmp, "files"), files)
 	}
 	overlay := planOverlay(planFile)
 	dir := filepath.Dir(overlay)
 	d.cacheUsed(dir)
+	// The overlay names the standard library's files in its cache, which
+	// must stay as long as the plan is used.
+	stdCache := d.stdCache(ge)
 	if overlayComplete(overlay) {
 		return overlay, nil
 	}
 	os.RemoveAll(dir) // incomplete: something pruned the cache
-	files, err := pl.overlay(d.stdCache(ge))
+	files, err := pl.overlay(stdCache)
 	if err != nil {
 		return "", err
 	}
@@ -122,7 +125,7 @@ func (d *run) writePlanOverlay(pl *plan, planFile string, ge *goEnv) (string, er
 		return "", fmt.Errorf("writing overlay: %w", err)
 	}
 	defer os.RemoveAll(part) // after a successful rename, nothing is left
-	if err := writeOverlayAs(filepath.Join(part, "overlay.json"), filepath.Join(part, "files"), filepath.Join(dir, "files"), files.Replace, files.Add); err != nil {
+	if err := writeOverlayAs(filepath.Join(part, "overlay.json"), filepath.Join(part, "files"), filepath.Join(dir, "files"), files); err != nil {
 		return "", err
 	}
 	if err := os.Rename(part, dir); err != nil {
@@ -281,57 +284,59 @@ func (d *run) syncDir(ge *goEnv) string {
 	return dir
 }
 
-// overlay returns the plan's overlay files, with the standard-library
-// packages read from stdCache.
-func (pl *plan) overlay(stdCache string) (*Files, error) {
-	files := &Files{Replace: map[string][]byte{}, Add: pl.Add}
+// overlay returns the plan's overlay files: those it holds, and (linked)
+// the standard-library packages' instrumented files in stdCache, by the
+// original file they replace or add.
+func (pl *plan) overlay(stdCache string) (overlayFiles, error) {
+	files := overlayFiles{replace: map[string][]byte{}, add: pl.Add, linked: map[string]string{}}
 	for path, data := range pl.Files {
-		files.Replace[path] = data
+		files.replace[path] = data
 	}
+	linked := files.linked
 	for _, ref := range pl.Std {
 		e := readStdEntry(stdCache, ref.Path)
 		if e == nil || e.Excluded != "" {
-			return nil, fmt.Errorf("the instrumented standard library's cache lost %s", ref.Path)
+			return overlayFiles{}, fmt.Errorf("the instrumented standard library's cache lost %s", ref.Path)
 		}
-		for name, data := range e.Files {
-			files.Replace[filepath.Join(ref.Dir, name)] = data
+		for _, name := range e.Names {
+			linked[filepath.Join(ref.Dir, name)] = filepath.Join(stdFilesDir(stdCache, ref.Path), name)
 		}
 	}
 	if pl.SyncDir != "" {
-		if err := spliceSync(pl.SyncDir, files.Replace); err != nil {
-			return nil, fmt.Errorf("sync hooks: %w", err)
+		if err := spliceSync(pl.SyncDir, files.replace); err != nil {
+			return overlayFiles{}, fmt.Errorf("sync hooks: %w", err)
 		}
 	}
 	if pl.RaceCountRoot != "" {
 		rc, err := raceCountFiles(pl.RaceCountRoot)
 		if err != nil {
-			return nil, err
+			return overlayFiles{}, err
 		}
 		for path, data := range rc {
-			files.Replace[path] = data
+			files.replace[path] = data
 		}
 	}
 	if pl.TestingEdgesRoot != "" {
 		te, err := testingEdgeFiles(pl.TestingEdgesRoot)
 		if err != nil {
-			return nil, err
+			return overlayFiles{}, err
 		}
 		for path, data := range te {
-			if _, ok := files.Replace[path]; ok {
+			if _, ok := linked[path]; ok {
 				// Instrumented with the standard library: its
 				// channels and go statements have their hooks.
 				continue
 			}
-			files.Replace[path] = data
+			files.replace[path] = data
 		}
 	}
 	if pl.RuntimeDir != "" {
 		rt, err := runtimePatches(pl.RuntimeDir, pl.AllocVersions)
 		if err != nil {
-			return nil, err
+			return overlayFiles{}, err
 		}
 		for path, data := range rt {
-			files.Replace[path] = data
+			files.replace[path] = data
 		}
 	}
 	return files, nil

@@ -165,7 +165,7 @@ func compileRuntime(ctx context.Context, ge *goEnv, env []string, tmp string, fi
 	}
 	defer os.RemoveAll(dir)
 	overlay := filepath.Join(dir, "overlay.json")
-	if err := writeOverlay(overlay, filepath.Join(dir, "files"), files, nil); err != nil {
+	if err := writeOverlay(overlay, filepath.Join(dir, "files"), overlayFiles{replace: files}); err != nil {
 		return err
 	}
 	gocmd := filepath.Join(ge.GOROOT, "bin", "go")

@@ -108,10 +108,21 @@ func (s Scope) Instruments(path string, mainModule, module bool, imports []strin
 }
 
 // stdEntry is the cached instrumentation of one standard-library package.
+//
+// The cache keeps an entry as a small JSON file and, beside it, a
+// directory of the package's instrumented files (stdFilesDir), which every
+// plan's overlay names in place: a build reads the entries' JSON only, and
+// a new plan's overlay copies none of the standard library's files (6 MB
+// for a typical test binary, written anew for each edit of the user's
+// code before this layout).
 type stdEntry struct {
-	Excluded string            `json:",omitempty"` // why the package stays as it is
-	Files    map[string][]byte `json:",omitempty"` // base name -> content, the shim included
-	Facts    []byte            `json:",omitempty"` // the package's facts (Files.Facts)
+	Excluded string `json:",omitempty"` // why the package stays as it is
+	// Files are the instrumented files by base name, the shim included,
+	// while the entry is made (stdEntries); Names lists them in an entry
+	// read from the cache, whose files are in stdFilesDir.
+	Files map[string][]byte `json:"-"`
+	Names []string          `json:",omitempty"`
+	Facts []byte            `json:",omitempty"` // the package's facts (Files.Facts)
 	// PointerChecksPass: every pointer check of the package's own code
 	// provably passes (Files.PointerChecksPass).
 	PointerChecksPass bool `json:",omitempty"`
@@ -475,33 +486,92 @@ func shortHash(s string) string {
 	return fmt.Sprintf("%x", h[:6])
 }
 
-// readStdEntry returns the cached entry of package path, or nil.
+// readStdEntry returns the cached entry of package path, or nil if there
+// is none or its files are gone.
 func readStdEntry(cache, path string) *stdEntry {
 	if cache == "" {
 		return nil
 	}
-	data, err := os.ReadFile(filepath.Join(cache, url.PathEscape(path)+".json"))
+	data, err := os.ReadFile(stdEntryFile(cache, path))
 	if err != nil {
 		return nil
 	}
 	var e stdEntry
-	if json.Unmarshal(data, &e) != nil {
+	if json.Unmarshal(data, &e) != nil || e.Excluded == "" && len(e.Names) == 0 {
 		return nil
+	}
+	if e.Excluded == "" {
+		if _, err := os.Stat(stdFilesDir(cache, path)); err != nil {
+			return nil
+		}
 	}
 	return &e
 }
 
-// writeStdEntry caches the entry of package path.
+// stdEntryFile is the JSON file of package path's entry in cache.
+func stdEntryFile(cache, path string) string {
+	return filepath.Join(cache, url.PathEscape(path)+".json")
+}
+
+// stdFilesDir is the directory of package path's instrumented files in
+// cache.
+func stdFilesDir(cache, path string) string {
+	return filepath.Join(cache, url.PathEscape(path)+".files")
+}
+
+// writeStdEntry caches the entry of package path: its files first, in a
+// directory renamed into place whole, then the JSON file that refers to
+// them, so that an entry that can be read has all its files.
 func writeStdEntry(cache, path string, e *stdEntry) error {
 	if cache == "" {
 		return nil
+	}
+	e.Names = nil
+	for name := range e.Files {
+		e.Names = append(e.Names, name)
+	}
+	sort.Strings(e.Names)
+	if len(e.Names) > 0 {
+		if err := writeStdFiles(cache, path, e.Files); err != nil {
+			return fmt.Errorf("caching the instrumented standard library: %w", err)
+		}
 	}
 	data, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(cache, url.PathEscape(path)+".json"), data); err != nil {
+	if err := writeFileAtomic(stdEntryFile(cache, path), data); err != nil {
 		return fmt.Errorf("caching the instrumented standard library: %w", err)
+	}
+	return nil
+}
+
+// writeStdFiles writes package path's instrumented files into its
+// directory in cache, unless a run that made the same entry wrote them
+// first (the cache's key covers everything they are made from).
+func writeStdFiles(cache, path string, files map[string][]byte) error {
+	dir := stdFilesDir(cache, path)
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(cache, 0o777); err != nil {
+		return err
+	}
+	part, err := os.MkdirTemp(cache, ".partial-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(part) // after a successful rename, nothing is left
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(part, name), data, 0o666); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(part, dir); err != nil {
+		if _, serr := os.Stat(dir); serr == nil {
+			return nil // another run got there first
+		}
+		return err
 	}
 	return nil
 }

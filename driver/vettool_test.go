@@ -21,7 +21,7 @@ func TestOriginalFilesConfig(t *testing.T) {
 	added := filepath.Join(dir, "zz_bigfoot.go")
 	files := filepath.Join(dir, "files")
 	overlay := filepath.Join(dir, "overlay.json")
-	if err := writeOverlay(overlay, files, map[string][]byte{orig: []byte("package a // instrumented\n")}, map[string][]byte{added: []byte("package a\n")}); err != nil {
+	if err := writeOverlay(overlay, files, overlayFiles{replace: map[string][]byte{orig: []byte("package a // instrumented\n")}, add: map[string][]byte{added: []byte("package a\n")}}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(dir, "vet.cfg")
