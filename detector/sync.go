@@ -252,20 +252,24 @@ func join(dst, src []uint64) []uint64 {
 	if len(src) > len(dst) {
 		dst = append(dst, make([]uint64, len(src)-len(dst))...)
 	}
-	d := dst[:len(src)]
-	// Four entries a step: a clock is as wide as the thread ids in use,
-	// a thousand in a suite whose goroutines each send on a channel, and
-	// each step's maxima are independent (the loop of one a step took
-	// 1.8x as long on 1,000 entries).
-	i := 0
-	for ; i+4 <= len(src); i += 4 {
-		s, t := src[i:i+4:i+4], d[i:i+4:i+4]
-		t[0], t[1], t[2], t[3] = max(t[0], s[0]), max(t[1], s[1]), max(t[2], s[2]), max(t[3], s[3])
-	}
-	for ; i < len(src); i++ {
-		d[i] = max(d[i], src[i])
-	}
+	joinWords(dst, src)
 	return dst
+}
+
+// joinGo is joinWords in Go. Four entries a step: a clock is as wide as
+// the thread ids in use, a thousand in a suite whose goroutines each send
+// on a channel, and each step's maxima are independent (the loop of one a
+// step took 1.8x as long on 1,000 entries).
+func joinGo(d, s []uint64) {
+	d = d[:len(s)]
+	i := 0
+	for ; i+4 <= len(s); i += 4 {
+		x, t := s[i:i+4:i+4], d[i:i+4:i+4]
+		t[0], t[1], t[2], t[3] = max(t[0], x[0]), max(t[1], x[1]), max(t[2], x[2]), max(t[3], x[3])
+	}
+	for ; i < len(s); i++ {
+		d[i] = max(d[i], s[i])
+	}
 }
 
 // trim drops from the end of vc the entries the floor covers
