@@ -2,6 +2,8 @@
 
 package detector
 
+import "unsafe"
+
 // Sync objects share the clocks of the goroutines that release into them.
 //
 // A goroutine that releases into several objects in a row (a test's end
@@ -52,14 +54,20 @@ func (g *G) frozenCurrent() bool {
 	return f != nil && len(f) == len(g.t.VC) && sameBut(f, g.t.VC, int(g.tid))
 }
 
-// sameBut reports whether a and b, of one length, are equal but at i.
+// sameBut reports whether a and b, of one length, are equal but at i
+// (i < len(a)). The runtime's memory comparison does it a vector at a
+// time: a goroutine's every unlock asks it of a clock as wide as the
+// thread ids in use.
 func sameBut(a, b []uint64, i int) bool {
-	for j := range a {
-		if a[j] != b[j] && j != i {
-			return false
-		}
+	return sameWords(a[:i], b[:i]) && sameWords(a[i+1:], b[i+1:])
+}
+
+// sameWords reports whether a and b, of one length, are equal.
+func sameWords(a, b []uint64) bool {
+	if len(a) == 0 {
+		return true
 	}
-	return true
+	return unsafe.String((*byte)(unsafe.Pointer(&a[0])), 8*len(a)) == unsafe.String((*byte)(unsafe.Pointer(&b[0])), 8*len(b))
 }
 
 // releaseBy joins g's clock into v's; v is locked. A clock v shares

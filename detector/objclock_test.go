@@ -3,6 +3,7 @@
 package detector
 
 import (
+	"math/rand"
 	"slices"
 	"testing"
 	"unsafe"
@@ -117,4 +118,33 @@ func TestTakeEmpties(t *testing.T) {
 // sameArray reports whether a and b, not empty, start at the same element.
 func sameArray(a, b []uint64) bool {
 	return len(a) > 0 && len(b) > 0 && &a[0] == &b[0]
+}
+
+// TestSameBut compares sameBut with a loop over the entries, for clocks
+// of every length up to 40 that differ at no entry, at the skipped one,
+// or at one or two others.
+func TestSameBut(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	for n := 1; n <= 40; n++ {
+		for round := 0; round < 50; round++ {
+			a := make([]uint64, n)
+			for j := range a {
+				a[j] = uint64(r.Intn(5))
+			}
+			b := append([]uint64(nil), a...)
+			i := r.Intn(n)
+			for k := r.Intn(3); k > 0; k-- {
+				b[r.Intn(n)]++
+			}
+			want := true
+			for j := range a {
+				if a[j] != b[j] && j != i {
+					want = false
+				}
+			}
+			if got := sameBut(a, b, i); got != want {
+				t.Fatalf("sameBut(%v, %v, %d) = %v, want %v", a, b, i, got, want)
+			}
+		}
+	}
 }
