@@ -27,12 +27,13 @@ import (
 //     of a later batch, whose start acquires every ended context's last
 //     epoch, is ordered after them.
 //
-// The wrappers of SetFinalizer and AddCleanup add what the registering
-// goroutine had done by the registration (afterRegistration), which the
-// batch's acquisition already holds. Without the hooks (a toolchain whose
-// runtime does not take the patches), each finalizer and cleanup instead
-// acquires what every goroutine has done when it starts, on its
-// goroutine's one state: the cleanups of a batch are then ordered.
+// With the hooks, SetFinalizer and AddCleanup register the function as it
+// is: the batch's acquisition holds what the registering goroutine had
+// done by the registration. Without them (a toolchain whose runtime does
+// not take the patches), they wrap it, and the wrapper acquires that
+// (afterRegistration) and what every goroutine has done when it starts,
+// on its goroutine's one state: the cleanups of a batch are then
+// ordered.
 
 // cleanupHooked is set by the runtime's init where the driver added the
 // hooks; finGoHook, cleanupStartHook and cleanupEndHook are the hooks

@@ -18,6 +18,18 @@ func (g *G) snapshot() *clockBox {
 	return b
 }
 
+// snapshotKept is snapshot for a finalizer or a cleanup to keep: the
+// clock's words are never a tiny allocation. The runtime's tiny allocator
+// puts pointer-free objects under 16 bytes together in 16-byte blocks, so
+// a one-word clock made right after the object the callback is registered
+// on could share its block: the callback, a root until it runs, would keep
+// the object reachable, and it would never run.
+func (g *G) snapshotKept() *clockBox {
+	b := &clockBox{vc: make([]uint64, 0, max(2, len(g.t.VC)))}
+	b.release(g)
+	return b
+}
+
 // GC is runtime.GC. A program that calls it expects the objects it
 // dropped to be collected by it (a finalizer run, a weak pointer nil),
 // so what the detector keeps of them goes first: the calling goroutine's
@@ -46,15 +58,22 @@ func beforeGC() {
 
 // SetFinalizer is runtime.SetFinalizer(obj, finalizer): the finalizer runs
 // after acquiring what the registering goroutine had done by the call.
-// The finalizer is wrapped with reflect.MakeFunc so that its (arbitrary)
-// type is preserved.
+//
+// Where the driver added the runtime's hooks (cleanup.go), the start of
+// the finalizer's batch acquires that already, and the finalizer is
+// registered as it is, as under go -race. Otherwise it is wrapped with
+// reflect.MakeFunc, which preserves its (arbitrary) type; reflect's first
+// layout of the type allocates a few pointer-free bytes it keeps, which
+// may share a 16-byte tiny-allocator block with obj, if obj is a tiny
+// object too, and then the block never dies and the finalizer never runs
+// (TestTinyObjectCallbacksRun: a struct of one byte).
 func SetFinalizer(g *G, obj any, finalizer any) {
 	fv := reflect.ValueOf(finalizer)
-	if finalizer == nil || fv.Kind() != reflect.Func {
-		runtime.SetFinalizer(obj, finalizer) // clears, or panics as usual
+	if cleanupHooked || finalizer == nil || fv.Kind() != reflect.Func {
+		runtime.SetFinalizer(obj, finalizer) // also clears, or panics as usual
 		return
 	}
-	b := g.snapshot()
+	b := g.snapshotKept()
 	wrapped := reflect.MakeFunc(fv.Type(), func(args []reflect.Value) []reflect.Value {
 		afterRegistration(b)
 		return fv.Call(args)
@@ -63,9 +82,14 @@ func SetFinalizer(g *G, obj any, finalizer any) {
 }
 
 // AddCleanup is runtime.AddCleanup(ptr, cleanup, arg): the cleanup runs
-// after acquiring what the registering goroutine had done by the call.
+// after acquiring what the registering goroutine had done by the call,
+// which with the runtime's hooks the start of its batch does (see
+// SetFinalizer).
 func AddCleanup[T, S any](g *G, ptr *T, cleanup func(S), arg S) runtime.Cleanup {
-	b := g.snapshot()
+	if cleanupHooked {
+		return runtime.AddCleanup(ptr, cleanup, arg)
+	}
+	b := g.snapshotKept()
 	return runtime.AddCleanup(ptr, func(a S) {
 		afterRegistration(b)
 		cleanup(a)

@@ -14,3 +14,55 @@ import "testing"
 func TestCleanups(t *testing.T) {
 	checkRaceTests(t, "../../testdata/cleanups", 10, nil)
 }
+
+// TestTinyObjectCallbacksRun: finalizers and cleanups of tiny objects (a
+// struct of one byte, which the runtime's tiny allocator puts into a
+// 16-byte block with other pointer-free objects) run after the objects
+// are dropped, as under go test -race. The block dies only with all its
+// objects: when bigfoot wrapped each finalizer with reflect.MakeFunc,
+// reflect's first layout of the finalizer's type allocated a few bytes it
+// keeps into the block of the first object, whose finalizer then never
+// ran (gopher-lua's TestLocalVarFree failed for that).
+func TestTinyObjectCallbacksRun(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/tiny\n\ngo 1.24\n",
+		"tiny_test.go": `package tiny
+
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+type stub struct{ x byte }
+
+var finalizers, cleanups atomic.Int32
+
+//go:noinline
+func register() {
+	f := &stub{}
+	finalizers.Add(1)
+	runtime.SetFinalizer(f, func(*stub) { finalizers.Add(-1) })
+	c := &stub{}
+	cleanups.Add(1)
+	runtime.AddCleanup(c, func(int) { cleanups.Add(-1) }, 0)
+}
+
+func TestTinyObjectCallbacks(t *testing.T) {
+	for range 10 {
+		register()
+	}
+	for range 100 {
+		runtime.GC()
+		if finalizers.Load() == 0 && cleanups.Load() == 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%d finalizers and %d cleanups of dropped objects never ran", finalizers.Load(), cleanups.Load())
+}
+`,
+	})
+	sameAsGoRace(t, dir, nil, "-count=1", ".")
+}
