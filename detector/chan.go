@@ -7,6 +7,7 @@ import (
 	"unsafe"
 	"weak"
 
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
 	"github.com/bigfoot-go/bigfoot/internal/spin"
 	"github.com/bigfoot-go/bigfoot/shadow"
 )
@@ -214,6 +215,8 @@ func (q *chanQueue) push(lo int64, id, owner uint64, vc []uint64) {
 // pushSlow is push when the queue is full, its entries need room, no
 // slot is free or wide enough, or the entry is out of order.
 func (q *chanQueue) pushSlow(lo int64, id, owner uint64, vc []uint64) {
+	m := ownheap.Begin()
+	defer m.End()
 	if len(q.entries)-q.head >= maxChanEntries {
 		q.fold(q.head)
 		q.head++
@@ -509,8 +512,10 @@ func chanOf(p uintptr) *chanState {
 		if c != nil && chans.CompareAndDelete(p, c) {
 			c.release()
 		}
+		m := ownheap.Begin()
 		wp := weak.Make((*byte)(shadow.PtrOf(p)))
 		c, _ = chans.LoadOrStore(p, func() *chanState { return &chanState{wp: wp} })
+		m.End()
 		if weakLive(c.wp) {
 			return c
 		}

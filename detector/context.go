@@ -7,6 +7,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
 	"github.com/bigfoot-go/bigfoot/internal/spin"
 )
 
@@ -74,7 +75,12 @@ func ctxOf(d <-chan struct{}) *ctxState {
 
 // register creates the state of ctx, derived from parent by g; timed
 // says a timer cancels it.
+//
+// Its allocations are the detector's (internal/ownheap), including the
+// Done channels that asking for them makes.
 func register(g *G, ctx, parent context.Context, timed bool) *ctxState {
+	m := ownheap.Begin()
+	defer m.End()
 	g.countSync()
 	s := new(ctxState)
 	if pd := parent.Done(); pd != nil {
@@ -118,6 +124,8 @@ func (s *ctxState) cancelled() {
 }
 
 func wrapCancel(s *ctxState, cancel context.CancelFunc) context.CancelFunc {
+	m := ownheap.Begin()
+	defer m.End()
 	return func() {
 		s.cancelled()
 		cancel()
@@ -125,6 +133,8 @@ func wrapCancel(s *ctxState, cancel context.CancelFunc) context.CancelFunc {
 }
 
 func wrapCancelCause(s *ctxState, cancel context.CancelCauseFunc) context.CancelCauseFunc {
+	m := ownheap.Begin()
+	defer m.End()
 	return func(cause error) {
 		s.cancelled()
 		cancel(cause)

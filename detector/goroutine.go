@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
 	"github.com/bigfoot-go/bigfoot/internal/spin"
 	"github.com/bigfoot-go/bigfoot/shadow"
 )
@@ -277,7 +278,9 @@ func (g *G) freeClock(keep bool) {
 // on, whose vector clock is vc (taken over, long enough for tid).
 func makeG(vc []uint64, tid uint32, clock uint64, site, stack uint32, parent uint64) *G {
 	vc[tid] = clock
+	m := ownheap.Begin()
 	g := &G{tid: tid, forkSite: site, forkStack: stack, parent: parent, serial: gSerial.Add(1), hist: tids.historyOf(tid)}
+	m.End()
 	g.t.VC = vc
 	g.t.Epoch = shadow.MakeEpoch(tid, clock)
 	g.pub.Store(uint64(g.t.Epoch))

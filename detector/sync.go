@@ -10,6 +10,7 @@ import (
 	"unsafe"
 	"weak"
 
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
 	"github.com/bigfoot-go/bigfoot/internal/spin"
 	"github.com/bigfoot-go/bigfoot/shadow"
 )
@@ -250,7 +251,9 @@ func sweepSyncVars() {
 // unlocked.
 func join(dst, src []uint64) []uint64 {
 	if len(src) > len(dst) {
+		m := ownheap.Begin()
 		dst = append(dst, make([]uint64, len(src)-len(dst))...)
+		m.End()
 	}
 	joinWords(dst, src)
 	return dst

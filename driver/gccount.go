@@ -81,8 +81,9 @@ func RuntimeFiles(goroot, goversion string) (map[string][]byte, error) {
 // set, and where the runtime takes them, the user's environment's
 // (userenv.go), the hooks of the detector's exit processing and of its
 // goroutines (runtimehooks.go), those of finalizers and cleanups
-// (cleanuphook.go), and tracebacks without the detector's frames
-// (traceback.go).
+// (cleanuphook.go), tracebacks without the detector's frames
+// (traceback.go), and the program's allocation statistics without the
+// detector's allocations (ownalloc.go).
 func runtimePatches(dir string, versions bool) (map[string][]byte, error) {
 	files := make(map[string][]byte)
 	if versions {
@@ -92,7 +93,7 @@ func runtimePatches(dir string, versions bool) (map[string][]byte, error) {
 		}
 	}
 	files[filepath.Join(dir, gcCountFile)] = []byte(gcCountSource)
-	for _, optional := range []func(string) (map[string][]byte, error){userEnvFiles, runtimeHookFiles, cleanupHookFiles, tracebackFiles} {
+	for _, optional := range []func(string) (map[string][]byte, error){userEnvFiles, runtimeHookFiles, cleanupHookFiles, tracebackFiles, ownAllocFiles} {
 		if more, err := optional(dir); err == nil {
 			for path, data := range more {
 				files[path] = data

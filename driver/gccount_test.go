@@ -142,10 +142,14 @@ func TestRuntimeFiles(t *testing.T) {
 			t.Errorf("%s lacks %q", p.file, p.hooked)
 		}
 	}
+	if string(files[filepath.Join(dir, ownAllocFile)]) != ownAllocSource {
+		t.Errorf("no %s", ownAllocFile)
+	}
 	// The GC count's, versions', environment's, exit hook's, goroutine
-	// hooks' and cleanup hooks' files, the versions' patches, proc.go's,
-	// mfinal.go's, mcleanup.go's and traceback.go's.
-	if want := 10 + len(allocVersionPatches); len(files) != want {
+	// hooks', cleanup hooks' and allocation statistics' files, the
+	// versions' patches, proc.go's, mfinal.go's, mcleanup.go's,
+	// traceback.go's, malloc.go's and mstats.go's.
+	if want := 13 + len(allocVersionPatches); len(files) != want {
 		t.Errorf("%d files, want %d", len(files), want)
 	}
 	untested, err := RuntimeFiles(build.Default.GOROOT, "go1.99.0")

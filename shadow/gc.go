@@ -52,6 +52,7 @@ import (
 	"unsafe"
 	"weak"
 
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
 	"github.com/bigfoot-go/bigfoot/internal/spin"
 )
 
@@ -340,7 +341,10 @@ func objectWeak(addr uintptr) weak.Pointer[byte] {
 	if base, _, _ := findObject(addr, 0, 0); base != 0 {
 		addr = base
 	}
-	return weak.Make((*byte)(ptrOf(addr)))
+	m := ownheap.Begin()
+	wp := weak.Make((*byte)(ptrOf(addr)))
+	m.End()
+	return wp
 }
 
 // An identEntry is an ident made when gen cycles had completed (an exact
@@ -349,6 +353,14 @@ func objectWeak(addr uintptr) weak.Pointer[byte] {
 type identEntry struct {
 	gen uint32
 	id  ident
+}
+
+// newIdentEntry returns a new entry for an ident of the object at base
+// made in generation gen, allocated as the detector's (internal/ownheap).
+func newIdentEntry(gen uint32, base uintptr) *identEntry {
+	e := ownheap.New[identEntry]()
+	e.gen, e.id.base = gen, base
+	return e
 }
 
 // identCache holds recently made idents, direct-mapped by base address.
@@ -391,7 +403,7 @@ func adoptIdent(t *Thread, addr uintptr, stamp uint32) (*ident, bool) {
 	// the same from here on, so the entry's generation is one in which
 	// the ident's object was at base.
 	n := uint32(RefreshGen())
-	e := &identEntry{gen: n, id: ident{base: base}}
+	e := newIdentEntry(n, base)
 	e.id.prove(t, size, noscan)
 	slot.Store(e)
 	return &e.id, n == stamp
@@ -671,7 +683,7 @@ func trackIdent(t *Thread, addr uintptr) *ident {
 		id = &e.id
 	} else {
 		n := uint32(RefreshGen()) // before the ident: see adoptIdent
-		e := &identEntry{gen: n, id: ident{base: base}}
+		e := newIdentEntry(n, base)
 		e.id.prove(t, size, noscan)
 		slot.Store(e)
 		id = &e.id
@@ -770,7 +782,9 @@ func (l *lookahead) reach(arr *slotArray, gi int) {
 func (s *Space) Sweep() {
 	gen := uint32(lagGen.Load())
 	f := s.frontierNow()
+	m := ownheap.Begin()
 	seen := make(map[*granule]struct{})
+	m.End()
 	var freed blockCache
 	var kept int64 // heap granules kept (see settle.go)
 	// deadBytes is the heap shadow dropped that the last completed cycle

@@ -49,6 +49,7 @@ import (
 	"unsafe"
 	"weak"
 
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
 	"github.com/bigfoot-go/bigfoot/internal/spin"
 )
 
@@ -117,7 +118,8 @@ func (id *ident) versionLiveAt(f func(uintptr) (uint8, bool), n uint32) bool {
 // keeps reachable, proven now: by its allocation version where the runtime
 // keeps them, else by a weak pointer.
 func newIdent(base uintptr) *ident {
-	id := &ident{base: base}
+	id := ownheap.New[ident]()
+	id.base = base
 	if !id.proveVersion() {
 		id.makeWeak()
 	}
@@ -126,7 +128,11 @@ func newIdent(base uintptr) *ident {
 
 // makeWeak gives a new ident a weak pointer to its object, which the
 // caller keeps reachable.
-func (id *ident) makeWeak() { id.wp = weak.Make((*byte)(ptrOf(id.base))) }
+func (id *ident) makeWeak() {
+	m := ownheap.Begin()
+	id.wp = weak.Make((*byte)(ptrOf(id.base)))
+	m.End()
+}
 
 // value returns a pointer to the object the ident was made for, or nil if
 // the object died.
@@ -190,7 +196,7 @@ func (id *ident) prove(t *Thread, size uintptr, noscan bool) {
 	id.held.Store((*byte)(ptrOf(id.base)))
 	h := &holds[t.Epoch.TID()%holdShards]
 	h.mu.Lock()
-	h.ids = append(h.ids, id)
+	h.ids = ownheap.Append(h.ids, id)
 	n := len(h.ids)
 	h.mu.Unlock()
 	switch part := holdBatch / holdShards; {
@@ -228,16 +234,18 @@ func releaseLocked() {
 	for i := range holds {
 		h := &holds[i]
 		h.mu.Lock()
-		ids = append(ids, h.ids...)
+		ids = ownheap.Append(ids, h.ids...)
 		clear(h.ids)
 		h.ids = h.ids[:0]
 		h.mu.Unlock()
 	}
 	sortDescending(ids)
+	m := ownheap.Begin()
 	for _, id := range ids {
 		id.wp = weak.Make(id.held.Load())
 		id.held.Store(nil)
 	}
+	m.End()
 	clear(ids)
 	releaseBuf = ids
 }

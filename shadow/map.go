@@ -5,6 +5,7 @@ package shadow
 import (
 	"sync/atomic"
 
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
 	"github.com/bigfoot-go/bigfoot/internal/spin"
 )
 
@@ -219,7 +220,9 @@ func (m *Map[V]) resizeLocked(extra int) *mapTable[V] {
 	for n*3 < (m.live+extra)*2*4 {
 		n *= 2
 	}
+	m0 := ownheap.Begin()
 	nt := &mapTable[V]{mask: uintptr(n - 1), slots: make([]mapSlot[V], n)}
+	m0.End()
 	if old := m.tab.Load(); old != nil {
 		for i := range old.slots {
 			s := &old.slots[i]

@@ -38,6 +38,8 @@ package shadow
 
 import (
 	"sync/atomic"
+
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
 )
 
 const (
@@ -65,6 +67,16 @@ type runMap struct {
 
 func newRunMap(elem uintptr) *runMap {
 	return &runMap{elem: elem, words: make([]atomic.Uint32, pageSize/elem/perWord)}
+}
+
+// mappedLike returns a new mapped run with r's page and object, elem-byte
+// elements and an empty map, allocated as the detector's
+// (internal/ownheap).
+func mappedLike(r *run, elem uintptr) *run {
+	m := ownheap.Begin()
+	nr := &run{key: r.key, obj: r.obj, elem: elem, cells: make([]cell, maxEntries), block: true, m: newRunMap(elem)}
+	m.End()
+	return nr
 }
 
 // entry returns the entry of the page's element j.
@@ -153,7 +165,7 @@ func (r *run) sameMapped(t *Thread, sp *span, X, Y uintptr, clip, write bool) (u
 // and elem-byte elements, every element of r's extent in entry 0, a copy
 // of r's only cell.
 func newMapped(r *run, elem uintptr) *run {
-	nr := &run{key: r.key, obj: r.obj, elem: elem, cells: make([]cell, maxEntries), block: true, m: newRunMap(elem)}
+	nr := mappedLike(r, elem)
 	nr.copyGC(&r.granule)
 	nr.cells[0].copyFrom(&r.cells[0])
 	nr.m.refs[0] = int32((r.e.Load() - r.s.Load()) * 8 / uint32(elem))
@@ -180,7 +192,7 @@ func (s *Space) replaceRun(pg *page, r, nr *run) {
 // finer returns an unlocked, uninstalled copy of the mapped run r (locked)
 // with elem-byte elements, elem < r.m.elem.
 func (r *run) finer(elem uintptr) *run {
-	nr := &run{key: r.key, obj: r.obj, elem: elem, cells: make([]cell, maxEntries), block: true, m: newRunMap(elem)}
+	nr := mappedLike(r, elem)
 	nr.copyGC(&r.granule)
 	for i := range r.cells {
 		nr.cells[i].copyFrom(&r.cells[i])

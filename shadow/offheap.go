@@ -52,6 +52,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
 	"github.com/bigfoot-go/bigfoot/internal/spin"
 )
 
@@ -268,7 +269,7 @@ func (pg *page) promote(t *Thread, gi uintptr, gr *granule) *granule {
 	if !gr.off {
 		return gr
 	}
-	ngr := &granule{lo: gr.lo, hi: gr.hi}
+	ngr := heapGranule(gr.lo, gr.hi)
 	madeHeapGranule()
 	initU32(&ngr.owner, gr.owner.Load())
 	// take, not a load: exclusive may be writing gr's epochs, and
@@ -295,6 +296,15 @@ func (pg *page) promote(t *Thread, gi uintptr, gr *granule) *granule {
 	return ngr
 }
 
+// heapGranule returns a new granule on the heap for the bytes [lo, hi),
+// allocated as the detector's (internal/ownheap).
+func heapGranule(lo, hi uint8) *granule {
+	m := ownheap.Begin()
+	gr := &granule{lo: lo, hi: hi}
+	m.End()
+	return gr
+}
+
 // newSlots returns a cleared slot array from the pool for pg, which owns
 // it from now on: it returns to the pool when pg is unreachable, for
 // goroutines cache pages and read their slots without locks.
@@ -309,7 +319,9 @@ func newSlots(pg *page) *slotArray {
 	// collector's bulk barrier path, for memory it never scans.
 	clear((*[granulesPerPage]uintptr)(ptrOf(b[0]))[:])
 	pg.own.Store(a)
+	m := ownheap.Begin()
 	runtime.AddCleanup(pg, freeSlots, b[0])
+	m.End()
 	return a
 }
 
@@ -399,7 +411,7 @@ func (pg *page) keepOf(gr *granule) {
 		pg.keep = keepLists.get()
 	}
 	if n := len(pg.keep); n == 0 || pg.keep[n-1] != gr {
-		pg.keep = append(pg.keep, gr)
+		pg.keep = ownheap.Append(pg.keep, gr)
 	}
 	pg.keepMu.Unlock()
 }
@@ -459,7 +471,7 @@ func (k *keepListPool) put(l []*granule) {
 	clear(l[:cap(l)]) // no pointer to a dropped granule stays reachable
 	k.mu.Lock()
 	if len(k.lists) < maxKeepLists {
-		k.lists = append(k.lists, l[:0])
+		k.lists = ownheap.Append(k.lists, l[:0])
 	}
 	k.mu.Unlock()
 }

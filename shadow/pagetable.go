@@ -5,6 +5,7 @@ package shadow
 import (
 	"sync/atomic"
 
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
 	"github.com/bigfoot-go/bigfoot/internal/spin"
 )
 
@@ -116,6 +117,8 @@ func (t *pageTable) LoadOrStore(key uintptr, mk func() *page) (pg *page, loaded 
 // leafLocked returns the leaf of key, making it and its directory if
 // needed. t.mu is held.
 func (t *pageTable) leafLocked(key uintptr) *pageLeaf {
+	m := ownheap.Begin()
+	defer m.End()
 	dp := &t.dirs[key>>(midBits+leafBits)&(1<<dirBits-1)]
 	d := dp.Load()
 	if d == nil {

@@ -15,7 +15,11 @@ package shadow
 // their bytes overlap, as with one cell per byte, at a fraction of the
 // memory and of the cell operations.
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
+)
 
 // parts are the cells of a split granule: cells[i] is the state of the
 // bytes [i<<shift, (i+1)<<shift). The fields are immutable; a refined
@@ -33,6 +37,8 @@ type parts struct {
 
 // newParts returns empty parts of 1<<shift bytes, in one allocation.
 func newParts(shift uint8) *parts {
+	m := ownheap.Begin()
+	defer m.End()
 	switch shift {
 	case 2:
 		x := new(struct {

@@ -63,6 +63,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
 	"github.com/bigfoot-go/bigfoot/internal/spin"
 )
 
@@ -116,11 +117,14 @@ type run1 struct {
 // allocRun returns a new zero run with k cells.
 func allocRun(k int) *run {
 	if k == 1 {
-		x := new(run1)
+		x := ownheap.New[run1]()
 		x.cells = x.c[:]
 		return &x.run
 	}
-	return &run{cells: make([]cell, k)}
+	m := ownheap.Begin()
+	r := &run{cells: make([]cell, k)}
+	m.End()
+	return r
 }
 
 // asRun returns the run whose first field gr is.
@@ -649,7 +653,7 @@ func (r *run) fine(t *Thread, pg *page, gi uintptr, p *offProof) *granule {
 		}
 		return gr
 	}
-	gr := &granule{lo: 0, hi: 8}
+	gr := heapGranule(0, 8)
 	madeHeapGranule()
 	gr.copyGC(&r.granule)
 	if c != nil {

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
 	"github.com/bigfoot-go/bigfoot/internal/spin"
 )
 
@@ -316,6 +317,8 @@ const rvMin = 4
 // the same-epoch test of a read-shared cell (has) loads the clock and its
 // first entries from one object, not from two.
 func newReadVC(n int) *readVC {
+	m := ownheap.Begin()
+	defer m.End()
 	if n == rvMin {
 		x := new(struct {
 			v readVC
@@ -1312,7 +1315,7 @@ func (s *Space) stripe(key, gi uintptr) *spin.Mutex {
 // page returns the live page for key, creating it if needed.
 func (s *Space) page(key uintptr) *page {
 	for {
-		pg, loaded := s.pages.LoadOrStore(key, func() *page { return new(page) })
+		pg, loaded := s.pages.LoadOrStore(key, ownheap.New[page])
 		if !loaded {
 			// New memory is being touched: a cheap moment (next to
 			// allocating 4 KiB of slots) to make sure the granules
@@ -1674,7 +1677,8 @@ func (s *Space) firstGranule(t *Thread, pg *page, gi uintptr, lo, hi uint8, writ
 		gr = newGranule(t, lo, hi, gen)
 		gr.ver, gr.vok = p.ver, true
 	case p.id != nil:
-		gr = &granule{lo: lo, hi: hi, id: p.id}
+		gr = heapGranule(lo, hi)
+		gr.id = p.id
 		initU32(&gr.gen, gen)
 		madeHeapGranule()
 	default:
@@ -1741,7 +1745,8 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 				ngr = newGranule(t, lo, hi, gr.gen.Load())
 				ngr.immortal, ngr.foreign = gr.immortal, gr.foreign
 			} else {
-				ngr = &granule{lo: lo, hi: hi, immortal: gr.immortal, id: gr.id}
+				ngr = heapGranule(lo, hi)
+				ngr.immortal, ngr.id = gr.immortal, gr.id
 				ngr.gen.Store(gr.gen.Load())
 			}
 			ngr.vok, ngr.ver = gr.vok, gr.ver
@@ -1846,7 +1851,7 @@ func (pg *page) widen(t *Thread, gi uintptr, gr *granule, lo, hi uint8) *granule
 	if gr.off {
 		ngr = newGranule(t, lo, hi, gr.gen.Load())
 	} else {
-		ngr = &granule{lo: lo, hi: hi}
+		ngr = heapGranule(lo, hi)
 		initU32(&ngr.gen, gr.gen.Load())
 	}
 	initU32(&ngr.owner, gr.owner.Load())

@@ -2,7 +2,11 @@
 
 package shadow
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
+)
 
 // Arrays of words outside the Go heap, for the detector's pointer-free
 // state whose owner knows when it is no longer used: a channel's arena
@@ -46,7 +50,7 @@ func wordsClass(n int) int {
 // FreeWords once nothing refers to it; it must hold no pointer.
 func AllocWords(n int) []uint64 {
 	if n > wordsMax {
-		return make([]uint64, n)
+		return ownheap.Make[uint64](n, n)
 	}
 	k := wordsClass(n)
 	var b [1]uintptr
