@@ -68,14 +68,46 @@ func (g *G) checkSlow(p unsafe.Pointer, size uintptr, write bool, site uint32) {
 
 // R checks a read of *p at site and returns p: *__bf.R(__bfg, &x.f, s).
 func R[T any](g *G, p *T, site uint32) *T {
-	g.check(unsafe.Pointer(p), unsafe.Sizeof(*p), false, site)
+	viaCheck((*G).check, g, unsafe.Pointer(p), unsafe.Sizeof(*p), false, site)
 	return p
 }
 
 // W checks a write of *p at site and returns p: *__bf.W(__bfg, &x.f, s) = v.
 func W[T any](g *G, p *T, site uint32) *T {
-	g.check(unsafe.Pointer(p), unsafe.Sizeof(*p), true, site)
+	viaCheck((*G).check, g, unsafe.Pointer(p), unsafe.Sizeof(*p), true, site)
 	return p
+}
+
+// The check helpers (R, W, R1, W1, RG, WG, RG1, WG1, ReadAll1, WriteAll1)
+// call their check through viaCheck and its kin, which call a parameter.
+// go -race instruments after inlining; bigfoot's checks are calls the
+// inliner sees, and a call of a function it cannot inline costs 57 of a
+// function's budget of 80, where a call of a parameter costs 17
+// (cmd/compile's inlineParamCallCost: the argument may turn out to be a
+// constant function). Inlined into a helper, the kin pass a constant
+// function, so the call stays one call, an indirect one, and a check costs
+// the function that makes it about 32 instead of 65: functions that inline
+// in a plain build stay inlinable under more checks, and what escapes in
+// their callers does not change (bufio's Reader.reset, TestCheckCost).
+
+func viaCheck(check func(*G, unsafe.Pointer, uintptr, bool, uint32), g *G, p unsafe.Pointer, size uintptr, write bool, site uint32) {
+	check(g, p, size, write, site)
+}
+
+func viaCheckCur(check func(unsafe.Pointer, uintptr, bool, uint32), p unsafe.Pointer, size uintptr, write bool, site uint32) {
+	check(p, size, write, site)
+}
+
+func viaGroup(check func(*G, unsafe.Pointer, uintptr, uintptr, uintptr, uintptr, bool, uint32), g *G, p unsafe.Pointer, size, anchor, lo, hi uintptr, write bool, site uint32) {
+	check(g, p, size, anchor, lo, hi, write, site)
+}
+
+func viaGroupCur(check func(unsafe.Pointer, uintptr, uintptr, uintptr, uintptr, bool, uint32), p unsafe.Pointer, size, anchor, lo, hi uintptr, write bool, site uint32) {
+	check(p, size, anchor, lo, hi, write, site)
+}
+
+func viaRangeCur(check func(unsafe.Pointer, uintptr, int, bool, uint32), base unsafe.Pointer, elem uintptr, n int, write bool, site uint32) {
+	check(base, elem, n, write, site)
 }
 
 // R1 is R in a function whose only use of the goroutine state it is: it
@@ -86,13 +118,13 @@ func W[T any](g *G, p *T, site uint32) *T {
 // and changes what escapes in its callers (a string(b) it returns then
 // allocates).
 func R1[T any](p *T, site uint32) *T {
-	checkCur(unsafe.Pointer(p), unsafe.Sizeof(*p), false, site)
+	viaCheckCur(checkCur, unsafe.Pointer(p), unsafe.Sizeof(*p), false, site)
 	return p
 }
 
 // W1 is W as R1 is R.
 func W1[T any](p *T, site uint32) *T {
-	checkCur(unsafe.Pointer(p), unsafe.Sizeof(*p), true, site)
+	viaCheckCur(checkCur, unsafe.Pointer(p), unsafe.Sizeof(*p), true, site)
 	return p
 }
 
@@ -103,13 +135,13 @@ func checkCur(p unsafe.Pointer, size uintptr, write bool, site uint32) {
 
 // ReadAll1 is ReadAll as R1 is R: string(b) in a String method.
 func ReadAll1[S ~[]E, E any](site uint32, s S) S {
-	checkRangeCur(unsafe.Pointer(unsafe.SliceData(s)), unsafe.Sizeof(*unsafe.SliceData(s)), len(s), false, site)
+	viaRangeCur(checkRangeCur, unsafe.Pointer(unsafe.SliceData(s)), unsafe.Sizeof(*unsafe.SliceData(s)), len(s), false, site)
 	return s
 }
 
 // WriteAll1 is WriteAll as R1 is R.
 func WriteAll1[S ~[]E, E any](site uint32, s S) S {
-	checkRangeCur(unsafe.Pointer(unsafe.SliceData(s)), unsafe.Sizeof(*unsafe.SliceData(s)), len(s), true, site)
+	viaRangeCur(checkRangeCur, unsafe.Pointer(unsafe.SliceData(s)), unsafe.Sizeof(*unsafe.SliceData(s)), len(s), true, site)
 	return s
 }
 
@@ -123,14 +155,19 @@ func checkRangeCur(base unsafe.Pointer, elem uintptr, n int, write bool, site ui
 
 // RG1 is RG as R1 is R.
 func RG1[T any](p *T, anchor, lo, hi uintptr, site uint32) *T {
-	Cur().checkGroup(unsafe.Pointer(p), unsafe.Sizeof(*p), anchor, lo, hi, false, site)
+	viaGroupCur(checkGroupCur, unsafe.Pointer(p), unsafe.Sizeof(*p), anchor, lo, hi, false, site)
 	return p
 }
 
 // WG1 is WG as R1 is R.
 func WG1[T any](p *T, anchor, lo, hi uintptr, site uint32) *T {
-	Cur().checkGroup(unsafe.Pointer(p), unsafe.Sizeof(*p), anchor, lo, hi, true, site)
+	viaGroupCur(checkGroupCur, unsafe.Pointer(p), unsafe.Sizeof(*p), anchor, lo, hi, true, site)
 	return p
+}
+
+// checkGroupCur is checkGroup by the calling goroutine.
+func checkGroupCur(p unsafe.Pointer, size, anchor, lo, hi uintptr, write bool, site uint32) {
+	Cur().checkGroup(p, size, anchor, lo, hi, write, site)
 }
 
 // RG checks, at one of its accesses, the reads of a group of adjacent
@@ -143,14 +180,14 @@ func WG1[T any](p *T, anchor, lo, hi uintptr, site uint32) *T {
 //	(*__bf.RG(__bfg, &s.radius, __bfu.Offsetof(s.radius), __bfu.Offsetof(s.centre),
 //		__bfu.Offsetof(s.radius)+__bfu.Sizeof(s.radius), site))
 func RG[T any](g *G, p *T, anchor, lo, hi uintptr, site uint32) *T {
-	g.checkGroup(unsafe.Pointer(p), unsafe.Sizeof(*p), anchor, lo, hi, false, site)
+	viaGroup((*G).checkGroup, g, unsafe.Pointer(p), unsafe.Sizeof(*p), anchor, lo, hi, false, site)
 	return p
 }
 
 // WG is RG for writes: every field of the group was written in the span
 // (a write check is legitimate only for written memory).
 func WG[T any](g *G, p *T, anchor, lo, hi uintptr, site uint32) *T {
-	g.checkGroup(unsafe.Pointer(p), unsafe.Sizeof(*p), anchor, lo, hi, true, site)
+	viaGroup((*G).checkGroup, g, unsafe.Pointer(p), unsafe.Sizeof(*p), anchor, lo, hi, true, site)
 	return p
 }
 

@@ -35,4 +35,30 @@ func sum(a []int, pt *point) int {
 	return s
 }
 
-func main() { println(sum(make([]int, 10), new(point))) }
+// Getters as the instrumenter writes them (self-finding checks, no
+// prologue), which must stay inlinable as in a plain build.
+
+func (p *point) getX() int { return *__bf.R1(&p.x, 9) }
+
+func (p *point) setX(v int) { *__bf.W1(&p.x, 11) = v }
+
+func (p *point) both() int {
+	return *__bf.RG1(&p.x, unsafe.Offsetof(p.x), unsafe.Offsetof(p.x), unsafe.Offsetof(p.y)+unsafe.Sizeof(p.y), 12)
+}
+
+func (p *point) setBoth(v int) {
+	*__bf.WG1(&p.y, unsafe.Offsetof(p.y), unsafe.Offsetof(p.x), unsafe.Offsetof(p.y)+unsafe.Sizeof(p.y), 13) = v
+}
+
+func text(b []byte) string { return string(__bf.ReadAll1(14, b)) }
+
+func zero(b []byte) { clear(__bf.WriteAll1(15, b)) }
+
+func main() {
+	pt := new(point)
+	pt.setX(1)
+	pt.setBoth(2)
+	b := []byte("ab")
+	zero(b)
+	println(sum(make([]int, 10), pt), pt.getX(), pt.both(), text(b))
+}
