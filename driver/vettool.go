@@ -35,12 +35,13 @@ const VetToolVerb = "__vettool"
 const vetToolID = "bigfoot-original-files"
 
 // toolexecScript writes into the run's temporary directory the script the
-// go command runs its tools through, and returns its path, or "" if there
+// go command runs its tools through (vet through VetTool, a compile with
+// embedded files through EmbedTool), and returns its path, or "" if there
 // is none to write: bigfoot does not know its executable (Config.Self),
-// the verb is not test, or the user gave -toolexec (vet then sees the
-// instrumented files).
+// the verb is neither test nor build, or the user gave -toolexec (vet and
+// embedded files then see the instrumented files).
 func (d *run) toolexecScript(overlay string) (string, error) {
-	if d.cfg.Self == "" || d.inv.Verb != "test" {
+	if d.cfg.Self == "" || d.inv.Verb != "test" && d.inv.Verb != "build" {
 		return "", nil
 	}
 	for _, a := range d.inv.GoArgs {
@@ -49,7 +50,11 @@ func (d *run) toolexecScript(overlay string) (string, error) {
 		}
 	}
 	script := filepath.Join(d.tmp, "toolexec")
-	text := "#!/bin/sh\ncase \"$1\" in\n*/vet) exec " + shellQuote(d.cfg.Self) + " " + VetToolVerb + " " + shellQuote(overlay) + ` "$@" ;;` + "\nesac\nexec \"$@\"\n"
+	self, ov := shellQuote(d.cfg.Self), shellQuote(overlay)
+	text := "#!/bin/sh\ncase \"$1\" in\n" +
+		"*/vet) exec " + self + " " + VetToolVerb + " " + ov + ` "$@" ;;` + "\n" +
+		"*/compile) for a; do [ \"$a\" = -embedcfg ] && exec " + self + " " + EmbedToolVerb + " " + ov + ` "$@"; done ;;` + "\n" +
+		"esac\nexec \"$@\"\n"
 	if err := os.WriteFile(script, []byte(text), 0o777); err != nil {
 		return "", fmt.Errorf("writing the tool script: %w", err)
 	}
@@ -139,17 +144,9 @@ func originalFilesConfig(cfg, overlay string) (string, error) {
 	if err := json.Unmarshal(data, &conf); err != nil {
 		return "", fmt.Errorf("%s: %v", cfg, err)
 	}
-	ov, err := os.ReadFile(overlay)
+	orig, err := overlayOriginals(overlay)
 	if err != nil {
 		return "", err
-	}
-	var o struct{ Replace map[string]string }
-	if err := json.Unmarshal(ov, &o); err != nil {
-		return "", fmt.Errorf("%s: %v", overlay, err)
-	}
-	orig := make(map[string]string, len(o.Replace))
-	for from, to := range o.Replace {
-		orig[to] = from
 	}
 	for _, key := range []string{"GoFiles", "NonGoFiles", "IgnoredFiles"} {
 		if conf[key] == nil {
@@ -176,14 +173,5 @@ func originalFilesConfig(cfg, overlay string) (string, error) {
 	if data, err = json.Marshal(conf); err != nil {
 		return "", err
 	}
-	f, err := os.CreateTemp("", "bigfoot-vet-*.cfg")
-	if err != nil {
-		return "", err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return "", err
-	}
-	return f.Name(), f.Close()
+	return writeTemp("bigfoot-vet-*.cfg", data)
 }

@@ -57,6 +57,11 @@ func bigfootMain(ctx context.Context, args []string, stdin io.Reader, stdout, st
 			return 2
 		}
 		return driver.VetTool(args[1], args[0], args[2:], stdout, stderr)
+	case driver.EmbedToolVerb:
+		if len(args) < 2 {
+			return 2
+		}
+		return driver.EmbedTool(args[1], args[0], args[2:], stdout, stderr)
 	case "build", "test", "run":
 	default:
 		fmt.Fprintf(stderr, "bigfoot %s: unknown command\nRun 'bigfoot help' for usage.\n", verb)
