@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
 	"github.com/bigfoot-go/bigfoot/shadow"
 )
 
@@ -107,6 +108,10 @@ func statsLine() string {
 	sh := space.ShapeStats()
 	s += fmt.Sprintf(" runs_coarse=%d runs_block=%d runs_stride=%d runs_mapped=%d run_granules=%d fine_granules=%d split_granules=%d part_granules=%d shadow_bytes=%d",
 		sh.Coarse, sh.Block, sh.Stride, sh.Mapped, sh.RunGranules, sh.Fine, sh.Split, sh.Parts, sh.Bytes)
+	// own_allocs, own_alloc_bytes: the detector's heap objects, left
+	// out of the program's runtime.MemStats (internal/ownheap).
+	n, b := ownheap.Counts()
+	s += fmt.Sprintf(" own_allocs=%d own_alloc_bytes=%d", n, b)
 	if sched.n != 0 {
 		s += fmt.Sprintf(" sched_yields=%d", schedYields.Load())
 	}

@@ -57,18 +57,6 @@ func (m Mark) End() {
 	}
 }
 
-// Marked reports whether the calling goroutine is marked (for tests).
-func Marked() bool {
-	if markOff == 0 || !haveG {
-		return false
-	}
-	return *(*int8)(unsafe.Add(getg(), markOff)) != 0
-}
-
-// Enabled reports whether the runtime was patched to count marked
-// allocations apart.
-func Enabled() bool { return markOff != 0 && haveG }
-
 // runtimeCounts, set by the runtime's init in a bigfoot build, returns
 // the number and bytes of the marked allocations so far.
 var runtimeCounts func() (n, bytes uint64)
