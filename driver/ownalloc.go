@@ -58,11 +58,15 @@ func init() {
 }
 
 // bigfootOwn counts the marked allocations by size class (0: large
-// objects, counted in bigfootOwnLarge by bytes).
-var (
-	bigfootOwn      [gc.NumSizeClasses]atomic.Uint64
-	bigfootOwnLarge atomic.Uint64
-)
+// objects, whose bytes are in large), in shards by P, so that two
+// processors allocating for the detector do not share a counter's line.
+var bigfootOwn [bigfootOwnShards]struct {
+	n     [gc.NumSizeClasses]atomic.Uint64
+	large atomic.Uint64
+	_     [64]byte
+}
+
+const bigfootOwnShards = 16
 
 // bigfootOwnMalloc allocates for a marked goroutine gp: as mallocgc, but
 // never from the tiny allocator, and counted.
@@ -74,21 +78,39 @@ func bigfootOwnMalloc(gp *g, size uintptr, typ *_type, needzero bool) unsafe.Poi
 	x := mallocgc(size, typ, needzero)
 	gp.raceignore = 1
 	if s := spanOfHeap(uintptr(x)); s != nil {
+		shard := uint32(0)
+		mp := acquirem()
+		if pp := mp.p.ptr(); pp != nil {
+			shard = uint32(pp.id) % bigfootOwnShards
+		}
+		releasem(mp)
+		sh := &bigfootOwn[shard]
 		if c := s.spanclass.sizeclass(); c != 0 {
-			bigfootOwn[c].Add(1)
+			sh.n[c].Add(1)
 		} else {
-			bigfootOwn[0].Add(1)
-			bigfootOwnLarge.Add(int64(s.elemsize))
+			sh.n[0].Add(1)
+			sh.large.Add(int64(s.elemsize))
 		}
 	}
 	return x
 }
 
+// bigfootOwnClass returns the number of marked allocations of size class c.
+func bigfootOwnClass(c int) (n uint64) {
+	for i := range bigfootOwn {
+		n += bigfootOwn[i].n[c].Load()
+	}
+	return n
+}
+
 // bigfootOwnTotals returns the number and bytes of marked allocations.
 func bigfootOwnTotals() (n, bytes uint64) {
-	n, bytes = bigfootOwn[0].Load(), bigfootOwnLarge.Load()
+	n = bigfootOwnClass(0)
+	for i := range bigfootOwn {
+		bytes += bigfootOwn[i].large.Load()
+	}
 	for c := 1; c < gc.NumSizeClasses; c++ {
-		k := bigfootOwn[c].Load()
+		k := bigfootOwnClass(c)
 		n += k
 		bytes += k * uint64(gc.SizeClassToSize[c])
 	}
@@ -117,7 +139,7 @@ func bigfootOwnStats(m *MemStats) {
 	}
 	sub(&m.TotalAlloc, bytes)
 	for c := 1; c < gc.NumSizeClasses && c < len(m.BySize); c++ {
-		k := bigfootOwn[c].Load()
+		k := bigfootOwnClass(c)
 		sub(&m.BySize[c].Mallocs, k)
 		sub(&m.BySize[c].Frees, k)
 	}
