@@ -56,18 +56,27 @@ func TestGCCountTarget(t *testing.T) {
 	checkRuntimeTarget(t, gcCountTarget, gcCountSource, "bigfootNumGC", "*uint32")
 }
 
-// checkRuntimeTarget checks that target, the shadow variable that a file
-// the driver adds to package runtime sets through a linkname (src, where
-// the variable is named local), is declared in the shadow with type typ,
-// and in the file with the same type.
+// TestGoHookTargets checks the variables the goroutine hooks' file sets in
+// the shadow (system goroutines) and in internal/spin (wake channels that
+// belong to no synctest bubble).
+func TestGoHookTargets(t *testing.T) {
+	checkRuntimeTarget(t, ModulePath+"/shadow.runtimeGo", goHookSource, "bigfootSystemGo", "func(f func())")
+	checkRuntimeTarget(t, ModulePath+"/internal/spin.runtimeMakeWake", goHookSource, "bigfootMakeWake", "func() chan struct{}")
+}
+
+// checkRuntimeTarget checks that target, a variable of the race-detection
+// runtime that a file the driver adds to package runtime sets through a
+// linkname (src, where the variable is named local), is declared in its
+// package with type typ, and in the file with the same type.
 func checkRuntimeTarget(t *testing.T, target, src, local, typ string) {
 	t.Helper()
 	i := strings.LastIndex(target, ".")
 	pkg, name := target[:max(i, 0)], target[i+1:]
-	if !strings.HasSuffix(pkg, "/shadow") {
-		t.Fatalf("target %q is not a variable of the shadow", target)
+	rel, ok := strings.CutPrefix(pkg, ModulePath+"/")
+	if !ok {
+		t.Fatalf("target %q is not a variable of %s", target, ModulePath)
 	}
-	files, _ := filepath.Glob(filepath.Join("..", "shadow", "*.go"))
+	files, _ := filepath.Glob(filepath.Join("..", filepath.FromSlash(rel), "*.go"))
 	fset := token.NewFileSet()
 	found := ""
 	for _, f := range files {
@@ -90,7 +99,7 @@ func checkRuntimeTarget(t *testing.T, target, src, local, typ string) {
 		})
 	}
 	if found != typ {
-		t.Errorf("shadow.%s: type %q, want %s (the file's)", name, found, typ)
+		t.Errorf("%s: type %q, want %s (the file's)", target, found, typ)
 	}
 	if decl := "var " + local + " " + typ; !strings.Contains(src, decl) {
 		t.Errorf("the file does not declare %q", decl)

@@ -67,8 +67,20 @@ var bigfootGoidOff uintptr
 //go:linkname bigfootSystemGo github.com/bigfoot-go/bigfoot/shadow.runtimeGo
 var bigfootSystemGo func(f func())
 
+// bigfootMakeWake makes the wake channel of a lock of the race detector
+// (bigfoot's internal/spin) outside any synctest bubble: the lock is
+// shared by every goroutine, whether in a bubble or not.
+//
+//go:linkname bigfootMakeWake github.com/bigfoot-go/bigfoot/internal/spin.runtimeMakeWake
+var bigfootMakeWake func() chan struct{}
+
 func init() {
 	bigfootSystemGo = func(f func()) { go func() { f() }() }
+	bigfootMakeWake = func() chan struct{} {
+		c := make(chan struct{}, 1)
+		(*(**hchan)(unsafe.Pointer(&c))).bubble = nil
+		return c
+	}
 	bigfootGoidOff = unsafe.Offsetof(g{}.goid)
 	bigfootSetChild = func(c uintptr) { getg().racectx = c }
 	bigfootTakeChild = func() uintptr {

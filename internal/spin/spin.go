@@ -52,12 +52,29 @@ func (m *Mutex) lockSlow() {
 	}
 }
 
+// runtimeMakeWake makes a wake channel that belongs to no synctest bubble;
+// set in the runtime's init through a linkname (bigfoot's driver adds the
+// file to package runtime), nil without it.
+//
+// A channel made by a goroutine in a synctest bubble belongs to the
+// bubble: a goroutine outside it that receives from it (the shadow's
+// background sweep, a goroutine of another test) is a fatal error, and a
+// goroutine of the bubble blocked on it counts as durably blocked, so that
+// synctest reports a deadlock while the lock's holder, outside the bubble,
+// is about to wake it. The lock's first contention can happen in a bubble.
+var runtimeMakeWake func() chan struct{}
+
 // wake returns the channel of m's wake tokens.
 func (m *Mutex) wake() chan struct{} {
 	if c := m.sema.Load(); c != nil {
 		return *c
 	}
-	c := make(chan struct{}, 1)
+	var c chan struct{}
+	if mk := runtimeMakeWake; mk != nil {
+		c = mk()
+	} else {
+		c = make(chan struct{}, 1)
+	}
 	if m.sema.CompareAndSwap(nil, &c) {
 		return c
 	}
