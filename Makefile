@@ -7,13 +7,14 @@
 #   make bench   the full comparison (bigfoot bench), written to bench-results/
 #   make corpus  real modules' suites under go test -race and bigfoot test, compared (corpus-results/)
 #   make corpus-verify  the precise-checks verifier over the corpus's suites (corpus-verify-results/)
+#   make e2e-all-modes  the end-to-end tests in every placement mode (make test runs them in fasttrack and bigfoot)
 #   make difftest  the runtime's differential tests, long (1.25M shadow verdicts, 40,000 traces of deferred checks)
 #   make typecheck-all  every std package and corpus module instrumented in every mode and type-checked
 
 GO ?= go
 BIGFOOT := bin/bigfoot
 
-.PHONY: all build demo test lint bench corpus corpus-verify difftest typecheck-all deps z3 clean
+.PHONY: all build demo test lint bench corpus corpus-verify e2e-all-modes difftest typecheck-all deps z3 clean
 
 all: build
 
@@ -57,6 +58,13 @@ lint:
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) run $(STATICCHECK) -tags bigfoot_count ./detector/... ./shadow/...
 	$(GO) run $(STATICCHECK) -tags bigfoot_verify ./detector/... ./shadow/...
+
+# e2e-all-modes runs the end-to-end tests of cmd/bigfoot in redcard and
+# slimstate as well: each mode's instrumented standard library is a build
+# of its own, which make test leaves to Go's race suite (racesuite runs in
+# every mode).
+e2e-all-modes:
+	$(GO) test -count=1 -timeout 60m ./cmd/bigfoot/ -args -allmodes
 
 # difftest runs the differential tests of the runtime against FastTrack
 # models (the shadow's, byte-precise; the deferred checks') ten times as

@@ -7,7 +7,7 @@ import (
 )
 
 // TestAssignOrderGoRace checks the premise of testdata/programs/assignorder,
-// which TestPrograms runs under bigfoot in every mode: go run -race prints
+// which TestPrograms runs under bigfoot in each mode of modes: go run -race prints
 // what go run prints and reports no race, because the writes whose
 // right-hand side or earlier target panics never happen (docs/instrument.md,
 // "The order of an assignment's checks").

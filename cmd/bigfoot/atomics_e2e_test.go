@@ -48,7 +48,7 @@ func main() {
 
 // TestAtomicPublishAcrossReuse runs testdata/reuse/atomicpub, records
 // published through atomic flags round after round, each round's records
-// in the memory of the last's after a collection, in every mode: no run
+// in the memory of the last's after a collection, in each mode of modes: no run
 // may report a race. A clock of an atomically accessed word that the
 // detector dropped or reset while its object lived (its proof, the
 // allocation version, misread) would lose the flag's edge.

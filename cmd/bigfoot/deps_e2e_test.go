@@ -131,7 +131,7 @@ func depsEnv(t *testing.T, proxy string) []string {
 }
 
 // TestDepsRaces: races on the package-level state and on an object of a
-// third-party module are reported in every mode, in each of 20 runs, with
+// third-party module are reported in each mode of modes, in each of 20 runs, with
 // -deps=modules, for a module from the module cache and for one replaced
 // by a local directory; the twins with a mutex report nothing.
 func TestDepsRaces(t *testing.T) {
@@ -155,7 +155,7 @@ func TestDepsRaces(t *testing.T) {
 			if r := run(t, dir, env, "go", "mod", "tidy"); r.code != 0 {
 				t.Fatalf("go mod tidy: %v", r)
 			}
-			for _, mode := range []string{"bigfoot", "fasttrack", "redcard", "slimstate"} {
+			for _, mode := range modes {
 				bin := filepath.Join(t.TempDir(), "user.test")
 				r := run(t, dir, env, bigfootBin, "test", "-deps=modules", "-mode", mode, "-c", "-o", bin, ".")
 				if r.code != 0 {
@@ -291,7 +291,7 @@ var stdFrames = map[string]string{
 }
 
 // TestStdRaces: races inside the standard library are reported with
-// -deps=all in every mode, in each of 20 runs, naming the library's
+// -deps=all in each mode of modes, in each of 20 runs, naming the library's
 // frames; the twins with a mutex report nothing.
 func TestStdRaces(t *testing.T) {
 	if bigfootBin == "" {
@@ -301,7 +301,7 @@ func TestStdRaces(t *testing.T) {
 		"go.mod":       "module example.com/user\n\ngo 1.22\n",
 		"user_test.go": stdTests,
 	})
-	for _, mode := range []string{"bigfoot", "fasttrack", "redcard", "slimstate"} {
+	for _, mode := range modes {
 		bin := filepath.Join(t.TempDir(), "user.test")
 		r := run(t, dir, nil, bigfootBin, "test", "-deps=all", "-mode", mode, "-c", "-o", bin, ".")
 		if r.code != 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -25,6 +26,11 @@ func TestMain(m *testing.M) {
 }
 
 func testMain(m *testing.M) int {
+	flag.Parse()
+	if *allModes {
+		modes = everyMode
+		tools = append([]string{"race"}, modes...)
+	}
 	if !isShort() {
 		dir, err := os.MkdirTemp("", "bigfoot-e2e-")
 		if err != nil {
@@ -244,8 +250,18 @@ func TestModules(t *testing.T) {
 	}
 }
 
-// modes lists every placement mode; end-to-end tests run in each.
-var modes = []string{"fasttrack", "redcard", "slimstate", "bigfoot"}
+// everyMode lists every placement mode.
+var everyMode = []string{"fasttrack", "redcard", "slimstate", "bigfoot"}
+
+var allModes = flag.Bool("allmodes", false, "run the end-to-end tests in every placement mode, not only fasttrack and bigfoot (make e2e-all-modes)")
+
+// modes lists the placement modes the end-to-end tests run in: the
+// baseline (fasttrack) and the default (bigfoot), whose placement the
+// other two modes' rules are parts of; with -allmodes, every mode. Each
+// mode's instrumented standard library is a build of its own, a minute
+// of make test's time per mode; Go's race suite (racesuite) runs in
+// every mode in make test.
+var modes = []string{"fasttrack", "bigfoot"}
 
 // TestDeferredRaces runs each racy program under testdata/racy in every
 // mode: the race, between accesses slimstate and bigfoot defer into
@@ -301,7 +317,7 @@ func TestDeferredRaces(t *testing.T) {
 // whose leaves' writes are checked across loads that repeat the
 // goroutine's last synchronization (docs/runtime.md, "Synchronization that changes nothing"),
 // is go -race's too: both report the leaves' write at the marked line
-// against main's (TestDeferredRaces requires bigfoot's in every mode).
+// against main's (TestDeferredRaces requires bigfoot's in each mode of modes).
 // go -race may miss it: when main's write comes late, the leaves' last
 // write to the element can be older than ThreadSanitizer's trace keeps,
 // and a race whose previous access it cannot restore is not reported (a

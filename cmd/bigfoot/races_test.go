@@ -12,10 +12,10 @@ import (
 
 // Tests that compare what bigfoot finds with what go -race finds on the
 // same program, run after run: each program is built once per tool (go
-// -race, and bigfoot in every mode) and its binary run several times, each
+// -race, and bigfoot in each mode of modes) and its binary run several times, each
 // run in its own process so that no run sees another's reports.
 
-// tools lists go -race ("race") and bigfoot's modes.
+// tools lists go -race ("race") and the modes the tests run bigfoot in.
 var tools = append([]string{"race"}, modes...)
 
 // buildTestBinary compiles the tests of the package in dir with tool ("race"
@@ -79,7 +79,7 @@ func listTests(t *testing.T, bin string) []string {
 
 // TestChanModel runs the channel and select programs of testdata/chanmodel
 // (the program of issue 13 and its variants) 20 times each under go test
-// -race and under bigfoot in every mode: a TestRace* test must be reported
+// -race and under bigfoot in each mode of modes: a TestRace* test must be reported
 // in every run by both (except bigfoot's known misses, chanModelMisses,
 // which are logged), a TestNoRace* test never.
 func TestChanModel(t *testing.T) {
@@ -90,7 +90,7 @@ func TestChanModel(t *testing.T) {
 // happens-before edge of package testing (t.Run, t.Parallel, the barrier
 // a parallel subtest waits at, cleanups after parallel subtests,
 // RunTests, testing.Benchmark, fuzz seed runs, RunParallel), 10 times
-// each under go test -race and under bigfoot in every mode: a race-free
+// each under go test -race and under bigfoot in each mode of modes: a race-free
 // test, fuzz target or benchmark is never reported, a racy test always.
 func TestTestingModel(t *testing.T) {
 	checkRaceTestsWith(t, "../../testdata/testingmodel", 10, nil,
@@ -158,7 +158,7 @@ func checkRaceTestsWith(t *testing.T, dir string, n int, misses map[string]strin
 // variable into the next iteration reads it; in an older module (old) a
 // loop has one variable, written by the range clause or the post
 // statement at each iteration. 20 runs per test under go -race and bigfoot
-// in every mode, as TestChanModel.
+// in each mode of modes, as TestChanModel.
 func TestLoopVars(t *testing.T) {
 	for _, v := range []string{"new", "old"} {
 		t.Run(v, func(t *testing.T) { checkRaceTests(t, "../../testdata/loopvar/"+v, 20, nil) })
@@ -168,7 +168,7 @@ func TestLoopVars(t *testing.T) {
 // TestFrames runs the tests of testdata/frames, which print the callers of
 // a panic recovered in TestMain, of TestMain, of a test and of an example
 // (run by m.Run on TestMain's goroutine), built plain and by bigfoot in
-// every mode: the output must be the same, so bigfoot adds no frame a
+// each mode of modes: the output must be the same, so bigfoot adds no frame a
 // program can see. The package blank has a TestMain with a blank
 // parameter that returns without running the tests.
 func TestFrames(t *testing.T) {
@@ -210,7 +210,7 @@ const cgoRuns = 20
 // TestCgoRaces builds testdata/cgo, whose only file imports "C" and races
 // on a package-level variable (issue 13, item 7), and testdata/cgosync,
 // whose programs synchronize through C (detector/cgo.go), with go -race
-// and with bigfoot in every mode. Each program runs cgoRuns times per
+// and with bigfoot in each mode of modes. Each program runs cgoRuns times per
 // tool: a racy program must be reported in every run, by go -race and by
 // bigfoot, and a race-free one never; no mode may leave a cgo file
 // uninstrumented.
@@ -268,7 +268,7 @@ func TestCgoRaces(t *testing.T) {
 }
 
 // TestCgoForms builds testdata/cgoforms, which uses every form of cgo
-// the instrumenter rewrites, in every mode: the build must succeed and the
+// the instrumenter rewrites, in each mode of modes: the build must succeed and the
 // program print what the plain build prints, with no race reported.
 func TestCgoForms(t *testing.T) {
 	if bigfootBin == "" {
@@ -294,7 +294,7 @@ func TestCgoForms(t *testing.T) {
 // a public bug report of a large Go project (cited in its package
 // comment): a TestRace* test is the racy kernel, its TestNoRace* twin the
 // fix. The tests of every kernel are built once per tool (go -race and
-// bigfoot in every mode, one go invocation for all kernels), then each
+// bigfoot in each mode of modes, one go invocation for all kernels), then each
 // racy kernel runs kernelRuns times in its own process under each tool;
 // bigfoot must report it in at least as many runs as go -race (except the
 // misses listed in kernelMisses, which are logged), and no fixed twin may

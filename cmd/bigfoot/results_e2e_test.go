@@ -102,7 +102,7 @@ func main() {
 // TestNamedResultWrites checks that the writes a return statement makes
 // to shared named results are checked, after its results are evaluated
 // and before the deferred calls run, as go -race checks them: the same
-// race, at the same lines, in every mode, and the same output.
+// race, at the same lines, in each mode of modes, and the same output.
 func TestNamedResultWrites(t *testing.T) {
 	dir := userModule(t, namedResultsSrc)
 	goBin := t.TempDir() + "/gorace"

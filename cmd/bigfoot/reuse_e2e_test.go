@@ -13,7 +13,7 @@ import (
 
 // TestReuseNoFalseRace runs testdata/reuse/churn, race-free goroutines that
 // allocate, fill and drop short-lived slices with garbage collections in
-// between, in every mode, many times: no run may report a race. Deferred
+// between, in each mode of modes, many times: no run may report a race. Deferred
 // checks (slimstate and bigfoot modes) used to commit after the garbage
 // collector had reused their memory for another goroutine's slice and
 // reported a false race in most runs.
@@ -26,7 +26,7 @@ func TestReuseNoFalseRace(t *testing.T) {
 }
 
 // wantOutputEveryRun runs testdata/reuse/<prog> with go run, which must
-// print want (if not empty), then builds it in every mode and runs it runs
+// print want (if not empty), then builds it in each mode of modes and runs it runs
 // times: every run must exit with status 0, report no race and print what
 // go run printed.
 func wantOutputEveryRun(t *testing.T, prog string, runs int, want string) {
@@ -55,7 +55,7 @@ func wantOutputEveryRun(t *testing.T, prog string, runs int, want string) {
 // TestReshareNoFalseRace runs testdata/reuse/reshare, records handed
 // from one goroutine to another (so that their state is shared) and
 // dropped, then the same memory refilled by a goroutine that never
-// synchronized with those two, in every mode, many times: no run may
+// synchronized with those two, in each mode of modes, many times: no run may
 // report a race. The shadow must see that the memory holds new objects
 // (the runtime's allocation versions, driver/allocver.go); with versions
 // that never change it reported a false race in 4 of 5 runs.
@@ -68,7 +68,7 @@ func TestReshareNoFalseRace(t *testing.T) {
 }
 
 // TestCollectAfterGC runs testdata/reuse/collect, records handed from one
-// goroutine to another and then dropped, in every mode: after the
+// goroutine to another and then dropped, in each mode of modes: after the
 // program's runtime.GC every record must be collected, as without bigfoot.
 // The shadow holds such records until its next sweep (shadow/ident.go);
 // without the release before the program's runtime.GC, 43 of its 100
@@ -79,7 +79,7 @@ func TestCollectAfterGC(t *testing.T) {
 
 // TestRaceAcrossGC runs testdata/reuse/straddle, two races (a heap
 // variable and a global) whose accesses straddle forced GC cycles, in
-// every mode, many times: every run must report both, as go -race does.
+// each mode of modes, many times: every run must report both, as go -race does.
 // The runtime used to drop the first access's state at the first access
 // after a cycle (it could have been a dead object's) and missed both.
 func TestRaceAcrossGC(t *testing.T) {
@@ -88,14 +88,14 @@ func TestRaceAcrossGC(t *testing.T) {
 
 // TestRaceAcrossGCManyObjects runs testdata/reuse/straddlemany, a race
 // across a forced GC cycle on the last of 100 objects one goroutine
-// created and wrote before it, in every mode, many times: every run must
+// created and wrote before it, in each mode of modes, many times: every run must
 // report it, as go -race does. The shadow kept the first state of only
 // 64 new objects per GC cycle across it (trackBudget) and missed it.
 func TestRaceAcrossGCManyObjects(t *testing.T) {
 	wantRacesEveryRun(t, "straddlemany", "straddlemany/main.go:37")
 }
 
-// wantRacesEveryRun builds testdata/reuse/<prog> in every mode and runs it
+// wantRacesEveryRun builds testdata/reuse/<prog> in each mode of modes and runs it
 // 20 times (3 with -short): every run must report exactly one race at
 // each of sites (file:line), and no other.
 func wantRacesEveryRun(t *testing.T, prog string, sites ...string) {

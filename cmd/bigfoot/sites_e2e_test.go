@@ -368,7 +368,7 @@ func firstAccesses(out string) string {
 }
 
 // TestSameCoalescedSites: a race found by a check that covers several
-// accesses is reported as go -race reports it, in every mode: both
+// accesses is reported as go -race reports it, in each mode of modes: both
 // accesses' kind, function, file and line. Field groups name the field
 // that raced (the first, a middle one, the last, in a loop (the plan's
 // static ranges of a group) as the later and the earlier access,

@@ -148,7 +148,7 @@ func sameStack(got, want reportedAccess) bool {
 	return len(got.frames) > 0 && len(want.frames) > 0 && got.frames[0] == want.frames[0] && sameUserFrames(got, want)
 }
 
-// TestSameStacks: in every mode, both accesses of a race are reported
+// TestSameStacks: in each mode of modes, both accesses of a race are reported
 // with the stacks go -race prints for them, as far as the program's own
 // frames go: the earlier access's stack restored from the history
 // (docs/runtime.md, "The history"), through a helper called twice, a
@@ -258,7 +258,7 @@ func main() {
 }
 `
 
-// TestSameHookStacks: in every mode, when an access of a race is one the
+// TestSameHookStacks: in each mode of modes, when an access of a race is one the
 // runtime checks itself, both accesses are reported with their kind as
 // go -race prints it and with every frame of package main go -race shows,
 // in order: the user's earlier call of a Pull's next restored from the

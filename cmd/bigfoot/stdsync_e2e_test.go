@@ -9,7 +9,7 @@ import "testing"
 // source, encoding/json through reflect, flag.Usage written after
 // initialization while flag reads it, a read after hash/crc32's atomic
 // load), 5 times each under go test
-// -race and bigfoot in every mode (-deps=all, the default): every
+// -race and bigfoot in each mode of modes (-deps=all, the default): every
 // TestRace* test is reported in every run by both, no TestNoRace* test
 // ever. Before the standard library's goroutines, channels and atomics
 // were modelled, the TestRace* tests of math/rand, AfterFunc and
