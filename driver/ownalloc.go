@@ -68,12 +68,10 @@ var bigfootOwn [bigfootOwnShards]struct {
 
 const bigfootOwnShards = 16
 
-// bigfootOwnMalloc allocates for a marked goroutine gp: as mallocgc, but
-// never from the tiny allocator, and counted.
+// bigfootOwnMalloc allocates for a marked goroutine gp: as mallocgc
+// (never from the tiny allocator, which the patched mallocgc bypasses for
+// every goroutine), and counted.
 func bigfootOwnMalloc(gp *g, size uintptr, typ *_type, needzero bool) unsafe.Pointer {
-	if size < maxTinySize && (typ == nil || !typ.Pointers()) {
-		size = maxTinySize
-	}
 	gp.raceignore = 0
 	x := mallocgc(size, typ, needzero)
 	gp.raceignore = 1
@@ -147,12 +145,21 @@ func bigfootOwnStats(m *MemStats) {
 `
 
 // ownAllocPatches route a marked goroutine's allocations through
-// bigfootOwnMalloc and take them out of ReadMemStats' figures.
+// bigfootOwnMalloc and take them out of ReadMemStats' figures. The same
+// line of mallocgc gives every pointer-free object under 16 bytes a
+// 16-byte block of its own, as a -race build's runtime does (its tiny
+// allocator never keeps a block to fill): a block shared by tiny objects
+// dies only with all of them, and the block being filled is kept by each
+// collection, so a plain build may never run the finalizer or cleanup of
+// a one-byte object that go -race runs after the next collection
+// (gopher-lua's TestLocalVarFree, TestTinyObjectFreedByNextGC). The
+// statistics are then a -race build's: the same count of allocations,
+// 16 bytes each.
 var ownAllocPatches = []linePatch{
 	{
 		file:   "malloc.go",
 		decl:   "\tif sizeSpecializedMallocEnabled && heapBitsInSpan(size) {\n\t\tif typ == nil || !typ.Pointers() {\n\t\t\treturn mallocNoScanTable[size](size, typ, needzero)\n",
-		hooked: "\tif gp := getg(); gp.raceignore != 0 { return bigfootOwnMalloc(gp, size, typ, needzero) }; if sizeSpecializedMallocEnabled && heapBitsInSpan(size) {\n\t\tif typ == nil || !typ.Pointers() {\n\t\t\treturn mallocNoScanTable[size](size, typ, needzero)\n",
+		hooked: "\tif size < maxTinySize && (typ == nil || !typ.Pointers()) { size = maxTinySize }; if gp := getg(); gp.raceignore != 0 { return bigfootOwnMalloc(gp, size, typ, needzero) }; if sizeSpecializedMallocEnabled && heapBitsInSpan(size) {\n\t\tif typ == nil || !typ.Pointers() {\n\t\t\treturn mallocNoScanTable[size](size, typ, needzero)\n",
 	},
 	{
 		file:   "mstats.go",

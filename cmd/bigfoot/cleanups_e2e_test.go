@@ -66,3 +66,49 @@ func TestTinyObjectCallbacks(t *testing.T) {
 	})
 	sameAsGoRace(t, dir, nil, "-count=1", ".")
 }
+
+// TestTinyObjectFreedByNextGC: a dropped one-byte object with a finalizer
+// is freed by the next collection, as under go test -race, whose runtime
+// gives each pointer-free object under 16 bytes a block of its own. A
+// plain build's tiny allocator packs them into a 16-byte block and keeps
+// the block it is filling alive through every collection, so the
+// finalizer of the test's object never runs there, nor did it under
+// bigfoot before its runtime did as -race's (driver/ownalloc.go); in
+// gopher-lua's TestLocalVarFree, that hid the race go -race reports.
+func TestTinyObjectFreedByNextGC(t *testing.T) {
+	dir := writeModule(t, map[string]string{
+		"go.mod": "module example.com/tiny\n\ngo 1.24\n",
+		"tiny_test.go": `package tiny
+
+import (
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+type stub struct{ x byte }
+
+var finalized atomic.Bool
+
+//go:noinline
+func register() {
+	s := &stub{}
+	runtime.SetFinalizer(s, func(*stub) { finalized.Store(true) })
+}
+
+func TestFreedByNextGC(t *testing.T) {
+	register()
+	runtime.GC()
+	for range 200 {
+		if finalized.Load() {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("the finalizer of a dropped one-byte object did not run after the next collection")
+}
+`,
+	})
+	sameAsGoRace(t, dir, nil, "-count=1", ".")
+}
