@@ -7,7 +7,7 @@
 #   make bench   the full comparison (bigfoot bench), written to bench-results/
 #   make corpus  real modules' suites under go test -race and bigfoot test, compared (corpus-results/)
 #   make corpus-verify  the precise-checks verifier over the corpus's suites (corpus-verify-results/)
-#   make e2e-all-modes  the end-to-end tests in every placement mode (make test runs them in fasttrack and bigfoot)
+#   make e2e-all-modes  the end-to-end tests and the bench's workloads in every placement mode
 #   make difftest  the runtime's differential tests, long (1.25M shadow verdicts, 40,000 traces of deferred checks)
 #   make typecheck-all  every std package and corpus module instrumented in every mode and type-checked
 
@@ -59,12 +59,13 @@ lint:
 	$(GO) run $(STATICCHECK) -tags bigfoot_count ./detector/... ./shadow/...
 	$(GO) run $(STATICCHECK) -tags bigfoot_verify ./detector/... ./shadow/...
 
-# e2e-all-modes runs the end-to-end tests of cmd/bigfoot in redcard and
-# slimstate as well: each mode's instrumented standard library is a build
-# of its own, which make test leaves to Go's race suite (racesuite runs in
-# every mode).
+# e2e-all-modes runs the end-to-end tests of cmd/bigfoot and the bench's
+# workloads in redcard and slimstate as well (the bench's also in
+# fasttrack, and its verifier in slimstate): each mode's instrumented
+# standard library is a build of its own, which make test leaves to Go's
+# race suite (racesuite runs in every mode).
 e2e-all-modes:
-	$(GO) test -count=1 -timeout 60m ./cmd/bigfoot/ -args -allmodes
+	$(GO) test -count=1 -timeout 90m ./cmd/bigfoot/ ./bench/ -args -allmodes
 
 # difftest runs the differential tests of the runtime against FastTrack
 # models (the shadow's, byte-precise; the deferred checks') ten times as

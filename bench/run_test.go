@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,8 +85,13 @@ func TestRunOptions(t *testing.T) {
 	}
 }
 
+var allModes = flag.Bool("allmodes", false, "run every workload in every placement mode and the verifier in slimstate too, not only bigfoot (make e2e-all-modes)")
+
 // TestRunShortBigfoot builds cmd/bigfoot and runs the harness in Short
-// mode with fasttrack as well.
+// mode in bigfoot mode, then every workload built with the precise-checks
+// verifier. With -allmodes it runs every mode, and the verifier in
+// slimstate as well: each mode's instrumented standard library is a build
+// of its own, several minutes of make test's time on two cores.
 func TestRunShortBigfoot(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds cmd/bigfoot and instruments every workload")
@@ -103,7 +109,10 @@ func TestRunShortBigfoot(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Skipf("cmd/bigfoot does not build: %v\n%s", err, out)
 	}
-	modes := []string{Plain, FastTrack, RedCard, SlimState, BigFoot}
+	modes, verifyModes := []string{Plain, BigFoot}, []string{BigFoot}
+	if *allModes {
+		modes, verifyModes = []string{Plain, FastTrack, RedCard, SlimState, BigFoot}, []string{SlimState, BigFoot}
+	}
 	rep, err := Run(context.Background(), Options{
 		Short:      true,
 		Modes:      modes,
@@ -118,7 +127,7 @@ func TestRunShortBigfoot(t *testing.T) {
 	// move checks: no uncovered access, no illegitimate check.
 	root, _ := filepath.Abs("..")
 	for _, w := range Workloads {
-		for _, mode := range []string{SlimState, BigFoot} {
+		for _, mode := range verifyModes {
 			t.Run("verify/"+w.Name+"/"+mode, func(t *testing.T) {
 				exe := filepath.Join(t.TempDir(), w.Name)
 				build := exec.Command(bin, "build", "-mode="+mode, "-tags=bigfoot_verify", "-o", exe, PackagePath(w.Name))
