@@ -152,7 +152,7 @@ func bigfootOwnStats(m *MemStats) {
 // dies only with all of them, and the block being filled is kept by each
 // collection, so a plain build may never run the finalizer or cleanup of
 // a one-byte object that go -race runs after the next collection
-// (gopher-lua's TestLocalVarFree, TestTinyObjectFreedByNextGC). The
+// (gopher-lua's TestLocalVarFree; TestTinyObjectCallbacksRun). The
 // statistics are then a -race build's: the same count of allocations,
 // 16 bytes each.
 var ownAllocPatches = []linePatch{

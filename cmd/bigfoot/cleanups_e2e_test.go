@@ -23,6 +23,14 @@ func TestCleanups(t *testing.T) {
 // reflect's first layout of the finalizer's type allocated a few bytes it
 // keeps into the block of the first object, whose finalizer then never
 // ran (gopher-lua's TestLocalVarFree failed for that).
+//
+// TestFreedByNextGC: a dropped one-byte object's finalizer runs after the
+// next collection, as under go test -race, whose runtime gives each
+// pointer-free object under 16 bytes a block of its own. A plain build's
+// tiny allocator keeps the block it is filling alive through every
+// collection, so the finalizer never runs there, nor did it under bigfoot
+// before its runtime did as -race's (driver/ownalloc.go); in gopher-lua's
+// TestLocalVarFree, that hid the race go -race reports.
 func TestTinyObjectCallbacksRun(t *testing.T) {
 	dir := writeModule(t, map[string]string{
 		"go.mod": "module example.com/tiny\n\ngo 1.24\n",
@@ -62,43 +70,17 @@ func TestTinyObjectCallbacks(t *testing.T) {
 	}
 	t.Fatalf("%d finalizers and %d cleanups of dropped objects never ran", finalizers.Load(), cleanups.Load())
 }
-`,
-	})
-	sameAsGoRace(t, dir, nil, "-count=1", ".")
-}
-
-// TestTinyObjectFreedByNextGC: a dropped one-byte object with a finalizer
-// is freed by the next collection, as under go test -race, whose runtime
-// gives each pointer-free object under 16 bytes a block of its own. A
-// plain build's tiny allocator packs them into a 16-byte block and keeps
-// the block it is filling alive through every collection, so the
-// finalizer of the test's object never runs there, nor did it under
-// bigfoot before its runtime did as -race's (driver/ownalloc.go); in
-// gopher-lua's TestLocalVarFree, that hid the race go -race reports.
-func TestTinyObjectFreedByNextGC(t *testing.T) {
-	dir := writeModule(t, map[string]string{
-		"go.mod": "module example.com/tiny\n\ngo 1.24\n",
-		"tiny_test.go": `package tiny
-
-import (
-	"runtime"
-	"sync/atomic"
-	"testing"
-	"time"
-)
-
-type stub struct{ x byte }
 
 var finalized atomic.Bool
 
 //go:noinline
-func register() {
+func registerOne() {
 	s := &stub{}
 	runtime.SetFinalizer(s, func(*stub) { finalized.Store(true) })
 }
 
 func TestFreedByNextGC(t *testing.T) {
-	register()
+	registerOne()
 	runtime.GC()
 	for range 200 {
 		if finalized.Load() {
