@@ -341,8 +341,11 @@ func Start(c *Child) *G {
 }
 
 // Exit is deferred by every instrumented goroutine: it removes the state
-// and recycles the thread id.
+// and recycles the thread id. What it allocates (a free list's or the
+// thread-id queue's growth) is the detector's (internal/ownheap).
 func (g *G) Exit() {
+	m := ownheap.Begin()
+	defer m.End()
 	g.cancelSelect()
 	g.commitFootprints()
 	g.bubbleIdle()

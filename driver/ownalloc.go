@@ -71,17 +71,27 @@ const bigfootOwnShards = 16
 // bigfootOwnMalloc allocates for a marked goroutine gp: as mallocgc
 // (never from the tiny allocator, which the patched mallocgc bypasses for
 // every goroutine), and counted.
+//
+// The allocation and its count are one step for ReadMemStats: the M is
+// held (acquirem) from before mallocgc to after the count, so the world
+// cannot stop between them. Otherwise a goroutine stopped there by
+// another's ReadMemStats leaves an object in Mallocs that the count does
+// not have yet, the program's figure one too high at that read and right
+// at the next: testing.AllocsPerRun, which truncates, reads one less
+// (a fresh atomic's 1 read as 0). Held, the M neither assists the
+// collector (gcAssistAlloc leaves the debt to the goroutine's next
+// allocation) nor starts a cycle (gcStart returns), so the trigger is
+// tested here once the M is released, as mallocgc tests it.
 func bigfootOwnMalloc(gp *g, size uintptr, typ *_type, needzero bool) unsafe.Pointer {
+	mp := acquirem()
 	gp.raceignore = 0
 	x := mallocgc(size, typ, needzero)
 	gp.raceignore = 1
 	if s := spanOfHeap(uintptr(x)); s != nil {
 		shard := uint32(0)
-		mp := acquirem()
 		if pp := mp.p.ptr(); pp != nil {
 			shard = uint32(pp.id) % bigfootOwnShards
 		}
-		releasem(mp)
 		sh := &bigfootOwn[shard]
 		if c := s.spanclass.sizeclass(); c != 0 {
 			sh.n[c].Add(1)
@@ -89,6 +99,10 @@ func bigfootOwnMalloc(gp *g, size uintptr, typ *_type, needzero bool) unsafe.Poi
 			sh.n[0].Add(1)
 			sh.large.Add(int64(s.elemsize))
 		}
+	}
+	releasem(mp)
+	if t := (gcTrigger{kind: gcTriggerHeap}); t.test() {
+		gcStart(t)
 	}
 	return x
 }
@@ -145,7 +159,10 @@ func bigfootOwnStats(m *MemStats) {
 `
 
 // ownAllocPatches route a marked goroutine's allocations through
-// bigfootOwnMalloc and take them out of ReadMemStats' figures. The same
+// bigfootOwnMalloc and take them out of ReadMemStats' figures. The mark
+// is the user goroutine's (m.curg), not getg()'s: what a marked goroutine
+// allocates on the system stack (newproc's g for a goroutine it starts)
+// is the detector's too. The same
 // line of mallocgc gives every pointer-free object under 16 bytes a
 // 16-byte block of its own, as a -race build's runtime does (its tiny
 // allocator never keeps a block to fill): a block shared by tiny objects
@@ -159,7 +176,7 @@ var ownAllocPatches = []linePatch{
 	{
 		file:   "malloc.go",
 		decl:   "\tif sizeSpecializedMallocEnabled && heapBitsInSpan(size) {\n\t\tif typ == nil || !typ.Pointers() {\n\t\t\treturn mallocNoScanTable[size](size, typ, needzero)\n",
-		hooked: "\tif size < maxTinySize && (typ == nil || !typ.Pointers()) { size = maxTinySize }; if gp := getg(); gp.raceignore != 0 { return bigfootOwnMalloc(gp, size, typ, needzero) }; if sizeSpecializedMallocEnabled && heapBitsInSpan(size) {\n\t\tif typ == nil || !typ.Pointers() {\n\t\t\treturn mallocNoScanTable[size](size, typ, needzero)\n",
+		hooked: "\tif size < maxTinySize && (typ == nil || !typ.Pointers()) { size = maxTinySize }; if gp := getg().m.curg; gp != nil && gp.raceignore != 0 { return bigfootOwnMalloc(gp, size, typ, needzero) }; if sizeSpecializedMallocEnabled && heapBitsInSpan(size) {\n\t\tif typ == nil || !typ.Pointers() {\n\t\t\treturn mallocNoScanTable[size](size, typ, needzero)\n",
 	},
 	{
 		file:   "mstats.go",

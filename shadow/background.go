@@ -2,6 +2,8 @@
 
 package shadow
 
+import "github.com/bigfoot-go/bigfoot/internal/ownheap"
+
 // The shadow's background work (a sweep after each GC cycle, the release
 // of held objects, the detector's hooks after a cycle, a cycle the pacer
 // starts) runs in goroutines of its own. Go's race runtime does the same
@@ -24,10 +26,19 @@ var runtimeGo func(f func())
 
 // goBackground runs f in a goroutine of its own, a system goroutine where
 // the runtime allows it.
+//
+// Everything the goroutine allocates is the detector's (internal/ownheap),
+// left out of the program's allocation statistics: a sweep during a
+// test's testing.AllocsPerRun is not the code under test.
 func goBackground(f func()) {
+	run := func() {
+		m := ownheap.Begin()
+		defer m.End() // the g is reused, as the program's next goroutine
+		f()
+	}
 	if start := runtimeGo; start != nil {
-		start(f)
+		start(run)
 		return
 	}
-	go f()
+	go run()
 }

@@ -195,6 +195,10 @@ type sentinel struct {
 // next GC cycle, advances lagGen, starts a sweep and re-arms itself.
 func armSentinel() {
 	runtime.SetFinalizer(new(sentinel), func(*sentinel) {
+		// What this runs on the finalizer goroutine allocates for the
+		// detector, not for the program (internal/ownheap).
+		m := ownheap.Begin()
+		defer m.End()
 		// Re-arm first: a cycle that completes after the new sentinel
 		// exists collects it, so every cycle completing after the read
 		// below runs this finalizer again.

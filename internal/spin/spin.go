@@ -11,7 +11,11 @@
 // are not hooked in the runtime's own code either).
 package spin
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
+)
 
 // A Mutex is a mutual-exclusion lock for short critical sections. The zero
 // value is unlocked. A goroutine that finds it locked spins briefly and
@@ -47,9 +51,13 @@ func (m *Mutex) lockSlow() {
 			return
 		}
 	}
+	// Parking may allocate (the runtime's sudog cache): the detector's,
+	// as the channel is.
+	mark := ownheap.Begin()
 	for m.state.Swap(2) != 0 {
 		<-m.wake()
 	}
+	mark.End()
 }
 
 // runtimeMakeWake makes a wake channel that belongs to no synctest bubble;
@@ -69,14 +77,19 @@ func (m *Mutex) wake() chan struct{} {
 	if c := m.sema.Load(); c != nil {
 		return *c
 	}
-	var c chan struct{}
+	// The channel and its cell are the detector's (internal/ownheap): a
+	// lock's first contention may happen inside a test's
+	// testing.AllocsPerRun.
+	mark := ownheap.Begin()
+	c := new(chan struct{})
 	if mk := runtimeMakeWake; mk != nil {
-		c = mk()
+		*c = mk()
 	} else {
-		c = make(chan struct{}, 1)
+		*c = make(chan struct{}, 1)
 	}
-	if m.sema.CompareAndSwap(nil, &c) {
-		return c
+	mark.End()
+	if m.sema.CompareAndSwap(nil, c) {
+		return *c
 	}
 	return *m.sema.Load()
 }
