@@ -5,6 +5,8 @@ package detector
 import (
 	"runtime"
 	"sync/atomic"
+
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
 )
 
 // The program's part of a stack the detector walks from inside itself.
@@ -47,6 +49,11 @@ func detectorPC(pc uintptr) bool {
 	// expands to, whose entry FuncForPC gives (a return address in a
 	// user function, after the call of a detector function inlined
 	// there, is the user function's).
+	// FuncForPC allocates the Func of an inlined frame: the detector's
+	// (internal/ownheap), or a cache collision inside a test's
+	// testing.AllocsPerRun counts allocations go -race does not make.
+	m := ownheap.Begin()
+	defer m.End()
 	det := false
 	if fn := runtime.FuncForPC(pc - 1); fn != nil {
 		if outer := runtime.FuncForPC(fn.Entry()); outer != nil {
