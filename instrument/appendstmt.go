@@ -61,11 +61,20 @@ func (r *fileRewriter) appendInPlace(s *ast.AssignStmt, list bool) (stmtOut, boo
 		}
 		subs = append(subs, subOf(x, r.expr(x, mValue)))
 	}
-	r.noteCheck(call.Lparen, true)
-	args := r.g() + ", " + r.site(call.Pos()) + ", " + id.Name + ", " + strconv.Itoa(len(call.Args)-1)
+	n := strconv.Itoa(len(call.Args) - 1)
+	args := r.g() + ", " + r.site(call.Pos()) + ", " + id.Name + ", " + n
+	post := "; __bf.AppendPost(" + args + ")"
+	if v := r.appendFootprint(call); v != "" {
+		// In a loop, the plan's footprint records the new elements
+		// (detector.AppendPostF); the old ones a growth moves are
+		// read at once, as before.
+		post = "; __bf.AppendPostF(" + v + ", " + r.site(call.Pos()) + ", " + id.Name + ", " + n + ")"
+	} else {
+		r.noteCheck(call.Lparen, true)
+	}
 	return stmtOut{
 		pre:  "__bf.AppendPre(" + args + "); ",
 		text: r.spliceNode(s, subs...),
-		post: "; __bf.AppendPost(" + args + ")",
+		post: post,
 	}, true
 }

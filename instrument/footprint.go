@@ -166,12 +166,59 @@ func (r *fileRewriter) groupFootprint(sel *ast.SelectorExpr, write bool) string 
 		return ""
 	}
 	r.footprintOutcome(k, "")
+	return r.footprintVar(f, sel.Pos(), write)
+}
+
+// appendFootprint returns the footprint variable that records the writes
+// of the elements the append call e adds, or "" if they are checked in
+// place: the plan's append footprint of e (FootprintAppend), rendered as
+// detector.AppendF or AppendPostF in a loop statement of its function,
+// outside a return statement, for a call without a spread argument, in a
+// package outside the standard library (whose shim has no AppendF).
+func (r *fileRewriter) appendFootprint(e *ast.CallExpr) string {
+	fn := r.fn
+	k := placement.SiteKey{Pos: e.Lparen, Write: true}
+	f := r.p.footprints.FootprintOf(k)
+	switch {
+	case f == nil || f.Kind != placement.FootprintAppend:
+		return ""
+	case r.p.std:
+		r.footprintOutcome(k, "the standard library's appends are checked in place")
+		return ""
+	case e.Ellipsis.IsValid():
+		r.footprintOutcome(k, "a spread argument: checked in place")
+		return ""
+	case fn == nil || fn.fp == nil || fn.fp.loops == 0:
+		r.footprintOutcome(k, "not rendered in a loop statement of its function")
+		return ""
+	case fn.fp.inReturn:
+		r.footprintOutcome(k, "in a return statement: the footprints are popped before the results")
+		return ""
+	}
+	r.footprintOutcome(k, "")
+	return r.footprintVar(f, e.Pos(), true)
+}
+
+// refuseAppendFootprint records why the append call e, which the plan
+// gives a footprint, is rendered without it.
+func (r *fileRewriter) refuseAppendFootprint(e *ast.CallExpr, why string) {
+	k := placement.SiteKey{Pos: e.Lparen, Write: true}
+	if f := r.p.footprints.FootprintOf(k); f != nil && f.Kind == placement.FootprintAppend {
+		r.footprintOutcome(k, why)
+	}
+}
+
+// footprintVar returns the variable of the plan's footprint f in the
+// function being rendered, declaring it, with the site at pos and kind
+// write, at its first use.
+func (r *fileRewriter) footprintVar(f *placement.Footprint, pos token.Pos, write bool) string {
+	fn := r.fn
 	key := fmt.Sprintf("plan:%d", f.ID)
 	if v, ok := fn.fp.bySite[key]; ok {
 		return v
 	}
 	v := fmt.Sprintf("__bfF%d_%d", fn.fp.id, len(fn.fp.decls))
-	fn.fp.decls = append(fn.fp.decls, fmt.Sprintf("__bfg.Footprint(%s, %v)", r.site(sel.Pos()), write))
+	fn.fp.decls = append(fn.fp.decls, fmt.Sprintf("__bfg.Footprint(%s, %v)", r.site(pos), write))
 	fn.fp.bySite[key] = v
 	fn.uses++
 	return v

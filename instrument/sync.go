@@ -515,6 +515,7 @@ func (r *fileRewriter) builtinCall(e *ast.CallExpr, name string, args []sub) str
 			break
 		}
 		if e.Ellipsis.IsValid() {
+			r.refuseAppendFootprint(e, "a spread argument: checked in place")
 			if b, ok := argType(1).(*types.Basic); ok && b.Info()&types.IsString != 0 {
 				// append([]byte, string...): strings are immutable; only
 				// the new elements are written.
@@ -536,7 +537,11 @@ func (r *fileRewriter) builtinCall(e *ast.CallExpr, name string, args []sub) str
 			break
 		}
 		if text, ok := r.unpublishedAppend(e, args); ok {
+			r.refuseAppendFootprint(e, "unpublished: not checked")
 			return text
+		}
+		if v := r.appendFootprint(e); v != "" {
+			return r.methodAppend(e, args, "__bf.AppendF("+v+", "+r.site(e.Pos())+", ", "Add")
 		}
 		return r.appendCall(e, args, "Add")
 	}

@@ -49,6 +49,11 @@ import (
 //     (Rhodes' thesis §3.3.3), made at run time, so that a loop left
 //     early, a recovered panic or runtime.Goexit checks exactly the
 //     accesses that ran;
+//   - a call of append in a natural loop of its function has a
+//     footprint of its own for the writes of the elements it adds
+//     (keyed by its position, SiteKey{Lparen, true}): s = append(s, c)
+//     in a parser's or an encoder's loop writes the next element of s at
+//     each iteration, one range per backing array;
 //   - in -mode=bigfoot, a field group's check (GroupAt) in a natural
 //     loop whose object is invariant there as above, or an element
 //     p := &s[j] the loop computes before the access, has a footprint
@@ -69,9 +74,10 @@ const (
 	FootprintRange                        // a range statement's element read
 	FootprintField                        // a loop-invariant field path (bigfoot)
 	FootprintGroup                        // a field group's check (bigfoot), at its anchor
+	FootprintAppend                       // an append's writes of its new elements
 )
 
-var footprintKindNames = [...]string{"element", "range", "field", "group"}
+var footprintKindNames = [...]string{"element", "range", "field", "group", "append"}
 
 func (k FootprintKind) String() string { return footprintKindNames[k] }
 
@@ -183,6 +189,12 @@ func addFootprints(fn *ssa.Function, info *types.Info, fields bool, cands map[st
 			var addr ssa.Value
 			write := false
 			switch in := in.(type) {
+			case *ssa.Call:
+				if isAppend(in) && in.Pos().IsValid() {
+					p := fn.Prog.Fset.Position(in.Pos())
+					add(FootprintAppend, true, fmt.Sprintf("append at %d:%d", p.Line, p.Column), SiteKey{in.Pos(), true}, 0)
+				}
+				continue
 			case *ssa.UnOp:
 				if in.Op != token.MUL {
 					continue
@@ -213,6 +225,13 @@ func addFootprints(fn *ssa.Function, info *types.Info, fields bool, cands map[st
 	if info != nil {
 		addRangeFootprints(fn, info, add)
 	}
+}
+
+// isAppend reports whether c calls the builtin append. Its position is
+// the call's left parenthesis.
+func isAppend(c *ssa.Call) bool {
+	b, ok := c.Call.Value.(*ssa.Builtin)
+	return ok && b.Name() == "append"
 }
 
 // addRangeFootprints adds the element reads of fn's range statements

@@ -107,3 +107,17 @@ func besideLoop(s []pt, a []int) (t int) {
 	}
 	return t
 }
+
+// appends: each call of append in a loop has a footprint of its own for
+// the elements it adds, one range per backing array; one outside a loop
+// has none.
+func appends(src []byte) (dst []byte) {
+	for i := range src {
+		dst = append(dst, src[i]) // fp W T
+		if src[i] == '"' {
+			dst = append(dst, '\\', '"') // fp W U
+		}
+	}
+	dst = append(dst, 0) // fp -
+	return dst
+}
