@@ -104,7 +104,8 @@ func compareFootprints(t *testing.T, fps []placement.FootprintDecision, files ma
 
 // overlayRecords returns the F, FM and FG records of the instrumented file (its
 // original at file), by the expression they record and its kind, with
-// the footprint variable of each.
+// the footprint variable of each, and the appends whose writes a
+// footprint records (AppendF, AppendPostF), by the call's start.
 func overlayRecords(t *testing.T, file string, src []byte) map[exprShape][]string {
 	t.Helper()
 	out := map[exprShape][]string{}
@@ -113,6 +114,34 @@ func overlayRecords(t *testing.T, file string, src []byte) map[exprShape][]strin
 			out[w.at] = append(out[w.at], identName(w.call.Args[0]))
 		}
 	}
+	f, err := parser.ParseFile(token.NewFileSet(), file, src, 0)
+	if err != nil {
+		t.Fatalf("the overlay of %s: %v", file, err)
+	}
+	entries, _ := siteTable(f)
+	ast.Inspect(f, func(n ast.Node) bool {
+		c, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		if name := runtimeCall(c); name != "AppendF" && name != "AppendPostF" || len(c.Args) < 3 {
+			return true
+		}
+		site, ok := c.Args[1].(*ast.BinaryExpr)
+		if !ok {
+			t.Errorf("%s: an append's site of an unexpected form", file)
+			return true
+		}
+		lit, ok := site.Y.(*ast.BasicLit)
+		at, ok2 := entryPos(entries, lit)
+		if !ok || !ok2 {
+			t.Errorf("%s: an append's site is not in the site table", file)
+			return true
+		}
+		k := exprShape{line: at[0], col: at[1], write: true}
+		out[k] = append(out[k], identName(c.Args[0]))
+		return true
+	})
 	return out
 }
 
