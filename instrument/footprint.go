@@ -152,21 +152,31 @@ func (r *fileRewriter) flushFootprintOutcomes() {
 // when the group's object is invariant in the loop or an element the loop
 // computes (moldyn's pi.x, pi.y, pi.z and pj.x, ... of pj := &ps[j]).
 func (r *fileRewriter) groupFootprint(sel *ast.SelectorExpr, write bool) string {
-	fn := r.fn
 	k := placement.SiteKey{Pos: sel.Sel.Pos(), Write: write}
 	f := r.p.footprints.FootprintOf(k)
 	switch {
 	case f == nil || f.Kind != placement.FootprintGroup:
 		return ""
-	case fn == nil || fn.fp == nil || fn.fp.loops == 0:
-		r.footprintOutcome(k, "not rendered in a loop statement of its function")
-		return ""
-	case fn.fp.inReturn:
-		r.footprintOutcome(k, "in a return statement: the footprints are popped before the results")
+	case r.unrenderable() != "":
+		r.footprintOutcome(k, r.unrenderable())
 		return ""
 	}
 	r.footprintOutcome(k, "")
 	return r.footprintVar(f, sel.Pos(), write)
+}
+
+// unrenderable returns why no footprint site can be rendered as a record
+// where the rewriter is, or "": outside a loop statement of the function
+// being rendered, or in a return statement, whose results are evaluated
+// after the pop.
+func (r *fileRewriter) unrenderable() string {
+	switch fn := r.fn; {
+	case fn == nil || fn.fp == nil || fn.fp.loops == 0:
+		return "not rendered in a loop statement of its function"
+	case fn.fp.inReturn:
+		return "in a return statement: the footprints are popped before the results"
+	}
+	return ""
 }
 
 // appendFootprint returns the footprint variable that records the writes
@@ -176,7 +186,6 @@ func (r *fileRewriter) groupFootprint(sel *ast.SelectorExpr, write bool) string 
 // outside a return statement, for a call without a spread argument, in a
 // package outside the standard library (whose shim has no AppendF).
 func (r *fileRewriter) appendFootprint(e *ast.CallExpr) string {
-	fn := r.fn
 	k := placement.SiteKey{Pos: e.Lparen, Write: true}
 	f := r.p.footprints.FootprintOf(k)
 	switch {
@@ -188,11 +197,8 @@ func (r *fileRewriter) appendFootprint(e *ast.CallExpr) string {
 	case e.Ellipsis.IsValid():
 		r.footprintOutcome(k, "a spread argument: checked in place")
 		return ""
-	case fn == nil || fn.fp == nil || fn.fp.loops == 0:
-		r.footprintOutcome(k, "not rendered in a loop statement of its function")
-		return ""
-	case fn.fp.inReturn:
-		r.footprintOutcome(k, "in a return statement: the footprints are popped before the results")
+	case r.unrenderable() != "":
+		r.footprintOutcome(k, r.unrenderable())
 		return ""
 	}
 	r.footprintOutcome(k, "")
