@@ -127,13 +127,21 @@ func (r *reserve[T]) refill() {
 // A wordSlab carves frozen clocks (objclock.go) out of chunks of words
 // made ahead, as a reserve makes its objects: a goroutine's first release
 // after its clock changed copies the clock, and the copy is taken from
-// the current chunk. Clocks wider than a quarter of a chunk get their own
-// allocation. A carved clock's capacity is its length, so that an append
-// to it never reaches the next one; frozen clocks are never changed.
+// the current chunk. Clocks wider than maxCarved words get their own
+// allocation: one live carved clock keeps its whole chunk (up to 2 MiB)
+// alive, and with thousands of goroutines live, each holding clocks as
+// wide as their number (cockroachdb/apd's 4,000 t.Parallel subtests a
+// file), the chunks of a few live clocks each made most of a peak of 9 GB.
+// A carved clock's capacity is its length, so that an append to it never
+// reaches the next one; frozen clocks are never changed.
 type wordSlab struct {
 	cur       atomic.Pointer[wordChunk]
 	size, max atomic.Int64 // words of the next chunk, and at most
 }
+
+// maxCarved is the widest clock a wordSlab carves (4 KiB): a wider one's
+// own allocation costs little beside its copy.
+const maxCarved = 512
 
 type wordChunk struct {
 	next  atomic.Int64 // words handed out
@@ -156,7 +164,7 @@ func (s *wordSlab) copyOf(vc []uint64) []uint64 {
 	n := int64(len(vc))
 	for {
 		c := s.cur.Load()
-		if 4*n > int64(len(c.words)) {
+		if n > maxCarved || 4*n > int64(len(c.words)) {
 			return ownheap.Append([]uint64(nil), vc...)
 		}
 		if end := c.next.Add(n); end <= int64(len(c.words)) {
