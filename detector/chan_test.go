@@ -894,6 +894,27 @@ func TestChanQueueArena(t *testing.T) {
 	if got := q.acquire(nil, 2, 0); !slices.Equal(got, []uint64{1, 1, 0, 1}) {
 		t.Fatalf("acquire of a longer clock into a reused slot = %v, want [1 1 0 1]", got)
 	}
+
+	// A queue of clocks wider than maxIdleWords keeps at most two slots
+	// (the base and the next entry's) when it empties, and then that
+	// arena: it is not made again at each emptying.
+	q = chanQueue{}
+	huge := make([]uint64, 2*maxIdleWords)
+	var arena *uint64
+	for i := range 5 {
+		huge[i] = uint64(i + 1)
+		q.push(int64(i), uint64(i+1), 0, huge)
+		if got := q.acquire(nil, int64(i+1), 0); got[i] != uint64(i+1) {
+			t.Fatalf("cycle %d: acquire = %v…", i, got[:5])
+		}
+		if cap(q.clocks) > 2*q.width {
+			t.Fatalf("cycle %d: %d words for a width of %d after emptying, want at most two slots", i, cap(q.clocks), q.width)
+		}
+		if i > 1 && unsafe.SliceData(q.clocks) != arena {
+			t.Errorf("cycle %d: the arena was made again", i)
+		}
+		arena = unsafe.SliceData(q.clocks)
+	}
 }
 
 // TestDeadChannelArenas checks that the state of a channel the collector

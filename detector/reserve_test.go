@@ -62,6 +62,15 @@ func TestWordSlabCopies(t *testing.T) {
 	if n := testing.AllocsPerRun(1, func() { s.copyOf(wide) }); n != 1 {
 		t.Errorf("copy of a clock wider than a quarter chunk: %v allocations, want 1", n)
 	}
+	// A clock wider than maxCarved is allocated on its own even where a
+	// chunk has room for it: a carved one keeps its whole chunk alive.
+	big := newWordSlab(64*maxCarved, 64*maxCarved)
+	if n := testing.AllocsPerRun(1, func() { big.copyOf(make([]uint64, maxCarved)) }); n != 0 {
+		t.Errorf("copy of a clock of maxCarved words: %v allocations, want 0", n)
+	}
+	if n := testing.AllocsPerRun(1, func() { big.copyOf(make([]uint64, maxCarved+1)) }); n != 1 {
+		t.Errorf("copy of a clock of maxCarved+1 words: %v allocations, want 1", n)
+	}
 }
 
 // TestGrownRingKeepsPlaces: a history ring grown after it wrapped holds
