@@ -10,16 +10,16 @@ import (
 
 // A readVC is the read vector clock of a read-shared cell, kept sparse:
 // one entry per reading thread, holding that thread's epoch (its id and
-// clock; 0 for a free entry), placed by thread id (find). Indexing entries by
-// thread id cost 12 bytes per thread id in use, reader or not: thread ids
-// are recycled only after a quarantine (the detector's tidTable), so in a
-// program that starts goroutines per step they pass 64, and every
-// location the 4 workers of a particle simulation read carried a clock of
-// over 800 bytes, rebuilt after each write (moldyn allocated 1.09 GB of
-// them). The readers of one location are usually few. Entries
-// change under the stripe lock, except that sharedRead sets its own
-// thread's existing entry with a compare-and-swap; the fast path scans
-// atomically.
+// clock; 0 for a free entry), placed by thread id (see home). Indexing
+// entries by thread id cost 12 bytes per thread id in use, reader or
+// not: thread ids are recycled only after a quarantine (the detector's
+// tidTable), so in a program that starts goroutines per step they pass
+// 64, and every location the 4 workers of a particle simulation read
+// carried a clock of over 800 bytes, rebuilt after each write (moldyn
+// allocated 1.09 GB of them). The readers of one location are usually
+// few. Entries change under the stripe lock, except that sharedRead sets
+// its own thread's existing entry with a compare-and-swap; the fast path
+// loads them atomically.
 type readVC struct {
 	ents []rvEntry
 }
@@ -36,8 +36,8 @@ const rvMin = 4
 
 // newReadVC returns a read vector clock of n free entries. One of rvMin
 // entries, the common size, is one allocation with its entries, so that
-// the same-epoch test of a read-shared cell (has) loads the clock and its
-// first entries from one object, not from two.
+// the same-epoch test of a read-shared cell (sharedHolds) loads the clock
+// and its first entries from one object, not from two.
 func newReadVC(n int) *readVC {
 	m := ownheap.Begin()
 	defer m.End()
