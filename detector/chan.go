@@ -112,8 +112,9 @@ type chanQueue struct {
 // maxChanEntries bounds the live entries of a queue (older ones are
 // folded). A queue that empties with an arena of more than maxIdleWords
 // words, and more than two slots, shrinks it to its base (one slot; an
-// arena grows by doubling, from one slot when it widens): a burst of clocks of many goroutines does
-// not hold memory for the channel's lifetime. Smaller arenas are kept, so
+// arena grows by doubling, from one slot when it widens): a burst of
+// clocks of many goroutines does not hold memory for the channel's
+// lifetime. Smaller arenas are kept, so
 // that a queue that empties and fills again, as a buffered channel's
 // receives do all the time, does not allocate every time (shrinking at 8
 // slots doubled BenchmarkChanPipeline's time).
