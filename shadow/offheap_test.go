@@ -335,20 +335,23 @@ func TestFreeSlotsPushOnly(t *testing.T) {
 	if got := slotsPool.inUse.Load(); got != inUse {
 		t.Errorf("freeSlots returned arrays to the pool at once: %d in use, want %d", got, inUse)
 	}
-	pushed := 0
-	for p := slotsFreed.Load(); p != 0; p = *(*uintptr)(ptrOf(p)) {
-		pushed++
+	// The cleanup goroutine may push arrays of pages an earlier test
+	// dropped at any time, so the list holds at least this test's arrays,
+	// and newSlots returns at least those to the pool.
+	mine := make(map[uintptr]bool, n)
+	for _, p := range b {
+		mine[p] = true
 	}
-	if pushed != n {
-		t.Fatalf("%d arrays on slotsFreed, want %d", pushed, n)
+	for p := slotsFreed.Load(); p != 0; p = *(*uintptr)(ptrOf(p)) {
+		delete(mine, p)
+	}
+	if len(mine) != 0 {
+		t.Fatalf("%d of %d freed arrays not on slotsFreed", len(mine), n)
 	}
 	pg := new(page)
 	a := newSlots(pg)
-	if slotsFreed.Load() != 0 {
-		t.Error("newSlots left freed arrays on slotsFreed")
-	}
-	if got, want := slotsPool.inUse.Load(), inUse-n+1; got != want {
-		t.Errorf("after newSlots %d arrays in use, want %d", got, want)
+	if got, want := slotsPool.inUse.Load(), inUse-n+1; got > want {
+		t.Errorf("after newSlots %d arrays in use, want at most %d", got, want)
 	}
 	for i := range a {
 		if a[i].Load() != nil {
