@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/bigfoot-go/bigfoot/shadow"
 )
@@ -391,4 +392,24 @@ func TestAcquireGlobalPublishes(t *testing.T) {
 			t.Errorf("after acquiring every goroutine's epoch, g's snapshot is %v, want %v (its clock's)", s, want)
 		}
 	})
+}
+
+// TestSnapHeaderWide: a snapshot wider than a carved clock gets a header
+// of its own, not one of the reserve's, whose chunk would keep it alive
+// as long as any other header of the chunk.
+func TestSnapHeaderWide(t *testing.T) {
+	c := snapHeaders.cur.Load()
+	objs := c.objs
+	in := func(h *[]uint64) bool {
+		p := uintptr(unsafe.Pointer(h))
+		return p >= uintptr(unsafe.Pointer(&objs[0])) && p < uintptr(unsafe.Pointer(&objs[0]))+uintptr(len(objs))*unsafe.Sizeof(objs[0])
+	}
+	if h := snapHeader(make([]uint64, maxCarved+1)); in(h) || len(*h) != maxCarved+1 {
+		t.Errorf("wide snapshot: header in the reserve's chunk %v, length %d", in(h), len(*h))
+	}
+	if snapHeaders.cur.Load() == c {
+		if h := snapHeader(make([]uint64, maxCarved)); !in(h) {
+			t.Error("narrow snapshot's header is not the reserve's")
+		}
+	}
 }

@@ -779,3 +779,34 @@ func TestLockSyncCacheDeleted(t *testing.T) {
 		runtime.KeepAlive(mu)
 	})
 }
+
+var deadSink *[4]int64
+
+// TestSweepDropsDeadClock: the sweeper clears the clock of the sync object
+// of a dead heap object as it deletes it. The object stays in its reserve
+// chunk while any other object of the chunk is live, and a clock left in
+// it would stay as long.
+func TestSweepDropsDeadClock(t *testing.T) {
+	g := Cur()
+	deadSink = new([4]int64) // on the heap, not in the tiny allocator's blocks
+	a := addr(&deadSink[0])
+	g.release(a)
+	v := syncs.Load(a)
+	if v == nil {
+		t.Fatal("release made no sync object")
+	}
+	g.syncVars = [2]*syncVar{}
+	deadSink = nil
+	for i := 0; i < 3 && !v.obj.dead(a); i++ {
+		runtime.GC()
+	}
+	if !v.obj.dead(a) {
+		t.Skip("the object did not die: nothing to sweep")
+	}
+	sweepSyncVars()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.deleted || v.vc != nil {
+		t.Errorf("dead object's sync object: deleted %v, clock %v; want deleted, no clock", v.deleted, v.vc)
+	}
+}
