@@ -33,7 +33,9 @@ const (
 )
 
 // countSync is called by every synchronization operation before it
-// acquires or releases: it commits the goroutine's pending footprints
+// acquires or releases, holding no lock of the detector's: it waits while
+// a sweep that fell behind stalls the program (shadow.WaitBehindSweep),
+// commits the goroutine's pending footprints
 // (their accesses precede the operation), publishes a snapshot of its
 // clock if a sweep asked for one, and counts the operation. (It does not
 // yield for sched=N: an acquire follows its operation, so the yield
@@ -47,6 +49,7 @@ func (g *G) countSync() {
 // countSyncAs is countSync for an operation that does what kind says
 // (syncAcquire, syncRelease or both).
 func (g *G) countSyncAs(kind uint8) {
+	shadow.WaitBehindSweep()
 	g.commitFootprints()
 	g.publishIfAsked() // after the commit: see frontier.go
 	g.atomicLast = 0   // a load next repeats no atomic operation (repeatLoad)

@@ -233,6 +233,7 @@ func sweepAll() {
 	ss := append([]*Space(nil), spaces...)
 	spacesMu.Unlock()
 	for _, s := range ss {
+		s.stallIfBehind()
 		s.startSweep()
 	}
 }
@@ -784,6 +785,8 @@ func (l *lookahead) reach(arr *slotArray, gi int) {
 // frontier.go) and frees empty pages. It runs after every GC cycle; tests
 // call it directly.
 func (s *Space) Sweep() {
+	s.sweepGen.Store(exactGen())
+	defer endStall()
 	gen := uint32(lagGen.Load())
 	f := s.frontierNow()
 	m := ownheap.Begin()

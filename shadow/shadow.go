@@ -127,6 +127,9 @@ type Space struct {
 	}
 	sweeping atomic.Bool
 	again    atomic.Bool  // a sweep was asked for while one ran (startSweep)
+	// sweepGen is the count of completed cycles when the last sweep
+	// began (stall.go).
+	sweepGen atomic.Uint64
 	frontier frontierHook // SetFrontier
 
 	snapshots atomic.Pointer[func()] // SetSnapshotRequest
