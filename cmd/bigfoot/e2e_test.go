@@ -269,13 +269,19 @@ var modes = []string{"fasttrack", "bigfoot"}
 // mode: the race, between accesses slimstate and bigfoot defer into
 // footprints and an unsynchronized access of another goroutine, must be
 // reported at the line marked "// RACE" however the deferring loop ends
-// (normally, by a recovered panic, by runtime.Goexit, or never).
+// (normally, by a recovered panic, by runtime.Goexit, or never). The
+// programs are built by one bigfoot build per mode, as go build builds
+// several commands into a directory.
 func TestDeferredRaces(t *testing.T) {
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
 	root, _ := filepath.Abs("../../testdata/racy")
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		t.Fatal(err)
 	}
+	lines := map[string]int{}
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
@@ -284,34 +290,39 @@ func TestDeferredRaces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		line := 0
 		for i, l := range strings.Split(string(src), "\n") {
 			if strings.HasSuffix(l, "// RACE") {
-				line = i + 1
+				lines[e.Name()] = i + 1
 			}
 		}
-		if line == 0 {
+		if lines[e.Name()] == 0 {
 			t.Fatalf("%s/main.go has no line marked // RACE", e.Name())
 		}
-		for _, mode := range modes {
-			t.Run(e.Name()+"/"+mode, func(t *testing.T) {
-				if bigfootBin == "" {
-					t.Skip("end-to-end test; skipped with -short")
-				}
-				// Without collections: a race whose first access
-				// precedes a GC cycle can be missed (docs/runtime.md,
-				// "GC reuse", issue 13 item 5), which is not what these
-				// programs test, and a loaded machine's cycles made
-				// gather's report flaky.
-				r := run(t, root, []string{"GOGC=off"}, bigfootBin, "run", "-mode="+mode, "./"+e.Name())
-				if r.code != 66 || !strings.Contains(r.stderr, raceReport) {
-					t.Fatalf("want a race and exit status 66; got %v", r)
-				}
-				if at := fmt.Sprintf("main.go:%d", line); !strings.Contains(r.stderr, at) {
-					t.Errorf("the report does not name %s:\n%s", at, r.stderr)
-				}
-			})
-		}
+	}
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) {
+			bins := t.TempDir() + string(filepath.Separator)
+			if r := run(t, root, nil, bigfootBin, "build", "-mode="+mode, "-o", bins, "./..."); r.code != 0 {
+				t.Fatalf("bigfoot build: %v", r)
+			}
+			for name, line := range lines {
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					// Without collections: a race whose first access
+					// precedes a GC cycle can be missed (docs/runtime.md,
+					// "GC reuse", issue 13 item 5), which is not what
+					// these programs test, and a loaded machine's cycles
+					// made gather's report flaky.
+					r := run(t, root, []string{"GOGC=off"}, filepath.Join(bins, name))
+					if r.code != 66 || !strings.Contains(r.stderr, raceReport) {
+						t.Fatalf("want a race and exit status 66; got %v", r)
+					}
+					if at := fmt.Sprintf("main.go:%d", line); !strings.Contains(r.stderr, at) {
+						t.Errorf("the report does not name %s:\n%s", at, r.stderr)
+					}
+				})
+			}
+		})
 	}
 }
 
@@ -352,38 +363,52 @@ func TestRepeatedLoadRaceAsGoRace(t *testing.T) {
 }
 
 // TestPrograms checks that each program under testdata/programs prints the
-// same under bigfoot run as under go run, and reports no race, in every
-// mode.
+// same built by bigfoot build as by go build, and reports no race, in
+// every mode.
 func TestPrograms(t *testing.T) {
 	root, _ := filepath.Abs("../../testdata/programs")
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
+	var names []string
 	for _, e := range entries {
-		if !e.IsDir() {
-			continue
+		if e.IsDir() {
+			names = append(names, e.Name())
 		}
-		n++
-		t.Run(e.Name(), func(t *testing.T) {
-			want := run(t, root, nil, "go", "run", "./"+e.Name())
+	}
+	if len(names) < 8 {
+		t.Errorf("found %d programs, want at least 8", len(names))
+	}
+	// One build per tool: go build and bigfoot build build several
+	// commands into a directory.
+	plain := t.TempDir() + string(filepath.Separator)
+	if r := run(t, root, nil, "go", "build", "-o", plain, "./..."); r.code != 0 {
+		t.Fatalf("go build: %v", r)
+	}
+	bins := map[string]string{}
+	for _, mode := range modes {
+		bins[mode] = t.TempDir() + string(filepath.Separator)
+		if r := bigfootCmd(t, root, "build", "-mode="+mode, "-o", bins[mode], "./..."); r.code != 0 {
+			t.Fatalf("bigfoot build -mode=%s: %v", mode, r)
+		}
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			want := run(t, root, nil, filepath.Join(plain, name))
 			if want.code != 0 {
-				t.Fatalf("go run ./%s: %v", e.Name(), want)
+				t.Fatalf("%s, built by go build: %v", name, want)
 			}
 			for _, mode := range modes {
-				got := bigfootCmd(t, root, "run", "-mode="+mode, "./"+e.Name())
+				got := run(t, root, nil, filepath.Join(bins[mode], name))
 				if got.code != 0 || strings.Contains(got.stderr, raceReport) {
-					t.Errorf("bigfoot run -mode=%s ./%s: want exit status 0 and no race; got %v", mode, e.Name(), got)
+					t.Errorf("%s, built by bigfoot build -mode=%s: want exit status 0 and no race; got %v", name, mode, got)
 				}
 				if got.stdout != want.stdout {
-					t.Errorf("bigfoot run -mode=%s ./%s printed\n%s\ngo run printed\n%s", mode, e.Name(), got.stdout, want.stdout)
+					t.Errorf("%s, built by bigfoot build -mode=%s, printed\n%s\ngo build's printed\n%s", name, mode, got.stdout, want.stdout)
 				}
 			}
 		})
-	}
-	if n < 8 {
-		t.Errorf("found %d programs, want at least 8", n)
 	}
 }
 
