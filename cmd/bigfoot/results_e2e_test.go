@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/bigfoot-go/bigfoot/mode"
 )
 
 // namedResultsSrc returns through named results that a goroutine the
@@ -109,9 +107,9 @@ func TestNamedResultWrites(t *testing.T) {
 	if r := run(t, dir, nil, "go", "build", "-race", "-o", goBin, "."); r.code != 0 {
 		t.Fatalf("go build -race: %v", r)
 	}
-	for _, m := range []mode.Mode{mode.FastTrack, mode.RedCard, mode.SlimState, mode.BigFoot} {
+	for _, m := range modes {
 		bin := t.TempDir() + "/bf"
-		if r := run(t, dir, nil, bigfootBin, "build", "-mode="+m.String(), "-o", bin, "."); r.code != 0 {
+		if r := run(t, dir, nil, bigfootBin, "build", "-mode="+m, "-o", bin, "."); r.code != 0 {
 			t.Fatalf("bigfoot build -mode=%s: %v", m, r)
 		}
 		for _, arg := range []string{"racy", "ordered", "self", "values"} {
