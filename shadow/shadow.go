@@ -126,7 +126,7 @@ type Space struct {
 		_ [64 - unsafe.Sizeof(spin.Mutex{})]byte // a cache line's size per stripe
 	}
 	sweeping atomic.Bool
-	again    atomic.Bool  // a sweep was asked for while one ran (startSweep)
+	again    atomic.Bool // a sweep was asked for while one ran (startSweep)
 	// sweepGen is the count of completed cycles when the last sweep
 	// began (stall.go).
 	sweepGen atomic.Uint64
