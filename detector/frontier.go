@@ -44,7 +44,9 @@ package detector
 //   - Exited goroutines are removed: they access no memory any more.
 //   - A goroutine blocked in a WaitGroup's Wait counts with its snapshot
 //     joined with the WaitGroup's clock, which it joins before its next
-//     access (waitingSnapshot).
+//     access; one blocked for a subtest's signal, with the signal's
+//     clock or, before the subtest released into it, the subtest's
+//     snapshot (waitingSnapshot).
 //
 // A goroutine that never exits through Exit (one started by uninstrumented
 // code that returned) stays registered until its runtime g is reused, and
@@ -267,23 +269,31 @@ func requestSnapshots() {
 }
 
 // waitingSnapshot returns the bound of g's clock for the frontier while g
-// is blocked in a WaitGroup's Wait for clock w: its snapshot s joined with
-// w's clock, which g joins before it accesses memory again (WaitGroupWait
-// commits g's deferred checks before it blocks). A WaitGroup's clock only
-// grows, so the clock g will join is at least the one read here, under
-// w's lock, while g is still blocked (g clears waitOn under that lock as
-// it joins). g's own entry stays below its clock: g ticks after every
-// release into w. So a goroutine blocked in Wait for the whole run (a
-// pipeline's main goroutine) does not hold the frontier at its last
-// snapshot, and the sweep can drop what the workers settled since. s
-// (shared with g) is not changed.
+// is blocked for the clock of w, a WaitGroup's in Wait or a test's signal
+// key (waitowner.go): its snapshot s joined with w's clock, which g joins
+// before it accesses memory again (WaitGroupWait and waitFor commit g's
+// deferred checks before it blocks). w's clock only grows until g joins
+// it (a handoff key is emptied only by g's own acquire), so the clock g
+// will join is at least the one read here, under w's lock, while g is
+// still blocked (g clears waitOn under that lock as it joins). A signal
+// key with no release yet counts its owner's snapshot instead, a lower
+// bound of the clock the owner will release into it. g's own entry stays
+// below its clock: g ticks after every release, and no other goroutine's
+// clock reaches g's current epoch. So a goroutine blocked in Wait for the
+// whole run (a pipeline's main goroutine), or in t.Run for a whole test,
+// does not hold the frontier at its last snapshot, and the sweep can drop
+// what the others settled since. s (shared with g) is not changed.
 func waitingSnapshot(g *G, w *syncVar, s []uint64) []uint64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if g.waitOn.Load() != w {
 		return s // awake, and joined w already
 	}
-	return w.joinInto(append([]uint64(nil), s...))
+	s = append([]uint64(nil), s...)
+	if len(w.vc) == 0 && !w.shared {
+		return join(s, g.ownerSnapshot())
+	}
+	return w.joinInto(s)
 }
 
 // minSnapshots returns the entrywise minimum of the snapshots of gs, nil if

@@ -51,10 +51,14 @@ type G struct {
 	snap     atomic.Pointer[[]uint64]
 	snapSeen uint64
 	liveIdx  int
-	// waitOn is the WaitGroup's clock the goroutine is blocked in
-	// Wait for, which it will join before it accesses memory again
-	// (frontier.go); set and cleared under the clock's lock.
-	waitOn atomic.Pointer[syncVar]
+	// waitOn is the clock the goroutine is blocked for, a WaitGroup's
+	// in Wait or a test's signal key (waitFor), which it will join
+	// before it accesses memory again (frontier.go); set and cleared
+	// under the clock's lock. waitOwner, set with it, is the owner slot
+	// of the goroutine that releases into the key (waitowner.go), nil
+	// for a WaitGroup.
+	waitOn    atomic.Pointer[syncVar]
+	waitOwner *unsafe.Pointer
 
 	selects []selectCase // cases of a select in progress (SelectPre)
 	// chans are the states of the channels at chanPs the goroutine used

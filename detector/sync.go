@@ -643,6 +643,7 @@ func WaitGroupWait(g *G, wg *sync.WaitGroup) {
 	// clock as joined with wg's (waitingSnapshot).
 	g.commitFootprints()
 	v = g.lockSync(addr(wg), true)
+	g.waitOwner = nil
 	g.waitOn.Store(v)
 	v.mu.Unlock()
 	wg.Wait()

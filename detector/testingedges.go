@@ -2,7 +2,10 @@
 
 package detector
 
-import "runtime"
+import (
+	"runtime"
+	"unsafe"
+)
 
 // Package testing's edges (docs/runtime.md, "Package testing").
 //
@@ -32,12 +35,26 @@ import "runtime"
 // snapshot (publishIfWider) as a parent does before the go statement it
 // blocks on in Run, which would copy its clock once more.
 //
+// testingOwns and testingWait link a test's goroutine blocked for a
+// subtest's signal with the subtest's (waitowner.go): the subtest stores
+// its state in the owner slot testing's common has, and the waiter marks
+// itself as blocked for the signal key until its acquire or take, which
+// end the wait.
+//
 //lint:ignore U1000 package testing reads them through linknames.
 var testingAcquire, testingRelease, testingTake, testingSignal func(x any)
 
+//lint:ignore U1000 package testing reads them through linknames.
+var (
+	testingOwns func(slot *unsafe.Pointer)
+	testingWait func(key any, slot *unsafe.Pointer)
+)
+
 func init() {
 	testingAcquire = func(x any) {
-		Cur().acquire(dataWord(x))
+		g := Cur()
+		g.endWait()
+		g.acquire(dataWord(x))
 		runtime.KeepAlive(x)
 	}
 	testingRelease = func(x any) {
@@ -47,8 +64,17 @@ func init() {
 		runtime.KeepAlive(x)
 	}
 	testingTake = func(x any) {
-		Cur().take(dataWord(x))
+		g := Cur()
+		g.endWait()
+		g.take(dataWord(x))
 		runtime.KeepAlive(x)
+	}
+	testingOwns = func(slot *unsafe.Pointer) {
+		Cur().ownKey(slot)
+	}
+	testingWait = func(key any, slot *unsafe.Pointer) {
+		Cur().waitFor(dataWord(key), slot)
+		runtime.KeepAlive(key)
 	}
 	testingSignal = func(x any) {
 		Cur().release(dataWord(x))

@@ -8,6 +8,7 @@
 package testingmodel
 
 import (
+	"runtime"
 	"testing"
 	"time"
 )
@@ -129,6 +130,44 @@ func BenchmarkNoRaceRunParallel(b *testing.B) {
 			s += in[s%8]
 		}
 	})
+}
+
+// A parent blocked in t.Run while collections run: what the subtest
+// wrote is ordered before the parent's return from Run, however many
+// sweeps dropped or kept its state meanwhile.
+func TestNoRaceSweepsWhileParentWaits(t *testing.T) {
+	xs := make([]int, 1<<12)
+	t.Run("a", func(t *testing.T) {
+		for i := range xs {
+			xs[i] = i
+		}
+		for i := 0; i < 3; i++ {
+			runtime.GC()
+		}
+	})
+	for i := range xs {
+		xs[i]++
+	}
+}
+
+// The parent waits in t.Run for the subtest, but a goroutine it started
+// before does not: the subtest's write stays racy with the goroutine's
+// read after the collections that run while the parent waits.
+func TestRaceSweepsWhileParentWaits(t *testing.T) {
+	x := new(int)
+	done := make(chan bool)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		_ = *x
+		done <- true
+	}()
+	t.Run("a", func(t *testing.T) {
+		*x = 1
+		for i := 0; i < 3; i++ {
+			runtime.GC()
+		}
+	})
+	<-done
 }
 
 // Two parallel subtests that run at the same time are not ordered: a
