@@ -64,6 +64,11 @@ type Config struct {
 	// whose wrapper of the function would be a frame of bigfoot's in the
 	// function's stack.
 	SyncOnce bool
+	// ListDriver is an executable that serves the loads as go/packages'
+	// driver (ServeListDriver: bigfoot's own binary), so that go list
+	// does not compile the packages to instrument for export data; ""
+	// loads through go list directly.
+	ListDriver string
 }
 
 // Result is the instrumented program as an overlay.

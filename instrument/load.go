@@ -61,6 +61,10 @@ func load(ctx context.Context, cfg Config) (pkgs, runtimePkgs []*packages.Packag
 		env = os.Environ()
 	}
 	config := func(mode packages.LoadMode, tests bool) *packages.Config {
+		env := env
+		if mode&packages.NeedTypes != 0 {
+			env = driverEnv(env, cfg.ListDriver, cfg.Dir)
+		}
 		return &packages.Config{Context: ctx, Mode: mode, Dir: cfg.Dir, Env: env, BuildFlags: cfg.BuildFlags, Tests: tests}
 	}
 	patterns := cfg.Patterns
@@ -70,6 +74,18 @@ func load(ctx context.Context, cfg Config) (pkgs, runtimePkgs []*packages.Packag
 	graph, err := packages.Load(config(graphMode, cfg.Tests), patterns...)
 	if err != nil {
 		return nil, nil, nil, &LoadError{Errors: []string{err.Error()}}
+	}
+	// The driver's answer (listdriver.go), as any go/packages driver's,
+	// has no module information: the graph's is attached to the
+	// packages loaded with types.
+	modules := map[string]*packages.Module{}
+	packages.Visit(graph, nil, func(p *packages.Package) { modules[p.ID] = p.Module })
+	attach := func(pkgs []*packages.Package) {
+		packages.Visit(pkgs, nil, func(p *packages.Package) {
+			if p.Module == nil {
+				p.Module = modules[p.ID]
+			}
+		})
 	}
 	var errs []string
 	rootPaths := map[string]bool{}
@@ -89,6 +105,7 @@ func load(ctx context.Context, cfg Config) (pkgs, runtimePkgs []*packages.Packag
 
 	var loaded []*packages.Package
 	collect := func(pkgs []*packages.Package) {
+		attach(pkgs)
 		for _, p := range pkgs {
 			ok := true
 			for _, e := range p.Errors {

@@ -22,6 +22,9 @@ import (
 var bigfootBin string
 
 func TestMain(m *testing.M) {
+	// Tests that instrument in-process (analyze) make this binary
+	// go/packages' driver, as bigfoot's main does.
+	serveListDriver()
 	os.Exit(testMain(m))
 }
 

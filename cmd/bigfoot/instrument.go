@@ -4,10 +4,37 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 
 	"github.com/bigfoot-go/bigfoot/driver"
 	"github.com/bigfoot-go/bigfoot/instrument"
 )
+
+// listDriver returns the path of bigfoot's executable, which serves the
+// instrumenter's loads (instrument.ServeListDriver), or "" if it is not
+// known.
+func listDriver() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return exe
+}
+
+// serveListDriver answers go/packages' request and exits if this process
+// runs as the instrumenter's driver (listDriver: go/packages runs it with
+// the patterns as arguments); otherwise it returns.
+func serveListDriver() {
+	if _, ok := os.LookupEnv(instrument.ListDriverEnv); !ok {
+		return
+	}
+	if err := instrument.ServeListDriver(context.Background(), os.Args[1:], os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintf(os.Stderr, "bigfoot: %v\n", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
 
 // instrumentFiles adapts instrument.Run to the driver's Instrumenter.
 func instrumentFiles(ctx context.Context, req driver.Request) (*driver.Files, error) {
@@ -22,6 +49,7 @@ func instrumentFiles(ctx context.Context, req driver.Request) (*driver.Files, er
 		Facts:        req.Facts,
 		RuntimeHooks: req.RuntimeHooks,
 		SyncOnce:     req.SyncOnce,
+		ListDriver:   listDriver(),
 	})
 	var lerr *instrument.LoadError
 	if errors.As(err, &lerr) {

@@ -29,6 +29,7 @@ import (
 )
 
 func main() {
+	serveListDriver()
 	stop := startProfiles(os.Stderr)
 	code := bigfootMain(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
