@@ -87,3 +87,33 @@ func TestListDriverLoad(t *testing.T) {
 		t.Error("no export data for the standard library")
 	}
 }
+
+// TestMainGoVersion checks the version the driver answers with: the main
+// modules' go line, none for a module without one, and no answer (go
+// list's instead) for main modules of different lines.
+func TestMainGoVersion(t *testing.T) {
+	mod := func(v string, main bool) *packages.Module {
+		return &packages.Module{Path: "example.com/m" + v, GoVersion: v, Main: main}
+	}
+	dep := &packages.Package{ID: "dep", Module: mod("1.26", false)}
+	std := &packages.Package{ID: "fmt"}
+	pkg := func(id string, m *packages.Module) *packages.Package {
+		return &packages.Package{ID: id, Module: m, Imports: map[string]*packages.Package{"dep": dep, "fmt": std}}
+	}
+	for _, tc := range []struct {
+		name  string
+		pkgs  []*packages.Package
+		minor int
+		ok    bool
+	}{
+		{"go 1.21.0", []*packages.Package{pkg("a", mod("1.21.0", true)), pkg("b", mod("1.21.0", true))}, 21, true},
+		{"go 1.16", []*packages.Package{pkg("a", mod("1.16", true))}, 16, true},
+		{"go 1.27rc1", []*packages.Package{pkg("a", mod("1.27rc1", true))}, 27, true},
+		{"no go line", []*packages.Package{pkg("a", mod("", true))}, 0, true},
+		{"workspace of two lines", []*packages.Package{pkg("a", mod("1.21", true)), pkg("b", mod("1.22", true))}, 0, false},
+	} {
+		if minor, ok := mainGoVersion(tc.pkgs); minor != tc.minor || ok != tc.ok {
+			t.Errorf("%s: %d, %v; want %d, %v", tc.name, minor, ok, tc.minor, tc.ok)
+		}
+	}
+}
