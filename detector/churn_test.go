@@ -4,6 +4,7 @@ package detector
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 )
@@ -89,7 +90,7 @@ func TestSpareTIDsLowestFirst(t *testing.T) {
 	// The peak exits, highest id first, each unknown to the parents below
 	// (their clocks are empty): only the quarantine makes ids spare.
 	for tid := uint32(peak); tid >= 1; tid-- {
-		ts.free(tid, 7)
+		ts.free(tid, 7, 7)
 	}
 	var got []uint32
 	for range peak - quarantine {
@@ -121,7 +122,7 @@ func TestReusedTIDOwners(t *testing.T) {
 	tid, clock := ts.alloc(nil, 1, 0, 0)
 	starts := []uint64{clock}
 	for site := uint32(2); site <= 6; site++ {
-		ts.free(tid, clock+9)
+		ts.free(tid, clock+9, clock+9)
 		// The parent knows the final epoch: the id comes back at once.
 		vc := make([]uint64, tid+1)
 		vc[tid] = clock + 9
@@ -146,7 +147,7 @@ func TestReusedTIDOwners(t *testing.T) {
 		}
 	}
 	allocs := testing.AllocsPerRun(100, func() {
-		ts.free(tid, clock)
+		ts.free(tid, clock, clock)
 		vc := [8]uint64{}
 		vc[tid] = clock
 		tid, clock = ts.alloc(vc[:tid+1], 7, 0, 0)
@@ -176,4 +177,100 @@ func TestTrimTo(t *testing.T) {
 			t.Errorf("trimTo(%v, %d, %v) has %d entries, want %d", tc.vc, tc.keep, f, len(got), tc.want)
 		}
 	}
+}
+
+// TestTIDBackAfterLastRelease checks that the id of a goroutine that
+// recorded nothing after its last release comes back at the next fork by
+// a goroutine that acquired that release, from the clock after its final
+// one, and that the id of one that recorded an access at its final clock
+// does not.
+func TestTIDBackAfterLastRelease(t *testing.T) {
+	var ts tidTable
+	// An id no goroutine of the process has had, which the floor (HB's
+	// entries past a clock's end) does not cover.
+	ts.next = uint32(tidHighWater())
+	tid, clock := ts.alloc(nil, 0, 0, 0)
+	vc := make([]uint64, tid+1)
+	// Released at clock+4 (its wg.Done), ended at clock+5.
+	ts.free(tid, clock+5, clock+4)
+	vc[tid] = clock + 4
+	got, c := ts.alloc(vc, 0, 0, 0)
+	if got != tid || c != clock+6 {
+		t.Fatalf("alloc = %d at %d, want id %d back at %d", got, c, tid, clock+6)
+	}
+	// Recorded an access at its final clock, which the parent does not
+	// know: the id waits.
+	ts.free(tid, c+5, c+5)
+	vc[tid] = c + 4
+	if got, _ := ts.alloc(vc, 0, 0, 0); got == tid {
+		t.Fatalf("id %d reused, its owner's access at clock %d unknown to the parent", tid, c+5)
+	}
+}
+
+// TestExitSeen checks the last visible clock Exit gives the thread-id
+// table: the one before the final clock when the goroutine's last
+// operation was a release (a worker's deferred wg.Done), the final one
+// when it accessed memory after it.
+func TestExitSeen(t *testing.T) {
+	for _, after := range []bool{false, true} {
+		var final, seen uint64
+		expect(t, false, func(g *G) {
+			wg := new(sync.WaitGroup)
+			WaitGroupAdd(g, wg, 1)
+			var tid uint32
+			<-spawn(g, func(g *G) {
+				tid = g.tid
+				x := new(int64)
+				benchHeapSink.Store(x)
+				*W(g, x, 0) = 1
+				WaitGroupDone(g, wg)
+				if after {
+					*W(g, x, 0) = 2
+				}
+			})
+			WaitGroupWait(g, wg)
+			tids.mu.Lock()
+			for _, f := range tids.queue[tids.head:] {
+				if f.tid == tid {
+					final, seen = f.final, f.seen
+				}
+			}
+			for _, f := range tids.spare {
+				if f.tid == tid {
+					final, seen = f.final, f.seen
+				}
+			}
+			tids.mu.Unlock()
+		})
+		want := final - 1
+		if after {
+			want = final
+		}
+		if final == 0 || seen != want {
+			t.Errorf("access after the release %v: final %d, seen %d, want seen %d", after, final, seen, want)
+		}
+	}
+}
+
+// TestRaceAfterLastRelease checks that an access after a goroutine's last
+// release races with a goroutine forked after that release was acquired:
+// the id of the first must not come back to the second as if the second
+// were ordered after all of the first.
+func TestRaceAfterLastRelease(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		x, wg := new(int64), new(sync.WaitGroup)
+		WaitGroupAdd(g, wg, 1)
+		done := spawn(g, func(g *G) {
+			if synced {
+				*W(g, x, 0) = 1
+			}
+			WaitGroupDone(g, wg)
+			if !synced {
+				*W(g, x, 0) = 1
+			}
+		})
+		WaitGroupWait(g, wg)
+		<-done // Exit has freed the id
+		<-spawn(g, func(g *G) { *W(g, x, 0) = 2 })
+	})
 }

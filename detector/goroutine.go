@@ -304,7 +304,8 @@ func (g *G) start(key uintptr, gp unsafe.Pointer) {
 		unregister(old)
 		old.t.Release() // its goroutine is gone: nobody else uses old.t
 		old.freeClock(true)
-		tids.free(old.tid, shadow.Epoch(old.pub.Load()).Clock())
+		c := shadow.Epoch(old.pub.Load()).Clock()
+		tids.free(old.tid, c, c)
 	}
 	g.keep(gp)
 }
@@ -369,7 +370,11 @@ func (g *G) Exit() {
 		*slot(g.t.GP) = 0
 	}
 	registry.CompareAndDelete(g.key, g)
-	tids.free(g.tid, g.t.Epoch.Clock())
+	final, seen := g.t.Epoch.Clock(), g.t.Epoch.Clock()
+	if g.t.Recorded != g.t.Epoch {
+		seen-- // nothing recorded since the release that made final
+	}
+	tids.free(g.tid, final, seen)
 	g.freeClock(false)
 }
 
@@ -384,9 +389,15 @@ func (g *G) tick() {
 // a clock greater than any epoch its previous owner published, and the new
 // owner must be ordered after those epochs, because its own vector clock
 // entry claims them. An id freed at exit therefore waits in a FIFO until
-// a forking parent already knows its final epoch (it happens before the
-// parent, e.g. through WaitGroup.Wait) or more than quarantine ids were
-// freed after it; it is then spare, and the new owner of a spare id is
+// a forking parent already knows its last visible epoch (it happens
+// before the parent, e.g. through WaitGroup.Wait) or more than quarantine
+// ids were freed after it. The last visible epoch is the final one if
+// the goroutine recorded an access at it, else the one before: the
+// release that ended it, whose tick made the final epoch (a worker's
+// deferred wg.Done, its last operation, releases clock c and exits at
+// c+1; the parent's Wait learns c). Without that, every id of a loop of
+// fork-and-wait rounds went through the quarantine, and every clock
+// carried quarantine entries more than the live goroutines need; it is then spare, and the new owner of a spare id is
 // treated as ordered after the old one, which may hide races between them
 // (documented in docs/runtime.md). Spare ids are reused lowest first, so
 // that after a peak of live goroutines the ids in use are again the
@@ -410,7 +421,8 @@ const quarantine = 64
 
 type freeTID struct {
 	tid   uint32
-	final uint64
+	final uint64 // the owner's last clock; the next owner's starts after it
+	seen  uint64 // the owner's last visible clock: final, or final-1
 }
 
 // A tidHeap is a min-heap of free thread ids by id.
@@ -496,7 +508,7 @@ func (ts *tidTable) alloc(vc []uint64, site, stack uint32, parent uint64) (uint3
 		f := ts.spare.pop()
 		tid, clock = f.tid, f.final+1
 	} else if len(ts.queue) > ts.head {
-		if f := ts.queue[ts.head]; shadow.HB(shadow.MakeEpoch(f.tid, f.final), vc) {
+		if f := ts.queue[ts.head]; shadow.HB(shadow.MakeEpoch(f.tid, f.seen), vc) {
 			ts.dequeue()
 			tid, clock = f.tid, f.final+1
 		}
@@ -527,13 +539,16 @@ func (ts *tidTable) dequeue() freeTID {
 	return f
 }
 
-func (ts *tidTable) free(tid uint32, final uint64) {
+// free queues tid, whose owner ended at clock final, its last access
+// recorded at clock seen (final, or final-1 if none was recorded at
+// final: see tids).
+func (ts *tidTable) free(tid uint32, final, seen uint64) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if os := ts.owners[tid].list(); len(os) > 0 {
 		os[len(os)-1].finished = true
 	}
-	ts.queue = append(ts.queue, freeTID{tid, final})
+	ts.queue = append(ts.queue, freeTID{tid, final, seen})
 	if len(ts.queue)-ts.head > quarantine {
 		ts.spare.push(ts.dequeue())
 	}

@@ -43,9 +43,8 @@ func (g *G) frozenClock() []uint64 {
 	return g.frozen
 }
 
-// frozenWords holds the frozen clocks (reserve.go): chunks of 64 KiB at
-// first, up to 2 MiB.
-var frozenWords = newWordSlab(8192, 262144)
+// frozenWords holds the frozen clocks (reserve.go), in chunks of 64 KiB.
+var frozenWords = newWordSlab(8192)
 
 // frozenCurrent reports whether g's last frozen clock differs from g's
 // clock in g's own entry only.

@@ -127,16 +127,22 @@ func (r *reserve[T]) refill() {
 // A wordSlab carves frozen clocks (objclock.go) out of chunks of words
 // made ahead, as a reserve makes its objects: a goroutine's first release
 // after its clock changed copies the clock, and the copy is taken from
-// the current chunk. Clocks wider than maxCarved words get their own
-// allocation: one live carved clock keeps its whole chunk (up to 2 MiB)
-// alive, and with thousands of goroutines live, each holding clocks as
+// the current chunk. A carved clock's capacity is its length, so that an
+// append to it never reaches the next one; frozen clocks are never
+// changed.
+//
+// One live carved clock keeps its whole chunk alive, so chunks are small
+// and stay so, and clocks wider than maxCarved words get their own
+// allocation. With thousands of goroutines live, each holding clocks as
 // wide as their number (cockroachdb/apd's 4,000 t.Parallel subtests a
-// file), the chunks of a few live clocks each made most of a peak of 9 GB.
-// A carved clock's capacity is its length, so that an append to it never
-// reaches the next one; frozen clocks are never changed.
+// file), chunks of a few live clocks each made most of a peak of 9 GB;
+// with chunks grown to 2 MiB, the atomics of a concurrent map resized
+// again and again (puzpuzpuz/xsync's DeleteMatching test: 1,000 maps,
+// each resized by 16 goroutines), each object's last clock in another
+// chunk, kept 3.6 GB of chunks live where the clocks took a few MB.
 type wordSlab struct {
-	cur       atomic.Pointer[wordChunk]
-	size, max atomic.Int64 // words of the next chunk, and at most
+	cur  atomic.Pointer[wordChunk]
+	size int // words per chunk
 }
 
 // maxCarved is the widest clock a wordSlab carves (4 KiB): a wider one's
@@ -148,12 +154,9 @@ type wordChunk struct {
 	words []uint64
 }
 
-// newWordSlab returns a slab of chunks of size words, and up to max
-// after they run out.
-func newWordSlab(size, max int) *wordSlab {
-	s := &wordSlab{}
-	s.size.Store(int64(size))
-	s.max.Store(int64(max))
+// newWordSlab returns a slab of chunks of size words.
+func newWordSlab(size int) *wordSlab {
+	s := &wordSlab{size: size}
 	s.cur.Store(&wordChunk{words: make([]uint64, size)})
 	addRefill(s.refill)
 	return s
@@ -172,30 +175,24 @@ func (s *wordSlab) copyOf(vc []uint64) []uint64 {
 			copy(w, vc)
 			return w
 		}
-		s.size.Store(min(2*int64(len(c.words)), s.max.Load()))
 		s.cur.CompareAndSwap(c, s.chunk())
 	}
 }
 
-// chunk returns a new chunk of the slab's next size, allocated as the
-// detector's (internal/ownheap).
+// chunk returns a new chunk, allocated as the detector's
+// (internal/ownheap).
 func (s *wordSlab) chunk() *wordChunk {
 	m := ownheap.Begin()
-	c := &wordChunk{words: make([]uint64, s.size.Load())}
+	c := &wordChunk{words: make([]uint64, s.size)}
 	m.End()
 	return c
 }
 
-// refill replaces a chunk half handed out by a fresh one, larger if the
-// chunk ran out.
+// refill replaces a chunk half handed out by a fresh one.
 func (s *wordSlab) refill() {
 	c := s.cur.Load()
-	used := c.next.Load()
-	if 2*used < int64(len(c.words)) || used == 0 {
+	if used := c.next.Load(); 2*used < int64(len(c.words)) || used == 0 {
 		return
-	}
-	if used >= int64(len(c.words)) {
-		s.size.Store(min(2*int64(len(c.words)), s.max.Load()))
 	}
 	s.cur.CompareAndSwap(c, s.chunk())
 }

@@ -45,7 +45,7 @@ func TestReserveHandsOutAhead(t *testing.T) {
 // no room to append into the next, made without an allocation; a clock
 // wider than a quarter of the chunk gets its own.
 func TestWordSlabCopies(t *testing.T) {
-	s := newWordSlab(64, 128)
+	s := newWordSlab(64)
 	vc := []uint64{1, 2, 3, 4, 5}
 	var a, b []uint64
 	if n := testing.AllocsPerRun(1, func() { a, b = s.copyOf(vc), s.copyOf(vc[:3]) }); n != 0 {
@@ -64,7 +64,7 @@ func TestWordSlabCopies(t *testing.T) {
 	}
 	// A clock wider than maxCarved is allocated on its own even where a
 	// chunk has room for it: a carved one keeps its whole chunk alive.
-	big := newWordSlab(64*maxCarved, 64*maxCarved)
+	big := newWordSlab(64 * maxCarved)
 	if n := testing.AllocsPerRun(1, func() { big.copyOf(make([]uint64, maxCarved)) }); n != 0 {
 		t.Errorf("copy of a clock of maxCarved words: %v allocations, want 0", n)
 	}

@@ -204,22 +204,35 @@ func (v *syncVar) renew(addr uintptr) {
 }
 
 // syncSweepEvery is how many GC cycles the detector observes per sweep of
-// the sync objects. A sweep visits every sync object, a cache miss each;
-// a dead object's entry left for a few more cycles costs only its memory
-// (an object allocated at its address renews it).
+// the sync objects, unless their number doubled since the last sweep. A
+// sweep visits every sync object, a cache miss each; a dead object's
+// entry left for a few more cycles costs its memory (an object allocated
+// at its address renews it) and the frozen clock it shares, whose chunk
+// it keeps (objclock.go). A program that makes atomics at new addresses
+// all the time (a concurrent map resized again and again) made the
+// entries of dead objects most of the heap, which paced the collector:
+// the cycles came further apart, each sweep dropped more, and the live
+// heap doubled between sweeps (4.8 GB after a collection, where go -race
+// peaked at 90 MB). A sweep once the number doubles costs at most one
+// visit per entry made.
 const syncSweepEvery = 4
 
-// syncSweeps counts sweepSyncs' calls.
-var syncSweeps int
+// syncSweeps counts sweepSyncs' calls; syncsSwept is the number of sync
+// objects the last sweep left.
+var (
+	syncSweeps int
+	syncsSwept int
+)
 
 // sweepSyncs drops the sync objects of dead heap objects, every
-// syncSweepEvery cycles, and the states of dead channels. It decides and
-// deletes under the object's lock (see lockSync). The AfterGC hooks run
-// one at a time.
+// syncSweepEvery cycles or once their number doubled, and the states of
+// dead channels. It decides and deletes under the object's lock (see
+// lockSync). The AfterGC hooks run one at a time.
 func sweepSyncs() {
 	syncSweeps++
-	if syncSweeps%syncSweepEvery == 0 {
+	if syncSweepDue(syncSweeps, syncs.Len(), syncsSwept) {
 		sweepSyncVars()
+		syncsSwept = syncs.Len()
 	}
 	syncs.Grow(syncRoom)
 	chans.Range(func(addr uintptr, c *chanState) bool {
@@ -228,6 +241,12 @@ func sweepSyncs() {
 		}
 		return true
 	})
+}
+
+// syncSweepDue reports whether sweepSyncs' nth call sweeps the sync
+// objects, live of them now, of which the last sweep left swept.
+func syncSweepDue(n, live, swept int) bool {
+	return n%syncSweepEvery == 0 || live > 2*max(swept, syncRoom)
 }
 
 // sweepSyncVars drops the sync objects of dead heap objects.

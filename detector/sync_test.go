@@ -810,3 +810,24 @@ func TestSweepDropsDeadClock(t *testing.T) {
 		t.Errorf("dead object's sync object: deleted %v, clock %v; want deleted, no clock", v.deleted, v.vc)
 	}
 }
+
+// TestSyncSweepDue: the sync objects are swept every syncSweepEvery
+// cycles, and at any cycle that finds them doubled since the last sweep
+// (more than syncRoom of them).
+func TestSyncSweepDue(t *testing.T) {
+	for _, c := range []struct {
+		n, live, swept int
+		want           bool
+	}{
+		{syncSweepEvery, 10, 10, true},
+		{syncSweepEvery + 1, 10, 10, false},
+		{syncSweepEvery + 1, 5000, 2500, false},
+		{syncSweepEvery + 1, 5001, 2500, true},
+		{1, 2 * syncRoom, 0, false},
+		{1, 2*syncRoom + 1, 0, true},
+	} {
+		if got := syncSweepDue(c.n, c.live, c.swept); got != c.want {
+			t.Errorf("syncSweepDue(%d, %d, %d) = %v, want %v", c.n, c.live, c.swept, got, c.want)
+		}
+	}
+}

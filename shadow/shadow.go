@@ -67,6 +67,13 @@ type Thread struct {
 	Disabled int32
 	// Stats counts this thread's shadow operations.
 	Stats Stats
+	// Recorded is the thread's epoch at its last call of a method that
+	// may record an access (Check, Access, AccessSparse, AccessRange,
+	// AccessStrided). A thread whose Recorded is below its Epoch has no
+	// access recorded at its current epoch: the detector reuses the
+	// thread id of a goroutine that ended so (after its last release)
+	// as soon as a forking goroutine knows the release.
+	Recorded Epoch
 
 	cacheKey uintptr
 	cache    *page
@@ -583,6 +590,7 @@ func (s *Space) Access(t *Thread, p unsafe.Pointer, size uintptr, write bool, si
 // does an empty slot of a page t has not cached (checkPage): the first
 // object a goroutine initializes in each new page.
 func (s *Space) Check(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32, out *Race) (found bool) {
+	t.Recorded = t.Epoch
 	a := uintptr(p)
 	off := a & 7
 	if off+size <= 8 && size != 0 && t.Disabled <= 0 {
@@ -684,6 +692,7 @@ func (s *Space) check(t *Thread, p unsafe.Pointer, size uintptr, write bool, sit
 // granule, which suits the elements a shrinking pattern leaves behind
 // one by one (the pivot column of LU factorization).
 func (s *Space) AccessSparse(t *Thread, p unsafe.Pointer, size uintptr, write bool, site uint32) (race Race, found bool) {
+	t.Recorded = t.Epoch
 	t.sparse = true
 	race, found = s.Access(t, p, size, write, site)
 	t.sparse = false
@@ -695,6 +704,7 @@ func (s *Space) AccessSparse(t *Thread, p unsafe.Pointer, size uintptr, write bo
 // It is the single entry point for range checks: it keeps the adaptive
 // array shadow of runs.go, so that a check over a run costs O(1) per run.
 func (s *Space) AccessRange(t *Thread, base unsafe.Pointer, elem uintptr, lo, hi, stride int, write bool, site uint32) (race Race, found bool) {
+	t.Recorded = t.Epoch
 	if stride <= 0 {
 		stride = 1
 	}

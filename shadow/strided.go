@@ -14,6 +14,7 @@ import "unsafe"
 // is the same as that of n calls of Access, except that only the first
 // conflict is reported.
 func (s *Space) AccessStrided(t *Thread, base unsafe.Pointer, size, step uintptr, n int, write bool, site uint32) (race Race, found bool) {
+	t.Recorded = t.Epoch
 	if n <= 0 || size == 0 {
 		return Race{}, false
 	}
