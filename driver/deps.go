@@ -47,15 +47,17 @@ type listedPackage struct {
 	ForTest    string
 	Imports    []string
 	Module     *listedModule
+	DepOnly    bool // no pattern names it
 }
 
 // A listedModule is the module of a listed package.
 type listedModule struct {
-	Path    string
-	Version string
-	Dir     string
-	Main    bool
-	Replace *listedModule
+	Path      string
+	Version   string
+	Dir       string
+	Main      bool
+	GoVersion string
+	Replace   *listedModule
 }
 
 // A depModule is a dependency module and the packages the build needs
@@ -85,7 +87,7 @@ type depsResult struct {
 // listPackages runs go list -deps on the invocation's patterns in the
 // workspace env and returns every package of the build.
 func (d *run) listPackages(ctx context.Context, env []string, patterns []string) ([]listedPackage, error) {
-	args := []string{"list", "-e", "-deps", "-json=ImportPath,Name,Dir,Standard,ForTest,Imports,Module"}
+	args := []string{"list", "-e", "-deps", "-json=ImportPath,Name,Dir,Standard,ForTest,Imports,Module,DepOnly"}
 	if d.inv.Verb == "test" {
 		args = append(args, "-test")
 	}

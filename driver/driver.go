@@ -39,6 +39,35 @@ type Request struct {
 	// are then left as they are, so that the function they run sees no
 	// frame of bigfoot's between it and package sync's.
 	SyncOnce bool
+	// Graph is the import graph of Patterns as the driver listed it (go
+	// list -deps -json with BuildFlags and Env, -test if Tests), which
+	// the instrumenter need not list again; nil if not listed.
+	Graph []GraphPackage
+}
+
+// A GraphPackage is a package of Request.Graph.
+type GraphPackage struct {
+	ID     string       // go list's ImportPath (a test variant's has its suffix)
+	Module *GraphModule // nil for a standard-library package
+	Root   bool         // a pattern names it
+}
+
+// A GraphModule is the module of a GraphPackage.
+type GraphModule struct {
+	Path, Version, Dir, GoVersion string
+	Main                          bool
+}
+
+// graphOf returns the graph of the listed packages.
+func graphOf(pkgs []listedPackage) []GraphPackage {
+	graph := make([]GraphPackage, len(pkgs))
+	for i, p := range pkgs {
+		graph[i] = GraphPackage{ID: p.ImportPath, Root: !p.DepOnly}
+		if m := p.Module; m != nil {
+			graph[i].Module = &GraphModule{Path: m.Path, Version: m.Version, Dir: m.Dir, GoVersion: m.GoVersion, Main: m.Main}
+		}
+	}
+	return graph
 }
 
 // Files are the instrumenter's output.

@@ -201,6 +201,7 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 		Facts:        known.list(),
 		RuntimeHooks: d.hooks,
 		SyncOnce:     d.syncOnce,
+		Graph:        graphOf(pkgs),
 	})
 	var lerr *LoadError
 	if errors.As(err, &lerr) {

@@ -69,6 +69,10 @@ type Config struct {
 	// does not compile the packages to instrument for export data; ""
 	// loads through go list directly.
 	ListDriver string
+	// Graph is the import graph of Patterns, if the caller listed it
+	// already with the same flags and environment (go list -deps -json,
+	// with -test if Tests): the load then does not list it again.
+	Graph []ListedPackage
 }
 
 // Result is the instrumented program as an overlay.

@@ -38,6 +38,14 @@ const loadMode = packages.NeedName | packages.NeedFiles | packages.NeedCompiledG
 // version in go.mod.
 const typecheckCgo = packages.NeedModule >> 1
 
+// A ListedPackage is a package of the import graph of a load's patterns,
+// as go list -deps -json lists it.
+type ListedPackage struct {
+	ID     string           // go list's ImportPath (a test variant's has its suffix)
+	Module *packages.Module // nil for a standard-library package
+	Root   bool             // a pattern names it (go list's DepOnly is false)
+}
+
 // graphMode lists the import graph: enough to find the main module's
 // packages that the patterns depend on.
 const graphMode = packages.NeedName | packages.NeedModule | packages.NeedImports | packages.NeedDeps
@@ -71,15 +79,24 @@ func load(ctx context.Context, cfg Config) (pkgs, runtimePkgs []*packages.Packag
 	if len(patterns) == 0 {
 		patterns = []string{"."}
 	}
-	graph, err := packages.Load(config(graphMode, cfg.Tests), patterns...)
-	if err != nil {
-		return nil, nil, nil, &LoadError{Errors: []string{err.Error()}}
+	graph := cfg.Graph
+	if graph == nil {
+		graph, err = listGraph(config(graphMode, cfg.Tests), patterns)
+		if err != nil {
+			return nil, nil, nil, &LoadError{Errors: []string{err.Error()}}
+		}
 	}
 	// The driver's answer (listdriver.go), as any go/packages driver's,
 	// has no module information: the graph's is attached to the
 	// packages loaded with types.
 	modules := map[string]*packages.Module{}
-	packages.Visit(graph, nil, func(p *packages.Package) { modules[p.ID] = p.Module })
+	rootPaths := map[string]bool{}
+	for _, p := range graph {
+		modules[p.ID] = p.Module
+		if p.Root {
+			rootPaths[pkgPath(p.ID)] = true
+		}
+	}
 	attach := func(pkgs []*packages.Package) {
 		packages.Visit(pkgs, nil, func(p *packages.Package) {
 			if p.Module == nil {
@@ -88,19 +105,13 @@ func load(ctx context.Context, cfg Config) (pkgs, runtimePkgs []*packages.Packag
 		})
 	}
 	var errs []string
-	rootPaths := map[string]bool{}
-	for _, p := range graph {
-		rootPaths[p.PkgPath] = true
-	}
 	var deps []string
-	seen := map[string]bool{}
-	packages.Visit(graph, nil, func(p *packages.Package) {
-		if cfg.Std || p.Module == nil || !p.Module.Main || p.ID != p.PkgPath || rootPaths[p.PkgPath] || seen[p.PkgPath] {
-			return
+	for _, p := range graph {
+		if cfg.Std || p.Module == nil || !p.Module.Main || p.ID != pkgPath(p.ID) || rootPaths[p.ID] {
+			continue
 		}
-		seen[p.PkgPath] = true
-		deps = append(deps, p.PkgPath)
-	})
+		deps = append(deps, p.ID)
+	}
 	sort.Strings(deps)
 
 	var loaded []*packages.Package
@@ -160,6 +171,32 @@ func load(ctx context.Context, cfg Config) (pkgs, runtimePkgs []*packages.Packag
 }
 
 func isTestVariant(p *packages.Package) bool { return strings.Contains(p.ID, " [") }
+
+// pkgPath returns the import path of the package whose go list
+// ImportPath (go/packages ID) is id: a test variant's without its suffix.
+func pkgPath(id string) string {
+	path, _, _ := strings.Cut(id, " [")
+	return path
+}
+
+// listGraph lists the import graph of the patterns with go/packages
+// (config's mode is graphMode), as the caller of Run may have listed it
+// (Config.Graph).
+func listGraph(config *packages.Config, patterns []string) ([]ListedPackage, error) {
+	roots, err := packages.Load(config, patterns...)
+	if err != nil {
+		return nil, err
+	}
+	isRoot := map[string]bool{}
+	for _, p := range roots {
+		isRoot[p.ID] = true
+	}
+	var graph []ListedPackage
+	packages.Visit(roots, nil, func(p *packages.Package) {
+		graph = append(graph, ListedPackage{ID: p.ID, Module: p.Module, Root: isRoot[p.ID]})
+	})
+	return graph, nil
+}
 
 // isExpectedError reports whether e is an error the instrumenter expects
 // and repairs: runtime.RaceXxx exists only in -race builds. The type

@@ -1,14 +1,20 @@
 package instrument
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/bigfoot-go/bigfoot/mode"
+	"golang.org/x/tools/go/packages"
 )
 
 // TestLoadMainModuleDeps checks that packages of the main module that the
@@ -113,5 +119,58 @@ func TestSelfHostSkipsRuntime(t *testing.T) {
 	}
 	if _, ok := res.Replace[filepath.Join(root, "mode", "mode.go")]; !ok {
 		t.Errorf("mode/mode.go, an ordinary package of the module, not instrumented; have %v", keys(res.Replace))
+	}
+}
+
+// TestLoadListedGraph checks that a load given the import graph its
+// caller listed (Config.Graph: go list -deps -json, as the driver lists
+// the build's packages) loads the packages it lists itself: the patterns'
+// and the main module's packages they import, with their modules.
+func TestLoadListedGraph(t *testing.T) {
+	dir, _ := filepath.Abs("testdata/src/layout")
+	for _, patterns := range [][]string{{"."}, {"./..."}} {
+		for _, tests := range []bool{false, true} {
+			args := []string{"list", "-e", "-deps", "-json=ImportPath,Module,DepOnly"}
+			if tests {
+				args = append(args, "-test")
+			}
+			cmd := exec.Command("go", append(args, patterns...)...)
+			cmd.Dir = dir
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("go list: %v", err)
+			}
+			var graph []ListedPackage
+			for dec := json.NewDecoder(bytes.NewReader(out)); dec.More(); {
+				var p struct {
+					ImportPath string
+					Module     *packages.Module
+					DepOnly    bool
+				}
+				if err := dec.Decode(&p); err != nil {
+					t.Fatal(err)
+				}
+				graph = append(graph, ListedPackage{ID: p.ImportPath, Module: p.Module, Root: !p.DepOnly})
+			}
+			summary := func(graph []ListedPackage) []string {
+				pkgs, _, broken, err := load(context.Background(), Config{Dir: dir, Patterns: patterns, Tests: tests, Graph: graph})
+				if err != nil || len(broken) > 0 {
+					t.Fatalf("load %v (tests %v): %v %v", patterns, tests, err, broken)
+				}
+				var out []string
+				for _, p := range pkgs {
+					out = append(out, fmt.Sprintf("%s module=%s main=%v files=%d", p.ID, p.Module.Path, p.Module.Main, len(p.Syntax)))
+				}
+				sort.Strings(out)
+				return out
+			}
+			listed, own := summary(graph), summary(nil)
+			if !slices.Equal(listed, own) {
+				t.Errorf("%v (tests %v): given the graph:\n\t%s\nlisting it:\n\t%s", patterns, tests, strings.Join(listed, "\n\t"), strings.Join(own, "\n\t"))
+			}
+			if !strings.Contains(strings.Join(own, " "), "example.com/layout/internal/lib module=example.com/layout main=true") {
+				t.Errorf("%v (tests %v): loaded %q, want the imported package of the module", patterns, tests, own)
+			}
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bigfoot-go/bigfoot/driver"
 	"github.com/bigfoot-go/bigfoot/instrument"
+	"golang.org/x/tools/go/packages"
 )
 
 // listDriver returns the path of bigfoot's executable, which serves the
@@ -36,6 +37,21 @@ func serveListDriver() {
 	os.Exit(0)
 }
 
+// graphOf converts the driver's listed graph to the instrumenter's.
+func graphOf(graph []driver.GraphPackage) []instrument.ListedPackage {
+	if graph == nil {
+		return nil
+	}
+	out := make([]instrument.ListedPackage, len(graph))
+	for i, p := range graph {
+		out[i] = instrument.ListedPackage{ID: p.ID, Root: p.Root}
+		if m := p.Module; m != nil {
+			out[i].Module = &packages.Module{Path: m.Path, Version: m.Version, Dir: m.Dir, GoVersion: m.GoVersion, Main: m.Main}
+		}
+	}
+	return out
+}
+
 // instrumentFiles adapts instrument.Run to the driver's Instrumenter.
 func instrumentFiles(ctx context.Context, req driver.Request) (*driver.Files, error) {
 	res, err := instrument.Run(ctx, instrument.Config{
@@ -50,6 +66,7 @@ func instrumentFiles(ctx context.Context, req driver.Request) (*driver.Files, er
 		RuntimeHooks: req.RuntimeHooks,
 		SyncOnce:     req.SyncOnce,
 		ListDriver:   listDriver(),
+		Graph:        graphOf(req.Graph),
 	})
 	var lerr *instrument.LoadError
 	if errors.As(err, &lerr) {
