@@ -38,18 +38,27 @@ import (
 // is the directory the load runs in.
 const ListDriverEnv = "BIGFOOT_LIST_DRIVER"
 
-// driverEnv returns env with the driver set, or env as it is if the user
-// chose a driver of their own (GOPACKAGESDRIVER): theirs answers.
-func driverEnv(env []string, driver, dir string) []string {
+// ListRootsEnv names, space-separated, packages of the import graph the
+// driver answers with as roots besides the patterns' (and without their
+// tests): the main module's packages the patterns import, which the
+// instrumenter rewrites too. go/packages type-checks a root with its
+// function bodies, so that one load serves both, where a load of those
+// packages alone listed the graph and the export data again.
+const ListRootsEnv = "BIGFOOT_LIST_ROOTS"
+
+// driverEnv returns env with the driver set, and true; or env as it is
+// and false if there is no driver or the user chose one of their own
+// (GOPACKAGESDRIVER): theirs answers.
+func driverEnv(env []string, driver, dir string) ([]string, bool) {
 	if driver == "" {
-		return env
+		return env, false
 	}
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "GOPACKAGESDRIVER=") {
-			return env
+			return env, false
 		}
 	}
-	return append(env[:len(env):len(env)], "GOPACKAGESDRIVER="+driver, ListDriverEnv+"="+dir)
+	return append(env[:len(env):len(env)], "GOPACKAGESDRIVER="+driver, ListDriverEnv+"="+dir), true
 }
 
 // ServeListDriver answers the go/packages request read from stdin for the
@@ -71,9 +80,15 @@ func ServeListDriver(ctx context.Context, patterns []string, stdin io.Reader, st
 func listDriver(ctx context.Context, req *packages.DriverRequest, patterns []string) (*packages.DriverResponse, error) {
 	env := append(req.Env[:len(req.Env):len(req.Env)], "GOPACKAGESDRIVER=off")
 	dir := ""
+	extra := map[string]bool{}
 	for _, kv := range req.Env {
 		if v, ok := strings.CutPrefix(kv, ListDriverEnv+"="); ok {
 			dir = v
+		}
+		if v, ok := strings.CutPrefix(kv, ListRootsEnv+"="); ok {
+			for _, path := range strings.Fields(v) {
+				extra[path] = true
+			}
 		}
 	}
 	config := func(mode packages.LoadMode, tests bool) *packages.Config {
@@ -117,8 +132,16 @@ func listDriver(ctx context.Context, req *packages.DriverRequest, patterns []str
 		p.ExportFile = exports[p.ID]
 		resp.Packages = append(resp.Packages, p)
 	})
+	roots := map[string]bool{}
 	for _, p := range graph {
 		resp.Roots = append(resp.Roots, p.ID)
+		roots[p.ID] = true
+	}
+	for _, p := range resp.Packages {
+		if extra[p.ID] && !roots[p.ID] {
+			resp.Roots = append(resp.Roots, p.ID)
+			roots[p.ID] = true
+		}
 	}
 	return resp, nil
 }

@@ -37,8 +37,8 @@ func TestListDriverLoad(t *testing.T) {
 		t.Skip(err)
 	}
 	dir, _ := filepath.Abs("testdata/src/layout")
-	summary := func(driver string) []string {
-		pkgs, _, broken, err := load(context.Background(), Config{Dir: dir, Patterns: []string{"./..."}, Tests: true, ListDriver: driver})
+	summary := func(driver string, patterns ...string) []string {
+		pkgs, _, broken, err := load(context.Background(), Config{Dir: dir, Patterns: patterns, Tests: true, ListDriver: driver})
 		if err != nil || len(broken) > 0 {
 			t.Fatalf("load (driver %q): %v %v", driver, err, broken)
 		}
@@ -54,12 +54,21 @@ func TestListDriverLoad(t *testing.T) {
 		sort.Strings(out)
 		return out
 	}
-	direct, viaDriver := summary(""), summary(exe)
+	direct, viaDriver := summary("", "./..."), summary(exe, "./...")
 	if !slices.Equal(direct, viaDriver) {
 		t.Errorf("through go list:\n\t%s\nthrough the driver:\n\t%s", strings.Join(direct, "\n\t"), strings.Join(viaDriver, "\n\t"))
 	}
 	if len(direct) < 3 || !strings.Contains(strings.Join(direct, " "), "@go1.16") {
 		t.Errorf("loaded %q: want the module's packages and test variants at go1.16", direct)
+	}
+	// The root package imports internal/lib: a second load through go
+	// list, a root of the same load through the driver (ListRootsEnv).
+	direct, viaDriver = summary("", "."), summary(exe, ".")
+	if !slices.Equal(direct, viaDriver) {
+		t.Errorf(". through go list:\n\t%s\nthrough the driver:\n\t%s", strings.Join(direct, "\n\t"), strings.Join(viaDriver, "\n\t"))
+	}
+	if !strings.Contains(strings.Join(viaDriver, " "), "example.com/layout/internal/lib module=") {
+		t.Errorf(". loaded %q: want internal/lib too", viaDriver)
 	}
 
 	req := &packages.DriverRequest{Mode: loadMode, Env: append(os.Environ(), ListDriverEnv+"="+dir), Tests: true}

@@ -60,18 +60,21 @@ const graphMode = packages.NeedName | packages.NeedModule | packages.NeedImports
 // instrumented (a package importing one left out has errors too). It
 // fails with a *LoadError if go/packages fails, or if no package is left.
 //
-// It loads in two steps: the import graph of the patterns, then syntax and
-// types for the patterns (with tests, if asked) and, separately and
-// without tests, for the main module's packages they import.
+// It loads in two steps: the import graph of the patterns (unless the
+// caller listed it: cfg.Graph), then syntax and types for the patterns
+// (with tests, if asked) and, without tests, for the main module's
+// packages they import: in the same load through bigfoot's list driver
+// (ListRootsEnv), else separately.
 func load(ctx context.Context, cfg Config) (pkgs, runtimePkgs []*packages.Package, broken []string, err error) {
 	env := cfg.Env
 	if env == nil {
 		env = os.Environ()
 	}
+	ours := false // the typed loads go through bigfoot's list driver
 	config := func(mode packages.LoadMode, tests bool) *packages.Config {
 		env := env
 		if mode&packages.NeedTypes != 0 {
-			env = driverEnv(env, cfg.ListDriver, cfg.Dir)
+			env, ours = driverEnv(env, cfg.ListDriver, cfg.Dir)
 		}
 		return &packages.Config{Context: ctx, Mode: mode, Dir: cfg.Dir, Env: env, BuildFlags: cfg.BuildFlags, Tests: tests}
 	}
@@ -139,12 +142,17 @@ func load(ctx context.Context, cfg Config) (pkgs, runtimePkgs []*packages.Packag
 		// (driver/std.go); the main module's cgo files are rewritten.
 		mode |= typecheckCgo
 	}
-	roots, err := packages.Load(config(mode, cfg.Tests), patterns...)
+	rootsConfig := config(mode, cfg.Tests)
+	if ours && len(deps) > 0 {
+		// The driver answers with deps as roots (ListRootsEnv).
+		rootsConfig.Env = append(rootsConfig.Env, ListRootsEnv+"="+strings.Join(deps, " "))
+	}
+	roots, err := packages.Load(rootsConfig, patterns...)
 	if err != nil {
 		return nil, nil, nil, &LoadError{Errors: []string{err.Error()}}
 	}
 	collect(roots)
-	if len(deps) > 0 {
+	if len(deps) > 0 && !ours {
 		more, err := packages.Load(config(mode, false), deps...)
 		if err != nil {
 			return nil, nil, nil, &LoadError{Errors: []string{err.Error()}}
