@@ -76,8 +76,17 @@ func sameWords(a, b []uint64) bool {
 // acquired v since), where a copy of v's own would be made and joined
 // (a pool's task's context, made by the submitter, its atomics loaded by
 // the worker).
+//
+// But sharing g's clock as it is now takes a new frozen copy if g's clock
+// changed since its last one, which an object that one goroutine after
+// another acquires and releases into would take at each operation (the
+// atomics of a concurrent map that a hundred goroutines load, each load
+// a release too: 63 GB of copies in xsync's DeleteMatching test). Such
+// an object, once it took refreezeLimit copies, gets a clock of its own,
+// which later releases overwrite in place (releaseAcquired) or join.
 func (v *syncVar) releaseBy(g *G) {
-	if len(g.t.VC) > len(v.inline) && (!v.shared && len(v.vc) == 0 || v.shared && (v.inline[2] == g.serial || v.dom == g.serial)) {
+	if len(g.t.VC) > len(v.inline) && (!v.shared && len(v.vc) == 0 || v.shared && (v.inline[2] == g.serial || v.dom == g.serial)) &&
+		!v.hot(g) {
 		v.vc, v.shared = g.frozenClock(), true
 		v.inline[0], v.inline[1], v.inline[2] = uint64(g.tid), g.t.VC[g.tid], g.serial
 		v.dom = g.serial
@@ -88,6 +97,23 @@ func (v *syncVar) releaseBy(g *G) {
 	if v.dom != g.serial {
 		v.dom = 0 // the join may exceed every goroutine's clock
 	}
+}
+
+// refreezeLimit is how many new frozen copies a shared clock takes before
+// its object gets a clock of its own.
+const refreezeLimit = 2
+
+// hot reports whether v, whose clock is shared, is to get a clock of its
+// own rather than a new frozen copy of g's, and counts the copy otherwise.
+func (v *syncVar) hot(g *G) bool {
+	if !v.shared || g.frozenCurrent() {
+		return false
+	}
+	if v.refrozen == refreezeLimit {
+		return true
+	}
+	v.refrozen++
+	return false
 }
 
 // own gives v a clock of its own, with the entries of the one it shares,
@@ -140,5 +166,5 @@ func (v *syncVar) joinInto(dst []uint64) []uint64 {
 // reset empties v's clock.
 func (v *syncVar) reset() {
 	clear(v.inline[:])
-	v.vc, v.shared, v.dom = v.inline[:0], false, 0
+	v.vc, v.shared, v.dom, v.refrozen = v.inline[:0], false, 0, 0
 }

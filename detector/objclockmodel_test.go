@@ -148,3 +148,54 @@ func TestReleaseAfterAcquireShares(t *testing.T) {
 		}
 	}
 }
+
+// TestHotObjectOwnsClock: an object that goroutines take turns to acquire
+// and release into (an atomic variable many goroutines load) shares each
+// one's frozen clock only refreezeLimit times, each a new copy since the
+// goroutine's clock changed with the acquire; then it gets a clock of its
+// own, which later turns overwrite without an allocation, and which
+// stays the last releaser's.
+func TestHotObjectOwnsClock(t *testing.T) {
+	g, h := wideG(40), wideG(40)
+	v := g.newSyncVar(0)
+	v.releaseBy(g)
+	g.tick()
+	elsewhere := make([]uint64, 40)
+	turn := func(x *G) {
+		// x learns of another goroutine's progress first (entry 39):
+		// its clock changes beyond its own entry, so sharing it takes a
+		// new copy.
+		elsewhere[39] += 100
+		x.joinClock(elsewhere)
+		v.mu.Lock()
+		v.acquireBy(x)
+		v.releaseAcquired(x)
+		v.mu.Unlock()
+		x.tick()
+	}
+	for i := range refreezeLimit {
+		turn([]*G{h, g}[i%2])
+		if !v.shared {
+			t.Fatalf("turn %d: the object has a clock of its own, want a shared one until %d copies", i, refreezeLimit)
+		}
+	}
+	turn(h)
+	if v.shared {
+		t.Fatalf("after %d copies the object still shares a frozen clock", refreezeLimit+1)
+	}
+	var want []uint64
+	allocs := testing.AllocsPerRun(20, func() {
+		turn(g)
+		want = slices.Clone(g.t.VC)
+		want[g.tid]--
+		turn(h)
+		want = slices.Clone(h.t.VC)
+		want[h.tid]--
+	})
+	if allocs > 2 { // the clones
+		t.Errorf("turns on an object of its own clock: %v allocations, want only the test's clones", allocs)
+	}
+	if got := clockOf(v); !slices.Equal(trim(got, 0), trim(want, 0)) {
+		t.Errorf("the object's clock %v, want the last releaser's %v", got, want)
+	}
+}

@@ -30,8 +30,11 @@ type syncVar struct {
 	// share, whose entry inline[0] inline[1] raises, of the goroutine
 	// whose serial is inline[2] (objclock.go).
 	shared bool
-	vc     []uint64 // inline's while it fits, or a frozen clock (shared)
-	obj    objProof // the object at the address, for reclaiming; guarded by mu
+	// refrozen counts the new frozen copies the shared clock took
+	// (objclock.go, hot); guarded by mu.
+	refrozen uint8
+	vc       []uint64 // inline's while it fits, or a frozen clock (shared)
+	obj      objProof // the object at the address, for reclaiming; guarded by mu
 	// inline holds the clock of a program of few goroutines, saving
 	// an allocation and a cache miss per sync object (a table of a
 	// million atomically accessed words has a million). The fields
@@ -231,6 +234,10 @@ var (
 func sweepSyncs() {
 	syncSweeps++
 	if syncSweepDue(syncSweeps, syncs.Len(), syncsSwept) {
+		// Objects the cycle found unreachable are freed by the
+		// runtime's sweep, which may not have reached them yet: their
+		// sync objects would wait a cycle more (driver/sweephook.go).
+		shadow.FinishSweep()
 		sweepSyncVars()
 		syncsSwept = syncs.Len()
 	}

@@ -47,3 +47,28 @@ func TestCleanupHookFiles(t *testing.T) {
 		}
 	}
 }
+
+// The sweep hook's file is added where the runtime declares sweepone as
+// it calls it, and not elsewhere.
+func TestSweepHookFiles(t *testing.T) {
+	dir := filepath.Join(build.Default.GOROOT, "src", "runtime")
+	files, err := sweepHookFiles(dir)
+	if err != nil {
+		t.Fatalf("this toolchain's runtime: %v", err)
+	}
+	if src := string(files[filepath.Join(dir, sweepHookFile)]); !strings.Contains(src, "//go:linkname bigfootFinishSweep "+sweepHookTarget+"\n") {
+		t.Errorf("the file does not linkname the shadow's variable:\n%s", src)
+	}
+	tmp := t.TempDir()
+	src, err := os.ReadFile(filepath.Join(dir, "mgcsweep.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = []byte(strings.Replace(string(src), "func sweepone() uintptr {", "func sweepOne() uintptr {", 1))
+	if err := os.WriteFile(filepath.Join(tmp, "mgcsweep.go"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sweepHookFiles(tmp); err == nil {
+		t.Error("a runtime without sweepone: patched")
+	}
+}

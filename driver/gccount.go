@@ -82,8 +82,9 @@ func RuntimeFiles(goroot, goversion string) (map[string][]byte, error) {
 // (userenv.go), the hooks of the detector's exit processing and of its
 // goroutines (runtimehooks.go), those of finalizers and cleanups
 // (cleanuphook.go), tracebacks without the detector's frames
-// (traceback.go), and the program's allocation statistics without the
-// detector's allocations (ownalloc.go).
+// (traceback.go), the program's allocation statistics without the
+// detector's allocations (ownalloc.go), and the end of the runtime's sweep
+// before the detector's (sweephook.go).
 func runtimePatches(dir string, versions bool) (map[string][]byte, error) {
 	files := make(map[string][]byte)
 	if versions {
@@ -93,7 +94,7 @@ func runtimePatches(dir string, versions bool) (map[string][]byte, error) {
 		}
 	}
 	files[filepath.Join(dir, gcCountFile)] = []byte(gcCountSource)
-	for _, optional := range []func(string) (map[string][]byte, error){userEnvFiles, runtimeHookFiles, cleanupHookFiles, tracebackFiles, ownAllocFiles} {
+	for _, optional := range []func(string) (map[string][]byte, error){userEnvFiles, runtimeHookFiles, cleanupHookFiles, tracebackFiles, ownAllocFiles, sweepHookFiles} {
 		if more, err := optional(dir); err == nil {
 			for path, data := range more {
 				files[path] = data

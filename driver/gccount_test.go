@@ -154,11 +154,14 @@ func TestRuntimeFiles(t *testing.T) {
 	if string(files[filepath.Join(dir, ownAllocFile)]) != ownAllocSource {
 		t.Errorf("no %s", ownAllocFile)
 	}
+	if string(files[filepath.Join(dir, sweepHookFile)]) != sweepHookSource {
+		t.Errorf("no %s", sweepHookFile)
+	}
 	// The GC count's, versions', environment's, exit hook's, goroutine
-	// hooks', cleanup hooks' and allocation statistics' files, the
-	// versions' patches, proc.go's, mfinal.go's, mcleanup.go's,
-	// traceback.go's, malloc.go's and mstats.go's.
-	if want := 13 + len(allocVersionPatches); len(files) != want {
+	// hooks', cleanup hooks', allocation statistics' and sweep hook's
+	// files, the versions' patches, proc.go's, mfinal.go's,
+	// mcleanup.go's, traceback.go's, malloc.go's and mstats.go's.
+	if want := 14 + len(allocVersionPatches); len(files) != want {
 		t.Errorf("%d files, want %d", len(files), want)
 	}
 	untested, err := RuntimeFiles(build.Default.GOROOT, "go1.99.0")

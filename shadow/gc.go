@@ -164,6 +164,21 @@ var genSample struct {
 // linkname: no other code writes it.
 var runtimeNumGC *uint32
 
+// runtimeFinishSweep sweeps the spans the runtime has not swept since the
+// last GC cycle, set by the file bigfoot's driver adds to package runtime
+// (driver/sweephook.go) in the runtime's own init; nil without it.
+var runtimeFinishSweep func()
+
+// FinishSweep finishes the runtime's sweep after the last GC cycle, so
+// that every object the cycle found unreachable is freed (its allocation
+// versions advanced) before the caller tells dead objects from live ones.
+// Without the runtime's file it does nothing.
+func FinishSweep() {
+	if f := runtimeFinishSweep; f != nil {
+		f()
+	}
+}
+
 // exactGen returns the number of completed GC cycles: a load of the
 // runtime's count where the driver made it available (a nanosecond or
 // two), otherwise a read of runtime/metrics (about 100ns, under a lock;
