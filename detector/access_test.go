@@ -423,6 +423,30 @@ func TestRaceWiped(t *testing.T) {
 	}
 }
 
+// TestRaceSameAddress: a race on bytes a reported race covered is not
+// reported, whatever its sites, as go -race suppresses it
+// (suppress_equal_addresses); dedup=0 reports it.
+func TestRaceSameAddress(t *testing.T) {
+	base := RegisterSites("example.com/m/same", "same/file.go", "10:3:F\n11:3:F\n12:3:F\n13:3:F\n")
+	body := func(g *G) {
+		x := new(int)
+		<-spawn(g, func(g *G) { *W(g, x, base) = 1 })
+		<-spawn(g, func(g *G) {
+			_ = *R(g, x, base+1) // races with the first write
+			*W(g, x, base+2) = 2 // made after the race
+		})
+		<-spawn(g, func(g *G) { *W(g, x, base+3) = 3 }) // races with the second write
+	}
+	if n, text := run(t, body); n != 1 {
+		t.Errorf("two races on one address: %d reports, want 1\n%s", n, text)
+	}
+	opts.dedup = false
+	defer func() { opts.dedup = true }()
+	if n, text := run(t, body); n != 2 {
+		t.Errorf("dedup=0, two races on one address: %d reports, want 2\n%s", n, text)
+	}
+}
+
 // racyBody races.
 func racyBody() {
 	g := Cur()

@@ -47,6 +47,7 @@ func run(t *testing.T, f func(g *G)) (int, string) {
 	out = &buf
 	clear(seen)
 	clear(racy)
+	clear(racyBytes)
 	reportMu.Unlock()
 	// Keep GC cycles from starting while f runs, and let the detector
 	// observe the last one: a race whose accesses straddle a cycle may be

@@ -281,9 +281,12 @@ var (
 	seen     = map[raceKey]bool{}
 	// racy holds the 8-byte granule of each race found with the epochs
 	// of its two accesses (wiped).
-	racy    = map[racyAccess]bool{}
-	out     io.Writer // report destination; nil: stderr or log_path
-	logFile *os.File
+	racy = map[racyAccess]bool{}
+	// racyBytes holds the first racing byte of each race found and not
+	// wiped (racyByte).
+	racyBytes = map[uintptr]bool{}
+	out       io.Writer // report destination; nil: stderr or log_path
+	logFile   *os.File
 )
 
 // stderr is the standard error the program started with. Reports go there,
@@ -344,6 +347,24 @@ func wiped(r shadow.Race, cur shadow.Epoch) bool {
 	}
 	racy[racyAccess{gran, r.Prev}] = true
 	racy[racyAccess{gran, cur}] = true
+	return false
+}
+
+// racyByte reports whether a race was found before at byte b, and
+// records b. Go's race runtime reports one race per address range for
+// the life of the process (suppress_equal_addresses, on by default): a
+// race whose bytes overlap those of a race it found before is dropped,
+// whatever its stacks, even on memory freed and reused since, so a test
+// that races on a global another test raced on already passes under go
+// -race. The range there is the union of the two accesses; bigfoot
+// knows the first racing byte for sure, so it drops a race only where
+// go -race would (a race on another byte of the same access is
+// reported again). reportMu is held.
+func racyByte(b uintptr) bool {
+	if racyBytes[b] {
+		return true
+	}
+	racyBytes[b] = true
 	return false
 }
 
@@ -433,6 +454,9 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 		base, group = 0, ""
 	}
 	lo, hi, prevLo := racingBytes(r, site)
+	if opts.dedup && racyByte(lo) {
+		return
+	}
 	cur, curExact := exactAccess(site, r.Write, lo, hi, base, group, r.PrevWrite, true)
 	if !curExact {
 		cur, curExact = gridAccess(site, r.Write, r.Addr, g.org, g.orgElem, r.PrevWrite, true)

@@ -458,8 +458,35 @@ func (r *fileRewriter) conversion(e *ast.CallExpr, args []sub) string {
 				args[0].text = "__bf.ReadAll(" + r.g() + ", " + r.site(e.Pos()) + ", " + args[0].text + ")"
 			}
 		}
+		if isUnsafePointer(placement.CoreType(r.typeOf(e.Fun))) && isHeaderData(e.Args[0], r.info) && args[0].text != r.text(e.Args[0]) {
+			args[0].text = "__bf.HeaderData(" + args[0].text + ")"
+		}
 	}
 	return r.spliceNode(e, args...)
+}
+
+// isHeaderData reports whether e reads the Data field of a
+// reflect.SliceHeader or reflect.StringHeader through a pointer, hdr.Data:
+// converted to unsafe.Pointer, the one field read the compiler's
+// -d=checkptr does not check (detector.HeaderData).
+func isHeaderData(e ast.Expr, info *types.Info) bool {
+	x, ok := ast.Unparen(e).(*ast.SelectorExpr)
+	if !ok || x.Sel.Name != "Data" {
+		return false
+	}
+	sel := info.Selections[x]
+	if sel == nil || sel.Kind() != types.FieldVal || len(sel.Index()) != 1 {
+		return false
+	}
+	ptr, ok := types.Unalias(sel.Recv()).(*types.Pointer)
+	if !ok {
+		return false
+	}
+	named, ok := types.Unalias(ptr.Elem()).(*types.Named)
+	if !ok || named.Obj().Pkg() == nil || named.Obj().Pkg().Path() != "reflect" {
+		return false
+	}
+	return named.Obj().Name() == "SliceHeader" || named.Obj().Name() == "StringHeader"
 }
 
 // builtinCall renders a call of a builtin function.
