@@ -229,6 +229,76 @@ func TestWiden(t *testing.T) {
 	}
 }
 
+// TestMerge checks page.merge: a write of all eight bytes of a split
+// granule after which its parts hold one state leaves one cell with that
+// state, which a later access of any byte finds as it would the parts; a
+// write of part of the granule, or parts left with different reads,
+// leave it split.
+func TestMerge(t *testing.T) {
+	quiet(t)
+	slotOf := func(s *Space, p unsafe.Pointer) *granule {
+		a := uintptr(p)
+		return s.pages.Load(a >> pageShift).slot((a & (pageSize - 1)) >> 3)
+	}
+	s := NewSpace()
+	next := func(th *Thread) { // a release: th's next epoch
+		th.VC[th.Epoch.TID()]++
+		th.Epoch = MakeEpoch(th.Epoch.TID(), th.VC[th.Epoch.TID()])
+	}
+	// split writes [0,3) and [3,8) at two sites.
+	split := func(a *Thread) (*[16]byte, unsafe.Pointer) {
+		buf := escape(new([16]byte))
+		p := unsafe.Pointer(&buf[0])
+		s.Write(a, p, 3, 1)
+		s.Write(a, unsafe.Add(p, 3), 5, 2)
+		if slotOf(s, p).split.Load() == nil {
+			t.Fatal("writes of [0,3) and [3,8) at two sites did not split the granule")
+		}
+		return buf, p
+	}
+
+	a := thread(1, 1, nil)
+	buf, p := split(a)
+	next(a)
+	if _, race := s.Write(a, p, 8, 3); race {
+		t.Fatal("the owner's write of the whole granule raced")
+	}
+	if gr := slotOf(s, p); gr.split.Load() != nil || gr.lo != 0 || gr.hi != 8 {
+		t.Fatalf("after a write of all its bytes: split %v, bytes [%d,%d); want one cell over [0,8)", gr.split.Load() != nil, gr.lo, gr.hi)
+	}
+	if !s.Same(a, uintptr(p)+5, 1, true) {
+		t.Error("a write of a byte the merged write covers, in its epoch, missed the fast path")
+	}
+	b := thread(2, 1, nil) // unordered with a
+	r, race := s.Read(b, unsafe.Add(p, 6), 1, 9)
+	if !race || r.PrevSite != 3 || !r.PrevWrite || r.Prev != a.Epoch {
+		t.Errorf("an unordered read of a merged byte: race %v, %+v; want a race with the write at site 3", race, r)
+	}
+	runtime.KeepAlive(buf)
+
+	// A write of part of the granule leaves it split.
+	a = thread(1, 1, nil)
+	buf, p = split(a)
+	next(a)
+	s.Write(a, p, 4, 3)
+	if slotOf(s, p).split.Load() == nil {
+		t.Error("a write of [0,4) merged the granule")
+	}
+	runtime.KeepAlive(buf)
+
+	// A read of one byte before the write: that byte's part keeps the
+	// read, the others have none, and the parts stay.
+	a = thread(1, 1, nil)
+	buf, p = split(a)
+	next(a)
+	s.Read(a, unsafe.Add(p, 5), 1, 4)
+	s.Write(a, p, 8, 3)
+	if slotOf(s, p).split.Load() == nil {
+		t.Error("parts with different reads merged")
+	}
+	runtime.KeepAlive(buf)
+}
+
 // TestSameRange checks SameRange, Same for a range of any length: true
 // exactly when every byte of the range was accessed in the epoch with
 // an access of its kind, across a page's edge, over fresh entries (the

@@ -1599,6 +1599,9 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 	default:
 		found = gr.access(t, lo, hi, write, site, out)
 	}
+	if sp := gr.split.Load(); !found && write && lo == 0 && hi == 8 && sp != nil && sp.mergeable(t) {
+		gr = pg.merge(t, gi, gr, site)
+	}
 	if found && !s.stillLive(gr, addr) {
 		// The object the state belonged to died and its memory was reused
 		// before the GC generation we saw advanced: the conflict is with
@@ -1658,6 +1661,57 @@ func (pg *page) widen(t *Thread, gi uintptr, gr *granule, lo, hi uint8) *granule
 	initU64(&ngr.whole.r, r)
 	initU32(&ngr.whole.wsite, gr.whole.wsite.Load())
 	initU32(&ngr.whole.rsite, gr.whole.rsite.Load())
+	ngr.immortal, ngr.foreign, ngr.id = gr.immortal, gr.foreign, gr.id
+	ngr.vok, ngr.ver = gr.vok, gr.ver
+	pg.set(gi, ngr)
+	freeGranule(t, gr)
+	return ngr
+}
+
+// mergeable reports whether the parts of a granule t has just written
+// whole hold one state: t's current epoch as every part's last write, and
+// one last read (or none) with one site, no read vector clock. The parts
+// then say what one cell would, for every byte, and merge may make them
+// one. (Dropping reads that t's clock orders before the write would be
+// as sound, FastTrack drops them at a write over shared reads, but not
+// the same state: after a later race the parts and the cell would
+// diverge.)
+func (sp *parts) mergeable(t *Thread) bool {
+	r, rsite := sp.cells[0].r.Load(), sp.cells[0].rsite.Load()
+	if r == shared {
+		return false
+	}
+	for i := range sp.cells {
+		c := &sp.cells[i]
+		if c.w.Load() != uint64(t.Epoch) || c.rvc.Load() != nil || c.r.Load() != r || c.rsite.Load() != rsite {
+			return false
+		}
+	}
+	return true
+}
+
+// merge replaces gr, a granule in slot gi split into parts, whose eight
+// bytes t has just written at site with no conflict, by an unsplit one
+// (where gr is: off the heap or on it, as widen) with the parts' one
+// state, and returns it; the stripe lock is held. The parts must be
+// mergeable. Without it a granule split once (a buffer filled to a
+// different length each time, the bytes of a random length read after
+// it) stays split for its life, and each later write of the whole of it
+// checks every part.
+func (pg *page) merge(t *Thread, gi uintptr, gr *granule, site uint32) *granule {
+	var ngr *granule
+	if gr.off {
+		ngr = newGranule(t, 0, 8, gr.gen.Load())
+	} else {
+		ngr = heapGranule(0, 8)
+		initU32(&ngr.gen, gr.gen.Load())
+	}
+	initU32(&ngr.owner, gr.owner.Load())
+	c := &gr.split.Load().cells[0]
+	initU64(&ngr.whole.w, uint64(t.Epoch))
+	initU32(&ngr.whole.wsite, site)
+	initU64(&ngr.whole.r, c.r.Load())
+	initU32(&ngr.whole.rsite, c.rsite.Load())
 	ngr.immortal, ngr.foreign, ngr.id = gr.immortal, gr.foreign, gr.id
 	ngr.vok, ngr.ver = gr.vok, gr.ver
 	pg.set(gi, ngr)
