@@ -19,9 +19,11 @@ import (
 // (a detector object sharing a 16-byte block would keep the program's
 // tiny objects in it alive, and their finalizers from running), counted
 // by size class; ReadMemStats subtracts the counts from Mallocs, Frees,
-// TotalAlloc and BySize. runtime/metrics still counts the objects, and
-// they still take heap memory and pace the collector: what the bench
-// reports as heap allocations and collections is the whole truth.
+// TotalAlloc and BySize, and runtime/metrics from its totals of
+// allocations and frees. They still take heap memory and pace the
+// collector, and runtime/metrics' histograms by size still count them:
+// what the bench reports as heap allocations (their sum) and collections
+// is the whole truth.
 //
 // Each patch replaces one line with one line, so the runtime's line
 // numbers in tracebacks do not move; where a file does not have the line
@@ -156,10 +158,34 @@ func bigfootOwnStats(m *MemStats) {
 		sub(&m.BySize[c].Frees, k)
 	}
 }
+
+// bigfootOwnAggregate takes the marked allocations out of a's totals,
+// which runtime/metrics reads as /gc/heap/allocs and /gc/heap/frees, as
+// bigfootOwnStats does out of ReadMemStats' figures, so that the two
+// agree (client_golang's TestMemStatsEquivalence compares them). The live
+// figures (/gc/heap/objects, /memory/classes/heap/objects:bytes) stay as
+// HeapObjects and HeapAlloc do, and the histograms by size
+// (/gc/heap/allocs-by-size) keep counting every object: where the bench
+// reads the detector's allocations.
+func bigfootOwnAggregate(a *heapStatsAggregate) {
+	sub := func(v *uint64, x uint64) {
+		if *v >= x {
+			*v -= x
+		} else {
+			*v = 0
+		}
+	}
+	n, bytes := bigfootOwnTotals()
+	sub(&a.totalAllocs, n)
+	sub(&a.totalFrees, n)
+	sub(&a.totalAllocated, bytes)
+	sub(&a.totalFreed, bytes)
+}
 `
 
 // ownAllocPatches route a marked goroutine's allocations through
-// bigfootOwnMalloc and take them out of ReadMemStats' figures. The mark
+// bigfootOwnMalloc and take them out of ReadMemStats' and runtime/metrics'
+// figures. The mark
 // is the user goroutine's (m.curg), not getg()'s: what a marked goroutine
 // allocates on the system stack (newproc's g for a goroutine it starts)
 // is the detector's too. The same
@@ -183,10 +209,15 @@ var ownAllocPatches = []linePatch{
 		decl:   "\t\treadmemstats_m(m)\n",
 		hooked: "\t\treadmemstats_m(m); bigfootOwnStats(m)\n",
 	},
+	{
+		file:   "metrics.go",
+		decl:   "\ta.numObjects = a.totalAllocs - a.totalFrees\n",
+		hooked: "\ta.numObjects = a.totalAllocs - a.totalFrees; bigfootOwnAggregate(a)\n",
+	},
 }
 
-// ownAllocFiles returns malloc.go and mstats.go of package runtime in dir
-// patched, and the file they call, or an error where a file does not take
+// ownAllocFiles returns malloc.go, mstats.go and metrics.go of package
+// runtime in dir patched, and the file they call, or an error where a file does not take
 // its patch, so that a build has all of them or none.
 func ownAllocFiles(dir string) (map[string][]byte, error) {
 	files := map[string][]byte{filepath.Join(dir, ownAllocFile): []byte(ownAllocSource)}

@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// The allocation-statistics patches keep the lines of malloc.go and
-// mstats.go, and a runtime without one of the patched lines as expected
+// The allocation-statistics patches keep the lines of malloc.go,
+// mstats.go and metrics.go, and a runtime without one of the patched lines as expected
 // takes none of them.
 func TestOwnAllocFiles(t *testing.T) {
 	dir := filepath.Join(build.Default.GOROOT, "src", "runtime")
@@ -17,7 +17,7 @@ func TestOwnAllocFiles(t *testing.T) {
 	if err != nil {
 		t.Fatalf("this toolchain's runtime: %v", err)
 	}
-	names := []string{"malloc.go", "mstats.go"}
+	names := []string{"malloc.go", "mstats.go", "metrics.go"}
 	for _, name := range names {
 		src, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {

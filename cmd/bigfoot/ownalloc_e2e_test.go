@@ -25,7 +25,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"sort"
 	"strconv"
 	"strings"
@@ -95,6 +98,34 @@ func TestTotalAlloc(t *testing.T) {
 	if after.Mallocs-after.Frees != after.HeapObjects {
 		t.Errorf("Mallocs %d - Frees %d != HeapObjects %d", after.Mallocs, after.Frees, after.HeapObjects)
 	}
+}
+
+// TestMetricsAgree: runtime/metrics reads the figures ReadMemStats
+// reads, with the collector off between the two reads (client_golang's
+// TestMemStatsEquivalence), after work whose shadow state the detector
+// keeps on the heap: fresh buffers, channels, goroutines.
+func TestMetricsAgree(t *testing.T) {
+	for range 2000 {
+		b := make([]byte, 512)
+		copy(b, src)
+		c := make(chan []byte, 1)
+		go func() { c <- b }()
+		sink = <-c
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	samples := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/allocs:objects"}}
+	metrics.Read(samples)
+	allocated, objects := samples[0].Value.Uint64(), samples[1].Value.Uint64()
+	if math.Abs(float64(ms.TotalAlloc)-float64(allocated))/float64(allocated) > 0.05 {
+		t.Errorf("TotalAlloc %d, /gc/heap/allocs:bytes %d", ms.TotalAlloc, allocated)
+	}
+	// Mallocs counts tiny objects, the metric does not: at most as many.
+	if objects > ms.Mallocs {
+		t.Errorf("Mallocs %d, /gc/heap/allocs:objects %d", ms.Mallocs, objects)
+	}
+	fmt.Println("runtime/metrics agree")
 }
 `,
 	})

@@ -34,7 +34,11 @@ const MetricsPrefix = "runtime_metrics: "
 // heap objects allocated and the collections completed since the process
 // began (runtime/metrics). A race detector that allocates its own state
 // on the Go heap, or instrumentation that moves a variable to the heap,
-// shows in A and G against the plain build's. Where /proc/self/status does
+// shows in A and G against the plain build's. A is the sum of the
+// histogram of allocations by size, which counts what
+// /gc/heap/allocs:objects counts; a bigfoot build leaves its detector's
+// own allocations out of that total, as out of runtime.MemStats, and not
+// out of the histogram. Where /proc/self/status does
 // not exist (not Linux) the first line is left out, and the harness falls
 // back to rusage. With AllocProfileEnv set it then writes the allocation
 // profile.
@@ -42,9 +46,9 @@ func Report() {
 	if kib, err := vmHWM(); err == nil {
 		fmt.Fprintf(os.Stderr, "%s%d\n", Prefix, kib)
 	}
-	samples := []metrics.Sample{{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	samples := []metrics.Sample{{Name: "/gc/heap/allocs-by-size:bytes"}, {Name: "/gc/cycles/total:gc-cycles"}}
 	metrics.Read(samples)
-	fmt.Fprintf(os.Stderr, "%sheap_allocs=%d gc_cycles=%d\n", MetricsPrefix, value(samples[0]), value(samples[1]))
+	fmt.Fprintf(os.Stderr, "%sheap_allocs=%d gc_cycles=%d\n", MetricsPrefix, histCount(samples[0]), value(samples[1]))
 	if path := os.Getenv(AllocProfileEnv); path != "" {
 		if err := writeAllocProfile(path); err != nil {
 			fmt.Fprintf(os.Stderr, "peak: %v\n", err)
@@ -87,6 +91,19 @@ func value(s metrics.Sample) uint64 {
 		return 0
 	}
 	return s.Value.Uint64()
+}
+
+// histCount returns the total count of the histogram s holds, 0 if it
+// holds none.
+func histCount(s metrics.Sample) uint64 {
+	if s.Value.Kind() != metrics.KindFloat64Histogram {
+		return 0
+	}
+	var n uint64
+	for _, c := range s.Value.Float64Histogram().Counts {
+		n += c
+	}
+	return n
 }
 
 // vmHWM returns the VmHWM field of /proc/self/status in KiB.
