@@ -134,13 +134,7 @@ func bigfootOwnTotals() (n, bytes uint64) {
 // bigfootOwnStats takes the marked allocations out of m, which
 // readmemstats_m just filled with the world stopped.
 func bigfootOwnStats(m *MemStats) {
-	sub := func(v *uint64, d uint64) {
-		if *v >= d {
-			*v -= d
-		} else {
-			*v = 0
-		}
-	}
+	sub := bigfootSub
 	n, bytes := bigfootOwnTotals()
 	sub(&m.Mallocs, n)
 	// The detector's frees are not known apart: Frees loses as many as
@@ -168,18 +162,20 @@ func bigfootOwnStats(m *MemStats) {
 // (/gc/heap/allocs-by-size) keep counting every object: where the bench
 // reads the detector's allocations.
 func bigfootOwnAggregate(a *heapStatsAggregate) {
-	sub := func(v *uint64, x uint64) {
-		if *v >= x {
-			*v -= x
-		} else {
-			*v = 0
-		}
-	}
 	n, bytes := bigfootOwnTotals()
-	sub(&a.totalAllocs, n)
-	sub(&a.totalFrees, n)
-	sub(&a.totalAllocated, bytes)
-	sub(&a.totalFreed, bytes)
+	bigfootSub(&a.totalAllocs, n)
+	bigfootSub(&a.totalFrees, n)
+	bigfootSub(&a.totalAllocated, bytes)
+	bigfootSub(&a.totalFreed, bytes)
+}
+
+// bigfootSub subtracts d from *v, down to 0.
+func bigfootSub(v *uint64, d uint64) {
+	if *v >= d {
+		*v -= d
+	} else {
+		*v = 0
+	}
 }
 `
 

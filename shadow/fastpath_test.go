@@ -179,10 +179,6 @@ func TestOwnerRevalidation(t *testing.T) {
 // cells would hold; anything else splits it.
 func TestWiden(t *testing.T) {
 	quiet(t)
-	slotOf := func(s *Space, p unsafe.Pointer) *granule {
-		a := uintptr(p)
-		return s.pages.Load(a >> pageShift).slot((a & (pageSize - 1)) >> 3)
-	}
 	s := NewSpace()
 	buf := escape(new([16]byte))
 	p := unsafe.Pointer(&buf[0])
@@ -236,10 +232,6 @@ func TestWiden(t *testing.T) {
 // leave it split.
 func TestMerge(t *testing.T) {
 	quiet(t)
-	slotOf := func(s *Space, p unsafe.Pointer) *granule {
-		a := uintptr(p)
-		return s.pages.Load(a >> pageShift).slot((a & (pageSize - 1)) >> 3)
-	}
 	s := NewSpace()
 	next := func(th *Thread) { // a release: th's next epoch
 		th.VC[th.Epoch.TID()]++
