@@ -81,15 +81,19 @@ func BenchmarkGoroutineChurn(b *testing.B) {
 // use go back to the lowest ones, so that the peak's entries at the end of
 // vector clocks stop changing and trim can drop them.
 func TestSpareTIDsLowestFirst(t *testing.T) {
+	// Ids far above those the other tests' goroutines took: HB reads the
+	// detector's floor, which covers those ids once their goroutines
+	// ended, and would then find the quarantined ids known to everyone.
+	const first = 1 << 16
 	var ts tidTable
-	ts.next = 1
+	ts.next = first
 	const peak = 4 * quarantine
 	for range peak {
 		ts.alloc(nil, 0, 0, 0)
 	}
 	// The peak exits, highest id first, each unknown to the parents below
 	// (their clocks are empty): only the quarantine makes ids spare.
-	for tid := uint32(peak); tid >= 1; tid-- {
+	for tid := uint32(first + peak - 1); tid >= first; tid-- {
 		ts.free(tid, 7, 7)
 	}
 	var got []uint32
@@ -100,15 +104,15 @@ func TestSpareTIDsLowestFirst(t *testing.T) {
 		}
 		got = append(got, tid)
 	}
-	// Ids 1..quarantine were freed last: they wait. The others are spare
-	// and come back lowest first.
+	// The lowest quarantine ids were freed last: they wait. The others
+	// are spare and come back lowest first.
 	for i, tid := range got {
-		if want := uint32(quarantine + 1 + i); tid != want {
-			t.Fatalf("reused ids %v, want %d..%d in order", got, quarantine+1, peak)
+		if want := uint32(first + quarantine + i); tid != want {
+			t.Fatalf("reused ids %v, want %d..%d in order", got, first+quarantine, first+peak-1)
 		}
 	}
-	if tid, _ := ts.alloc(nil, 0, 0, 0); tid != peak+1 {
-		t.Errorf("with only quarantined ids free, alloc gave %d, want the new id %d", tid, peak+1)
+	if tid, _ := ts.alloc(nil, 0, 0, 0); tid != first+peak {
+		t.Errorf("with only quarantined ids free, alloc gave %d, want the new id %d", tid, first+peak)
 	}
 }
 

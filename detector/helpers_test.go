@@ -47,7 +47,7 @@ func run(t *testing.T, f func(g *G)) (int, string) {
 	out = &buf
 	clear(seen)
 	clear(racy)
-	clear(racyBytes)
+	clear(readOnly)
 	reportMu.Unlock()
 	// Keep GC cycles from starting while f runs, and let the detector
 	// observe the last one: a race whose accesses straddle a cycle may be

@@ -282,11 +282,11 @@ var (
 	// racy holds the 8-byte granule of each race found with the epochs
 	// of its two accesses (wiped).
 	racy = map[racyAccess]bool{}
-	// racyBytes holds the first racing byte of each race found and not
-	// wiped (racyByte).
-	racyBytes = map[uintptr]bool{}
-	out       io.Writer // report destination; nil: stderr or log_path
-	logFile   *os.File
+	// readOnly holds the 8-byte granules where a race was found, with
+	// the collector's generation then, or readOnlyGlobal (readSkipped).
+	readOnly = map[uintptr]uint64{}
+	out      io.Writer // report destination; nil: stderr or log_path
+	logFile  *os.File
 )
 
 // stderr is the standard error the program started with. Reports go there,
@@ -350,23 +350,45 @@ func wiped(r shadow.Race, cur shadow.Epoch) bool {
 	return false
 }
 
-// racyByte reports whether a race was found before at byte b, and
-// records b. Go's race runtime reports one race per address range for
-// the life of the process (suppress_equal_addresses, on by default): a
-// race whose bytes overlap those of a race it found before is dropped,
-// whatever its stacks, even on memory freed and reused since, so a test
-// that races on a global another test raced on already passes under go
-// -race. The range there is the union of the two accesses; bigfoot
-// knows the first racing byte for sure, so it drops a race only where
-// go -race would (a race on another byte of the same access is
-// reported again). reportMu is held.
-func racyByte(b uintptr) bool {
-	if racyBytes[b] {
-		return true
+// readSkipped reports whether race r, found by an access at site and not
+// wiped, is one Go's race runtime
+// never finds because an earlier race was found in the same granule, and
+// marks the granule. ThreadSanitizer, on finding a race, also stores its
+// read-only marker in the granule's shadow (DoReportRace): from then on it
+// neither checks nor records a read of the granule, until the memory is
+// allocated again; writes are checked and recorded as before. So a read
+// that conflicts with a write made after the race is never reported under
+// go -race (sony/gobreaker's TestGeneration reads a global that
+// TestCustomCircuitBreaker raced on, while a goroutine writes it under the
+// lock); a write that conflicts with a later write is (two tests that each
+// race on one global fail both, TestSameRepeatedRaces). A write that
+// conflicts with a read made after the race is reported too: go -race has
+// not recorded the read, but the write may conflict with a write it has,
+// which bigfoot's cell, reporting one conflict, may not name. A global's mark lasts for the
+// process's life; a heap granule's until a collection completes, after
+// which its object may have been freed and its memory allocated again,
+// which clears the marker. reportMu is held.
+func readSkipped(r shadow.Race, site uint32) bool {
+	gran := r.Addr &^ 7
+	gen, marked := readOnly[gran]
+	if marked && gen != readOnlyGlobal && gen != shadow.Gen() {
+		marked = false // a collection completed since: the memory may be another object's
 	}
-	racyBytes[b] = true
-	return false
+	if !marked {
+		gen = readOnlyGlobal
+		if shadow.InHeapObject(shadow.PtrOf(gran)) {
+			gen = shadow.Gen()
+		}
+		readOnly[gran] = gen
+		return false
+	}
+	// A lock's own access is checked as a read (lockRead); go -race's is
+	// the write of an atomic read-modify-write.
+	return !r.Write && site != hookSite(hookLock)
 }
+
+// readOnlyGlobal marks a granule of readOnly that is not on the heap.
+const readOnlyGlobal = ^uint64(0)
 
 // A racyAccess is an access of a race found: its granule and epoch.
 type racyAccess struct {
@@ -441,7 +463,7 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 	reportMu.Lock()
 	defer reportMu.Unlock()
 	defer stdQuiet()()
-	if wiped(r, g.t.Epoch) {
+	if readSkipped(r, site) || wiped(r, g.t.Epoch) {
 		return
 	}
 	// The accesses g makes next are not the one that raced, which
@@ -454,9 +476,6 @@ func reportIn(g *G, r shadow.Race, site uint32, base uintptr) {
 		base, group = 0, ""
 	}
 	lo, hi, prevLo := racingBytes(r, site)
-	if opts.dedup && racyByte(lo) {
-		return
-	}
 	cur, curExact := exactAccess(site, r.Write, lo, hi, base, group, r.PrevWrite, true)
 	if !curExact {
 		cur, curExact = gridAccess(site, r.Write, r.Addr, g.org, g.orgElem, r.PrevWrite, true)

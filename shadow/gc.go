@@ -968,6 +968,11 @@ func AfterGC(f func()) {
 // points into the garbage-collected heap.
 func IsHeap(p unsafe.Pointer) bool { return classify(p) == kindHeap }
 
+// InHeapObject reports whether p points into an allocated object of the
+// heap. Unlike IsHeap it never registers a cleanup (which starts the
+// runtime's cleanup goroutine): anything else is false.
+func InHeapObject(p unsafe.Pointer) bool { return heapObject(p) }
+
 // PtrOf converts an address the caller keeps reachable back to a pointer.
 func PtrOf(addr uintptr) unsafe.Pointer { return ptrOf(addr) }
 
