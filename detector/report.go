@@ -350,24 +350,24 @@ func wiped(r shadow.Race, cur shadow.Epoch) bool {
 	return false
 }
 
-// readSkipped reports whether race r, found by an access at site and not
-// wiped, is one Go's race runtime
-// never finds because an earlier race was found in the same granule, and
-// marks the granule. ThreadSanitizer, on finding a race, also stores its
-// read-only marker in the granule's shadow (DoReportRace): from then on it
-// neither checks nor records a read of the granule, until the memory is
-// allocated again; writes are checked and recorded as before. So a read
-// that conflicts with a write made after the race is never reported under
-// go -race (sony/gobreaker's TestGeneration reads a global that
-// TestCustomCircuitBreaker raced on, while a goroutine writes it under the
-// lock); a write that conflicts with a later write is (two tests that each
-// race on one global fail both, TestSameRepeatedRaces). A write that
-// conflicts with a read made after the race is reported too: go -race has
-// not recorded the read, but the write may conflict with a write it has,
-// which bigfoot's cell, reporting one conflict, may not name. A global's mark lasts for the
-// process's life; a heap granule's until a collection completes, after
-// which its object may have been freed and its memory allocated again,
-// which clears the marker. reportMu is held.
+// readSkipped reports whether race r, found by an access at site, is one
+// Go's race runtime never finds because it found an earlier race in the
+// same granule, and marks the granule. ThreadSanitizer, on finding a race,
+// also stores its read-only marker in the granule's shadow (DoReportRace):
+// from then on it neither checks nor records a read of the granule, until
+// the memory is allocated again; writes are checked and recorded as
+// before. So a read that conflicts with a write made after the race is
+// never reported under go -race (sony/gobreaker's TestGeneration reads a
+// global that TestCustomCircuitBreaker raced on, while a goroutine writes
+// it under the lock); a write that conflicts with a later write is (two
+// tests that each race on one global fail both, TestSameRepeatedRaces). A
+// write that conflicts with a read made after the race is reported too:
+// go -race has not recorded the read, but the write may conflict with a
+// write it has, which bigfoot's cell, reporting one conflict, may not
+// name. A race skipped so is no race found: its accesses are not wiped. A
+// global's mark lasts for the process's life; a heap granule's until a
+// collection completes, after which its object may have been freed and
+// its memory allocated again, which clears the marker. reportMu is held.
 func readSkipped(r shadow.Race, site uint32) bool {
 	gran := r.Addr &^ 7
 	gen, marked := readOnly[gran]

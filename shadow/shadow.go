@@ -1600,7 +1600,7 @@ func (s *Space) update(t *Thread, pg *page, gi uintptr, gr *granule, addr uintpt
 		found = gr.access(t, lo, hi, write, site, out)
 	}
 	if sp := gr.split.Load(); !found && write && lo == 0 && hi == 8 && sp != nil && sp.mergeable(t) {
-		gr = pg.merge(t, gi, gr, site)
+		gr = pg.merge(t, gi, gr)
 	}
 	if found && !s.stillLive(gr, addr) {
 		// The object the state belonged to died and its memory was reused
@@ -1669,21 +1669,24 @@ func (pg *page) widen(t *Thread, gi uintptr, gr *granule, lo, hi uint8) *granule
 }
 
 // mergeable reports whether the parts of a granule t has just written
-// whole hold one state: t's current epoch as every part's last write, and
-// one last read (or none) with one site, no read vector clock. The parts
+// whole hold one state: t's current epoch as every part's last write, at
+// one site, and one last read (or none) at one site, no read vector
+// clock. (A part the write found in its epoch already keeps the site of
+// the earlier write.) The parts
 // then say what one cell would, for every byte, and merge may make them
 // one. (Dropping reads that t's clock orders before the write would be
 // as sound, FastTrack drops them at a write over shared reads, but not
 // the same state: after a later race the parts and the cell would
 // diverge.)
 func (sp *parts) mergeable(t *Thread) bool {
-	r, rsite := sp.cells[0].r.Load(), sp.cells[0].rsite.Load()
+	c0 := &sp.cells[0]
+	r, rsite, wsite := c0.r.Load(), c0.rsite.Load(), c0.wsite.Load()
 	if r == shared {
 		return false
 	}
 	for i := range sp.cells {
 		c := &sp.cells[i]
-		if c.w.Load() != uint64(t.Epoch) || c.rvc.Load() != nil || c.r.Load() != r || c.rsite.Load() != rsite {
+		if c.w.Load() != uint64(t.Epoch) || c.wsite.Load() != wsite || c.rvc.Load() != nil || c.r.Load() != r || c.rsite.Load() != rsite {
 			return false
 		}
 	}
@@ -1691,14 +1694,14 @@ func (sp *parts) mergeable(t *Thread) bool {
 }
 
 // merge replaces gr, a granule in slot gi split into parts, whose eight
-// bytes t has just written at site with no conflict, by an unsplit one
+// bytes t has just written with no conflict, by an unsplit one
 // (where gr is: off the heap or on it, as widen) with the parts' one
 // state, and returns it; the stripe lock is held. The parts must be
 // mergeable. Without it a granule split once (a buffer filled to a
 // different length each time, the bytes of a random length read after
 // it) stays split for its life, and each later write of the whole of it
 // checks every part.
-func (pg *page) merge(t *Thread, gi uintptr, gr *granule, site uint32) *granule {
+func (pg *page) merge(t *Thread, gi uintptr, gr *granule) *granule {
 	var ngr *granule
 	if gr.off {
 		ngr = newGranule(t, 0, 8, gr.gen.Load())
@@ -1709,7 +1712,7 @@ func (pg *page) merge(t *Thread, gi uintptr, gr *granule, site uint32) *granule 
 	initU32(&ngr.owner, gr.owner.Load())
 	c := &gr.split.Load().cells[0]
 	initU64(&ngr.whole.w, uint64(t.Epoch))
-	initU32(&ngr.whole.wsite, site)
+	initU32(&ngr.whole.wsite, c.wsite.Load())
 	initU64(&ngr.whole.r, c.r.Load())
 	initU32(&ngr.whole.rsite, c.rsite.Load())
 	ngr.immortal, ngr.foreign, ngr.id = gr.immortal, gr.foreign, gr.id
