@@ -6,21 +6,32 @@ package detector
 
 import (
 	"unsafe"
-
-	"github.com/bigfoot-go/bigfoot/shadow"
 )
 
-// An atomic variable is a sync object. The wrappers in atomic_gen.go run
-// the operation with the variable's clock locked, so that the order of the
-// operations and of their clocks agree: a load acquires what every earlier
-// operation released, a store releases before its value is visible. Every
-// operation (but a repeated load, below) both acquires and releases,
-// which totally orders all atomic operations on one variable. That is more
-// synchronization than the memory model's edges (a load does not happen
-// before a later store), but it lets each atomic operation be checked
-// against plain accesses to the same memory as an ordinary read (loads) or
-// write (the others) without atomic operations ever racing with each
-// other, so a plain access racing with an atomic one is reported.
+// An atomic variable is a sync object, synchronized as Go's race
+// detector synchronizes it (its runtime's atomic entry points): a load
+// acquires, a store releases, a read-modify-write (Add, And, Or, Swap, a
+// CompareAndSwap that swaps) acquires and releases, and a CompareAndSwap
+// that fails only acquires. A load thus orders nothing after itself and
+// a store nothing before itself: a goroutine that writes x and then loads
+// a flag another goroutine stored is not ordered before that goroutine's
+// next load of the flag, and go -race reports a race on x between them.
+// A store joins its clock into the variable's, where ThreadSanitizer's
+// release-store replaces it: a load then acquires every earlier store's
+// release, not only the last one's, which may miss a race go -race
+// reports after two stores of different goroutines but never reports
+// one it does not.
+//
+// The wrappers in atomic_gen.go run the operation with the variable's
+// lock held, so that the order of the operations and of their clocks
+// agree: a load acquires what every earlier store released, a store
+// releases before its value is visible.
+//
+// Each operation is also checked against the plain accesses of its bytes,
+// as a read (loads) or a write (the others), with shadow.Thread.Atomic
+// set: a plain access racing with an atomic one is reported both ways, and
+// two atomic operations, ordered or not, never conflict (a store after
+// another goroutine's load of the variable orders nothing between them).
 
 type atomicOp uint8
 
@@ -30,42 +41,82 @@ const (
 	atomicRMW
 )
 
-// atomicBegin locks the sync object of the variable at p, acquires it and
-// checks the access; atomicEnd releases and unlocks. A nil p locks
-// nothing (the operation itself then panics); a repeated load
-// (repeatLoad) only locks, and atomicEnd only unlocks.
+// atomicBegin locks the sync object of the variable at p, acquires it
+// unless op is a store, and checks the access; atomicEnd (atomicEndCAS)
+// releases unless op is a load (a CompareAndSwap that failed) and
+// unlocks. A nil p locks nothing (the operation itself then panics).
+//
+// The pending checks are made first, as before every synchronization,
+// but for a load whose acquire joins nothing (the variable's clock is
+// within the goroutine's, syncVar.dom: it loaded the variable before and
+// nobody stored since), which then only counts itself (syncs,
+// acquires_spared) and keeps the goroutine's span going: a goroutine that
+// loads one variable again and again (math/rand's global generator at
+// each rand.Int63n, a buffer's length loaded at each lookup) does not
+// end its span at each load. Counting and verifying builds, and a
+// goroutine asked for a snapshot (frontier.go), make every load in full.
+// Every operation counts as both an acquire and a release (countSync) for
+// the verifier, as the static pass counts it: a check is never moved
+// across an atomic operation.
 func (g *G) atomicBegin(p unsafe.Pointer, size uintptr, op atomicOp) *syncVar {
 	a := uintptr(p)
 	if a == 0 {
 		return nil
 	}
 	g.yield()
-	if op == atomicLoad && a == g.atomicLast && g.t.Epoch == g.atomicEpoch {
-		if v := g.repeatLoad(a, size); v != nil {
-			return v
+	var v *syncVar
+	switch op {
+	case atomicLoad:
+		if v = g.lockSync(a, true); v.dom == g.serial && !countAccesses && !verifyChecks && snapReq.Load() == g.snapSeen {
+			g.syncs++
+			g.acquiresSpared++
+			break
 		}
+		v.mu.Unlock() // not across the commit, which may wait for the sweeper
+		g.countSync()
+		v = g.lockSync(a, true)
+		v.acquireBy(g)
+	case atomicStore:
+		g.countSync()
+		v = g.lockSync(a, true)
+	default:
+		g.countSync()
+		v = g.lockSync(a, true)
+		v.acquireBy(g)
 	}
-	g.countSync()
-	v := g.lockSync(a, true)
-	v.acquireBy(g)
-	g.check(p, size, op != atomicLoad, hookSite(hookAtomic))
-	g.atomicLast = a // atomicEnd sets atomicEpoch
+	site := hookSite(hookAtomic)
+	g.t.Atomic = site
+	g.check(p, size, op != atomicLoad, site)
+	g.t.Atomic = 0
 	return v
 }
 
-func (g *G) atomicEnd(v *syncVar) {
+// atomicEnd ends the operation atomicBegin began on v with op.
+func (g *G) atomicEnd(v *syncVar, op atomicOp) {
 	if v == nil {
 		return
 	}
-	if g.repeating {
-		g.repeating = false
+	switch op {
+	case atomicLoad:
 		v.mu.Unlock()
 		return
+	case atomicStore:
+		v.releaseBy(g)
+	default:
+		v.releaseAcquired(g)
 	}
-	v.releaseAcquired(g)
 	v.mu.Unlock()
 	g.tick()
-	g.atomicEpoch = g.t.Epoch
+}
+
+// atomicEndCAS is atomicEnd of a CompareAndSwap, which releases only if
+// *swapped: a failed one only acquired, as a load.
+func (g *G) atomicEndCAS(v *syncVar, swapped *bool) {
+	if *swapped {
+		g.atomicEnd(v, atomicRMW)
+	} else {
+		g.atomicEnd(v, atomicLoad)
+	}
 }
 
 // releaseAcquired is releaseBy of a goroutine that acquired v under the
@@ -79,82 +130,6 @@ func (v *syncVar) releaseAcquired(g *G) {
 	}
 	v.vc = trim(append(v.vc[:0], g.t.VC...), 0)
 	v.dom = g.serial
-}
-
-// A repeated load.
-//
-// A goroutine that loads one atomic variable again and again (math/rand's
-// global generator at each rand.Int63n, a buffer's length loaded at each
-// lookup) synchronizes at each load: its pending checks are made, and
-// the load's release ends its epoch, so that the accesses between two
-// loads miss the same-epoch rules. Neither is needed when the load
-// repeats the goroutine's last synchronization, an operation on the same
-// variable (L0, its release at the goroutine's epoch E0), and nobody else
-// has acquired the variable since:
-//
-//   - the acquire joins nothing: the variable's clock is L0's release,
-//     which the goroutine's clock includes (syncVar.dom), so the pending
-//     checks, made later, are judged against the clock their accesses had;
-//   - the load is not made to release: Go's memory model orders nothing
-//     after a load, and the release exists only so that the load's check
-//     of the variable, as a read, is ordered before the operations that
-//     follow it (atomic operations never race with each other). That
-//     read is recorded already, at E0, if the shadow holds the
-//     goroutine's read or write of the variable's bytes at E0 (the
-//     same-epoch rules at E0; L0's check recorded it). Every goroutine
-//     ordered after E0 learnt it from L0's release, the only release at
-//     E0, through the variable: it acquired the variable after the load
-//     decided, under the variable's lock, that nobody had. So an access
-//     that conflicts with the load conflicts with the read at E0 too, and
-//     is reported as it would be with the load's own read. (A write
-//     recorded since is another goroutine's unordered with E0, which
-//     reported the conflict with that read; the goroutine's own is
-//     ordered.)
-//
-// Then the load only holds the variable's lock across the operation, as
-// every atomic operation does, and counts itself (syncs, atomic_repeats):
-// no commit, no acquire, no check, no release, no tick. The goroutine's
-// epoch is still E0+1 (it released nothing since L0: atomicEpoch), and
-// it neither synchronized nor published a snapshot since (countSyncAs
-// and publish clear atomicLast), so the frontier cannot cover E0 either
-// (frontier.go). A snapshot asked for is published by a load in full.
-// Counting and verifying builds make every load in full, as they make
-// every check. TestAtomicRepeatedLoad, TestAtomicRepeatedLoadUnrecorded,
-// TestAtomicRepeatedLoadRaces.
-
-// repeatLoad returns the sync object of the variable at a, locked, if a
-// load of its size bytes, the variable of the goroutine's last
-// synchronization (atomicLast) with no release since (atomicEpoch),
-// repeats it (see above) and so need not synchronize; else nil. The
-// object stays locked until atomicEnd, after the load (G.repeating): a
-// store that slipped in between the decision and the load would give the
-// load a value whose release it did not acquire.
-func (g *G) repeatLoad(a, size uintptr) *syncVar {
-	if countAccesses || verifyChecks || snapReq.Load() != g.snapSeen {
-		return nil
-	}
-	v := g.lockSync(a, false)
-	if v == nil {
-		return nil
-	}
-	if v.dom != g.serial || !g.sameAt(g.t.Epoch-1, a, size) {
-		v.mu.Unlock()
-		return nil
-	}
-	g.syncs++
-	g.atomicRepeats++
-	g.repeating = true
-	return v
-}
-
-// sameAt reports whether the shadow records the goroutine's access of the
-// size bytes at a, of either kind, at its earlier epoch e.
-func (g *G) sameAt(e shadow.Epoch, a, size uintptr) bool {
-	cur := g.t.Epoch
-	g.t.Epoch = e
-	ok := space.Same(&g.t, a, size, false) || space.Same(&g.t, a, size, true)
-	g.t.Epoch = cur
-	return ok
 }
 
 // An acquire that joins nothing.

@@ -10,601 +10,601 @@ import (
 // AtomicAddInt32 is atomic.AddInt32 with the goroutine state first; the variable is a sync object.
 func AtomicAddInt32(g *G, addr *int32, delta int32) int32 {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return atomic.AddInt32(addr, delta)
 }
 
 // AtomicAddInt64 is atomic.AddInt64 with the goroutine state first; the variable is a sync object.
 func AtomicAddInt64(g *G, addr *int64, delta int64) int64 {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return atomic.AddInt64(addr, delta)
 }
 
 // AtomicAddUint32 is atomic.AddUint32 with the goroutine state first; the variable is a sync object.
 func AtomicAddUint32(g *G, addr *uint32, delta uint32) uint32 {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return atomic.AddUint32(addr, delta)
 }
 
 // AtomicAddUint64 is atomic.AddUint64 with the goroutine state first; the variable is a sync object.
 func AtomicAddUint64(g *G, addr *uint64, delta uint64) uint64 {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return atomic.AddUint64(addr, delta)
 }
 
 // AtomicAddUintptr is atomic.AddUintptr with the goroutine state first; the variable is a sync object.
 func AtomicAddUintptr(g *G, addr *uintptr, delta uintptr) uintptr {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return atomic.AddUintptr(addr, delta)
 }
 
 // AtomicAndInt32 is atomic.AndInt32 with the goroutine state first; the variable is a sync object.
 func AtomicAndInt32(g *G, addr *int32, mask int32) int32 {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return atomic.AndInt32(addr, mask)
 }
 
 // AtomicAndInt64 is atomic.AndInt64 with the goroutine state first; the variable is a sync object.
 func AtomicAndInt64(g *G, addr *int64, mask int64) int64 {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return atomic.AndInt64(addr, mask)
 }
 
 // AtomicAndUint32 is atomic.AndUint32 with the goroutine state first; the variable is a sync object.
 func AtomicAndUint32(g *G, addr *uint32, mask uint32) uint32 {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return atomic.AndUint32(addr, mask)
 }
 
 // AtomicAndUint64 is atomic.AndUint64 with the goroutine state first; the variable is a sync object.
 func AtomicAndUint64(g *G, addr *uint64, mask uint64) uint64 {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return atomic.AndUint64(addr, mask)
 }
 
 // AtomicAndUintptr is atomic.AndUintptr with the goroutine state first; the variable is a sync object.
 func AtomicAndUintptr(g *G, addr *uintptr, mask uintptr) uintptr {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return atomic.AndUintptr(addr, mask)
 }
 
 // AtomicBoolCompareAndSwap is the Bool.CompareAndSwap method with the goroutine state first; the variable is a sync object.
-func AtomicBoolCompareAndSwap(g *G, x *atomic.Bool, old bool, new bool) bool {
+func AtomicBoolCompareAndSwap(g *G, x *atomic.Bool, old bool, new bool) (swapped bool) {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEndCAS(v, &swapped)
 	return x.CompareAndSwap(old, new)
 }
 
 // AtomicBoolLoad is the Bool.Load method with the goroutine state first; the variable is a sync object.
 func AtomicBoolLoad(g *G, x *atomic.Bool) bool {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicLoad)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicLoad)
 	return x.Load()
 }
 
 // AtomicBoolStore is the Bool.Store method with the goroutine state first; the variable is a sync object.
 func AtomicBoolStore(g *G, x *atomic.Bool, val bool) {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicStore)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicStore)
 	x.Store(val)
 }
 
 // AtomicBoolSwap is the Bool.Swap method with the goroutine state first; the variable is a sync object.
 func AtomicBoolSwap(g *G, x *atomic.Bool, new bool) bool {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.Swap(new)
 }
 
 // AtomicCompareAndSwapInt32 is atomic.CompareAndSwapInt32 with the goroutine state first; the variable is a sync object.
-func AtomicCompareAndSwapInt32(g *G, addr *int32, old int32, new int32) bool {
+func AtomicCompareAndSwapInt32(g *G, addr *int32, old int32, new int32) (swapped bool) {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEndCAS(v, &swapped)
 	return atomic.CompareAndSwapInt32(addr, old, new)
 }
 
 // AtomicCompareAndSwapInt64 is atomic.CompareAndSwapInt64 with the goroutine state first; the variable is a sync object.
-func AtomicCompareAndSwapInt64(g *G, addr *int64, old int64, new int64) bool {
+func AtomicCompareAndSwapInt64(g *G, addr *int64, old int64, new int64) (swapped bool) {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEndCAS(v, &swapped)
 	return atomic.CompareAndSwapInt64(addr, old, new)
 }
 
 // AtomicCompareAndSwapPointer is atomic.CompareAndSwapPointer with the goroutine state first; the variable is a sync object.
-func AtomicCompareAndSwapPointer(g *G, addr *unsafe.Pointer, old unsafe.Pointer, new unsafe.Pointer) bool {
+func AtomicCompareAndSwapPointer(g *G, addr *unsafe.Pointer, old unsafe.Pointer, new unsafe.Pointer) (swapped bool) {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEndCAS(v, &swapped)
 	return atomic.CompareAndSwapPointer(addr, old, new)
 }
 
 // AtomicCompareAndSwapUint32 is atomic.CompareAndSwapUint32 with the goroutine state first; the variable is a sync object.
-func AtomicCompareAndSwapUint32(g *G, addr *uint32, old uint32, new uint32) bool {
+func AtomicCompareAndSwapUint32(g *G, addr *uint32, old uint32, new uint32) (swapped bool) {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEndCAS(v, &swapped)
 	return atomic.CompareAndSwapUint32(addr, old, new)
 }
 
 // AtomicCompareAndSwapUint64 is atomic.CompareAndSwapUint64 with the goroutine state first; the variable is a sync object.
-func AtomicCompareAndSwapUint64(g *G, addr *uint64, old uint64, new uint64) bool {
+func AtomicCompareAndSwapUint64(g *G, addr *uint64, old uint64, new uint64) (swapped bool) {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEndCAS(v, &swapped)
 	return atomic.CompareAndSwapUint64(addr, old, new)
 }
 
 // AtomicCompareAndSwapUintptr is atomic.CompareAndSwapUintptr with the goroutine state first; the variable is a sync object.
-func AtomicCompareAndSwapUintptr(g *G, addr *uintptr, old uintptr, new uintptr) bool {
+func AtomicCompareAndSwapUintptr(g *G, addr *uintptr, old uintptr, new uintptr) (swapped bool) {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEndCAS(v, &swapped)
 	return atomic.CompareAndSwapUintptr(addr, old, new)
 }
 
 // AtomicInt32Add is the Int32.Add method with the goroutine state first; the variable is a sync object.
 func AtomicInt32Add(g *G, x *atomic.Int32, delta int32) int32 {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.Add(delta)
 }
 
 // AtomicInt32And is the Int32.And method with the goroutine state first; the variable is a sync object.
 func AtomicInt32And(g *G, x *atomic.Int32, mask int32) int32 {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.And(mask)
 }
 
 // AtomicInt32CompareAndSwap is the Int32.CompareAndSwap method with the goroutine state first; the variable is a sync object.
-func AtomicInt32CompareAndSwap(g *G, x *atomic.Int32, old int32, new int32) bool {
+func AtomicInt32CompareAndSwap(g *G, x *atomic.Int32, old int32, new int32) (swapped bool) {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEndCAS(v, &swapped)
 	return x.CompareAndSwap(old, new)
 }
 
 // AtomicInt32Load is the Int32.Load method with the goroutine state first; the variable is a sync object.
 func AtomicInt32Load(g *G, x *atomic.Int32) int32 {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicLoad)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicLoad)
 	return x.Load()
 }
 
 // AtomicInt32Or is the Int32.Or method with the goroutine state first; the variable is a sync object.
 func AtomicInt32Or(g *G, x *atomic.Int32, mask int32) int32 {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.Or(mask)
 }
 
 // AtomicInt32Store is the Int32.Store method with the goroutine state first; the variable is a sync object.
 func AtomicInt32Store(g *G, x *atomic.Int32, val int32) {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicStore)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicStore)
 	x.Store(val)
 }
 
 // AtomicInt32Swap is the Int32.Swap method with the goroutine state first; the variable is a sync object.
 func AtomicInt32Swap(g *G, x *atomic.Int32, new int32) int32 {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.Swap(new)
 }
 
 // AtomicInt64Add is the Int64.Add method with the goroutine state first; the variable is a sync object.
 func AtomicInt64Add(g *G, x *atomic.Int64, delta int64) int64 {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.Add(delta)
 }
 
 // AtomicInt64And is the Int64.And method with the goroutine state first; the variable is a sync object.
 func AtomicInt64And(g *G, x *atomic.Int64, mask int64) int64 {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.And(mask)
 }
 
 // AtomicInt64CompareAndSwap is the Int64.CompareAndSwap method with the goroutine state first; the variable is a sync object.
-func AtomicInt64CompareAndSwap(g *G, x *atomic.Int64, old int64, new int64) bool {
+func AtomicInt64CompareAndSwap(g *G, x *atomic.Int64, old int64, new int64) (swapped bool) {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEndCAS(v, &swapped)
 	return x.CompareAndSwap(old, new)
 }
 
 // AtomicInt64Load is the Int64.Load method with the goroutine state first; the variable is a sync object.
 func AtomicInt64Load(g *G, x *atomic.Int64) int64 {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicLoad)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicLoad)
 	return x.Load()
 }
 
 // AtomicInt64Or is the Int64.Or method with the goroutine state first; the variable is a sync object.
 func AtomicInt64Or(g *G, x *atomic.Int64, mask int64) int64 {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.Or(mask)
 }
 
 // AtomicInt64Store is the Int64.Store method with the goroutine state first; the variable is a sync object.
 func AtomicInt64Store(g *G, x *atomic.Int64, val int64) {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicStore)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicStore)
 	x.Store(val)
 }
 
 // AtomicInt64Swap is the Int64.Swap method with the goroutine state first; the variable is a sync object.
 func AtomicInt64Swap(g *G, x *atomic.Int64, new int64) int64 {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.Swap(new)
 }
 
 // AtomicLoadInt32 is atomic.LoadInt32 with the goroutine state first; the variable is a sync object.
 func AtomicLoadInt32(g *G, addr *int32) int32 {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicLoad)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicLoad)
 	return atomic.LoadInt32(addr)
 }
 
 // AtomicLoadInt64 is atomic.LoadInt64 with the goroutine state first; the variable is a sync object.
 func AtomicLoadInt64(g *G, addr *int64) int64 {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicLoad)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicLoad)
 	return atomic.LoadInt64(addr)
 }
 
 // AtomicLoadPointer is atomic.LoadPointer with the goroutine state first; the variable is a sync object.
 func AtomicLoadPointer(g *G, addr *unsafe.Pointer) unsafe.Pointer {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicLoad)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicLoad)
 	return atomic.LoadPointer(addr)
 }
 
 // AtomicLoadUint32 is atomic.LoadUint32 with the goroutine state first; the variable is a sync object.
 func AtomicLoadUint32(g *G, addr *uint32) uint32 {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicLoad)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicLoad)
 	return atomic.LoadUint32(addr)
 }
 
 // AtomicLoadUint64 is atomic.LoadUint64 with the goroutine state first; the variable is a sync object.
 func AtomicLoadUint64(g *G, addr *uint64) uint64 {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicLoad)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicLoad)
 	return atomic.LoadUint64(addr)
 }
 
 // AtomicLoadUintptr is atomic.LoadUintptr with the goroutine state first; the variable is a sync object.
 func AtomicLoadUintptr(g *G, addr *uintptr) uintptr {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicLoad)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicLoad)
 	return atomic.LoadUintptr(addr)
 }
 
 // AtomicOrInt32 is atomic.OrInt32 with the goroutine state first; the variable is a sync object.
 func AtomicOrInt32(g *G, addr *int32, mask int32) int32 {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return atomic.OrInt32(addr, mask)
 }
 
 // AtomicOrInt64 is atomic.OrInt64 with the goroutine state first; the variable is a sync object.
 func AtomicOrInt64(g *G, addr *int64, mask int64) int64 {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return atomic.OrInt64(addr, mask)
 }
 
 // AtomicOrUint32 is atomic.OrUint32 with the goroutine state first; the variable is a sync object.
 func AtomicOrUint32(g *G, addr *uint32, mask uint32) uint32 {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return atomic.OrUint32(addr, mask)
 }
 
 // AtomicOrUint64 is atomic.OrUint64 with the goroutine state first; the variable is a sync object.
 func AtomicOrUint64(g *G, addr *uint64, mask uint64) uint64 {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return atomic.OrUint64(addr, mask)
 }
 
 // AtomicOrUintptr is atomic.OrUintptr with the goroutine state first; the variable is a sync object.
 func AtomicOrUintptr(g *G, addr *uintptr, mask uintptr) uintptr {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return atomic.OrUintptr(addr, mask)
 }
 
 // AtomicPointerCompareAndSwap is the Pointer.CompareAndSwap method with the goroutine state first; the variable is a sync object.
-func AtomicPointerCompareAndSwap[T any](g *G, x *atomic.Pointer[T], old *T, new *T) bool {
+func AtomicPointerCompareAndSwap[T any](g *G, x *atomic.Pointer[T], old *T, new *T) (swapped bool) {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEndCAS(v, &swapped)
 	return x.CompareAndSwap(old, new)
 }
 
 // AtomicPointerLoad is the Pointer.Load method with the goroutine state first; the variable is a sync object.
 func AtomicPointerLoad[T any](g *G, x *atomic.Pointer[T]) *T {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicLoad)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicLoad)
 	return x.Load()
 }
 
 // AtomicPointerStore is the Pointer.Store method with the goroutine state first; the variable is a sync object.
 func AtomicPointerStore[T any](g *G, x *atomic.Pointer[T], val *T) {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicStore)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicStore)
 	x.Store(val)
 }
 
 // AtomicPointerSwap is the Pointer.Swap method with the goroutine state first; the variable is a sync object.
 func AtomicPointerSwap[T any](g *G, x *atomic.Pointer[T], new *T) *T {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.Swap(new)
 }
 
 // AtomicStoreInt32 is atomic.StoreInt32 with the goroutine state first; the variable is a sync object.
 func AtomicStoreInt32(g *G, addr *int32, val int32) {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicStore)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicStore)
 	atomic.StoreInt32(addr, val)
 }
 
 // AtomicStoreInt64 is atomic.StoreInt64 with the goroutine state first; the variable is a sync object.
 func AtomicStoreInt64(g *G, addr *int64, val int64) {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicStore)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicStore)
 	atomic.StoreInt64(addr, val)
 }
 
 // AtomicStorePointer is atomic.StorePointer with the goroutine state first; the variable is a sync object.
 func AtomicStorePointer(g *G, addr *unsafe.Pointer, val unsafe.Pointer) {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicStore)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicStore)
 	atomic.StorePointer(addr, val)
 }
 
 // AtomicStoreUint32 is atomic.StoreUint32 with the goroutine state first; the variable is a sync object.
 func AtomicStoreUint32(g *G, addr *uint32, val uint32) {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicStore)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicStore)
 	atomic.StoreUint32(addr, val)
 }
 
 // AtomicStoreUint64 is atomic.StoreUint64 with the goroutine state first; the variable is a sync object.
 func AtomicStoreUint64(g *G, addr *uint64, val uint64) {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicStore)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicStore)
 	atomic.StoreUint64(addr, val)
 }
 
 // AtomicStoreUintptr is atomic.StoreUintptr with the goroutine state first; the variable is a sync object.
 func AtomicStoreUintptr(g *G, addr *uintptr, val uintptr) {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicStore)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicStore)
 	atomic.StoreUintptr(addr, val)
 }
 
 // AtomicSwapInt32 is atomic.SwapInt32 with the goroutine state first; the variable is a sync object.
 func AtomicSwapInt32(g *G, addr *int32, new int32) int32 {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return atomic.SwapInt32(addr, new)
 }
 
 // AtomicSwapInt64 is atomic.SwapInt64 with the goroutine state first; the variable is a sync object.
 func AtomicSwapInt64(g *G, addr *int64, new int64) int64 {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return atomic.SwapInt64(addr, new)
 }
 
 // AtomicSwapPointer is atomic.SwapPointer with the goroutine state first; the variable is a sync object.
 func AtomicSwapPointer(g *G, addr *unsafe.Pointer, new unsafe.Pointer) unsafe.Pointer {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return atomic.SwapPointer(addr, new)
 }
 
 // AtomicSwapUint32 is atomic.SwapUint32 with the goroutine state first; the variable is a sync object.
 func AtomicSwapUint32(g *G, addr *uint32, new uint32) uint32 {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return atomic.SwapUint32(addr, new)
 }
 
 // AtomicSwapUint64 is atomic.SwapUint64 with the goroutine state first; the variable is a sync object.
 func AtomicSwapUint64(g *G, addr *uint64, new uint64) uint64 {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return atomic.SwapUint64(addr, new)
 }
 
 // AtomicSwapUintptr is atomic.SwapUintptr with the goroutine state first; the variable is a sync object.
 func AtomicSwapUintptr(g *G, addr *uintptr, new uintptr) uintptr {
 	v := g.atomicBegin(unsafe.Pointer(addr), unsafe.Sizeof(*addr), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return atomic.SwapUintptr(addr, new)
 }
 
 // AtomicUint32Add is the Uint32.Add method with the goroutine state first; the variable is a sync object.
 func AtomicUint32Add(g *G, x *atomic.Uint32, delta uint32) uint32 {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.Add(delta)
 }
 
 // AtomicUint32And is the Uint32.And method with the goroutine state first; the variable is a sync object.
 func AtomicUint32And(g *G, x *atomic.Uint32, mask uint32) uint32 {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.And(mask)
 }
 
 // AtomicUint32CompareAndSwap is the Uint32.CompareAndSwap method with the goroutine state first; the variable is a sync object.
-func AtomicUint32CompareAndSwap(g *G, x *atomic.Uint32, old uint32, new uint32) bool {
+func AtomicUint32CompareAndSwap(g *G, x *atomic.Uint32, old uint32, new uint32) (swapped bool) {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEndCAS(v, &swapped)
 	return x.CompareAndSwap(old, new)
 }
 
 // AtomicUint32Load is the Uint32.Load method with the goroutine state first; the variable is a sync object.
 func AtomicUint32Load(g *G, x *atomic.Uint32) uint32 {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicLoad)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicLoad)
 	return x.Load()
 }
 
 // AtomicUint32Or is the Uint32.Or method with the goroutine state first; the variable is a sync object.
 func AtomicUint32Or(g *G, x *atomic.Uint32, mask uint32) uint32 {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.Or(mask)
 }
 
 // AtomicUint32Store is the Uint32.Store method with the goroutine state first; the variable is a sync object.
 func AtomicUint32Store(g *G, x *atomic.Uint32, val uint32) {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicStore)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicStore)
 	x.Store(val)
 }
 
 // AtomicUint32Swap is the Uint32.Swap method with the goroutine state first; the variable is a sync object.
 func AtomicUint32Swap(g *G, x *atomic.Uint32, new uint32) uint32 {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.Swap(new)
 }
 
 // AtomicUint64Add is the Uint64.Add method with the goroutine state first; the variable is a sync object.
 func AtomicUint64Add(g *G, x *atomic.Uint64, delta uint64) uint64 {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.Add(delta)
 }
 
 // AtomicUint64And is the Uint64.And method with the goroutine state first; the variable is a sync object.
 func AtomicUint64And(g *G, x *atomic.Uint64, mask uint64) uint64 {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.And(mask)
 }
 
 // AtomicUint64CompareAndSwap is the Uint64.CompareAndSwap method with the goroutine state first; the variable is a sync object.
-func AtomicUint64CompareAndSwap(g *G, x *atomic.Uint64, old uint64, new uint64) bool {
+func AtomicUint64CompareAndSwap(g *G, x *atomic.Uint64, old uint64, new uint64) (swapped bool) {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEndCAS(v, &swapped)
 	return x.CompareAndSwap(old, new)
 }
 
 // AtomicUint64Load is the Uint64.Load method with the goroutine state first; the variable is a sync object.
 func AtomicUint64Load(g *G, x *atomic.Uint64) uint64 {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicLoad)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicLoad)
 	return x.Load()
 }
 
 // AtomicUint64Or is the Uint64.Or method with the goroutine state first; the variable is a sync object.
 func AtomicUint64Or(g *G, x *atomic.Uint64, mask uint64) uint64 {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.Or(mask)
 }
 
 // AtomicUint64Store is the Uint64.Store method with the goroutine state first; the variable is a sync object.
 func AtomicUint64Store(g *G, x *atomic.Uint64, val uint64) {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicStore)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicStore)
 	x.Store(val)
 }
 
 // AtomicUint64Swap is the Uint64.Swap method with the goroutine state first; the variable is a sync object.
 func AtomicUint64Swap(g *G, x *atomic.Uint64, new uint64) uint64 {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.Swap(new)
 }
 
 // AtomicUintptrAdd is the Uintptr.Add method with the goroutine state first; the variable is a sync object.
 func AtomicUintptrAdd(g *G, x *atomic.Uintptr, delta uintptr) uintptr {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.Add(delta)
 }
 
 // AtomicUintptrAnd is the Uintptr.And method with the goroutine state first; the variable is a sync object.
 func AtomicUintptrAnd(g *G, x *atomic.Uintptr, mask uintptr) uintptr {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.And(mask)
 }
 
 // AtomicUintptrCompareAndSwap is the Uintptr.CompareAndSwap method with the goroutine state first; the variable is a sync object.
-func AtomicUintptrCompareAndSwap(g *G, x *atomic.Uintptr, old uintptr, new uintptr) bool {
+func AtomicUintptrCompareAndSwap(g *G, x *atomic.Uintptr, old uintptr, new uintptr) (swapped bool) {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEndCAS(v, &swapped)
 	return x.CompareAndSwap(old, new)
 }
 
 // AtomicUintptrLoad is the Uintptr.Load method with the goroutine state first; the variable is a sync object.
 func AtomicUintptrLoad(g *G, x *atomic.Uintptr) uintptr {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicLoad)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicLoad)
 	return x.Load()
 }
 
 // AtomicUintptrOr is the Uintptr.Or method with the goroutine state first; the variable is a sync object.
 func AtomicUintptrOr(g *G, x *atomic.Uintptr, mask uintptr) uintptr {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.Or(mask)
 }
 
 // AtomicUintptrStore is the Uintptr.Store method with the goroutine state first; the variable is a sync object.
 func AtomicUintptrStore(g *G, x *atomic.Uintptr, val uintptr) {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicStore)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicStore)
 	x.Store(val)
 }
 
 // AtomicUintptrSwap is the Uintptr.Swap method with the goroutine state first; the variable is a sync object.
 func AtomicUintptrSwap(g *G, x *atomic.Uintptr, new uintptr) uintptr {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.Swap(new)
 }
 
 // AtomicValueCompareAndSwap is the Value.CompareAndSwap method with the goroutine state first; the variable is a sync object.
-func AtomicValueCompareAndSwap(g *G, x *atomic.Value, old any, new any) bool {
+func AtomicValueCompareAndSwap(g *G, x *atomic.Value, old any, new any) (swapped bool) {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEndCAS(v, &swapped)
 	return x.CompareAndSwap(old, new)
 }
 
 // AtomicValueLoad is the Value.Load method with the goroutine state first; the variable is a sync object.
 func AtomicValueLoad(g *G, x *atomic.Value) any {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicLoad)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicLoad)
 	return x.Load()
 }
 
 // AtomicValueStore is the Value.Store method with the goroutine state first; the variable is a sync object.
 func AtomicValueStore(g *G, x *atomic.Value, val any) {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicStore)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicStore)
 	x.Store(val)
 }
 
 // AtomicValueSwap is the Value.Swap method with the goroutine state first; the variable is a sync object.
 func AtomicValueSwap(g *G, x *atomic.Value, new any) any {
 	v := g.atomicBegin(unsafe.Pointer(x), unsafe.Sizeof(*x), atomicRMW)
-	defer g.atomicEnd(v)
+	defer g.atomicEnd(v, atomicRMW)
 	return x.Swap(new)
 }

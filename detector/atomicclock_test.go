@@ -10,9 +10,12 @@ import (
 )
 
 // TestAtomicClocksModel: atomic operations of goroutines with wide clocks
-// on a few variables, in a random order, leave every variable's clock and
-// every goroutine's as the join of each operation's acquire and release
-// would (releaseAcquired copies where releaseBy joins).
+// on a few variables, of every kind in a random order, leave every
+// variable's clock and every goroutine's as go -race's rules would: a
+// load acquires, a store releases (joins), a read-modify-write and a
+// CompareAndSwap that swaps do both, a CompareAndSwap that fails only
+// acquires; a release ends the goroutine's epoch (releaseAcquired copies
+// where releaseBy joins).
 func TestAtomicClocksModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	gs := make([]*G, 5)
@@ -39,11 +42,23 @@ func TestAtomicClocksModel(t *testing.T) {
 				model[i] = join(model[i], h.t.VC)
 			}
 		}
-		v := g.atomicBegin(unsafe.Pointer(vars[j]), 8, atomicRMW)
-		model[i] = join(model[i], vmodel[j])
-		vmodel[j] = join(vmodel[j], model[i])
-		g.atomicEnd(v)
-		model[i][g.tid]++
+		op := atomicOp(rng.IntN(3))
+		failed := op == atomicRMW && rng.IntN(3) == 0 // a CompareAndSwap that fails
+		v := g.atomicBegin(unsafe.Pointer(vars[j]), 8, op)
+		if op != atomicStore {
+			model[i] = join(model[i], vmodel[j])
+		}
+		switch {
+		case failed:
+			swapped := false
+			g.atomicEndCAS(v, &swapped)
+		default:
+			g.atomicEnd(v, op)
+		}
+		if op != atomicLoad && !failed {
+			vmodel[j] = join(vmodel[j], model[i])
+			model[i][g.tid]++
+		}
 		if got := clockOf(v); !sameClock(got, vmodel[j]) {
 			t.Fatalf("op %d: variable %d's clock %v, want %v", op, j, got, vmodel[j])
 		}

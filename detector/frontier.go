@@ -87,7 +87,6 @@ func init() {
 // publish stores a snapshot of g's clock, answering request r.
 func (g *G) publish(r uint64) {
 	g.snapSeen = r
-	g.atomicLast = 0 // the snapshot may cover its epoch (repeatLoad)
 	if g.frozenCurrent() && g.frozen[g.tid] == g.t.VC[g.tid]-1 {
 		// The frozen clock is g's, its own entry lowered by one: the
 		// snapshot snapOf would copy.

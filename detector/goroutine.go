@@ -71,13 +71,7 @@ type G struct {
 	// last, the most recent first (G.lockSync).
 	syncAddrs [2]uintptr
 	syncVars  [2]*syncVar
-	// atomicLast is the address of the variable of the goroutine's last
-	// atomic operation, if it has not published a snapshot since, and
-	// atomicEpoch its epoch after that operation, for repeatLoad.
-	atomicLast  uintptr
-	atomicEpoch shadow.Epoch
-	repeating   bool    // in a repeated load, whose variable is locked
-	bubble      *bubble // the testing/synctest bubble the goroutine is in, nil if none (synctest.go)
+	bubble    *bubble // the testing/synctest bubble the goroutine is in, nil if none (synctest.go)
 	// outer is the cleanup goroutine's own state while g is the state
 	// of a cleanup it runs (cleanup.go), nil otherwise.
 	outer *G
@@ -85,7 +79,6 @@ type G struct {
 	// Counters, flushed into the global statistics at sync operations
 	// and at exit (see stats.go).
 	syncs          uint64
-	atomicRepeats  uint64 // loads repeatLoad spared
 	acquiresSpared uint64 // acquires that joined nothing (acquiresNothing)
 	ranges         uint64
 	accesses       uint64

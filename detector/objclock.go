@@ -80,8 +80,8 @@ func sameWords(a, b []uint64) bool {
 // But sharing g's clock as it is now takes a new frozen copy if g's clock
 // changed since its last one, which an object that one goroutine after
 // another acquires and releases into would take at each operation (the
-// atomics of a concurrent map that a hundred goroutines load, each load
-// a release too: 63 GB of copies in xsync's DeleteMatching test). Such
+// atomics of a concurrent map that a hundred goroutines update: 63 GB of
+// copies in xsync's DeleteMatching test, when loads released too). Such
 // an object, once it took refreezeLimit copies, gets a clock of its own,
 // which later releases overwrite in place (releaseAcquired) or join.
 func (v *syncVar) releaseBy(g *G) {

@@ -19,7 +19,7 @@ import (
 // goroutines still running at program exit are therefore approximate.
 var stats struct {
 	checks, checkOps, ranges, syncs, accesses, goroutines, fpCommits, footprints, moved, pendingMade atomic.Uint64
-	atomicRepeats, acquiresSpared                                                                    atomic.Uint64
+	acquiresSpared                                                                                   atomic.Uint64
 	rules                                                                                            [shadow.NumRules]atomic.Uint64
 }
 
@@ -52,7 +52,6 @@ func (g *G) countSyncAs(kind uint8) {
 	shadow.WaitBehindSweep()
 	g.commitFootprints()
 	g.publishIfAsked() // after the commit: see frontier.go
-	g.atomicLast = 0   // a load next repeats no atomic operation (repeatLoad)
 	if verifyChecks {
 		g.verifySpan(endSync, kind)
 	}
@@ -75,9 +74,8 @@ func (g *G) flush() {
 	g.pend.moved, g.pend.made = 0, 0
 	stats.ranges.Add(g.ranges)
 	stats.syncs.Add(g.syncs)
-	stats.atomicRepeats.Add(g.atomicRepeats)
 	stats.acquiresSpared.Add(g.acquiresSpared)
-	g.atomicRepeats, g.acquiresSpared = 0, 0
+	g.acquiresSpared = 0
 	stats.accesses.Add(g.accesses)
 	for i, n := range g.t.Stats.Rules {
 		stats.rules[i].Add(n)
@@ -99,10 +97,9 @@ func statsLine() string {
 	// moved: footprint ranges moved past their function's return;
 	// pending_checks: the checks they became (pending.go).
 	s += fmt.Sprintf(" moved=%d pending_checks=%d", stats.moved.Load(), stats.pendingMade.Load())
-	// atomic_repeats: atomic loads that repeated the goroutine's last
-	// synchronization and did not synchronize; acquires_spared: acquires
-	// that joined nothing and committed nothing (atomic.go).
-	s += fmt.Sprintf(" atomic_repeats=%d acquires_spared=%d", stats.atomicRepeats.Load(), stats.acquiresSpared.Load())
+	// acquires_spared: acquires, atomic loads among them, that joined
+	// nothing and committed nothing (atomic.go).
+	s += fmt.Sprintf(" acquires_spared=%d", stats.acquiresSpared.Load())
 	// gc_counter: where the shadow reads the number of GC cycles
 	// (driver/gccount.go); ident_proof: how it proves an object's
 	// identity across cycles (driver/allocver.go).

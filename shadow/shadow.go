@@ -74,6 +74,13 @@ type Thread struct {
 	// thread id of a goroutine that ended so (after its last release)
 	// as soon as a forking goroutine knows the release.
 	Recorded Epoch
+	// Atomic is the site of atomic operations while the thread checks
+	// one, else 0. An earlier access recorded at that site, another
+	// atomic operation, never conflicts with it: atomic operations do
+	// not race with each other, though they need not be ordered (a load
+	// releases nothing, a store acquires nothing), as ThreadSanitizer's
+	// shadow words mark an atomic access for the same rule.
+	Atomic uint32
 
 	cacheKey uintptr
 	cache    *page
@@ -298,6 +305,20 @@ type cell struct {
 
 func (c *cell) empty() bool { return c.w.Load() == 0 && c.r.Load() == 0 }
 
+// conflicts reports whether an earlier access at epoch e, recorded at the
+// site *site holds, conflicts with t's access: it is not ordered before
+// t, and not an atomic operation where t checks one (Thread.Atomic). The
+// site is loaded only for an access not ordered before t.
+func (t *Thread) conflicts(e Epoch, site *atomic.Uint32) bool {
+	return !HB(e, t.VC) && !t.bothAtomic(site.Load())
+}
+
+// bothAtomic reports whether t checks an atomic operation and an earlier
+// access at site was one.
+func (t *Thread) bothAtomic(site uint32) bool {
+	return t.Atomic != 0 && site == t.Atomic
+}
+
 func (c *cell) copyFrom(o *cell) {
 	c.w.Store(o.w.Load())
 	c.r.Store(o.r.Load())
@@ -421,13 +442,13 @@ func (c *cell) check(t *Thread, write bool, site uint32, out *Race) (found bool)
 		w, psite = old, c.wsite.Load() // exclusive wrote meanwhile
 	}
 	setSite(&c.wsite, site)
-	if !HB(w, t.VC) { // write-write race
+	if !HB(w, t.VC) && !t.bothAtomic(psite) { // write-write race
 		*out, found = Race{Prev: w, PrevSite: psite, PrevWrite: true}, true
 	}
 	r := c.r.Load()
 	if r != shared {
 		t.Stats.Rules[WriteExclusive]++
-		if !found && !HB(Epoch(r), t.VC) { // read-write race
+		if !found && t.conflicts(Epoch(r), &c.rsite) { // read-write race
 			*out, found = Race{Prev: Epoch(r), PrevSite: c.rsite.Load()}, true
 		}
 		return
@@ -490,7 +511,7 @@ func (c *cell) readMay(t *Thread, site uint32, out *Race, share bool) (found, ok
 		break
 	}
 	// After recording the read (see check).
-	if w := Epoch(c.w.Load()); !HB(w, t.VC) { // write-read race
+	if w := Epoch(c.w.Load()); t.conflicts(w, &c.wsite) { // write-read race
 		*out, found = Race{Prev: w, PrevSite: c.wsite.Load(), PrevWrite: true}, true
 	}
 	return found, true
@@ -517,7 +538,7 @@ func (c *cell) scanShared(t *Thread, out *Race, report, take bool) (found bool) 
 		// Of several conflicting reads, the smallest thread id's is
 		// reported, whatever the order of the entries (as the
 		// detector's channel states do, TestChanAccessModel).
-		if x != 0 && !HB(x, t.VC) && (!found || x.TID() < first.TID()) {
+		if x != 0 && (!found || x.TID() < first.TID()) && t.conflicts(x, &v.ents[i].site) {
 			found, first = true, x
 			if report {
 				*out = Race{Prev: x, PrevSite: v.ents[i].site.Load()}
@@ -1401,10 +1422,10 @@ func (s *Space) settle(t *Thread, p unsafe.Pointer, pg *page, gi uintptr, gr *gr
 	if write {
 		if r := c.r.Load(); r == shared {
 			found = c.scanShared(t, out, true, false)
-		} else if !HB(Epoch(r), t.VC) {
+		} else if t.conflicts(Epoch(r), &c.rsite) {
 			*out, found = Race{Prev: Epoch(r), PrevSite: c.rsite.Load()}, true
 		}
-	} else if w := Epoch(c.w.Load()); !HB(w, t.VC) {
+	} else if w := Epoch(c.w.Load()); t.conflicts(w, &c.wsite) {
 		*out, found = Race{Prev: w, PrevSite: c.wsite.Load(), PrevWrite: true}, true
 	}
 	if found && !s.stillLive(gr, a) {

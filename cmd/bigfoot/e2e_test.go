@@ -330,8 +330,8 @@ func TestDeferredRaces(t *testing.T) {
 }
 
 // TestRepeatedLoadRaceAsGoRace: the race of testdata/racy/repeatedload,
-// whose leaves' writes are checked across loads that repeat the
-// goroutine's last synchronization (docs/runtime.md, "Synchronization that changes nothing"),
+// whose leaves' writes are checked across loads whose acquire joins
+// nothing (docs/runtime.md, "Synchronization that changes nothing"),
 // is go -race's too: both report the leaves' write at the marked line
 // against main's (TestDeferredRaces requires bigfoot's in each mode of modes).
 // go -race may miss it: when main's write comes late, the leaves' last

@@ -162,9 +162,19 @@ func makeWrapper(fset *token.FileSet, d *ast.FuncDecl, types map[string]bool) (w
 	if len(results) > 1 {
 		res = "(" + res + ")"
 	}
+	// Only a CompareAndSwap that swaps releases: its result, named,
+	// tells atomicEndCAS.
+	cas := strings.HasPrefix(op, "CompareAndSwap")
+	if cas {
+		res = "(swapped bool)"
+	}
 	fmt.Fprintf(&b, "func %s%s(g *G, %s) %s {\n", name, tparams, strings.Join(params, ", "), res)
 	fmt.Fprintf(&b, "\tv := g.atomicBegin(unsafe.Pointer(%s), unsafe.Sizeof(*%s), %s)\n", target, target, kind(op))
-	fmt.Fprintf(&b, "\tdefer g.atomicEnd(v)\n")
+	if cas {
+		fmt.Fprintf(&b, "\tdefer g.atomicEndCAS(v, &swapped)\n")
+	} else {
+		fmt.Fprintf(&b, "\tdefer g.atomicEnd(v, %s)\n", kind(op))
+	}
 	if len(results) > 0 {
 		fmt.Fprintf(&b, "\treturn %s\n", call)
 	} else {

@@ -3,8 +3,8 @@
 // calls rand.Intn, which loads math/rand's generator), while main loads
 // the flag and then writes one element. Each leaf's range is checked
 // after the leaf returns, in the goroutine's pending checks (bigfoot
-// mode); a load that repeats the goroutine's last synchronization neither
-// makes them nor orders the leaves' writes before main's load
+// mode); a load whose acquire joins nothing neither makes them nor
+// orders the leaves' writes before main's load
 // (docs/runtime.md, "Synchronization that changes nothing"). The race is the leaves' write, as
 // under go run -race.
 package main
