@@ -757,28 +757,17 @@ func OnceValues[T1, T2 any](g *G, f func() (T1, T2)) func() (T1, T2) {
 	}
 }
 
-// CondWait is c.Wait: it unlocks c.L (a release of L) and, woken by
-// Signal or Broadcast (releases of c), acquires c and then L again.
+// CondWait is c.Wait: it unlocks c.L (a release of L) and, woken, locks
+// it again (an acquire of L). Signal and Broadcast order nothing, as under
+// go -race (neither package sync's Cond nor the runtime's notify list
+// tells its race detector of an edge): a waiter is ordered after what the
+// signaller did before it unlocked L, not after what it did without L.
 func CondWait(g *G, c *sync.Cond) {
 	g.bubbleIdle()
 	l := dataWord(c.L)
 	g.release(l)
 	c.Wait()
-	acquireAt(g, c, 0)
 	g.acquire(l)
-	runtime.KeepAlive(c)
-}
-
-// CondSignal releases into c's clock and signals.
-func CondSignal(g *G, c *sync.Cond) {
-	releaseAt(g, c, 0)
-	c.Signal()
-}
-
-// CondBroadcast releases into c's clock and broadcasts.
-func CondBroadcast(g *G, c *sync.Cond) {
-	releaseAt(g, c, 0)
-	c.Broadcast()
 }
 
 // A sync.Map is one sync object: every operation that may publish releases

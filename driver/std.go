@@ -242,7 +242,7 @@ type syncSplice struct {
 }
 
 // syncSplices are the hooks of a build that instruments the standard
-// library (Mutex, RWMutex, WaitGroup, Once, Cond, Map, Pool). The uninstrumented packages synchronize through sync too (log
+// library (Mutex, RWMutex, WaitGroup, Once, Map, Pool). The uninstrumented packages synchronize through sync too (log
 // serializes its writers with a Mutex, encoding/json and fmt pool their
 // buffers), and objects of instrumented packages (the bytes.Buffer a
 // log.Logger writes to) pass between goroutines that way: each operation
@@ -276,11 +276,9 @@ var syncSplices = []syncSplice{
 	{"waitgroup.go", "func (wg *WaitGroup) Add(delta int) {", "func (wg *WaitGroup) Add(delta int) { if delta < 0 { __bf_release(wg, 0) };"},
 	{"waitgroup.go", "func (wg *WaitGroup) Wait() {", "func (wg *WaitGroup) Wait() { wg.__bf_Wait(); __bf_acquire(wg, 0) }; func (wg *WaitGroup) __bf_Wait() {"},
 
-	// Signal and Broadcast happen before the Waits they wake return (the
-	// Locker's own hooks order the rest).
-	{"cond.go", "func (c *Cond) Wait() {", "func (c *Cond) Wait() { c.__bf_Wait(); __bf_acquire(c, 0) }; func (c *Cond) __bf_Wait() {"},
-	{"cond.go", "func (c *Cond) Signal() {", "func (c *Cond) Signal() { __bf_release(c, 0);"},
-	{"cond.go", "func (c *Cond) Broadcast() {", "func (c *Cond) Broadcast() { __bf_release(c, 0);"},
+	// Cond has no splice: Signal and Broadcast order nothing under go
+	// -race, and the Locker's own hooks order a waiter after the
+	// signaller's unlock (detector.CondWait).
 
 	// A Map is one sync object: what may publish releases, what may
 	// observe acquires (detector.SyncMapLoad and the rest).

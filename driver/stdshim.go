@@ -516,8 +516,6 @@ var syncHooks = []syncHook{
 	{"OnceDo", "o *sync.Once, f func()", "o, f", "", "o.Do(f)"},
 	{"OnceFunc", "f func()", "f", "func()", "sync.OnceFunc(f)"},
 	{"CondWait", "c *sync.Cond", "c", "", "c.Wait()"},
-	{"CondSignal", "c *sync.Cond", "c", "", "c.Signal()"},
-	{"CondBroadcast", "c *sync.Cond", "c", "", "c.Broadcast()"},
 	{"PoolGet", "p *sync.Pool", "p", "any", "p.Get()"},
 	{"PoolPut", "p *sync.Pool, x any", "p, x", "", "p.Put(x)"},
 	{"SyncMapLoad", "m *sync.Map, key any", "m, key", "(any, bool)", "m.Load(key)"},

@@ -149,8 +149,6 @@ var syncCalls = map[string]SyncCall{
 	"sync.WaitGroup.Go":         {Hook: "WaitGroupGo"},
 	"sync.Once.Do":              {Hook: "OnceDo"},
 	"sync.Cond.Wait":            {Hook: "CondWait"},
-	"sync.Cond.Signal":          {Hook: "CondSignal", Effects: Release},
-	"sync.Cond.Broadcast":       {Hook: "CondBroadcast", Effects: Release},
 	"sync.Pool.Get":             {Hook: "PoolGet"},
 	"sync.Pool.Put":             {Hook: "PoolPut"},
 	"sync.Map.Load":             {Hook: "SyncMapLoad"},

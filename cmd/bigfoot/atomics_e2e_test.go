@@ -1,11 +1,7 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 )
 
@@ -62,52 +58,4 @@ func TestAtomicPublishAcrossReuse(t *testing.T) {
 		runs = 2
 	}
 	wantOutputEveryRun(t, "atomicpub", runs, "sum 302030848")
-}
-
-// TestAtomicOrdersAsGoRace runs testdata/racy/atomicorder built by go
-// build -race and by bigfoot in each mode of modes: both report the same
-// three races, each between the lines marked WRITE and READ of one
-// variable (a load releases nothing, a store acquires nothing, a failed
-// CompareAndSwap releases nothing), and none on the atomic variable that
-// goroutines nothing orders load, store and swap (atomics never race
-// with each other). Before, every atomic operation acquired and released,
-// and bigfoot reported one of the three.
-func TestAtomicOrdersAsGoRace(t *testing.T) {
-	if bigfootBin == "" {
-		t.Skip("end-to-end test; skipped with -short")
-	}
-	root, _ := filepath.Abs("../../testdata/racy")
-	src, err := os.ReadFile(filepath.Join(root, "atomicorder", "main.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := map[string]int{}
-	for i, l := range strings.Split(string(src), "\n") {
-		if _, mark, ok := strings.Cut(l, "// "); ok && (strings.HasPrefix(mark, "WRITE ") || strings.HasPrefix(mark, "READ ")) {
-			lines[mark] = i + 1
-		}
-	}
-	if len(lines) != 6 {
-		t.Fatalf("marked lines: %v, want WRITE and READ of x1, x2, x3", lines)
-	}
-	builds := [][]string{{"go", "build", "-race"}}
-	for _, mode := range modes {
-		builds = append(builds, []string{bigfootBin, "build", "-mode=" + mode})
-	}
-	for _, build := range builds {
-		bin := filepath.Join(t.TempDir(), "atomicorder")
-		if r := run(t, root, nil, build[0], append(build[1:], "-o", bin, "./atomicorder")...); r.code != 0 {
-			t.Fatalf("%s: %v", strings.Join(build, " "), r)
-		}
-		r := run(t, root, nil, bin)
-		if r.code != 66 || !strings.Contains(r.stderr, "Found 3 data race(s)") {
-			t.Errorf("%s: want three races and exit status 66; got %v", strings.Join(build, " "), r)
-			continue
-		}
-		for mark, line := range lines {
-			if at := fmt.Sprintf("atomicorder/main.go:%d", line); !strings.Contains(r.stderr, at) {
-				t.Errorf("%s: no report names %s (%s):\n%s", strings.Join(build, " "), at, mark, r.stderr)
-			}
-		}
-	}
 }

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAtomicOrdersAsGoRace: testdata/racy/atomicorder's three races (a
+// load releases nothing, a store acquires nothing, a failed
+// CompareAndSwap releases nothing), and none on the atomic variable that
+// goroutines nothing orders load, store and swap (atomics never race with
+// each other). When every atomic operation acquired and released, bigfoot
+// reported one of the three.
+func TestAtomicOrdersAsGoRace(t *testing.T) {
+	sameRacesAsGoRace(t, "atomicorder", 3)
+}
+
+// TestCondSignalAsGoRace: testdata/racy/condsignal's race, a write made
+// without the lock before a Cond's Signal and the woken waiter's read
+// (Signal orders nothing). When Signal released into the Cond's clock
+// and Wait acquired it, bigfoot missed it whenever the waiter waited.
+func TestCondSignalAsGoRace(t *testing.T) {
+	sameRacesAsGoRace(t, "condsignal", 1)
+}
+
+// sameRacesAsGoRace builds testdata/racy/<prog> by go build -race and by
+// bigfoot in each mode of modes and runs each once: every one must report
+// exactly n races, exit with status 66, and name each line of main.go
+// marked "// WRITE" or "// READ" (with or without a name after it).
+func sameRacesAsGoRace(t *testing.T, prog string, n int) {
+	t.Helper()
+	if bigfootBin == "" {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	root, _ := filepath.Abs("../../testdata/racy")
+	src, err := os.ReadFile(filepath.Join(root, prog, "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := map[string]int{}
+	for i, l := range strings.Split(string(src), "\n") {
+		if _, mark, ok := strings.Cut(l, "// "); ok && (strings.HasPrefix(mark, "WRITE") || strings.HasPrefix(mark, "READ")) {
+			lines[mark] = i + 1
+		}
+	}
+	if len(lines) == 0 {
+		t.Fatalf("%s: no line marked WRITE or READ", prog)
+	}
+	builds := [][]string{{"go", "build", "-race"}}
+	for _, mode := range modes {
+		builds = append(builds, []string{bigfootBin, "build", "-mode=" + mode})
+	}
+	for _, build := range builds {
+		bin := filepath.Join(t.TempDir(), prog)
+		if r := run(t, root, nil, build[0], append(build[1:], "-o", bin, "./"+prog)...); r.code != 0 {
+			t.Fatalf("%s: %v", strings.Join(build, " "), r)
+		}
+		r := run(t, root, nil, bin)
+		if want := fmt.Sprintf("Found %d data race(s)", n); r.code != 66 || !strings.Contains(r.stderr, want) {
+			t.Errorf("%s: want %d races and exit status 66; got %v", strings.Join(build, " "), n, r)
+			continue
+		}
+		for mark, line := range lines {
+			if at := fmt.Sprintf("%s/main.go:%d", prog, line); !strings.Contains(r.stderr, at) {
+				t.Errorf("%s: no report names %s (%s):\n%s", strings.Join(build, " "), at, mark, r.stderr)
+			}
+		}
+	}
+}
