@@ -61,6 +61,7 @@ var sites = struct {
 // RegisterSites registers the site table of one instrumented file and
 // returns the global id of its site 0.
 func RegisterSites(pkgPath, file string, table string) uint32 {
+	pkgPath = symbolPrefix(pkgPath)
 	n := uint32(strings.Count(table, "\n"))
 	if table != "" && !strings.HasSuffix(table, "\n") {
 		n++
@@ -73,6 +74,26 @@ func RegisterSites(pkgPath, file string, table string) uint32 {
 	ts := sites.tables[:len(sites.tables):len(sites.tables)] // appends copy: a snapshot never changes
 	sites.snapshot.Store(&ts)
 	return base
+}
+
+// symbolPrefix returns the prefix of the symbols of the package at path
+// path as the linker writes it, and so runtime.Frame.Function and go
+// -race's reports show it: a '.' in the last element, and '%', '"',
+// control characters, space and non-ASCII bytes anywhere, become %xx
+// ("gopkg.in/yaml%2ev3.Unmarshal"). The frames of a report, from the
+// site table and from the stack, then name one function alike.
+func symbolPrefix(path string) string {
+	last := strings.LastIndexByte(path, '/')
+	var b strings.Builder
+	for i := 0; i < len(path); i++ {
+		c := path[i]
+		if c <= ' ' || c == '%' || c == '"' || c >= 0x7f || c == '.' && i > last {
+			fmt.Fprintf(&b, "%%%02x", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // site returns the table and parsed entry of site id s.
