@@ -5,18 +5,43 @@ package detector
 import "unsafe"
 
 // I/O as synchronization. The operating system orders a write to a file,
-// socket or pipe before a read that sees the data; the standard library is
-// not instrumented, so the instrumenter announces I/O at the call sites in
-// instrumented code. As in Go's race detector (internal/poll: an fd write
-// does race.ReleaseMerge(&ioSync) before, an fd read race.Acquire(&ioSync)
-// after), there is one process-wide sync object for all I/O: writes release
-// into it, reads acquire from it. This over-synchronizes (every read is
-// ordered after every earlier write, whatever the file): it may hide a race,
-// never invent one. Writes only release, so goroutines that only print stay
-// unordered with each other.
+// socket or pipe before a read that sees the data. As in Go's race
+// detector (package syscall: a Write, Pwrite or Sendfile does
+// race.ReleaseMerge(&ioSync) before, a Read or Pread that succeeded
+// race.Acquire(&ioSync) after), there is one process-wide sync object for
+// all I/O: writes release into it, reads acquire from it. This
+// over-synchronizes (every read is ordered after every earlier write,
+// whatever the file): it may hide a race, never invent one. Writes only
+// release, so goroutines that only print stay unordered with each other.
+//
+// Where the standard library is instrumented, package syscall calls
+// stdIORead and stdIOWrite where go -race's announces I/O (the driver's
+// splices, driver/syscallio.go). Elsewhere the instrumenter announces I/O
+// at the call sites of instrumented code (IOW, IOR, ...), from a table of
+// the calls that may do I/O, which orders more: an open or a stat
+// acquires, a close or a remove releases.
 
 // ioSync is the process-wide I/O sync object.
 var ioSync clockBox
+
+// stdIORead is syscall.Read and Pread's hook, after a read that succeeded.
+//
+//go:linkname stdIORead
+func stdIORead() {
+	if g := stdCur(); g != nil {
+		ioSync.acquire(g)
+	}
+}
+
+// stdIOWrite is syscall.Write, Pwrite and Sendfile's hook, before the
+// write.
+//
+//go:linkname stdIOWrite
+func stdIOWrite() {
+	if g := stdCur(); g != nil {
+		ioSync.release(g)
+	}
+}
 
 // IOWrite is called before an operation that writes to a file, socket or
 // pipe (or otherwise changes what another reader of the OS sees: create,

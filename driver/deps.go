@@ -249,7 +249,7 @@ func declaresModule(dir, path string) bool {
 // the bigfoot binary, the mode, the toolchain, the target and the tags.
 func (d *run) depsKey(ge *goEnv) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "bigfoot %s\nmode %s\ngo %s\ntarget %s/%s\nruntime hooks %v\n", d.cfg.version(), d.inv.Mode, ge.GOVERSION, ge.GOOS, ge.GOARCH, d.hooks)
+	fmt.Fprintf(h, "bigfoot %s\nmode %s\ngo %s\ntarget %s/%s\nruntime hooks %v\nsyscall io %v\n", d.cfg.version(), d.inv.Mode, ge.GOVERSION, ge.GOOS, ge.GOARCH, d.hooks, d.syscallIO)
 	for _, f := range d.loadFlags {
 		fmt.Fprintf(h, "flag %s\n", f)
 	}
@@ -444,6 +444,7 @@ func (d *run) instrumentModules(ctx context.Context, ws *workspace, rtDir string
 		Facts:        known.list(),
 		RuntimeHooks: d.hooks,
 		SyncOnce:     d.syncOnce,
+		SyscallIO:    d.syscallIO,
 	})
 	if err != nil {
 		return err

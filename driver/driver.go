@@ -39,6 +39,9 @@ type Request struct {
 	// are then left as they are, so that the function they run sees no
 	// frame of bigfoot's between it and package sync's.
 	SyncOnce bool
+	// SyscallIO says package syscall announces I/O itself, where go
+	// -race's does (syscallSplices): calls that do I/O then get no hook.
+	SyscallIO bool
 	// Graph is the import graph of Patterns as the driver listed it (go
 	// list -deps -json with BuildFlags and Env, -test if Tests), which
 	// the instrumenter need not list again; nil if not listed.
@@ -210,6 +213,9 @@ type run struct {
 	hooks bool
 	// syncOnce: package sync's Once has its edges (Request.SyncOnce).
 	syncOnce bool
+	// syscallIO: package syscall announces I/O (Request.SyscallIO),
+	// decided with the standard library's instrumentation (makePlan).
+	syscallIO bool
 	// runtimePkgDir is package runtime's directory if it gets bigfoot's files
 	// and patches, allocVersions whether the allocation versions are
 	// among them (runtimePatchPlan).
@@ -263,6 +269,11 @@ func (d *run) do(ctx context.Context) (int, error) {
 	// The bigfoot_portable build turns the detector's standard-library
 	// hooks off, and with them the edges package sync's Once carries.
 	d.syncOnce = d.hooks && onceSpliced(ge) && !d.inv.hasTag(ge.GOFLAGS, "bigfoot_portable")
+	// Package syscall announces I/O where the standard library is
+	// instrumented: its goroutines and channels carry the edges that
+	// calls of instrumented code announced as I/O where it is not (a
+	// server's handlers after the call that starts serving).
+	d.syscallIO = d.syncOnce && d.inv.Deps == ScopeAll && syscallSpliced(ge)
 
 	// When the user's workspace is bigfoot's own module (our tests and
 	// benchmark workloads), its detector package is the runtime: adding a

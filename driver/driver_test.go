@@ -28,7 +28,8 @@ var fakeRuntime = fstest.MapFS{
 }
 
 // fakeSyncHooks are the runtime's side of the hooks every build adds to
-// package sync (spliceSync).
+// package sync (spliceSync), and a build that instruments the standard
+// library to package syscall (spliceSyscall).
 const fakeSyncHooks = `package detector
 
 import _ "unsafe"
@@ -44,6 +45,12 @@ func stdPoolPut(x any) {}
 
 //go:linkname stdPoolGet
 func stdPoolGet(x any) {}
+
+//go:linkname stdIORead
+func stdIORead() {}
+
+//go:linkname stdIOWrite
+func stdIOWrite() {}
 `
 
 // writeTree writes files (slash paths relative to dir) into dir.

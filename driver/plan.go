@@ -32,6 +32,9 @@ type plan struct {
 	Broken  []string // errors of the packages left to the go command (Files.Broken)
 	Std     []stdRef
 	SyncDir string // sync's directory, if sync.Pool gets its hooks
+	// SyscallDir is syscall's directory, if it announces I/O
+	// (spliceSyscall, Request.SyscallIO).
+	SyscallDir string `json:",omitempty"`
 	// RuntimeDir is the runtime's directory, if it gets gcCountFile.
 	RuntimeDir string
 	// AllocVersions says the runtime in RuntimeDir also gets the
@@ -153,10 +156,15 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 		if d.inv.Deps == ScopeAll {
 			std, syncDir, proved, err := d.instrumentStd(ctx, pkgs, ge, known)
 			if err != nil {
-				// The build goes on with the standard library as it is.
+				// The build goes on with the standard library as it is,
+				// and with the I/O of the calls of instrumented code.
 				d.logf("standard library left uninstrumented: %v", err)
+				d.syscallIO = false
 			}
 			pl.Std, pl.SyncDir, pl.CheckptrProved = std, syncDir, proved
+			if d.syscallIO {
+				pl.SyscallDir = filepath.Join(ge.GOROOT, "src", "syscall")
+			}
 		}
 		deps, err := d.instrumentDeps(ctx, ws, rtDir, ge, pkgs, known)
 		if err != nil {
@@ -201,6 +209,7 @@ func (d *run) makePlan(ctx context.Context, ws *workspace, rtDir string, ge *goE
 		Facts:        known.list(),
 		RuntimeHooks: d.hooks,
 		SyncOnce:     d.syncOnce,
+		SyscallIO:    d.syscallIO,
 		Graph:        graphOf(pkgs),
 	})
 	var lerr *LoadError
@@ -306,6 +315,11 @@ func (pl *plan) overlay(stdCache string) (overlayFiles, error) {
 	if pl.SyncDir != "" {
 		if err := spliceSync(pl.SyncDir, files.replace); err != nil {
 			return overlayFiles{}, fmt.Errorf("sync hooks: %w", err)
+		}
+	}
+	if pl.SyscallDir != "" {
+		if err := spliceSyscall(pl.SyscallDir, files); err != nil {
+			return overlayFiles{}, fmt.Errorf("syscall hooks: %w", err)
 		}
 	}
 	if pl.RaceCountRoot != "" {

@@ -192,6 +192,7 @@ func (d *run) instrumentStd(ctx context.Context, pkgs []listedPackage, ge *goEnv
 			Facts:        known.list(),
 			RuntimeHooks: d.hooks,
 			SyncOnce:     d.syncOnce,
+			SyscallIO:    d.syscallIO,
 		})
 		if err != nil {
 			return nil, "", nil, fmt.Errorf("instrumenting the standard library: %w", err)

@@ -64,6 +64,13 @@ type Config struct {
 	// whose wrapper of the function would be a frame of bigfoot's in the
 	// function's stack.
 	SyncOnce bool
+	// SyscallIO says the build's package syscall announces I/O where go
+	// -race's does (the driver's splices of syscall_unix.go: a Read or
+	// Pread that succeeded acquires, a Write, Pwrite or Sendfile
+	// releases, one sync object for all I/O): calls that do I/O then get
+	// no hook at the call site, which ordered more (an open, a stat, a
+	// close; docs/runtime.md, "I/O").
+	SyscallIO bool
 	// ListDriver is an executable that serves the loads as go/packages'
 	// driver (ServeListDriver: bigfoot's own binary), so that go list
 	// does not compile the packages to instrument for export data; ""
@@ -134,7 +141,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := instrumentPackages(pkgs, cfg.Mode, recording{elided: count || verify, safe: count && !verify}, cfg.Std, cfg.RuntimeHooks, cfg.SyncOnce, imported)
+	res := instrumentPackages(pkgs, cfg.Mode, recording{elided: count || verify, safe: count && !verify}, cfg.Std, built{runtimeHooks: cfg.RuntimeHooks, syncOnce: cfg.SyncOnce, syscallIO: cfg.SyscallIO}, imported)
 	linkRuntimeTests(runtimePkgs, res)
 	res.Broken = broken
 	return res, nil

@@ -11,14 +11,21 @@ import (
 
 // I/O as synchronization (docs/runtime.md, "I/O"). The operating system
 // orders a write to a file, socket or pipe before a read that sees it; Go's
-// race detector models this in internal/poll with one sync object for all
-// I/O. The standard library is not instrumented, so the calls of
+// race detector models this in package syscall with one sync object for
+// all I/O: a Read or Pread that succeeded acquires it, a Write, Pwrite or
+// Sendfile releases into it. Where the build's syscall announces the same
+// (the driver's splices, Config.SyscallIO), calls do nothing more; else
+// (the standard library left uninstrumented, -deps=main) the calls of
 // instrumented code that do I/O announce it: writes call __bf.IOWrite
 // (release) before, reads __bf.IORead (acquire) after.
 
 // ioCall returns the I/O ordering of a call of fun's callee
-// (placement.SyncCall.IO); 0 if it does no I/O.
+// (placement.SyncCall.IO); 0 if it does no I/O, or if the build's package
+// syscall announces I/O itself (built.syscallIO).
 func (r *fileRewriter) ioCall(fun ast.Expr) placement.IOKind {
+	if r.p.syscallIO {
+		return 0
+	}
 	fun = ast.Unparen(fun)
 	var fn *types.Func
 	switch f := fun.(type) {

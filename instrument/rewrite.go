@@ -37,12 +37,27 @@ type recording struct {
 // standard-library packages, compiled against package-local hook shims
 // (the driver's stdshim.go) instead of the runtime package. imported are
 // the summaries of functions of packages instrumented by earlier runs.
-func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording, std, runtimeHooks, syncOnce bool, imported placement.FuncSummaries) *Result {
+// built says what the build's runtime and standard library do
+// themselves, which instrumented code then leaves to them (Config).
+type built struct {
+	// runtimeHooks: the runtime runs the exit processing
+	// (Config.RuntimeHooks), so main.main keeps its name and needs no
+	// wrapper.
+	runtimeHooks bool
+	// syncOnce: package sync's Once orders its callers itself
+	// (Config.SyncOnce), so Once.Do and the Once functions get no hook.
+	syncOnce bool
+	// syscallIO: package syscall announces I/O itself
+	// (Config.SyscallIO), so calls that do I/O get no hook (ioCall).
+	syscallIO bool
+}
+
+func instrumentPackages(pkgs []*packages.Package, m mode.Mode, rec recording, std bool, b built, imported placement.FuncSummaries) *Result {
 	render := summarizeFirst
 	if oneVariantEach(pkgs) {
 		render = streamPackages
 	}
-	return renderPackages(render, pkgs, m, rec, std, runtimeHooks, syncOnce, imported)
+	return renderPackages(render, pkgs, m, rec, std, b, imported)
 }
 
 // A renderer summarizes (if plans) and renders pkgs, each through
@@ -64,7 +79,7 @@ func summarizeFirst(pkgs []*packages.Package, plans bool, imported placement.Fun
 }
 
 // renderPackages is instrumentPackages with the given renderer.
-func renderPackages(render renderer, pkgs []*packages.Package, m mode.Mode, rec recording, std, runtimeHooks, syncOnce bool, imported placement.FuncSummaries) *Result {
+func renderPackages(render renderer, pkgs []*packages.Package, m mode.Mode, rec recording, std bool, b built, imported placement.FuncSummaries) *Result {
 	res := &Result{Replace: map[string][]byte{}, Add: map[string][]byte{}}
 	done := map[string]bool{}
 	helpers := map[string]bool{} // dir + package name
@@ -79,9 +94,9 @@ func renderPackages(render renderer, pkgs []*packages.Package, m mode.Mode, rec 
 		sort.Strings(res.PointerChecksPass)
 	}
 	render(pkgs, m.Plans(), imported, res, func(pkg *packages.Package, sums *summaries) {
-		instrumentPackage(pkg, m, rec, std, runtimeHooks, syncOnce, res, done, helpers, testMains, sums)
+		instrumentPackage(pkg, m, rec, std, b, res, done, helpers, testMains, sums)
 	})
-	if !runtimeHooks {
+	if !b.runtimeHooks {
 		for _, tm := range testMains {
 			tm.emit(res)
 		}
@@ -110,12 +125,7 @@ type pkgRewriter struct {
 	footprints *placement.SitePlan
 	mode       mode.Mode // the instrumentation mode
 	std        bool      // a standard-library package (instrumentPackages)
-	// runtimeHooks: the runtime runs the exit processing (Config.RuntimeHooks),
-	// so main.main keeps its name and needs no wrapper.
-	runtimeHooks bool
-	// syncOnce: package sync's Once orders its callers itself
-	// (Config.SyncOnce), so Once.Do and the Once functions get no hook.
-	syncOnce bool
+	built                // what the build's runtime and standard library do themselves
 	// recordElided: the build counts or verifies accesses (tags
 	// bigfoot_count, bigfoot_verify), so accesses whose checks are
 	// elided still announce themselves (__bf.A).
@@ -148,7 +158,7 @@ func (r *fileRewriter) universe(pos token.Pos, names ...string) bool {
 	return true
 }
 
-func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, runtimeHooks, syncOnce bool, res *Result, done, helpers map[string]bool, testMains map[string]*testMainInfo, sums *summaries) {
+func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std bool, b built, res *Result, done, helpers map[string]bool, testMains map[string]*testMainInfo, sums *summaries) {
 	var files []int
 	for i, f := range pkg.CompiledGoFiles {
 		if i >= len(pkg.Syntax) || done[f] || !inModule(pkg, f) || !strings.HasSuffix(f, ".go") {
@@ -186,7 +196,7 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, r
 			}
 		}
 	}
-	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, mode: m, std: std, runtimeHooks: runtimeHooks, syncOnce: syncOnce, recordElided: rec.elided, recordSafe: rec.safe}
+	pr := &pkgRewriter{pkg: pkg, info: pkg.TypesInfo, heap: heap, mode: m, std: std, built: b, recordElided: rec.elided, recordSafe: rec.safe}
 	if m.Plans() && err == nil {
 		prc = safeRedcardPkg(prog, spkg, pkg.ID, rcOptions{mode: m, summaries: sums.table(), std: std, info: pkg.TypesInfo}, res)
 	}
@@ -264,7 +274,7 @@ func instrumentPackage(pkg *packages.Package, m mode.Mode, rec recording, std, r
 		linkRuntime(pkg, dir, nil, res, testMains)
 	}
 	key := dir + "\x00" + pkg.Name
-	if rewrote && pkg.Name == "main" && !runtimeHooks && !helpers[key] {
+	if rewrote && pkg.Name == "main" && !b.runtimeHooks && !helpers[key] {
 		// main.main is renamed and wrapped; the wrapper asks whether it
 		// runs in a test binary (a test that calls main must not exit).
 		helpers[key] = true

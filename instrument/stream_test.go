@@ -37,8 +37,8 @@ func TestStreamSameAsSummarizeFirst(t *testing.T) {
 	if order := dependencyOrder(streamed); order[0].PkgPath == streamed[0].PkgPath {
 		t.Fatalf("%s first is the dependency order: the test would not see a reordering", streamed[0].PkgPath)
 	}
-	got := instrumentPackages(streamed, mode.BigFoot, recording{}, false, true, true, nil)
-	want := renderPackages(summarizeFirst, first, mode.BigFoot, recording{}, false, true, true, nil)
+	got := instrumentPackages(streamed, mode.BigFoot, recording{}, false, built{runtimeHooks: true, syncOnce: true}, nil)
+	want := renderPackages(summarizeFirst, first, mode.BigFoot, recording{}, false, built{runtimeHooks: true, syncOnce: true}, nil)
 	for _, p := range streamed {
 		if p.Syntax != nil || p.TypesInfo != nil {
 			t.Errorf("%s: syntax or type information kept after rendering", p.PkgPath)

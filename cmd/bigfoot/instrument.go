@@ -65,6 +65,7 @@ func instrumentFiles(ctx context.Context, req driver.Request) (*driver.Files, er
 		Facts:        req.Facts,
 		RuntimeHooks: req.RuntimeHooks,
 		SyncOnce:     req.SyncOnce,
+		SyscallIO:    req.SyscallIO,
 		ListDriver:   listDriver(),
 		Graph:        graphOf(req.Graph),
 	})

@@ -1,0 +1,3 @@
+module example.com/edges
+
+go 1.24
