@@ -4,7 +4,9 @@ package detector
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
+	"unsafe"
 )
 
 // TestAtomicLoadSpared: a load of a variable whose clock the goroutine's
@@ -356,4 +358,29 @@ func worker(g *G) (do func(func(g *G)), stop func()) {
 		}
 	})
 	return func(f func(g *G)) { fs <- f; <-ran }, func() { close(fs); <-done }
+}
+
+// TestAtomicOnOwnStackNoSyncObject: atomic operations on variables in the
+// goroutine's own stack frame make no sync object (atomicBegin), which
+// nothing would ever drop, and still work.
+func TestAtomicOnOwnStackNoSyncObject(t *testing.T) {
+	expect(t, false, func(g *G) {
+		<-spawn(g, func(g *G) {
+			if !onStack(g, unsafe.Pointer(&g)) {
+				t.Skip("the goroutine's stack is unknown here")
+			}
+			var a [64]atomic.Int64 // does not escape
+			before := syncs.Len()
+			for i := range a {
+				AtomicInt64Add(g, &a[i], 2)
+				AtomicInt64Load(g, &a[i])
+			}
+			if n := syncs.Len() - before; n > 0 {
+				t.Errorf("%d sync objects made for atomics on the goroutine's stack", n)
+			}
+			if a[63].Load() != 2 {
+				t.Errorf("a[63] = %d, want 2", a[63].Load())
+			}
+		})
+	})
 }
