@@ -26,6 +26,7 @@ var ioSync clockBox
 
 // stdIORead is syscall.Read and Pread's hook, after a read that succeeded.
 //
+//lint:ignore U1000 package syscall calls it through a linkname.
 //go:linkname stdIORead
 func stdIORead() {
 	if g := stdCur(); g != nil {
@@ -36,6 +37,7 @@ func stdIORead() {
 // stdIOWrite is syscall.Write, Pwrite and Sendfile's hook, before the
 // write.
 //
+//lint:ignore U1000 package syscall calls it through a linkname.
 //go:linkname stdIOWrite
 func stdIOWrite() {
 	if g := stdCur(); g != nil {

@@ -2,8 +2,8 @@ package driver
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -14,7 +14,11 @@ import (
 // declaration's brace, such as an instrumented function's first
 // statement, stays in the function's body).
 func TestSyscallSplices(t *testing.T) {
-	dir := filepath.Join(runtime.GOROOT(), "src", "syscall")
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "src", "syscall")
 	if _, err := os.Stat(filepath.Join(dir, "syscall_unix.go")); err != nil {
 		t.Skip("no syscall_unix.go in this toolchain")
 	}
