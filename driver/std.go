@@ -328,27 +328,47 @@ func onceSpliced(ge *goEnv) bool {
 // spliceSync adds to the overlay the files of package sync (in dir) with
 // syncSplices applied, and the declarations of the hooks they call.
 func spliceSync(dir string, overlay map[string][]byte) error {
-	files := map[string]string{}
-	for _, sp := range syncSplices {
-		path := filepath.Join(dir, sp.file)
-		s, ok := files[path]
-		if !ok {
-			src, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			s = string(src)
-		}
-		if strings.Count(s, sp.decl) != 1 {
-			return fmt.Errorf("%s: %q not found once", path, sp.decl)
-		}
-		files[path] = strings.Replace(s, sp.decl, sp.with, 1)
+	files, err := applySplices(dir, syncSplices, nil)
+	if err != nil {
+		return err
 	}
-	for path, s := range files {
-		overlay[path] = []byte(s)
+	for path, data := range files {
+		overlay[path] = data
 	}
 	overlay[filepath.Join(dir, syncHooksFile)] = []byte(syncHookDecls)
 	return nil
+}
+
+// applySplices returns the files of the package in dir that splices
+// change, with the splices applied, each file read from from[path] if
+// it is there (an instrumented copy), else from path itself. Each
+// declaration must occur once in its file.
+func applySplices(dir string, splices []syncSplice, from map[string]string) (map[string][]byte, error) {
+	texts := map[string]string{}
+	for _, sp := range splices {
+		path := filepath.Join(dir, sp.file)
+		s, ok := texts[path]
+		if !ok {
+			src := path
+			if f, ok := from[path]; ok {
+				src = f
+			}
+			data, err := os.ReadFile(src)
+			if err != nil {
+				return nil, err
+			}
+			s = string(data)
+		}
+		if strings.Count(s, sp.decl) != 1 {
+			return nil, fmt.Errorf("%s: %q not found once", path, sp.decl)
+		}
+		texts[path] = strings.Replace(s, sp.decl, sp.with, 1)
+	}
+	out := map[string][]byte{}
+	for path, s := range texts {
+		out[path] = []byte(s)
+	}
+	return out, nil
 }
 
 // syncHooksFile declares the hooks in package sync.

@@ -1,11 +1,6 @@
 package driver
 
-import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-)
+import "path/filepath"
 
 // Package syscall announces I/O as Go's race detector has it announce:
 // one sync object for all I/O, which a Read or Pread that succeeded
@@ -53,7 +48,7 @@ func syscallSpliced(ge *goEnv) bool {
 	if ge.GOROOT == "" {
 		return false
 	}
-	_, err := splicedSyscall(filepath.Join(ge.GOROOT, "src", "syscall"), nil)
+	_, err := applySplices(filepath.Join(ge.GOROOT, "src", "syscall"), syscallSplices, nil)
 	return err == nil
 }
 
@@ -62,7 +57,7 @@ func syscallSpliced(ge *goEnv) bool {
 // file the standard library's instrumentation replaced (files.linked) is
 // spliced as instrumented: the splices keep its lines, and its hooks.
 func spliceSyscall(dir string, files overlayFiles) error {
-	spliced, err := splicedSyscall(dir, files.linked)
+	spliced, err := applySplices(dir, syscallSplices, files.linked)
 	if err != nil {
 		return err
 	}
@@ -72,34 +67,4 @@ func spliceSyscall(dir string, files overlayFiles) error {
 	}
 	files.replace[filepath.Join(dir, syscallHooksFile)] = []byte(syscallHookDecls)
 	return nil
-}
-
-// splicedSyscall returns the files of package syscall in dir with
-// syscallSplices applied, each read from linked[path] if it is there.
-func splicedSyscall(dir string, linked map[string]string) (map[string][]byte, error) {
-	texts := map[string]string{}
-	for _, sp := range syscallSplices {
-		path := filepath.Join(dir, sp.file)
-		s, ok := texts[path]
-		if !ok {
-			src := path
-			if l, ok := linked[path]; ok {
-				src = l
-			}
-			data, err := os.ReadFile(src)
-			if err != nil {
-				return nil, err
-			}
-			s = string(data)
-		}
-		if strings.Count(s, sp.decl) != 1 {
-			return nil, fmt.Errorf("%s: %q not found once", path, sp.decl)
-		}
-		texts[path] = strings.Replace(s, sp.decl, sp.with, 1)
-	}
-	out := map[string][]byte{}
-	for path, s := range texts {
-		out[path] = []byte(s)
-	}
-	return out, nil
 }
