@@ -393,38 +393,6 @@ func TestCond(t *testing.T) {
 			<-w
 		}
 	})
-	// A signal orders nothing, as under go -race: a write the signaller
-	// made without the lock races with the woken waiter's read, though
-	// the waiter ran after the signal. With the write under the lock,
-	// the waiter's relock orders it.
-	both(t, func(g *G, synced bool) {
-		x := new(int)
-		mu := new(sync.Mutex)
-		c := sync.NewCond(mu)
-		waiter := spawn(g, func(g *G) {
-			Lock(g, mu)
-			CondWait(g, c)
-			Unlock(g, mu)
-			_ = *R(g, x, 0)
-		})
-		if synced {
-			Lock(g, mu)
-		}
-		*W(g, x, 0) = 1
-		if synced {
-			Unlock(g, mu)
-		}
-		for {
-			// Wait may not have begun: signal until the waiter is done.
-			c.Signal()
-			select {
-			case <-waiter:
-				return
-			default:
-				runtime.Gosched()
-			}
-		}
-	})
 }
 
 func TestSyncMap(t *testing.T) {
