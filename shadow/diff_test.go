@@ -176,7 +176,7 @@ type diffRun struct {
 }
 
 func newDiffRun(fv fakeVersions, nthreads int) *diffRun {
-	d := &diffRun{s: &Space{versions: fv.page}, fv: fv, ts: threads(nthreads), locks: make([][]uint64, 3)}
+	d := &diffRun{s: &Space{versions: fv.page}, fv: fv, ts: diffThreads(nthreads), locks: make([][]uint64, 3)}
 	d.s.SetFrontier(d.frontier)
 	// A multi-page array at a fixed offset in its page, so that runs
 	// cross page edges at the same places in every replay.
@@ -188,6 +188,21 @@ func newDiffRun(fv fakeVersions, nthreads int) *diffRun {
 	d.alloc(64)
 	d.alloc(24)
 	return d
+}
+
+// diffTids are the thread ids of a trace's threads, in order: the homes
+// of the last two in a read vector clock are the first two's (readVC's
+// placement), so that entries also sit past their homes and wrap around
+// the clock's end, not only at their homes.
+var diffTids = [...]uint32{1, 2, 5, 6}
+
+// diffThreads returns the n threads of a trace (at most len(diffTids)).
+func diffThreads(n int) []*Thread {
+	ts := make([]*Thread, n)
+	for i := range ts {
+		ts[i] = thread(diffTids[i], 1, nil)
+	}
+	return ts
 }
 
 // addHeap adds the n bytes of the heap object b from off as an object,

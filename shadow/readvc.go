@@ -123,8 +123,8 @@ func (v *readVC) taken() *readVC {
 	nv := newReadVC(len(v.ents))
 	for i := range v.ents {
 		// Placed anew (free): a frozen entry is not copied, and an entry
-		// after it may now go in its place. In the order of v, each
-		// goes at its index or before it.
+		// after it may now go in its place; a clock as long as v has a
+		// place for each.
 		if x := v.takeEntry(i); x != 0 {
 			k := nv.free(x.TID())
 			nv.ents[k].e.Store(uint64(x))
@@ -135,29 +135,26 @@ func (v *readVC) taken() *readVC {
 }
 
 // Entries are placed by thread id: thread t's entry is at the first index
-// from home(t) on that was free when it was set, so find and has look
-// from there and stop at a free entry, which no entry of t follows. A
-// location read by thousands of goroutines (the tables of a suite of
-// 4,000 t.Parallel subtests) has a read vector clock of thousands of
-// entries, and a scan of all of them at each of its readers' same-epoch
-// reads took 15% of that suite's time; the thread ids in use are dense
-// (the detector reuses the lowest first), so the entry is usually at its
-// home. A clock of at most rvLinear entries is scanned from its start
-// (every home is 0), as a handful of readers is. An entry only ever
-// changes from free to set, from set to set (its own thread's next
-// epoch) or to frozen, which stays in place: entries are freed only by
-// reshared, which frees them all, every one frozen before. The lengths
-// are powers of two.
-
-// rvLinear is the largest read vector clock scanned from its start.
-const rvLinear = 8
+// from home(t) on, wrapping around at the end, that was free when it was
+// set, so find and has look from there and stop at a free entry, which no
+// entry of t follows, or after every entry. A location read by thousands
+// of goroutines (the tables of a suite of 4,000 t.Parallel subtests) has
+// a read vector clock of thousands of entries, and a scan of all of them
+// at each of its readers' same-epoch reads took 15% of that suite's time;
+// the thread ids in use are dense (the detector reuses the lowest first),
+// so the entry is usually at its home, in a small clock as in a large
+// one: the same-epoch test of a read-shared cell, the commonest check of
+// a table several goroutines read (a compiled regexp's program), is then
+// one load, not a scan from the first entry. The wrap-around keeps a
+// clock from growing while it has a free entry, whatever the readers'
+// homes. An entry only ever changes from free to set, from set to set
+// (its own thread's next epoch) or to frozen, which stays in place:
+// entries are freed only by reshared, which frees them all, every one
+// frozen before. The lengths are powers of two.
 
 // home returns the index from which thread t's entry is looked for in a
 // read vector clock of n entries.
 func home(t uint32, n int) int {
-	if n <= rvLinear {
-		return 0
-	}
 	return int(t) & (n - 1)
 }
 
@@ -168,7 +165,8 @@ func (v *readVC) find(t uint32) int {
 	if v == nil {
 		return -1
 	}
-	for i := home(t, len(v.ents)); i < len(v.ents); i++ {
+	n := len(v.ents)
+	for k, i := 0, home(t, n); k < n; k, i = k+1, (i+1)&(n-1) {
 		x := v.ents[i].e.Load()
 		if x == 0 {
 			break
@@ -181,14 +179,33 @@ func (v *readVC) find(t uint32) int {
 }
 
 // has reports whether v records a read in epoch e: whether e's thread's
-// entry, the one place it can be, holds e. (An entry of the thread that
-// holds an earlier epoch ends the search: in a clock of thousands of dense
-// thread ids, the entries from its home to the next free one are the
-// others'.)
+// entry, the one place it can be, holds e.
 func (v *readVC) has(e Epoch) bool {
 	if v == nil {
 		return false
 	}
+	held, ok := v.atHome(e)
+	if !ok {
+		held = v.hasMoved(e)
+	}
+	return held
+}
+
+// atHome is has in its common case, one load, which inlines: ok reports
+// whether the entry at the home of e's thread decides it (it is free, so
+// the thread has no entry, or it is the thread's), and held whether it
+// holds e.
+func (v *readVC) atHome(e Epoch) (held, ok bool) {
+	ents := v.ents
+	x := ents[home(e.TID(), len(ents))].e.Load()
+	return x == uint64(e), x == 0 || Epoch(x).TID() == e.TID()
+}
+
+// hasMoved is has for an entry of e's thread placed past its home, or
+// none. (An entry of the thread that holds an earlier epoch ends the
+// search: in a clock of thousands of dense thread ids, the entries from
+// its home to the next free one are the others'.)
+func (v *readVC) hasMoved(e Epoch) bool {
 	i := v.find(e.TID())
 	return i >= 0 && v.ents[i].e.Load() == uint64(e)
 }
@@ -196,11 +213,20 @@ func (v *readVC) has(e Epoch) bool {
 // sharedHolds reports whether c's read vector clock has t's epoch,
 // counted as [READ SHARED SAME EPOCH]: the same-epoch test of a
 // read-shared cell (sameShared). It is not inlined, so that the test of
-// the cell's state before it is all the hottest loops inline.
+// the cell's state before it is all the hottest loops inline; has is
+// spelled out in it, so that its common case makes no further call.
 //
 //go:noinline
 func (c *cell) sharedHolds(t *Thread) bool {
-	if !c.rvc.Load().has(t.Epoch) {
+	v := c.rvc.Load()
+	if v == nil {
+		return false
+	}
+	held, ok := v.atHome(t.Epoch)
+	if !ok {
+		held = v.hasMoved(t.Epoch)
+	}
+	if !held {
 		return false
 	}
 	t.Stats.Rules[ReadSharedSameEpoch]++
@@ -216,9 +242,10 @@ func (v *readVC) get(t uint32) uint64 {
 }
 
 // free returns the index where an entry of thread t goes in v, the first
-// free one from its home on, or -1 if there is none.
+// free one from its home on, wrapping around, or -1 if there is none.
 func (v *readVC) free(t uint32) int {
-	for i := home(t, len(v.ents)); i < len(v.ents); i++ {
+	n := len(v.ents)
+	for k, i := 0, home(t, n); k < n; k, i = k+1, (i+1)&(n-1) {
 		if v.ents[i].e.Load() == 0 {
 			return i
 		}
@@ -237,7 +264,7 @@ func (v *readVC) with(t uint32, c uint64, site uint32) *readVC {
 		if v == nil {
 			v = newReadVC(rvMin)
 		} else {
-			v = v.grown(t)
+			v = v.grown()
 			if moveHook != nil {
 				moveHook()
 			}
@@ -249,34 +276,19 @@ func (v *readVC) with(t uint32, c uint64, site uint32) *readVC {
 	return v
 }
 
-// grown returns a copy of v, twice as large or more, with room for an
-// entry of thread t besides v's entries, which it takes (takeEntry).
-func (v *readVC) grown(t uint32) *readVC {
-	type ent struct {
-		e    Epoch
-		site uint32
-	}
-	var es []ent
+// grown returns a copy of v, twice as large, with v's entries, which it
+// takes (takeEntry): room for one more, since placement wraps around
+// (every entry has a place while one is free).
+func (v *readVC) grown() *readVC {
+	nv := newReadVC(2 * len(v.ents))
 	for i := range v.ents {
 		if x := v.takeEntry(i); x != 0 {
-			es = append(es, ent{x, v.ents[i].site.Load()})
+			k := nv.free(x.TID())
+			nv.ents[k].e.Store(uint64(x))
+			nv.ents[k].site.Store(v.ents[i].site.Load())
 		}
 	}
-	for n := 2 * len(v.ents); ; n *= 2 {
-		nv, ok := newReadVC(n), true
-		for _, x := range es {
-			k := nv.free(x.e.TID())
-			if k < 0 {
-				ok = false
-				break
-			}
-			nv.ents[k].e.Store(uint64(x.e))
-			nv.ents[k].site.Store(x.site)
-		}
-		if ok && nv.free(t) >= 0 {
-			return nv
-		}
-	}
+	return nv
 }
 
 // copied returns a new read vector clock with v's set entries (nil for

@@ -75,3 +75,66 @@ func TestReadVCHome(t *testing.T) {
 		}
 	}
 }
+
+// TestReadVCWrap checks that entries placed past the end of a read vector
+// clock wrap around to its start: readers whose homes are all its last
+// entry fill a clock of rvMin entries before it grows, and each is found.
+func TestReadVCWrap(t *testing.T) {
+	var v *readVC
+	var tids []uint32
+	for i := range uint32(rvMin) {
+		tid := rvMin - 1 + i*rvMin // home rvMin-1
+		tids = append(tids, tid)
+		v = v.with(tid, uint64(i+1), 0)
+	}
+	if len(v.ents) != rvMin {
+		t.Fatalf("%d readers of one home: %d entries, want %d", rvMin, len(v.ents), rvMin)
+	}
+	for i, tid := range tids {
+		if want := (rvMin - 1 + i) % rvMin; v.find(tid) != want {
+			t.Errorf("thread %d's entry at %d, want %d", tid, v.find(tid), want)
+		}
+		if !v.has(MakeEpoch(tid, uint64(i+1))) || v.has(MakeEpoch(tid, uint64(i+2))) {
+			t.Errorf("has of thread %d's entry wrong", tid)
+		}
+	}
+	v = v.with(1, 9, 0) // a fifth reader
+	if len(v.ents) != 2*rvMin || v.get(1) != 9 {
+		t.Fatalf("fifth reader: %d entries, its clock %d", len(v.ents), v.get(1))
+	}
+	for i, tid := range tids {
+		if v.get(tid) != uint64(i+1) {
+			t.Errorf("after growth, thread %d's clock %d, want %d", tid, v.get(tid), i+1)
+		}
+	}
+}
+
+// TestReadVCAtHome checks the cases the home entry decides alone (atHome)
+// and the one it leaves to the search: the thread's entry there, in the
+// epoch or an earlier one; a free home; another thread's entry there.
+func TestReadVCAtHome(t *testing.T) {
+	v := newReadVC(rvMin).with(1, 5, 0).with(5, 3, 0) // 5's home is 1's
+	for _, c := range []struct {
+		e        Epoch
+		held, ok bool
+	}{
+		{MakeEpoch(1, 5), true, true},   // its entry, this epoch
+		{MakeEpoch(1, 6), false, true},  // its entry, an earlier epoch
+		{MakeEpoch(3, 1), false, true},  // a free home: no entry
+		{MakeEpoch(5, 3), false, false}, // past its home
+	} {
+		held, ok := v.atHome(c.e)
+		if held != c.held || ok != c.ok {
+			t.Errorf("atHome(%d@%d) = %v, %v, want %v, %v", c.e.TID(), c.e.Clock(), held, ok, c.held, c.ok)
+		}
+	}
+	if !v.has(MakeEpoch(5, 3)) || v.has(MakeEpoch(5, 4)) {
+		t.Error("has of an entry past its home wrong")
+	}
+	// A frozen entry at the home is no thread's: the search goes on, and
+	// finds an entry placed past it before it was frozen.
+	v.takeEntry(1)
+	if _, ok := v.atHome(MakeEpoch(5, 3)); ok || !v.has(MakeEpoch(5, 3)) {
+		t.Error("frozen home: entry past it not found")
+	}
+}
