@@ -5,6 +5,7 @@ package detector
 //go:generate go run ./internal/genatomic -o atomic_gen.go
 
 import (
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
 	"unsafe"
 )
 
@@ -134,7 +135,7 @@ func (v *syncVar) releaseAcquired(g *G) {
 		v.releaseBy(g)
 		return
 	}
-	v.vc = trim(append(v.vc[:0], g.t.VC...), 0)
+	v.vc = trim(ownheap.Append(v.vc[:0], g.t.VC...), 0)
 	v.dom = g.serial
 }
 

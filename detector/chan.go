@@ -251,7 +251,7 @@ func (q *chanQueue) fold(i int) {
 			e.slot, q.base = q.base-1, e.slot+1
 			q.baseN, q.ownerID = int(e.n), e.id
 		}
-		q.free = append(q.free, e.slot)
+		q.free = ownheap.Append(q.free, e.slot)
 		return
 	}
 	q.foldJoin(e)
@@ -277,7 +277,7 @@ func (q *chanQueue) foldJoin(e *chanEntry) {
 		}
 		q.owner = 0
 	}
-	q.free = append(q.free, e.slot)
+	q.free = ownheap.Append(q.free, e.slot)
 }
 
 // remove drops the entry id, if it was not folded into the base yet.
@@ -285,7 +285,7 @@ func (q *chanQueue) remove(id uint64) {
 	live := q.live()
 	for i, e := range live {
 		if e.id == id {
-			q.free = append(q.free, e.slot)
+			q.free = ownheap.Append(q.free, e.slot)
 			copy(live[i:], live[i+1:])
 			q.entries = q.entries[:len(q.entries)-1]
 			q.reset()
@@ -348,7 +348,7 @@ func (q *chanQueue) acquireBy(g *G, bound int64) {
 					e.slot, q.base = q.base-1, e.slot+1
 					q.baseN, q.ownerID = int(e.n), e.id
 				}
-				q.free = append(q.free, e.slot)
+				q.free = ownheap.Append(q.free, e.slot)
 			} else {
 				q.foldJoin(e)
 			}
@@ -456,13 +456,12 @@ func (a *chanAccess) check(g *G, p uintptr, write bool, r *shadow.Race) (found b
 		case a.rs == nil && shadow.HB(a.r, g.t.VC):
 			a.r = e
 		case a.rs == nil:
-			a.rs = make([]uint64, max(tid, a.r.TID())+1)
+			n := int(max(tid, a.r.TID())) + 1
+			a.rs = ownheap.Make[uint64](n, n)
 			a.rs[a.r.TID()] = a.r.Clock()
 			a.rs[tid] = clk
 		default:
-			if int(tid) >= len(a.rs) {
-				a.rs = append(a.rs, make([]uint64, int(tid)+1-len(a.rs))...)
-			}
+			a.rs = lengthen(a.rs, int(tid)+1)
 			a.rs[tid] = clk
 		}
 		return found

@@ -3,6 +3,7 @@
 package detector
 
 import (
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
 	"github.com/bigfoot-go/bigfoot/internal/spin"
 	"github.com/bigfoot-go/bigfoot/shadow"
 )
@@ -30,13 +31,14 @@ func newFreeList[T any](max int) *freeList[T] {
 	return l
 }
 
-// get returns a cleared object: one from the list, or a new one.
+// get returns a cleared object: one from the list, or a new one,
+// allocated as the detector's (internal/ownheap).
 func (l *freeList[T]) get() *T {
 	l.mu.Lock()
 	n := len(l.free)
 	if n == 0 {
 		l.mu.Unlock()
-		return new(T)
+		return ownheap.New[T]()
 	}
 	x := l.free[n-1]
 	l.free[n-1] = nil
@@ -51,7 +53,7 @@ func (l *freeList[T]) get() *T {
 func (l *freeList[T]) put(x *T) {
 	l.mu.Lock()
 	if len(l.free) < l.max {
-		l.free = append(l.free, x)
+		l.free = ownheap.Append(l.free, x)
 	}
 	l.mu.Unlock()
 }

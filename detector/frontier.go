@@ -288,7 +288,7 @@ func waitingSnapshot(g *G, w *syncVar, s []uint64) []uint64 {
 	if g.waitOn.Load() != w {
 		return s // awake, and joined w already
 	}
-	s = append([]uint64(nil), s...)
+	s = ownheap.Append([]uint64(nil), s...)
 	if len(w.vc) == 0 && !w.shared {
 		return join(s, g.ownerSnapshot())
 	}

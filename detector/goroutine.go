@@ -189,7 +189,7 @@ func curSlow(key uintptr, gp unsafe.Pointer) *G {
 	}
 	shadow.RefreshGen() // see shadow.RefreshGen: goroutine boundaries
 	handoff.mu.Lock()
-	vc := append([]uint64(nil), handoff.vc...)
+	vc := ownheap.Append([]uint64(nil), handoff.vc...)
 	handoff.mu.Unlock()
 	g := newG(vc, 0, 0, 0)
 	registerLive(g, nil, true)
@@ -226,9 +226,7 @@ func curStarted() *G {
 // goroutine parent, and returns its state.
 func newG(vc []uint64, site, stack uint32, parent uint64) *G {
 	tid, clock := tids.alloc(vc, site, stack, parent)
-	if int(tid) >= len(vc) {
-		vc = append(vc, make([]uint64, int(tid)+1-len(vc))...)
-	}
+	vc = lengthen(vc, int(tid)+1)
 	return makeG(vc, tid, clock, site, stack, parent)
 }
 
@@ -264,7 +262,7 @@ func (g *G) freeClock(keep bool) {
 	if vc := g.t.VC; unsafe.SliceData(vc) == unsafe.SliceData(a) {
 		g.t.VC = nil
 		if keep {
-			g.t.VC = append([]uint64(nil), vc...)
+			g.t.VC = ownheap.Append([]uint64(nil), vc...)
 		}
 	}
 	g.clockArray = nil

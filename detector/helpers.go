@@ -3,6 +3,7 @@
 package detector
 
 import (
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -121,7 +122,7 @@ func sendNow[T any](g *G, st *chanState, c chan<- T, v T, p uintptr, r *shadow.R
 // its own (time.AfterFunc, context.AfterFunc): what happened before the
 // registration happens before the callback.
 func Async(g *G, f func()) func() {
-	b := new(clockBox)
+	b := ownheap.New[clockBox]()
 	b.release(g)
 	bub := g.bubble
 	return func() {
@@ -141,7 +142,7 @@ func Async(g *G, f func()) func() {
 // timer's creation and modifications (docs/runtime.md, "Timers").
 func AfterFunc(g *G, d time.Duration, f func()) *time.Timer {
 	var tp atomic.Pointer[time.Timer]
-	b := new(clockBox)
+	b := ownheap.New[clockBox]()
 	b.release(g)
 	bub := g.bubble
 	t := time.AfterFunc(d, func() {

@@ -2,7 +2,11 @@
 
 package detector
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
+)
 
 // Sync objects share the clocks of the goroutines that release into them.
 //
@@ -123,7 +127,7 @@ func (v *syncVar) own(n int) {
 		return
 	}
 	t, c := v.inline[0], v.inline[1]
-	vc := make([]uint64, max(len(v.vc), int(t)+1), max(len(v.vc), int(t)+1, n))
+	vc := ownheap.Make[uint64](max(len(v.vc), int(t)+1), max(len(v.vc), int(t)+1, n))
 	copy(vc, v.vc)
 	vc[t] = max(vc[t], c)
 	v.vc, v.shared = vc, false
@@ -144,9 +148,7 @@ func (v *syncVar) acquireBy(g *G) {
 	}
 	g.joinClock(v.vc)
 	t, c := int(v.inline[0]), v.inline[1]
-	if t >= len(g.t.VC) {
-		g.t.VC = append(g.t.VC, make([]uint64, t+1-len(g.t.VC))...)
-	}
+	g.t.VC = lengthen(g.t.VC, t+1)
 	g.t.VC[t] = max(g.t.VC[t], c)
 }
 
@@ -155,9 +157,7 @@ func (v *syncVar) joinInto(dst []uint64) []uint64 {
 	dst = join(dst, v.vc)
 	if v.shared {
 		t, c := int(v.inline[0]), v.inline[1]
-		if t >= len(dst) {
-			dst = append(dst, make([]uint64, t+1-len(dst))...)
-		}
+		dst = lengthen(dst, t+1)
 		dst[t] = max(dst[t], c)
 	}
 	return dst

@@ -3,6 +3,7 @@
 package detector
 
 import (
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
 	"reflect"
 	"runtime"
 	"runtime/debug"
@@ -13,7 +14,7 @@ import (
 
 // snapshot releases the goroutine's clock into a new box.
 func (g *G) snapshot() *clockBox {
-	b := new(clockBox)
+	b := ownheap.New[clockBox]()
 	b.release(g)
 	return b
 }
@@ -25,7 +26,8 @@ func (g *G) snapshot() *clockBox {
 // on could share its block: the callback, a root until it runs, would keep
 // the object reachable, and it would never run.
 func (g *G) snapshotKept() *clockBox {
-	b := &clockBox{vc: make([]uint64, 0, max(2, len(g.t.VC)))}
+	b := ownheap.New[clockBox]()
+	b.vc = ownheap.Make[uint64](0, max(2, len(g.t.VC)))
 	b.release(g)
 	return b
 }
@@ -123,9 +125,7 @@ func (g *G) acquireGlobal() {
 		if t == int(g.tid) {
 			return
 		}
-		if t >= len(vc) {
-			vc = append(vc, make([]uint64, t+1-len(vc))...)
-		}
+		vc = lengthen(vc, t+1)
 		vc[t] = max(vc[t], e.Clock())
 	}
 	registry.Range(func(_ uintptr, o *G) bool {

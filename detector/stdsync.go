@@ -3,6 +3,7 @@
 package detector
 
 import (
+	"github.com/bigfoot-go/bigfoot/internal/ownheap"
 	"sync/atomic"
 	"unsafe"
 )
@@ -116,7 +117,7 @@ func stdAfterSnapshot(b *clockBox) { afterRegistration(b) }
 // stdOnceAfter orders a caller after it (OnceValue's edge).
 //
 //go:linkname stdOnceStart
-func stdOnceStart() *clockBox { return new(clockBox) }
+func stdOnceStart() *clockBox { return ownheap.New[clockBox]() }
 
 //go:linkname stdOnceDone
 func stdOnceDone(b *clockBox) { b.release(Cur()) }

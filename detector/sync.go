@@ -280,13 +280,21 @@ func sweepSyncVars() {
 // more on equal ones. dst is the caller's: no other goroutine reads it
 // unlocked.
 func join(dst, src []uint64) []uint64 {
-	if len(src) > len(dst) {
-		m := ownheap.Begin()
-		dst = append(dst, make([]uint64, len(src)-len(dst))...)
-		m.End()
-	}
+	dst = lengthen(dst, len(src))
 	joinWords(dst, src)
 	return dst
+}
+
+// lengthen returns vc with zero entries added up to n, a new array
+// allocated as the detector's (internal/ownheap).
+func lengthen(vc []uint64, n int) []uint64 {
+	if n <= len(vc) {
+		return vc
+	}
+	m := ownheap.Begin()
+	vc = append(vc, make([]uint64, n-len(vc))...)
+	m.End()
+	return vc
 }
 
 // joinGo is joinWords in Go. Four entries a step: a clock is as wide as
@@ -715,7 +723,7 @@ func OnceDo(g *G, o *sync.Once, f func()) {
 
 // OnceFunc is sync.OnceFunc(f) with the same edge as OnceDo.
 func OnceFunc(g *G, f func()) func() {
-	b := new(clockBox)
+	b := ownheap.New[clockBox]()
 	once := sync.OnceFunc(func() {
 		cg := Cur()
 		defer b.release(cg)
@@ -729,7 +737,7 @@ func OnceFunc(g *G, f func()) func() {
 
 // OnceValue is sync.OnceValue(f) with the same edge as OnceDo.
 func OnceValue[T any](g *G, f func() T) func() T {
-	b := new(clockBox)
+	b := ownheap.New[clockBox]()
 	once := sync.OnceValue(func() T {
 		cg := Cur()
 		defer b.release(cg)
@@ -744,7 +752,7 @@ func OnceValue[T any](g *G, f func() T) func() T {
 
 // OnceValues is sync.OnceValues(f) with the same edge as OnceDo.
 func OnceValues[T1, T2 any](g *G, f func() (T1, T2)) func() (T1, T2) {
-	b := new(clockBox)
+	b := ownheap.New[clockBox]()
 	once := sync.OnceValues(func() (T1, T2) {
 		cg := Cur()
 		defer b.release(cg)
