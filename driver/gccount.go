@@ -83,7 +83,8 @@ func RuntimeFiles(goroot, goversion string) (map[string][]byte, error) {
 // goroutines (runtimehooks.go), those of finalizers and cleanups
 // (cleanuphook.go), tracebacks without the detector's frames
 // (traceback.go), the program's allocation statistics without the
-// detector's allocations (ownalloc.go), and the end of the runtime's sweep
+// detector's allocations (ownalloc.go, on top of the versions' patches of
+// the same files), and the end of the runtime's sweep
 // before the detector's (sweephook.go).
 func runtimePatches(dir string, versions bool) (map[string][]byte, error) {
 	files := make(map[string][]byte)
@@ -94,7 +95,8 @@ func runtimePatches(dir string, versions bool) (map[string][]byte, error) {
 		}
 	}
 	files[filepath.Join(dir, gcCountFile)] = []byte(gcCountSource)
-	for _, optional := range []func(string) (map[string][]byte, error){userEnvFiles, runtimeHookFiles, cleanupHookFiles, tracebackFiles, ownAllocFiles, sweepHookFiles} {
+	ownAlloc := func(dir string) (map[string][]byte, error) { return ownAllocFiles(dir, files) }
+	for _, optional := range []func(string) (map[string][]byte, error){userEnvFiles, runtimeHookFiles, cleanupHookFiles, tracebackFiles, ownAlloc, sweepHookFiles} {
 		if more, err := optional(dir); err == nil {
 			for path, data := range more {
 				files[path] = data

@@ -8,16 +8,16 @@ import (
 	"testing"
 )
 
-// The allocation-statistics patches keep the lines of malloc.go,
-// mstats.go and metrics.go, and a runtime without one of the patched lines as expected
+// The allocation-statistics patches keep the lines of the files they
+// patch, and a runtime without one of the patched lines as expected
 // takes none of them.
 func TestOwnAllocFiles(t *testing.T) {
 	dir := filepath.Join(build.Default.GOROOT, "src", "runtime")
-	files, err := ownAllocFiles(dir)
+	files, err := ownAllocFiles(dir, nil)
 	if err != nil {
 		t.Fatalf("this toolchain's runtime: %v", err)
 	}
-	names := []string{"malloc.go", "mstats.go", "metrics.go"}
+	names := []string{"malloc.go", "mstats.go", "metrics.go", "mheap.go", "mgcsweep.go"}
 	for _, name := range names {
 		src, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
@@ -45,8 +45,28 @@ func TestOwnAllocFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := ownAllocFiles(tmp); err == nil {
+		if _, err := ownAllocFiles(tmp, nil); err == nil {
 			t.Errorf("%s without %q: patched", p.file, firstLine(p.decl))
+		}
+	}
+}
+
+// The allocation-statistics patches of mheap.go and mgcsweep.go go on top
+// of the allocation versions' patches of the same files: a build has both.
+func TestOwnAllocOnVersions(t *testing.T) {
+	dir := filepath.Join(build.Default.GOROOT, "src", "runtime")
+	files, err := runtimePatches(dir, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, calls := range map[string][]string{
+		"mheap.go":    {"bigfootVers ", "bigfootOwn "},
+		"mgcsweep.go": {"bigfootSwept(s)", "bigfootOwnSwept(s)"},
+	} {
+		for _, call := range calls {
+			if !strings.Contains(string(files[filepath.Join(dir, name)]), call) {
+				t.Errorf("patched %s has no %s", name, call)
+			}
 		}
 	}
 }
