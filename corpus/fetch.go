@@ -38,6 +38,9 @@ func Fetch(ctx context.Context, m Module, parent string, env []string, log io.Wr
 	if err := copyTree(dir, info.Dir); err != nil {
 		return "", fmt.Errorf("copying %s: %v", m, err)
 	}
+	if err := dropForeignWork(ctx, dir, env, log); err != nil {
+		return "", fmt.Errorf("%s: %v", m, err)
+	}
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); os.IsNotExist(err) {
 		if _, err := goCmd(ctx, dir, env, log, "mod", "init", m.Path); err != nil {
 			return "", fmt.Errorf("go mod init %s: %v", m.Path, err)
@@ -53,6 +56,40 @@ func Fetch(ctx context.Context, m Module, parent string, env []string, log io.Wr
 	// package that does not build) are the suites' to report.
 	goCmd(ctx, dir, env, log, "list", "-mod=mod", "-e", "-deps", "-test", "./...")
 	return dir, nil
+}
+
+// dropForeignWork removes the go.work (and go.work.sum) of the module
+// copy in dir if it uses a directory the copy does not hold as a module: a
+// repository's workspace file shipped in the module's zip without the
+// repository's other modules, which the go command refuses to load. A
+// module fetched from the proxy is then built alone, as a user's go get
+// builds it (GOWORK=off).
+func dropForeignWork(ctx context.Context, dir string, env []string, log io.Writer) error {
+	work := filepath.Join(dir, "go.work")
+	if _, err := os.Stat(work); err != nil {
+		return nil
+	}
+	out, err := goCmd(ctx, dir, env, log, "work", "edit", "-json", work)
+	if err != nil {
+		return fmt.Errorf("reading go.work: %v", err)
+	}
+	var w struct{ Use []struct{ DiskPath string } }
+	if err := json.Unmarshal(out, &w); err != nil {
+		return fmt.Errorf("reading go.work: %v", err)
+	}
+	for _, u := range w.Use {
+		p := u.DiskPath
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if _, err := os.Stat(filepath.Join(p, "go.mod")); err == nil {
+			continue
+		}
+		fmt.Fprintf(log, "go.work uses %s, which the module does not hold: removing go.work\n", u.DiskPath)
+		os.Remove(work + ".sum")
+		return os.Remove(work)
+	}
+	return nil
 }
 
 // goCmd runs the go command in dir and returns its standard output; its
