@@ -111,17 +111,28 @@ type chanQueue struct {
 
 // maxChanEntries bounds the live entries of a queue (older ones are
 // folded). A queue that empties with an arena of more than maxIdleWords
-// words, and more than two slots, shrinks it to its base (one slot; an
-// arena grows by doubling, from one slot when it widens): a burst of
-// clocks of many goroutines does not hold memory for the channel's
-// lifetime. Smaller arenas are kept, so
-// that a queue that empties and fills again, as a buffered channel's
-// receives do all the time, does not allocate every time (shrinking at 8
-// slots doubled BenchmarkChanPipeline's time).
+// words, and larger than the arena of one slot (its size class,
+// shadow.WordsCap) doubled, shrinks it to its base (one slot; an arena
+// grows by doubling, from one slot when it widens): a burst of clocks
+// of many goroutines does not hold memory for the channel's lifetime. Smaller
+// arenas are kept, so that a queue that empties and fills again, as a
+// buffered channel's receives do all the time, does not allocate every
+// time (shrinking at 8 slots doubled BenchmarkChanPipeline's time). The
+// bound was two slots' words, which a size class exceeds unless the
+// width is a power of two: a goroutine pool's worker's channel, whose
+// receives use three slots (the base, the receive the last send did not
+// acquire, the next one) and its sends two, shrank at each emptying and
+// doubled again twice, and clearing and copying those arenas was a third
+// of the time of ants' suite (docs/results.md).
 const (
 	maxChanEntries = 64
 	maxIdleWords   = 4096 // 32 KiB
 )
+
+// oversized reports whether an empty queue's arena is to shrink.
+func (q *chanQueue) oversized() bool {
+	return cap(q.clocks) > max(maxIdleWords, 2*shadow.WordsCap(q.width))
+}
 
 // live returns the entries not yet folded, oldest first.
 func (q *chanQueue) live() []chanEntry { return q.entries[q.head:] }
@@ -162,7 +173,7 @@ func (q *chanQueue) allocSlow(n int) int32 {
 	}
 	s := int32(len(q.clocks) / q.width)
 	if len(q.clocks)+q.width > cap(q.clocks) {
-		grown := shadow.AllocWords(max(2*cap(q.clocks), 2*q.width))[:len(q.clocks)]
+		grown := shadow.AllocWordsUncleared(max(2*cap(q.clocks), 2*q.width))[:len(q.clocks)]
 		copy(grown, q.clocks)
 		shadow.FreeWords(q.clocks)
 		q.clocks = grown
@@ -176,7 +187,7 @@ func (q *chanQueue) allocSlow(n int) int32 {
 func (q *chanQueue) widen(n int) {
 	w := (n + 7) &^ 7 // whole cache lines
 	slots := len(q.clocks) / max(q.width, 1)
-	grown := shadow.AllocWords(max(slots, 1) * w)[:slots*w]
+	grown := shadow.AllocWordsUncleared(max(slots, 1) * w)[:slots*w]
 	for s := range slots {
 		copy(grown[s*w:], q.clocks[s*q.width:(s+1)*q.width])
 	}
@@ -295,15 +306,15 @@ func (q *chanQueue) remove(id uint64) {
 }
 
 // reset rewinds an empty queue to the start of its buffer, and shrinks
-// an arena larger than maxIdleWords and two slots to the base: four
-// slots of 4,000 words, made again each time the queue emptied, took 14%
-// of the time of a suite of 4,000 t.Parallel subtests.
+// an oversized arena to the base: four slots of 4,000 words, made again
+// each time the queue emptied, took 14% of the time of a suite of 4,000
+// t.Parallel subtests.
 func (q *chanQueue) reset() {
 	if q.head == len(q.entries) {
 		q.entries = q.entries[:0]
 		q.head = 0
 		q.unsorted = false
-		if cap(q.clocks) > max(maxIdleWords, 2*q.width) {
+		if q.oversized() {
 			q.shrink()
 		}
 	}
@@ -314,7 +325,7 @@ func (q *chanQueue) reset() {
 //
 //go:noinline
 func (q *chanQueue) shrink() {
-	clocks := shadow.AllocWords(q.width)[:0]
+	clocks := shadow.AllocWordsUncleared(q.width)[:0]
 	if q.base != 0 {
 		clocks = append(clocks, q.slot(q.base-1)...)
 		q.base = 1
@@ -360,7 +371,7 @@ func (q *chanQueue) acquireBy(g *G, bound int64) {
 	if q.head == len(q.entries) {
 		// reset, written out.
 		q.entries, q.head, q.unsorted = q.entries[:0], 0, false
-		if cap(q.clocks) > max(maxIdleWords, 2*q.width) {
+		if q.oversized() {
 			q.shrink()
 		}
 	}

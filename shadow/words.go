@@ -49,15 +49,36 @@ func wordsClass(n int) int {
 // class, outside the Go heap if n <= wordsMax. The caller frees it with
 // FreeWords once nothing refers to it; it must hold no pointer.
 func AllocWords(n int) []uint64 {
+	w := AllocWordsUncleared(n)
+	if n <= wordsMax {
+		clear(w[:cap(w)]) // the last user's words (the heap's come zeroed)
+	}
+	return w
+}
+
+// WordsCap returns the capacity of the arrays AllocWords(n) returns: its
+// size class, or n itself above the largest.
+func WordsCap(n int) int {
+	if n > wordsMax {
+		return n
+	}
+	return wordsMin << wordsClass(n)
+}
+
+// AllocWordsUncleared is AllocWords without the clear: the words hold
+// whatever their last user left. It is for an owner that reads no word
+// it has not written, such as a channel's arena, whose slots are read
+// only up to the length of the clock copied into them: clearing a
+// replaced arena of clocks as wide as thousands of goroutines was a
+// quarter of the time of a goroutine pool's suite (docs/results.md).
+func AllocWordsUncleared(n int) []uint64 {
 	if n > wordsMax {
 		return ownheap.Make[uint64](n, n)
 	}
 	k := wordsClass(n)
 	var b [1]uintptr
 	wordsPools[k].get(b[:])
-	w := unsafe.Slice((*uint64)(ptrOf(b[0])), wordsMin<<k)
-	clear(w) // the last user's words
-	return w[:n]
+	return unsafe.Slice((*uint64)(ptrOf(b[0])), wordsMin<<k)[:n]
 }
 
 // FreeWords returns the array of w, which AllocWords made (any slice of it

@@ -13,7 +13,7 @@ import (
 func TestWordsReuse(t *testing.T) {
 	for _, n := range []int{1, 8, 9, 100, 4096, wordsMax} {
 		w := AllocWords(n)
-		if len(w) != n || cap(w) != wordsMin<<wordsClass(n) || cap(w) < n {
+		if len(w) != n || cap(w) != WordsCap(n) || cap(w) < n {
 			t.Fatalf("AllocWords(%d): len %d cap %d", n, len(w), cap(w))
 		}
 		w = w[:cap(w)]
@@ -37,12 +37,33 @@ func TestWordsReuse(t *testing.T) {
 	}
 }
 
+// AllocWordsUncleared hands out a freed array with the words its last
+// user left, of its class's capacity.
+func TestWordsUncleared(t *testing.T) {
+	const n = 100
+	w := AllocWords(n)
+	for i := range w {
+		w[i] = uint64(i) + 1
+	}
+	FreeWords(w)
+	v := AllocWordsUncleared(n)
+	if unsafe.SliceData(v) != unsafe.SliceData(w) || len(v) != n || cap(v) != wordsMin<<wordsClass(n) {
+		t.Fatalf("AllocWordsUncleared(%d) after a free: len %d cap %d, a new array %v", n, len(v), cap(v), unsafe.SliceData(v) != unsafe.SliceData(w))
+	}
+	for i, x := range v {
+		if x != uint64(i)+1 {
+			t.Fatalf("word %d of a reused array is %d, want its last user's %d", i, x, i+1)
+		}
+	}
+	FreeWords(v)
+}
+
 // Arrays larger than the largest class come from the heap, and FreeWords
 // leaves them, and nil, alone.
 func TestWordsLarge(t *testing.T) {
 	w := AllocWords(wordsMax + 1)
-	if len(w) != wordsMax+1 {
-		t.Fatalf("AllocWords(wordsMax+1): len %d", len(w))
+	if len(w) != wordsMax+1 || cap(w) != WordsCap(wordsMax+1) {
+		t.Fatalf("AllocWords(wordsMax+1): len %d cap %d", len(w), cap(w))
 	}
 	FreeWords(w)
 	FreeWords(nil)
