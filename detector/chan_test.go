@@ -897,47 +897,25 @@ func TestChanQueueArena(t *testing.T) {
 		t.Fatalf("acquire of a longer clock into a reused slot = %v, want [1 1 0 1]", got)
 	}
 
-	// A queue of clocks wider than maxIdleWords that empties keeps an
-	// arena of one slot's size class doubled, and then that arena: it is
-	// not made again at each emptying. The width is not a power of two,
-	// so that the class rounds the arena up past two slots' words, to
-	// three slots here, which hold a goroutine pool's worker's
-	// receives (the base, the receive the last send did not acquire, the
-	// next one).
-	for _, inUse := range []int{2, 3} {
-		q = chanQueue{}
-		huge := make([]uint64, 2*maxIdleWords+8)
-		var arena *uint64
-		lo := int64(0)
-		for i := range 6 {
-			for range inUse - 1 {
-				huge[i]++
-				q.push(lo, uint64(lo+1), 0, huge)
-				lo++
-			}
-			if got := q.acquire(nil, lo, 0); got[i] != huge[i] || len(q.live()) != 0 {
-				t.Fatalf("%d slots, cycle %d: acquire = %v…, %d live entries", inUse, i, got[:6], len(q.live()))
-			}
-			if i > 0 && cap(q.clocks) < inUse*q.width {
-				t.Fatalf("%d slots, cycle %d: the arena shrank to %d words (width %d), to grow again", inUse, i, cap(q.clocks), q.width)
-			}
-			if i > 1 && unsafe.SliceData(q.clocks) != arena {
-				t.Errorf("%d slots, cycle %d: the arena of %d words (width %d) was made again", inUse, i, cap(q.clocks), q.width)
-			}
-			arena = unsafe.SliceData(q.clocks)
-		}
-	}
-
-	// A queue that empties after a burst of wide clocks shrinks its arena
-	// to the base.
+	// A queue of clocks wider than maxIdleWords keeps at most two slots
+	// (the base and the next entry's) when it empties, and then that
+	// arena: it is not made again at each emptying.
 	q = chanQueue{}
 	huge := make([]uint64, 2*maxIdleWords)
-	for i := range maxChanEntries {
-		huge[0] = uint64(i + 1)
+	var arena *uint64
+	for i := range 5 {
+		huge[i] = uint64(i + 1)
 		q.push(int64(i), uint64(i+1), 0, huge)
-	}
-	if got := q.acquire(nil, maxChanEntries, 0); got[0] != maxChanEntries || q.oversized() || len(q.clocks) != q.width {
-		t.Fatalf("after a burst: acquire = %v…, %d words (cap %d) for width %d, want the base alone", got[:2], len(q.clocks), cap(q.clocks), q.width)
+		if got := q.acquire(nil, int64(i+1), 0); got[i] != uint64(i+1) {
+			t.Fatalf("cycle %d: acquire = %v…", i, got[:5])
+		}
+		if q.oversized() {
+			t.Fatalf("cycle %d: %d words for a width of %d after emptying, want at most two slots", i, cap(q.clocks), q.width)
+		}
+		if i > 1 && unsafe.SliceData(q.clocks) != arena {
+			t.Errorf("cycle %d: the arena was made again", i)
+		}
+		arena = unsafe.SliceData(q.clocks)
 	}
 }
 

@@ -56,21 +56,13 @@ func AllocWords(n int) []uint64 {
 	return w
 }
 
-// WordsCap returns the capacity of the arrays AllocWords(n) returns: its
-// size class, or n itself above the largest.
-func WordsCap(n int) int {
-	if n > wordsMax {
-		return n
-	}
-	return wordsMin << wordsClass(n)
-}
-
 // AllocWordsUncleared is AllocWords without the clear: the words hold
 // whatever their last user left. It is for an owner that reads no word
 // it has not written, such as a channel's arena, whose slots are read
-// only up to the length of the clock copied into them: clearing a
-// replaced arena of clocks as wide as thousands of goroutines was a
-// quarter of the time of a goroutine pool's suite (docs/results.md).
+// only up to the length of the clock copied into them: clearing the
+// arenas of clocks as wide as thousands of goroutines, made anew as a
+// channel's queue shrinks and grows, was a quarter of the time of a
+// goroutine pool's suite (docs/results.md).
 func AllocWordsUncleared(n int) []uint64 {
 	if n > wordsMax {
 		return ownheap.Make[uint64](n, n)
