@@ -395,43 +395,6 @@ func TestCond(t *testing.T) {
 	})
 }
 
-func TestSyncMap(t *testing.T) {
-	ops := []struct {
-		name  string
-		store func(g *G, m *sync.Map)
-		load  func(g *G, m *sync.Map)
-	}{
-		{"Store/Load", func(g *G, m *sync.Map) { SyncMapStore(g, m, 1, 1) }, func(g *G, m *sync.Map) { SyncMapLoad(g, m, 1) }},
-		{"LoadOrStore", func(g *G, m *sync.Map) { SyncMapLoadOrStore(g, m, 1, 1) }, func(g *G, m *sync.Map) { SyncMapLoadOrStore(g, m, 1, 2) }},
-		{"Swap/LoadAndDelete", func(g *G, m *sync.Map) { SyncMapSwap(g, m, 1, 1) }, func(g *G, m *sync.Map) { SyncMapLoadAndDelete(g, m, 1) }},
-		{"CompareAndSwap", func(g *G, m *sync.Map) { SyncMapStore(g, m, 1, 1) }, func(g *G, m *sync.Map) { SyncMapCompareAndSwap(g, m, 1, 1, 2) }},
-		{"CompareAndDelete", func(g *G, m *sync.Map) { SyncMapStore(g, m, 1, 1) }, func(g *G, m *sync.Map) { SyncMapCompareAndDelete(g, m, 1, 1) }},
-		{"Delete/Range", func(g *G, m *sync.Map) { SyncMapDelete(g, m, 2) }, func(g *G, m *sync.Map) {
-			SyncMapRange(g, m, func(k, v any) bool { return true })
-		}},
-		{"Clear/Load", func(g *G, m *sync.Map) { SyncMapClear(g, m) }, func(g *G, m *sync.Map) { SyncMapLoad(g, m, 1) }},
-	}
-	for _, op := range ops {
-		t.Run(op.name, func(t *testing.T) {
-			both(t, func(g *G, synced bool) {
-				x, m := new(int), new(sync.Map)
-				<-spawn(g, func(g *G) {
-					*W(g, x, 0) = 1
-					if synced {
-						op.store(g, m)
-					}
-				})
-				<-spawn(g, func(g *G) {
-					if synced {
-						op.load(g, m)
-					}
-					_ = *R(g, x, 0)
-				})
-			})
-		})
-	}
-}
-
 type pooled struct{ v int }
 
 func TestPool(t *testing.T) {

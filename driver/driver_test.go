@@ -32,7 +32,10 @@ var fakeRuntime = fstest.MapFS{
 // library to package syscall (spliceSyscall).
 const fakeSyncHooks = `package detector
 
-import _ "unsafe"
+import (
+	"sync"
+	_ "unsafe"
+)
 
 //go:linkname stdSyncAcquire
 func stdSyncAcquire(p any, off uintptr) {}
@@ -45,6 +48,21 @@ func stdPoolPut(x any) {}
 
 //go:linkname stdPoolGet
 func stdPoolGet(x any) {}
+
+//go:linkname stdSyncMapEnter
+func stdSyncMapEnter(m *sync.Map) {}
+
+//go:linkname stdSyncMapRead
+func stdSyncMapRead(m *sync.Map, key any) {}
+
+//go:linkname stdSyncMapWrite
+func stdSyncMapWrite(m *sync.Map, key any) {}
+
+//go:linkname stdSyncMapClear
+func stdSyncMapClear(m *sync.Map) {}
+
+//go:linkname stdSyncMapRangeEnd
+func stdSyncMapRangeEnd(m *sync.Map) {}
 
 //go:linkname stdIORead
 func stdIORead() {}

@@ -281,18 +281,24 @@ var syncSplices = []syncSplice{
 	// -race, and the Locker's own hooks order a waiter after the
 	// signaller's unlock (detector.CondWait).
 
-	// A Map is one sync object: what may publish releases, what may
-	// observe acquires (detector.SyncMapLoad and the rest).
-	{"map.go", "func (m *Map) Load(key any) (value any, ok bool) {", "func (m *Map) Load(key any) (value any, ok bool) { value, ok = m.__bf_Load(key); __bf_acquire(m, 0); return }; func (m *Map) __bf_Load(key any) (value any, ok bool) {"},
-	{"map.go", "func (m *Map) Store(key, value any) {", "func (m *Map) Store(key, value any) { __bf_release(m, 0);"},
-	{"map.go", "func (m *Map) Clear() {", "func (m *Map) Clear() { __bf_release(m, 0);"},
-	{"map.go", "func (m *Map) LoadOrStore(key, value any) (actual any, loaded bool) {", "func (m *Map) LoadOrStore(key, value any) (actual any, loaded bool) { __bf_release(m, 0); actual, loaded = m.__bf_LoadOrStore(key, value); __bf_acquire(m, 0); return }; func (m *Map) __bf_LoadOrStore(key, value any) (actual any, loaded bool) {"},
-	{"map.go", "func (m *Map) LoadAndDelete(key any) (value any, loaded bool) {", "func (m *Map) LoadAndDelete(key any) (value any, loaded bool) { __bf_release(m, 0); value, loaded = m.__bf_LoadAndDelete(key); __bf_acquire(m, 0); return }; func (m *Map) __bf_LoadAndDelete(key any) (value any, loaded bool) {"},
-	{"map.go", "func (m *Map) Delete(key any) {", "func (m *Map) Delete(key any) { __bf_release(m, 0);"},
-	{"map.go", "func (m *Map) Swap(key, value any) (previous any, loaded bool) {", "func (m *Map) Swap(key, value any) (previous any, loaded bool) { __bf_release(m, 0); previous, loaded = m.__bf_Swap(key, value); __bf_acquire(m, 0); return }; func (m *Map) __bf_Swap(key, value any) (previous any, loaded bool) {"},
-	{"map.go", "func (m *Map) CompareAndSwap(key, old, new any) (swapped bool) {", "func (m *Map) CompareAndSwap(key, old, new any) (swapped bool) { __bf_release(m, 0); swapped = m.__bf_CompareAndSwap(key, old, new); __bf_acquire(m, 0); return }; func (m *Map) __bf_CompareAndSwap(key, old, new any) (swapped bool) {"},
-	{"map.go", "func (m *Map) CompareAndDelete(key, old any) (deleted bool) {", "func (m *Map) CompareAndDelete(key, old any) (deleted bool) { __bf_release(m, 0); deleted = m.__bf_CompareAndDelete(key, old); __bf_acquire(m, 0); return }; func (m *Map) __bf_CompareAndDelete(key, old any) (deleted bool) {"},
-	{"map.go", "func (m *Map) Range(f func(key, value any) bool) {", "func (m *Map) Range(f func(key, value any) bool) { m.__bf_Range(func(k, v any) bool { __bf_acquire(m, 0); return f(k, v) }); __bf_acquire(m, 0) }; func (m *Map) __bf_Range(f func(key, value any) bool) {"},
+	// A Map is modelled as under go -race (detector/syncmap.go): an
+	// operation that may initialize the map releases into its root
+	// clock, one that changes a key's entry releases into the key's
+	// stripe and the node clock, one that finds a key or its absence
+	// acquires them. LoadOrStore, LoadAndDelete, Delete, CompareAndSwap
+	// and CompareAndDelete look the key up first and change nothing for
+	// an absent key (a present one, for LoadOrStore), as the detector's
+	// hooks of the user's calls do (which hide those calls from these).
+	{"map.go", "func (m *Map) Load(key any) (value any, ok bool) {", "func (m *Map) Load(key any) (value any, ok bool) { __bf_mapEnter(m); value, ok = m.__bf_Load(key); __bf_mapRead(m, key); return }; func (m *Map) __bf_Load(key any) (value any, ok bool) {"},
+	{"map.go", "func (m *Map) Store(key, value any) {", "func (m *Map) Store(key, value any) { __bf_mapWrite(m, key);"},
+	{"map.go", "func (m *Map) Clear() {", "func (m *Map) Clear() { __bf_mapClear(m);"},
+	{"map.go", "func (m *Map) LoadOrStore(key, value any) (actual any, loaded bool) {", "func (m *Map) LoadOrStore(key, value any) (actual any, loaded bool) { __bf_mapEnter(m); if actual, loaded = m.m.Load(key); !loaded { __bf_mapWrite(m, key); actual, loaded = m.__bf_LoadOrStore(key, value) }; __bf_mapRead(m, key); return }; func (m *Map) __bf_LoadOrStore(key, value any) (actual any, loaded bool) {"},
+	{"map.go", "func (m *Map) LoadAndDelete(key any) (value any, loaded bool) {", "func (m *Map) LoadAndDelete(key any) (value any, loaded bool) { __bf_mapEnter(m); if value, loaded = m.m.Load(key); loaded { __bf_mapWrite(m, key); value, loaded = m.__bf_LoadAndDelete(key) }; __bf_mapRead(m, key); return }; func (m *Map) __bf_LoadAndDelete(key any) (value any, loaded bool) {"},
+	{"map.go", "func (m *Map) Delete(key any) {", "func (m *Map) Delete(key any) { __bf_mapEnter(m); if _, ok := m.m.Load(key); !ok { __bf_mapRead(m, key); return }; __bf_mapWrite(m, key);"},
+	{"map.go", "func (m *Map) Swap(key, value any) (previous any, loaded bool) {", "func (m *Map) Swap(key, value any) (previous any, loaded bool) { __bf_mapWrite(m, key); previous, loaded = m.__bf_Swap(key, value); __bf_mapRead(m, key); return }; func (m *Map) __bf_Swap(key, value any) (previous any, loaded bool) {"},
+	{"map.go", "func (m *Map) CompareAndSwap(key, old, new any) (swapped bool) {", "func (m *Map) CompareAndSwap(key, old, new any) (swapped bool) { __bf_mapEnter(m); if _, ok := m.m.Load(key); ok { __bf_mapWrite(m, key); swapped = m.__bf_CompareAndSwap(key, old, new) }; __bf_mapRead(m, key); return }; func (m *Map) __bf_CompareAndSwap(key, old, new any) (swapped bool) {"},
+	{"map.go", "func (m *Map) CompareAndDelete(key, old any) (deleted bool) {", "func (m *Map) CompareAndDelete(key, old any) (deleted bool) { __bf_mapEnter(m); if _, ok := m.m.Load(key); ok { __bf_mapWrite(m, key); deleted = m.__bf_CompareAndDelete(key, old) }; __bf_mapRead(m, key); return }; func (m *Map) __bf_CompareAndDelete(key, old any) (deleted bool) {"},
+	{"map.go", "func (m *Map) Range(f func(key, value any) bool) {", "func (m *Map) Range(f func(key, value any) bool) { __bf_mapEnter(m); all := true; m.__bf_Range(func(k, v any) bool { __bf_mapRead(m, k); all = f(k, v); return all }); if all { __bf_mapRangeEnd(m) } }; func (m *Map) __bf_Range(f func(key, value any) bool) {"},
 
 	// The end of f happens before any Do returns: doSlow releases after
 	// f, before done is set, and Do acquires on both of its paths. No
@@ -391,6 +397,26 @@ func __bf_acquire(p any, off uintptr)
 
 //go:linkname __bf_release github.com/bigfoot-go/bigfoot/detector.stdSyncRelease
 func __bf_release(p any, off uintptr)
+
+//go:linkname __bf_mapEnter github.com/bigfoot-go/bigfoot/detector.stdSyncMapEnter
+//go:noescape
+func __bf_mapEnter(m *Map)
+
+//go:linkname __bf_mapRead github.com/bigfoot-go/bigfoot/detector.stdSyncMapRead
+//go:noescape
+func __bf_mapRead(m *Map, key any)
+
+//go:linkname __bf_mapWrite github.com/bigfoot-go/bigfoot/detector.stdSyncMapWrite
+//go:noescape
+func __bf_mapWrite(m *Map, key any)
+
+//go:linkname __bf_mapClear github.com/bigfoot-go/bigfoot/detector.stdSyncMapClear
+//go:noescape
+func __bf_mapClear(m *Map)
+
+//go:linkname __bf_mapRangeEnd github.com/bigfoot-go/bigfoot/detector.stdSyncMapRangeEnd
+//go:noescape
+func __bf_mapRangeEnd(m *Map)
 `
 
 // stdEntries turns the instrumenter's output for the packages pkgs (in

@@ -26,6 +26,16 @@ func TestCondSignalAsGoRace(t *testing.T) {
 	sameRacesAsGoRace(t, "condsignal", 1)
 }
 
+// TestSyncMapKeysAsGoRace: testdata/edges/syncmapkeys's race, a write
+// before a sync.Map's Store of one key and a read after a Load of
+// another, which go -race's map (a hash trie of atomic slots) does not
+// order; and none across two Stores of different keys, which the trie's
+// node mutex orders. When a map was one clock that Stores released and
+// Loads acquired, bigfoot missed the race and reported the other.
+func TestSyncMapKeysAsGoRace(t *testing.T) {
+	sameRacesAsGoRace(t, "syncmapkeys", 1)
+}
+
 // TestFileOpsAsGoRace: testdata/edges/fileops's race, across a file's
 // creation, close and stat, which order nothing under go -race (only a
 // read that sees a write does, a pipe's in the program's race-free
