@@ -927,3 +927,144 @@ func TestSharedReadPartRacingRefine(t *testing.T) {
 	}
 	runtime.KeepAlive(x)
 }
+
+// ownedSplit returns a heap int64 whose granule a has written as two
+// 4-byte halves at different sites (off-heap state that a owns, split
+// into two parts) and a's thread in the next epoch.
+func ownedSplit(t *testing.T, s *Space) (*int64, *Thread) {
+	x := escape(new(int64))
+	a := thread(1, 1, nil)
+	if _, race := s.Write(a, unsafe.Pointer(x), 4, 1); race {
+		t.Fatal("first write races")
+	}
+	if _, race := s.Write(a, unsafe.Add(unsafe.Pointer(x), 4), 4, 2); race {
+		t.Fatal("second write races")
+	}
+	if sp := slotOf(s, unsafe.Pointer(x)).split.Load(); sp == nil || sp.shift != 2 {
+		t.Fatal("setup: the granule is not split in halves")
+	}
+	release(a)
+	return x, a
+}
+
+// TestExclusivePart checks the lock-free first write and read of one
+// part of a split granule in a new epoch of its owner ([WRITE
+// EXCLUSIVE], [READ EXCLUSIVE] on a part), and that an unordered
+// goroutine's access of that part afterwards races with them, and one of
+// the other part with the earlier epoch's write.
+func TestExclusivePart(t *testing.T) {
+	quiet(t)
+	s := granuleSpace()
+	x, a := ownedSplit(t, s)
+	q := unsafe.Add(unsafe.Pointer(x), 4)
+	fired := hookOnce(t, func() {})
+	before := a.Stats.Rules[WriteExclusive]
+	if _, race := s.Write(a, q, 4, 3); race {
+		t.Fatal("owner's write races")
+	}
+	if !*fired || a.Stats.Rules[WriteExclusive] != before+1 {
+		t.Fatal("the write took the locked path")
+	}
+	gr := slotOf(s, q)
+	if c := &gr.split.Load().cells[1]; c.w.Load() != uint64(a.Epoch) || c.wsite.Load() != 3 {
+		t.Fatalf("part records %x at site %d, want %x at 3", c.w.Load(), c.wsite.Load(), uint64(a.Epoch))
+	}
+	if c := &gr.split.Load().cells[0]; c.w.Load() == uint64(a.Epoch) {
+		t.Fatal("the other part records the write")
+	}
+	b := thread(2, 1, nil)
+	if r, race := s.Read(b, q, 4, 4); !race || r.Prev != a.Epoch || r.PrevSite != 3 {
+		t.Fatalf("race with the part's write: %+v %v", r, race)
+	}
+	c := thread(3, 1, nil)
+	if r, race := s.Write(c, unsafe.Pointer(x), 4, 5); !race || r.Prev.Clock() != 1 || r.PrevSite != 1 {
+		t.Fatalf("race with the other part's first write: %+v %v", r, race)
+	}
+	runtime.KeepAlive(x)
+}
+
+// TestExclusivePartMoved moves the parts' state in exclusivePart's
+// window, as a refinement (an access of a single byte), promote and the
+// sweeper do: the write must end up in the state that replaced the
+// parts, never be lost in the old ones.
+func TestExclusivePartMoved(t *testing.T) {
+	quiet(t)
+	movers := []stateMover{
+		{"refine", func(s *Space, pg *page, gi uintptr, gr *granule) {
+			a := thread(1, 1, nil) // the owner's first epoch: no new state
+			s.update(a, pg, gi, gr, 0, 0, 1, true, 1, new(Race))
+		}},
+		stateMovers[0], // promote
+		{"sweep", func(s *Space, pg *page, gi uintptr, gr *granule) {
+			pg.set(gi, nil)
+			pg.mu.Lock()
+			pg.live--
+			pg.mu.Unlock()
+			freeGranule(nil, gr)
+		}},
+	}
+	for _, tc := range movers {
+		t.Run(tc.name, func(t *testing.T) {
+			untracked(t) // off-heap granules, which promote moves
+			s := granuleSpace()
+			x, a := ownedSplit(t, s)
+			q := unsafe.Add(unsafe.Pointer(x), 4)
+			key, gi := uintptr(q)>>pageShift, (uintptr(q)&(pageSize-1))>>3
+			fired := hookOnce(t, func() {
+				pg := s.pages.Load(key)
+				mu := s.stripe(key, gi)
+				mu.Lock()
+				tc.move(s, pg, gi, pg.slot(gi))
+				mu.Unlock()
+			})
+			if _, race := s.Write(a, q, 4, 2); race {
+				t.Fatal("owner's write races")
+			}
+			if !*fired {
+				t.Fatal("lock-free path not taken")
+			}
+			gr := slotOf(s, q)
+			var w uint64
+			if sp := gr.split.Load(); sp != nil {
+				w = sp.cells[4>>sp.shift].w.Load()
+			} else {
+				w = gr.whole.w.Load()
+			}
+			if w != uint64(a.Epoch) {
+				t.Fatalf("write lost: state records %x, want %x", w, uint64(a.Epoch))
+			}
+			if _, race := s.Read(thread(2, 1, nil), q, 4, 3); !race {
+				t.Fatal("race with the moved write missed")
+			}
+			runtime.KeepAlive(x)
+		})
+	}
+}
+
+// TestExclusivePartRacingRefine runs exclusivePart and a refinement of
+// the parts concurrently in the one order that only taking the parts'
+// epochs (copyTo) makes safe: the write's checks pass before the
+// refinement copies the part, and its compare-and-swap comes after the
+// copy but before the refined parts are installed, so that the parts it
+// wrote are still the granule's when it looks.
+func TestExclusivePartRacingRefine(t *testing.T) {
+	quiet(t)
+	s := granuleSpace()
+	x, a := ownedSplit(t, s)
+	p := unsafe.Pointer(x)
+	gr := slotOf(s, p)
+	done := moveDuringRead(t, s, p, gr, 1, func() bool {
+		done, _ := s.exclusivePart(a, p, gr, gr.split.Load(), 0, true, 3, new(Race))
+		return done
+	})
+	if done {
+		t.Fatal("exclusivePart recorded a write in parts a refinement was copying")
+	}
+	if _, race := s.Write(a, p, 4, 3); race {
+		t.Fatal("owner's write races")
+	}
+	if sp := slotOf(s, p).split.Load(); sp == nil || sp.shift != 0 || sp.cells[0].w.Load() != uint64(a.Epoch) {
+		t.Fatal("write lost")
+	}
+	runtime.KeepAlive(x)
+}

@@ -285,8 +285,8 @@ func (pg *page) promote(t *Thread, gi uintptr, gr *granule) *granule {
 	ngr.vok, ngr.ver = gr.vok, gr.ver
 	initU32(&ngr.gen, gr.gen.Load())
 	if sp := gr.split.Load(); sp != nil {
-		// Parts are written only under the stripe lock: a copy is
-		// all of their state. freeGranule frees gr's.
+		// copyTo takes the parts' epochs and entries, as above for
+		// the whole cell. freeGranule frees gr's.
 		np := newParts(sp.shift)
 		sp.copyTo(np)
 		ngr.split.Store(np)

@@ -23,7 +23,11 @@ import (
 
 // parts are the cells of a split granule: cells[i] is the state of the
 // bytes [i<<shift, (i+1)<<shift). The fields are immutable; a refined
-// granule gets new parts, and the old ones are no longer written.
+// granule gets new parts, and the old ones are no longer written. The
+// cells change under the granule's stripe lock, but for the first
+// access of a part in an epoch of the goroutine that owns it
+// (exclusivePart) and a reader's entry in a read-shared part
+// (sharedReadPart), which are compare-and-swaps.
 //
 // An off-heap granule's parts are off the heap too (newOffParts), under
 // the same rules (offheap.go): no read vector clock in any cell (a read
@@ -174,23 +178,26 @@ func (sp *parts) refined(shift uint8) *parts {
 }
 
 // copyTo sets every part of np, whose shift is at most sp's, to a copy of
-// the part of sp it lies in. It takes the read vector clocks' entries of
-// sp (readVC.taken), as every locked update that replaces a clock does:
-// sharedReadPart sets its own entry in sp's clock without the lock, and a
-// read set after the copy must fail (frozen) instead of being lost with
-// sp.
+// the part of sp it lies in, which it empties: sp is discarded after. It
+// takes the epochs of sp's parts (cell.take) and the read vector clocks'
+// entries (readVC.taken), as every locked update that moves a cell or
+// replaces a clock does: exclusivePart records an epoch and
+// sharedReadPart an entry in sp without the lock, and one recorded after
+// the copy must fail (a compare-and-swap of 0, or of frozen) instead of
+// being lost with sp.
 func (sp *parts) copyTo(np *parts) {
 	k := uint(sp.shift - np.shift)
 	for j := range sp.cells {
 		src := &sp.cells[j]
+		w, r := src.take()
 		v := src.rvc.Load().taken()
-		if v != nil && moveHook != nil {
+		if moveHook != nil {
 			moveHook()
 		}
 		for i := j << k; i < (j+1)<<k; i++ {
 			c := &np.cells[i]
-			c.w.Store(src.w.Load())
-			c.r.Store(src.r.Load())
+			c.w.Store(w)
+			c.r.Store(r)
 			c.copySites(src)
 			c.rvc.Store(v.copied())
 		}

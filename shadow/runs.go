@@ -170,6 +170,30 @@ func (sp *span) next(a uintptr) uintptr {
 	return sp.start + ((a-sp.elem-sp.start)/sp.period+1)*sp.period
 }
 
+// covers reports whether sp accesses every byte of its classes in the
+// bytes [S, E) of a run: if its elements are the run's elements of
+// those classes (aligned, see run.shape), whether no element of theirs
+// overlaps [S, E) before sp's first or after its last; else whether sp
+// spans [S, E). The span of the bytes 3, 7, 11, ... of a pixel row (the
+// alpha channel of every pixel) covers its class of a run that starts
+// at the row's first byte.
+func (sp *span) covers(S, E uintptr, aligned bool) bool {
+	if !aligned {
+		return sp.start <= S && sp.end >= E
+	}
+	return sp.start+sp.elem <= S+sp.period && sp.end+sp.period >= E+sp.elem
+}
+
+// startsIn reports whether the element of strided span sp at x, not a
+// granule's start, is the span's first in x's granule: a stride run made
+// from that granule on (newRun) holds bytes before x only in classes sp
+// does not access. The loop of accessSpan meets granules only at
+// elements, and a span whose elements all start inside granules (a
+// pixel's second, third or fourth byte) otherwise made none.
+func (sp *span) startsIn(x uintptr) bool {
+	return !sp.contiguous() && (x == sp.start || x-sp.period+sp.elem <= x&^7)
+}
+
 // shape reports the classes of a run that sp's bytes in the run may
 // touch: all of them (all), or first, first+step, ... (aligned: the span's
 // elements are the run's elements of those classes).
@@ -304,7 +328,7 @@ func (s *Space) accessSpan(t *Thread, sp span, write bool, site uint32) (race Ra
 			}
 			// The element at x extends past the run: check it whole,
 			// the run's part is now in this epoch.
-		} else if gr == nil && x&7 == 0 {
+		} else if gr == nil && (x&7 == 0 || sp.startsIn(x)) {
 			made, small := s.newRun(t, pg, key, gi, &sp)
 			if made {
 				continue
@@ -438,7 +462,7 @@ func (s *Space) runSpan(t *Thread, pg *page, key uintptr, r *run, gi uintptr, sp
 	rs, re := uintptr(r.s.Load()), uintptr(r.e.Load())
 	S, E := pbase+rs<<3, pbase+re<<3
 	X, Y := max(S, sp.start), min(E, sp.end)
-	whole := sp.start <= S && sp.end >= E
+	whole := sp.covers(S, E, aligned)
 	if sp.contiguous() && whole {
 		first, step, aligned = 0, 1, true
 	}

@@ -855,3 +855,65 @@ func TestSmallObjectNoRun(t *testing.T) {
 		t.Errorf("an object of %d bytes: slot %+v, want a run", len(big)*8, g)
 	}
 }
+
+// TestRunStrideFromInside checks that strided spans whose elements all
+// start inside granules (a pixel row's second, third and fourth bytes,
+// committed before its first) make a stride run over clean memory, one
+// class each, and that the run keeps each class's epoch and site.
+func TestRunStrideFromInside(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	const n = 64 // pixels
+	buf := escape(make([]byte, 4*n))
+	p := unsafe.Pointer(&buf[0])
+	a := thread(1, 1, nil)
+	for _, ch := range []uintptr{3, 2, 1, 0} {
+		if _, race := s.AccessStrided(a, unsafe.Add(p, ch), 1, 4, n, true, uint32(10+ch)); race {
+			t.Fatalf("channel %d races", ch)
+		}
+	}
+	if st := s.ShapeStats(); st.Stride != 1 || st.Fine != 0 || st.Split != 0 {
+		t.Fatalf("shape: %+v, want one stride run", st)
+	}
+	b := thread(2, 1, nil)
+	if r, race := s.Write(b, unsafe.Pointer(&buf[4*17+2]), 1, 20); !race || r.Prev != a.Epoch || r.PrevSite != 12 {
+		t.Fatalf("race with channel 2: %+v %v", r, race)
+	}
+	c := thread(3, 1, map[uint32]uint64{1: 1})
+	if _, race := s.AccessStrided(c, unsafe.Add(p, 3), 1, 4, n, false, 21); race {
+		t.Fatal("ordered read of channel 3 races")
+	}
+	runtime.KeepAlive(buf)
+}
+
+// TestSpanCovers checks which strided spans cover their classes of a
+// run that starts before or ends after them (span.covers), and which
+// elements may start a run in their granule (span.startsIn).
+func TestSpanCovers(t *testing.T) {
+	for _, tc := range []struct {
+		sp      span
+		S, E    uintptr
+		aligned bool
+		want    bool
+	}{
+		{span{start: 1003, end: 1100, elem: 1, period: 4}, 1000, 1096, true, true},    // from byte 3 of a granule
+		{span{start: 1007, end: 1100, elem: 1, period: 4}, 1000, 1096, true, false},   // misses byte 1003
+		{span{start: 1003, end: 1092, elem: 1, period: 4}, 1000, 1096, true, false},   // misses byte 1095
+		{span{start: 1008, end: 1096, elem: 16, period: 16}, 1000, 1096, true, false}, // misses [1000, 1008) of an element
+		{span{start: 1003, end: 1100, elem: 1, period: 4}, 1000, 1096, false, false},
+		{span{start: 1000, end: 1096, elem: 1, period: 1}, 1000, 1096, true, true},
+	} {
+		if got := tc.sp.covers(tc.S, tc.E, tc.aligned); got != tc.want {
+			t.Errorf("%+v covers [%d, %d) aligned %v: %v, want %v", tc.sp, tc.S, tc.E, tc.aligned, got, tc.want)
+		}
+	}
+	sp := span{start: 1001, end: 1100, elem: 1, period: 4}
+	for x, want := range map[uintptr]bool{1001: true, 1005: false, 1009: true, 1013: false} {
+		if got := sp.startsIn(x); got != want {
+			t.Errorf("startsIn(%d) = %v, want %v", x, got, want)
+		}
+	}
+	if c := (span{start: 1001, end: 1100, elem: 1, period: 1}); c.startsIn(1001) {
+		t.Error("a contiguous span's run would hold bytes before it")
+	}
+}

@@ -632,11 +632,12 @@ func (s *Space) Check(t *Thread, p unsafe.Pointer, size uintptr, write bool, sit
 				return found
 			}
 		}
-		if !write && gr != nil && !gr.isRun() && !onStack(t.GP, p) {
-			// A read of one part of a split granule (a byte field
-			// beside a word one in a table many goroutines read).
+		if gr != nil && !gr.isRun() && !onStack(t.GP, p) {
+			// One part of a split granule: a byte field beside a word
+			// one in a table many goroutines read, a byte of a pixel
+			// row written anew in each epoch.
 			if sp := gr.split.Load(); sp != nil && sp.onePart(uint8(off), uint8(off+size)) {
-				if done, found := s.sharedReadPart(t, p, gr, sp, uint8(off), site, out); done {
+				if done, found := s.exclusivePart(t, p, gr, sp, uint8(off), write, site, out); done {
 					return found
 				}
 			}
@@ -1259,7 +1260,6 @@ var exclusiveHook, moveHook, checkHook func()
 // A race report in the window may pair the new epoch with the site of
 // the access before it (the site is stored after the epoch).
 func (s *Space) exclusive(t *Thread, p unsafe.Pointer, gr *granule, lo, hi uint8, write bool, site uint32, out *Race) (done, found bool) {
-	a := uintptr(p) // p is not on t's stack: its address
 	tid := t.Epoch.TID()
 	// The caller (Check, or fast in check's loop) checked the bounds
 	// and that gr is not split. (A split since then took the whole
@@ -1275,6 +1275,18 @@ func (s *Space) exclusive(t *Thread, p unsafe.Pointer, gr *granule, lo, hi uint8
 	if !write && c.r.Load() == shared {
 		return s.sharedRead(t, p, gr, site, out)
 	}
+	return s.exclusiveCell(t, p, gr, nil, c, lo, hi, write, site, out)
+}
+
+// exclusiveCell is the end of exclusive and exclusivePart: it records t's
+// access of the bytes [lo, hi) in c, the whole cell of gr (sp nil) or
+// one of its parts sp, with a compare-and-swap of the word of the
+// access's kind, if that word holds an earlier epoch of t and the other
+// word only t's accesses (or none). gr is owned by t or adopted, in the
+// current generation.
+func (s *Space) exclusiveCell(t *Thread, p unsafe.Pointer, gr *granule, sp *parts, c *cell, lo, hi uint8, write bool, site uint32, out *Race) (done, found bool) {
+	a := uintptr(p) // p is not on t's stack: its address
+	tid := t.Epoch.TID()
 	own, other, sites := &c.w, &c.r, &c.wsite
 	if !write {
 		own, other, sites = &c.r, &c.w, &c.rsite
@@ -1293,10 +1305,11 @@ func (s *Space) exclusive(t *Thread, p unsafe.Pointer, gr *granule, lo, hi uint8
 	setSite(sites, site)
 	o = other.Load()
 	pg, gi := t.cache, (a&(pageSize-1))>>3
-	if pg.slot(gi) != gr {
-		// gr left its slot (promote, a split, the sweeper): the state,
-		// with the access if the move came after the compare-and-swap,
-		// is elsewhere or gone, and o may be gr's next user's.
+	if pg.slot(gi) != gr || gr.split.Load() != sp {
+		// gr left its slot (promote, a split, the sweeper), or its
+		// parts were refined or merged: the state, with the access if
+		// the move came after the compare-and-swap, is elsewhere or
+		// gone, and o may be the cell's next user's.
 		return true, s.redo(t, p, lo, hi, write, site, out)
 	}
 	t.Stats.count(write, WriteExclusive, ReadExclusive)
@@ -1305,7 +1318,41 @@ func (s *Space) exclusive(t *Thread, p unsafe.Pointer, gr *granule, lo, hi uint8
 	}
 	// Another goroutine recorded an access meanwhile: a conflict unless
 	// it happens before t, which the locked path decides.
-	return true, s.settle(t, p, pg, gi, gr, lo, hi, write, site, out)
+	return true, s.settle(t, p, pg, gi, gr, sp, lo, hi, write, site, out)
+}
+
+// exclusivePart is exclusive for an access of the one part of split
+// granule gr (parts sp) at byte lo: a read of a read-shared part goes to
+// sharedReadPart, a read of t's own write in the epoch is done, and
+// otherwise the part's word of the access's kind is swapped from t's
+// earlier epoch to its current one, as in exclusive (exclusiveCell). A
+// []byte written a byte at a time by several sites, a pixel's four
+// channels, is split into parts of one byte, and each epoch's first
+// write of each byte took the stripe lock.
+//
+// A part's state moves only under the stripe lock, and every move takes
+// its epochs (copyTo, for a refinement or a promote; a merge needs
+// every part to hold the merging goroutine's current write, which no
+// other goroutine's compare-and-swap expects; retire and freeParts zero
+// them): a compare-and-swap after the move fails, one before it moves
+// with the state, and the access, seeing gr or its parts replaced, is
+// done again on the locked path (redo).
+func (s *Space) exclusivePart(t *Thread, p unsafe.Pointer, gr *granule, sp *parts, lo uint8, write bool, site uint32, out *Race) (done, found bool) {
+	tid := t.Epoch.TID()
+	if own := gr.owner.Load(); own != tid+1 && own != adopted || gr.gen.Load() != uint32(lagGen.Load()) {
+		return false, false
+	}
+	c := &sp.cells[lo>>sp.shift]
+	if !write {
+		if c.ownWrite(t) {
+			t.Stats.Checks++
+			return true, false
+		}
+		if c.r.Load() == shared {
+			return s.sharedReadPart(t, p, gr, sp, lo, site, out)
+		}
+	}
+	return s.exclusiveCell(t, p, gr, sp, c, lo, lo+1<<sp.shift, write, site, out)
 }
 
 // sharedRead is exclusive for a read of a read-shared cell ([READ
@@ -1337,7 +1384,7 @@ func (s *Space) sharedRead(t *Thread, p unsafe.Pointer, gr *granule, site uint32
 	if HB(w, t.VC) {
 		return true, false
 	}
-	return true, s.settle(t, p, pg, gi, gr, gr.lo, gr.hi, false, site, out)
+	return true, s.settle(t, p, pg, gi, gr, nil, gr.lo, gr.hi, false, site, out)
 }
 
 // setEntry is the lock-free update of sharedRead and sharedReadPart: it
@@ -1405,20 +1452,25 @@ func (s *Space) sharedReadPart(t *Thread, p unsafe.Pointer, gr *granule, sp *par
 // settle is the end of exclusive when, after it recorded t's access, the
 // other word of the cell records another goroutine's access: under the
 // stripe lock it checks that access, as update would, and starts afresh
-// if the state belongs to a dead object (see update). If gr left its
-// slot before the lock was taken, gr may hold another address's state
-// already: redo checks the access where the state is now. A conflict it
-// reports is complete: its Addr is p's, the access's address.
-func (s *Space) settle(t *Thread, p unsafe.Pointer, pg *page, gi uintptr, gr *granule, lo, hi uint8, write bool, site uint32, out *Race) (found bool) {
+// if the state belongs to a dead object (see update). The cell is gr's
+// whole one, or, if sp is not nil, its part at byte lo. If gr left its
+// slot (or sp its granule) before the lock was taken, it may hold
+// another address's state already: redo checks the access where the
+// state is now. A conflict it reports is complete: its Addr is p's, the
+// access's address.
+func (s *Space) settle(t *Thread, p unsafe.Pointer, pg *page, gi uintptr, gr *granule, sp *parts, lo, hi uint8, write bool, site uint32, out *Race) (found bool) {
 	a := uintptr(p)
 	mu := s.stripe(a>>pageShift, gi)
 	mu.Lock()
-	if pg.slot(gi) != gr {
+	if pg.slot(gi) != gr || sp != nil && gr.split.Load() != sp {
 		mu.Unlock()
 		return s.redo(t, p, lo, hi, write, site, out)
 	}
 	defer mu.Unlock()
 	c := &gr.whole
+	if sp != nil {
+		c = &sp.cells[lo>>sp.shift]
+	}
 	if write {
 		if r := c.r.Load(); r == shared {
 			found = c.scanShared(t, out, true, false)
