@@ -1068,3 +1068,40 @@ func TestExclusivePartRacingRefine(t *testing.T) {
 	}
 	runtime.KeepAlive(x)
 }
+
+// TestExclusiveAtomicSiteFirst checks that the lock-free path stores an
+// atomic operation's site before its epoch (setSite): a goroutine that
+// checks the cell between the two must not see the atomic operation's
+// epoch beside the site of the plain access it replaced, which would make
+// another atomic operation a race.
+func TestExclusiveAtomicSiteFirst(t *testing.T) {
+	quiet(t)
+	s := granuleSpace()
+	x, a := owned(t, s)
+	p := unsafe.Pointer(x)
+	if _, race := s.Read(a, p, 8, 3); race { // a plain read, site 3
+		t.Fatal("owner's read races")
+	}
+	release(a)
+	gr := slotOf(s, p)
+	var siteAtSwap uint32
+	fired := hookOnce(t, func() { siteAtSwap = gr.whole.rsite.Load() })
+	a.Atomic = 7
+	if _, race := s.Read(a, p, 8, 7); race { // an atomic load, site 7
+		t.Fatal("owner's atomic load races")
+	}
+	a.Atomic = 0
+	if !*fired {
+		t.Fatal("owner's atomic load did not take the lock-free path")
+	}
+	if siteAtSwap != 7 {
+		t.Errorf("site %d beside the swap of the atomic load's epoch, want 7", siteAtSwap)
+	}
+	// An unordered atomic store does not race with the load.
+	b := thread(2, 1, nil)
+	b.Atomic = 7
+	if r, race := s.Write(b, p, 8, 7); race && !r.PrevWrite {
+		t.Fatalf("atomic store races with an atomic load: %+v", r)
+	}
+	runtime.KeepAlive(x)
+}

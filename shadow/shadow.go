@@ -551,6 +551,19 @@ func (c *cell) scanShared(t *Thread, out *Race, report, take bool) (found bool) 
 // setSite stores site in *a unless it is there already: a store is a
 // locked instruction, and an access usually comes from the same site as
 // the access before it.
+//
+// The lock-free updates (exclusiveCell, setEntry) swap an
+// epoch in and store its site apart, and a goroutine that checks the
+// cell meanwhile sees the one without the other. The site says whether
+// the access was an atomic operation (Thread.Atomic), which no atomic
+// operation conflicts with: an atomic load's epoch beside the site of
+// the plain read it replaced made another goroutine's atomic store a
+// race go -race does not report (otter's concurrent map: a read under a
+// bucket's lock, then a lock-free atomic load of the slot, against a
+// store under the lock). So an atomic access stores its site before its
+// epoch and a plain one after it: in either window, and after a swap that
+// fails, the site may call a plain access atomic, which can hide a race
+// for that moment, and never the other way, which would invent one.
 func setSite(a *atomic.Uint32, site uint32) {
 	if a.Load() != site {
 		a.Store(site)
@@ -1296,13 +1309,19 @@ func (s *Space) exclusiveCell(t *Thread, p unsafe.Pointer, gr *granule, sp *part
 		o == shared || o != 0 && Epoch(o).TID() != tid {
 		return false, false
 	}
+	atomicFirst := t.Atomic != 0 // see setSite
+	if atomicFirst {
+		setSite(sites, site)
+	}
 	if exclusiveHook != nil {
 		exclusiveHook()
 	}
 	if !own.CompareAndSwap(old, uint64(t.Epoch)) {
 		return false, false
 	}
-	setSite(sites, site)
+	if !atomicFirst {
+		setSite(sites, site)
+	}
 	o = other.Load()
 	pg, gi := t.cache, (a&(pageSize-1))>>3
 	if pg.slot(gi) != gr || gr.split.Load() != sp {
@@ -1403,6 +1422,10 @@ func (c *cell) setEntry(t *Thread, site uint32) (v *readVC, w Epoch, ok bool) {
 	if x == frozen || x == uint64(t.Epoch) || !HB(Epoch(c.w.Load()), t.VC) {
 		return nil, 0, false
 	}
+	atomicFirst := t.Atomic != 0 // see setSite
+	if atomicFirst {
+		setSite(&v.ents[i].site, site)
+	}
 	if exclusiveHook != nil {
 		exclusiveHook()
 	}
@@ -1411,7 +1434,9 @@ func (c *cell) setEntry(t *Thread, site uint32) (v *readVC, w Epoch, ok bool) {
 	if !v.ents[i].e.CompareAndSwap(x, uint64(t.Epoch)) {
 		return nil, 0, false
 	}
-	setSite(&v.ents[i].site, site)
+	if !atomicFirst {
+		setSite(&v.ents[i].site, site)
+	}
 	return v, Epoch(c.w.Load()), true
 }
 
