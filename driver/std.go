@@ -21,11 +21,10 @@ import (
 // two differences. A standard-library package cannot import the runtime
 // module: the rewritten files' references to the runtime (__bf.X) become
 // package-local names (__bf_X) that a file added to the package (stdShim)
-// defines, reaching the detector through //go:linkname. And only packages
-// whose rewritten files need nothing but memory-access hooks are kept: a
-// package that synchronizes, starts goroutines or uses channels is left as
-// it is, so that its accesses are never checked without its
-// synchronization being modelled. The rewritten files are cached per
+// defines, reaching the detector through //go:linkname. And a package
+// whose rewritten files need a hook the shim does not define is left as it
+// is, so that its accesses are never checked without its synchronization
+// being modelled. The rewritten files are cached per
 // toolchain, mode and bigfoot binary, so the instrumenter runs once per
 // package; the go command's build cache then reuses the compiled packages.
 
@@ -64,7 +63,6 @@ var stdExclusions = []struct{ path, why string }{
 	{"sync/", "synchronization, modelled by the detector's hooks (not instrumented under -race either)"},
 	{"syscall", "system calls; written in part in assembly"},
 	{"iter", "coroutine switches, modelled by the detector's hooks at the calls of Pull and Pull2"},
-	{"vendor/", "the standard library's vendored golang.org/x packages"},
 }
 
 // runtimeOwn is why the runtime's own packages are left out: the

@@ -45,6 +45,15 @@ func TestFileOpsAsGoRace(t *testing.T) {
 	sameRacesAsGoRace(t, "fileops", 1)
 }
 
+// TestVendoredStdAsGoRace: testdata/edges/vendoredstd's race, a write
+// of a certificate's DER bytes against x509.ParseCertificate's read of
+// them in the standard library's vendored cryptobyte. When the
+// vendor/golang.org/x packages were left uninstrumented, bigfoot missed
+// it in every mode.
+func TestVendoredStdAsGoRace(t *testing.T) {
+	sameRacesAsGoRace(t, "vendoredstd", 1)
+}
+
 // sameRacesAsGoRace builds testdata/edges/<prog> by go build -race and by
 // bigfoot in each mode of modes and runs each once: every one must report
 // exactly n races, exit with status 66, and name each line of main.go
