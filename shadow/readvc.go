@@ -254,8 +254,9 @@ func (v *readVC) free(t uint32) int {
 }
 
 // with returns v with thread t's entry set to clock c, in its entry or a
-// free one, or in a larger copy of v if it has neither.
-func (v *readVC) with(t uint32, c uint64, site uint32) *readVC {
+// free one, or, if it has neither, in a copy of v (see grown) that leaves
+// out the reads that happen before clock before (nil: none is left out).
+func (v *readVC) with(t uint32, c uint64, site uint32, before []uint64) *readVC {
 	i := v.find(t)
 	if i < 0 && v != nil {
 		i = v.free(t)
@@ -264,7 +265,7 @@ func (v *readVC) with(t uint32, c uint64, site uint32) *readVC {
 		if v == nil {
 			v = newReadVC(rvMin)
 		} else {
-			v = v.grown()
+			v = v.grown(before)
 			if moveHook != nil {
 				moveHook()
 			}
@@ -276,19 +277,48 @@ func (v *readVC) with(t uint32, c uint64, site uint32) *readVC {
 	return v
 }
 
-// grown returns a copy of v, twice as large, with v's entries, which it
-// takes (takeEntry): room for one more, since placement wraps around
-// (every entry has a place while one is free).
-func (v *readVC) grown() *readVC {
-	nv := newReadVC(2 * len(v.ents))
+// grown returns a copy of v, a full clock, with v's entries, which it
+// takes (takeEntry), but those of reads that happen before clock before:
+// room for one more, as large as v if that leaves it at most half full,
+// else twice as large (placement wraps around: every entry has a place
+// while one is free). before is the clock of the reader the room is for,
+// whose read is after the reads it leaves out: a write that races with one
+// of those races with this read too, and check reports it (readsBefore gives
+// no entry for an atomic reader, whose read an atomic write does not
+// race with). Doubling alone made a clock of every reader that a location
+// ever had, though each read after the one before: the precomputed tables
+// of crypto/ecdsa's curves, read by each of the hundreds of t.Parallel
+// subtests of go-jose's TestRoundtripsJWECorrupted, one after another,
+// held 720 MB of read vector clocks.
+func (v *readVC) grown(before []uint64) *readVC {
+	n := len(v.ents)
+	if before == nil || 2*(v.after(before)+1) > n {
+		n *= 2
+	}
+	nv := newReadVC(n)
 	for i := range v.ents {
-		if x := v.takeEntry(i); x != 0 {
-			k := nv.free(x.TID())
-			nv.ents[k].e.Store(uint64(x))
-			nv.ents[k].site.Store(v.ents[i].site.Load())
+		x := v.takeEntry(i)
+		if x == 0 || before != nil && HB(x, before) {
+			continue
 		}
+		// Placed anew by with: an entry counted as a read before
+		// may since have become a later read of its thread's
+		// (sharedRead), and with grows nv if it must.
+		nv = nv.with(x.TID(), x.Clock(), v.ents[i].site.Load(), nil)
 	}
 	return nv
+}
+
+// after returns the number of entries of v that hold a read not before
+// clock vc.
+func (v *readVC) after(vc []uint64) int {
+	n := 0
+	for i := range v.ents {
+		if x := v.ents[i].e.Load(); x != 0 && x != frozen && !HB(Epoch(x), vc) {
+			n++
+		}
+	}
+	return n
 }
 
 // copied returns a new read vector clock with v's set entries (nil for
@@ -300,7 +330,7 @@ func (v *readVC) copied() *readVC {
 	var nv *readVC
 	for i := range v.ents {
 		if x := v.ents[i].e.Load(); x != 0 && x != frozen {
-			nv = nv.with(Epoch(x).TID(), Epoch(x).Clock(), v.ents[i].site.Load())
+			nv = nv.with(Epoch(x).TID(), Epoch(x).Clock(), v.ents[i].site.Load(), nil)
 		}
 	}
 	return nv

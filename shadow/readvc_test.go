@@ -23,7 +23,7 @@ func TestReadVCModel(t *testing.T) {
 			switch r := rng.Intn(10); {
 			case r < 6: // a read: set tid's entry
 				c := model[tid] + 1 + uint64(rng.Intn(3))
-				v = v.with(tid, c, uint32(op))
+				v = v.with(tid, c, uint32(op), nil)
 				model[tid] = c
 			case r < 8 && v != nil: // a locked update freezes one entry
 				i := rng.Intn(len(v.ents))
@@ -64,7 +64,7 @@ func TestReadVCModel(t *testing.T) {
 func TestReadVCHome(t *testing.T) {
 	var v *readVC
 	for tid := uint32(1); tid <= 1000; tid++ {
-		v = v.with(tid, 1, 0)
+		v = v.with(tid, 1, 0, nil)
 	}
 	if len(v.ents) != 1024 {
 		t.Fatalf("1000 readers: %d entries, want 1024", len(v.ents))
@@ -85,7 +85,7 @@ func TestReadVCWrap(t *testing.T) {
 	for i := range uint32(rvMin) {
 		tid := rvMin - 1 + i*rvMin // home rvMin-1
 		tids = append(tids, tid)
-		v = v.with(tid, uint64(i+1), 0)
+		v = v.with(tid, uint64(i+1), 0, nil)
 	}
 	if len(v.ents) != rvMin {
 		t.Fatalf("%d readers of one home: %d entries, want %d", rvMin, len(v.ents), rvMin)
@@ -98,7 +98,7 @@ func TestReadVCWrap(t *testing.T) {
 			t.Errorf("has of thread %d's entry wrong", tid)
 		}
 	}
-	v = v.with(1, 9, 0) // a fifth reader
+	v = v.with(1, 9, 0, nil) // a fifth reader
 	if len(v.ents) != 2*rvMin || v.get(1) != 9 {
 		t.Fatalf("fifth reader: %d entries, its clock %d", len(v.ents), v.get(1))
 	}
@@ -113,7 +113,7 @@ func TestReadVCWrap(t *testing.T) {
 // and the one it leaves to the search: the thread's entry there, in the
 // epoch or an earlier one; a free home; another thread's entry there.
 func TestReadVCAtHome(t *testing.T) {
-	v := newReadVC(rvMin).with(1, 5, 0).with(5, 3, 0) // 5's home is 1's
+	v := newReadVC(rvMin).with(1, 5, 0, nil).with(5, 3, 0, nil) // 5's home is 1's
 	for _, c := range []struct {
 		e        Epoch
 		held, ok bool

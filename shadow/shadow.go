@@ -313,6 +313,17 @@ func (t *Thread) conflicts(e Epoch, site *atomic.Uint32) bool {
 	return !HB(e, t.VC) && !t.bothAtomic(site.Load())
 }
 
+// readsBefore returns the clock whose earlier reads a read vector clock
+// that t's read finds full may leave out (readVC.grown): t's, or nil if t
+// checks an atomic operation, which does not race with an atomic write
+// that an earlier plain read does.
+func (t *Thread) readsBefore() []uint64 {
+	if t.Atomic != 0 {
+		return nil
+	}
+	return t.VC
+}
+
 // bothAtomic reports whether t checks an atomic operation and an earlier
 // access at site was one.
 func (t *Thread) bothAtomic(site uint32) bool {
@@ -494,7 +505,7 @@ func (c *cell) readMay(t *Thread, site uint32, out *Race, share bool) (found, ok
 		case !share:
 			return false, false
 		case r != shared:
-			v := c.rvc.Load().reshared().with(Epoch(r).TID(), Epoch(r).Clock(), c.rsite.Load()).with(tid, clk, site)
+			v := c.rvc.Load().reshared().with(Epoch(r).TID(), Epoch(r).Clock(), c.rsite.Load(), nil).with(tid, clk, site, t.readsBefore())
 			c.rvc.Store(v)
 			if !c.r.CompareAndSwap(r, shared) {
 				v.takeAll() // exclusive recorded a read meanwhile
@@ -504,7 +515,7 @@ func (c *cell) readMay(t *Thread, site uint32, out *Race, share bool) (found, ok
 		default:
 			t.Stats.Rules[ReadShared]++
 			v := c.rvc.Load()
-			if nv := v.with(tid, clk, site); nv != v {
+			if nv := v.with(tid, clk, site, t.readsBefore()); nv != v {
 				c.rvc.Store(nv)
 			}
 		}

@@ -242,6 +242,101 @@ func TestReadVCSparse(t *testing.T) {
 	}
 }
 
+// TestReadVCDropsReadsBefore checks that a full read vector clock leaves
+// out, to make room, the reads that happen before the new reader's (readVC.grown): a
+// location read by a thousand goroutines one after another keeps a clock
+// of rvMin entries, one read by unordered goroutines keeps each, an atomic
+// reader leaves none out, and a write still races with what it must.
+func TestReadVCDropsReadsBefore(t *testing.T) {
+	quiet(t)
+	s := NewSpace()
+	x := escape(new([4]int64))
+	p := unsafe.Pointer(&x[0])
+	const chain = 1000
+	// Readers 1 and 2 unordered (read-share), then each after every one
+	// before.
+	known := map[uint32]uint64{}
+	for tid := uint32(1); tid <= chain; tid++ {
+		if _, race := s.Read(thread(tid, 1, known), p, 8, tid); race {
+			t.Fatalf("read by %d races", tid)
+		}
+		if tid != 1 {
+			known[tid-1], known[tid] = 1, 1
+		}
+	}
+	c := &slotOf(s, p).whole
+	if v := c.rvc.Load(); c.r.Load() != shared || len(v.ents) != rvMin || v.get(chain) != 1 {
+		t.Fatalf("%d reads one after another: shared %v, entries %d, last reader's clock %d; want %d entries",
+			chain, c.r.Load() == shared, len(v.ents), v.get(chain), rvMin)
+	}
+	// Ten readers after the chain's first half only, unordered among
+	// themselves: each is kept, and so is the chain's last.
+	half := map[uint32]uint64{}
+	for tid := uint32(1); tid <= chain/2; tid++ {
+		half[tid] = 1
+	}
+	for tid := uint32(chain + 1); tid <= chain+10; tid++ {
+		if _, race := s.Read(thread(tid, 1, half), p, 8, tid); race {
+			t.Fatalf("read by %d races", tid)
+		}
+	}
+	v := c.rvc.Load()
+	for tid := uint32(chain); tid <= chain+10; tid++ {
+		if v.get(tid) != 1 {
+			t.Errorf("reader %d left out of the read vector clock", tid)
+		}
+	}
+	if len(v.ents) > 4*rvMin {
+		t.Errorf("11 unordered readers: %d entries, want at most %d", len(v.ents), 4*rvMin)
+	}
+	// A write after every reader but 1005 races with 1005's read alone.
+	all := map[uint32]uint64{}
+	for tid := uint32(1); tid <= chain+10; tid++ {
+		if tid != chain+5 {
+			all[tid] = 1
+		}
+	}
+	r, race := s.Write(thread(chain+20, 1, all), p, 8, 99)
+	if !race || r.Prev != MakeEpoch(chain+5, 1) || r.PrevWrite {
+		t.Fatalf("write after all reads but one: %+v %v, want the read of thread %d", r, race, chain+5)
+	}
+	// A write after the chain's reads but its last races with that read,
+	// which stands for the reads it left out.
+	y := escape(new([4]int64))
+	q := unsafe.Pointer(&y[0])
+	known = map[uint32]uint64{}
+	for tid := uint32(1); tid <= chain; tid++ {
+		s.Read(thread(tid, 1, known), q, 8, tid)
+		if tid != 1 {
+			known[tid-1], known[tid] = 1, 1
+		}
+	}
+	delete(known, chain)
+	if r, race := s.Write(thread(chain+20, 1, known), q, 8, 99); !race || r.Prev != MakeEpoch(chain, 1) {
+		t.Fatalf("write before the last read: %+v %v, want the read of thread %d", r, race, chain)
+	}
+	// Atomic reads leave out nothing.
+	z := escape(new([4]int64))
+	u := unsafe.Pointer(&z[0])
+	known = map[uint32]uint64{}
+	for tid := uint32(1); tid <= 100; tid++ {
+		a := thread(tid, 1, known)
+		if tid > 1 {
+			a.Atomic = 7
+		}
+		s.Read(a, u, 8, 7)
+		if tid != 1 {
+			known[tid-1], known[tid] = 1, 1
+		}
+	}
+	if n := len(slotOf(s, u).whole.rvc.Load().ents); n < 100 {
+		t.Errorf("100 readers, 99 atomic: %d entries, want one each", n)
+	}
+	runtime.KeepAlive(x)
+	runtime.KeepAlive(y)
+	runtime.KeepAlive(z)
+}
+
 // TestReadVCReshared checks that a cell read-shared again after a write
 // reuses the read vector clock the write dropped (reshared), holding the
 // new readers only, with the races of the new state.
