@@ -62,6 +62,10 @@ func (g *G) endWait() {
 	}
 	v.mu.Lock()
 	g.waitOn.Store(nil)
+	// The slot is in the waited-for test's testing.common: kept, it
+	// would keep that test, its subtests and what their cleanups
+	// reference reachable for as long as g lives.
+	g.waitOwner = nil
 	v.mu.Unlock()
 }
 
