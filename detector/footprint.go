@@ -101,6 +101,8 @@ type Footprint struct {
 	// depth is the depth in the goroutine's stack of the frame of the
 	// function that pushed it (frameDepth; 0: unknown).
 	depth uintptr
+	// std: a function of the standard library pushed it (stdseen.go).
+	std   bool
 	Range // a static loop range (range.go), if one is open
 }
 
@@ -135,6 +137,10 @@ type fpStack struct {
 	// after which the stack is popTo high.
 	popping bool
 	popTo   int
+	// nested: the footprints being popped are a library function's
+	// called by another (stdseen.go): the elements their checks repeat
+	// in the epoch are not checked again.
+	nested bool
 }
 
 // Footprint returns a footprint for the accesses of kind write at site,
@@ -212,7 +218,7 @@ func (g *G) popDead(d uintptr) {
 		i--
 	}
 	if i < s.top {
-		g.popFootprints(&s.chunks[i/fpChunk][i%fpChunk], false)
+		g.popFootprints(&s.chunks[i/fpChunk][i%fpChunk], popUnwound)
 	}
 }
 
@@ -220,16 +226,27 @@ func (g *G) popDead(d uintptr) {
 // them: emitted before each return of a function whose first footprint is
 // f (and at the end of its body).
 func (g *G) PopFootprints(f *Footprint) {
-	g.popFootprints(f, true)
+	g.popFootprints(f, popReturn)
 }
 
-// popFootprints is PopFootprints; move says whether contiguous ranges may
-// move to the goroutine's pending checks (pending.go). The standard
-// library's do not: a race inside it is reported with the stack of its
-// return, which names the library's exported function the program
+// A popKind says why footprints are popped.
+type popKind uint8
+
+const (
+	popReturn    popKind = iota // the program's function returns
+	popStdReturn                // a standard-library function returns
+	popUnwound                  // their frames are gone (popDead)
+)
+
+// popFootprints is PopFootprints. At the program's returns, contiguous
+// ranges may move to the goroutine's pending checks (pending.go). The
+// standard library's do not: a race inside it is reported with the stack
+// of its return, which names the library's exported function the program
 // called (sort.Ints for slices.insertionSortOrdered), as go -race's
-// report does.
-func (g *G) popFootprints(f *Footprint, move bool) {
+// report does; a library function called by another library function
+// leaves out the elements nested returns checked in the epoch
+// (stdseen.go).
+func (g *G) popFootprints(f *Footprint, kind popKind) {
 	if f.direct {
 		return
 	}
@@ -238,13 +255,16 @@ func (g *G) popFootprints(f *Footprint, move bool) {
 	if idx < 0 || idx >= s.top {
 		return // already popped below f (a caller returned past a panic)
 	}
-	s.moving, s.popping, s.popTo = move, true, idx
+	s.moving, s.popping, s.popTo = kind == popReturn, true, idx
+	if kind == popStdReturn && idx > 0 {
+		s.nested = s.chunks[(idx-1)/fpChunk][(idx-1)%fpChunk].std
+	}
 	for i := s.top - 1; i >= idx; i-- {
 		f := &s.chunks[i/fpChunk][i%fpChunk]
 		f.commitAll()
 		f.Range = Range{} // closed: let its array go
 	}
-	s.moving, s.popping = false, false
+	s.moving, s.popping, s.nested = false, false, false
 	s.top = idx
 	g.popped()
 }
@@ -278,6 +298,9 @@ func (g *G) commitFootprints() {
 func (g *G) commitSlow() {
 	if g.pend.n > 0 {
 		g.checkAllPending()
+	}
+	if g.seen.n > 0 {
+		g.forgetAllSeen()
 	}
 	s := &g.fp
 	s.span++
@@ -669,10 +692,19 @@ func (f *Footprint) commitAll() {
 		} else {
 			f.commit()
 		}
-		s.commit(f)
+		f.commitSide()
 		return
 	}
 	f.commit()
+}
+
+// commitSide checks f's side set, less the elements the goroutine's
+// seen sets hold if f is a nested library function's (stdseen.go).
+func (f *Footprint) commitSide() {
+	if f.g.fp.nested && f.g.checkNewSide(f.side, f) {
+		return
+	}
+	f.side.commit(f)
 }
 
 // commit checks the pending range, if any, and empties it.
@@ -729,6 +761,9 @@ func (f *Footprint) checkElems(i, n int) {
 			g.deferRange(start, f.size, n, f.write, f.site, f.obj, f.org, f.orgElem)
 			return
 		}
+	}
+	if g.fp.nested && n >= seenMin && !f.stack && g.checkNewRange(f, start, step, n) {
+		return
 	}
 	if g.changes != nil {
 		g.flushChanges() // before the shadow holds the range

@@ -88,6 +88,7 @@ type G struct {
 
 	fp         fpStack       // pending footprints (footprint.go)
 	pend       pendingChecks // checks moved past their function's return (pending.go)
+	seen       stdSeen       // elements nested library returns checked in the epoch (stdseen.go)
 	committing bool          // checking a footprint: reports name its site first
 	// commitFP is the footprint whose range is being checked, nil
 	// otherwise (a pending check, a side set)
@@ -353,6 +354,7 @@ func (g *G) Exit() {
 		return
 	}
 	g.fp.release()
+	g.seen.release()
 	g.releaseSelects()
 	unregister(g)
 	g.t.Release()

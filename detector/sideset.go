@@ -149,7 +149,21 @@ func (s *sideSet) holds(a, size uintptr) bool {
 // add marks the window's element k seen, allocating its chunk if needed,
 // and reports whether it was not seen yet (it is then pending).
 func (s *sideSet) add(k int) bool {
-	i := k >> chunkShift
+	c := s.chunk(k >> chunkShift)
+	j, bit := k/64%chunkWords, uint64(1)<<(k%64)
+	if c.seen[j]&bit != 0 {
+		return false
+	}
+	c.seen[j] |= bit
+	c.pend[j] |= bit
+	c.dirty |= 1 << j
+	s.count++
+	s.seen++
+	return true
+}
+
+// chunk returns the window's chunk i, allocating it if needed.
+func (s *sideSet) chunk(i int) *sideChunk {
 	if i >= len(s.dir) {
 		n := min(max(i+1, 2*len(s.dir)), (s.nbits+chunkBits-1)>>chunkShift)
 		s.dir = append(s.dir, make([]*sideChunk, n-len(s.dir))...)
@@ -164,16 +178,7 @@ func (s *sideSet) add(k int) bool {
 		s.dir[i] = c
 		s.used = append(s.used, int32(i))
 	}
-	j, bit := k/64%chunkWords, uint64(1)<<(k%64)
-	if c.seen[j]&bit != 0 {
-		return false
-	}
-	c.seen[j] |= bit
-	c.pend[j] |= bit
-	c.dirty |= 1 << j
-	s.count++
-	s.seen++
-	return true
+	return c
 }
 
 // place sets up the empty side set s of f for a window of f's object (of

@@ -151,7 +151,9 @@ func stdFootprint(g *G, site uint32, write bool) *Footprint {
 	if !stdChecks(g) {
 		return nil
 	}
-	return g.Footprint(site, write)
+	f := g.Footprint(site, write)
+	g.fp.markStd(f)
+	return f
 }
 
 // stdFootprintFrame is g.FootprintFrame; nil for a nil g.
@@ -161,15 +163,19 @@ func stdFootprintFrame(g *G, site uint32, write bool, frame **G) *Footprint {
 	if !stdChecks(g) {
 		return nil
 	}
-	return g.FootprintFrame(site, write, frame)
+	f := g.FootprintFrame(site, write, frame)
+	g.fp.markStd(f)
+	return f
 }
 
-// stdPopFootprints is g.PopFootprints, checking the ranges at once.
+// stdPopFootprints is g.PopFootprints for the library's, checking the
+// ranges at once, less those a nested return's seen sets hold
+// (stdseen.go).
 //
 //go:linkname stdPopFootprints
 func stdPopFootprints(g *G, f *Footprint) {
 	if g != nil && f != nil {
-		g.popFootprints(f, false)
+		g.popFootprints(f, popStdReturn)
 	}
 }
 
