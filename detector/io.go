@@ -34,6 +34,24 @@ func stdIORead() {
 	}
 }
 
+// stdIOReadBytes is syscall.Read and Pread's hook, after a read that
+// stored n > 0 bytes at p: it checks their write, as Go's race detector's
+// package syscall does (race.WriteRange), at the hook site of race
+// annotations, so that a report names syscall.Read and its callers. It
+// is where a read from a file or socket is checked when the standard
+// library is instrumented: a Read method written in Go checks its own
+// writes, so its callers do not check them again (ReadInto), which after
+// the method's return would come after its unlocks and race with the
+// next reader the lock orders after it (math/rand.Read, io.PipeReader).
+//
+//lint:ignore U1000 package syscall calls it through a linkname.
+//go:linkname stdIOReadBytes
+func stdIOReadBytes(p unsafe.Pointer, n int) {
+	if g := stdCur(); g != nil && n > 0 {
+		stdCheck(g, p, uintptr(n), true, hookSite(hookAnnotation))
+	}
+}
+
 // stdIOWrite is syscall.Write, Pwrite and Sendfile's hook, before the
 // write.
 //

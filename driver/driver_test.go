@@ -34,7 +34,7 @@ const fakeSyncHooks = `package detector
 
 import (
 	"sync"
-	_ "unsafe"
+	"unsafe"
 )
 
 //go:linkname stdSyncAcquire
@@ -69,6 +69,9 @@ func stdIORead() {}
 
 //go:linkname stdIOWrite
 func stdIOWrite() {}
+
+//go:linkname stdIOReadBytes
+func stdIOReadBytes(p unsafe.Pointer, n int) {}
 `
 
 // writeTree writes files (slash paths relative to dir) into dir.

@@ -200,7 +200,18 @@ func isHTTPHandler(sig *types.Signature) bool {
 // the runtime calls the method and checks the write of the bytes it read,
 // p[:n], as Go's race runtime does for a read system call. Evaluating the
 // method value x.Read and then p keeps the original evaluation order.
+//
+// Not where the build's package syscall announces I/O (built.syscallIO):
+// the standard library and the dependencies are instrumented, so every
+// Read method written in Go checks its own writes, and syscall.Read
+// checks what the kernel wrote, as under go -race. A second check after
+// the call would come after the method's unlocks: the next reader, which
+// its lock orders after the write, would race with it (math/rand.Read,
+// io.PipeReader.Read).
 func (r *fileRewriter) readInto(e *ast.CallExpr, fun sub, args []sub) (string, bool) {
+	if r.p.syscallIO {
+		return "", false
+	}
 	sel, ok := ast.Unparen(e.Fun).(*ast.SelectorExpr)
 	if !ok || e.Ellipsis.IsValid() {
 		return "", false

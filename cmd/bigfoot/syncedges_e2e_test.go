@@ -54,6 +54,16 @@ func TestVendoredStdAsGoRace(t *testing.T) {
 	sameRacesAsGoRace(t, "vendoredstd", 1)
 }
 
+// TestReadIntoAsGoRace: testdata/edges/readinto's race, a file's read
+// into a buffer another goroutine read, and none between readers into
+// one buffer that math/rand's source or an io.Pipe orders by its lock.
+// When calls of the standard library's Read methods checked the buffer
+// after the call returned, past the method's unlock, bigfoot reported
+// both of those.
+func TestReadIntoAsGoRace(t *testing.T) {
+	sameRacesAsGoRace(t, "readinto", 1)
+}
+
 // sameRacesAsGoRace builds testdata/edges/<prog> by go build -race and by
 // bigfoot in each mode of modes and runs each once: every one must report
 // exactly n races, exit with status 66, and name each line of main.go
