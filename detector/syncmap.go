@@ -420,28 +420,27 @@ func SyncMapSwap(g *G, m *sync.Map, key, value any) (any, bool) {
 // SyncMapCompareAndSwap is m.CompareAndSwap(key, old, new); an absent key
 // is only looked up.
 func SyncMapCompareAndSwap(g *G, m *sync.Map, key, old, new any) bool {
-	g.syncMapEnter(m)
-	g.stdOff++
-	defer g.showStd()
-	ok := false
-	if _, present := m.Load(key); present {
-		g.syncMapWrite(m, key)
-		ok = m.CompareAndSwap(key, old, new)
-	}
-	g.syncMapRead(m, key)
-	return ok
+	return g.syncMapChangePresent(m, key, func() bool { return m.CompareAndSwap(key, old, new) })
 }
 
 // SyncMapCompareAndDelete is m.CompareAndDelete(key, old); an absent key
 // is only looked up.
 func SyncMapCompareAndDelete(g *G, m *sync.Map, key, old any) bool {
+	return g.syncMapChangePresent(m, key, func() bool { return m.CompareAndDelete(key, old) })
+}
+
+// syncMapChangePresent runs change, an operation of m on key that may
+// change it, if key is present, and returns its result: as under go
+// -race, where these operations lock a node only for a key they find, an
+// absent key is only looked up and releases nothing.
+func (g *G) syncMapChangePresent(m *sync.Map, key any, change func() bool) bool {
 	g.syncMapEnter(m)
 	g.stdOff++
 	defer g.showStd()
 	ok := false
 	if _, present := m.Load(key); present {
 		g.syncMapWrite(m, key)
-		ok = m.CompareAndDelete(key, old)
+		ok = change()
 	}
 	g.syncMapRead(m, key)
 	return ok
