@@ -52,6 +52,20 @@ func stdIOReadBytes(p unsafe.Pointer, n int) {
 	}
 }
 
+// stdIOWriteBytes is syscall.Write and Pwrite's hook, after a write that
+// sent the n > 0 bytes at p: it checks their read, as Go's race
+// detector's package syscall does (race.ReadRange), at the hook site of
+// race annotations: a goroutine writing a buffer that another one sends
+// to a file or socket races with the send.
+//
+//lint:ignore U1000 package syscall calls it through a linkname.
+//go:linkname stdIOWriteBytes
+func stdIOWriteBytes(p unsafe.Pointer, n int) {
+	if g := stdCur(); g != nil && n > 0 {
+		stdCheck(g, p, uintptr(n), false, hookSite(hookAnnotation))
+	}
+}
+
 // stdIOWrite is syscall.Write, Pwrite and Sendfile's hook, before the
 // write.
 //

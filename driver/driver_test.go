@@ -72,6 +72,9 @@ func stdIOWrite() {}
 
 //go:linkname stdIOReadBytes
 func stdIOReadBytes(p unsafe.Pointer, n int) {}
+
+//go:linkname stdIOWriteBytes
+func stdIOWriteBytes(p unsafe.Pointer, n int) {}
 `
 
 // writeTree writes files (slash paths relative to dir) into dir.

@@ -17,9 +17,9 @@ var syscallSplices = []syncSplice{
 	{"syscall_unix.go", "func Pread(fd int, p []byte, offset int64) (n int, err error) {",
 		"func Pread(fd int, p []byte, offset int64) (n int, err error) { n, err = __bf_pread(fd, p, offset); if n > 0 { __bf_ioReadBytes(unsafe.Pointer(&p[0]), n) }; if err == nil { __bf_ioRead() }; return }; func __bf_pread(fd int, p []byte, offset int64) (n int, err error) {"},
 	{"syscall_unix.go", "func Write(fd int, p []byte) (n int, err error) {",
-		"func Write(fd int, p []byte) (n int, err error) { __bf_ioWrite();"},
+		"func Write(fd int, p []byte) (n int, err error) { __bf_ioWrite(); n, err = __bf_write(fd, p); if n > 0 { __bf_ioWriteBytes(unsafe.Pointer(&p[0]), n) }; return }; func __bf_write(fd int, p []byte) (n int, err error) {"},
 	{"syscall_unix.go", "func Pwrite(fd int, p []byte, offset int64) (n int, err error) {",
-		"func Pwrite(fd int, p []byte, offset int64) (n int, err error) { __bf_ioWrite();"},
+		"func Pwrite(fd int, p []byte, offset int64) (n int, err error) { __bf_ioWrite(); n, err = __bf_pwrite(fd, p, offset); if n > 0 { __bf_ioWriteBytes(unsafe.Pointer(&p[0]), n) }; return }; func __bf_pwrite(fd int, p []byte, offset int64) (n int, err error) {"},
 	{"syscall_unix.go", "func Sendfile(outfd int, infd int, offset *int64, count int) (written int, err error) {",
 		"func Sendfile(outfd int, infd int, offset *int64, count int) (written int, err error) { __bf_ioWrite();"},
 }
@@ -43,6 +43,9 @@ func __bf_ioWrite()
 
 //go:linkname __bf_ioReadBytes github.com/bigfoot-go/bigfoot/detector.stdIOReadBytes
 func __bf_ioReadBytes(p unsafe.Pointer, n int)
+
+//go:linkname __bf_ioWriteBytes github.com/bigfoot-go/bigfoot/detector.stdIOWriteBytes
+func __bf_ioWriteBytes(p unsafe.Pointer, n int)
 `
 
 // syscallSpliced reports whether package syscall of the toolchain ge

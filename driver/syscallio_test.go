@@ -40,6 +40,9 @@ func TestSyscallSplices(t *testing.T) {
 	if n := strings.Count(got, "__bf_ioReadBytes(unsafe.Pointer(&p[0]), n)"); n != 2 {
 		t.Errorf("%d checks of the bytes read, want 2 (Read, Pread)", n)
 	}
+	if n := strings.Count(got, "__bf_ioWriteBytes(unsafe.Pointer(&p[0]), n)"); n != 2 {
+		t.Errorf("%d checks of the bytes written, want 2 (Write, Pwrite)", n)
+	}
 	if n := strings.Count(got, "__bf_ioWrite()"); n != 3 {
 		t.Errorf("%d write hooks, want 3 (Write, Pwrite, Sendfile)", n)
 	}

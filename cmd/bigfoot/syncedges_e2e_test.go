@@ -64,6 +64,14 @@ func TestReadIntoAsGoRace(t *testing.T) {
 	sameRacesAsGoRace(t, "readinto", 1)
 }
 
+// TestWriteFromAsGoRace: testdata/edges/writefrom's race, a goroutine's
+// write of a buffer main then writes to a file, which syscall.Write reads
+// under go -race. When package syscall's Write only released, bigfoot
+// missed it in every mode.
+func TestWriteFromAsGoRace(t *testing.T) {
+	sameRacesAsGoRace(t, "writefrom", 1)
+}
+
 // sameRacesAsGoRace builds testdata/edges/<prog> by go build -race and by
 // bigfoot in each mode of modes and runs each once: every one must report
 // exactly n races, exit with status 66, and name each line of main.go
