@@ -76,6 +76,10 @@ type G struct {
 	// of a cleanup it runs (cleanup.go), nil otherwise.
 	outer *G
 
+	// selfRead says an instrumented Read or ReadAt method began since
+	// the innermost ReadInto's call (SelfRead): it checked its writes.
+	selfRead bool
+
 	// Counters, flushed into the global statistics at sync operations
 	// and at exit (see stats.go).
 	syncs          uint64

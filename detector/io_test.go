@@ -71,3 +71,109 @@ func TestHelpers(t *testing.T) {
 		}
 	})
 }
+
+// fill is a reader bigfoot did not instrument: its Read writes p
+// unchecked, after wait (if any) lets it.
+type fill struct{ wait func() }
+
+func (f *fill) Read(p []byte) (int, error) {
+	if f.wait != nil {
+		f.wait()
+	}
+	for i := range p {
+		p[i] = 1
+	}
+	return len(p), nil
+}
+
+func (f *fill) ReadAt(p []byte, off int64) (int, error) { return f.Read(p) }
+
+// selfChecked is an instrumented reader: it checks its own writes.
+type selfChecked struct{ g *G }
+
+func (s selfChecked) Read(p []byte) (int, error) {
+	SelfRead(s.g)
+	return len(p), nil
+}
+
+// TestReadInto: ReadInto checks the write of the bytes read, and orders
+// the reads of one receiver as the reader orders them (one after the
+// other, as a lock, a pipe's channels or a file's fdMutex do under go
+// -race); the reads of two receivers into one buffer race.
+func TestReadInto(t *testing.T) {
+	both(t, func(g *G, synced bool) {
+		buf := make([]byte, 8)
+		r1, r2 := &fill{}, &fill{}
+		if synced {
+			r2 = r1
+		}
+		<-spawn(g, func(g *G) { ReadInto(g, 0, r1, buf) })
+		<-spawn(g, func(g *G) { ReadAtInto(g, 0, r2, buf, 0) })
+	})
+	t.Run("plain", func(t *testing.T) {
+		expect(t, true, func(g *G) {
+			buf := make([]byte, 8)
+			<-spawn(g, func(g *G) { R(g, &buf[3], 0) })
+			<-spawn(g, func(g *G) { ReadInto(g, 0, &fill{}, buf) })
+		})
+	})
+	t.Run("later", func(t *testing.T) {
+		// A read that starts after another's check is checked.
+		expect(t, true, func(g *G) {
+			buf, other := make([]byte, 8), make([]byte, 8)
+			r := &fill{}
+			<-spawn(g, func(g *G) { ReadInto(g, 0, r, buf) })
+			<-spawn(g, func(g *G) { R(g, &other[3], 0) })
+			<-spawn(g, func(g *G) { ReadInto(g, 0, r, other) })
+		})
+	})
+	t.Run("interface", func(t *testing.T) {
+		expect(t, false, func(g *G) {
+			buf := make([]byte, 8)
+			var r interface{ Read([]byte) (int, error) } = &fill{}
+			<-spawn(g, func(g *G) { ReadInto(g, 0, r, buf) })
+			<-spawn(g, func(g *G) { ReadInto(g, 0, r, buf) })
+		})
+	})
+}
+
+// TestReadIntoOverlap: a read whose call another read of the receiver
+// overlapped is not checked. The second read here checks first, though
+// the reader may have written for the first one before: checking the
+// first after it would report the pair the reader ordered the other way.
+func TestReadIntoOverlap(t *testing.T) {
+	expect(t, false, func(g *G) {
+		buf := make([]byte, 8)
+		entered, proceed := make(chan struct{}), make(chan struct{})
+		r := &fill{}
+		r.wait = func() {
+			r.wait = nil
+			close(entered)
+			<-proceed
+		}
+		first := spawn(g, func(g *G) { ReadInto(g, 0, r, buf) })
+		<-entered
+		<-spawn(g, func(g *G) { ReadInto(g, 0, r, buf) })
+		close(proceed)
+		<-first
+	})
+}
+
+// TestReadIntoSelfChecked: a Read method that is instrumented (SelfRead)
+// checked its own writes, under its own synchronization: ReadInto checks
+// nothing after it, and a ReadInto inside it leaves that state to it.
+func TestReadIntoSelfChecked(t *testing.T) {
+	expect(t, false, func(g *G) {
+		buf := make([]byte, 8)
+		<-spawn(g, func(g *G) { ReadInto(g, 0, selfChecked{g}, buf) })
+		<-spawn(g, func(g *G) { ReadInto(g, 0, selfChecked{g}, buf) })
+	})
+	expect(t, false, func(g *G) {
+		SelfRead(g)
+		ReadInto(g, 0, &fill{}, make([]byte, 1))
+		if !g.selfRead {
+			t.Error("ReadInto did not restore selfRead")
+		}
+		g.selfRead = false
+	})
+}

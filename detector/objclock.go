@@ -152,6 +152,27 @@ func (v *syncVar) acquireBy(g *G) {
 	g.t.VC[t] = max(g.t.VC[t], c)
 }
 
+// knownTo reports whether g's clock is at least v's: every release into
+// v happens before g's present. v is locked.
+func (v *syncVar) knownTo(g *G) bool {
+	if v.dom == g.serial {
+		return true
+	}
+	vc := g.t.VC
+	at := func(t int) uint64 {
+		if t < len(vc) {
+			return vc[t]
+		}
+		return 0
+	}
+	for t, c := range v.vc {
+		if c > at(t) {
+			return false
+		}
+	}
+	return !v.shared || v.inline[1] <= at(int(v.inline[0]))
+}
+
 // joinInto returns dst joined with v's clock; v is locked.
 func (v *syncVar) joinInto(dst []uint64) []uint64 {
 	dst = join(dst, v.vc)

@@ -468,19 +468,33 @@ func __bf_snapshot(g *__bf_G) *__bf_clock
 //go:linkname __bf_afterSnapshot github.com/bigfoot-go/bigfoot/detector.stdAfterSnapshot
 func __bf_afterSnapshot(b *__bf_clock)
 
-func __bf_ReadInto(g *__bf_G, site uint32, read func([]byte) (int, error), p []byte) (int, error) {
-	n, err := read(p)
-	if n > 0 && n <= len(p) {
-		g.WriteRange(__bfunsafe.Pointer(&p[0]), 1, 0, n, 1, site)
-	}
+//go:linkname __bf_readStart github.com/bigfoot-go/bigfoot/detector.stdReadStart
+func __bf_readStart(g *__bf_G, key uintptr) bool
+
+//go:linkname __bf_readDone github.com/bigfoot-go/bigfoot/detector.stdReadDone
+func __bf_readDone(g *__bf_G, key uintptr, saved bool, p []byte, n int, site uint32)
+
+//go:linkname __bf_SelfRead github.com/bigfoot-go/bigfoot/detector.stdSelfRead
+func __bf_SelfRead(g *__bf_G)
+
+// __bf_readerKey is the detector's readerKey (3 is its readerKeyOff).
+func __bf_readerKey(r any) uintptr { return (*[2]uintptr)(__bfunsafe.Pointer(&r))[1] + 3 }
+
+func __bf_ReadInto[R interface{ Read([]byte) (int, error) }](g *__bf_G, site uint32, r R, p []byte) (int, error) {
+	key := __bf_readerKey(r)
+	saved := __bf_readStart(g, key)
+	n, err := r.Read(p)
+	__bf_readDone(g, key, saved, p, n, site)
 	return n, err
 }
 
-func __bf_ReadAtInto(g *__bf_G, site uint32, readAt func([]byte, int64) (int, error), p []byte, off int64) (int, error) {
-	n, err := readAt(p, off)
-	if n > 0 && n <= len(p) {
-		g.WriteRange(__bfunsafe.Pointer(&p[0]), 1, 0, n, 1, site)
-	}
+func __bf_ReadAtInto[R interface {
+	ReadAt([]byte, int64) (int, error)
+}](g *__bf_G, site uint32, r R, p []byte, off int64) (int, error) {
+	key := __bf_readerKey(r)
+	saved := __bf_readStart(g, key)
+	n, err := r.ReadAt(p, off)
+	__bf_readDone(g, key, saved, p, n, site)
 	return n, err
 }
 `
@@ -780,7 +794,7 @@ var stdHooks = map[string]bool{
 	"MapRead": true, "MapWrite": true, "RegisterSites": true,
 	"Copy": true, "CopyString": true, "Append": true, "AppendString": true,
 	"ReadAll": true, "WriteAll": true,
-	"IOW": true, "IOR": true, "IOR2": true, "IOR3": true, "ReadInto": true, "ReadAtInto": true,
+	"IOW": true, "IOR": true, "IOR2": true, "IOR3": true, "ReadInto": true, "ReadAtInto": true, "SelfRead": true,
 	"Start": true, "Go": true, "Go1": true, "Go2": true, "Go3": true,
 	"Chan": true, "Recv": true, "Recv2": true, "Close": true,
 	"TimerRelease": true, "TimerAcquire": true,

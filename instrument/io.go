@@ -196,24 +196,29 @@ func isHTTPHandler(sig *types.Signature) bool {
 
 // readInto renders a call of a Read or ReadAt method of the io.Reader or
 // io.ReaderAt shape, declared outside the instrumented packages or called
-// through an interface, as __bf.ReadInto(g, site, x.Read, p) (or ReadAtInto):
-// the runtime calls the method and checks the write of the bytes it read,
-// p[:n], as Go's race runtime does for a read system call. Evaluating the
-// method value x.Read and then p keeps the original evaluation order.
+// through an interface, as __bf.ReadInto(g, site, x, p) (or ReadAtInto):
+// the runtime calls x.Read(p) and checks the write of the bytes it read,
+// p[:n], as Go's race runtime does for a read system call, unless the
+// method is instrumented (it checks its own writes) or another read of x
+// overlapped it. Reads of one receiver are ordered as the reader orders
+// them (docs/runtime.md, "Reads into buffers without the standard
+// library"), so the receiver is passed itself: an interface, or a pointer
+// (an addressable value's address where the method takes a pointer). A
+// method promoted from an embedded field, one that takes its receiver by
+// value, or one called on a type parameter's value, has no receiver
+// known to order its reads by and is left as it is (its write is not
+// checked). x and then p are evaluated, in the original order.
 //
 // Not where the build's package syscall announces I/O (built.syscallIO):
 // the standard library and the dependencies are instrumented, so every
 // Read method written in Go checks its own writes, and syscall.Read
-// checks what the kernel wrote, as under go -race. A second check after
-// the call would come after the method's unlocks: the next reader, which
-// its lock orders after the write, would race with it (math/rand.Read,
-// io.PipeReader.Read).
+// checks what the kernel wrote, as under go -race.
 func (r *fileRewriter) readInto(e *ast.CallExpr, fun sub, args []sub) (string, bool) {
 	if r.p.syscallIO {
 		return "", false
 	}
 	sel, ok := ast.Unparen(e.Fun).(*ast.SelectorExpr)
-	if !ok || e.Ellipsis.IsValid() {
+	if !ok || e.Ellipsis.IsValid() || fun.lo < sel.X.Pos() || fun.hi > sel.X.End() {
 		return "", false
 	}
 	s := r.info.Selections[sel]
@@ -224,24 +229,51 @@ func (r *fileRewriter) readInto(e *ast.CallExpr, fun sub, args []sub) (string, b
 	if !ok || r.instrumented(fn) {
 		return "", false // its body checks its own writes
 	}
-	var hook rtName
-	switch sig := fn.Type().(*types.Signature); {
-	case fn.Name() == "Read" && len(args) == 1 && isReadSig(sig, 1):
-		hook = "ReadInto"
-	case fn.Name() == "ReadAt" && len(args) == 2 && isReadSig(sig, 2) && types.Identical(sig.Params().At(1).Type(), types.Typ[types.Int64]):
+	sig := fn.Type().(*types.Signature)
+	if !isReadMethod(fn) || len(args) != sig.Params().Len() {
+		return "", false
+	}
+	hook := rtName("ReadInto")
+	if fn.Name() == "ReadAt" {
 		hook = "ReadAtInto"
+	}
+	recv := r.spliceNode(sel.X, fun)
+	xt := r.typeOf(sel.X)
+	switch {
+	case len(s.Index()) > 1 || isTypeParam(xt):
+		return "", false
+	case types.IsInterface(xt), isPointer(xt) && isPointer(sig.Recv().Type()):
+	case isPointer(sig.Recv().Type()):
+		recv = "&(" + recv + ")"
 	default:
 		return "", false
 	}
-	method := fun.text
-	if fun.lo != e.Fun.Pos() || fun.hi != e.Fun.End() {
-		method = r.spliceNode(e.Fun, fun) // fun replaces only the receiver
-	}
-	parts := []string{r.g(), r.site(e.Lparen), method}
+	parts := []string{r.g(), r.site(e.Lparen), recv}
 	for i, a := range e.Args {
 		parts = append(parts, r.spliceNode(a, args[i]))
 	}
 	return hook.ref() + "(" + strings.Join(parts, ", ") + ")", true
+}
+
+// selfReadPrologue is added to the prologue of instrumented methods of
+// the shape readInto wraps where it wraps them: such a method checks its
+// own writes, which ReadInto, calling it through an interface or from
+// another module, must not check again after its unlocks.
+const selfReadPrologue = "__bf.SelfRead(__bfg);"
+
+// isReadMethod reports whether fn is a Read or ReadAt method of the
+// io.Reader or io.ReaderAt shape.
+func isReadMethod(fn *types.Func) bool {
+	sig := fn.Type().(*types.Signature)
+	switch {
+	case sig.Recv() == nil:
+		return false
+	case fn.Name() == "Read":
+		return isReadSig(sig, 1)
+	case fn.Name() == "ReadAt":
+		return isReadSig(sig, 2) && types.Identical(sig.Params().At(1).Type(), types.Typ[types.Int64])
+	}
+	return false
 }
 
 // isReadSig reports whether sig is func([]byte[, ...]) (int, error) with

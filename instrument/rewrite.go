@@ -785,6 +785,10 @@ func (r *fileRewriter) funcDecl(d *ast.FuncDecl) []sub {
 		ctx.uses++
 		extra = append(extra, httpHandlerPrologue)
 	}
+	if fn, ok := r.info.Defs[d.Name].(*types.Func); ok && !r.p.syscallIO && isReadMethod(fn) {
+		ctx.uses++
+		extra = append(extra, selfReadPrologue)
+	}
 	if exportedToC(d) && usesCgo(r.file) {
 		ctx.uses++
 		extra = append(extra, cgoCallbackPrologue)

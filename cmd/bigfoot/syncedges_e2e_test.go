@@ -56,12 +56,15 @@ func TestVendoredStdAsGoRace(t *testing.T) {
 
 // TestReadIntoAsGoRace: testdata/edges/readinto's race, a file's read
 // into a buffer another goroutine read, and none between readers into
-// one buffer that math/rand's source or an io.Pipe orders by its lock.
-// When calls of the standard library's Read methods checked the buffer
-// after the call returned, past the method's unlock, bigfoot reported
-// both of those.
+// one buffer that the reader orders (math/rand's source, an io.Pipe, an
+// *os.File, a reader whose Read locks, called through an interface), in
+// every -deps scope. When calls of a Read method outside the main module
+// checked the buffer after the call returned, past the method's unlock,
+// bigfoot reported those in every scope (then, with the standard library
+// instrumented, no call site checked them), and with -deps=main and
+// -deps=modules still those of the pipe, the file and the locked reader.
 func TestReadIntoAsGoRace(t *testing.T) {
-	sameRacesAsGoRace(t, "readinto", 1)
+	sameRacesAsGoRace(t, "readinto", 1, "main", "modules", "all")
 }
 
 // TestWriteFromAsGoRace: testdata/edges/writefrom's race, a goroutine's
@@ -73,10 +76,11 @@ func TestWriteFromAsGoRace(t *testing.T) {
 }
 
 // sameRacesAsGoRace builds testdata/edges/<prog> by go build -race and by
-// bigfoot in each mode of modes and runs each once: every one must report
-// exactly n races, exit with status 66, and name each line of main.go
-// marked "// WRITE" or "// READ" (with or without a name after it).
-func sameRacesAsGoRace(t *testing.T, prog string, n int) {
+// bigfoot in each mode of modes (in each -deps scope of deps, if any; else
+// the default) and runs each once: every one must report exactly n races,
+// exit with status 66, and name each line of main.go marked "// WRITE" or
+// "// READ" (with or without a name after it).
+func sameRacesAsGoRace(t *testing.T, prog string, n int, deps ...string) {
 	t.Helper()
 	if bigfootBin == "" {
 		t.Skip("end-to-end test; skipped with -short")
@@ -97,7 +101,12 @@ func sameRacesAsGoRace(t *testing.T, prog string, n int) {
 	}
 	builds := [][]string{{"go", "build", "-race"}}
 	for _, mode := range modes {
-		builds = append(builds, []string{bigfootBin, "build", "-mode=" + mode})
+		if len(deps) == 0 {
+			builds = append(builds, []string{bigfootBin, "build", "-mode=" + mode})
+		}
+		for _, d := range deps {
+			builds = append(builds, []string{bigfootBin, "build", "-mode=" + mode, "-deps=" + d})
+		}
 	}
 	for _, build := range builds {
 		bin := filepath.Join(t.TempDir(), prog)
