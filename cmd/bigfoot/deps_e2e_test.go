@@ -14,11 +14,13 @@ import (
 )
 
 // counterModule is a tiny third-party module: package-level state and an
-// object, neither safe for concurrent use.
+// object, neither safe for concurrent use, and a reader that is.
 var counterModule = map[string]string{
 	"go.mod": "module example.com/counter\n\ngo 1.22\n",
-	"counter.go": `// Package counter is not safe for concurrent use.
+	"counter.go": `// Package counter is not safe for concurrent use, but for its Source.
 package counter
+
+import "sync"
 
 var n int
 
@@ -36,6 +38,23 @@ func (b *Box) Add(x int) { b.v = append(b.v, x) }
 
 // Len returns how many numbers b holds.
 func (b *Box) Len() int { return len(b.v) }
+
+// A Source is a reader whose reads take turns.
+type Source struct {
+	mu sync.Mutex
+	n  byte
+}
+
+// Read fills p with the number of the read.
+func (s *Source) Read(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n++
+	for i := range p {
+		p[i] = s.n
+	}
+	return len(p), nil
+}
 `,
 }
 
@@ -78,6 +97,16 @@ func TestNoRaceObject(t *testing.T) {
 	if b.Len() != 2 {
 		t.Fatal(b.Len())
 	}
+}
+
+func TestNoRaceLockedRead(t *testing.T) {
+	var s counter.Source
+	buf := make([]byte, 8)
+	twice(func() {
+		for i := 0; i < 50; i++ {
+			s.Read(buf)
+		}
+	})
 }
 `
 
@@ -133,7 +162,10 @@ func depsEnv(t *testing.T, proxy string) []string {
 // TestDepsRaces: races on the package-level state and on an object of a
 // third-party module are reported in each mode of modes, in each of 20 runs, with
 // -deps=modules, for a module from the module cache and for one replaced
-// by a local directory; the twins with a mutex report nothing.
+// by a local directory; the twins with a mutex report nothing, nor do two
+// goroutines reading the dependency's Source into one buffer (its Read
+// locks: when the call's check of the buffer came after the method's own,
+// past its unlock, they raced).
 func TestDepsRaces(t *testing.T) {
 	if bigfootBin == "" {
 		t.Skip("end-to-end test; skipped with -short")
@@ -171,7 +203,7 @@ func TestDepsRaces(t *testing.T) {
 // must name ("" for the race-free twins).
 var depsFrames = map[string]string{
 	"TestRacePkgState": "counter.Inc", "TestRaceObject": "counter.(*Box).Add",
-	"TestNoRacePkgState": "", "TestNoRaceObject": "",
+	"TestNoRacePkgState": "", "TestNoRaceObject": "", "TestNoRaceLockedRead": "",
 }
 
 // checkRuns runs the test binary n times per test of frames: TestRace*
