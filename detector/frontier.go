@@ -157,7 +157,7 @@ func snapHeader(s []uint64) *[]uint64 {
 }
 
 // snapHeaders are the slice headers of narrow snapshots (snapHeader).
-var snapHeaders = newReserve[[]uint64](256, 4096)
+var snapHeaders = newObjectReserve[[]uint64](256, 4096)
 
 // registerLive adds g, just created, to the live goroutines with snapshot snap
 // (nil: a snapshot of its own clock). If parentless, g has no creation

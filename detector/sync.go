@@ -117,7 +117,7 @@ var syncs = shadow.Map[syncVar]{Words: true}
 // syncVars are the sync objects made ahead (reserve.go); syncRoom is the
 // number of new sync objects the table takes without a resize after each
 // GC cycle.
-var syncVars = newReserve[syncVar](512, 8192)
+var syncVars = newObjectReserve[syncVar](512, 8192)
 
 const syncRoom = 64
 
@@ -262,9 +262,10 @@ func sweepSyncVars() {
 		v.mu.Lock()
 		if v.obj.dead(addr) {
 			v.deleted = true
-			// No goroutine uses v after it finds it deleted. Its
-			// reserve chunk lives while any of its 8,192 objects
-			// does: a clock left here would live as long.
+			// No goroutine uses v after it finds it deleted. Where
+			// sync objects come in chunks (newObjectReserve), v's
+			// lives while any of its 8,192 objects does: a clock
+			// left here would live as long.
 			v.vc = nil
 			syncs.CompareAndDelete(addr, v)
 		}

@@ -79,7 +79,7 @@ type syncMapState struct {
 var syncMaps shadow.Map[syncMapState]
 
 // syncMapStates are the states made ahead (reserve.go).
-var syncMapStates = newReserve[syncMapState](16, 1024)
+var syncMapStates = newObjectReserve[syncMapState](16, 1024)
 
 // syncMapRoom is the number of new states the table takes without a
 // resize after each GC cycle.

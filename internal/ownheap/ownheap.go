@@ -31,6 +31,14 @@ import "unsafe"
 // It has no initializer: the runtime's init runs before this package's.
 var markOff uintptr
 
+// Marking reports whether Begin marks: the runtime is patched and the
+// architecture gives getg. Where it does, an object the detector allocates
+// on its own is left out of the program's statistics as a chunk of them
+// would be.
+func Marking() bool {
+	return markOff != 0 && haveG
+}
+
 // A Mark is a goroutine's marked state, to be ended by End.
 type Mark struct {
 	p   *int8
