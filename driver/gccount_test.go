@@ -160,9 +160,9 @@ func TestRuntimeFiles(t *testing.T) {
 	// The GC count's, versions', environment's, exit hook's, goroutine
 	// hooks', cleanup hooks', allocation statistics' and sweep hook's
 	// files, the versions' patches, proc.go's, mfinal.go's,
-	// mcleanup.go's, traceback.go's, malloc.go's, mstats.go's and
-	// metrics.go's.
-	if want := 15 + len(allocVersionPatches); len(files) != want {
+	// mcleanup.go's, traceback.go's, malloc.go's, mstats.go's,
+	// metrics.go's and mgcpacer.go's.
+	if want := 16 + len(allocVersionPatches); len(files) != want {
 		t.Errorf("%d files, want %d", len(files), want)
 	}
 	// Without the versions, the allocation statistics still patch the

@@ -297,6 +297,22 @@ func bigfootOwnAggregate(a *heapStatsAggregate) {
 	bigfootSub(&a.inObjects, bytes-freedBytes)
 }
 
+// bigfootOwnHeap returns the bytes of the detector's marked objects not
+// yet freed, which gcControllerState.commit adds to the heap minimum: a
+// small program's collections then come as often as a plain build's,
+// where the detector's live heap (its reserves, history rings, the
+// shadow's tables) would otherwise take its room under the minimum.
+// Called at commit, after the last cycle's sweep, it also counts the
+// detector's objects allocated since that this cycle found dead, as a
+// plain build has none of them.
+func bigfootOwnHeap() uint64 {
+	_, bytes, _, freedBytes := bigfootOwnTotals()
+	if bytes < freedBytes {
+		return 0
+	}
+	return bytes - freedBytes
+}
+
 // bigfootSub subtracts d from *v, down to 0.
 func bigfootSub(v *uint64, d uint64) {
 	if *v >= d {
@@ -342,6 +358,11 @@ var ownAllocPatches = []linePatch{
 		file:   "mheap.go",
 		decl:   "\tzeroedBase uintptr\n",
 		hooked: "\tzeroedBase uintptr; bigfootOwn [heapArenaBytes / 64]uint8; bigfootOwnPages [pagesPerArena / 8]uint8\n",
+	},
+	{
+		file:   "mgcpacer.go",
+		decl:   "\tif gcPercentHeapGoal < c.heapMinimum {\n\t\tgcPercentHeapGoal = c.heapMinimum\n",
+		hooked: "\tif m := c.heapMinimum + bigfootOwnHeap(); gcPercentHeapGoal < m {\n\t\tgcPercentHeapGoal = m\n",
 	},
 	{
 		file:   "mgcsweep.go",

@@ -17,7 +17,7 @@ func TestOwnAllocFiles(t *testing.T) {
 	if err != nil {
 		t.Fatalf("this toolchain's runtime: %v", err)
 	}
-	names := []string{"malloc.go", "mstats.go", "metrics.go", "mheap.go", "mgcsweep.go"}
+	names := []string{"malloc.go", "mstats.go", "metrics.go", "mheap.go", "mgcpacer.go", "mgcsweep.go"}
 	for _, name := range names {
 		src, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {

@@ -150,9 +150,12 @@ type Space struct {
 }
 
 // NewSpace returns an empty shadow memory that is swept of the state of dead
-// objects after garbage collections.
+// objects after garbage collections. The Space (100 KiB, its stripes and
+// page directory) is the detector's (internal/ownheap), as the rest of the
+// shadow's heap objects.
 func NewSpace() *Space {
-	s := &Space{versions: runtimeVersionPage}
+	s := ownheap.New[Space]()
+	s.versions = runtimeVersionPage
 	registerSpace(s)
 	return s
 }
