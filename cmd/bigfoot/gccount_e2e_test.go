@@ -60,12 +60,21 @@ func main() {
 // makes twice the plain build's collections on such a loop without it);
 // GOGC=25 gives the loop about 30 cycles.
 func TestGCCountSameAsPlain(t *testing.T) {
+	sameGCCount(t, "gccount", gcCountProgram, 25)
+}
+
+// sameGCCount builds program as module example.com/<name> plainly and
+// under bigfoot, runs both at GOGC=gogc with the world stopped for
+// marking, and requires bigfoot's collections within 10% of the plain
+// build's, which must make at least 20.
+func sameGCCount(t *testing.T, name, program string, gogc int) {
+	t.Helper()
 	if bigfootBin == "" {
 		t.Skip("end-to-end test; skipped with -short")
 	}
 	dir := writeModule(t, map[string]string{
-		"go.mod":  "module example.com/gccount\n\ngo 1.22\n",
-		"main.go": gcCountProgram,
+		"go.mod":  "module example.com/" + name + "\n\ngo 1.22\n",
+		"main.go": program,
 	})
 	bin := t.TempDir()
 	plain, bf := filepath.Join(bin, "plain"), filepath.Join(bin, "bigfoot")
@@ -75,11 +84,11 @@ func TestGCCountSameAsPlain(t *testing.T) {
 	if r := run(t, dir, nil, bigfootBin, "build", "-o", bf, "."); r.code != 0 {
 		t.Fatalf("bigfoot build: %s", r.stderr)
 	}
-	env := []string{"GOGC=25", "GODEBUG=gcstoptheworld=1"}
+	env := []string{"GOGC=" + strconv.Itoa(gogc), "GODEBUG=gcstoptheworld=1"}
 	want, got := gcCount(t, dir, env, plain), gcCount(t, dir, env, bf)
 	t.Logf("collections: plain %d, bigfoot %d", want, got)
 	if want < 20 {
-		t.Fatalf("the plain build made %d collections; the loop should make about 30", want)
+		t.Fatalf("the plain build made %d collections; the program should make about 30", want)
 	}
 	if d := got - want; 10*d > want || -10*d > want {
 		t.Errorf("bigfoot build made %d collections, the plain build %d: not within 10%%", got, want)
@@ -159,28 +168,5 @@ func main() {
 // the runs stop the world for marking, so that the count depends on the
 // heap's sizes, not on the mutator's speed beside the concurrent mark.
 func TestGCCountSmallHeapSameAsPlain(t *testing.T) {
-	if bigfootBin == "" {
-		t.Skip("end-to-end test; skipped with -short")
-	}
-	dir := writeModule(t, map[string]string{
-		"go.mod":  "module example.com/gcsmall\n\ngo 1.22\n",
-		"main.go": gcSmallHeapProgram,
-	})
-	bin := t.TempDir()
-	plain, bf := filepath.Join(bin, "plain"), filepath.Join(bin, "bigfoot")
-	if r := run(t, dir, nil, "go", "build", "-o", plain, "."); r.code != 0 {
-		t.Fatalf("go build: %s", r.stderr)
-	}
-	if r := run(t, dir, nil, bigfootBin, "build", "-o", bf, "."); r.code != 0 {
-		t.Fatalf("bigfoot build: %s", r.stderr)
-	}
-	env := []string{"GOGC=100", "GODEBUG=gcstoptheworld=1"}
-	want, got := gcCount(t, dir, env, plain), gcCount(t, dir, env, bf)
-	t.Logf("collections: plain %d, bigfoot %d", want, got)
-	if want < 20 {
-		t.Fatalf("the plain build made %d collections; the loops should make about 30", want)
-	}
-	if d := got - want; 10*d > want || -10*d > want {
-		t.Errorf("bigfoot build made %d collections, the plain build %d: not within 10%%", got, want)
-	}
+	sameGCCount(t, "gcsmall", gcSmallHeapProgram, 100)
 }
