@@ -214,12 +214,38 @@ func stdRegisterSites(pkgPath, file, table string) uint32 {
 // They model the edge as PoolPut and PoolGet do for the user's calls;
 // a user's call is thus announced twice, which changes no clock.
 //
+// stdPoolPut reports whether Put drops x instead of pooling it: one Put
+// in four at random (poolDropOdds), as sync.Pool's Put does under go
+// -race, which releases nothing for a dropped item. Without the drop a
+// program whose pools' items stay reachable until the next collection
+// keeps every item pooled since the last one, and a heap goal twice
+// the live heap then lets more be pooled before the next: a pool per
+// encoder made and dropped in a loop grew the live heap without bound
+// (docs/runtime.md, "Synchronization model").
+//
 //go:linkname stdPoolPut
-func stdPoolPut(x any) {
-	if g := stdCur(); g != nil && x != nil {
+func stdPoolPut(x any) (drop bool) {
+	if x == nil {
+		return false
+	}
+	if runtimeRandn(poolDropOdds) == 0 {
+		return true
+	}
+	if g := stdCur(); g != nil {
 		g.release(dataWord(x))
 	}
+	return false
 }
+
+// poolDropOdds: stdPoolPut drops one item in poolDropOdds, sync.Pool's
+// rate under go -race (race.Enabled in sync/pool.go).
+const poolDropOdds = 4
+
+// runtimeRandn is the runtime's random number below n, the one
+// sync.Pool draws its drops from under go -race.
+//
+//go:linkname runtimeRandn runtime.randn
+func runtimeRandn(n uint32) uint32
 
 //go:linkname stdPoolGet
 func stdPoolGet(x any) {

@@ -425,6 +425,32 @@ func TestPool(t *testing.T) {
 	})
 }
 
+// TestStdPoolPutDrops checks that sync.Pool's Put drops items as it does
+// under go -race: stdPoolPut, which package sync's Put calls in a bigfoot
+// build, says to drop one item in poolDropOdds, never a nil one. Without
+// drops a loop that makes and abandons a pool per value keeps every item
+// pooled since the last collection, and the heap goal, twice the live
+// heap, lets the next interval pool as many again. The drops of 4,096
+// Puts are binomial (mean 1,024, deviation 28): the bounds, an eighth and
+// three eighths, are 18 deviations out, so only a Put that drops none or
+// all, or at another rate, fails.
+func TestStdPoolPutDrops(t *testing.T) {
+	const n = 4096
+	obj := &pooled{}
+	drops := 0
+	for range n {
+		if stdPoolPut(obj) {
+			drops++
+		}
+		if stdPoolPut(nil) {
+			t.Fatal("Put(nil) dropped")
+		}
+	}
+	if drops < n/8 || drops > 3*n/8 {
+		t.Errorf("%d of %d Puts dropped, want about 1 in %d", drops, n, poolDropOdds)
+	}
+}
+
 func TestAtomicFunctions(t *testing.T) {
 	// A flag published with an atomic store and observed with a load.
 	both(t, func(g *G, synced bool) {

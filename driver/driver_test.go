@@ -44,7 +44,7 @@ func stdSyncAcquire(p any, off uintptr) {}
 func stdSyncRelease(p any, off uintptr) {}
 
 //go:linkname stdPoolPut
-func stdPoolPut(x any) {}
+func stdPoolPut(x any) bool { return false }
 
 //go:linkname stdPoolGet
 func stdPoolGet(x any) {}

@@ -251,7 +251,7 @@ type syncSplice struct {
 // clock: a second acquire of the same clock joins nothing new, a second
 // release publishes the same accesses.
 var syncSplices = []syncSplice{
-	{"pool.go", "func (p *Pool) Put(x any) {", "func (p *Pool) Put(x any) { __bf_poolPut(x);"},
+	{"pool.go", "func (p *Pool) Put(x any) {", "func (p *Pool) Put(x any) { if __bf_poolPut(x) { return };"},
 	{"pool.go", "func (p *Pool) Get() any {", "func (p *Pool) Get() any { x := p.__bf_Get(); __bf_poolGet(x); return x }; func (p *Pool) __bf_Get() any {"},
 
 	// Pool's own allPoolsMu is left out: pinSlow unlocks it with its
@@ -385,7 +385,7 @@ package sync
 import _ "unsafe"
 
 //go:linkname __bf_poolPut github.com/bigfoot-go/bigfoot/detector.stdPoolPut
-func __bf_poolPut(x any)
+func __bf_poolPut(x any) bool
 
 //go:linkname __bf_poolGet github.com/bigfoot-go/bigfoot/detector.stdPoolGet
 func __bf_poolGet(x any)
