@@ -33,10 +33,16 @@ package shadow
 //
 // A page that has a slot array already (granules, or runs split into
 // them) records first accesses in granules, as before: there the first
-// accesses are sparse (the elements of an LU factorization's pivot
-// column, one per row of a large matrix, one per page), and an array per
-// page for one entry cost lufact peak RSS. A page whose descriptors are
-// all taken records further first accesses in granules too (first).
+// accesses are usually sparse (the elements of an LU factorization's
+// pivot column, one per row of a large matrix, one per page), and an
+// array per page for one entry cost lufact peak RSS. Until the page is
+// dense in them (dense): once its first accesses made as many granules
+// as a fresh array's bytes would hold, the next ones are fresh entries.
+// Scattered reads of a large buffer whose settled state the sweep
+// dropped (roaring's bitmap containers, read from a file) made a 64-byte
+// granule per word they read, on pages that had a slot array since a
+// read cut their run. A page whose descriptors are all taken records
+// further first accesses in granules too (first).
 //
 // The rules:
 //
@@ -107,6 +113,22 @@ type freshArray struct {
 	old  [granulesPerPage / 64]atomic.Uint64 // entries of generation ogen or earlier
 	ver  [granulesPerPage]uint8              // a versioned entry's version; guarded by the page lock
 	ogen uint32                              // guarded by the page lock
+}
+
+// freshDense is the number of granules that first accesses make on a
+// page with a slot array before further ones there are fresh entries:
+// as many as take a fresh array's bytes.
+const freshDense = uint32(unsafe.Sizeof(freshArray{}) / unsafe.Sizeof(granule{}))
+
+// dense reports whether first accesses made freshDense granules on pg.
+func (pg *page) dense() bool { return pg.firsts.Load() >= freshDense }
+
+// countFirst counts a granule first made for a first access of pg;
+// pg.mu is held.
+func (pg *page) countFirst() {
+	if n := pg.firsts.Load(); n < freshDense {
+		pg.firsts.Store(n + 1)
+	}
 }
 
 // isOld reports whether the entry of slot gi is old (turnFresh).
@@ -221,8 +243,12 @@ func proofMeta(lo, hi uint8, write bool, site uint32, p proof) uint64 {
 }
 
 // freshShape is the part of a meta word that a same-epoch check compares:
-// all but the site.
-const freshShape = 0xffffffff << 32
+// the byte range and the kind. Not the site, nor freshVersioned: an
+// entry of the current generation is its object's, proven or not (see
+// the rules above), and with the mark in the shape every second access
+// of a versioned entry, the heap's, failed the check and took the locked
+// path, which moved the entry into a granule.
+const freshShape = 1<<49 - 1<<32
 
 // unpackMeta returns what freshMeta packed.
 func unpackMeta(m uint64) (lo, hi uint8, write bool, site uint32) {
@@ -507,7 +533,7 @@ func (s *Space) freshAccess(t *Thread, pg *page, gi uintptr, p unsafe.Pointer, s
 	if fa != nil && fa.at(gi) != 0 && pg.fgen.Load() == gen {
 		goto other // an entry: its same-epoch check, or the locked path's absorb
 	}
-	if pg.own.Load() != nil {
+	if pg.own.Load() != nil && !pg.dense() {
 		goto other
 	}
 	if s.noFresh {

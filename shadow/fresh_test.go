@@ -618,3 +618,75 @@ func TestFreshPageKeptForReuse(t *testing.T) {
 		t.Fatal("current entry dropped")
 	}
 }
+
+// An entry proven by its word's version (the heap's, where the runtime
+// keeps versions) passes the same-epoch check as an unproven one: the
+// same access again, by the goroutine that made it in the same epoch,
+// leaves the entry and makes no granule. (freshShape once compared the
+// mark of a versioned entry too, and every such second access moved the
+// entry into a granule.)
+func TestFreshVersionedSameEpoch(t *testing.T) {
+	quiet(t)
+	fv := fakeVersions{}
+	s := &Space{versions: fv.page} // not registered: see versionSpace
+	for _, write := range []bool{true, false} {
+		x := cleanPage() // b's write below gives a page a slot array
+		p := unsafe.Pointer(&x[2])
+		fv.heap(uintptr(p), 8)
+		fv.advance(uintptr(p), 8) // allocated
+		a := thread(1, 3, nil)
+		s.Access(a, p, 8, write, 7)
+		pg, gi, e, m := freshAt(s, p)
+		if pg.slot(gi) != nil || Epoch(e) != a.Epoch || m&freshVersioned == 0 {
+			t.Fatalf("write=%v: first access left slot %p, entry %v %#x; want a versioned entry", write, pg.slot(gi), Epoch(e), m)
+		}
+		same := ReadSameEpoch
+		if write {
+			same = WriteSameEpoch
+		}
+		if _, race := s.Access(a, p, 8, write, 8); race || a.Stats.Rules[same] != 1 || pg.slot(gi) != nil || !pg.hasFresh(gi) {
+			t.Fatalf("write=%v: same-epoch access: race %v, stats %+v, slot %p", write, race, a.Stats, pg.slot(gi))
+		}
+		b := thread(2, 1, nil) // unordered with a
+		if r, race := s.Write(b, p, 8, 9); !race || r.Prev != a.Epoch || r.PrevSite != 7 || r.PrevWrite != write {
+			t.Fatalf("write=%v: unordered write: race %v, %+v; want one with a's first access", write, race, r)
+		}
+	}
+}
+
+// A page with a slot array records first accesses in granules until they
+// made freshDense of them; further first accesses there are fresh entries,
+// which report conflicts as granules do.
+func TestFreshDensePage(t *testing.T) {
+	s := freshSpace(t)
+	a := thread(1, 1, nil)
+	x := cleanPage()
+	// An access of other bytes of an entry's granule makes a granule,
+	// and the page its slot array.
+	s.Write(a, unsafe.Pointer(&x[0]), 8, 1)
+	s.Write(a, unsafe.Add(unsafe.Pointer(&x[0]), 4), 4, 1)
+	pg, _, _, _ := freshAt(s, unsafe.Pointer(&x[0]))
+	if pg.own.Load() == nil || pg.firsts.Load() != 0 {
+		t.Fatalf("page: array %p, %d first granules; want an array, none", pg.own.Load(), pg.firsts.Load())
+	}
+	n := int(freshDense)
+	for i := 1; i <= n; i++ {
+		s.Read(a, unsafe.Pointer(&x[2*i]), 8, 2)
+		if gr := pg.slot(uintptr(2 * i)); gr == nil || pg.hasFresh(uintptr(2*i)) {
+			t.Fatalf("first access %d of %d on a page with an array: slot %p, entry %v; want a granule", i, n, gr, pg.hasFresh(uintptr(2*i)))
+		}
+	}
+	if !pg.dense() {
+		t.Fatalf("%d first granules, not dense", pg.firsts.Load())
+	}
+	p := unsafe.Pointer(&x[2*n+2])
+	s.Read(a, p, 8, 3)
+	_, gi, e, _ := freshAt(s, p)
+	if pg.slot(gi) != nil || Epoch(e) != a.Epoch {
+		t.Fatalf("first access of a dense page: slot %p, entry %v; want an entry", pg.slot(gi), Epoch(e))
+	}
+	b := thread(2, 1, nil) // unordered with a
+	if r, race := s.Write(b, p, 8, 4); !race || r.Prev != a.Epoch || r.PrevSite != 3 || r.PrevWrite {
+		t.Fatalf("unordered write of a's read: race %v, %+v", race, r)
+	}
+}

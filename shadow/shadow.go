@@ -198,6 +198,9 @@ type page struct {
 	nfresh int
 	ndesc  uint8
 	flast  uint8
+	// firsts counts, up to freshDense, the granules first made for
+	// first accesses of the page's nil slots (see dense).
+	firsts atomic.Uint32
 }
 
 // A slotArray holds a page's slots: one per granule, nil, a granule, or
@@ -1559,10 +1562,10 @@ func (s *Space) first(t *Thread, pg *page, gi, addr uintptr, lo, hi uint8, write
 	// weak pointer lives on the heap (see tracked).
 	gen := uint32(lagGen.Load())
 	p := s.track(t, pg, addr, gen, false)
-	if !p.immortal && p.id == nil && !s.noFresh && pg.own.Load() == nil {
+	if !p.immortal && p.id == nil && !s.noFresh && (pg.own.Load() == nil || pg.dense()) {
 		// State proven by its word's version, or without a proof, on a
-		// page without a slot array (new memory): a fresh entry, no
-		// granule (fresh.go).
+		// page without a slot array (new memory) or one dense in first
+		// accesses: a fresh entry, no granule (fresh.go).
 		switch pg.recordFresh(t, gi, lo, hi, write, site, gen, p, s.versions, addr>>pageShift) {
 		case freshRecorded:
 			return true
@@ -1612,7 +1615,8 @@ func (s *Space) firstGranule(t *Thread, pg *page, gi uintptr, lo, hi uint8, writ
 // add installs gr in the empty slot gi, unless the page was reclaimed or
 // the slot is no longer empty. If absorb is set, gr is a new, empty
 // off-heap granule, which takes the state of the slot's fresh entry, if
-// any (fresh.go); otherwise a fresh entry makes the slot not empty.
+// any (fresh.go); otherwise gr records a first access (first), counted
+// for dense, and a fresh entry makes the slot not empty.
 func (pg *page) add(gi uintptr, gr *granule, absorb bool) bool {
 	pg.mu.Lock()
 	defer pg.mu.Unlock()
@@ -1625,6 +1629,8 @@ func (pg *page) add(gi uintptr, gr *granule, absorb bool) bool {
 			return false // the caller's locked path absorbs it
 		}
 		pg.absorb(gi, gr) // live moves from the entry to the slot
+	} else if !absorb {
+		pg.countFirst()
 	}
 	pg.set(gi, gr)
 	pg.live++
